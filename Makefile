@@ -1,0 +1,53 @@
+# gpu_histogram: PGXS build.  `make`, `make install`, `make installcheck`.
+#
+# The engine in gpu/ is built by CMake (nvcc for the CUDA backend) into a
+# static position-independent library that the extension links; a machine
+# without nvcc gets a CPU-only build (or say WITH_CUDA=no).
+
+EXTENSION = gpu_histogram
+MODULE_big = gpu_histogram
+OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
+       extension/aggregate.o extension/merge.o extension/buckets.o \
+       extension/gpu_binning.o extension/observability.o
+DATA = extension/sql/gpu_histogram--1.0.sql
+PGFILEDESC = "gpu_histogram - width_bucket histograms binned on the GPU"
+
+REGRESS = basic errors equality edges types nulls_empty merge buckets parallel grouping window device
+REGRESS_OPTS = --load-extension=$(EXTENSION)
+
+PG_CONFIG ?= pg_config
+CMAKE ?= cmake
+NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
+WITH_CUDA ?= $(if $(NVCC),yes,no)
+
+ENGINE_BUILD = build
+ENGINE_LIB = $(ENGINE_BUILD)/gpu/libgh_engine.a
+
+# -fno-exceptions: no C++ exception can start in extension/ code; the engine
+# catches its own.  -ffp-contract=off: the same rounding as width_bucket.
+PG_CXXFLAGS = -std=c++17 -Wno-register -fno-exceptions -ffp-contract=off
+SHLIB_LINK = $(ENGINE_LIB) -lstdc++
+ifeq ($(WITH_CUDA),yes)
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
+SHLIB_LINK += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread
+endif
+EXTRA_CLEAN = $(ENGINE_BUILD) results regression.diffs regression.out
+
+# PGXS would emit LLVM bitcode for every object; the engine's CUDA objects
+# have no bitcode rule, and the JIT gains nothing from this code.
+override with_llvm = no
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+$(shlib): $(ENGINE_LIB)
+
+$(ENGINE_LIB): engine
+.PHONY: engine unittest
+engine:
+	$(CMAKE) -S . -B $(ENGINE_BUILD) -DGH_WITH_CUDA=$(if $(filter yes,$(WITH_CUDA)),ON,OFF) \
+	    $(if $(NVCC),-DCMAKE_CUDA_COMPILER=$(NVCC)) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	$(CMAKE) --build $(ENGINE_BUILD) -j $(shell nproc)
+
+# The engine's GoogleTest suite (CTest); GPU tests in it skip without a GPU.
+unittest: engine
+	cd $(ENGINE_BUILD) && ctest --output-on-failure

@@ -1,0 +1,114 @@
+/*
+ * aggregate.cpp: the SQL-callable support functions of the gpu_histogram()
+ * aggregate: transition, final, combine, serialize and deserialize.
+ */
+#include "pg_headers.h"
+
+#include "errors.h"
+#include "histogram_state.h"
+
+namespace {
+
+MemoryContext aggregate_context(FunctionCallInfo fcinfo, const char *caller)
+{
+    MemoryContext aggcontext;
+    if (!AggCheckCallContext(fcinfo, &aggcontext))
+        elog(ERROR, "%s called in non-aggregate context", caller);
+    return aggcontext;
+}
+
+/*
+ * A row whose lo, hi or nbins differ from the group's first row.  If the new
+ * arguments are themselves invalid, raise width_bucket's own error for them.
+ */
+pg_noinline void report_changed_spec(const HistogramState *st, double lo, double hi, int32 nbins)
+{
+    checked_spec(lo, hi, nbins);
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("gpu_histogram bounds and bucket count must be the same for every row of a group"),
+                    errdetail("The group started with (%g, %g, %d) and a later row has (%g, %g, %d).",
+                              st->spec.lo, st->spec.hi, st->spec.nbins, lo, hi, nbins)));
+}
+
+pg_noinline HistogramState *first_row_state(MemoryContext mcxt, double value, double lo, double hi,
+                                            int32 nbins)
+{
+    /* width_bucket checks a NaN operand before infinite or equal bounds */
+    if (nbins > 0 && std::isnan(value))
+        report_engine_status(gh::Status::nan_value);
+    return histogram_state_create(mcxt, checked_spec(lo, hi, nbins));
+}
+
+} // namespace
+
+/*
+ * gpu_histogram_transfn(state, value, lo, hi, nbins): appends one value.
+ * Rows with a NULL argument are skipped, as width_bucket returns NULL for them.
+ */
+GH_FUNCTION(gpu_histogram_transfn)
+{
+    MemoryContext aggcontext = aggregate_context(fcinfo, "gpu_histogram_transfn");
+    HistogramState *st = PG_ARGISNULL(0) ? NULL : (HistogramState *)PG_GETARG_POINTER(0);
+
+    if (PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3) || PG_ARGISNULL(4)) {
+        if (st == NULL)
+            PG_RETURN_NULL();
+        PG_RETURN_POINTER(st);
+    }
+    double value = PG_GETARG_FLOAT8(1);
+    double lo = PG_GETARG_FLOAT8(2);
+    double hi = PG_GETARG_FLOAT8(3);
+    int32 nbins = PG_GETARG_INT32(4);
+
+    if (st == NULL)
+        st = first_row_state(aggcontext, value, lo, hi, nbins);
+    else if (unlikely(lo != st->spec.lo || hi != st->spec.hi || nbins != st->spec.nbins))
+        report_changed_spec(st, lo, hi, nbins);
+
+    histogram_state_append(st, value);
+    PG_RETURN_POINTER(st);
+}
+
+/* The bigint[] of nbins + 2 counts, or NULL for a group without a value. */
+GH_FUNCTION(gpu_histogram_finalfn)
+{
+    (void)aggregate_context(fcinfo, "gpu_histogram_finalfn");
+    if (PG_ARGISNULL(0))
+        PG_RETURN_NULL();
+    HistogramState *st = (HistogramState *)PG_GETARG_POINTER(0);
+    /* Binning what is pending leaves the state equivalent, so repeated calls
+     * (window aggregates) and later transitions stay correct. */
+    histogram_state_flush(st);
+    PG_RETURN_ARRAYTYPE_P(int64_array(st->counts, st->spec.nbins + 2));
+}
+
+GH_FUNCTION(gpu_histogram_combinefn)
+{
+    MemoryContext aggcontext = aggregate_context(fcinfo, "gpu_histogram_combinefn");
+    HistogramState *a = PG_ARGISNULL(0) ? NULL : (HistogramState *)PG_GETARG_POINTER(0);
+    HistogramState *b = PG_ARGISNULL(1) ? NULL : (HistogramState *)PG_GETARG_POINTER(1);
+    if (b == NULL) {
+        if (a == NULL)
+            PG_RETURN_NULL();
+        PG_RETURN_POINTER(a);
+    }
+    /* b may live in a shorter-lived context than the aggregate's: copy it. */
+    if (a == NULL)
+        PG_RETURN_POINTER(histogram_state_copy(aggcontext, b));
+    histogram_state_combine(a, b);
+    PG_RETURN_POINTER(a);
+}
+
+GH_FUNCTION(gpu_histogram_serializefn)
+{
+    (void)aggregate_context(fcinfo, "gpu_histogram_serializefn");
+    HistogramState *st = (HistogramState *)PG_GETARG_POINTER(0);
+    PG_RETURN_BYTEA_P(histogram_state_serialize(st));
+}
+
+GH_FUNCTION(gpu_histogram_deserializefn)
+{
+    (void)aggregate_context(fcinfo, "gpu_histogram_deserializefn");
+    bytea *wire = PG_GETARG_BYTEA_PP(0);
+    PG_RETURN_POINTER(histogram_state_deserialize(CurrentMemoryContext, wire));
+}

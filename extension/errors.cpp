@@ -1,0 +1,75 @@
+/*
+ * errors.cpp: the PostgreSQL errors for refused arguments and engine failures.
+ */
+#include "errors.h"
+
+void report_spec_error(gh::SpecError err, const gh::BucketSpec &spec)
+{
+    switch (err) {
+    case gh::SpecError::none:
+        return;
+    case gh::SpecError::nbins_not_positive:
+        ereport(ERROR, (errcode(ERRCODE_INVALID_ARGUMENT_FOR_WIDTH_BUCKET_FUNCTION),
+                        errmsg("count must be greater than zero")));
+        break;
+    case gh::SpecError::bound_is_nan:
+        ereport(ERROR, (errcode(ERRCODE_INVALID_ARGUMENT_FOR_WIDTH_BUCKET_FUNCTION),
+                        errmsg("operand, lower bound, and upper bound cannot be NaN")));
+        break;
+    case gh::SpecError::bound_not_finite:
+        ereport(ERROR, (errcode(ERRCODE_INVALID_ARGUMENT_FOR_WIDTH_BUCKET_FUNCTION),
+                        errmsg("lower and upper bounds must be finite")));
+        break;
+    case gh::SpecError::bounds_equal:
+        ereport(ERROR, (errcode(ERRCODE_INVALID_ARGUMENT_FOR_WIDTH_BUCKET_FUNCTION),
+                        errmsg("lower bound cannot equal upper bound")));
+        break;
+    case gh::SpecError::nbins_too_large:
+        ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+                        errmsg("gpu_histogram supports at most %d buckets, %d requested",
+                               gh::kMaxBins, spec.nbins)));
+        break;
+    case gh::SpecError::range_overflows:
+        ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+                        errmsg("lower and upper bounds are too far apart for %d buckets", spec.nbins),
+                        errdetail("count * (upper bound - lower bound) overflows double precision,"
+                                  " where width_bucket would return garbage.")));
+        break;
+    }
+    elog(ERROR, "unexpected gpu_histogram spec error %d", static_cast<int>(err));
+}
+
+void report_engine_status(gh::Status s)
+{
+    switch (s) {
+    case gh::Status::ok:
+        return;
+    case gh::Status::nan_value:
+        ereport(ERROR, (errcode(ERRCODE_INVALID_ARGUMENT_FOR_WIDTH_BUCKET_FUNCTION),
+                        errmsg("operand, lower bound, and upper bound cannot be NaN")));
+        break;
+    case gh::Status::interrupted:
+        /* The engine stopped waiting because an interrupt is pending: serve it. */
+        CHECK_FOR_INTERRUPTS();
+        elog(ERROR, "gpu_histogram: wait for the GPU was interrupted");
+        break;
+    case gh::Status::out_of_memory:
+        ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
+                        errmsg("gpu_histogram: %s", gh::status_text(s))));
+        break;
+    case gh::Status::internal_error:
+        elog(ERROR, "gpu_histogram: %s", gh::status_text(s));
+        break;
+    default:
+        ereport(ERROR, (errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
+                        errmsg("gpu_histogram: %s", gh::status_text(s))));
+        break;
+    }
+}
+
+gh::BucketSpec checked_spec(double lo, double hi, int32 nbins)
+{
+    gh::BucketSpec spec{lo, hi, nbins, kServerRule};
+    report_spec_error(gh::validate_spec(spec), spec);
+    return spec;
+}

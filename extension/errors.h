@@ -1,0 +1,29 @@
+/*
+ * errors.h: turns the engine's plain results into PostgreSQL errors.
+ *
+ * The engine reports a SpecError or a Status; these functions raise the
+ * matching ereport, with width_bucket's SQLSTATE and wording where it has
+ * one.  They are called only after the engine call has returned, when no
+ * C++ object is alive on the stack.
+ */
+#ifndef GH_ERRORS_H
+#define GH_ERRORS_H
+
+#include "pg_headers.h"
+#include "../gpu/bucket.h"
+#include "../gpu/status.h"
+
+/* The width_bucket formula of the server we are built against. */
+constexpr gh::BucketRule kServerRule =
+    PG_VERSION_NUM >= 160000 ? gh::BucketRule::pg16 : gh::BucketRule::pg15;
+
+/* Raises the error for a refused spec; returns if err is SpecError::none. */
+void report_spec_error(gh::SpecError err, const gh::BucketSpec &spec);
+
+/* Raises the error for an engine failure; returns if s is Status::ok. */
+void report_engine_status(gh::Status s);
+
+/* Builds and validates the spec of one row, raising width_bucket's errors. */
+gh::BucketSpec checked_spec(double lo, double hi, int32 nbins);
+
+#endif /* GH_ERRORS_H */

@@ -1,0 +1,76 @@
+/*
+ * histogram_state.h: the transition state of gpu_histogram().
+ *
+ * One state per group.  The per-row work is an append to `chunk`; a full
+ * chunk goes to the engine.  On the CPU path `chunk` is a palloc'd buffer that
+ * starts small and doubles, so GROUP BY with many small groups costs a few
+ * hundred bytes per group, and `counts` is allocated only at the first flush.
+ * Once a group takes the GPU path, `chunk` points straight into a pinned batch
+ * buffer (no second copy on the host) and the group's counters live on the
+ * device until a flush reads them back.  Everything palloc'd lives in the
+ * aggregate's memory context; GPU resources are released by a reset callback
+ * on that context, so an ERROR or a cancel leaks nothing.
+ */
+#ifndef GH_HISTOGRAM_STATE_H
+#define GH_HISTOGRAM_STATE_H
+
+#include "pg_headers.h"
+#include "../gpu/bucket.h"
+#include "../gpu/gpu_backend.h"
+
+struct HistogramState {
+    gh::BucketSpec spec;  /* lo, hi, nbins of the group's first row */
+    int64 nvalues;        /* non-NULL values accepted, binned or pending */
+    int64 *counts;        /* spec.nbins + 2 host counters; NULL until the first flush */
+    double *chunk;        /* where the next value goes: cpu_chunk or pinned->values */
+    int32 chunk_len;
+    int32 chunk_cap;
+    double *cpu_chunk;    /* palloc'd, kept while the group appends to pinned memory */
+    int32 cpu_chunk_cap;
+    gh::PinnedBatch *pinned;        /* the pinned buffer being filled, or NULL */
+    gh::DeviceHistogram *device;    /* the group's device counters, or NULL */
+    bool gpu_refused;               /* auto mode: no GPU lease for this group */
+    MemoryContext mcxt;   /* the aggregate context that owns all of the above */
+};
+
+/* Allocates an empty state in mcxt for an already validated spec. */
+HistogramState *histogram_state_create(MemoryContext mcxt, const gh::BucketSpec &spec);
+
+/* Makes room when the chunk is full: grows it, or bins it and empties it. */
+void histogram_state_chunk_full(HistogramState *st);
+
+/* The transition function's per-row work. */
+static inline void histogram_state_append(HistogramState *st, double value)
+{
+    st->chunk[st->chunk_len++] = value;
+    st->nvalues++;
+    if (unlikely(st->chunk_len == st->chunk_cap))
+        histogram_state_chunk_full(st);
+}
+
+/* Bins every pending value, so that counts holds the whole group. */
+void histogram_state_flush(HistogramState *st);
+
+/* Bins the CPU chunk on the CPU and empties it. */
+void histogram_state_bin_on_cpu(HistogramState *st);
+
+/* counts, allocated (zeroed) if it was not yet. */
+int64 *histogram_state_counts(HistogramState *st);
+
+/* Adds src's values into dst; raises an error if their specs differ. */
+void histogram_state_combine(HistogramState *dst, HistogramState *src);
+
+/* A copy of src in mcxt, flushed. */
+HistogramState *histogram_state_copy(MemoryContext mcxt, HistogramState *src);
+
+/* The wire format between parallel workers and the leader. */
+bytea *histogram_state_serialize(HistogramState *st);
+HistogramState *histogram_state_deserialize(MemoryContext mcxt, const bytea *wire);
+
+/* A bigint[] with subscripts 1 .. n holding counts[0 .. n-1]. */
+ArrayType *int64_array(const int64 *counts, int32 n);
+
+/* Values binned on the CPU by this backend (gpu_histogram_stats()). */
+extern int64 gh_values_binned_on_cpu;
+
+#endif /* GH_HISTOGRAM_STATE_H */

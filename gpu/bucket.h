@@ -1,0 +1,189 @@
+/*
+ * bucket.h: the one definition of which bucket a value falls in.
+ *
+ * Everything that bins (the CPU backend, the CUDA kernels, the unit tests'
+ * reference) calls width_bucket() below, so the GPU and the CPU cannot drift
+ * apart.  It reproduces PostgreSQL's own width_bucket(float8, float8, float8,
+ * int) bit for bit, including its rounding quirks, for the server version the
+ * extension is built against: PostgreSQL 15 and older multiply before they
+ * divide (and can land a value just under the upper bound in the overflow
+ * bucket); PostgreSQL 16 divides first and clamps.
+ *
+ * This header includes only libc headers and compiles under g++ and nvcc.
+ * Device code uses the explicitly rounded intrinsics so that nvcc can never
+ * contract the arithmetic into an FMA; host code is compiled with
+ * -ffp-contract=off for the same reason.
+ */
+#ifndef GH_BUCKET_H
+#define GH_BUCKET_H
+
+#include <cmath>
+#include <cstdint>
+
+#ifdef __CUDACC__
+#define GH_HOST_DEVICE __host__ __device__ __forceinline__
+#else
+#define GH_HOST_DEVICE inline
+#endif
+
+namespace gh {
+
+/* Which server's width_bucket to reproduce. */
+enum class BucketRule : int32_t {
+    pg15 = 15, /* count * (x - lo) / (hi - lo) + 1, truncated: PG <= 15 */
+    pg16 = 16, /* count * ((x - lo) / (hi - lo)), clamped to count - 1, + 1: PG >= 16 */
+};
+
+/* Largest nbins the engine accepts; the README states it. */
+constexpr int32_t kMaxBins = 10000000;
+
+/*
+ * A validated histogram layout: nbins inner buckets between lo and hi (lo > hi
+ * mirrors the numbering), plus bucket 0 below and bucket nbins + 1 above.
+ */
+struct BucketSpec {
+    double lo;
+    double hi;
+    int32_t nbins;
+    BucketRule rule;
+};
+
+namespace detail {
+GH_HOST_DEVICE bool is_finite(double x)
+{
+#ifdef __CUDA_ARCH__
+    return isfinite(x);
+#else
+    return std::isfinite(x);
+#endif
+}
+GH_HOST_DEVICE double mul(double a, double b)
+{
+#ifdef __CUDA_ARCH__
+    return __dmul_rn(a, b);
+#else
+    return a * b;
+#endif
+}
+GH_HOST_DEVICE double div(double a, double b)
+{
+#ifdef __CUDA_ARCH__
+    return __ddiv_rn(a, b);
+#else
+    return a / b;
+#endif
+}
+GH_HOST_DEVICE double add(double a, double b)
+{
+#ifdef __CUDA_ARCH__
+    return __dadd_rn(a, b);
+#else
+    return a + b;
+#endif
+}
+GH_HOST_DEVICE double sub(double a, double b)
+{
+#ifdef __CUDA_ARCH__
+    return __dsub_rn(a, b);
+#else
+    return a - b;
+#endif
+}
+
+/* Inner-bucket number for a value strictly inside the range, measured from `from`. */
+GH_HOST_DEVICE int32_t inner_bucket(double distance, double range, int32_t nbins, BucketRule rule)
+{
+    if (rule == BucketRule::pg15) {
+        /* PG 15: ((float8) count * (operand - bound1) / (bound2 - bound1)) + 1 */
+        return static_cast<int32_t>(add(div(mul(static_cast<double>(nbins), distance), range), 1.0));
+    }
+    /* PG 16: count * (distance / range), halving everything if the range overflows */
+    double quotient = div(distance, range);
+    int32_t b = static_cast<int32_t>(mul(static_cast<double>(nbins), quotient));
+    if (b >= nbins)
+        b = nbins - 1;
+    return b + 1;
+}
+} // namespace detail
+
+/* width_bucket for lo < hi: below, inside, at-or-above. */
+GH_HOST_DEVICE int32_t bucket_ascending(double x, const BucketSpec &spec)
+{
+    double lo = spec.lo, hi = spec.hi;
+    if (x < lo)
+        return 0;
+    if (x >= hi)
+        return spec.nbins + 1;
+    if (spec.rule == BucketRule::pg16 && !detail::is_finite(hi - lo))
+        return detail::inner_bucket(detail::sub(x / 2, lo / 2), detail::sub(hi / 2, lo / 2),
+                                    spec.nbins, spec.rule);
+    return detail::inner_bucket(detail::sub(x, lo), detail::sub(hi, lo), spec.nbins, spec.rule);
+}
+
+/* width_bucket for lo > hi: the numbering runs downwards from lo. */
+GH_HOST_DEVICE int32_t bucket_descending(double x, const BucketSpec &spec)
+{
+    double lo = spec.lo, hi = spec.hi;
+    if (x > lo)
+        return 0;
+    if (x <= hi)
+        return spec.nbins + 1;
+    if (spec.rule == BucketRule::pg16 && !detail::is_finite(lo - hi))
+        return detail::inner_bucket(detail::sub(lo / 2, x / 2), detail::sub(lo / 2, hi / 2),
+                                    spec.nbins, spec.rule);
+    return detail::inner_bucket(detail::sub(lo, x), detail::sub(lo, hi), spec.nbins, spec.rule);
+}
+
+/*
+ * width_bucket(x, spec.lo, spec.hi, spec.nbins) for a non-NaN x and a spec
+ * that validate_spec() accepted.  The result is always in [0, nbins + 1].
+ */
+GH_HOST_DEVICE int32_t width_bucket(double x, const BucketSpec &spec)
+{
+    return spec.lo < spec.hi ? bucket_ascending(x, spec) : bucket_descending(x, spec);
+}
+
+/* Why a spec was refused; the extension maps each to a PostgreSQL error. */
+enum class SpecError : int32_t {
+    none = 0,
+    nbins_not_positive, /* count must be greater than zero */
+    nbins_too_large,    /* above kMaxBins */
+    bound_is_nan,       /* operand, lower bound, and upper bound cannot be NaN */
+    bound_not_finite,   /* lower and upper bounds must be finite */
+    bounds_equal,       /* lower bound cannot equal upper bound */
+    range_overflows,    /* PG 15 only: nbins * (hi - lo) is not finite */
+};
+
+/*
+ * Checks lo, hi and nbins in the order PostgreSQL's width_bucket does, so the
+ * first error a user sees is the one the server would have raised.
+ */
+inline SpecError validate_spec(const BucketSpec &spec)
+{
+    if (spec.nbins <= 0)
+        return SpecError::nbins_not_positive;
+    if (std::isnan(spec.lo) || std::isnan(spec.hi))
+        return SpecError::bound_is_nan;
+    if (std::isinf(spec.lo) || std::isinf(spec.hi))
+        return SpecError::bound_not_finite;
+    if (spec.lo == spec.hi)
+        return SpecError::bounds_equal;
+    if (spec.nbins > kMaxBins)
+        return SpecError::nbins_too_large;
+    /*
+     * PG 15 computes nbins * (x - lo) before dividing; if that product can
+     * overflow, the server returns INT_MIN for some rows.  Refuse such a spec
+     * instead.  Rounding is monotonic, so checking the widest distance covers
+     * every x in range.
+     */
+    if (spec.rule == BucketRule::pg15) {
+        double range = spec.lo < spec.hi ? spec.hi - spec.lo : spec.lo - spec.hi;
+        if (!std::isfinite(static_cast<double>(spec.nbins) * range))
+            return SpecError::range_overflows;
+    }
+    return SpecError::none;
+}
+
+} // namespace gh
+
+#endif /* GH_BUCKET_H */

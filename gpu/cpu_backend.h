@@ -1,0 +1,28 @@
+/*
+ * cpu_backend.h: bins a batch of doubles on the CPU.
+ *
+ * The fallback when no GPU is usable, the whole engine in a build without
+ * CUDA, and the reference the CUDA backend is tested against.  Plain data in,
+ * a status out: nothing here throws or allocates.
+ */
+#ifndef GH_CPU_BACKEND_H
+#define GH_CPU_BACKEND_H
+
+#include <cstddef>
+#include <cstdint>
+
+#include "bucket.h"
+#include "status.h"
+
+namespace gh {
+
+/*
+ * Adds one to counts[width_bucket(values[i], spec)] for every i < n.
+ * counts has spec.nbins + 2 elements.  Returns Status::nan_value, leaving the
+ * counts partly updated, if any value is NaN: the caller raises an error then.
+ */
+Status cpu_bin(const BucketSpec &spec, const double *values, size_t n, int64_t *counts) noexcept;
+
+} // namespace gh
+
+#endif /* GH_CPU_BACKEND_H */
