@@ -39,17 +39,16 @@ pg_noinline HistogramState *first_row_state(MemoryContext mcxt, double value, do
     return histogram_state_create(mcxt, checked_spec(lo, hi, nbins));
 }
 
-} // namespace
-
 /*
- * gpu_histogram_transfn(state, value, lo, hi, nbins): appends one value.
- * Rows with a NULL argument are skipped, as width_bucket returns NULL for them.
+ * Everything but the common row: the first row of a group, NULL arguments,
+ * and arguments that changed.
  */
-GH_FUNCTION(gpu_histogram_transfn)
+pg_noinline Datum transfn_slow_path(FunctionCallInfo fcinfo)
 {
     MemoryContext aggcontext = aggregate_context(fcinfo, "gpu_histogram_transfn");
     HistogramState *st = PG_ARGISNULL(0) ? NULL : (HistogramState *)PG_GETARG_POINTER(0);
 
+    /* Rows with a NULL argument are skipped, as width_bucket returns NULL for them. */
     if (PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3) || PG_ARGISNULL(4)) {
         if (st == NULL)
             PG_RETURN_NULL();
@@ -62,11 +61,34 @@ GH_FUNCTION(gpu_histogram_transfn)
 
     if (st == NULL)
         st = first_row_state(aggcontext, value, lo, hi, nbins);
-    else if (unlikely(lo != st->spec.lo || hi != st->spec.hi || nbins != st->spec.nbins))
+    else if (lo != st->spec.lo || hi != st->spec.hi || nbins != st->spec.nbins)
         report_changed_spec(st, lo, hi, nbins);
-
     histogram_state_append(st, value);
     PG_RETURN_POINTER(st);
+}
+
+} // namespace
+
+/*
+ * gpu_histogram_transfn(state, value, lo, hi, nbins): appends one value.
+ *
+ * This runs once per row, so the common case is kept to a few loads, three
+ * compares and a store.  The state pointer can only come from our own first
+ * call (SQL cannot make an `internal`), so AggCheckCallContext runs once per
+ * group, in the slow path, not once per row.
+ */
+GH_FUNCTION(gpu_histogram_transfn)
+{
+    if (likely(!PG_ARGISNULL(0) && !PG_ARGISNULL(1) && !PG_ARGISNULL(2) && !PG_ARGISNULL(3) &&
+               !PG_ARGISNULL(4))) {
+        HistogramState *st = (HistogramState *)PG_GETARG_POINTER(0);
+        if (likely(PG_GETARG_FLOAT8(2) == st->spec.lo && PG_GETARG_FLOAT8(3) == st->spec.hi &&
+                   PG_GETARG_INT32(4) == st->spec.nbins)) {
+            histogram_state_append(st, PG_GETARG_FLOAT8(1));
+            PG_RETURN_POINTER(st);
+        }
+    }
+    return transfn_slow_path(fcinfo);
 }
 
 /* The bigint[] of nbins + 2 counts, or NULL for a group without a value. */

@@ -146,9 +146,10 @@ void drain_into_counts(HistogramState *st)
     }
 }
 
-/* Points the group's appends back at its palloc'd chunk. */
+/* Points the group's appends back at its palloc'd chunk, counting what left. */
 void use_cpu_chunk(HistogramState *st)
 {
+    st->nvalues += st->chunk_len;
     st->pinned = NULL;
     st->chunk = st->cpu_chunk;
     st->chunk_cap = st->cpu_chunk_cap;
@@ -210,7 +211,7 @@ bool gpu_binning_take_chunk(HistogramState *st)
     if (gh_device_mode == DEVICE_CPU || (st->gpu_refused && !gpu_mode))
         return false;
     if (!gpu_mode) {
-        if (st->device == NULL && st->nvalues < gh_batch_size)
+        if (st->device == NULL && histogram_state_total(st) < gh_batch_size)
             return false;
         gh::Status s = start_cuda();
         if (s != gh::Status::ok) {

@@ -47,6 +47,7 @@ void histogram_state_bin_on_cpu(HistogramState *st)
         return;
     gh::Status s = gh::cpu_bin(st->spec, st->chunk, st->chunk_len, histogram_state_counts(st));
     gh_values_binned_on_cpu += st->chunk_len;
+    st->nvalues += st->chunk_len;
     st->chunk_len = 0;
     report_engine_status(s);
 }

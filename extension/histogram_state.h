@@ -20,7 +20,7 @@
 
 struct HistogramState {
     gh::BucketSpec spec;  /* lo, hi, nbins of the group's first row */
-    int64 nvalues;        /* non-NULL values accepted, binned or pending */
+    int64 nvalues;        /* values accepted and no longer in chunk (binned or submitted) */
     int64 *counts;        /* spec.nbins + 2 host counters; NULL until the first flush */
     double *chunk;        /* where the next value goes: cpu_chunk or pinned->values */
     int32 chunk_len;
@@ -43,9 +43,14 @@ void histogram_state_chunk_full(HistogramState *st);
 static inline void histogram_state_append(HistogramState *st, double value)
 {
     st->chunk[st->chunk_len++] = value;
-    st->nvalues++;
     if (unlikely(st->chunk_len == st->chunk_cap))
         histogram_state_chunk_full(st);
+}
+
+/* Every value the group has accepted. */
+static inline int64 histogram_state_total(const HistogramState *st)
+{
+    return st->nvalues + st->chunk_len;
 }
 
 /* Bins every pending value, so that counts holds the whole group. */
