@@ -9,6 +9,7 @@
 #include "pg_headers.h"
 
 #include "settings.h"
+#include "../gpu/gpu_backend.h"
 
 extern "C" {
 PG_MODULE_MAGIC;
@@ -18,6 +19,13 @@ void _PG_init(void);
 int gh_device_mode = DEVICE_AUTO;
 int gh_batch_size = 1 << 20;
 int gh_pinned_pool_mb = 256;
+static int gh_fail_cuda_call = 0;
+
+/* Only records a countdown in the engine: no CUDA call, so safe in any process. */
+static void assign_fail_cuda_call(int newval, void *)
+{
+    gh::gpu_fail_after(newval);
+}
 
 static const struct config_enum_entry device_options[] = {
     {"auto", DEVICE_AUTO, false},
@@ -42,5 +50,10 @@ void _PG_init(void)
                             "Upper bound on this backend's pinned (page-locked) batch buffers.",
                             NULL, &gh_pinned_pool_mb, 256, 1, 64 * 1024, PGC_USERSET, GUC_UNIT_MB,
                             NULL, NULL, NULL);
+    DefineCustomIntVariable("gpu_histogram.debug_fail_cuda_call",
+                            "Testing only: makes the Nth CUDA call from now on fail (0: never).",
+                            "Used by the GPU checks to show that a failing CUDA call leaks nothing.",
+                            &gh_fail_cuda_call, 0, 0, INT_MAX, PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL,
+                            assign_fail_cuda_call, NULL);
     MarkGUCPrefixReserved("gpu_histogram");
 }

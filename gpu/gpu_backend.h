@@ -55,6 +55,9 @@ const char *gpu_last_error() noexcept;
 GpuCounters gpu_counters() noexcept;
 size_t gpu_free_device_memory() noexcept;
 
+/* Testing only: the calls-th CUDA call from now on fails as if CUDA had (0: never). */
+void gpu_fail_after(long calls) noexcept;
+
 /* A page-locked host buffer of `capacity` doubles from the pool. */
 struct PinnedBatch {
     double *values;

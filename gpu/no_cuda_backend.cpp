@@ -18,6 +18,7 @@ Status gpu_devices(DeviceInfo *, int, int *count) noexcept
 const char *gpu_last_error() noexcept { return "the extension was built without CUDA"; }
 GpuCounters gpu_counters() noexcept { return GpuCounters{}; }
 size_t gpu_free_device_memory() noexcept { return 0; }
+void gpu_fail_after(long) noexcept {}
 Status gpu_batch_acquire(size_t, size_t, InterruptCheck, PinnedBatch **out) noexcept
 {
     *out = nullptr;

@@ -7,7 +7,7 @@ query and its ratio to the first (the baseline).  Used by the benchmark
 scripts; it prints, it does not assert: speed is shown by ratios, not by
 timed tests.
 
-    sql_timing.py --rounds 7 --warmup 1 [--setup SQL]... LABEL=QUERY ...
+    sql_timing.py --rounds 7 --warmup 1 [--setup SQL]... LABEL=[SET ...;] QUERY ...
 """
 import argparse
 import json
@@ -35,9 +35,14 @@ def main():
     script = ["\\set ON_ERROR_STOP 1"] + [s.rstrip(";") + ";" for s in args.setup]
     # results go to /dev/null; psql still prints its timings on stdout
     script += ["\\timing on", "\\o /dev/null"]
+    # A query may start with settings ("SET a = b; SELECT ..."): only its last
+    # statement is timed.
     for _ in range(args.warmup + args.rounds):
         for sql in queries:
-            script.append(sql + ";")
+            *settings, timed = [part.strip() for part in sql.split(";") if part.strip()]
+            if settings:
+                script += ["\\timing off"] + [x + ";" for x in settings] + ["\\timing on"]
+            script.append(timed + ";")
     proc = subprocess.run(["psql", "-X", "-q", "-At"], input="\n".join(script) + "\n",
                           capture_output=True, text=True)
     if proc.returncode != 0:

@@ -1,0 +1,315 @@
+/*
+ * kernel_bench.cu: the engine's kernel side by side with CUB and simpler
+ * kernels, on device-resident data, in one run on one GPU.
+ *
+ *   kernel_bench [--quick] > results.csv      (CSV on stdout, a summary on stderr)
+ *
+ * For each case: median of 15 timed runs (CUDA events) after 3 warm-ups,
+ * reported as time and as bytes of input read per second.  The read ceiling
+ * is cub::DeviceReduce::Sum over the same data.  CUB's HistogramEven bins
+ * with its own float formula, so it is a speed reference, not a correctness
+ * one; the engine's results are checked against the CPU backend elsewhere
+ * (test/unit/cuda_backend_test.cu).
+ */
+#include <cub/cub.cuh>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cuda_kernels.cuh"
+
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));     \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+namespace {
+
+/* A cheap counter-based hash: uniform doubles in [0, 1) without a host round trip. */
+__device__ uint64_t mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return x;
+}
+template <typename T> __global__ void fill_uniform(T *v, size_t n, double scale)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        v[i] = static_cast<T>((mix(i + 12345) >> 11) * (1.0 / 9007199254740992.0) * scale);
+}
+template <typename T> __global__ void fill_constant(T *v, size_t n, T value)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        v[i] = value;
+}
+
+/* Baseline 1: one global atomic per value. */
+template <typename T>
+__global__ void naive_global(const T *v, size_t n, double lo, double hi, int nbins, unsigned long long *c)
+{
+    gh::BucketSpec s{lo, hi, nbins, gh::BucketRule::pg15};
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        int b = gh::bucket_ascending(static_cast<double>(v[i]), s);
+        if (b >= 0)
+            atomicAdd(&c[b], 1ull);
+    }
+}
+
+/* The published uint8 variants: global atomics; shared atomics; shared atomics with 16-byte loads. */
+__global__ void bytes_global(const uint8_t *v, size_t n, unsigned int *c)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        atomicAdd(&c[v[i]], 1u);
+}
+__global__ void bytes_shared(const uint8_t *v, size_t n, unsigned int *c)
+{
+    __shared__ unsigned int h[256];
+    for (int i = threadIdx.x; i < 256; i += blockDim.x)
+        h[i] = 0;
+    __syncthreads();
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        atomicAdd(&h[v[i]], 1u);
+    __syncthreads();
+    for (int i = threadIdx.x; i < 256; i += blockDim.x)
+        if (h[i])
+            atomicAdd(&c[i], h[i]);
+}
+__global__ void bytes_shared_vec16(const uint8_t *v, size_t n, unsigned int *c)
+{
+    __shared__ unsigned int h[256];
+    for (int i = threadIdx.x; i < 256; i += blockDim.x)
+        h[i] = 0;
+    __syncthreads();
+    const uint4 *v4 = reinterpret_cast<const uint4 *>(v);
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n / 16; i += (size_t)gridDim.x * blockDim.x) {
+        uint4 w = v4[i];
+        unsigned int words[4] = {w.x, w.y, w.z, w.w};
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+#pragma unroll
+            for (int b = 0; b < 4; b++)
+                atomicAdd(&h[(words[k] >> (8 * b)) & 255], 1u);
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < 256; i += blockDim.x)
+        if (h[i])
+            atomicAdd(&c[i], h[i]);
+}
+
+float median_ms(const std::function<void()> &run, int warmup = 3, int reps = 15)
+{
+    cudaEvent_t a, b;
+    CHECK(cudaEventCreate(&a));
+    CHECK(cudaEventCreate(&b));
+    for (int i = 0; i < warmup; i++)
+        run();
+    CHECK(cudaDeviceSynchronize());
+    std::vector<float> t;
+    for (int i = 0; i < reps; i++) {
+        CHECK(cudaEventRecord(a));
+        run();
+        CHECK(cudaEventRecord(b));
+        CHECK(cudaEventSynchronize(b));
+        CHECK(cudaGetLastError());
+        float ms;
+        CHECK(cudaEventElapsedTime(&ms, a, b));
+        t.push_back(ms);
+    }
+    std::sort(t.begin(), t.end());
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    return t[t.size() / 2];
+}
+
+void report(const char *section, const char *type, const char *input, int nbins, const char *what,
+            size_t bytes, float ms, float ceiling_gbs)
+{
+    double gbs = bytes / (ms * 1e-3) / 1e9;
+    printf("%s,%s,%s,%d,%s,%.4f,%.1f,%.3f\n", section, type, input, nbins, what, ms, gbs,
+           ceiling_gbs > 0 ? gbs / ceiling_gbs : 0.0);
+    fprintf(stderr, "%-9s %-7s %-8s %8d  %-26s %9.4f ms %8.1f GB/s %s\n", section, type, input, nbins, what, ms,
+            gbs, ceiling_gbs > 0 ? (std::to_string((int)(100 * gbs / ceiling_gbs)) + "% of read ceiling").c_str() : "");
+}
+
+template <typename T> float read_ceiling(const T *d, size_t n, void *tmp, size_t tmp_bytes, T *out)
+{
+    return median_ms([&] { CHECK(cub::DeviceReduce::Sum(tmp, tmp_bytes, d, out, n)); });
+}
+
+template <typename T>
+void engine_section(const char *type, size_t n, const gh::KernelLimits &lim, const std::vector<int> &bins_list,
+                    void *tmp, size_t tmp_bytes)
+{
+    T *d;
+    CHECK(cudaMalloc(&d, n * sizeof(T)));
+    unsigned long long *c64;
+    int *nan;
+    float *cf_levels = nullptr;
+    int *c32;
+    CHECK(cudaMalloc(&c64, sizeof(unsigned long long) * 1000002));
+    CHECK(cudaMalloc(&c32, sizeof(int) * 1000002));
+    CHECK(cudaMalloc(&nan, sizeof(int)));
+    T *sum_out;
+    CHECK(cudaMalloc(&sum_out, sizeof(T)));
+    (void)cf_levels;
+    for (const char *input : {"uniform", "constant"}) {
+        if (!strcmp(input, "uniform"))
+            fill_uniform<<<1024, 256>>>(d, n, 1.0);
+        else
+            fill_constant<<<1024, 256>>>(d, n, static_cast<T>(0.5));
+        CHECK(cudaDeviceSynchronize());
+        size_t bytes = n * sizeof(T);
+        float ceiling_ms = read_ceiling(d, n, tmp, tmp_bytes, sum_out);
+        float ceiling = bytes / (ceiling_ms * 1e-3) / 1e9;
+        report("engine", type, input, 0, "cub DeviceReduce::Sum", bytes, ceiling_ms, ceiling);
+        for (int nbins : bins_list) {
+            gh::BucketSpec spec{0.0, 1.0, nbins, gh::BucketRule::pg15};
+            float ours = median_ms([&] {
+                CHECK(cudaMemsetAsync(c64, 0, sizeof(unsigned long long) * (nbins + 2)));
+                CHECK(gh::bin_on_device(d, n, spec, c64, nan, lim, nullptr));
+            });
+            report("engine", type, input, nbins, gh::uses_shared_memory(nbins, lim) ? "gpu_histogram (shared)"
+                                                                                   : "gpu_histogram (global)",
+                   bytes, ours, ceiling);
+            size_t cub_tmp = 0;
+            CHECK(cub::DeviceHistogram::HistogramEven(nullptr, cub_tmp, d, c32, nbins + 1, (T)0, (T)1, (int)n));
+            if (cub_tmp <= tmp_bytes) {
+                float cub_ms = median_ms([&] {
+                    CHECK(cub::DeviceHistogram::HistogramEven(tmp, cub_tmp, d, c32, nbins + 1, (T)0, (T)1, (int)n));
+                });
+                report("engine", type, input, nbins, "cub HistogramEven", bytes, cub_ms, ceiling);
+            }
+            if (nbins <= 65536) {
+                float naive = median_ms([&] {
+                    CHECK(cudaMemsetAsync(c64, 0, sizeof(unsigned long long) * (nbins + 2)));
+                    naive_global<<<lim.multiprocessors * 8, 256>>>(d, n, 0.0, 1.0, nbins, c64);
+                }, 1, 3);
+                report("engine", type, input, nbins, "naive global atomics", bytes, naive, ceiling);
+            }
+        }
+    }
+    cudaFree(d);
+    cudaFree(c64);
+    cudaFree(c32);
+    cudaFree(nan);
+    cudaFree(sum_out);
+}
+
+void bytes_section(size_t n, const gh::KernelLimits &lim, void *tmp, size_t tmp_bytes)
+{
+    uint8_t *d;
+    unsigned int *c;
+    unsigned long long *c64;
+    int *nan;
+    CHECK(cudaMalloc(&d, n));
+    CHECK(cudaMalloc(&c, sizeof(unsigned int) * 258));
+    CHECK(cudaMalloc(&c64, sizeof(unsigned long long) * 258));
+    CHECK(cudaMalloc(&nan, sizeof(int)));
+    fill_uniform<<<1024, 256>>>(d, n, 256.0);
+    CHECK(cudaDeviceSynchronize());
+    int grid = lim.multiprocessors * 8;
+    float g = median_ms([&] { CHECK(cudaMemsetAsync(c, 0, 1024)); bytes_global<<<grid, 256>>>(d, n, c); }, 1, 3);
+    report("bytes", "uint8", "uniform", 256, "global atomics", n, g, 0);
+    float s = median_ms([&] { CHECK(cudaMemsetAsync(c, 0, 1024)); bytes_shared<<<grid, 256>>>(d, n, c); });
+    report("bytes", "uint8", "uniform", 256, "shared atomics", n, s, 0);
+    float v = median_ms([&] { CHECK(cudaMemsetAsync(c, 0, 1024)); bytes_shared_vec16<<<grid, 256>>>(d, n, c); });
+    report("bytes", "uint8", "uniform", 256, "shared atomics, 16B loads", n, v, 0);
+    size_t cub_tmp = 0;
+    CHECK(cub::DeviceHistogram::HistogramEven(nullptr, cub_tmp, d, (int *)c, 257, 0, 256, (int)n));
+    if (cub_tmp <= tmp_bytes) {
+        float cb = median_ms([&] { CHECK(cub::DeviceHistogram::HistogramEven(tmp, cub_tmp, d, (int *)c, 257, 0, 256, (int)n)); });
+        report("bytes", "uint8", "uniform", 256, "cub HistogramEven", n, cb, 0);
+    }
+    gh::BucketSpec spec{0.0, 256.0, 256, gh::BucketRule::pg15};
+    float ours = median_ms([&] {
+        CHECK(cudaMemsetAsync(c64, 0, sizeof(unsigned long long) * 258));
+        CHECK(gh::bin_on_device(d, n, spec, c64, nan, lim, nullptr));
+    });
+    report("bytes", "uint8", "uniform", 256, "gpu_histogram", n, ours, 0);
+    cudaFree(d);
+    cudaFree(c);
+    cudaFree(c64);
+    cudaFree(nan);
+}
+
+/* Host batch -> device -> histogram, against plain pinned host-to-device copies. */
+void pipeline_section(size_t batch, int batches, const gh::KernelLimits &lim)
+{
+    double *h, *dbuf[2];
+    CHECK(cudaHostAlloc(&h, batch * sizeof(double) * 2, cudaHostAllocDefault));
+    for (size_t i = 0; i < 2 * batch; i++)
+        h[i] = (i * 0.618033988749895) - (long)(i * 0.618033988749895);
+    CHECK(cudaMalloc(&dbuf[0], batch * sizeof(double)));
+    CHECK(cudaMalloc(&dbuf[1], batch * sizeof(double)));
+    unsigned long long *c64;
+    int *nan;
+    CHECK(cudaMalloc(&c64, sizeof(unsigned long long) * 258));
+    CHECK(cudaMalloc(&nan, sizeof(int)));
+    cudaStream_t st;
+    CHECK(cudaStreamCreate(&st));
+    size_t bytes = batch * sizeof(double) * batches;
+    float copy = median_ms([&] {
+        for (int i = 0; i < batches; i++)
+            CHECK(cudaMemcpyAsync(dbuf[i & 1], h + (i & 1) * batch, batch * sizeof(double), cudaMemcpyHostToDevice, st));
+        CHECK(cudaStreamSynchronize(st));
+    }, 1, 5);
+    report("pipeline", "float8", "uniform", 0, "pinned H2D copy only", bytes, copy, 0);
+    gh::BucketSpec spec{0.0, 1.0, 256, gh::BucketRule::pg15};
+    float pipe = median_ms([&] {
+        for (int i = 0; i < batches; i++) {
+            CHECK(cudaMemcpyAsync(dbuf[i & 1], h + (i & 1) * batch, batch * sizeof(double), cudaMemcpyHostToDevice, st));
+            CHECK(gh::bin_on_device(dbuf[i & 1], batch, spec, c64, nan, lim, st));
+        }
+        CHECK(cudaStreamSynchronize(st));
+    }, 1, 5);
+    report("pipeline", "float8", "uniform", 256, "copy + gpu_histogram", bytes, pipe, bytes / (copy * 1e-3) / 1e9);
+    cudaFreeHost(h);
+    cudaFree(dbuf[0]);
+    cudaFree(dbuf[1]);
+    cudaFree(c64);
+    cudaFree(nan);
+    cudaStreamDestroy(st);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    bool quick = argc > 1 && !strcmp(argv[1], "--quick");
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+        fprintf(stderr, "kernel_bench: no GPU, nothing measured\n");
+        return 0;
+    }
+    cudaDeviceProp p;
+    CHECK(cudaGetDeviceProperties(&p, 0));
+    fprintf(stderr, "device: %s, %d SMs\n", p.name, p.multiProcessorCount);
+    gh::KernelLimits lim;
+    CHECK(gh::describe_device(0, &lim));
+    size_t tmp_bytes = 256 << 20;
+    void *tmp;
+    CHECK(cudaMalloc(&tmp, tmp_bytes));
+    printf("section,type,input,nbins,kernel,ms,GBps,fraction_of_read_ceiling\n");
+    size_t n8 = quick ? (1ul << 24) : (1ul << 28); /* 2 GiB of float8 */
+    std::vector<int> bins = quick ? std::vector<int>{256} : std::vector<int>{16, 256, 4096, 65536, 1000000};
+    engine_section<double>("float8", n8, lim, bins, tmp, tmp_bytes);
+    engine_section<float>("float4", 2 * n8, lim, quick ? std::vector<int>{256} : std::vector<int>{16, 256, 65536},
+                          tmp, tmp_bytes);
+    bytes_section(quick ? (1ul << 26) : (1ul << 30), lim, tmp, tmp_bytes);
+    pipeline_section(1 << 20, quick ? 8 : 64, lim);
+    cudaFree(tmp);
+    return 0;
+}

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# h100_session.sh: everything that needs the GPU machine, in one call.
+#
+# Run from the repository root on the GPU machine, with .gpu/ staged as
+# ../shared/gpu/README.md describes (pg.tar.gz, pg-up.sh, stage/ from
+# `make install DESTDIR=$PWD/.gpu/stage`, bin/ with the test binaries and
+# kernel_bench).  Writes its logs under $OUT (or /tmp/gh_out).
+#
+#   bash test/gpu/h100_session.sh [unit] [sanitize] [kernels] [sql] [e2e]
+set -uo pipefail
+OUT=${OUT:-/tmp/gh_out}; mkdir -p "$OUT"
+steps=" ${*:-unit sanitize kernels sql e2e} "
+has() { [[ $steps == *" $1 "* ]]; }
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/device.txt"
+date -u +"%Y-%m-%dT%H:%MZ" >>"$OUT/device.txt"
+
+if has unit; then
+    echo "== unit tests"; .gpu/bin/engine_tests --gtest_brief=1 2>&1 | tail -3
+    .gpu/bin/cuda_backend_tests 2>&1 | tee "$OUT/unit.log" | grep -E "^\[  (PASSED|FAILED|SKIPPED) |OK \]|FAILED" | tail -15
+fi
+if has sanitize; then
+    filter='Cuda.SizesAndMisalignedStarts:Cuda.NaNSetsTheFlag:Cuda.FourAndOneByteSamples:Cuda.Pg15RoundingQuirkOnDevice:Cuda.PoolIsBoundedAndReused:Cuda.InjectedFailureIsReportedAndRecovered'
+    for tool in memcheck racecheck; do
+        echo "== compute-sanitizer $tool"
+        timeout 200 compute-sanitizer --tool $tool --error-exitcode 9 .gpu/bin/cuda_backend_tests \
+            --gtest_filter="$filter" >"$OUT/sanitize_$tool.log" 2>&1
+        echo "exit $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$OUT/sanitize_$tool.log" | tail -3
+    done
+fi
+if has kernels; then
+    echo "== kernel benchmark"; .gpu/bin/kernel_bench >"$OUT/kernel_bench.csv" 2>"$OUT/kernel_bench.txt"
+    cat "$OUT/kernel_bench.txt"
+fi
+if has sql || has e2e; then
+    source .gpu/pg-up.sh .gpu/pg.tar.gz .gpu/stage -- -c shared_buffers=16GB -c max_worker_processes=16 \
+        -c max_parallel_workers=16 -c max_parallel_workers_per_gather=8 || exit 1
+    export PG_REGRESS=$PG_REGRESS_DIR/pg_regress
+fi
+if has sql; then
+    echo "== GPU checks"; bash test/gpu/run_gpu_checks.sh 2>&1 | tee "$OUT/gpu_checks.log"
+    echo "== pg_regress with device=cpu"
+    mkdir -p /tmp/regress_cpu && chmod 777 /tmp/regress_cpu
+    PGOPTIONS="-c gpu_histogram.device=cpu" $PG_REGRESS --inputdir=. --outputdir=/tmp/regress_cpu --use-existing \
+        --dbname=gh_cpu_regress $(sed -n 's/^REGRESS *= *//p' Makefile) 2>&1 | tail -3
+fi
+if has e2e; then
+    echo "== end to end"; bash test/bench/sql_gpu_bench.sh 2>&1 | tee "$OUT/e2e.log"
+fi
+cp /tmp/pg.log "$OUT/server.log" 2>/dev/null
+true

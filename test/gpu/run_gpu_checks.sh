@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# run_gpu_checks.sh: the checks that need a real GPU, against whatever
+# PostgreSQL the environment points at (PGHOST/PGPORT/PGUSER), with the
+# extension installed there: a GPU server, or the GPU machine after
+# ../shared/gpu/pg-up.sh.  Without a usable GPU it says so and exits 0: CI
+# has none, and that is not a failure.
+#
+#   bash test/gpu/run_gpu_checks.sh [--leak-queries N]
+#
+# 1. the whole pg_regress suite with gpu_histogram.device = gpu, same expected files;
+# 2. gpu_histogram_stats() shows the values went through the GPU;
+# 3. N (default 1000) queries in one backend, with ERRORs mid-aggregation,
+#    statement_timeout cancels, NaN values and injected CUDA failures among
+#    them, leave pinned memory, device histograms and device free memory as
+#    they were.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+leak_queries=1000
+[ "${1:-}" = "--leak-queries" ] && leak_queries=$2
+
+psql_q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
+psql_q -c "CREATE EXTENSION IF NOT EXISTS gpu_histogram" || exit 1
+status=$(psql_q -c "SELECT coalesce(min(status), 'none') FROM gpu_histogram_devices()")
+if [ "$status" != "usable" ]; then
+    echo "GPU checks SKIPPED: this server's backends see no usable GPU ($status)"
+    exit 0
+fi
+psql_q -c "SELECT 'GPU: ' || name || ', ' || total_memory / 1048576 || ' MiB, compute ' || compute_capability FROM gpu_histogram_devices()"
+failures=0
+
+# 1. pg_regress with device = gpu
+regress_bin=${PG_REGRESS:-$(dirname "$(pg_config --pgxs)")/../test/regress/pg_regress}
+[ -x "$regress_bin" ] || regress_bin=${PG_REGRESS_DIR:-}/pg_regress
+tests=$(sed -n 's/^REGRESS *= *//p' Makefile)
+outdir=$(mktemp -d /tmp/gh_gpu_regress.XXXXXX); chmod 777 "$outdir"
+if PGOPTIONS="-c gpu_histogram.device=gpu" "$regress_bin" --inputdir=. --outputdir="$outdir" \
+       --use-existing --dbname=gh_gpu_regress $tests; then
+    echo "PASS: pg_regress suite with gpu_histogram.device=gpu"
+else
+    echo "FAIL: pg_regress suite with gpu_histogram.device=gpu"; cat "$outdir/regression.diffs"
+    cp "$outdir/regression.diffs" "${OUT:-/tmp}/gpu_regression.diffs" 2>/dev/null
+    failures=$((failures + 1))
+fi
+psql_q -c "DROP DATABASE IF EXISTS gh_gpu_regress" >/dev/null
+
+# 2 and 3 run in one backend: stats, then the leak loop
+psql_q -c "DROP TABLE IF EXISTS gh_leak; CREATE TABLE gh_leak AS SELECT (i % 1000) / 1000.0 AS x, i FROM generate_series(1, 300000) i; ANALYZE gh_leak"
+sql=$(mktemp /tmp/gh_leak.XXXXXX.sql)
+{
+    echo "SET gpu_histogram.device = gpu; SET gpu_histogram.batch_size = 16384; SET max_parallel_workers_per_gather = 0;"
+    echo "SELECT gpu_histogram(x, 0, 1, 256) = (SELECT array_agg(coalesce(c, 0) ORDER BY b) FROM generate_series(0, 257) b LEFT JOIN (SELECT width_bucket(x, 0, 1, 256) b, count(*) c FROM gh_leak GROUP BY 1) w USING (b)) AS gpu_matches_width_bucket FROM gh_leak;"
+    echo "SELECT values_gpu >= 300000 AND gpu_batches >= 18 AS values_went_through_gpu FROM gpu_histogram_stats();"
+    for _ in 1 2 3; do echo "SELECT gpu_histogram(x, 0, 1, 256) IS NOT NULL FROM gh_leak;"; echo "SELECT count(*) FROM (SELECT i % 100, gpu_histogram(x, 0, 1, 64) FROM gh_leak GROUP BY 1) s;"; done
+    echo "SELECT 'before', pinned_bytes, pinned_buffers, device_histograms, (SELECT free_memory FROM gpu_histogram_devices() LIMIT 1) FROM gpu_histogram_stats();"
+    for ((q = 0; q < leak_queries; q++)); do
+        case $((q % 6)) in
+        0) echo "SELECT gpu_histogram(x, 0, 1, 256) IS NOT NULL FROM gh_leak;" ;;
+        1) echo "SELECT gpu_histogram(x / (CASE WHEN i = 250000 THEN 0 ELSE 1 END), 0, 1, 256) FROM gh_leak;" ;;
+        2) echo "SET statement_timeout = '3ms'; SELECT gpu_histogram(x, 0, 1, 1000) IS NOT NULL FROM gh_leak; RESET statement_timeout;" ;;
+        3) echo "SELECT gpu_histogram(CASE WHEN i = 200000 THEN 'NaN'::float8 ELSE x END, 0, 1, 256) FROM gh_leak;" ;;
+        4) echo "SET gpu_histogram.debug_fail_cuda_call = $((q % 17 + 1)); SELECT gpu_histogram(x, 0, 1, 256) IS NOT NULL FROM gh_leak; RESET gpu_histogram.debug_fail_cuda_call;" ;;
+        5) echo "SELECT count(*) FROM (SELECT i % 100, gpu_histogram(x, 0, 1, 64) FROM gh_leak GROUP BY 1) s;" ;;
+        esac
+    done
+    echo "SELECT 'after', pinned_bytes, pinned_buffers, device_histograms, (SELECT free_memory FROM gpu_histogram_devices() LIMIT 1) FROM gpu_histogram_stats();"
+    echo "SELECT gpu_histogram(x, 0, 1, 256) = (SELECT array_agg(coalesce(c, 0) ORDER BY b) FROM generate_series(0, 257) b LEFT JOIN (SELECT width_bucket(x, 0, 1, 256) b, count(*) c FROM gh_leak GROUP BY 1) w USING (b)) AS still_correct FROM gh_leak;"
+} >"$sql"
+out=$(psql -X -q -At -F ' ' -f "$sql" 2>"$sql.err")
+errors=$(grep -c ERROR "$sql.err")
+echo "$out" | grep -v '^t$\|^[0-9]*$' | sed 's/^/  /'
+[ "$(echo "$out" | sed -n 1p)" = t ] && echo "PASS: device=gpu matches width_bucket" || { echo "FAIL: device=gpu result differs"; failures=$((failures + 1)); }
+[ "$(echo "$out" | sed -n 2p)" = t ] && echo "PASS: gpu_histogram_stats() shows the values went through the GPU" || { echo "FAIL: stats"; failures=$((failures + 1)); }
+before=$(echo "$out" | sed -n 's/^before //p'); after=$(echo "$out" | sed -n 's/^after //p')
+echo "  $leak_queries queries, $errors of them ended in an ERROR (division by zero, cancel, NaN, injected CUDA failure)"
+echo "  pinned bytes, pinned buffers, device histograms, device free bytes: before [$before] after [$after]"
+if [ -n "$before" ] && [ "$before" = "$after" ] && [ "$(echo "$out" | tail -1)" = t ]; then
+    echo "PASS: nothing leaked, and the backend still answers correctly"
+else
+    echo "FAIL: leak check"; head -20 "$sql.err"; failures=$((failures + 1))
+fi
+sort "$sql.err" | sed 's/ \(at character\|LINE\).*//' | sort | uniq -c | sort -rn | head -8 | sed 's/^/  /'
+rm -f "$sql" "$sql.err"
+psql_q -c "DROP TABLE gh_leak"
+[ $failures -eq 0 ] && echo "GPU checks: all passed" || echo "GPU checks: $failures FAILED"
+exit $failures
