@@ -6,8 +6,9 @@
  * every atomic onto one address, reads the input with 16-byte loads, four
  * in flight per thread, and at the end adds each non-zero bucket once into
  * the 64-bit device counters with a global atomic.  When nbins + 2 counters
- * do not fit in shared memory, a second kernel counts with global atomics
- * directly: slower on skewed data, but correct up to kMaxBins.
+ * do not fit in shared memory, a second kernel counts with global atomics,
+ * one per run of equal buckets within a warp: slower, but correct up to
+ * kMaxBins.
  *
  * The bucket of each value is the shared width_bucket() of bucket.h, whose
  * device arithmetic uses explicitly rounded intrinsics; the file is also
@@ -141,10 +142,20 @@ __global__ void __launch_bounds__(kThreads)
     bool saw_nan = false;
     for_each_value(values, n, [&](T x) {
         int32_t b = bucket_of<Ascending, Rule>(static_cast<double>(x), lo, hi, nbins);
-        if (b < 0)
+        if (b < 0) {
             saw_nan = true;
-        else
-            atomicAdd(&counts[b], 1ull);
+            return;
+        }
+        /*
+         * Lanes that hit the same bucket add together, through their lowest
+         * lane: on skewed or constant input that divides the atomics on one
+         * address by up to 32.  (Lanes that diverged in for_each_value's head
+         * or tail are simply not in the mask.)
+         */
+        unsigned active = __activemask();
+        unsigned same = __match_any_sync(active, b);
+        if ((threadIdx.x & 31) == __ffs(same) - 1)
+            atomicAdd(&counts[b], static_cast<unsigned long long>(__popc(same)));
     });
     if (saw_nan)
         *nan_flag = 1;

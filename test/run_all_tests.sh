@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# run_all_tests.sh: builds, installs and runs every test of gpu_histogram.
+#
+#   bash test/run_all_tests.sh
+#
+# 1. installs missing packages, `make`, `make install` (test/lib/prepare.sh)
+# 2. `make unittest`: the engine's GoogleTest suite under CTest; its CUDA
+#    tests skip themselves on a machine without a GPU
+# 3. `make installcheck`: the pg_regress suite (sql/, expected/) against a
+#    throwaway server
+# 4. test/gpu/run_gpu_checks.sh, with that server, when the file exists; it
+#    skips itself without a GPU (reported as skipped when it exits 77, or
+#    exits 0 having printed "SKIPPED")
+#
+# Every step after the build runs even if an earlier one failed; the summary
+# at the end lists each, and the exit status is non-zero if any failed.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source test/lib/prepare.sh
+
+gh_prepare
+
+LOGS=$GH_ROOT/build/test-logs
+mkdir -p "$LOGS"
+SUMMARY=()
+FAILED=0
+record() { # record NAME RESULT [DETAIL]
+    SUMMARY+=("$(printf '  %-26s %-8s %s' "$1" "$2" "${3:-}")")
+    [ "$2" != FAILED ] || FAILED=1
+}
+record "build + install" ok "CUDA backend built: $(gh_cuda_backend_built)"
+
+# -- 2. engine unit tests --------------------------------------------------
+gh_step "make unittest (GoogleTest under CTest)"
+if make "${GH_MAKE_VARS[@]}" unittest 2>&1 | tee "$LOGS/unittest.log"; then
+    result=ok
+else
+    result=FAILED
+fi
+detail=$(grep -E 'tests passed|tests failed' "$LOGS/unittest.log" | tail -n 1 | sed 's/^ *//') || true
+skipped=$(grep -c -F '***Skipped' "$LOGS/unittest.log") || true
+[ "${skipped:-0}" = 0 ] || detail="$detail; $skipped skipped (no GPU?)"
+record "unit tests (CTest)" "$result" "$detail"
+
+# -- 3. regression tests ---------------------------------------------------
+# shellcheck disable=SC2119  # no postgres options: the defaults
+gh_start_server
+gh_step "make installcheck (pg_regress)"
+rm -f regression.diffs regression.out
+if make "${GH_MAKE_VARS[@]}" installcheck 2>&1 | tee "$LOGS/installcheck.log"; then
+    result=ok
+else
+    result=FAILED
+    if [ -s regression.diffs ]; then
+        gh_step "regression.diffs"
+        cat regression.diffs
+    fi
+    gh_step "last lines of the server log"
+    tail -n 40 "$PG_TEMP_DIR/server.log" || true
+fi
+detail=$(grep -E 'tests? (passed|failed)|tests? .* failed' "$LOGS/installcheck.log" | tail -n 1 | sed 's/^ *//; s/ *$//') || true
+if [ "$result" = FAILED ] && [ -z "$detail" ]; then
+    detail="pg_regress did not finish; see the output above"
+elif [ "$result" = FAILED ] && [ -s regression.diffs ]; then
+    detail="$detail (diffs printed above, also in regression.diffs)"
+fi
+record "regression (pg_regress)" "$result" "$detail"
+
+# -- 4. GPU checks -----------------------------------------------------------
+if [ -f test/gpu/run_gpu_checks.sh ]; then
+    gh_step "bash test/gpu/run_gpu_checks.sh"
+    set +e
+    bash test/gpu/run_gpu_checks.sh 2>&1 | tee "$LOGS/gpu_checks.log"
+    rc=${PIPESTATUS[0]}
+    set -e
+    last=$(grep -v '^[[:space:]]*$' "$LOGS/gpu_checks.log" | tail -n 1 | cut -c1-110) || true
+    case $rc in
+        0) if grep -q -i 'skipped' "$LOGS/gpu_checks.log"; then
+               record "GPU checks" skipped "$last"
+           else
+               record "GPU checks" ok "$last"
+           fi ;;
+        77) record "GPU checks" skipped "$last" ;;
+        *) record "GPU checks" FAILED "exit status $rc: $last" ;;
+    esac
+else
+    record "GPU checks" skipped "test/gpu/run_gpu_checks.sh does not exist"
+fi
+
+pg_temp_stop
+trap - EXIT
+
+gh_step "summary"
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+    echo "  GPU: $(nvidia-smi -L | head -n 1)"
+else
+    echo "  GPU: none visible on this machine"
+fi
+printf '%s\n' "${SUMMARY[@]}"
+echo "  logs: $LOGS"
+if [ "$FAILED" = 0 ]; then
+    echo "all tests passed"
+else
+    echo "SOME TESTS FAILED"
+fi
+exit "$FAILED"
