@@ -5,8 +5,9 @@
  * on first use and kept for the process's life, a pool of pinned batch
  * buffers (each paired with a device buffer of the same size and an event
  * saying when the GPU is done with it), and device histograms allocated from
- * the stream-ordered memory pool.  Batches go out on the one stream as
- * copy, kernel, event; the host never waits for the GPU except to reuse a
+ * the stream-ordered memory pool.  Each batch goes out as a copy on a copy
+ * stream and a kernel on the compute stream that waits for it, so the copy
+ * of one batch overlaps the binning of the one before; the host never waits for the GPU except to reuse a
  * buffer or to read a histogram back, and then it polls, so the caller's
  * interrupt check keeps the backend responsive to cancel.
  *
@@ -34,6 +35,7 @@ namespace gh {
 
 struct PoolBuffer : PinnedBatch {
     double *device;    /* device copy the kernel reads */
+    cudaEvent_t copied; /* recorded on the copy stream after the copy into `device` */
     cudaEvent_t done;  /* recorded after the kernel that reads `device` */
     bool held;         /* handed out by gpu_batch_acquire, not yet submitted or released */
     bool in_flight;    /* submitted; free again once `done` has completed */
@@ -51,7 +53,8 @@ namespace {
 struct Backend {
     bool started = false;
     int device = 0;
-    cudaStream_t stream = nullptr;
+    cudaStream_t stream = nullptr;      /* kernels, memsets, read-backs */
+    cudaStream_t copy_stream = nullptr; /* host-to-device batch copies, overlapping the kernels */
     KernelLimits limits{};
     std::vector<PoolBuffer *> pool;
     GpuCounters counters{};
@@ -110,6 +113,7 @@ void free_buffer(PoolBuffer *b)
 {
     cudaEventSynchronize(b->done);
     cudaEventDestroy(b->done);
+    cudaEventDestroy(b->copied);
     cudaFree(b->device);
     cudaFreeHost(b->values);
     g.counters.pinned_bytes -= static_cast<int64_t>(b->capacity * sizeof(double));
@@ -130,11 +134,15 @@ Status new_buffer(size_t capacity, PoolBuffer **out)
         if (check(err, "cudaMalloc")) {
             err = cudaEventCreateWithFlags(&b->done, cudaEventDisableTiming);
             if (check(err, "cudaEventCreate")) {
-                g.pool.push_back(b);
-                g.counters.pinned_bytes += static_cast<int64_t>(capacity * sizeof(double));
-                g.counters.pinned_buffers++;
-                *out = b;
-                return Status::ok;
+                err = cudaEventCreateWithFlags(&b->copied, cudaEventDisableTiming);
+                if (check(err, "cudaEventCreate")) {
+                    g.pool.push_back(b);
+                    g.counters.pinned_bytes += static_cast<int64_t>(capacity * sizeof(double));
+                    g.counters.pinned_buffers++;
+                    *out = b;
+                    return Status::ok;
+                }
+                cudaEventDestroy(b->done);
             }
             cudaFree(b->device);
         }
@@ -215,6 +223,7 @@ Status start()
     GH_CUDA(cudaSetDevice(g.device));
     GH_CUDA(cudaFree(nullptr)); /* creates the context now, not inside the first query's copy */
     GH_CUDA(cudaStreamCreateWithFlags(&g.stream, cudaStreamNonBlocking));
+    GH_CUDA(cudaStreamCreateWithFlags(&g.copy_stream, cudaStreamNonBlocking));
     GH_CUDA(describe_device(g.device, &g.limits));
     /* keep freed device histograms in the stream-ordered pool, up to 256 MB */
     cudaMemPool_t pool;
@@ -256,7 +265,16 @@ Status open(const BucketSpec &spec, DeviceHistogram **out)
 Status submit(DeviceHistogram *h, PoolBuffer *b, size_t n)
 {
     b->held = false;
-    GH_CUDA(cudaMemcpyAsync(b->device, b->values, n * sizeof(double), cudaMemcpyHostToDevice, g.stream));
+    /*
+     * The copy stream must not overwrite `device` while an earlier kernel
+     * still reads it: the buffer's last `done` orders the copy after that
+     * kernel.  The kernel waits for this copy; other batches' copies and
+     * kernels overlap.
+     */
+    GH_CUDA(cudaStreamWaitEvent(g.copy_stream, b->done, 0));
+    GH_CUDA(cudaMemcpyAsync(b->device, b->values, n * sizeof(double), cudaMemcpyHostToDevice, g.copy_stream));
+    GH_CUDA(cudaEventRecord(b->copied, g.copy_stream));
+    GH_CUDA(cudaStreamWaitEvent(g.stream, b->copied, 0));
     GH_CUDA(bin_on_device(b->device, n, h->spec, h->counts, h->nan_flag, g.limits, g.stream));
     GH_CUDA(cudaEventRecord(b->done, g.stream));
     b->in_flight = true;

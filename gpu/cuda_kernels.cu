@@ -92,14 +92,25 @@ __device__ __forceinline__ void for_each_value(const T *values, size_t n, Count 
         count(values[tail_start + tid]);
 }
 
+/*
+ * Counters per block copy: the buckets, or for 1-byte samples the 256 byte
+ * values themselves (each maps to one bucket, so the buckets are computed
+ * once per byte value at the end instead of once per sample).
+ */
+template <typename T>
+__host__ __device__ constexpr int shared_slots(int32_t nbins)
+{
+    return sizeof(T) == 1 ? 256 : nbins + 2;
+}
+
 template <typename T, bool Ascending, BucketRule Rule>
 __global__ void __launch_bounds__(kThreads)
     histogram_shared(const T *__restrict__ values, size_t n, double lo, double hi, int32_t nbins,
                      int copies, unsigned long long *__restrict__ counts, int *__restrict__ nan_flag)
 {
     extern __shared__ unsigned int block_counts[];
-    const int nb = nbins + 2;
-    const int stride = nb | 1; /* odd: the copies start in different banks */
+    const int slots = shared_slots<T>(nbins);
+    const int stride = slots | 1; /* odd: the copies start in different banks */
     for (int i = threadIdx.x; i < copies * stride; i += blockDim.x)
         block_counts[i] = 0;
     __syncthreads();
@@ -107,12 +118,7 @@ __global__ void __launch_bounds__(kThreads)
     unsigned int *mine = block_counts + (threadIdx.x / 32 % copies) * stride;
     bool saw_nan = false;
     if constexpr (sizeof(T) == 1) {
-        /* 1-byte samples have 256 possible values: bucket each once, with the same function */
-        __shared__ int32_t bucket_of_byte[256];
-        for (int i = threadIdx.x; i < 256; i += blockDim.x)
-            bucket_of_byte[i] = bucket_of<Ascending, Rule>(static_cast<double>(i), lo, hi, nbins);
-        __syncthreads();
-        for_each_value(values, n, [&](T x) { atomicAdd(&mine[bucket_of_byte[x]], 1u); });
+        for_each_value(values, n, [&](T x) { atomicAdd(&mine[x], 1u); });
     } else {
         for_each_value(values, n, [&](T x) {
             int32_t b = bucket_of<Ascending, Rule>(static_cast<double>(x), lo, hi, nbins);
@@ -125,12 +131,14 @@ __global__ void __launch_bounds__(kThreads)
     if (__syncthreads_or(saw_nan) && threadIdx.x == 0)
         *nan_flag = 1;
 
-    for (int b = threadIdx.x; b < nb; b += blockDim.x) {
+    for (int slot = threadIdx.x; slot < slots; slot += blockDim.x) {
         unsigned int sum = 0;
         for (int c = 0; c < copies; c++)
-            sum += block_counts[c * stride + b];
-        if (sum != 0)
-            atomicAdd(&counts[b], static_cast<unsigned long long>(sum));
+            sum += block_counts[c * stride + slot];
+        if (sum == 0)
+            continue;
+        int32_t b = sizeof(T) == 1 ? bucket_of<Ascending, Rule>(static_cast<double>(slot), lo, hi, nbins) : slot;
+        atomicAdd(&counts[b], static_cast<unsigned long long>(sum));
     }
 }
 
@@ -161,18 +169,48 @@ __global__ void __launch_bounds__(kThreads)
         *nan_flag = 1;
 }
 
+template <typename T>
 size_t shared_bytes(int32_t nbins, int copies)
 {
-    return sizeof(unsigned int) * static_cast<size_t>(copies) * ((nbins + 2) | 1);
+    return sizeof(unsigned int) * static_cast<size_t>(copies) * (shared_slots<T>(nbins) | 1);
 }
 
 /* Copies of the counters per block: up to one per warp, within a quarter of the SM's shared memory. */
+template <typename T>
 int shared_copies(int32_t nbins, const KernelLimits &limits)
 {
     int copies = kWarps;
-    while (copies > 1 && shared_bytes(nbins, copies) > static_cast<size_t>(limits.max_shared_per_sm) / 4)
+    while (copies > 1 && shared_bytes<T>(nbins, copies) > static_cast<size_t>(limits.max_shared_per_sm) / 4)
         copies /= 2;
     return copies;
+}
+
+/*
+ * Blocks per SM for a kernel at a given dynamic shared memory size, asked of
+ * the runtime once and remembered: per-batch launches should cost a launch,
+ * not three API calls.  (A backend process is single-threaded.)
+ */
+template <typename Kernel>
+cudaError_t resident_blocks(Kernel kernel, size_t smem, int *blocks)
+{
+    static size_t cached_smem = static_cast<size_t>(-1);
+    static int cached_blocks = 0;
+    static size_t attribute_smem = 0;
+    if (smem != cached_smem) {
+        cudaError_t err;
+        if (smem > attribute_smem) {
+            if ((err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            static_cast<int>(smem))) != cudaSuccess)
+                return err;
+            attribute_smem = smem;
+        }
+        if ((err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&cached_blocks, kernel, kThreads, smem)) !=
+            cudaSuccess)
+            return err;
+        cached_smem = smem;
+    }
+    *blocks = cached_blocks > 0 ? cached_blocks : 1;
+    return cudaSuccess;
 }
 
 template <typename T, bool Ascending, BucketRule Rule>
@@ -186,26 +224,21 @@ cudaError_t launch(const T *values, size_t n, const BucketSpec &spec, unsigned l
         wanted = 1;
     int blocks_per_sm = 0;
     cudaError_t err;
-    if (uses_shared_memory(spec.nbins, limits)) {
-        int copies = shared_copies(spec.nbins, limits);
-        size_t smem = shared_bytes(spec.nbins, copies);
+    if (shared_bytes<T>(spec.nbins, 1) <= static_cast<size_t>(limits.max_shared_per_block)) {
+        int copies = shared_copies<T>(spec.nbins, limits);
+        size_t smem = shared_bytes<T>(spec.nbins, copies);
         auto kernel = histogram_shared<T, Ascending, Rule>;
-        if ((err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        static_cast<int>(smem))) != cudaSuccess)
+        if ((err = resident_blocks(kernel, smem, &blocks_per_sm)) != cudaSuccess)
             return err;
-        if ((err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, kThreads, smem)) !=
-            cudaSuccess)
-            return err;
-        size_t full = static_cast<size_t>(limits.multiprocessors) * (blocks_per_sm > 0 ? blocks_per_sm : 1);
+        size_t full = static_cast<size_t>(limits.multiprocessors) * blocks_per_sm;
         unsigned grid = static_cast<unsigned>(wanted < full ? wanted : full);
         kernel<<<grid, kThreads, smem, stream>>>(values, n, spec.lo, spec.hi, spec.nbins, copies, counts,
                                                  nan_flag);
     } else {
         auto kernel = histogram_global<T, Ascending, Rule>;
-        if ((err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, kThreads, 0)) !=
-            cudaSuccess)
+        if ((err = resident_blocks(kernel, 0, &blocks_per_sm)) != cudaSuccess)
             return err;
-        size_t full = static_cast<size_t>(limits.multiprocessors) * (blocks_per_sm > 0 ? blocks_per_sm : 1);
+        size_t full = static_cast<size_t>(limits.multiprocessors) * blocks_per_sm;
         unsigned grid = static_cast<unsigned>(wanted < full ? wanted : full);
         kernel<<<grid, kThreads, 0, stream>>>(values, n, spec.lo, spec.hi, spec.nbins, counts, nan_flag);
     }
@@ -228,7 +261,7 @@ cudaError_t describe_device(int device, KernelLimits *limits)
 
 bool uses_shared_memory(int32_t nbins, const KernelLimits &limits)
 {
-    return shared_bytes(nbins, 1) <= static_cast<size_t>(limits.max_shared_per_block);
+    return shared_bytes<double>(nbins, 1) <= static_cast<size_t>(limits.max_shared_per_block);
 }
 
 template <typename T>

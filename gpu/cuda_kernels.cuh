@@ -41,7 +41,7 @@ template <typename T>
 cudaError_t bin_on_device(const T *values, size_t n, const BucketSpec &spec, unsigned long long *counts,
                           int *nan_flag, const KernelLimits &limits, cudaStream_t stream);
 
-/* Which path bin_on_device takes for nbins, for tests and benchmarks. */
+/* Whether bin_on_device counts float8 samples in shared memory for nbins (1-byte samples always do). */
 bool uses_shared_memory(int32_t nbins, const KernelLimits &limits);
 
 } // namespace gh

@@ -194,6 +194,10 @@ TEST_F(Cuda, FourAndOneByteSamples)
     BucketSpec bytes{0, 256, 256, BucketRule::pg15};
     for (size_t skip : {0ul, 1ul, 5ul})
         EXPECT_EQ(on_gpu_kernel(bytes, u, skip, limits), on_cpu(bytes, ud.data() + skip, ud.size() - skip));
+    /* byte values are counted raw and mapped to buckets at the end: any spec, any order */
+    for (BucketSpec odd : {BucketSpec{300, -10, 7, BucketRule::pg16}, BucketSpec{17.5, 200.25, 1000, BucketRule::pg15},
+                           BucketSpec{255, 0, 3, BucketRule::pg15}})
+        EXPECT_EQ(on_gpu_kernel(odd, u, 3, limits), on_cpu(odd, ud.data() + 3, ud.size() - 3));
 }
 
 TEST_F(Cuda, NaNSetsTheFlag)
