@@ -1,0 +1,176 @@
+--
+-- errors: every error gpu_histogram, gpu_histogram_merge and
+-- gpu_histogram_buckets raise, with its SQLSTATE.  Where width_bucket has
+-- the same error, the aggregate must raise it with the same SQLSTATE and
+-- message: try_sql() runs a query and answers "SQLSTATE: message" (or "ok:"
+-- and the result), so the two can be compared.
+--
+SET client_min_messages = warning;
+DROP TABLE IF EXISTS err_t;
+RESET client_min_messages;
+
+CREATE OR REPLACE FUNCTION try_sql(q text) RETURNS text LANGUAGE plpgsql AS $fn$
+DECLARE
+    r text;
+BEGIN
+    EXECUTE q INTO r;
+    RETURN 'ok: ' || coalesce(r, 'NULL');
+EXCEPTION WHEN OTHERS THEN
+    RETURN SQLSTATE || ': ' || SQLERRM;
+END
+$fn$;
+
+-- Bad arguments, on the first row of a group: gpu_histogram next to
+-- width_bucket on the same row.
+CREATE TABLE err_t(id integer, x float8, lo float8, hi float8, n integer);
+INSERT INTO err_t VALUES
+    (1, 0.5, 0, 1, 0),                         -- count <= 0
+    (2, 0.5, 0, 1, -5),
+    (3, 'NaN', 0, 1, 10),                      -- NaN operand
+    (4, 0.5, 'NaN', 1, 10),                    -- NaN bound
+    (5, 0.5, 0, 'NaN', 10),
+    (6, 0.5, '-Infinity', 1, 10),              -- infinite bound
+    (7, 0.5, 0, 'Infinity', 10),
+    (8, 0.5, 1, 1, 10),                        -- equal bounds
+    (9, 0.5, '-0', '0', 10),                   -- -0 = 0
+    (10, 'NaN', 1, 1, 0),                      -- the order of the checks:
+    (11, 'NaN', 1, 1, 10),                     --   count, then NaN,
+    (12, 0.5, 'NaN', 'Infinity', 10),          --   then infinite,
+    (13, 'Infinity', 1, 1, 10),                --   then equal bounds
+    (14, 'NaN', 'Infinity', 1, 10),
+    (15, 0.5, 1, 1, 10000001);
+SELECT id,
+       try_sql(format('SELECT gpu_histogram(%L::float8, %L, %L, %s)', x, lo, hi, n)) AS gpu_histogram,
+       try_sql(format('SELECT gpu_histogram(%L::float8, %L, %L, %s)', x, lo, hi, n))
+       = try_sql(format('SELECT width_bucket(%L::float8, %L, %L, %s)', x, lo, hi, n)) AS same_as_width_bucket
+FROM err_t ORDER BY id;
+
+-- The same errors as plain errors, as psql shows them.
+\set VERBOSITY sqlstate
+SELECT gpu_histogram(0.5, 0, 1, 0);
+SELECT gpu_histogram('NaN', 0, 1, 10);
+SELECT gpu_histogram(0.5, 0, 'NaN', 10);
+SELECT gpu_histogram(0.5, 0, 'Infinity', 10);
+SELECT gpu_histogram(0.5, 1, 1, 10);
+\set VERBOSITY default
+SELECT gpu_histogram(0.5, 0, 1, 0);
+SELECT gpu_histogram('NaN', 0, 1, 10);
+SELECT gpu_histogram(0.5, 0, 'NaN', 10);
+SELECT gpu_histogram(0.5, 0, 'Infinity', 10);
+SELECT gpu_histogram(0.5, 1, 1, 10);
+
+-- A NaN value after many good rows fails the aggregate, as it fails the
+-- width_bucket GROUP BY query over the same rows.
+SELECT try_sql($$SELECT gpu_histogram(x, 0, 1, 10)
+                 FROM (SELECT i / 100000.0 FROM generate_series(1, 100000) i
+                       UNION ALL SELECT 'NaN'
+                       UNION ALL SELECT i / 100000.0 FROM generate_series(1, 50000) i) s(x)$$);
+SELECT try_sql($$SELECT count(*) FROM (SELECT width_bucket(x, 0, 1, 10), count(*)
+                 FROM (SELECT i / 100000.0 FROM generate_series(1, 100000) i
+                       UNION ALL SELECT 'NaN'
+                       UNION ALL SELECT i / 100000.0 FROM generate_series(1, 50000) i) s(x)
+                 GROUP BY 1) w$$);
+-- ... at any position: first, last, and in a small group
+SELECT try_sql($$SELECT gpu_histogram(x, 0, 1, 10) FROM (VALUES ('NaN'::float8), (0.5)) v(x)$$);
+SELECT try_sql($$SELECT gpu_histogram(x, 0, 1, 10) FROM (VALUES (0.5::float8), ('NaN')) v(x)$$);
+SELECT try_sql($$SELECT gpu_histogram(x, 10, 0, 10)
+                 FROM (SELECT i::float8 FROM generate_series(1, 9000) i UNION ALL SELECT 'NaN') s(x)$$);
+SELECT try_sql($$SELECT g, gpu_histogram(x, 0, 1, 10) FROM (VALUES (1, 0.5::float8), (2, 'NaN'), (3, 0.5)) v(g, x) GROUP BY g$$);
+-- NaN as a numeric and a real value
+SELECT try_sql($$SELECT gpu_histogram(x, 0, 1, 10) FROM (VALUES (1::numeric), ('NaN')) v(x)$$);
+SELECT try_sql($$SELECT gpu_histogram(x, 0, 1, 10) FROM (VALUES (1::real), ('NaN')) v(x)$$);
+-- an infinite value is no error
+SELECT gpu_histogram(x, 0, 1, 2) FROM (VALUES ('Infinity'::float8), ('-Infinity')) v(x);
+
+-- Bounds so far apart that nbins * (hi - lo) overflows: PostgreSQL 15's
+-- width_bucket returns garbage there (INT_MIN), gpu_histogram refuses.
+SELECT width_bucket(1::float8, -1e308, 1e308, 10);
+SELECT width_bucket(0.999e307::float8, -1e307, 1e307, 9);
+SELECT try_sql('SELECT gpu_histogram(1, -1e308, 1e308, 10)');
+SELECT try_sql('SELECT gpu_histogram(1, 1e308, -1e308, 10)');
+SELECT try_sql('SELECT gpu_histogram(1, -1e307, 1e307, 9)');
+SELECT try_sql('SELECT gpu_histogram(1, 1e307, -1e307, 9)');
+SELECT try_sql('SELECT gpu_histogram(1, 0, 1.7976931348623157e308, 2)');
+\set VERBOSITY sqlstate
+SELECT gpu_histogram(1, -1e308, 1e308, 10);
+\set VERBOSITY default
+SELECT gpu_histogram(1, -1e308, 1e308, 10);
+-- one bucket fewer fits, and agrees with width_bucket
+SELECT gpu_histogram(x, -1e307, 1e307, 8) AS h,
+       gpu_histogram(x, -1e307, 1e307, 8)
+       = (SELECT array_agg(coalesce(c, 0) ORDER BY b) FROM generate_series(0, 9) b
+          LEFT JOIN (SELECT width_bucket(x, -1e307, 1e307, 8) b, count(*) c
+                     FROM (VALUES (-1e307::float8), (0), (0.99e307), (0.9999999999999999e307), (1e307)) v(x)
+                     GROUP BY 1) w USING (b)) AS same
+FROM (VALUES (-1e307::float8), (0), (0.99e307), (0.9999999999999999e307), (1e307)) v(x);
+SELECT try_sql('SELECT gpu_histogram(1, 0, 1.7976931348623157e308, 1)');
+
+-- More than 10,000,000 buckets (width_bucket has no such limit).
+SELECT width_bucket(0.5::float8, 0, 1, 10000001);
+SELECT try_sql('SELECT gpu_histogram(0.5, 0, 1, 10000001)');
+SELECT try_sql('SELECT gpu_histogram(0.5, 0, 1, 2147483647)');
+\set VERBOSITY sqlstate
+SELECT gpu_histogram(0.5, 0, 1, 10000001);
+\set VERBOSITY default
+SELECT gpu_histogram(0.5, 0, 1, 10000001);
+
+-- lo, hi or nbins changing between the rows of a group: 22023.
+SELECT try_sql($$SELECT gpu_histogram(x, lo, 1, 10) FROM (VALUES (0.5::float8, 0::float8), (0.5, 0.25)) v(x, lo)$$);
+SELECT try_sql($$SELECT gpu_histogram(x, 0, hi, 10) FROM (VALUES (0.5::float8, 1::float8), (0.5, 2)) v(x, hi)$$);
+SELECT try_sql($$SELECT gpu_histogram(x, 0, 1, n) FROM (VALUES (0.5::float8, 10), (0.5, 11)) v(x, n)$$);
+SELECT try_sql($$SELECT gpu_histogram(x, lo, hi, 10) FROM (VALUES (0.5::float8, 0::float8, 1::float8), (0.5, 1, 0)) v(x, lo, hi)$$);
+-- after 20,000 rows
+SELECT try_sql($$SELECT gpu_histogram(i, 0, CASE WHEN i < 20000 THEN 100 ELSE 101 END, 10)
+                 FROM generate_series(1, 30000) i$$);
+-- in one group of several
+SELECT try_sql($$SELECT g, gpu_histogram(x, 0, hi, 4)
+                 FROM (VALUES (1, 0.5::float8, 1::float8), (2, 0.5, 2), (2, 0.7, 3)) v(g, x, hi) GROUP BY g$$);
+SELECT g, gpu_histogram(x, 0, hi, 4)   -- each group constant: fine
+FROM (VALUES (1, 0.5::float8, 1::float8), (2, 0.5, 2), (2, 0.7, 2)) v(g, x, hi) GROUP BY g ORDER BY g;
+-- a changed row that is invalid in itself raises width_bucket's error
+SELECT try_sql($$SELECT gpu_histogram(x, 0, hi, 10) FROM (VALUES (0.5::float8, 1::float8), (0.5, 'NaN')) v(x, hi)$$);
+SELECT try_sql($$SELECT gpu_histogram(x, 0, 1, n) FROM (VALUES (0.5::float8, 10), (0.5, 0)) v(x, n)$$);
+SELECT try_sql($$SELECT gpu_histogram(x, lo, 1, 10) FROM (VALUES (0.5::float8, 0::float8), (0.5, 1)) v(x, lo)$$);
+-- ... checked in width_bucket's order: a NaN operand before equal bounds
+SELECT try_sql($$SELECT gpu_histogram(x, lo, 1, 10) FROM (VALUES (0.5::float8, 0::float8), ('NaN', 1)) v(x, lo)$$)
+     = try_sql($$SELECT width_bucket('NaN'::float8, 1, 1, 10)$$) AS same_error_as_width_bucket;
+-- -0 and 0 are the same bound
+SELECT gpu_histogram(x, lo, 1, 2) FROM (VALUES (0::float8, '-0'::float8), (0.5, '0')) v(x, lo);
+\set VERBOSITY default
+SELECT gpu_histogram(x, lo, 1, 10) FROM (VALUES (0.5::float8, 0::float8), (0.5, 0.25)) v(x, lo);
+
+-- gpu_histogram_merge: histograms of different lengths, NULL elements,
+-- not one-dimensional.
+SELECT try_sql($$SELECT gpu_histogram_merge(h) FROM (VALUES ('{1,2,3}'::bigint[]), ('{1,2,3,4}')) v(h)$$);
+SELECT try_sql($$SELECT gpu_histogram_merge(h) FROM (VALUES ('{1,2,3}'::bigint[]), ('{1,NULL,3}')) v(h)$$);
+SELECT try_sql($$SELECT gpu_histogram_merge(h) FROM (VALUES ('{1,NULL,3}'::bigint[])) v(h)$$);
+SELECT try_sql($$SELECT gpu_histogram_merge(h) FROM (VALUES ('{{1,2},{3,4}}'::bigint[])) v(h)$$);
+SELECT try_sql($$SELECT gpu_histogram_merge(h) FROM (VALUES ('{9223372036854775807,0,0}'::bigint[]), ('{1,0,0}')) v(h)$$);
+\set VERBOSITY sqlstate
+SELECT gpu_histogram_merge(h) FROM (VALUES ('{1,2,3}'::bigint[]), ('{1,2,3,4}')) v(h);
+\set VERBOSITY default
+SELECT gpu_histogram_merge(h) FROM (VALUES ('{1,2,3}'::bigint[]), ('{1,2,3,4}')) v(h);
+
+-- gpu_histogram_buckets: too short, NULL elements, two dimensions, and the
+-- bounds errors of width_bucket.
+SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{1,2}', 0, 1)$$);
+SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{}', 0, 1)$$);
+SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{1,NULL,3}', 0, 1)$$);
+SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{{1,2,3},{4,5,6}}', 0, 1)$$);
+SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{1,2,3}', 1, 1)$$);
+SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{1,2,3}', 0, 'NaN')$$);
+SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{1,2,3}', '-Infinity', 0)$$);
+SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{1,2,3,4,5,6,7,8,9,10,11,12}', -1e308, 1e308)$$);
+-- STRICT: a NULL argument gives no rows
+SELECT count(*) FROM gpu_histogram_buckets(NULL, 0, 1);
+SELECT count(*) FROM gpu_histogram_buckets('{1,2,3}', NULL, 1);
+\set VERBOSITY sqlstate
+SELECT * FROM gpu_histogram_buckets('{1,2}', 0, 1);
+\set VERBOSITY default
+SELECT * FROM gpu_histogram_buckets('{1,2}', 0, 1);
+
+-- The session is still fine.
+SELECT gpu_histogram(x, 0, 1, 2) FROM (VALUES (0.25::float8), (0.75)) v(x);
+
+DROP TABLE err_t;
+DROP FUNCTION try_sql(text);

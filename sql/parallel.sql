@@ -1,0 +1,99 @@
+--
+-- parallel: partial aggregation in parallel workers (combine, serialize,
+-- deserialize) gives the serial result, which is width_bucket's.
+--
+SET client_min_messages = warning;
+DROP TABLE IF EXISTS par_t, par_serial, par_serial_g;
+RESET client_min_messages;
+
+-- 2,000,000 rows: a Weyl sequence in [-0.1, 1.1), 1,000 groups, each with
+-- a spec of its own (lo > hi in the odd ones).
+CREATE TABLE par_t AS
+SELECT i, g,
+       (i * 0.6180339887498949::float8 - floor(i * 0.6180339887498949::float8)) * 1.2 - 0.1 AS x,
+       CASE WHEN g % 2 = 0 THEN g / 2000.0 - 0.1 ELSE 1 - g / 2000.0 END::float8 AS lo,
+       CASE WHEN g % 2 = 0 THEN 1 - g / 2000.0 ELSE g / 2000.0 - 0.1 END::float8 AS hi,
+       1 + g % 17 AS n
+FROM generate_series(1, 2000000) i, LATERAL (SELECT i % 1000 AS g) s;
+ANALYZE par_t;
+
+-- Serial results first.
+SET max_parallel_workers_per_gather = 0;
+CREATE TABLE par_serial AS
+SELECT gpu_histogram(x, 0, 1, 1000) AS up, gpu_histogram(x, 1, 0, 777) AS down,
+       gpu_histogram(x, 0.25, 0.75, 1000000) AS wide, gpu_histogram(x, 0, 1, 10) FILTER (WHERE i % 3 = 0) AS filtered
+FROM par_t;
+CREATE TABLE par_serial_g AS
+SELECT g, gpu_histogram(x, 0, 1, 20) AS h, gpu_histogram(x, lo, hi, n) AS hg
+FROM par_t GROUP BY g;
+-- the serial results are width_bucket's
+SELECT up = (SELECT array_agg(coalesce(c, 0) ORDER BY b) FROM generate_series(0, 1001) b
+             LEFT JOIN (SELECT width_bucket(x, 0, 1, 1000) AS b, count(*) AS c FROM par_t GROUP BY 1) w USING (b)) AS up,
+       down = (SELECT array_agg(coalesce(c, 0) ORDER BY b) FROM generate_series(0, 778) b
+               LEFT JOIN (SELECT width_bucket(x, 1, 0, 777) AS b, count(*) AS c FROM par_t GROUP BY 1) w USING (b)) AS down
+FROM par_serial;
+SELECT count(*) AS groups, count(*) FILTER (WHERE s.hg[1] > 0) AS with_below,
+       count(*) FILTER (WHERE s.hg IS DISTINCT FROM r.h) AS mismatches
+FROM par_serial_g s
+JOIN (SELECT g.g, array_agg(coalesce(w.c, 0) ORDER BY b.b) AS h
+      FROM generate_series(0, 999) g(g)
+      CROSS JOIN LATERAL generate_series(0, 2 + g.g % 17) b(b)
+      LEFT JOIN (SELECT g, width_bucket(x, lo, hi, n) AS b, count(*) AS c
+                 FROM par_t GROUP BY 1, 2) w ON w.g = g.g AND w.b = b.b
+      GROUP BY g.g) r USING (g);
+
+-- Now in parallel.
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+
+EXPLAIN (COSTS OFF)
+SELECT gpu_histogram(x, 0, 1, 1000) FROM par_t;
+SELECT gpu_histogram(x, 0, 1, 1000) = (SELECT up FROM par_serial) AS up,
+       gpu_histogram(x, 1, 0, 777) = (SELECT down FROM par_serial) AS down,
+       -- 1,000,002 counts (8 MB) per worker through the tuple queue
+       gpu_histogram(x, 0.25, 0.75, 1000000) = (SELECT wide FROM par_serial) AS wide,
+       gpu_histogram(x, 0, 1, 10) FILTER (WHERE i % 3 = 0) = (SELECT filtered FROM par_serial) AS filtered
+FROM par_t;
+
+-- GROUP BY: partial hash aggregates in the workers, combined in the leader.
+EXPLAIN (COSTS OFF)
+SELECT g, gpu_histogram(x, 0, 1, 20) FROM par_t GROUP BY g;
+SELECT count(*) AS groups,
+       count(*) FILTER (WHERE p.h IS DISTINCT FROM s.h) AS mismatches,
+       count(*) FILTER (WHERE p.hg IS DISTINCT FROM s.hg) AS mismatches_g
+FROM (SELECT g, gpu_histogram(x, 0, 1, 20) AS h, gpu_histogram(x, lo, hi, n) AS hg
+      FROM par_t GROUP BY g) p
+FULL JOIN par_serial_g s USING (g);
+
+-- Workers that see no row, or only NULLs, send no state.
+SELECT gpu_histogram(x, 0, 1, 4) IS NULL AS no_rows FROM par_t WHERE i < 0;
+SELECT gpu_histogram(x, 0, 1, 4) FROM par_t WHERE i = 1234567;
+SELECT width_bucket(x, 0, 1, 4) FROM par_t WHERE i = 1234567;
+SELECT gpu_histogram(CASE WHEN i = 1234567 THEN x END, 0, 1, 4) FROM par_t;
+SELECT gpu_histogram(x, 0, 1, 4) = (SELECT array_agg(coalesce(c, 0) ORDER BY b) FROM generate_series(0, 5) b
+                                    LEFT JOIN (SELECT width_bucket(x, 0, 1, 4) AS b, count(*) AS c FROM par_t
+                                               WHERE i % 100000 = 7 GROUP BY 1) w USING (b)) AS sparse
+FROM par_t WHERE i % 100000 = 7;
+
+-- A spec that differs between the rows of one group is an error, whether a
+-- worker's transition function or the leader's combine function sees it.
+\set VERBOSITY sqlstate
+SELECT gpu_histogram(x, 0, CASE WHEN i = 1999999 THEN 2 ELSE 1 END, 10) FROM par_t;
+SELECT gpu_histogram(x, 0, 1, CASE WHEN i < 1000000 THEN 10 ELSE 11 END) FROM par_t;
+-- and a NaN in one worker fails the query
+SELECT gpu_histogram(CASE WHEN i = 1500000 THEN 'NaN' ELSE x END, 0, 1, 10) FROM par_t;
+\set VERBOSITY default
+
+-- Forced into a worker (force_parallel_mode): the same results.
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+SET force_parallel_mode = on;
+SELECT gpu_histogram(x, 0, 1, 3) FROM (VALUES (0.1::float8), (0.5), (0.9), (1.5)) v(x);
+SELECT gpu_histogram(x, 0, 1, 1000) = (SELECT up FROM par_serial) AS up FROM par_t WHERE i <= 2000000;
+RESET force_parallel_mode;
+RESET max_parallel_workers_per_gather;
+
+DROP TABLE par_t, par_serial, par_serial_g;

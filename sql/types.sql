@@ -1,0 +1,120 @@
+--
+-- types: integer, smallint, bigint, real and numeric values (and bounds)
+-- reach gpu_histogram through their implicit casts to float8, and give what
+-- width_bucket(value::float8, lo::float8, hi::float8, nbins) gives.
+--
+SET client_min_messages = warning;
+DROP TABLE IF EXISTS types_t;
+RESET client_min_messages;
+
+CREATE OR REPLACE FUNCTION wb_hist(q text, lo float8, hi float8, nbins integer) RETURNS bigint[]
+LANGUAGE plpgsql AS $fn$
+DECLARE
+    r bigint[];
+BEGIN
+    EXECUTE format($q$
+        SELECT array_agg(coalesce(w.c, 0) ORDER BY g.b)
+        FROM generate_series(0, $3 + 1) g(b)
+        LEFT JOIN (SELECT width_bucket(x::float8, $1, $2, $3) AS b, count(*) AS c
+                   FROM (%s) s(x) GROUP BY 1) w USING (b)
+        HAVING count(w.c) > 0 $q$, q)
+    INTO r USING lo, hi, nbins;
+    RETURN r;
+END
+$fn$;
+
+-- The aggregate resolves for every numeric type without an explicit cast.
+SELECT pg_typeof(v), gpu_histogram(v, 0, 10, 2)
+FROM (VALUES (5::integer)) a(v) GROUP BY 1
+UNION ALL SELECT pg_typeof(v), gpu_histogram(v, 0, 10, 2) FROM (VALUES (5::smallint)) a(v) GROUP BY 1
+UNION ALL SELECT pg_typeof(v), gpu_histogram(v, 0, 10, 2) FROM (VALUES (5::bigint)) a(v) GROUP BY 1
+UNION ALL SELECT pg_typeof(v), gpu_histogram(v, 0, 10, 2) FROM (VALUES (5::real)) a(v) GROUP BY 1
+UNION ALL SELECT pg_typeof(v), gpu_histogram(v, 0, 10, 2) FROM (VALUES (5::numeric)) a(v) GROUP BY 1
+UNION ALL SELECT pg_typeof(v), gpu_histogram(v, 0, 10, 2) FROM (VALUES (5::float8)) a(v) GROUP BY 1;
+-- nbins may be a smallint; bounds of any numeric type
+SELECT gpu_histogram(5::smallint, 0::smallint, 10::bigint, 2::smallint),
+       gpu_histogram(5::bigint, 0::real, 10::numeric, 2);
+-- a bigint nbins has no implicit cast to integer
+\set VERBOSITY terse
+SELECT gpu_histogram(5, 0, 10, 2::bigint);
+\set VERBOSITY default
+
+-- 200,000 rows of each type; values chosen so that the conversion to float8
+-- matters: reals are not the decimals they look like, bigints above 2^53
+-- round, numerics with more digits than a double holds.
+CREATE TABLE types_t AS
+SELECT i,
+       (i % 20001 - 10000)::integer AS i4,
+       (i % 65536 - 32768)::smallint AS i2,
+       (9007199254740992 + (i % 1000) * 3 - 1500)::bigint AS i8,          -- around 2^53
+       ((i % 2000) / 100.0 - 10)::real AS f4,                             -- 0.01 steps as real
+       ((i % 3001) / 300.0 - 5)::numeric(30, 25) AS num,                  -- 1/300 steps, 25 digits
+       ((i % 1001) * 0.1)::numeric AS num_dec                             -- exact decimals 0.0 .. 100.0
+FROM generate_series(1, 200000) i;
+
+SELECT count(*) AS nrows,
+       gpu_histogram(i4, -10000, 10000, 40) = wb_hist('SELECT i4 FROM types_t', -10000, 10000, 40) AS i4,
+       gpu_histogram(i4, 9000, -9000, 7) = wb_hist('SELECT i4 FROM types_t', 9000, -9000, 7) AS i4_down,
+       gpu_histogram(i2, -32768, 32767, 1000) = wb_hist('SELECT i2 FROM types_t', -32768, 32767, 1000) AS i2,
+       gpu_histogram(i2, 100, -100, 200) = wb_hist('SELECT i2 FROM types_t', 100, -100, 200) AS i2_down,
+       gpu_histogram(i8, 9007199254740000, 9007199254744000, 4000)
+       = wb_hist('SELECT i8 FROM types_t', 9007199254740000, 9007199254744000, 4000) AS i8,
+       gpu_histogram(i8, 9007199254744000, 9007199254740000, 333)
+       = wb_hist('SELECT i8 FROM types_t', 9007199254744000, 9007199254740000, 333) AS i8_down
+FROM types_t;
+SELECT count(*) AS nrows,
+       gpu_histogram(f4, -10, 10, 2000) = wb_hist('SELECT f4 FROM types_t', -10, 10, 2000) AS f4,
+       gpu_histogram(f4, 9.99, -9.99, 1998) = wb_hist('SELECT f4 FROM types_t', 9.99, -9.99, 1998) AS f4_down,
+       gpu_histogram(num, -5, 5, 3000) = wb_hist('SELECT num FROM types_t', -5, 5, 3000) AS num,
+       gpu_histogram(num, 5, -5, 3000) = wb_hist('SELECT num FROM types_t', 5, -5, 3000) AS num_down,
+       gpu_histogram(num_dec, 0, 100, 1000) = wb_hist('SELECT num_dec FROM types_t', 0, 100, 1000) AS num_dec,
+       gpu_histogram(num_dec, 100, 0, 1000) = wb_hist('SELECT num_dec FROM types_t', 100, 0, 1000) AS num_dec_down
+FROM types_t;
+
+-- Bounds of other types, converted the same way.
+SELECT gpu_histogram(f4, (-0.1)::real, 0.3::real, 4) = wb_hist('SELECT f4 FROM types_t', (-0.1)::real, 0.3::real, 4) AS real_bounds,
+       gpu_histogram(num, (-1/3.0)::numeric, (2/3.0)::numeric, 3)
+       = wb_hist('SELECT num FROM types_t', (-1/3.0)::numeric, (2/3.0)::numeric, 3) AS numeric_bounds,
+       gpu_histogram(i8, 9007199254740993::bigint, 9007199254740001::bigint, 3)
+       = wb_hist('SELECT i8 FROM types_t', 9007199254740993::bigint, 9007199254740001::bigint, 3) AS bigint_bounds,
+       gpu_histogram(i2, (-7)::smallint, 7::smallint, 7::smallint)
+       = wb_hist('SELECT i2 FROM types_t', -7, 7, 7) AS smallint_bounds
+FROM types_t;
+
+-- Where the conversion decides the bucket.  0.7::real is 0.699999988...,
+-- just below the edge at 0.7 between the buckets of [0, 1.4) in two, where
+-- 0.7::float8 and 0.7::numeric sit exactly.
+SELECT pg_typeof(v), v::float8 AS as_float8, width_bucket(v::float8, 0, 1.4, 2) AS wb,
+       gpu_histogram(v, 0, 1.4, 2)
+FROM (VALUES (0.7::real)) a(v) GROUP BY v;
+SELECT pg_typeof(v), v::float8 AS as_float8, width_bucket(v::float8, 0, 1.4, 2) AS wb,
+       gpu_histogram(v, 0, 1.4, 2)
+FROM (VALUES (0.7::numeric)) a(v) GROUP BY v;
+-- 2^53 + 1 as bigint becomes 2^53 as float8: the same bucket as 2^53.
+SELECT gpu_histogram(v, 9007199254740992, 9007199254740994, 2)
+FROM (VALUES (9007199254740992::bigint), (9007199254740993), (9007199254740994)) a(v);
+SELECT width_bucket(v::float8, 9007199254740992, 9007199254740994, 2)
+FROM (VALUES (9007199254740992::bigint), (9007199254740993), (9007199254740994)) a(v);
+-- A numeric that rounds up to the upper bound as float8 is above the range
+-- (width_bucket's numeric variant, which the aggregate does not use, says 2).
+SELECT gpu_histogram(v, 0, 1, 2) AS h,
+       width_bucket(v::float8, 0, 1, 2) AS wb_float8,
+       width_bucket(v, 0, 1, 2) AS wb_numeric
+FROM (VALUES (0.99999999999999999999::numeric)) a(v) GROUP BY v;
+-- numeric NaN and infinities convert to float8 NaN and infinities
+SELECT gpu_histogram(v, 0, 1, 2) FROM (VALUES ('Infinity'::numeric), ('-Infinity'), (0.5)) a(v);
+SELECT gpu_histogram(v, 0, 1, 2) FROM (VALUES ('Infinity'::real), ('-Infinity'), (0.5)) a(v);
+\set VERBOSITY terse
+SELECT gpu_histogram(v, 0, 1, 2) FROM (VALUES ('NaN'::numeric), (0.5)) a(v);
+\set VERBOSITY default
+
+-- Per group, 100 groups.
+SELECT count(*) AS groups, count(*) FILTER (WHERE h IS DISTINCT FROM r) AS mismatches
+FROM (SELECT i % 100 AS g, gpu_histogram(i2, -32768, 32767, 16) AS h FROM types_t GROUP BY 1) t
+JOIN (SELECT g, array_agg(coalesce(c, 0) ORDER BY b) AS r
+      FROM generate_series(0, 99) g CROSS JOIN generate_series(0, 17) b
+      LEFT JOIN (SELECT i % 100 AS g, width_bucket(i2::float8, -32768, 32767, 16) AS b, count(*) AS c
+                 FROM types_t GROUP BY 1, 2) w USING (g, b)
+      GROUP BY g) r USING (g);
+
+DROP TABLE types_t;
