@@ -89,11 +89,15 @@ Status status_of(cudaError_t err)
             return status_of(err_);                                                                \
     } while (0)
 
-/* Polls `event` until it completes, asking `interrupted` between polls. */
+/*
+ * Polls `event` until it completes, asking `interrupted` between polls.
+ * Most waits are for a copy or a kernel of tens of microseconds, so it spins
+ * first and sleeps (up to a millisecond at a time) only after that.
+ */
 Status wait_for(cudaEvent_t event, InterruptCheck interrupted)
 {
-    auto pause = std::chrono::microseconds(20);
-    for (;;) {
+    auto pause = std::chrono::microseconds(0);
+    for (int polls = 0;; polls++) {
         cudaError_t err = cudaEventQuery(event);
         if (err == cudaSuccess)
             return Status::ok;
@@ -103,6 +107,11 @@ Status wait_for(cudaEvent_t event, InterruptCheck interrupted)
         }
         if (interrupted != nullptr && interrupted())
             return Status::interrupted;
+        if (polls < 200) {
+            std::this_thread::yield();
+            continue;
+        }
+        pause = pause < std::chrono::microseconds(10) ? std::chrono::microseconds(10) : pause;
         std::this_thread::sleep_for(pause);
         if (pause < std::chrono::microseconds(1000))
             pause *= 2;
