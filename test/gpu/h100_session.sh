@@ -40,8 +40,8 @@ if has sql; then
     echo "== GPU checks"; bash test/gpu/run_gpu_checks.sh 2>&1 | tee "$OUT/gpu_checks.log"
     echo "== pg_regress with device=cpu"
     mkdir -p /tmp/regress_cpu && chmod 777 /tmp/regress_cpu
-    PGOPTIONS="-c gpu_histogram.device=cpu" $PG_REGRESS --inputdir=. --outputdir=/tmp/regress_cpu --use-existing \
-        --bindir="$PG_BIN_DIR" \
+    PGOPTIONS="-c gpu_histogram.device=cpu" $PG_REGRESS --inputdir=. --outputdir=/tmp/regress_cpu \
+        --bindir="$PG_BIN_DIR" --load-extension=gpu_histogram \
         --dbname=gh_cpu_regress $(sed -n 's/^REGRESS *= *//p' Makefile) 2>&1 | tail -3
 fi
 if has e2e; then

@@ -34,7 +34,7 @@ regress_bin=${PG_REGRESS:-$(dirname "$(pg_config --pgxs)")/../test/regress/pg_re
 tests=$(sed -n 's/^REGRESS *= *//p' Makefile)
 outdir=$(mktemp -d /tmp/gh_gpu_regress.XXXXXX); chmod 777 "$outdir"
 if PGOPTIONS="-c gpu_histogram.device=gpu" "$regress_bin" --inputdir=. --outputdir="$outdir" \
-       --bindir="$(dirname "$(command -v psql)")" --use-existing --dbname=gh_gpu_regress $tests; then
+       --bindir="$(dirname "$(command -v psql)")" --load-extension=gpu_histogram --dbname=gh_gpu_regress $tests; then
     echo "PASS: pg_regress suite with gpu_histogram.device=gpu"
 else
     echo "FAIL: pg_regress suite with gpu_histogram.device=gpu"; cat "$outdir/regression.diffs"
