@@ -187,29 +187,48 @@ int shared_copies(int32_t nbins, const KernelLimits &limits)
 
 /*
  * Blocks per SM for a kernel at a given dynamic shared memory size, asked of
- * the runtime once and remembered: per-batch launches should cost a launch,
- * not three API calls.  (A backend process is single-threaded.)
+ * the runtime once per kernel and size and remembered: per-batch launches
+ * should cost a launch, not three API calls.  Keyed by the kernel itself
+ * (every instantiation has its own attributes).  A backend process is
+ * single-threaded, and there are a few dozen kernels at most.
  */
+struct LaunchCache {
+    const void *kernel;
+    size_t smem;            /* the size `blocks` was computed for */
+    int blocks;
+    size_t attribute_smem;  /* the dynamic shared memory limit set so far */
+};
+
 template <typename Kernel>
 cudaError_t resident_blocks(Kernel kernel, size_t smem, int *blocks)
 {
-    static size_t cached_smem = static_cast<size_t>(-1);
-    static int cached_blocks = 0;
-    static size_t attribute_smem = 0;
-    if (smem != cached_smem) {
+    static LaunchCache cache[64];
+    static int used = 0;
+    const void *key = reinterpret_cast<const void *>(kernel);
+    LaunchCache *c = nullptr;
+    for (int i = 0; i < used && c == nullptr; i++)
+        if (cache[i].kernel == key)
+            c = &cache[i];
+    if (c == nullptr) {
+        if (used == 64)
+            return cudaErrorUnknown; /* cannot happen: fewer kernels exist */
+        c = &cache[used++];
+        *c = LaunchCache{key, static_cast<size_t>(-1), 0, 0};
+    }
+    if (smem != c->smem) {
         cudaError_t err;
-        if (smem > attribute_smem) {
+        if (smem > c->attribute_smem) {
             if ((err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             static_cast<int>(smem))) != cudaSuccess)
                 return err;
-            attribute_smem = smem;
+            c->attribute_smem = smem;
         }
-        if ((err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&cached_blocks, kernel, kThreads, smem)) !=
+        if ((err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&c->blocks, kernel, kThreads, smem)) !=
             cudaSuccess)
             return err;
-        cached_smem = smem;
+        c->smem = smem;
     }
-    *blocks = cached_blocks > 0 ? cached_blocks : 1;
+    *blocks = c->blocks > 0 ? c->blocks : 1;
     return cudaSuccess;
 }
 

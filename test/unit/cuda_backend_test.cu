@@ -139,6 +139,19 @@ TEST_F(Cuda, KernelMatchesCpuOnRandomSpecs)
     }
 }
 
+TEST_F(Cuda, EveryKernelVariantAtLargeSharedMemory)
+{
+    /* each of the kernel instantiations must get its own shared-memory limit and grid */
+    for (int32_t nbins : {30000, 200, 50000, 1000})
+        for (BucketRule rule : {BucketRule::pg15, BucketRule::pg16})
+            for (bool ascending : {true, false}) {
+                BucketSpec spec{ascending ? -3.0 : 7.0, ascending ? 7.0 : -3.0, nbins, rule};
+                std::vector<double> v = adversarial(spec.lo, spec.hi, nbins, 20000, nbins);
+                ASSERT_EQ(on_gpu_kernel(spec, v, 0, limits), on_cpu(spec, v.data(), v.size()))
+                    << "nbins=" << nbins << " ascending=" << ascending;
+            }
+}
+
 TEST_F(Cuda, SizesAndMisalignedStarts)
 {
     BucketSpec spec{-1, 1, 10, BucketRule::pg15};
