@@ -53,7 +53,11 @@ gh::Status start_cuda()
     if (s != gh::Status::ok) {
         cuda_unusable = true;
         cuda_start_status = s;
+        return s;
     }
+    /* a parallel worker's message reaches the client through the leader */
+    ereport(DEBUG1, (errmsg("gpu_histogram: CUDA started in this backend (pid %d) in %.1f ms", MyProcPid,
+                            gh::gpu_counters().startup_ms)));
     return s;
 }
 

@@ -22,16 +22,16 @@ echo "-- serial, CUDA context already up (the first setup query starts it)"
 python3 sql_timing.py --rounds 5 --warmup 1 --setup "SET jit = off" --setup "SET max_parallel_workers_per_gather = 0" \
     --setup "SET gpu_histogram.device = gpu" --setup "SELECT gpu_histogram(1.0, 0, 1, 1)" \
     "count(x)=SELECT count(x) FROM $t" \
-    "gpu_histogram device=gpu=SET gpu_histogram.device = gpu; SELECT gpu_histogram(x, 0, 1, 256) FROM $t" \
-    "gpu_histogram device=cpu=SET gpu_histogram.device = cpu; SELECT gpu_histogram(x, 0, 1, 256) FROM $t" \
+    "gpu_histogram (gpu)=SET gpu_histogram.device = gpu; SELECT gpu_histogram(x, 0, 1, 256) FROM $t" \
+    "gpu_histogram (cpu)=SET gpu_histogram.device = cpu; SELECT gpu_histogram(x, 0, 1, 256) FROM $t" \
     "GROUP BY width_bucket=SELECT width_bucket(x, 0, 1, 256), count(*) FROM $t GROUP BY 1"
 echo "-- $workers parallel workers; each worker is a fresh process and starts CUDA"
 python3 sql_timing.py --rounds 5 --warmup 1 --setup "SET jit = off" \
     --setup "SET max_parallel_workers_per_gather = $workers" --setup "SET parallel_setup_cost = 0" \
     --setup "SET min_parallel_table_scan_size = 0" --setup "ALTER TABLE $t SET (parallel_workers = $workers)" \
     "count(x)=SELECT count(x) FROM $t" \
-    "gpu_histogram device=gpu=SET gpu_histogram.device = gpu; SELECT gpu_histogram(x, 0, 1, 256) FROM $t" \
-    "gpu_histogram device=cpu=SET gpu_histogram.device = cpu; SELECT gpu_histogram(x, 0, 1, 256) FROM $t" \
+    "gpu_histogram (gpu)=SET gpu_histogram.device = gpu; SELECT gpu_histogram(x, 0, 1, 256) FROM $t" \
+    "gpu_histogram (cpu)=SET gpu_histogram.device = cpu; SELECT gpu_histogram(x, 0, 1, 256) FROM $t" \
     "GROUP BY width_bucket=SELECT width_bucket(x, 0, 1, 256), count(*) FROM $t GROUP BY 1"
 echo "-- CUDA start-up: a fresh session's first device=gpu query against device=cpu"
 for mode in cpu gpu cpu gpu; do
@@ -40,5 +40,12 @@ for mode in cpu gpu cpu gpu; do
          -c "SELECT 'cuda_startup_ms=' || round(cuda_startup_ms::numeric, 1) FROM gpu_histogram_stats()" |
         grep -E "Time|cuda" | tr '\n' ' ' | sed "s/^/fresh session, device=$mode: /"; echo
 done
-psql -X -q -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) SELECT gpu_histogram(x, 0, 1, 256) FROM $t" \
-     -c "SET max_parallel_workers_per_gather = $workers" -c "SET gpu_histogram.device = gpu" | grep -E "Workers|Gather|Aggregate|Execution"
+echo "-- $workers workers, each a fresh process that starts CUDA: their own reports (DEBUG1, relayed"
+echo "-- by the leader), for the session's first and second parallel query"
+psql -X -q -c "SET client_min_messages = debug1" -c "SET max_parallel_workers_per_gather = $workers" \
+     -c "SET gpu_histogram.device = gpu" -c "\\timing on" \
+     -c "SELECT gpu_histogram(x, 0, 1, 256) IS NOT NULL FROM $t" \
+     -c "SELECT gpu_histogram(x, 0, 1, 256) IS NOT NULL FROM $t" 2>&1 | grep -E "CUDA started|Time"
+psql -X -q -c "SET max_parallel_workers_per_gather = $workers" -c "SET gpu_histogram.device = gpu" \
+     -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) SELECT gpu_histogram(x, 0, 1, 256) FROM $t" |
+    grep -E "Workers|Gather|Aggregate|Execution"
