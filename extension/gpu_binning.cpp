@@ -217,6 +217,14 @@ bool gpu_binning_take_chunk(HistogramState *st)
     if (!gpu_mode) {
         if (st->device == NULL && histogram_state_total(st) < gh_batch_size)
             return false;
+        /*
+         * A parallel worker is a fresh process: it would create its own CUDA
+         * context, which took 0.9 to 1.2 s on the H100 when 8 workers did so
+         * at once (test/gpu/RUNS.md), longer than binning its share on the
+         * CPU.  In auto mode workers stay on the CPU; device = 'gpu' forces it.
+         */
+        if (IsParallelWorker() && !gh::gpu_started())
+            return false;
         gh::Status s = start_cuda();
         if (s != gh::Status::ok) {
             ereport(DEBUG1, (errmsg("gpu_histogram: binning on the CPU, the GPU is not usable: %s: %s",

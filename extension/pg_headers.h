@@ -13,6 +13,7 @@ extern "C" {
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "access/parallel.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "catalog/pg_type.h"
