@@ -13,6 +13,8 @@
  */
 #include "cpu_backend.h"
 
+#include <cstring>
+
 #ifdef POSTGRES_H
 static_assert(false, "the engine is PostgreSQL-free: it must not include PostgreSQL headers");
 #endif
@@ -22,25 +24,48 @@ namespace {
 
 constexpr size_t kBlock = 1024;
 
+/*
+ * Skewed or constant input sends run after run of increments to one counter,
+ * each waiting for the last (store-to-load forwarding).  For small bucket
+ * counts the increments rotate over four copies of the counters, summed into
+ * `counts` at the end of the call.
+ */
+constexpr int32_t kCopiesUpTo = 1024; /* nbins + 2 at most this: 16 kB of copies */
+
 template <bool Ascending, BucketRule Rule>
-__attribute__((always_inline)) inline Status bin_loop(const BucketSpec &spec, const double *values, size_t n, int64_t *counts)
+__attribute__((always_inline)) inline Status bin_loop(const BucketSpec &spec, const double *values, size_t n,
+                                                      int64_t *counts)
 {
     const BucketSpec s{spec.lo, spec.hi, spec.nbins, Rule};
     const uint32_t last = static_cast<uint32_t>(spec.nbins) + 1;
+    const bool use_copies = spec.nbins + 2 <= kCopiesUpTo;
+    uint32_t copies[4][kCopiesUpTo];
+    if (use_copies)
+        for (auto &copy : copies)
+            memset(copy, 0, sizeof(uint32_t) * (spec.nbins + 2));
     int32_t bucket[kBlock];
-    for (size_t start = 0; start < n; start += kBlock) {
+    Status status = Status::ok;
+    for (size_t start = 0; start < n && status == Status::ok; start += kBlock) {
         size_t len = n - start < kBlock ? n - start : kBlock;
         const double *v = values + start;
         for (size_t i = 0; i < len; i++)
             bucket[i] = Ascending ? bucket_ascending(v[i], s) : bucket_descending(v[i], s);
         for (size_t i = 0; i < len; i++) {
             uint32_t b = static_cast<uint32_t>(bucket[i]);
-            if (b > last) /* kNaNBucket */
-                return Status::nan_value;
-            counts[b]++;
+            if (b > last) { /* kNaNBucket */
+                status = Status::nan_value;
+                break;
+            }
+            if (use_copies)
+                copies[i & 3][b]++;
+            else
+                counts[b]++;
         }
     }
-    return Status::ok;
+    if (use_copies) /* 32-bit copies: cpu_bin passes at most kMaxPerLoop values */
+        for (uint32_t b = 0; b <= last; b++)
+            counts[b] += static_cast<int64_t>(copies[0][b]) + copies[1][b] + copies[2][b] + copies[3][b];
+    return status;
 }
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -60,14 +85,19 @@ GH_BIN_VARIANT(bin_down_pg15, false, BucketRule::pg15)
 GH_BIN_VARIANT(bin_up_pg16, true, BucketRule::pg16)
 GH_BIN_VARIANT(bin_down_pg16, false, BucketRule::pg16)
 
+constexpr size_t kMaxPerLoop = size_t(1) << 30;
+
 } // namespace
 
 Status cpu_bin(const BucketSpec &spec, const double *values, size_t n, int64_t *counts) noexcept
 {
     bool ascending = spec.lo < spec.hi;
-    if (spec.rule == BucketRule::pg15)
-        return ascending ? bin_up_pg15(spec, values, n, counts) : bin_down_pg15(spec, values, n, counts);
-    return ascending ? bin_up_pg16(spec, values, n, counts) : bin_down_pg16(spec, values, n, counts);
+    auto loop = spec.rule == BucketRule::pg15 ? (ascending ? bin_up_pg15 : bin_down_pg15)
+                                              : (ascending ? bin_up_pg16 : bin_down_pg16);
+    Status s = Status::ok;
+    for (size_t done = 0; done < n && s == Status::ok; done += kMaxPerLoop)
+        s = loop(spec, values + done, n - done < kMaxPerLoop ? n - done : kMaxPerLoop, counts);
+    return s;
 }
 
 const char *status_text(Status s) noexcept
