@@ -105,17 +105,20 @@ void release_gpu_resources(void *arg)
  */
 gh::Status open_device(HistogramState *st)
 {
+    if (st->cleanup == NULL) {
+        /* registered once per state, before anything it must release exists */
+        st->cleanup = static_cast<MemoryContextCallback *>(
+            MemoryContextAllocZero(st->mcxt, sizeof(MemoryContextCallback)));
+        st->cleanup->func = release_gpu_resources;
+        st->cleanup->arg = st;
+        MemoryContextRegisterResetCallback(st->mcxt, st->cleanup);
+    }
     gh::DeviceHistogram *h = NULL;
     gh::Status s = gh::gpu_histogram_open(st->spec, &h);
     if (s != gh::Status::ok)
         return s;
-    MemoryContextCallback *cb = static_cast<MemoryContextCallback *>(
-        MemoryContextAllocZero(st->mcxt, sizeof(MemoryContextCallback)));
-    cb->func = release_gpu_resources;
-    cb->arg = st;
-    st->device = h; /* before registering: the callback must see it */
+    st->device = h;
     gh_active_leases++;
-    MemoryContextRegisterResetCallback(st->mcxt, cb);
     return gh::Status::ok;
 }
 

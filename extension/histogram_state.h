@@ -30,6 +30,7 @@ struct HistogramState {
     gh::PinnedBatch *pinned;        /* the pinned buffer being filled, or NULL */
     gh::DeviceHistogram *device;    /* the group's device counters, or NULL */
     bool gpu_refused;               /* auto mode: no GPU lease for this group */
+    MemoryContextCallback *cleanup; /* releases pinned and device memory with mcxt */
     MemoryContext mcxt;   /* the aggregate context that owns all of the above */
 };
 

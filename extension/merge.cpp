@@ -40,7 +40,7 @@ MergeState *merge_state_create(MemoryContext mcxt, int32 n, const int64 *counts)
 {
     MergeState *st = static_cast<MergeState *>(MemoryContextAlloc(mcxt, sizeof(MergeState)));
     st->n = n;
-    st->counts = static_cast<int64 *>(MemoryContextAlloc(mcxt, sizeof(int64) * static_cast<Size>(n) + 1));
+    st->counts = static_cast<int64 *>(MemoryContextAlloc(mcxt, sizeof(int64) * static_cast<Size>(n)));
     memcpy(st->counts, counts, sizeof(int64) * static_cast<Size>(n));
     return st;
 }
@@ -130,7 +130,7 @@ GH_FUNCTION(gpu_histogram_merge_deserializefn)
     /* the payload after the int32 is not 8-byte aligned: copy, don't cast */
     MergeState *st = static_cast<MergeState *>(palloc(sizeof(MergeState)));
     st->n = n;
-    st->counts = static_cast<int64 *>(palloc(sizeof(int64) * static_cast<Size>(n) + 1));
+    st->counts = static_cast<int64 *>(palloc(sizeof(int64) * static_cast<Size>(n)));
     memcpy(st->counts, VARDATA_ANY(wire) + sizeof(int32), sizeof(int64) * static_cast<Size>(n));
     PG_RETURN_POINTER(st);
 }
