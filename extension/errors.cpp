@@ -3,6 +3,8 @@
  */
 #include "errors.h"
 
+#include "../gpu/gpu_backend.h"
+
 void report_spec_error(gh::SpecError err, const gh::BucketSpec &spec)
 {
     switch (err) {
@@ -61,8 +63,10 @@ void report_engine_status(gh::Status s)
         elog(ERROR, "gpu_histogram: %s", gh::status_text(s));
         break;
     default:
+        /* CUDA failures carry the failing call and CUDA's own text */
         ereport(ERROR, (errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
-                        errmsg("gpu_histogram: %s", gh::status_text(s))));
+                        errmsg("gpu_histogram: %s", gh::status_text(s)),
+                        errdetail("%s", gh::gpu_last_error())));
         break;
     }
 }

@@ -74,16 +74,6 @@ pg_noinline void report_no_gpu(gh::Status s)
                     errhint("Set gpu_histogram.device to 'auto' or 'cpu'.")));
 }
 
-/* Engine failures that are not the user's doing carry the CUDA error text. */
-pg_noinline void report_gpu_status(gh::Status s)
-{
-    if (s == gh::Status::cuda_error || s == gh::Status::no_device)
-        ereport(ERROR, (errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
-                        errmsg("gpu_histogram: %s", gh::status_text(s)),
-                        errdetail("%s", gh::gpu_last_error())));
-    report_engine_status(s);
-}
-
 /* Releases the group's GPU resources: the aggregate context is going away. */
 void release_gpu_resources(void *arg)
 {
@@ -146,7 +136,7 @@ void drain_into_counts(HistogramState *st)
     for (;;) {
         gh::Status s = gh::gpu_histogram_drain(st->device, histogram_state_counts(st), interrupt_pending);
         if (s != gh::Status::interrupted) {
-            report_gpu_status(s);
+            report_engine_status(s);
             return;
         }
         CHECK_FOR_INTERRUPTS();
@@ -172,7 +162,7 @@ void submit_pinned(HistogramState *st, int32 n)
         gh::gpu_batch_release(batch);
         return;
     }
-    report_gpu_status(gh::gpu_histogram_submit(st->device, batch, static_cast<size_t>(n)));
+    report_engine_status(gh::gpu_histogram_submit(st->device, batch, static_cast<size_t>(n)));
 }
 
 /* Starts appending into a fresh pinned buffer, carrying over the CPU chunk. */
@@ -182,7 +172,7 @@ bool continue_in_pinned_memory(HistogramState *st)
     gh::Status s = acquire_batch(&batch);
     if (s == gh::Status::out_of_memory)
         return false;
-    report_gpu_status(s);
+    report_engine_status(s);
     int32 carried = st->chunk_len;
     memcpy(batch->values, st->cpu_chunk, sizeof(double) * carried);
     st->pinned = batch;
@@ -195,9 +185,9 @@ bool continue_in_pinned_memory(HistogramState *st)
 /* device = 'gpu' without a lease: one synchronous round trip for this chunk. */
 void bin_chunk_round_trip(HistogramState *st)
 {
-    report_gpu_status(open_device(st));
+    report_engine_status(open_device(st));
     if (!continue_in_pinned_memory(st))
-        report_gpu_status(gh::Status::out_of_memory);
+        report_engine_status(gh::Status::out_of_memory);
     submit_pinned(st, st->chunk_len);
     drain_into_counts(st);
     close_device(st);
@@ -245,7 +235,7 @@ bool gpu_binning_take_chunk(HistogramState *st)
             st->gpu_refused = true;
             return false;
         }
-        report_gpu_status(s);
+        report_engine_status(s);
     }
     if (st->device != NULL && continue_in_pinned_memory(st))
         return true;
@@ -255,7 +245,7 @@ bool gpu_binning_take_chunk(HistogramState *st)
     }
     if (st->device != NULL) {
         /* no buffer free for a lease holder: bin this chunk through a fresh one */
-        report_gpu_status(gh::Status::out_of_memory);
+        report_engine_status(gh::Status::out_of_memory);
     }
     bin_chunk_round_trip(st);
     return true;
