@@ -10,6 +10,9 @@
  * parameters, hoisted out of the loop.  Each variant is also cloned for AVX2
  * (four divisions per instruction) and picked at load time by the CPU it
  * runs on; the baseline x86-64 clone keeps the library portable.
+ *
+ * The same loop, with another binner, bins the int64 values of time
+ * histograms and the values of threshold histograms.
  */
 #include "cpu_backend.h"
 
@@ -32,24 +35,28 @@ constexpr size_t kBlock = 1024;
  */
 constexpr int32_t kCopiesUpTo = 1024; /* nbins + 2 at most this: 16 kB of copies */
 
-template <bool Ascending, BucketRule Rule>
-__attribute__((always_inline)) inline Status bin_loop(const BucketSpec &spec, const double *values, size_t n,
-                                                      int64_t *counts)
+/*
+ * Adds the bucket of each value, as bucket_of(value) gives it, into counts
+ * (slots counters).  Binners are small function objects inlined here, so
+ * each kind and bound order gets a loop of its own.
+ */
+template <typename T, typename Binner>
+__attribute__((always_inline)) inline Status bin_loop(const Binner &bucket_of, int32_t slots, const T *values,
+                                                      size_t n, int64_t *counts)
 {
-    const BucketSpec s{spec.lo, spec.hi, spec.nbins, Rule};
-    const uint32_t last = static_cast<uint32_t>(spec.nbins) + 1;
-    const bool use_copies = spec.nbins + 2 <= kCopiesUpTo;
+    const uint32_t last = static_cast<uint32_t>(slots) - 1;
+    const bool use_copies = slots <= kCopiesUpTo;
     uint32_t copies[4][kCopiesUpTo];
     if (use_copies)
         for (auto &copy : copies)
-            memset(copy, 0, sizeof(uint32_t) * (spec.nbins + 2));
+            memset(copy, 0, sizeof(uint32_t) * slots);
     int32_t bucket[kBlock];
     Status status = Status::ok;
     for (size_t start = 0; start < n && status == Status::ok; start += kBlock) {
         size_t len = n - start < kBlock ? n - start : kBlock;
-        const double *v = values + start;
+        const T *v = values + start;
         for (size_t i = 0; i < len; i++)
-            bucket[i] = Ascending ? bucket_ascending(v[i], s) : bucket_descending(v[i], s);
+            bucket[i] = bucket_of(v[i]);
         for (size_t i = 0; i < len; i++) {
             uint32_t b = static_cast<uint32_t>(bucket[i]);
             if (b > last) { /* kNaNBucket */
@@ -62,10 +69,26 @@ __attribute__((always_inline)) inline Status bin_loop(const BucketSpec &spec, co
                 counts[b]++;
         }
     }
-    if (use_copies) /* 32-bit copies: cpu_bin passes at most kMaxPerLoop values */
+    if (use_copies) /* 32-bit copies: callers pass at most kMaxPerLoop values */
         for (uint32_t b = 0; b <= last; b++)
             counts[b] += static_cast<int64_t>(copies[0][b]) + copies[1][b] + copies[2][b] + copies[3][b];
     return status;
+}
+
+template <bool Ascending, BucketRule Rule> struct FloatBinner {
+    BucketSpec spec;
+    int32_t operator()(double x) const
+    {
+        return Ascending ? bucket_ascending(x, spec) : bucket_descending(x, spec);
+    }
+};
+
+template <bool Ascending, BucketRule Rule>
+__attribute__((always_inline)) inline Status bin_float(const BucketSpec &spec, const double *values, size_t n,
+                                                       int64_t *counts)
+{
+    const FloatBinner<Ascending, Rule> binner{BucketSpec{spec.lo, spec.hi, spec.nbins, Rule}};
+    return bin_loop(binner, spec.nbins + 2, values, n, counts);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -78,7 +101,7 @@ __attribute__((always_inline)) inline Status bin_loop(const BucketSpec &spec, co
     GH_CPU_CLONES Status name(const BucketSpec &spec, const double *values, size_t n,              \
                               int64_t *counts)                                                     \
     {                                                                                              \
-        return bin_loop<ascending, rule>(spec, values, n, counts);                                 \
+        return bin_float<ascending, rule>(spec, values, n, counts);                                 \
     }
 GH_BIN_VARIANT(bin_up_pg15, true, BucketRule::pg15)
 GH_BIN_VARIANT(bin_down_pg15, false, BucketRule::pg15)
@@ -86,6 +109,20 @@ GH_BIN_VARIANT(bin_up_pg16, true, BucketRule::pg16)
 GH_BIN_VARIANT(bin_down_pg16, false, BucketRule::pg16)
 
 constexpr size_t kMaxPerLoop = size_t(1) << 30;
+
+/* Integer division does not vectorize: a plain loop, without AVX2 clones. */
+Status bin_int64(const Int64Binning &binning, const int64_t *values, size_t n, int64_t *counts)
+{
+    auto binner = [&binning](int64_t x) { return int64_bucket(x, binning); };
+    return bin_loop(binner, binning.nbins + 2, values, n, counts);
+}
+
+/* A binary search per value: a plain loop too. */
+Status bin_thresholds(const ThresholdSpec &spec, const double *values, size_t n, int64_t *counts)
+{
+    auto binner = [&spec](double x) { return threshold_bucket(x, spec.thresholds, spec.count); };
+    return bin_loop(binner, spec.count + 1, values, n, counts);
+}
 
 } // namespace
 
@@ -98,6 +135,36 @@ Status cpu_bin(const BucketSpec &spec, const double *values, size_t n, int64_t *
     for (size_t done = 0; done < n && s == Status::ok; done += kMaxPerLoop)
         s = loop(spec, values + done, n - done < kMaxPerLoop ? n - done : kMaxPerLoop, counts);
     return s;
+}
+
+Status cpu_bin_int64(const Int64Spec &spec, const int64_t *values, size_t n, int64_t *counts) noexcept
+{
+    Int64Binning binning = prepare_int64(spec);
+    Status s = Status::ok;
+    for (size_t done = 0; done < n && s == Status::ok; done += kMaxPerLoop)
+        s = bin_int64(binning, values + done, n - done < kMaxPerLoop ? n - done : kMaxPerLoop, counts);
+    return s;
+}
+
+Status cpu_bin_thresholds(const ThresholdSpec &spec, const double *values, size_t n, int64_t *counts) noexcept
+{
+    Status s = Status::ok;
+    for (size_t done = 0; done < n && s == Status::ok; done += kMaxPerLoop)
+        s = bin_thresholds(spec, values + done, n - done < kMaxPerLoop ? n - done : kMaxPerLoop, counts);
+    return s;
+}
+
+Status cpu_bin_words(const HistogramSpec &spec, const void *values, size_t n, int64_t *counts) noexcept
+{
+    switch (spec.kind) {
+    case SpecKind::float_interval:
+        return cpu_bin(spec.interval, static_cast<const double *>(values), n, counts);
+    case SpecKind::int64_interval:
+        return cpu_bin_int64(spec.int64, static_cast<const int64_t *>(values), n, counts);
+    case SpecKind::thresholds:
+        return cpu_bin_thresholds(spec.thresholds, static_cast<const double *>(values), n, counts);
+    }
+    return Status::internal_error;
 }
 
 const char *status_text(Status s) noexcept

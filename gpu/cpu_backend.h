@@ -1,5 +1,6 @@
 /*
- * cpu_backend.h: bins a batch of doubles on the CPU.
+ * cpu_backend.h: bins a batch of values on the CPU, for every kind of
+ * histogram (histogram_spec.h).
  *
  * The fallback when no GPU is usable, the whole engine in a build without
  * CUDA, and the reference the CUDA backend is tested against.  Plain data in,
@@ -11,7 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "bucket.h"
+#include "histogram_spec.h"
 #include "status.h"
 
 namespace gh {
@@ -22,6 +23,18 @@ namespace gh {
  * counts partly updated, if any value is NaN: the caller raises an error then.
  */
 Status cpu_bin(const BucketSpec &spec, const double *values, size_t n, int64_t *counts) noexcept;
+
+/* The same for a time histogram: counts has spec.nbins + 2 elements.  Never fails. */
+Status cpu_bin_int64(const Int64Spec &spec, const int64_t *values, size_t n, int64_t *counts) noexcept;
+
+/* The same for thresholds: counts has spec.count + 1 elements.  Never fails (NaN has a bin). */
+Status cpu_bin_thresholds(const ThresholdSpec &spec, const double *values, size_t n, int64_t *counts) noexcept;
+
+/*
+ * Any kind, on 8-byte words: doubles for float_interval and thresholds,
+ * int64s for int64_interval; counts has histogram_slots(spec) elements.
+ */
+Status cpu_bin_words(const HistogramSpec &spec, const void *values, size_t n, int64_t *counts) noexcept;
 
 } // namespace gh
 

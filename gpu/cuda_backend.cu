@@ -42,9 +42,9 @@ struct PoolBuffer : PinnedBatch {
 };
 
 struct DeviceHistogram {
-    BucketSpec spec;
-    unsigned long long *counts; /* nbins + 2 on the device */
-    int *nan_flag;              /* on the device */
+    HistogramSpec spec;         /* for thresholds, spec.thresholds points at the device copy */
+    unsigned long long *counts; /* histogram_slots(spec) on the device */
+    int *nan_flag;              /* on the device, after the counts */
     cudaEvent_t drained;
 };
 
@@ -245,7 +245,11 @@ Status start()
     return Status::ok;
 }
 
-Status open(const BucketSpec &spec, DeviceHistogram **out)
+/*
+ * One allocation per group: the counters, the NaN flag (padded to 8 bytes)
+ * and, for thresholds, their device copy, which the kernels read.
+ */
+Status open(const HistogramSpec &spec, DeviceHistogram **out)
 {
     if (!g.started)
         return Status::no_device;
@@ -253,12 +257,20 @@ Status open(const BucketSpec &spec, DeviceHistogram **out)
     if (h == nullptr)
         return Status::out_of_memory;
     h->spec = spec;
-    size_t bytes = sizeof(unsigned long long) * (static_cast<size_t>(spec.nbins) + 2);
-    cudaError_t err = cudaMallocAsync(reinterpret_cast<void **>(&h->counts), bytes + sizeof(int), g.stream);
+    size_t bytes = sizeof(unsigned long long) * static_cast<size_t>(histogram_slots(spec));
+    size_t table = spec.kind == SpecKind::thresholds ? sizeof(double) * static_cast<size_t>(spec.thresholds.count) : 0;
+    cudaError_t err = cudaMallocAsync(reinterpret_cast<void **>(&h->counts), bytes + 8 + table, g.stream);
     if (check(err, "cudaMallocAsync")) {
-        h->nan_flag = reinterpret_cast<int *>(reinterpret_cast<char *>(h->counts) + bytes);
+        char *base = reinterpret_cast<char *>(h->counts);
+        h->nan_flag = reinterpret_cast<int *>(base + bytes);
         err = cudaMemsetAsync(h->counts, 0, bytes + sizeof(int), g.stream);
-        if (check(err, "cudaMemsetAsync")) {
+        if (check(err, "cudaMemsetAsync") && table > 0) {
+            /* from pageable memory: returns once the source has been read */
+            err = cudaMemcpyAsync(base + bytes + 8, spec.thresholds.thresholds, table, cudaMemcpyHostToDevice,
+                                  g.stream);
+            h->spec.thresholds.thresholds = reinterpret_cast<const double *>(base + bytes + 8);
+        }
+        if (check(err, table > 0 ? "cudaMemcpyAsync" : "cudaMemsetAsync")) {
             err = cudaEventCreateWithFlags(&h->drained, cudaEventDisableTiming);
             if (check(err, "cudaEventCreate")) {
                 *out = h;
@@ -269,6 +281,23 @@ Status open(const BucketSpec &spec, DeviceHistogram **out)
     }
     delete h;
     return status_of(err);
+}
+
+/* The kernel for the histogram's kind, over n 8-byte values at `device`. */
+cudaError_t bin_batch(const DeviceHistogram *h, const double *device, size_t n)
+{
+    const HistogramSpec &spec = h->spec;
+    switch (spec.kind) {
+    case SpecKind::float_interval:
+        return bin_on_device(device, n, spec.interval, h->counts, h->nan_flag, g.limits, g.stream);
+    case SpecKind::int64_interval:
+        return bin_int64_on_device(reinterpret_cast<const int64_t *>(device), n, spec.int64, h->counts,
+                                   h->nan_flag, g.limits, g.stream);
+    case SpecKind::thresholds:
+        return bin_thresholds_on_device(device, n, spec.thresholds.thresholds, spec.thresholds.count, h->counts,
+                                        h->nan_flag, g.limits, g.stream);
+    }
+    return cudaErrorInvalidValue;
 }
 
 Status submit(DeviceHistogram *h, PoolBuffer *b, size_t n)
@@ -284,7 +313,7 @@ Status submit(DeviceHistogram *h, PoolBuffer *b, size_t n)
     GH_CUDA(cudaMemcpyAsync(b->device, b->values, n * sizeof(double), cudaMemcpyHostToDevice, g.copy_stream));
     GH_CUDA(cudaEventRecord(b->copied, g.copy_stream));
     GH_CUDA(cudaStreamWaitEvent(g.stream, b->copied, 0));
-    GH_CUDA(bin_on_device(b->device, n, h->spec, h->counts, h->nan_flag, g.limits, g.stream));
+    GH_CUDA(bin_batch(h, b->device, n));
     GH_CUDA(cudaEventRecord(b->done, g.stream));
     b->in_flight = true;
     g.counters.values_binned += static_cast<int64_t>(n);
@@ -298,7 +327,7 @@ Status drain(DeviceHistogram *h, int64_t *counts, InterruptCheck interrupted)
     Status s = wait_for(h->drained, interrupted);
     if (s != Status::ok)
         return s;
-    size_t n = static_cast<size_t>(h->spec.nbins) + 2;
+    size_t n = static_cast<size_t>(histogram_slots(h->spec));
     std::vector<unsigned long long> host(n);
     int nan_flag = 0;
     GH_CUDA(cudaMemcpyAsync(host.data(), h->counts, n * sizeof(unsigned long long), cudaMemcpyDeviceToHost,
@@ -389,7 +418,7 @@ void gpu_batch_release(PinnedBatch *batch) noexcept
         static_cast<PoolBuffer *>(batch)->held = false;
 }
 
-Status gpu_histogram_open(const BucketSpec &spec, DeviceHistogram **out) noexcept
+Status gpu_histogram_open(const HistogramSpec &spec, DeviceHistogram **out) noexcept
 {
     *out = nullptr;
     GH_ENTRY(return open(spec, out);)

@@ -12,9 +12,16 @@
  *
  * The bucket of each value is the shared width_bucket() of bucket.h, whose
  * device arithmetic uses explicitly rounded intrinsics; the file is also
- * compiled with --fmad=false.
+ * compiled with --fmad=false.  The same two kernels bin the other kinds of
+ * histogram through another binner: int64 values of time histograms
+ * (time_bucket.h), and thresholds (threshold_bucket.h), whose binary search
+ * reads the thresholds from shared memory, copied there by each block, when
+ * they fit in it (about 28,000 on an H100) and from global memory else.
  */
 #include "cuda_kernels.cuh"
+
+#include "threshold_bucket.h"
+#include "time_bucket.h"
 
 #ifdef POSTGRES_H
 static_assert(false, "the engine is PostgreSQL-free: it must not include PostgreSQL headers");
@@ -27,11 +34,61 @@ constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 constexpr int kUnroll = 4; /* 16-byte loads in flight per thread */
 
-template <bool Ascending, BucketRule Rule>
-__device__ __forceinline__ int32_t bucket_of(double x, double lo, double hi, int32_t nbins)
+/*
+ * Binners: what a kernel needs to know to bin one value, one kind of
+ * histogram each (histogram_spec.h), passed to the kernel by value.  A
+ * binner may keep a table in shared memory (table_bytes() at the start of
+ * the block's dynamic shared memory): attach() copies it there, and the
+ * kernel synchronises before the first value is binned.
+ */
+template <bool Ascending, BucketRule Rule> struct FloatBinner {
+    double lo, hi;
+    int32_t nbins;
+    __host__ __device__ int32_t slots() const { return nbins + 2; }
+    __host__ __device__ size_t table_bytes() const { return 0; }
+    void in_shared_memory(bool) {}
+    __device__ void attach(unsigned char *) {}
+    __device__ int32_t operator()(double x) const
+    {
+        BucketSpec s{lo, hi, nbins, Rule};
+        return Ascending ? bucket_ascending(x, s) : bucket_descending(x, s);
+    }
+};
+
+struct Int64Binner {
+    Int64Binning binning;
+    __host__ __device__ int32_t slots() const { return binning.nbins + 2; }
+    __host__ __device__ size_t table_bytes() const { return 0; }
+    void in_shared_memory(bool) {}
+    __device__ void attach(unsigned char *) {}
+    __device__ int32_t operator()(int64_t x) const { return int64_bucket(x, binning); }
+};
+
+/* The binary search reads the thresholds from shared memory when they fit, else from global memory. */
+struct ThresholdBinner {
+    const double *thresholds;
+    int32_t count;
+    bool in_shared;
+    __host__ __device__ int32_t slots() const { return count + 1; }
+    __host__ __device__ size_t table_bytes() const { return in_shared ? sizeof(double) * static_cast<size_t>(count) : 0; }
+    void in_shared_memory(bool yes) { in_shared = yes; }
+    __device__ void attach(unsigned char *smem)
+    {
+        if (!in_shared)
+            return;
+        double *table = reinterpret_cast<double *>(smem);
+        for (int32_t i = threadIdx.x; i < count; i += blockDim.x)
+            table[i] = __ldg(thresholds + i);
+        thresholds = table;
+    }
+    __device__ int32_t operator()(double x) const { return threshold_bucket(x, thresholds, count); }
+};
+
+/* The block's dynamic shared memory, one declaration for every kernel. */
+__device__ __forceinline__ unsigned char *dynamic_shared()
 {
-    BucketSpec s{lo, hi, nbins, Rule};
-    return Ascending ? bucket_ascending(x, s) : bucket_descending(x, s);
+    extern __shared__ __align__(16) unsigned char gh_dynamic_shared[];
+    return gh_dynamic_shared;
 }
 
 /* 16 bytes of samples, as one vector load. */
@@ -98,18 +155,26 @@ __device__ __forceinline__ void for_each_value(const T *values, size_t n, Count 
  * once per byte value at the end instead of once per sample).
  */
 template <typename T>
-__host__ __device__ constexpr int shared_slots(int32_t nbins)
+__host__ __device__ constexpr int shared_slots(int32_t slots)
 {
-    return sizeof(T) == 1 ? 256 : nbins + 2;
+    return sizeof(T) == 1 ? 256 : slots;
 }
 
-template <typename T, bool Ascending, BucketRule Rule>
-__global__ void __launch_bounds__(kThreads)
-    histogram_shared(const T *__restrict__ values, size_t n, double lo, double hi, int32_t nbins,
-                     int copies, unsigned long long *__restrict__ counts, int *__restrict__ nan_flag)
+/* The table comes first in shared memory, then the counters, 16-byte aligned. */
+inline size_t table_space(size_t table_bytes)
 {
-    extern __shared__ unsigned int block_counts[];
-    const int slots = shared_slots<T>(nbins);
+    return (table_bytes + 15) / 16 * 16;
+}
+
+template <typename T, typename Binner>
+__global__ void __launch_bounds__(kThreads)
+    histogram_shared(const T *__restrict__ values, size_t n, Binner binner, int copies,
+                     unsigned long long *__restrict__ counts, int *__restrict__ nan_flag)
+{
+    unsigned int *block_counts =
+        reinterpret_cast<unsigned int *>(dynamic_shared() + (binner.table_bytes() + 15) / 16 * 16);
+    binner.attach(dynamic_shared());
+    const int slots = shared_slots<T>(binner.slots());
     const int stride = slots | 1; /* odd: the copies start in different banks */
     for (int i = threadIdx.x; i < copies * stride; i += blockDim.x)
         block_counts[i] = 0;
@@ -121,7 +186,7 @@ __global__ void __launch_bounds__(kThreads)
         for_each_value(values, n, [&](T x) { atomicAdd(&mine[x], 1u); });
     } else {
         for_each_value(values, n, [&](T x) {
-            int32_t b = bucket_of<Ascending, Rule>(static_cast<double>(x), lo, hi, nbins);
+            int32_t b = binner(x);
             if (b < 0)
                 saw_nan = true;
             else
@@ -137,19 +202,21 @@ __global__ void __launch_bounds__(kThreads)
             sum += block_counts[c * stride + slot];
         if (sum == 0)
             continue;
-        int32_t b = sizeof(T) == 1 ? bucket_of<Ascending, Rule>(static_cast<double>(slot), lo, hi, nbins) : slot;
+        int32_t b = sizeof(T) == 1 ? binner(static_cast<double>(slot)) : slot;
         atomicAdd(&counts[b], static_cast<unsigned long long>(sum));
     }
 }
 
-template <typename T, bool Ascending, BucketRule Rule>
+template <typename T, typename Binner>
 __global__ void __launch_bounds__(kThreads)
-    histogram_global(const T *__restrict__ values, size_t n, double lo, double hi, int32_t nbins,
+    histogram_global(const T *__restrict__ values, size_t n, Binner binner,
                      unsigned long long *__restrict__ counts, int *__restrict__ nan_flag)
 {
+    binner.attach(dynamic_shared());
+    __syncthreads();
     bool saw_nan = false;
     for_each_value(values, n, [&](T x) {
-        int32_t b = bucket_of<Ascending, Rule>(static_cast<double>(x), lo, hi, nbins);
+        int32_t b = binner(x);
         if (b < 0) {
             saw_nan = true;
             return;
@@ -169,18 +236,21 @@ __global__ void __launch_bounds__(kThreads)
         *nan_flag = 1;
 }
 
+/* Shared memory for a block: the binner's table, then `copies` copies of the counters. */
 template <typename T>
-size_t shared_bytes(int32_t nbins, int copies)
+size_t shared_bytes(int32_t slots, int copies, size_t table_bytes = 0)
 {
-    return sizeof(unsigned int) * static_cast<size_t>(copies) * (shared_slots<T>(nbins) | 1);
+    return table_space(table_bytes) +
+           sizeof(unsigned int) * static_cast<size_t>(copies) * (shared_slots<T>(slots) | 1);
 }
 
 /* Copies of the counters per block: up to one per warp, within a quarter of the SM's shared memory. */
 template <typename T>
-int shared_copies(int32_t nbins, const KernelLimits &limits)
+int shared_copies(int32_t slots, size_t table_bytes, const KernelLimits &limits)
 {
     int copies = kWarps;
-    while (copies > 1 && shared_bytes<T>(nbins, copies) > static_cast<size_t>(limits.max_shared_per_sm) / 4)
+    while (copies > 1 &&
+           shared_bytes<T>(slots, copies, table_bytes) > static_cast<size_t>(limits.max_shared_per_sm) / 4)
         copies /= 2;
     return copies;
 }
@@ -232,9 +302,9 @@ cudaError_t resident_blocks(Kernel kernel, size_t smem, int *blocks)
     return cudaSuccess;
 }
 
-template <typename T, bool Ascending, BucketRule Rule>
-cudaError_t launch(const T *values, size_t n, const BucketSpec &spec, unsigned long long *counts,
-                   int *nan_flag, const KernelLimits &limits, cudaStream_t stream)
+template <typename T, typename Binner>
+cudaError_t launch(const T *values, size_t n, Binner binner, unsigned long long *counts, int *nan_flag,
+                   const KernelLimits &limits, cudaStream_t stream)
 {
     /* enough blocks to fill the device, but no more than the data needs */
     size_t per_block = static_cast<size_t>(kThreads) * kUnroll * Vec16<T>::kCount;
@@ -243,23 +313,27 @@ cudaError_t launch(const T *values, size_t n, const BucketSpec &spec, unsigned l
         wanted = 1;
     int blocks_per_sm = 0;
     cudaError_t err;
-    if (shared_bytes<T>(spec.nbins, 1) <= static_cast<size_t>(limits.max_shared_per_block)) {
-        int copies = shared_copies<T>(spec.nbins, limits);
-        size_t smem = shared_bytes<T>(spec.nbins, copies);
-        auto kernel = histogram_shared<T, Ascending, Rule>;
+    const size_t max_shared = static_cast<size_t>(limits.max_shared_per_block);
+    if (shared_bytes<T>(binner.slots(), 1, binner.table_bytes()) <= max_shared) {
+        int copies = shared_copies<T>(binner.slots(), binner.table_bytes(), limits);
+        size_t smem = shared_bytes<T>(binner.slots(), copies, binner.table_bytes());
+        auto kernel = histogram_shared<T, Binner>;
         if ((err = resident_blocks(kernel, smem, &blocks_per_sm)) != cudaSuccess)
             return err;
         size_t full = static_cast<size_t>(limits.multiprocessors) * blocks_per_sm;
         unsigned grid = static_cast<unsigned>(wanted < full ? wanted : full);
-        kernel<<<grid, kThreads, smem, stream>>>(values, n, spec.lo, spec.hi, spec.nbins, copies, counts,
-                                                 nan_flag);
+        kernel<<<grid, kThreads, smem, stream>>>(values, n, binner, copies, counts, nan_flag);
     } else {
-        auto kernel = histogram_global<T, Ascending, Rule>;
-        if ((err = resident_blocks(kernel, 0, &blocks_per_sm)) != cudaSuccess)
+        /* counters in global memory; a table stays in shared memory if it fits alone */
+        size_t smem = binner.table_bytes() <= max_shared ? binner.table_bytes() : 0;
+        if (smem == 0)
+            binner.in_shared_memory(false);
+        auto kernel = histogram_global<T, Binner>;
+        if ((err = resident_blocks(kernel, smem, &blocks_per_sm)) != cudaSuccess)
             return err;
         size_t full = static_cast<size_t>(limits.multiprocessors) * blocks_per_sm;
         unsigned grid = static_cast<unsigned>(wanted < full ? wanted : full);
-        kernel<<<grid, kThreads, 0, stream>>>(values, n, spec.lo, spec.hi, spec.nbins, counts, nan_flag);
+        kernel<<<grid, kThreads, smem, stream>>>(values, n, binner, counts, nan_flag);
     }
     return cudaGetLastError();
 }
@@ -280,7 +354,12 @@ cudaError_t describe_device(int device, KernelLimits *limits)
 
 bool uses_shared_memory(int32_t nbins, const KernelLimits &limits)
 {
-    return shared_bytes<double>(nbins, 1) <= static_cast<size_t>(limits.max_shared_per_block);
+    return shared_bytes<double>(nbins + 2, 1) <= static_cast<size_t>(limits.max_shared_per_block);
+}
+
+bool thresholds_in_shared_memory(int32_t count, const KernelLimits &limits)
+{
+    return sizeof(double) * static_cast<size_t>(count) <= static_cast<size_t>(limits.max_shared_per_block);
 }
 
 template <typename T>
@@ -289,10 +368,27 @@ cudaError_t bin_on_device(const T *values, size_t n, const BucketSpec &spec, uns
 {
     bool ascending = spec.lo < spec.hi;
     if (spec.rule == BucketRule::pg15)
-        return ascending ? launch<T, true, BucketRule::pg15>(values, n, spec, counts, nan_flag, limits, stream)
-                         : launch<T, false, BucketRule::pg15>(values, n, spec, counts, nan_flag, limits, stream);
-    return ascending ? launch<T, true, BucketRule::pg16>(values, n, spec, counts, nan_flag, limits, stream)
-                     : launch<T, false, BucketRule::pg16>(values, n, spec, counts, nan_flag, limits, stream);
+        return ascending ? launch(values, n, FloatBinner<true, BucketRule::pg15>{spec.lo, spec.hi, spec.nbins},
+                                  counts, nan_flag, limits, stream)
+                         : launch(values, n, FloatBinner<false, BucketRule::pg15>{spec.lo, spec.hi, spec.nbins},
+                                  counts, nan_flag, limits, stream);
+    return ascending ? launch(values, n, FloatBinner<true, BucketRule::pg16>{spec.lo, spec.hi, spec.nbins}, counts,
+                              nan_flag, limits, stream)
+                     : launch(values, n, FloatBinner<false, BucketRule::pg16>{spec.lo, spec.hi, spec.nbins}, counts,
+                              nan_flag, limits, stream);
+}
+
+cudaError_t bin_int64_on_device(const int64_t *values, size_t n, const Int64Spec &spec, unsigned long long *counts,
+                                int *nan_flag, const KernelLimits &limits, cudaStream_t stream)
+{
+    return launch(values, n, Int64Binner{prepare_int64(spec)}, counts, nan_flag, limits, stream);
+}
+
+cudaError_t bin_thresholds_on_device(const double *values, size_t n, const double *device_thresholds, int32_t count,
+                                     unsigned long long *counts, int *nan_flag, const KernelLimits &limits,
+                                     cudaStream_t stream)
+{
+    return launch(values, n, ThresholdBinner{device_thresholds, count, true}, counts, nan_flag, limits, stream);
 }
 
 template cudaError_t bin_on_device<double>(const double *, size_t, const BucketSpec &, unsigned long long *,

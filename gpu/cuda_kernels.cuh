@@ -14,7 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "bucket.h"
+#include "histogram_spec.h"
 
 namespace gh {
 
@@ -41,8 +41,23 @@ template <typename T>
 cudaError_t bin_on_device(const T *values, size_t n, const BucketSpec &spec, unsigned long long *counts,
                           int *nan_flag, const KernelLimits &limits, cudaStream_t stream);
 
+/* The same for a time histogram's int64 values; the nan flag is never set. */
+cudaError_t bin_int64_on_device(const int64_t *values, size_t n, const Int64Spec &spec, unsigned long long *counts,
+                                int *nan_flag, const KernelLimits &limits, cudaStream_t stream);
+
+/*
+ * The same for thresholds: counts[0 .. count] (count + 1 bins), the count
+ * thresholds in device memory.  A NaN value has a bin: the flag is never set.
+ */
+cudaError_t bin_thresholds_on_device(const double *values, size_t n, const double *device_thresholds, int32_t count,
+                                     unsigned long long *counts, int *nan_flag, const KernelLimits &limits,
+                                     cudaStream_t stream);
+
 /* Whether bin_on_device counts float8 samples in shared memory for nbins (1-byte samples always do). */
 bool uses_shared_memory(int32_t nbins, const KernelLimits &limits);
+
+/* Whether the threshold kernels search `count` thresholds in shared memory (else in global memory). */
+bool thresholds_in_shared_memory(int32_t count, const KernelLimits &limits);
 
 } // namespace gh
 

@@ -19,7 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "bucket.h"
+#include "histogram_spec.h"
 #include "status.h"
 
 namespace gh {
@@ -58,7 +58,10 @@ size_t gpu_free_device_memory() noexcept;
 /* Testing only: the calls-th CUDA call from now on fails as if CUDA had (0: never). */
 void gpu_fail_after(long calls) noexcept;
 
-/* A page-locked host buffer of `capacity` doubles from the pool. */
+/*
+ * A page-locked host buffer of `capacity` 8-byte values from the pool:
+ * doubles, or int64s written into them byte for byte for a time histogram.
+ */
 struct PinnedBatch {
     double *values;
     size_t capacity;
@@ -76,19 +79,27 @@ void gpu_batch_release(PinnedBatch *batch) noexcept;
 
 struct DeviceHistogram;
 
-/* Zeroed device counters for one group's nbins + 2 buckets. */
-Status gpu_histogram_open(const BucketSpec &spec, DeviceHistogram **out) noexcept;
+/*
+ * Zeroed device counters for one group's histogram_slots(spec) buckets; for
+ * thresholds, also a device copy of them (the caller's may go after this).
+ */
+Status gpu_histogram_open(const HistogramSpec &spec, DeviceHistogram **out) noexcept;
+
+inline Status gpu_histogram_open(const BucketSpec &spec, DeviceHistogram **out) noexcept
+{
+    return gpu_histogram_open(float_histogram(spec), out);
+}
 
 /*
  * Queues a copy of batch->values[0 .. n) to the device and a kernel that bins
- * it, and returns at once; the buffer goes back to the pool when the GPU is
+ * it (8-byte words: int64s for an int64_interval spec, doubles else), and returns at once; the buffer goes back to the pool when the GPU is
  * done with it.  The batch is the backend's from then on, even on failure.
  */
 Status gpu_histogram_submit(DeviceHistogram *h, PinnedBatch *batch, size_t n) noexcept;
 
 /*
  * Waits for the submitted work, adds the device counters into counts[0 ..
- * nbins + 1] and zeroes them on the device.  Status::nan_value if any binned
+ * histogram_slots(spec)) and zeroes them on the device.  Status::nan_value if any binned
  * value was NaN.
  */
 Status gpu_histogram_drain(DeviceHistogram *h, int64_t *counts, InterruptCheck interrupted) noexcept;

@@ -25,7 +25,7 @@ Status gpu_batch_acquire(size_t, size_t, InterruptCheck, PinnedBatch **out) noex
     return Status::not_built;
 }
 void gpu_batch_release(PinnedBatch *) noexcept {}
-Status gpu_histogram_open(const BucketSpec &, DeviceHistogram **out) noexcept
+Status gpu_histogram_open(const HistogramSpec &, DeviceHistogram **out) noexcept
 {
     *out = nullptr;
     return Status::not_built;
