@@ -5,7 +5,10 @@
  * sizes 0, 1 and odd tails, misaligned starts, constant input, 1 and
  * 10,000,000 buckets, both bound orders and both PostgreSQL rules; the
  * pinned-batch pipeline through the public interface; NaN, pool exhaustion
- * and injected CUDA failures.  Skips, with a message, where there is no GPU.
+ * and injected CUDA failures.  Time histograms (int64 values, PostgreSQL's
+ * numeric rounding at the edges) and thresholds (in shared and in global
+ * memory, sorted and unsorted, up to 100,000) against the CPU loops too.
+ * Skips, with a message, where there is no GPU.
  */
 #include <gtest/gtest.h>
 
@@ -273,4 +276,225 @@ TEST_F(Cuda, InjectedFailureIsReportedAndRecovered)
     ASSERT_EQ(on_gpu_pipeline(spec, v, 16384, &counts), Status::ok);
     EXPECT_EQ(counts, on_cpu(spec, v.data(), v.size()));
     EXPECT_EQ(gh::gpu_free_device_memory(), free_before);
+}
+
+/* ---- time histograms (int64 values) and thresholds ---- */
+
+namespace {
+
+/* Random int64s around the spec, and values whose quotient lies just below a bucket edge. */
+std::vector<int64_t> int64_values(const gh::Int64Spec &s, size_t random_count, uint64_t seed)
+{
+    std::mt19937_64 rng(seed);
+    bool up = s.lo < s.hi;
+    gh::u128 range = up ? uint64_t(s.hi) - uint64_t(s.lo) : uint64_t(s.lo) - uint64_t(s.hi);
+    std::vector<int64_t> v = {s.lo, s.hi, INT64_MIN, INT64_MAX, 0};
+    for (int i = 0; i < 5000; i++) {
+        uint64_t k = 1 + rng() % uint64_t(s.nbins);
+        gh::u128 e = (gh::u128(k) * range + s.nbins - 1) / uint64_t(s.nbins);
+        for (uint64_t j : {0, 1, 2, 3}) {
+            uint64_t d = uint64_t(e - (e >= j ? j : 0));
+            v.push_back(up ? int64_t(uint64_t(s.lo) + d) : int64_t(uint64_t(s.lo) - d));
+        }
+    }
+    uint64_t lo = uint64_t(std::min(s.lo, s.hi)), width = uint64_t(range);
+    for (size_t i = 0; i < random_count; i++)
+        v.push_back(int64_t(lo - width / 8 + (width / 4 * 5 > 0 ? rng() % (width / 4 * 5 + 1) : 0)));
+    std::shuffle(v.begin(), v.end(), rng);
+    return v;
+}
+
+std::vector<int64_t> int64_on_cpu(const gh::Int64Spec &s, const std::vector<int64_t> &v)
+{
+    std::vector<int64_t> counts(s.nbins + 2, 0);
+    EXPECT_EQ(gh::cpu_bin_int64(s, v.data(), v.size(), counts.data()), Status::ok);
+    return counts;
+}
+
+template <typename T, typename Launch>
+std::vector<int64_t> kernel_counts(const std::vector<T> &v, size_t skip, size_t slots, Launch launch)
+{
+    T *d_values = nullptr;
+    unsigned long long *d_counts = nullptr;
+    int *d_nan = nullptr;
+    EXPECT_EQ(cudaMalloc(&d_values, sizeof(T) * (v.size() + 1)), cudaSuccess);
+    EXPECT_EQ(cudaMalloc(&d_counts, sizeof(unsigned long long) * slots), cudaSuccess);
+    EXPECT_EQ(cudaMalloc(&d_nan, sizeof(int)), cudaSuccess);
+    if (!v.empty())
+        EXPECT_EQ(cudaMemcpy(d_values, v.data(), sizeof(T) * v.size(), cudaMemcpyHostToDevice), cudaSuccess);
+    EXPECT_EQ(cudaMemset(d_counts, 0, sizeof(unsigned long long) * slots), cudaSuccess);
+    EXPECT_EQ(cudaMemset(d_nan, 0, sizeof(int)), cudaSuccess);
+    EXPECT_EQ(launch(d_values + skip, v.size() - skip, d_counts, d_nan), cudaSuccess);
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    std::vector<unsigned long long> host(slots);
+    EXPECT_EQ(cudaMemcpy(host.data(), d_counts, sizeof(unsigned long long) * slots, cudaMemcpyDeviceToHost),
+              cudaSuccess);
+    int nan = 0;
+    EXPECT_EQ(cudaMemcpy(&nan, d_nan, sizeof(int), cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(nan, 0); /* neither kind has a NaN error */
+    cudaFree(d_values);
+    cudaFree(d_counts);
+    cudaFree(d_nan);
+    return std::vector<int64_t>(host.begin(), host.end());
+}
+
+std::vector<int64_t> int64_on_gpu(const gh::Int64Spec &s, const std::vector<int64_t> &v, size_t skip,
+                                  const gh::KernelLimits &limits)
+{
+    return kernel_counts(v, skip, s.nbins + 2, [&](const int64_t *d, size_t n, unsigned long long *c, int *nan) {
+        return gh::bin_int64_on_device(d, n, s, c, nan, limits, nullptr);
+    });
+}
+
+std::vector<double> threshold_values(const std::vector<double> &t, size_t random_count, uint64_t seed)
+{
+    std::mt19937_64 rng(seed);
+    std::vector<double> v = {NAN, INFINITY, -INFINITY, 0.0, -0.0, DBL_MAX, -DBL_MAX};
+    for (double e : t) {
+        v.push_back(e);
+        v.push_back(std::nextafter(e, -INFINITY));
+        v.push_back(std::nextafter(e, INFINITY));
+    }
+    std::uniform_real_distribution<double> d(-1100, 1100);
+    for (size_t i = 0; i < random_count; i++)
+        v.push_back(i % 2 ? d(rng) : std::floor(d(rng)));
+    std::shuffle(v.begin(), v.end(), rng);
+    return v;
+}
+
+std::vector<int64_t> thresholds_on_cpu(const std::vector<double> &t, const double *v, size_t n)
+{
+    std::vector<int64_t> counts(t.size() + 1, 0);
+    EXPECT_EQ(gh::cpu_bin_thresholds(gh::ThresholdSpec{t.data(), int32_t(t.size())}, v, n, counts.data()),
+              Status::ok);
+    return counts;
+}
+
+std::vector<int64_t> thresholds_on_gpu(const std::vector<double> &t, const std::vector<double> &v, size_t skip,
+                                       const gh::KernelLimits &limits)
+{
+    double *d_t = nullptr;
+    EXPECT_EQ(cudaMalloc(&d_t, sizeof(double) * (t.size() + 1)), cudaSuccess);
+    if (!t.empty())
+        EXPECT_EQ(cudaMemcpy(d_t, t.data(), sizeof(double) * t.size(), cudaMemcpyHostToDevice), cudaSuccess);
+    std::vector<int64_t> counts =
+        kernel_counts(v, skip, t.size() + 1, [&](const double *d, size_t n, unsigned long long *c, int *nan) {
+            return gh::bin_thresholds_on_device(d, n, d_t, int32_t(t.size()), c, nan, limits, nullptr);
+        });
+    cudaFree(d_t);
+    return counts;
+}
+
+/* The pipeline through gpu_backend.h for any kind: 8-byte words in pinned batches. */
+template <typename T>
+Status words_on_gpu_pipeline(const gh::HistogramSpec &spec, const std::vector<T> &v, size_t batch,
+                             std::vector<int64_t> *counts)
+{
+    counts->assign(gh::histogram_slots(spec), 0);
+    gh::DeviceHistogram *h = nullptr;
+    Status s = gh::gpu_histogram_open(spec, &h);
+    if (s != Status::ok)
+        return s;
+    for (size_t start = 0; start < v.size() && s == Status::ok; start += batch) {
+        size_t n = std::min(batch, v.size() - start);
+        gh::PinnedBatch *b = nullptr;
+        s = gh::gpu_batch_acquire(batch, 4 * batch * sizeof(double), nullptr, &b);
+        if (s != Status::ok)
+            break;
+        std::memcpy(b->values, v.data() + start, n * sizeof(T));
+        s = gh::gpu_histogram_submit(h, b, n);
+    }
+    if (s == Status::ok)
+        s = gh::gpu_histogram_drain(h, counts->data(), nullptr);
+    gh::gpu_histogram_close(h);
+    return s;
+}
+
+} // namespace
+
+TEST_F(Cuda, TimeKernelMatchesCpu)
+{
+    const int64_t day = 86400000000LL;
+    const gh::Int64Spec specs[] = {
+        {0, day, 1440},                                     /* minutes of a day */
+        {day, 0, 1440},                                     /* the same, bounds reversed */
+        {-211813488000000000LL, 9223371331200000000LL, 7},  /* the whole timestamp range */
+        {0, 100000000000000003LL, 20000},                   /* numeric's rounding decides */
+        {1000000000000000000LL, -999999999999999983LL, 12345},
+        {5, 2000000000006LL, 99999},                        /* counters in global memory */
+        {0, 365 * day, gh::kMaxBins},
+        {-3, 4, 1},
+        {730000, 740000, 10000},                            /* day numbers of dates */
+    };
+    for (const gh::Int64Spec &s : specs) {
+        std::vector<int64_t> v = int64_values(s, 300000, uint64_t(s.nbins));
+        for (size_t skip : {0ul, 1ul}) {
+            std::vector<int64_t> rest(v.begin() + skip, v.end());
+            ASSERT_EQ(int64_on_gpu(s, v, skip, limits), int64_on_cpu(s, rest))
+                << "lo=" << s.lo << " hi=" << s.hi << " nbins=" << s.nbins << " skip=" << skip;
+        }
+    }
+}
+
+TEST_F(Cuda, TimeKernelOnConstantInputAndOddSizes)
+{
+    gh::Int64Spec s{0, 86400000000LL, 1440};
+    std::vector<int64_t> constant(2000001, 43200000000LL);
+    ASSERT_EQ(int64_on_gpu(s, constant, 0, limits), int64_on_cpu(s, constant));
+    for (size_t n : {0ul, 1ul, 3ul, 257ul, 100003ul}) {
+        std::vector<int64_t> v = int64_values(s, n, n);
+        v.resize(n);
+        ASSERT_EQ(int64_on_gpu(s, v, 0, limits), int64_on_cpu(s, v)) << n;
+    }
+}
+
+TEST_F(Cuda, ThresholdKernelMatchesCpuInSharedAndGlobalMemory)
+{
+    std::mt19937_64 rng(17);
+    for (int32_t n : {0, 1, 7, 1000, 20000, 28000, 30000, 50000, 100000}) {
+        std::vector<double> t(n);
+        std::uniform_real_distribution<double> d(-1000, 1000);
+        for (double &e : t)
+            e = std::floor(d(rng) * 16) / 16;
+        std::sort(t.begin(), t.end());
+        std::vector<double> v = threshold_values(t, 500000, n);
+        ASSERT_EQ(thresholds_on_gpu(t, v, 0, limits), thresholds_on_cpu(t, v.data(), v.size())) << n;
+        ASSERT_EQ(thresholds_on_gpu(t, v, 1, limits), thresholds_on_cpu(t, v.data() + 1, v.size() - 1)) << n;
+    }
+    EXPECT_TRUE(gh::thresholds_in_shared_memory(20000, limits));
+    EXPECT_FALSE(gh::thresholds_in_shared_memory(100000, limits));
+}
+
+TEST_F(Cuda, ThresholdKernelFollowsTheServersSearchOnUnsortedAndNaN)
+{
+    std::mt19937_64 rng(23);
+    for (int32_t n : {5, 3000, 60000}) {
+        std::vector<double> t(n);
+        for (double &e : t)
+            e = rng() % 50 == 0 ? NAN : double(int64_t(rng() % 2000) - 1000); /* unsorted, a few NaN */
+        std::vector<double> v = threshold_values(t, 200000, n);
+        ASSERT_EQ(thresholds_on_gpu(t, v, 0, limits), thresholds_on_cpu(t, v.data(), v.size())) << n;
+    }
+}
+
+TEST_F(Cuda, PipelineForTimeAndThresholds)
+{
+    gh::Int64Spec s{0, 100000000000000003LL, 20000};
+    std::vector<int64_t> v = int64_values(s, 2000003, 3);
+    std::vector<int64_t> counts;
+    ASSERT_EQ(words_on_gpu_pipeline(gh::int64_histogram(s), v, 1 << 18, &counts), Status::ok);
+    ASSERT_EQ(counts, int64_on_cpu(s, v));
+
+    std::vector<double> t = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000};
+    std::vector<double> x = threshold_values(t, 2000003, 4);
+    ASSERT_EQ(words_on_gpu_pipeline(gh::threshold_histogram(t.data(), int32_t(t.size())), x, 1 << 18, &counts),
+              Status::ok);
+    ASSERT_EQ(counts, thresholds_on_cpu(t, x.data(), x.size()));
+    std::vector<double> many(100000);
+    for (size_t i = 0; i < many.size(); i++)
+        many[i] = -1000 + 0.02 * double(i);
+    ASSERT_EQ(words_on_gpu_pipeline(gh::threshold_histogram(many.data(), int32_t(many.size())), x, 1 << 18, &counts),
+              Status::ok);
+    ASSERT_EQ(counts, thresholds_on_cpu(many, x.data(), x.size()));
+    EXPECT_EQ(gh::gpu_free_device_memory() > 0, true);
 }
