@@ -1,6 +1,9 @@
 /*
  * aggregate.cpp: the SQL-callable support functions of the gpu_histogram()
- * aggregate: transition, final, combine, serialize and deserialize.
+ * aggregate: the float8 form's transition function, and the final, combine,
+ * serialize and deserialize functions that every form shares (the time and
+ * threshold forms' transition functions are in time_aggregate.cpp and
+ * threshold_aggregate.cpp).
  */
 #include "pg_headers.h"
 
@@ -34,10 +37,11 @@ pg_noinline void report_changed_spec(const HistogramState *st, double value, dou
                                      int32 nbins)
 {
     checked_row_spec(value, lo, hi, nbins); /* invalid arguments get width_bucket's error */
+    const gh::BucketSpec &first = st->spec.interval;
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                     errmsg("gpu_histogram bounds and bucket count must be the same for every row of a group"),
                     errdetail("The group started with (%g, %g, %d) and a later row has (%g, %g, %d).",
-                              st->spec.lo, st->spec.hi, st->spec.nbins, lo, hi, nbins)));
+                              first.lo, first.hi, first.nbins, lo, hi, nbins)));
 }
 
 /*
@@ -61,8 +65,8 @@ pg_noinline Datum transfn_slow_path(FunctionCallInfo fcinfo)
     int32 nbins = PG_GETARG_INT32(4);
 
     if (st == NULL)
-        st = histogram_state_create(aggcontext, checked_row_spec(value, lo, hi, nbins));
-    else if (lo != st->spec.lo || hi != st->spec.hi || nbins != st->spec.nbins)
+        st = histogram_state_create(aggcontext, gh::float_histogram(checked_row_spec(value, lo, hi, nbins)));
+    else if (lo != st->spec.interval.lo || hi != st->spec.interval.hi || nbins != st->spec.interval.nbins)
         report_changed_spec(st, value, lo, hi, nbins);
     histogram_state_append(st, value);
     PG_RETURN_POINTER(st);
@@ -83,8 +87,8 @@ GH_FUNCTION(gpu_histogram_transfn)
     if (likely(!PG_ARGISNULL(0) && !PG_ARGISNULL(1) && !PG_ARGISNULL(2) && !PG_ARGISNULL(3) &&
                !PG_ARGISNULL(4))) {
         HistogramState *st = (HistogramState *)PG_GETARG_POINTER(0);
-        if (likely(PG_GETARG_FLOAT8(2) == st->spec.lo && PG_GETARG_FLOAT8(3) == st->spec.hi &&
-                   PG_GETARG_INT32(4) == st->spec.nbins)) {
+        if (likely(PG_GETARG_FLOAT8(2) == st->spec.interval.lo && PG_GETARG_FLOAT8(3) == st->spec.interval.hi &&
+                   PG_GETARG_INT32(4) == st->spec.interval.nbins)) {
             histogram_state_append(st, PG_GETARG_FLOAT8(1));
             PG_RETURN_POINTER(st);
         }
@@ -92,7 +96,7 @@ GH_FUNCTION(gpu_histogram_transfn)
     return transfn_slow_path(fcinfo);
 }
 
-/* The bigint[] of nbins + 2 counts, or NULL for a group without a value. */
+/* The bigint[] of counts (nbins + 2, or thresholds + 1), or NULL for a group without a value. */
 GH_FUNCTION(gpu_histogram_finalfn)
 {
     (void)aggregate_context(fcinfo, "gpu_histogram_finalfn");
@@ -102,7 +106,7 @@ GH_FUNCTION(gpu_histogram_finalfn)
     /* Binning what is pending leaves the state equivalent, so repeated calls
      * (window aggregates) and later transitions stay correct. */
     histogram_state_flush(st);
-    PG_RETURN_ARRAYTYPE_P(int64_array(st->counts, st->spec.nbins + 2));
+    PG_RETURN_ARRAYTYPE_P(int64_array(st->counts, histogram_state_slots(st)));
 }
 
 GH_FUNCTION(gpu_histogram_combinefn)
@@ -133,5 +137,5 @@ GH_FUNCTION(gpu_histogram_deserializefn)
 {
     (void)aggregate_context(fcinfo, "gpu_histogram_deserializefn");
     bytea *wire = PG_GETARG_BYTEA_PP(0);
-    PG_RETURN_POINTER(histogram_state_deserialize(CurrentMemoryContext, wire));
+    PG_RETURN_POINTER(histogram_state_deserialize(CurrentMemoryContext, wire, fcinfo->flinfo));
 }

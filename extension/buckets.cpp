@@ -1,13 +1,91 @@
 /*
  * buckets.cpp: gpu_histogram_buckets(hist, lo, hi), which unrolls a histogram
  * into one row per bucket with its nominal bounds, numbered as width_bucket
- * numbers buckets (0 below the range, nbins + 1 above it).
+ * numbers buckets (0 below the range, nbins + 1 above it); its overloads for
+ * time histograms (timestamptz, timestamp and date bounds, timestamp
+ * bounds out) and for thresholds.
  */
 #include "pg_headers.h"
 
 #include "errors.h"
 
 namespace {
+
+/* A one-dimensional bigint[] without NULLs, of at least min_length elements. */
+void check_histogram(ArrayType *hist, int32 min_length)
+{
+    if (ARR_NDIM(hist) != 1 || ARR_DIMS(hist)[0] < min_length)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("a histogram is a one-dimensional bigint[] of at least %d elements", min_length)));
+    if (ARR_HASNULL(hist) && array_contains_nulls(hist))
+        ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+                        errmsg("histogram elements must not be null")));
+}
+
+/* One row (bucket, lower, upper, count) of the result. */
+void put_bucket(ReturnSetInfo *rsinfo, int32 b, Datum lower, Datum upper, int64 count)
+{
+    Datum values[4] = {Int32GetDatum(b), lower, upper, Int64GetDatum(count)};
+    bool nulls[4] = {false, false, false, false};
+    tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+    if ((b & 1023) == 0)
+        CHECK_FOR_INTERRUPTS();
+}
+
+/*
+ * Edge k of a time histogram: the first count, going from lo towards hi,
+ * that width_bucket puts in bucket k + 1, lo +- ceil(k * range / nbins).
+ * (PostgreSQL's rounding of its quotient can move a value a few units
+ * below an edge into the bucket above, as the README says.)
+ */
+int64 time_edge(int64 lo, int64 hi, int32 k, int32 nbins)
+{
+    if (k == nbins)
+        return hi;
+    bool up = lo < hi;
+    unsigned __int128 range = up ? static_cast<uint64>(hi) - static_cast<uint64>(lo)
+                                 : static_cast<uint64>(lo) - static_cast<uint64>(hi);
+    uint64 step = static_cast<uint64>((range * static_cast<uint32>(k) + static_cast<uint32>(nbins) - 1) /
+                                      static_cast<uint32>(nbins));
+    return up ? static_cast<int64>(static_cast<uint64>(lo) + step) : static_cast<int64>(static_cast<uint64>(lo) - step);
+}
+
+/* gpu_histogram_buckets for int64 bounds: microseconds, or day numbers for dates. */
+Datum time_buckets(FunctionCallInfo fcinfo, int64 lo, int64 hi, bool dates)
+{
+    ArrayType *hist = PG_GETARG_ARRAYTYPE_P(0);
+    check_histogram(hist, 3);
+    int32 n = ARR_DIMS(hist)[0];
+    int32 nbins = n - 2;
+    bool infinite = dates ? DATE_NOT_FINITE(static_cast<DateADT>(lo)) || DATE_NOT_FINITE(static_cast<DateADT>(hi))
+                          : TIMESTAMP_NOT_FINITE(lo) || TIMESTAMP_NOT_FINITE(hi);
+    checked_int64_spec(lo, hi, nbins, infinite);
+    const int64 *counts = reinterpret_cast<const int64 *>(ARR_DATA_PTR(hist));
+
+    InitMaterializedSRF(fcinfo, 0);
+    ReturnSetInfo *rsinfo = (ReturnSetInfo *)fcinfo->resultinfo;
+    bool ascending = lo < hi;
+    auto as_timestamp = [dates](int64 t) {
+        int overflow = 0; /* a date past the last timestamp shows as infinity */
+        return TimestampGetDatum(dates ? date2timestamp_opt_overflow(static_cast<DateADT>(t), &overflow) : t);
+    };
+    for (int32 b = 0; b < n; b++) {
+        /* along the numbering, bucket b spans edges b - 1 .. b; the outer ones reach infinity */
+        Timestamp below = DT_NOBEGIN, above = DT_NOEND;
+        Datum from = b == 0 ? 0 : as_timestamp(time_edge(lo, hi, b - 1, nbins));
+        Datum to = b == n - 1 ? 0 : as_timestamp(time_edge(lo, hi, b, nbins));
+        Datum lower, upper;
+        if (ascending) {
+            lower = b == 0 ? TimestampGetDatum(below) : from;
+            upper = b == n - 1 ? TimestampGetDatum(above) : to;
+        } else {
+            lower = b == n - 1 ? TimestampGetDatum(below) : to;
+            upper = b == 0 ? TimestampGetDatum(above) : from;
+        }
+        put_bucket(rsinfo, b, lower, upper, counts[b]);
+    }
+    return (Datum)0;
+}
 
 /* Edge k of nbins between lo and hi (k = 0 is lo, k = nbins is hi). */
 double edge(double lo, double hi, int32 k, int32 nbins)
@@ -25,12 +103,7 @@ GH_FUNCTION(gpu_histogram_buckets)
     double lo = PG_GETARG_FLOAT8(1);
     double hi = PG_GETARG_FLOAT8(2);
 
-    if (ARR_NDIM(hist) != 1 || ARR_DIMS(hist)[0] < 3)
-        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                        errmsg("a histogram is a one-dimensional bigint[] of at least 3 elements")));
-    if (ARR_HASNULL(hist) && array_contains_nulls(hist))
-        ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-                        errmsg("histogram elements must not be null")));
+    check_histogram(hist, 3);
     int32 n = ARR_DIMS(hist)[0];
     int32 nbins = n - 2;
     checked_spec(lo, hi, nbins);
@@ -54,5 +127,42 @@ GH_FUNCTION(gpu_histogram_buckets)
         if ((b & 1023) == 0)
             CHECK_FOR_INTERRUPTS();
     }
+    return (Datum)0;
+}
+
+/* gpu_histogram_buckets(hist, lo, hi) for timestamptz and timestamp bounds. */
+GH_FUNCTION(gpu_histogram_buckets_time)
+{
+    return time_buckets(fcinfo, PG_GETARG_INT64(1), PG_GETARG_INT64(2), false);
+}
+
+/* gpu_histogram_buckets(hist, lo, hi) for date bounds: timestamp bounds out, at midnight. */
+GH_FUNCTION(gpu_histogram_buckets_date)
+{
+    return time_buckets(fcinfo, PG_GETARG_DATEADT(1), PG_GETARG_DATEADT(2), true);
+}
+
+/*
+ * gpu_histogram_buckets(hist, thresholds): bin k spans thresholds[k - 1]
+ * (inclusive) to thresholds[k], the outer bins to -Infinity and Infinity.
+ */
+GH_FUNCTION(gpu_histogram_buckets_thresholds)
+{
+    ArrayType *hist = PG_GETARG_ARRAYTYPE_P(0);
+    ArrayType *thresholds = PG_GETARG_ARRAYTYPE_P(1);
+    check_histogram(hist, 1);
+    int32 count = checked_thresholds(thresholds);
+    int32 n = ARR_DIMS(hist)[0];
+    if (n != count + 1)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("a histogram over %d thresholds has %d elements, not %d", count, count + 1, n)));
+    const int64 *counts = reinterpret_cast<const int64 *>(ARR_DATA_PTR(hist));
+    const double *t = reinterpret_cast<const double *>(ARR_DATA_PTR(thresholds));
+
+    InitMaterializedSRF(fcinfo, 0);
+    ReturnSetInfo *rsinfo = (ReturnSetInfo *)fcinfo->resultinfo;
+    for (int32 b = 0; b < n; b++)
+        put_bucket(rsinfo, b, Float8GetDatum(b == 0 ? -get_float8_infinity() : t[b - 1]),
+                   Float8GetDatum(b == count ? get_float8_infinity() : t[b]), counts[b]);
     return (Datum)0;
 }

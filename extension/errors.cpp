@@ -71,6 +71,33 @@ void report_engine_status(gh::Status s)
     }
 }
 
+gh::Int64Spec checked_int64_spec(int64 lo, int64 hi, int32 nbins, bool bound_is_infinite)
+{
+    gh::Int64Spec spec{lo, hi, nbins};
+    gh::SpecError err = gh::validate_int64_spec(spec, bound_is_infinite);
+    report_spec_error(err, gh::BucketSpec{0, 0, nbins, kServerRule});
+    return spec;
+}
+
+int32 checked_thresholds(ArrayType *thresholds)
+{
+    /* width_bucket_array()'s checks, in its order */
+    if (ARR_NDIM(thresholds) > 1)
+        ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+                        errmsg("thresholds must be one-dimensional array")));
+    if (array_contains_nulls(thresholds))
+        ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+                        errmsg("thresholds array must not contain NULLs")));
+    if (ARR_ELEMTYPE(thresholds) != FLOAT8OID)
+        elog(ERROR, "gpu_histogram thresholds must be float8[]");
+    int32 count = ArrayGetNItems(ARR_NDIM(thresholds), ARR_DIMS(thresholds));
+    if (count > gh::kMaxThresholds)
+        ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+                        errmsg("gpu_histogram supports at most %d thresholds, %d given", gh::kMaxThresholds,
+                               count)));
+    return count;
+}
+
 gh::BucketSpec checked_spec(double lo, double hi, int32 nbins)
 {
     gh::BucketSpec spec{lo, hi, nbins, kServerRule};

@@ -10,7 +10,7 @@
 #define GH_ERRORS_H
 
 #include "pg_headers.h"
-#include "../gpu/bucket.h"
+#include "../gpu/histogram_spec.h"
 #include "../gpu/status.h"
 
 /* The width_bucket formula of the server we are built against. */
@@ -25,5 +25,14 @@ void report_engine_status(gh::Status s);
 
 /* Builds and validates the spec of one row, raising width_bucket's errors. */
 gh::BucketSpec checked_spec(double lo, double hi, int32 nbins);
+
+/* The same for a time histogram, raising numeric width_bucket's errors. */
+gh::Int64Spec checked_int64_spec(int64 lo, int64 hi, int32 nbins, bool bound_is_infinite);
+
+/*
+ * Checks a thresholds array as width_bucket(float8, float8[]) does (one
+ * dimension, no NULL), then against the engine's limit; returns the count.
+ */
+int32 checked_thresholds(ArrayType *thresholds);
 
 #endif /* GH_ERRORS_H */

@@ -1,6 +1,6 @@
 /*
  * histogram_state.cpp: growing, flushing, combining and serializing the
- * per-group state of gpu_histogram().
+ * per-group state of gpu_histogram(), for every kind of histogram.
  */
 #include "histogram_state.h"
 
@@ -17,17 +17,29 @@ constexpr int32 kFirstChunk = 16;
 /* Largest CPU chunk: 64 kB, binned while it is still in the L2 cache. */
 constexpr int32 kCpuChunk = 8192;
 
-/* Wire format, version 1: this header, then nbins + 2 little-endian int64 counts. */
+/*
+ * Wire format, version 2: this header; for thresholds, their `size`
+ * float8s; then histogram_slots() int64 counts, all in host byte order
+ * (workers and leader are one machine).  `bounds` holds lo and hi, two
+ * float8s or two int64s; `size` is nbins, or the number of thresholds.
+ */
 constexpr uint32 kWireMagic = 0x47485354; /* "GHST" */
-constexpr uint32 kWireVersion = 1;
+constexpr uint32 kWireVersion = 2;
 struct WireHeader {
     uint32 magic;
     uint32 version;
-    double lo;
-    double hi;
-    int32 nbins;
+    int32 kind;
+    int32 size;
     int32 rule;
+    int32 unused;
     int64 nvalues;
+    char bounds[16];
+};
+
+/* The interned copy of the thresholds most recently seen through one FmgrInfo. */
+struct InternedThresholds {
+    int32 count;
+    double *values;
 };
 
 } // namespace
@@ -35,7 +47,7 @@ struct WireHeader {
 int64 *histogram_state_counts(HistogramState *st)
 {
     if (st->counts == NULL) {
-        Size bytes = sizeof(int64) * (static_cast<Size>(st->spec.nbins) + 2);
+        Size bytes = sizeof(int64) * static_cast<Size>(histogram_state_slots(st));
         st->counts = static_cast<int64 *>(MemoryContextAllocZero(st->mcxt, bytes));
     }
     return st->counts;
@@ -45,14 +57,14 @@ void histogram_state_bin_on_cpu(HistogramState *st)
 {
     if (st->chunk_len == 0)
         return;
-    gh::Status s = gh::cpu_bin(st->spec, st->chunk, st->chunk_len, histogram_state_counts(st));
+    gh::Status s = gh::cpu_bin_words(st->spec, st->chunk, st->chunk_len, histogram_state_counts(st));
     gh_values_binned_on_cpu += st->chunk_len;
     st->nvalues += st->chunk_len;
     st->chunk_len = 0;
     report_engine_status(s);
 }
 
-HistogramState *histogram_state_create(MemoryContext mcxt, const gh::BucketSpec &spec)
+HistogramState *histogram_state_create(MemoryContext mcxt, const gh::HistogramSpec &spec)
 {
     HistogramState *st =
         static_cast<HistogramState *>(MemoryContextAllocZero(mcxt, sizeof(HistogramState)));
@@ -90,23 +102,66 @@ void histogram_state_flush(HistogramState *st)
     histogram_state_counts(st);
 }
 
-static bool same_spec(const gh::BucketSpec &a, const gh::BucketSpec &b)
+bool histogram_spec_equal(const gh::HistogramSpec &a, const gh::HistogramSpec &b)
 {
-    return a.lo == b.lo && a.hi == b.hi && a.nbins == b.nbins && a.rule == b.rule;
+    if (a.kind != b.kind)
+        return false;
+    switch (a.kind) {
+    case gh::SpecKind::float_interval:
+        return a.interval.lo == b.interval.lo && a.interval.hi == b.interval.hi &&
+               a.interval.nbins == b.interval.nbins && a.interval.rule == b.interval.rule;
+    case gh::SpecKind::int64_interval:
+        return a.int64.lo == b.int64.lo && a.int64.hi == b.int64.hi && a.int64.nbins == b.int64.nbins;
+    case gh::SpecKind::thresholds:
+        return a.thresholds.count == b.thresholds.count &&
+               (a.thresholds.thresholds == b.thresholds.thresholds ||
+                memcmp(a.thresholds.thresholds, b.thresholds.thresholds,
+                       sizeof(double) * static_cast<Size>(a.thresholds.count)) == 0);
+    }
+    return false;
+}
+
+const double *intern_thresholds(FmgrInfo *flinfo, const double *thresholds, int32 count)
+{
+    InternedThresholds *cached = static_cast<InternedThresholds *>(flinfo->fn_extra);
+    Size bytes = sizeof(double) * static_cast<Size>(count);
+    if (cached != NULL && cached->count == count && memcmp(cached->values, thresholds, bytes) == 0)
+        return cached->values;
+    if (cached == NULL) {
+        cached = static_cast<InternedThresholds *>(MemoryContextAllocZero(flinfo->fn_mcxt, sizeof *cached));
+        flinfo->fn_extra = cached;
+    }
+    /* the previous copy stays: states of earlier groups may point at it */
+    cached->values = static_cast<double *>(MemoryContextAlloc(flinfo->fn_mcxt, bytes > 0 ? bytes : 1));
+    memcpy(cached->values, thresholds, bytes);
+    cached->count = count;
+    return cached->values;
+}
+
+/* The spec for an error's detail. */
+static char *describe_spec(const gh::HistogramSpec &spec)
+{
+    switch (spec.kind) {
+    case gh::SpecKind::float_interval:
+        return psprintf("(%g, %g, %d)", spec.interval.lo, spec.interval.hi, spec.interval.nbins);
+    case gh::SpecKind::int64_interval:
+        return psprintf("(" INT64_FORMAT ", " INT64_FORMAT ", %d)", spec.int64.lo, spec.int64.hi, spec.int64.nbins);
+    case gh::SpecKind::thresholds:
+        return psprintf("%d thresholds", spec.thresholds.count);
+    }
+    return pstrdup("?");
 }
 
 void histogram_state_combine(HistogramState *dst, HistogramState *src)
 {
-    if (!same_spec(dst->spec, src->spec))
+    if (!histogram_spec_equal(dst->spec, src->spec))
         ereport(ERROR,
                 (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                  errmsg("cannot combine gpu_histogram states with different bounds or bucket counts"),
-                 errdetail("One has (%g, %g, %d), the other (%g, %g, %d).", dst->spec.lo,
-                           dst->spec.hi, dst->spec.nbins, src->spec.lo, src->spec.hi,
-                           src->spec.nbins)));
+                 errdetail("One has %s, the other %s.", describe_spec(dst->spec), describe_spec(src->spec))));
     histogram_state_flush(dst);
     histogram_state_flush(src);
-    int32 n = dst->spec.nbins + 2;
+    int32 n = histogram_state_slots(dst);
     for (int32 i = 0; i < n; i++)
         dst->counts[i] += src->counts[i];
     dst->nvalues += src->nvalues;
@@ -116,31 +171,62 @@ HistogramState *histogram_state_copy(MemoryContext mcxt, HistogramState *src)
 {
     histogram_state_flush(src);
     HistogramState *st = histogram_state_create(mcxt, src->spec);
-    memcpy(histogram_state_counts(st), src->counts, sizeof(int64) * (static_cast<Size>(src->spec.nbins) + 2));
+    memcpy(histogram_state_counts(st), src->counts, sizeof(int64) * static_cast<Size>(histogram_state_slots(src)));
     st->nvalues = src->nvalues;
+    st->spec_is_constant = src->spec_is_constant;
     return st;
 }
 
 bytea *histogram_state_serialize(HistogramState *st)
 {
     histogram_state_flush(st);
-    Size ncounts = static_cast<Size>(st->spec.nbins) + 2;
-    Size payload = sizeof(WireHeader) + sizeof(int64) * ncounts;
+    const gh::HistogramSpec &spec = st->spec;
+    Size ncounts = static_cast<Size>(histogram_state_slots(st));
+    Size nthresholds = spec.kind == gh::SpecKind::thresholds ? static_cast<Size>(spec.thresholds.count) : 0;
+    Size payload = sizeof(WireHeader) + sizeof(double) * nthresholds + sizeof(int64) * ncounts;
     bytea *wire = static_cast<bytea *>(palloc(VARHDRSZ + payload));
     SET_VARSIZE(wire, VARHDRSZ + payload);
 
-    WireHeader h{kWireMagic, kWireVersion, st->spec.lo, st->spec.hi, st->spec.nbins,
-                 static_cast<int32>(st->spec.rule), st->nvalues};
+    WireHeader h{};
+    h.magic = kWireMagic;
+    h.version = kWireVersion;
+    h.kind = static_cast<int32>(spec.kind);
+    h.nvalues = st->nvalues;
+    switch (spec.kind) {
+    case gh::SpecKind::float_interval:
+        h.size = spec.interval.nbins;
+        h.rule = static_cast<int32>(spec.interval.rule);
+        memcpy(h.bounds, &spec.interval.lo, 8);
+        memcpy(h.bounds + 8, &spec.interval.hi, 8);
+        break;
+    case gh::SpecKind::int64_interval:
+        h.size = spec.int64.nbins;
+        memcpy(h.bounds, &spec.int64.lo, 8);
+        memcpy(h.bounds + 8, &spec.int64.hi, 8);
+        break;
+    case gh::SpecKind::thresholds:
+        h.size = spec.thresholds.count;
+        break;
+    }
     char *p = VARDATA(wire);
     memcpy(p, &h, sizeof h);
     p += sizeof h;
+    if (nthresholds > 0)
+        memcpy(p, spec.thresholds.thresholds, sizeof(double) * nthresholds);
+    p += sizeof(double) * nthresholds;
     memcpy(p, st->counts, sizeof(int64) * ncounts);
     p += sizeof(int64) * ncounts;
     Assert(p == reinterpret_cast<char *>(wire) + VARSIZE(wire));
     return wire;
 }
 
-HistogramState *histogram_state_deserialize(MemoryContext mcxt, const bytea *wire)
+static void report_bad_wire(const char *what) pg_attribute_noreturn();
+static void report_bad_wire(const char *what)
+{
+    ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION), errmsg("gpu_histogram state has %s", what)));
+}
+
+HistogramState *histogram_state_deserialize(MemoryContext mcxt, const bytea *wire, FmgrInfo *flinfo)
 {
     Size len = VARSIZE_ANY_EXHDR(wire);
     const char *p = VARDATA_ANY(wire);
@@ -152,18 +238,54 @@ HistogramState *histogram_state_deserialize(MemoryContext mcxt, const bytea *wir
     if (h.magic != kWireMagic || h.version != kWireVersion)
         ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
                         errmsg("gpu_histogram state has an unknown format (version %u)", h.version)));
-    gh::BucketSpec spec{h.lo, h.hi, h.nbins, static_cast<gh::BucketRule>(h.rule)};
-    if (h.rule != static_cast<int32>(kServerRule) || gh::validate_spec(spec) != gh::SpecError::none)
-        ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
-                        errmsg("gpu_histogram state has invalid bounds or bucket count")));
-    Size ncounts = static_cast<Size>(h.nbins) + 2;
-    if (len != sizeof h + sizeof(int64) * ncounts)
+    gh::HistogramSpec spec{};
+    Size nthresholds = 0;
+    switch (static_cast<gh::SpecKind>(h.kind)) {
+    case gh::SpecKind::float_interval: {
+        gh::BucketSpec b{0, 0, h.size, static_cast<gh::BucketRule>(h.rule)};
+        memcpy(&b.lo, h.bounds, 8);
+        memcpy(&b.hi, h.bounds + 8, 8);
+        if (h.rule != static_cast<int32>(kServerRule) || gh::validate_spec(b) != gh::SpecError::none)
+            report_bad_wire("invalid bounds or bucket count");
+        spec = gh::float_histogram(b);
+        break;
+    }
+    case gh::SpecKind::int64_interval: {
+        gh::Int64Spec b{0, 0, h.size};
+        memcpy(&b.lo, h.bounds, 8);
+        memcpy(&b.hi, h.bounds + 8, 8);
+        if (gh::validate_int64_spec(b, false) != gh::SpecError::none)
+            report_bad_wire("invalid bounds or bucket count");
+        spec = gh::int64_histogram(b);
+        break;
+    }
+    case gh::SpecKind::thresholds:
+        if (h.size < 0 || h.size > gh::kMaxThresholds)
+            report_bad_wire("an invalid number of thresholds");
+        nthresholds = static_cast<Size>(h.size);
+        spec = gh::threshold_histogram(NULL, h.size);
+        break;
+    default:
+        report_bad_wire("an unknown kind");
+    }
+    Size ncounts = static_cast<Size>(gh::histogram_slots(spec));
+    Size expected = sizeof h + sizeof(double) * nthresholds + sizeof(int64) * ncounts;
+    if (len != expected)
         ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
                         errmsg("gpu_histogram state has %zu bytes, expected %zu for %d buckets",
-                               (size_t)len, (size_t)(sizeof h + sizeof(int64) * ncounts), h.nbins)));
+                               (size_t)len, (size_t)expected, (int)ncounts)));
+    p += sizeof h;
+    if (spec.kind == gh::SpecKind::thresholds) {
+        /* the payload is not 8-byte aligned: copy before use */
+        double *t = static_cast<double *>(palloc(sizeof(double) * nthresholds + 1));
+        memcpy(t, p, sizeof(double) * nthresholds);
+        spec.thresholds.thresholds = intern_thresholds(flinfo, t, h.size);
+        pfree(t);
+        p += sizeof(double) * nthresholds;
+    }
 
     HistogramState *st = histogram_state_create(mcxt, spec);
-    memcpy(histogram_state_counts(st), p + sizeof h, sizeof(int64) * ncounts);
+    memcpy(histogram_state_counts(st), p, sizeof(int64) * ncounts);
     int64 total = 0;
     for (Size i = 0; i < ncounts; i++) {
         if (st->counts[i] < 0 || pg_add_s64_overflow(total, st->counts[i], &total))

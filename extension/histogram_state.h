@@ -15,13 +15,21 @@
 #define GH_HISTOGRAM_STATE_H
 
 #include "pg_headers.h"
-#include "../gpu/bucket.h"
 #include "../gpu/gpu_backend.h"
+#include "../gpu/histogram_spec.h"
 
+/*
+ * spec is the group's first row's: lo, hi and nbins of a float8 or a time
+ * histogram, or the thresholds, which live in a query-long copy shared by
+ * every group that has the same (intern_thresholds()).  The chunk holds
+ * 8-byte words: float8 values, or int64 ones (microseconds, day numbers)
+ * for a time histogram, copied in byte for byte.
+ */
 struct HistogramState {
-    gh::BucketSpec spec;  /* lo, hi, nbins of the group's first row */
+    gh::HistogramSpec spec;
+    bool spec_is_constant; /* thresholds from a Const or Param: later rows are not compared */
     int64 nvalues;        /* values accepted and no longer in chunk (binned or submitted) */
-    int64 *counts;        /* spec.nbins + 2 host counters; NULL until the first flush */
+    int64 *counts;        /* histogram_slots(spec) host counters; NULL until the first flush */
     double *chunk;        /* where the next value goes: cpu_chunk or pinned->values */
     int32 chunk_len;
     int32 chunk_cap;
@@ -35,7 +43,13 @@ struct HistogramState {
 };
 
 /* Allocates an empty state in mcxt for an already validated spec. */
-HistogramState *histogram_state_create(MemoryContext mcxt, const gh::BucketSpec &spec);
+HistogramState *histogram_state_create(MemoryContext mcxt, const gh::HistogramSpec &spec);
+
+/* The number of counters of the group's histogram. */
+static inline int32 histogram_state_slots(const HistogramState *st)
+{
+    return gh::histogram_slots(st->spec);
+}
 
 /* Makes room when the chunk is full: grows it, or bins it and empties it. */
 void histogram_state_chunk_full(HistogramState *st);
@@ -44,6 +58,14 @@ void histogram_state_chunk_full(HistogramState *st);
 static inline void histogram_state_append(HistogramState *st, double value)
 {
     st->chunk[st->chunk_len++] = value;
+    if (unlikely(st->chunk_len == st->chunk_cap))
+        histogram_state_chunk_full(st);
+}
+
+/* The per-row work of a time histogram: the int64's bytes go into the 8-byte word. */
+static inline void histogram_state_append_int64(HistogramState *st, int64 value)
+{
+    memcpy(&st->chunk[st->chunk_len++], &value, sizeof value);
     if (unlikely(st->chunk_len == st->chunk_cap))
         histogram_state_chunk_full(st);
 }
@@ -69,9 +91,19 @@ void histogram_state_combine(HistogramState *dst, HistogramState *src);
 /* A copy of src in mcxt, flushed. */
 HistogramState *histogram_state_copy(MemoryContext mcxt, HistogramState *src);
 
-/* The wire format between parallel workers and the leader. */
+/* Whether two specs are the same histogram (thresholds compared element by element). */
+bool histogram_spec_equal(const gh::HistogramSpec &a, const gh::HistogramSpec &b);
+
+/*
+ * A copy of thresholds[0 .. count) that lives as long as flinfo (the
+ * query), the same copy for every call with the same values, so that the
+ * groups of a GROUP BY share one.
+ */
+const double *intern_thresholds(FmgrInfo *flinfo, const double *thresholds, int32 count);
+
+/* The wire format between parallel workers and the leader; flinfo interns thresholds. */
 bytea *histogram_state_serialize(HistogramState *st);
-HistogramState *histogram_state_deserialize(MemoryContext mcxt, const bytea *wire);
+HistogramState *histogram_state_deserialize(MemoryContext mcxt, const bytea *wire, FmgrInfo *flinfo);
 
 /* A bigint[] with subscripts 1 .. n holding counts[0 .. n-1]. */
 ArrayType *int64_array(const int64 *counts, int32 n);

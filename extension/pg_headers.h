@@ -18,11 +18,15 @@ extern "C" {
 #include "miscadmin.h"
 #include "catalog/pg_type.h"
 #include "common/int.h"
+#include "nodes/pg_list.h"
+#include "nodes/primnodes.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/date.h"
 #include "utils/float.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
+#include "utils/timestamp.h"
 }
 
 #define GH_FUNCTION(name)                                                                          \
