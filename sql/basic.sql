@@ -29,7 +29,7 @@ $fn$;
 SELECT extname, extversion FROM pg_extension WHERE extname = 'gpu_histogram';
 SELECT aggfnoid::regprocedure, aggtransfn, aggfinalfn, aggcombinefn, aggserialfn,
        aggdeserialfn, aggfinalextra, aggfinalmodify, aggtranstype::regtype
-FROM pg_aggregate WHERE aggfnoid::text LIKE 'gpu_histogram%' ORDER BY 1::text;
+FROM pg_aggregate WHERE aggfnoid::regprocedure::text LIKE 'gpu_histogram%' ORDER BY 1::text;
 SELECT p.oid::regprocedure, p.prokind, p.proparallel, p.provolatile, p.proisstrict
 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
 WHERE n.nspname = 'public' AND p.proname LIKE 'gpu_histogram%' ORDER BY 1::text;

@@ -226,6 +226,32 @@ def md_sql(records, meta):
     return out
 
 
+FORM_NAMES = {"wb_time": "`GROUP BY width_bucket((extract(epoch FROM ts) * 1000000)::numeric, ...)`",
+              "gh_time_cpu": "`gpu_histogram(ts, lo, hi, n)`, device=cpu",
+              "gh_time_gpu": "`gpu_histogram(ts, lo, hi, n)`, device=gpu",
+              "wb_thresholds": "`GROUP BY width_bucket(x, thresholds)`",
+              "gh_thresholds_cpu": "`gpu_histogram(x, thresholds)`, device=cpu",
+              "gh_thresholds_gpu": "`gpu_histogram(x, thresholds)`, device=gpu"}
+
+
+def md_forms(records):
+    """The time and threshold forms against their GROUP BY references."""
+    fm = [r for r in records if r["section"] == "forms"]
+    if not fm:
+        return []
+    base = pick(fm, method="count")
+    out = [f"## Time and threshold forms: {rows_name(fm[0]['rows'])} rows, serial", "",
+           f"count(ts): {ms(base)} ms. Buckets: 1,440 minutes of a day; thresholds: 10 latency bins, "
+           "and 100,000.", "", "| query | buckets | ms (×count) | GROUP BY ÷ this |", "|---|---|---|---|"]
+    for r in fm:
+        if r["method"] == "count":
+            continue
+        ref = pick(fm, method="wb_time" if "time" in r["method"] else "wb_thresholds", nbins=r["nbins"])
+        out.append(f"| {FORM_NAMES.get(r['method'], r['method'])} | {r['nbins']:,} | {cell(r['median_ms'], base)} | "
+                   f"{speedup(ref, r['median_ms']) if not r['method'].startswith('wb_') else ''} |")
+    return out + [""]
+
+
 def md_summary(records):
     """The headline: the largest uniform table, nbins 256, serial."""
     dist = [r for r in records if r["section"] == "distributions" and r["distribution"] == "uniform"]
@@ -454,7 +480,7 @@ def main():
     records, kernel, startup = load_sql(work), load_kernel(work), load_startup(work)
 
     made = plots(prefix, records, kernel)
-    lines = md_header(meta, prefix) + md_summary(records) + md_sql(records, meta)
+    lines = md_header(meta, prefix) + md_summary(records) + md_sql(records, meta) + md_forms(records)
     errors_path = os.path.join(work, "startup_errors.txt")
     errors = open(errors_path).read().splitlines() if os.path.exists(errors_path) else []
     lines += md_kernel(kernel, meta) + md_startup(startup, meta, errors)

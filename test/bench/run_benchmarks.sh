@@ -6,7 +6,7 @@
 #   bash test/bench/run_benchmarks.sh [--sizes 1000000,10000000] [--rounds 5]
 #        [--workers 0,2,8] [--label NAME] [--quick] [--use-existing]
 #        [--shared-buffers 4GB] [--work-mem 256MB] [--out DIR]
-#        [--sections distributions,nbins,workers,groups,kernel,startup]
+#        [--sections distributions,nbins,workers,groups,forms,kernel,startup]
 #
 # Without --use-existing it starts a throwaway server (test/pg_temp_server.sh)
 # with shared_buffers sized to hold every table; with it, it uses the server
@@ -25,6 +25,11 @@
 #                  each query scale, and what do parallel GPU workers pay?
 #   groups         100,000 groups (g = i % 100000) over the largest size,
 #                  nbins 256: one histogram per group against GROUP BY g, bucket.
+#   forms          the time and threshold forms over the largest size, serial:
+#                  gpu_histogram(ts, lo, hi, 1440) against GROUP BY numeric
+#                  width_bucket over extract(epoch ...) microseconds, and
+#                  gpu_histogram(x, thresholds) against GROUP BY
+#                  width_bucket(x, thresholds), for 10 and 100,000 thresholds.
 # Each group of queries is timed in ONE sql_timing.py call (interleaved
 # rounds, 1 warm-up, median of --rounds), so its ratios come from one run; the
 # ratio base is count(x) over the same table with the same workers: the cost
@@ -53,7 +58,7 @@ done
 
 sizes="" rounds=5 workers_wanted="0,2,8" label="" quick=no use_existing=no
 shared_buffers="" work_mem=256MB out_dir=$BENCH_DIR/results
-sections=distributions,nbins,workers,groups,kernel,startup
+sections=distributions,nbins,workers,groups,forms,kernel,startup
 while [ $# -gt 0 ]; do
     case $1 in
         --sizes) sizes=$2; shift ;;
@@ -206,6 +211,12 @@ if want groups; then
     make_table "$tg" "i % 100000 AS g, random() AS x" "$largest"
     TABLES+=("$tg")
 fi
+tf=ghb_forms_$largest
+if want forms; then
+    # a day of timestamps, microsecond-irregular; latencies from 0 to 1,200 ms
+    make_table "$tf" "'2024-01-01 00:00:00+00'::timestamptz + random() * interval '1 day' AS ts, 1200 * random() ^ 3 AS x" "$largest"
+    TABLES+=("$tf")
+fi
 in_list=$(printf "'%s'," "${TABLES[@]}")
 meta table_bytes "$(q1 "SELECT sum(pg_relation_size(oid)) FROM pg_class WHERE relname IN (${in_list%,})")"
 meta shared_buffers_bytes "$(q1 "SELECT setting::bigint * 8192 FROM pg_settings WHERE name = 'shared_buffers'")"
@@ -287,6 +298,28 @@ if want groups; then
         if [ $sql_gpu = yes ]; then
             echo "gh_gpu/256/0=SET gpu_histogram.device = gpu; SELECT g, gpu_histogram(x, 0, 1, 256) FROM $tg GROUP BY g"
         fi)
+fi
+
+if want forms; then
+    step "SQL: time and threshold forms ($largest rows, serial)"
+    prewarm_all
+    # The references: what the issue names, PostgreSQL's exact numeric
+    # width_bucket over the microseconds, and width_bucket(x, array).
+    lo="'2024-01-01 00:00:00+00'::timestamptz" hi="'2024-01-02 00:00:00+00'::timestamptz"
+    us() { echo "(extract(epoch FROM $1) * 1000000)::numeric"; }
+    lat="'{1,2,5,10,20,50,100,200,500,1000}'::float8[]"
+    big="(SELECT array_agg(k * 0.012::float8 ORDER BY k) FROM generate_series(1, 100000) k)"
+    run_group forms "$tf" "$largest" uniform < <(
+        echo "count/0/0=SELECT count(ts) FROM $tf"
+        echo "wb_time/1440/0=SELECT width_bucket($(us ts), $(us "$lo"), $(us "$hi"), 1440), count(*) FROM $tf GROUP BY 1"
+        echo "gh_time_cpu/1440/0=SET gpu_histogram.device = cpu; SELECT gpu_histogram(ts, $lo, $hi, 1440) FROM $tf"
+        if [ $sql_gpu = yes ]; then echo "gh_time_gpu/1440/0=SET gpu_histogram.device = gpu; SELECT gpu_histogram(ts, $lo, $hi, 1440) FROM $tf"; fi
+        echo "wb_thresholds/10/0=SELECT width_bucket(x, $lat), count(*) FROM $tf GROUP BY 1"
+        echo "gh_thresholds_cpu/10/0=SET gpu_histogram.device = cpu; SELECT gpu_histogram(x, $lat) FROM $tf"
+        if [ $sql_gpu = yes ]; then echo "gh_thresholds_gpu/10/0=SET gpu_histogram.device = gpu; SELECT gpu_histogram(x, $lat) FROM $tf"; fi
+        echo "wb_thresholds/100000/0=SELECT width_bucket(x, $big), count(*) FROM $tf GROUP BY 1"
+        echo "gh_thresholds_cpu/100000/0=SET gpu_histogram.device = cpu; SELECT gpu_histogram(x, $big) FROM $tf"
+        if [ $sql_gpu = yes ]; then echo "gh_thresholds_gpu/100000/0=SET gpu_histogram.device = gpu; SELECT gpu_histogram(x, $big) FROM $tf"; fi)
 fi
 
 # GPU: the kernel benchmark -------------------------------------------------
