@@ -263,19 +263,17 @@ Status open(const HistogramSpec &spec, DeviceHistogram **out)
     if (check(err, "cudaMallocAsync")) {
         char *base = reinterpret_cast<char *>(h->counts);
         h->nan_flag = reinterpret_cast<int *>(base + bytes);
-        err = cudaMemsetAsync(h->counts, 0, bytes + sizeof(int), g.stream);
-        if (check(err, "cudaMemsetAsync") && table > 0) {
+        bool ok = check(err = cudaMemsetAsync(h->counts, 0, bytes + sizeof(int), g.stream), "cudaMemsetAsync");
+        if (ok && table > 0) {
             /* from pageable memory: returns once the source has been read */
-            err = cudaMemcpyAsync(base + bytes + 8, spec.thresholds.thresholds, table, cudaMemcpyHostToDevice,
-                                  g.stream);
+            ok = check(err = cudaMemcpyAsync(base + bytes + 8, spec.thresholds.thresholds, table,
+                                             cudaMemcpyHostToDevice, g.stream),
+                       "cudaMemcpyAsync");
             h->spec.thresholds.thresholds = reinterpret_cast<const double *>(base + bytes + 8);
         }
-        if (check(err, table > 0 ? "cudaMemcpyAsync" : "cudaMemsetAsync")) {
-            err = cudaEventCreateWithFlags(&h->drained, cudaEventDisableTiming);
-            if (check(err, "cudaEventCreate")) {
-                *out = h;
-                return Status::ok;
-            }
+        if (ok && check(err = cudaEventCreateWithFlags(&h->drained, cudaEventDisableTiming), "cudaEventCreate")) {
+            *out = h;
+            return Status::ok;
         }
         cudaFreeAsync(h->counts, g.stream);
     }

@@ -355,7 +355,7 @@ def write_csv(path, records, kernel, startup):
         for r in records:
             w.writerow(dict(part="sql", section=r["section"], table=r["table"], rows=r["rows"],
                             distribution=r["distribution"], type="float8", workers=r["workers"],
-                            nbins=r["nbins"] or "", query=NAMES[r["method"]],
+                            nbins=r["nbins"] or "", query=NAMES.get(r["method"], FORM_NAMES.get(r["method"], r["method"])),
                             median_ms=f"{r['median_ms']:.3f}", min_ms=f"{min(r['runs_ms']):.3f}",
                             max_ms=f"{max(r['runs_ms']):.3f}", runs=len(r["runs_ms"]),
                             ratio_to_count=f"{r['ratio']:.4f}" if r["ratio"] is not None else ""))
