@@ -247,6 +247,71 @@ void bytes_section(size_t n, const gh::KernelLimits &lim, void *tmp, size_t tmp_
 }
 
 /*
+ * The time and threshold forms' kernels on 2 GiB of device-resident values:
+ * int64 microseconds over a day and a year (1,440 and 100,000 buckets),
+ * float8 values against 10 latency thresholds and against 100,000 (the
+ * first in shared memory, the second in global memory).  The ceiling is
+ * the same bytes read by cub::DeviceReduce::Sum.
+ */
+__global__ void fill_microseconds(int64_t *v, size_t n, int64_t lo, int64_t span)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        v[i] = lo + static_cast<int64_t>(mix(i + 777) % static_cast<uint64_t>(span));
+}
+
+void forms_section(size_t n, const gh::KernelLimits &lim, void *tmp, size_t tmp_bytes)
+{
+    int64_t *t;
+    double *x, *thresholds, *sum_out;
+    unsigned long long *c64;
+    int *nan;
+    CHECK(cudaMalloc(&t, sizeof(int64_t) * n));
+    CHECK(cudaMalloc(&x, sizeof(double) * n));
+    CHECK(cudaMalloc(&thresholds, sizeof(double) * 100000));
+    CHECK(cudaMalloc(&c64, sizeof(unsigned long long) * 100002));
+    CHECK(cudaMalloc(&nan, sizeof(int)));
+    CHECK(cudaMalloc(&sum_out, sizeof(double)));
+    const int64_t day = 86400000000LL;
+    fill_microseconds<<<1024, 256>>>(t, n, 0, 365 * day);
+    fill_uniform<<<1024, 256>>>(x, n, 1200.0);
+    CHECK(cudaDeviceSynchronize());
+    size_t bytes = n * 8;
+    float ceiling_ms = read_ceiling(x, n, tmp, tmp_bytes, sum_out);
+    float ceiling = bytes / (ceiling_ms * 1e-3) / 1e9;
+    report("forms", "float8", "uniform", 0, "cub DeviceReduce::Sum", bytes, ceiling_ms, ceiling);
+    for (auto [bins, span] : {std::pair{1440, day}, std::pair{100000, 365 * day}}) {
+        const int32_t nbins = bins;
+        gh::Int64Spec spec{0, span, nbins};
+        float ms = median_ms([&] {
+            CHECK(cudaMemsetAsync(c64, 0, sizeof(unsigned long long) * (nbins + 2)));
+            CHECK(gh::bin_int64_on_device(t, n, spec, c64, nan, lim, nullptr));
+        });
+        report("forms", "int64", "uniform", nbins, "time histogram", bytes, ms, ceiling);
+    }
+    const double latency[] = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000};
+    std::vector<double> many(100000);
+    for (size_t i = 0; i < many.size(); i++)
+        many[i] = 0.012 * static_cast<double>(i);
+    for (int count : {10, 100000}) {
+        CHECK(cudaMemcpy(thresholds, count == 10 ? latency : many.data(), sizeof(double) * count,
+                         cudaMemcpyHostToDevice));
+        float ms = median_ms([&] {
+            CHECK(cudaMemsetAsync(c64, 0, sizeof(unsigned long long) * (count + 1)));
+            CHECK(gh::bin_thresholds_on_device(x, n, thresholds, count, c64, nan, lim, nullptr));
+        });
+        report("forms", "float8", "uniform", count,
+               gh::thresholds_in_shared_memory(count, lim) ? "thresholds (shared)" : "thresholds (global)", bytes, ms,
+               ceiling);
+    }
+    cudaFree(t);
+    cudaFree(x);
+    cudaFree(thresholds);
+    cudaFree(c64);
+    cudaFree(nan);
+    cudaFree(sum_out);
+}
+
+/*
  * The engine's own pipeline (gpu_backend.h: pinned pool, copy stream,
  * kernel, drain) over `batches` host batches, against plain pinned
  * host-to-device copies of the same bytes.  The host-side fill (the scan's
@@ -325,6 +390,7 @@ int main(int argc, char **argv)
     engine_section<float>("float4", 2 * n8, lim, quick ? std::vector<int>{256} : std::vector<int>{16, 256, 65536},
                           tmp, tmp_bytes);
     bytes_section(quick ? (1ul << 26) : (1ul << 30), lim, tmp, tmp_bytes);
+    forms_section(quick ? (1ul << 24) : (1ul << 28), lim, tmp, tmp_bytes);
     pipeline_section(1 << 20, quick ? 8 : 64);
     cudaFree(tmp);
     return 0;

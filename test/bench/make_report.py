@@ -306,6 +306,13 @@ def md_kernel(kernel, meta):
             ratio = f"{r['ms'] / pub:.2f}" if pub else "–"
             out.append(f"| {r['kernel']} | {r['ms']:.3f} | {r['GBps']:.0f} | {pub or '–'} | {ratio} |")
         out.append("")
+    fm = [r for r in kernel if r["section"] == "forms"]
+    if fm:
+        out += ["**Time and threshold forms** (int64 microseconds; float8 values against thresholds):", "",
+                "| kernel | type | buckets | ms | GB/s (% ceiling) |", "|---|---|---|---|---|"]
+        out += [f"| {r['kernel']} | {r['type']} | {r['nbins']:,} | {r['ms']:.3f} | {r['GBps']:.0f} "
+                f"({100 * r['fraction_of_read_ceiling']:.0f}%) |" for r in fm]
+        out.append("")
     pipe = [r for r in kernel if r["section"] == "pipeline"]
     if pipe:
         out += ["**The engine's pipeline** (host batches of float8 through pinned memory):", "",
