@@ -74,8 +74,8 @@ SELECT count(*) AS rows, count(ts) AS not_null, count(*) FILTER (WHERE NOT isfin
 
 -- Specs: minutes of the day, both orders; an odd span with a prime number
 -- of buckets; a quarter in 99,991 buckets; nearly the whole timestamp
--- range (extract(epoch ...) itself is off by a few microseconds in the
--- last 30 years before 294277, where the microseconds since 1970 overflow).
+-- range (extract(epoch ...) itself is off by a few microseconds at the
+-- very end of it, where the microseconds since 1970 no longer fit 64 bits).
 CREATE TABLE tm_specs(id integer, lo timestamptz, hi timestamptz, n integer);
 INSERT INTO tm_specs VALUES
     (1, '2024-03-01 00:00:00', '2024-03-02 00:00:00', 1440),
