@@ -53,13 +53,15 @@ sql=$(mktemp /tmp/gh_leak.XXXXXX.sql)
     for _ in 1 2 3; do echo "SELECT gpu_histogram(x, 0, 1, 256) IS NOT NULL FROM gh_leak;"; echo "SELECT count(*) FROM (SELECT i % 100, gpu_histogram(x, 0, 1, 64) FROM gh_leak GROUP BY 1) s;"; done
     echo "SELECT 'before', pinned_bytes, pinned_buffers, device_histograms, (SELECT free_memory FROM gpu_histogram_devices() LIMIT 1) FROM gpu_histogram_stats();"
     for ((q = 0; q < leak_queries; q++)); do
-        case $((q % 6)) in
+        case $((q % 8)) in
         0) echo "SELECT gpu_histogram(x, 0, 1, 256) IS NOT NULL FROM gh_leak;" ;;
         1) echo "SELECT gpu_histogram(x / (CASE WHEN i = 250000 THEN 0 ELSE 1 END), 0, 1, 256) FROM gh_leak;" ;;
         2) echo "SET statement_timeout = '3ms'; SELECT gpu_histogram(x, 0, 1, 1000) IS NOT NULL FROM gh_leak; RESET statement_timeout;" ;;
         3) echo "SELECT gpu_histogram(CASE WHEN i = 200000 THEN 'NaN'::float8 ELSE x END, 0, 1, 256) FROM gh_leak;" ;;
         4) echo "SET gpu_histogram.debug_fail_cuda_call = $((q % 17 + 1)); SELECT gpu_histogram(x, 0, 1, 256) IS NOT NULL FROM gh_leak; RESET gpu_histogram.debug_fail_cuda_call;" ;;
         5) echo "SELECT count(*) FROM (SELECT i % 100, gpu_histogram(x, 0, 1, 64) FROM gh_leak GROUP BY 1) s;" ;;
+        6) echo "SET gpu_histogram.debug_fail_cuda_call = $((q % 19 + 1)); SELECT gpu_histogram(x, '{0.1,0.2,0.5,0.9}'::float8[]) IS NOT NULL FROM gh_leak; RESET gpu_histogram.debug_fail_cuda_call;" ;;
+        7) echo "SELECT gpu_histogram('2024-01-01'::timestamptz + i * interval '1 second' / (CASE WHEN i = 250000 THEN 0 ELSE 1 END), '2024-01-01', '2024-01-05', 1440) FROM gh_leak;" ;;
         esac
     done
     echo "SELECT 'after', pinned_bytes, pinned_buffers, device_histograms, (SELECT free_memory FROM gpu_histogram_devices() LIMIT 1) FROM gpu_histogram_stats();"
