@@ -8,7 +8,8 @@ EXTENSION = gpu_histogram
 MODULE_big = gpu_histogram
 OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/aggregate.o extension/merge.o extension/buckets.o \
-       extension/gpu_binning.o extension/observability.o
+       extension/gpu_binning.o extension/observability.o \
+       extension/scan/plan.o extension/scan/exec.o extension/scan/heap_reader.o
 DATA = extension/sql/gpu_histogram--1.0.sql
 PGFILEDESC = "gpu_histogram - width_bucket histograms binned on the GPU"
 

@@ -77,3 +77,10 @@ gh::BucketSpec checked_spec(double lo, double hi, int32 nbins)
     report_spec_error(gh::validate_spec(spec), spec);
     return spec;
 }
+
+gh::BucketSpec checked_first_row_spec(double value, double lo, double hi, int32 nbins)
+{
+    if (nbins > 0 && std::isnan(value))
+        report_engine_status(gh::Status::nan_value);
+    return checked_spec(lo, hi, nbins);
+}

@@ -26,4 +26,11 @@ void report_engine_status(gh::Status s);
 /* Builds and validates the spec of one row, raising width_bucket's errors. */
 gh::BucketSpec checked_spec(double lo, double hi, int32 nbins);
 
+/*
+ * The spec of a group's first row (or of a row whose lo, hi or nbins
+ * differ), checked as width_bucket checks its arguments: it looks at a NaN
+ * operand before infinite or equal bounds.
+ */
+gh::BucketSpec checked_first_row_spec(double value, double lo, double hi, int32 nbins);
+
 #endif /* GH_ERRORS_H */
