@@ -69,7 +69,8 @@ struct ScanExecState {
     MemoryContext states_cxt; /* the histogram states and the results */
     HistogramState **states;
     double *page_values;      /* nhist * MaxHeapTuplesPerPage */
-    int *page_counts;
+    const double **page_start; /* each histogram's values of the page ... */
+    int *page_counts;          /* ... and how many */
     SharedScan *shared;
     ParallelBlockTableScanDesc pscan;
     bool done;
@@ -117,6 +118,7 @@ void begin_scan(CustomScanState *node, EState *estate, int)
     s->args = static_cast<HistogramArgs *>(palloc0(sizeof(HistogramArgs) * s->nhist));
     s->states = static_cast<HistogramState **>(palloc0(sizeof(HistogramState *) * s->nhist));
     s->page_values = static_cast<double *>(palloc(sizeof(double) * MaxHeapTuplesPerPage * s->nhist));
+    s->page_start = static_cast<const double **>(palloc0(sizeof(double *) * s->nhist));
     s->page_counts = static_cast<int *>(palloc0(sizeof(int) * s->nhist));
     for (int h = 0; h < s->nhist; h++) {
         Expr *target = static_cast<TargetEntry *>(list_nth(cscan->custom_scan_tlist, h))->expr;
@@ -192,7 +194,7 @@ int filter_tuples(ScanExecState *s, HeapReader *r)
  */
 void append_page(ScanExecState *s, int h)
 {
-    const double *values = s->page_values + static_cast<Size>(h) * MaxHeapTuplesPerPage;
+    const double *values = s->page_start[h];
     int n = s->page_counts[h];
     if (n == 0 || s->args[h].skip)
         return;
@@ -208,16 +210,27 @@ void scan_pages(ScanExecState *s)
     HeapReader *r = &s->reader;
     Relation rel = s->css.ss.ss_currentRelation;
     TupleDesc desc = RelationGetDescr(rel);
-    heap_reader_begin(r, rel, s->css.ss.ps.state->es_snapshot, s->pscan);
+    heap_reader_begin(r, rel, s->css.ss.ps.state->es_snapshot, s->pscan, s->qual != NULL);
     while (heap_reader_next_page(r)) {
         int n = r->ntuples;
         if (s->qual != NULL) {
             heap_reader_unlock(r);
             n = filter_tuples(s, r);
         }
-        for (int h = 0; h < s->nhist; h++)
-            s->page_counts[h] = heap_column_values(s->columns[h], desc, r->tuples, n,
-                                                   s->page_values + static_cast<Size>(h) * MaxHeapTuplesPerPage);
+        for (int h = 0; h < s->nhist; h++) {
+            double *buf = s->page_values + static_cast<Size>(h) * MaxHeapTuplesPerPage;
+            int k;
+            if (r->whole_page) {
+                k = heap_page_column_values(s->columns[h], desc, r->page, buf, &n);
+                s->page_start[h] = buf + MaxHeapTuplesPerPage - k;
+            } else {
+                k = heap_column_values(s->columns[h], desc, r->tuples, n, buf);
+                s->page_start[h] = buf;
+            }
+            s->page_counts[h] = k;
+        }
+        if (r->whole_page)
+            heap_reader_count_tuples(r, n);
         heap_reader_release(r);
         for (int h = 0; h < s->nhist; h++)
             append_page(s, h);

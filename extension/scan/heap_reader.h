@@ -40,22 +40,38 @@ struct HeapReader {
     BlockNumber next_serial; /* blocks handed out so far (serial) */
     bool syncscan;
     BufferAccessStrategy strategy;
+    bool list_all_visible;   /* fill tuples[] on all-visible pages too */
     /* the current page */
     Buffer buffer;
+    Page page;
     bool locked;
+    /*
+     * Every normal tuple of the page is visible and tuples[] is left empty:
+     * the caller reads the page's line pointers itself, in one pass.
+     */
+    bool whole_page;
     int ntuples;
-    HeapTupleData tuples[MaxHeapTuplesPerPage]; /* the visible ones */
+    HeapTupleData tuples[MaxHeapTuplesPerPage]; /* the visible ones, unless whole_page */
     HeapReadCounters counters;
 };
 
-/* Prepares a scan of rel under snapshot; pscan is the shared block scan, or NULL. */
-void heap_reader_begin(HeapReader *r, Relation rel, Snapshot snapshot, ParallelBlockTableScanDesc pscan);
+/*
+ * Prepares a scan of rel under snapshot; pscan is the shared block scan, or
+ * NULL.  list_all_visible: list the tuples of all-visible pages in tuples[]
+ * as well (a caller that evaluates quals needs them); otherwise such pages
+ * come back as whole_page.
+ */
+void heap_reader_begin(HeapReader *r, Relation rel, Snapshot snapshot, ParallelBlockTableScanDesc pscan,
+                       bool list_all_visible);
 
 /*
  * Pins and share-locks the next page and fills r->tuples with its visible
  * tuples.  Returns false when there is no page left.
  */
 bool heap_reader_next_page(HeapReader *r);
+
+/* Counts n tuples of a whole_page page as read (statistics, EXPLAIN). */
+void heap_reader_count_tuples(HeapReader *r, int n);
 
 /* Releases the page's lock, keeping the pin (tuple data stays valid). */
 void heap_reader_unlock(HeapReader *r);
@@ -83,5 +99,12 @@ HeapColumn heap_column(TupleDesc desc, AttrNumber attno, Oid type);
  */
 int heap_column_values(const HeapColumn &col, TupleDesc desc, const HeapTupleData *tuples, int n,
                        double *out);
+
+/*
+ * The same for every normal tuple of a whole_page page, counted in
+ * *ntuples: the k values it returns end at buf[MaxHeapTuplesPerPage - 1],
+ * in the page's order.
+ */
+int heap_page_column_values(const HeapColumn &col, TupleDesc desc, Page page, double *buf, int *ntuples);
 
 #endif /* GH_SCAN_HEAP_READER_H */
