@@ -230,15 +230,15 @@ def md_sql(records, meta):
     sc = [r for r in records if r["section"] == "scan"]
     if sc:
         methods = [m for m in SCAN_METHODS if any(r["method"] == m for r in sc)]
-        out += [f"## 5. The custom scan: {rows_name(sc[0]['rows'])} rows, nbins 256", "",
+        out += ["## 5. The custom scan: nbins 256", "",
                 "gpu_histogram with GpuHistogramScan (scan on, the default) and as an aggregate over the "
                 "ordinary plan (scan off); ratios to count(x) of the same table, clause and workers.", ""]
-        out += md_table_head(["case", "table", "count(x) ms"] + [NAMES[m] + " ms (×)" for m in methods]
+        out += md_table_head(["case", "rows", "count(x) ms"] + [NAMES[m] + " ms (×)" for m in methods]
                              + ["GROUP BY ÷ scan cpu"])
         for g in sorted({r["group"] for r in sc}):
             rs = [r for r in sc if r["group"] == g]
             base = pick(rs, method="count")
-            row = [rs[0]["distribution"], rs[0]["table"], ms(base)] + [cell(pick(rs, method=m), base) for m in methods]
+            row = [rs[0]["distribution"], rows_name(rs[0]["rows"]), ms(base)] + [cell(pick(rs, method=m), base) for m in methods]
             row.append(speedup(pick(rs, method="width_bucket"), pick(rs, method="gh_cpu")))
             out.append("| " + " | ".join(row) + " |")
         out.append("")
