@@ -9,7 +9,8 @@ MODULE_big = gpu_histogram
 OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/aggregate.o extension/merge.o extension/buckets.o \
        extension/gpu_binning.o extension/observability.o \
-       extension/scan/plan.o extension/scan/exec.o extension/scan/heap_reader.o
+       extension/scan/plan.o extension/scan/exec.o extension/scan/heap_reader.o \
+       extension/scan/native_quals.o
 DATA = extension/sql/gpu_histogram--1.0.sql
 PGFILEDESC = "gpu_histogram - width_bucket histograms binned on the GPU"
 
@@ -41,6 +42,9 @@ PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 $(shlib): $(ENGINE_LIB)
+
+# PGXS tracks no header dependencies: rebuild every object when any header changes.
+$(OBJS): $(wildcard extension/*.h extension/scan/*.h gpu/*.h)
 
 $(ENGINE_LIB): engine
 .PHONY: engine unittest

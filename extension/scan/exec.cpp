@@ -12,6 +12,7 @@
  */
 #include "scan_node.h"
 #include "heap_reader.h"
+#include "native_quals.h"
 
 #include "../errors.h"
 #include "../histogram_state.h"
@@ -64,7 +65,9 @@ struct ScanExecState {
     HeapColumn *columns;
     ExprState **arg_states;   /* lo, hi, nbins of each histogram */
     HistogramArgs *args;
-    ExprState *qual;
+    ExprState *qual;          /* the WHERE clause, through the executor ... */
+    bool native;              /* ... or evaluated natively (native_quals.h) */
+    NativeQuals native_quals;
     TupleTableSlot *heap_slot;
     MemoryContext states_cxt; /* the histogram states and the results */
     HistogramState **states;
@@ -135,6 +138,9 @@ void begin_scan(CustomScanState *node, EState *estate, int)
     List *quals = reinterpret_cast<List *>(
         table_vars_mutator(reinterpret_cast<Node *>(cscan->custom_exprs), cscan->custom_scan_tlist));
     s->heap_slot = ExecInitExtraTupleSlot(estate, desc, &TTSOpsHeapTuple);
+    s->native = native_quals_build(quals, desc, &s->native_quals);
+    if (s->native)
+        quals = NIL;
     /*
      * The quals read heap tuples, not the node's virtual scan slot: compile
      * them for that slot type, so that their Vars deform the tuple.
@@ -210,10 +216,13 @@ void scan_pages(ScanExecState *s)
     HeapReader *r = &s->reader;
     Relation rel = s->css.ss.ss_currentRelation;
     TupleDesc desc = RelationGetDescr(rel);
-    heap_reader_begin(r, rel, s->css.ss.ps.state->es_snapshot, s->pscan, s->qual != NULL);
+    heap_reader_begin(r, rel, s->css.ss.ps.state->es_snapshot, s->pscan, s->qual != NULL || s->native);
     while (heap_reader_next_page(r)) {
         int n = r->ntuples;
-        if (s->qual != NULL) {
+        if (s->native) {
+            /* only stored values are compared: no user code runs under the lock */
+            n = native_quals_filter(s->native_quals, desc, r->tuples, n);
+        } else if (s->qual != NULL) {
             heap_reader_unlock(r);
             n = filter_tuples(s, r);
         }
@@ -396,6 +405,8 @@ void explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
                             deparse_expression(reinterpret_cast<Node *>(make_ands_explicit(cscan->custom_exprs)),
                                                context, prefix, false),
                             es);
+    if (cscan->custom_exprs != NIL)
+        ExplainPropertyText("Filter Evaluation", s->native ? "native" : "executor", es);
     ExplainPropertyText("Device", device_setting(), es);
     if (es->analyze) {
         const ScanTotals &t = s->totals;

@@ -151,17 +151,21 @@ void heap_reader_end(HeapReader *r)
 
 HeapColumn heap_column(TupleDesc desc, AttrNumber attno, Oid type)
 {
-    HeapColumn col{attno, type, -1};
+    HeapColumn col{attno, type, TupleDescAttr(desc, attno - 1)->attalign, -1, attno - 1, NULL};
+    AttrLayout *prefix = static_cast<AttrLayout *>(palloc(sizeof(AttrLayout) * attno));
+    bool fixed = true;
     int32 off = 0;
     for (int i = 0; i < attno - 1; i++) {
         /* dropped columns keep their length and alignment, so they count too */
         Form_pg_attribute a = TupleDescAttr(desc, i);
-        if (a->attlen <= 0)
-            return col;
-        off = att_align_nominal(off, a->attalign);
-        off += a->attlen;
+        prefix[i] = AttrLayout{a->attlen, a->attalign};
+        fixed = fixed && a->attlen > 0;
+        if (fixed)
+            off = att_align_nominal(off, a->attalign) + a->attlen;
     }
-    col.fixed_offset = att_align_nominal(off, TupleDescAttr(desc, attno - 1)->attalign);
+    col.prefix = prefix;
+    if (fixed)
+        col.fixed_offset = att_align_nominal(off, col.align);
     return col;
 }
 
@@ -181,20 +185,15 @@ template <> inline double datum_value<int16>(Datum d) { return DatumGetInt16(d);
 template <> inline double datum_value<int32>(Datum d) { return DatumGetInt32(d); }
 template <> inline double datum_value<int64>(Datum d) { return static_cast<double>(DatumGetInt64(d)); }
 
-/*
- * A tuple without NULLs that has the column physically (not one added later
- * with a missing value) has it at the fixed offset; any other goes through
- * heap_getattr(), which knows NULL bitmaps, varlena columns before this one
- * and the attribute's missing value.
- */
+/* heap_column_data() where it can, heap_getattr() for the rest. */
 template <typename T>
 int column_values(const HeapColumn &col, TupleDesc desc, const HeapTupleData *tuples, int n, double *out)
 {
     int k = 0;
     for (int i = 0; i < n; i++) {
-        HeapTupleHeader h = tuples[i].t_data;
-        if (col.fixed_offset >= 0 && !(h->t_infomask & HEAP_HASNULL) && HeapTupleHeaderGetNatts(h) >= col.attno) {
-            out[k++] = stored_value<T>(reinterpret_cast<const char *>(h) + h->t_hoff + col.fixed_offset);
+        const char *data = heap_column_data(col, tuples[i].t_data);
+        if (data != NULL) {
+            out[k++] = stored_value<T>(data);
             continue;
         }
         bool isnull;
@@ -225,8 +224,9 @@ int page_column_values(const HeapColumn &col, TupleDesc desc, Page page, double 
             continue;
         n++;
         HeapTupleHeader h = reinterpret_cast<HeapTupleHeader>(PageGetItem(page, item));
-        if (col.fixed_offset >= 0 && !(h->t_infomask & HEAP_HASNULL) && HeapTupleHeaderGetNatts(h) >= col.attno) {
-            *--out = stored_value<T>(reinterpret_cast<const char *>(h) + h->t_hoff + col.fixed_offset);
+        const char *data = heap_column_data(col, h);
+        if (data != NULL) {
+            *--out = stored_value<T>(data);
             continue;
         }
         HeapTupleData t;

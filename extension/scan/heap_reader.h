@@ -15,7 +15,9 @@
 #include "../pg_headers.h"
 
 extern "C" {
+#include "access/htup_details.h"
 #include "access/relscan.h"
+#include "access/tupmacs.h"
 #include "storage/bufmgr.h"
 #include "utils/snapshot.h"
 }
@@ -82,15 +84,53 @@ void heap_reader_release(HeapReader *r);
 /* Ends the scan: releases the page and the strategy. */
 void heap_reader_end(HeapReader *r);
 
-/* Where to find one float8-convertible column in a tuple. */
-struct HeapColumn {
-    AttrNumber attno;
-    Oid type;            /* FLOAT8OID, FLOAT4OID, INT2OID, INT4OID or INT8OID */
-    int32 fixed_offset;  /* offset in tuples without NULLs when every earlier
-                            column is fixed-width; -1 if there is none */
+/* How an attribute is laid out, as heap tuples store it. */
+struct AttrLayout {
+    int16 len; /* attlen: > 0 fixed, -1 varlena, -2 cstring */
+    char align;
 };
 
-/* Fills in the column's fixed offset from the relation's descriptor. */
+/* Where to find one int2, int4, int8, float4 or float8 column in a tuple. */
+struct HeapColumn {
+    AttrNumber attno;
+    Oid type;              /* FLOAT8OID, FLOAT4OID, INT2OID, INT4OID or INT8OID */
+    char align;
+    int32 fixed_offset;    /* its offset in tuples without NULLs when every earlier
+                              column is fixed-width; -1 if there is none */
+    int nprefix;           /* otherwise the earlier columns' layouts, to walk over */
+    const AttrLayout *prefix;
+};
+
+/*
+ * Where the column's value starts in h, for a tuple without NULLs that
+ * stores the column; NULL otherwise (heap_getattr() then knows the NULL
+ * bitmap and the attribute's missing value).  The walk over earlier
+ * varlena columns is nocachegetattr()'s, without its general cases.
+ */
+static inline const char *heap_column_data(const HeapColumn &col, HeapTupleHeader h)
+{
+    if ((h->t_infomask & HEAP_HASNULL) || HeapTupleHeaderGetNatts(h) < col.attno)
+        return NULL;
+    const char *tp = reinterpret_cast<const char *>(h) + h->t_hoff;
+    if (col.fixed_offset >= 0)
+        return tp + col.fixed_offset;
+    uint32 off = 0;
+    for (int i = 0; i < col.nprefix; i++) {
+        const AttrLayout &a = col.prefix[i];
+        if (a.len > 0) {
+            off = att_align_nominal(off, a.align) + a.len;
+        } else if (a.len == -1) {
+            off = att_align_pointer(off, a.align, -1, tp + off);
+            off += VARSIZE_ANY(tp + off);
+        } else {
+            off = att_align_nominal(off, a.align);
+            off += strlen(tp + off) + 1;
+        }
+    }
+    return tp + att_align_nominal(off, col.align);
+}
+
+/* The column's layout, from the relation's descriptor (palloc'd). */
 HeapColumn heap_column(TupleDesc desc, AttrNumber attno, Oid type);
 
 /*
