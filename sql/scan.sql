@@ -9,7 +9,7 @@ LOAD 'gpu_histogram'; -- the planner hook, also without shared_preload_libraries
 SET client_min_messages = warning;
 DROP VIEW IF EXISTS sc_view;
 DROP MATERIALIZED VIEW IF EXISTS sc_mv;
-DROP TABLE IF EXISTS sc_t, sc_types, sc_nan, sc_empty, sc_part, sc_inh, sc_idx, sc_rls CASCADE;
+DROP TABLE IF EXISTS sc_t, sc_q, sc_types, sc_nan, sc_empty, sc_part, sc_inh, sc_idx, sc_rls CASCADE;
 DROP FUNCTION IF EXISTS scan_plan, scan_compare, try_sql, explain_lines, scan_counters;
 DROP ROLE IF EXISTS regress_sc_reader;
 RESET client_min_messages;
@@ -190,6 +190,44 @@ SELECT q, (scan_compare(q)).* FROM (VALUES
     ('SELECT gpu_histogram(x, 0, 1, 4) FROM sc_t TABLESAMPLE SYSTEM (100)'),
     ('SELECT gpu_histogram(x, 0, 1, 4), array_agg(1) OVER () FROM sc_t'),
     ('SELECT gpu_histogram(x, 0, 1, 4) FROM (SELECT x FROM sc_t UNION ALL SELECT x FROM sc_t) u')
+) v(q);
+
+-- WHERE clauses of the form column op constant on integer and float columns
+-- are evaluated by the scan itself (Filter Evaluation: native), with
+-- PostgreSQL's semantics: NaN sorts above every number and equals itself,
+-- a NULL column or constant passes nothing, cross-type integer comparisons
+-- are exact.  Anything else goes through the executor.
+CREATE TABLE sc_q (i2 int2, i4 int4, i8 int8, f4 float4, f8 float8, v float8);
+INSERT INTO sc_q
+SELECT (i % 200 - 100)::int2, i - 50000, i::int8 * 100000 - 2500000000,
+       CASE WHEN i % 1000 = 0 THEN 'NaN' ELSE (i % 997) / 997.0 END,
+       CASE i % 5000 WHEN 0 THEN 'NaN' WHEN 1 THEN 'Infinity' WHEN 2 THEN '-Infinity' WHEN 3 THEN NULL
+                     WHEN 4 THEN '-0' ELSE (i % 991) / 991.0 END,
+       (i % 1009) / 1009.0
+FROM generate_series(1, 100000) i;
+INSERT INTO sc_q VALUES (NULL, NULL, NULL, NULL, NULL, 0.5);
+SELECT explain_lines('SELECT gpu_histogram(v, 0, 1, 8) FROM sc_q WHERE f8 > 0.5 AND 10 >= i2');
+SELECT explain_lines('SELECT gpu_histogram(v, 0, 1, 8) FROM sc_q WHERE f8 > 0.5 AND i2 + 1 > 10');
+SELECT q, (scan_compare(q)).* FROM (VALUES
+    ('SELECT gpu_histogram(v, 0, 1, 8) FROM sc_q WHERE f8 > 0.5'),
+    ('SELECT gpu_histogram(v, 0, 1, 8) FROM sc_q WHERE f8 <= 0.5'),
+    ('SELECT gpu_histogram(v, 0, 1, 8) FROM sc_q WHERE f8 = ''NaN'''),
+    ('SELECT gpu_histogram(v, 0, 1, 8) FROM sc_q WHERE f8 <> ''NaN'''),
+    ('SELECT gpu_histogram(v, 0, 1, 8) FROM sc_q WHERE f8 >= ''NaN'''),
+    ('SELECT gpu_histogram(v, 0, 1, 8) FROM sc_q WHERE f8 < ''Infinity'''),
+    ('SELECT gpu_histogram(v, 0, 1, 8) FROM sc_q WHERE f8 = 0'),
+    ('SELECT gpu_histogram(v, 0, 1, 8) FROM sc_q WHERE 0.5 < f8'),
+    ('SELECT gpu_histogram(v, 0, 1, 8) FROM sc_q WHERE f4 >= 0.25::float4'),
+    ('SELECT gpu_histogram(v, 0, 1, 8) FROM sc_q WHERE f4 < 0.3'),
+    ('SELECT gpu_histogram(v, 0, 1, 8) FROM sc_q WHERE f4 > ''NaN''::float4'),
+    ('SELECT gpu_histogram(v, 0, 1, 8) FROM sc_q WHERE i2 = 7'),
+    ('SELECT gpu_histogram(v, 0, 1, 8) FROM sc_q WHERE i2 > 7::int8'),
+    ('SELECT gpu_histogram(v, 0, 1, 8) FROM sc_q WHERE i4 <= 5::int2'),
+    ('SELECT gpu_histogram(v, 0, 1, 8) FROM sc_q WHERE i8 > 3000000000'),
+    ('SELECT gpu_histogram(v, 0, 1, 8) FROM sc_q WHERE i8 <> 2500000000'),
+    ('SELECT gpu_histogram(v, 0, 1, 8) FROM sc_q WHERE 40000 > i4 AND i2 >= -3 AND f8 <> 0.25'),
+    ('SELECT gpu_histogram(v, 0, 1, 8) FROM sc_q WHERE i4 < NULL'),
+    ('SELECT gpu_histogram(v, 0, 1, 8), gpu_histogram(f8, 0, 1, 4) FROM sc_q WHERE i2 BETWEEN -10 AND 10')
 ) v(q);
 
 -- Every column type the scan reads: int2, int4, int8, float4 and float8,
