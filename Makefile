@@ -8,8 +8,9 @@ EXTENSION = gpu_histogram
 MODULE_big = gpu_histogram
 OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/aggregate.o extension/merge.o extension/buckets.o \
-       extension/gpu_binning.o extension/observability.o
-DATA = extension/sql/gpu_histogram--1.0.sql
+       extension/gpu_binning.o extension/observability.o \
+       extension/moving_window.o
+DATA = extension/sql/gpu_histogram--1.0.sql extension/sql/gpu_histogram--1.0--1.1.sql
 PGFILEDESC = "gpu_histogram - width_bucket histograms binned on the GPU"
 
 REGRESS = basic errors equality edges types nulls_empty merge buckets parallel grouping window device
