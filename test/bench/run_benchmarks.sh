@@ -6,7 +6,7 @@
 #   bash test/bench/run_benchmarks.sh [--sizes 1000000,10000000] [--rounds 5]
 #        [--workers 0,2,8] [--label NAME] [--quick] [--use-existing]
 #        [--shared-buffers 4GB] [--work-mem 256MB] [--out DIR]
-#        [--sections distributions,nbins,workers,groups,kernel,startup]
+#        [--sections distributions,nbins,workers,groups,window,kernel,startup]
 #
 # Without --use-existing it starts a throwaway server (test/pg_temp_server.sh)
 # with shared_buffers sized to hold every table; with it, it uses the server
@@ -25,6 +25,12 @@
 #                  each query scale, and what do parallel GPU workers pay?
 #   groups         100,000 groups (g = i % 100000) over the largest size,
 #                  nbins 256: one histogram per group against GROUP BY g, bucket.
+#   window         the smallest size, ordered by i, nbins 64, the moving frame
+#                  ROWS BETWEEN 1000 PRECEDING AND CURRENT ROW: gpu_histogram
+#                  (adds and removes one row per row) against the same
+#                  aggregate without its moving functions, as version 1.0
+#                  defined it (aggregates all 1,001 rows of every frame), and
+#                  count(x) over the same window as the base.
 # Each group of queries is timed in ONE sql_timing.py call (interleaved
 # rounds, 1 warm-up, median of --rounds), so its ratios come from one run; the
 # ratio base is count(x) over the same table with the same workers: the cost
@@ -53,7 +59,7 @@ done
 
 sizes="" rounds=5 workers_wanted="0,2,8" label="" quick=no use_existing=no
 shared_buffers="" work_mem=256MB out_dir=$BENCH_DIR/results
-sections=distributions,nbins,workers,groups,kernel,startup
+sections=distributions,nbins,workers,groups,window,kernel,startup
 while [ $# -gt 0 ]; do
     case $1 in
         --sizes) sizes=$2; shift ;;
@@ -206,6 +212,11 @@ if want groups; then
     make_table "$tg" "i % 100000 AS g, random() AS x" "$largest"
     TABLES+=("$tg")
 fi
+tw=ghb_window_$smallest
+if want window; then
+    make_table "$tw" "i, random() AS x" "$smallest"
+    TABLES+=("$tw")
+fi
 in_list=$(printf "'%s'," "${TABLES[@]}")
 meta table_bytes "$(q1 "SELECT sum(pg_relation_size(oid)) FROM pg_class WHERE relname IN (${in_list%,})")"
 meta shared_buffers_bytes "$(q1 "SELECT setting::bigint * 8192 FROM pg_settings WHERE name = 'shared_buffers'")"
@@ -287,6 +298,26 @@ if want groups; then
         if [ $sql_gpu = yes ]; then
             echo "gh_gpu/256/0=SET gpu_histogram.device = gpu; SELECT g, gpu_histogram(x, 0, 1, 256) FROM $tg GROUP BY g"
         fi)
+fi
+
+if want window; then
+    step "SQL: moving window ($smallest rows, ROWS BETWEEN 1000 PRECEDING AND CURRENT ROW, nbins 64, serial)"
+    prewarm_all
+    # "Before": gpu_histogram as 1.0 defined it, without MSFUNC/MINVFUNC, so
+    # PostgreSQL aggregates every frame from scratch.  max(...) over the
+    # results keeps a million arrays from going to psql.
+    psql -X -q -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
+DROP AGGREGATE IF EXISTS ghb_plain_histogram(float8, float8, float8, integer);
+CREATE AGGREGATE ghb_plain_histogram(float8, float8, float8, integer) (
+    SFUNC = gpu_histogram_transfn, STYPE = internal, FINALFUNC = gpu_histogram_finalfn,
+    FINALFUNC_EXTRA, FINALFUNC_MODIFY = READ_ONLY);
+SQL
+    win="OVER (ORDER BY i ROWS BETWEEN 1000 PRECEDING AND CURRENT ROW)"
+    run_group window "$tw" "$smallest" uniform <<QUERIES
+count/64/0=SELECT max(c) FROM (SELECT count(x) $win AS c FROM $tw) s
+gh_moving/64/0=SELECT max(h[33]) FROM (SELECT gpu_histogram(x, 0, 1, 64) $win AS h FROM $tw) s
+gh_plain/64/0=SELECT max(h[33]) FROM (SELECT ghb_plain_histogram(x, 0, 1, 64) $win AS h FROM $tw) s
+QUERIES
 fi
 
 # GPU: the kernel benchmark -------------------------------------------------
