@@ -307,6 +307,7 @@ if want window; then
     # PostgreSQL aggregates every frame from scratch.  max(...) over the
     # results keeps a million arrays from going to psql.
     psql -X -q -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
+SET client_min_messages = warning;
 DROP AGGREGATE IF EXISTS ghb_plain_histogram(float8, float8, float8, integer);
 CREATE AGGREGATE ghb_plain_histogram(float8, float8, float8, integer) (
     SFUNC = gpu_histogram_transfn, STYPE = internal, FINALFUNC = gpu_histogram_finalfn,
