@@ -6,7 +6,7 @@
 #   bash test/bench/run_benchmarks.sh [--sizes 1000000,10000000] [--rounds 5]
 #        [--workers 0,2,8] [--label NAME] [--quick] [--use-existing]
 #        [--shared-buffers 4GB] [--work-mem 256MB] [--out DIR]
-#        [--sections distributions,nbins,workers,groups,window,kernel,startup]
+#        [--sections distributions,nbins,workers,groups,window,shards,kernel,startup]
 #
 # Without --use-existing it starts a throwaway server (test/pg_temp_server.sh)
 # with shared_buffers sized to hold every table; with it, it uses the server
@@ -31,6 +31,12 @@
 #                  aggregate without its moving functions, as version 1.0
 #                  defined it (aggregates all 1,001 rows of every frame), and
 #                  count(x) over the same window as the base.
+#   shards         the largest size spread over three shard servers and a
+#                  coordinator on this machine (test/fdw/run_shard_checks.sh,
+#                  which starts its own four servers and checks the answers
+#                  first): the three-shard query through postgres_fdw, with
+#                  and without async execution, and a partitioned table of
+#                  foreign tables, against the same rows on one server.
 # Each group of queries is timed in ONE sql_timing.py call (interleaved
 # rounds, 1 warm-up, median of --rounds), so its ratios come from one run; the
 # ratio base is count(x) over the same table with the same workers: the cost
@@ -59,7 +65,7 @@ done
 
 sizes="" rounds=5 workers_wanted="0,2,8" label="" quick=no use_existing=no
 shared_buffers="" work_mem=256MB out_dir=$BENCH_DIR/results
-sections=distributions,nbins,workers,groups,window,kernel,startup
+sections=distributions,nbins,workers,groups,window,shards,kernel,startup
 while [ $# -gt 0 ]; do
     case $1 in
         --sizes) sizes=$2; shift ;;
@@ -319,6 +325,26 @@ count/64/0=SELECT max(c) FROM (SELECT count(x) $win AS c FROM $tw) s
 gh_moving/64/0=SELECT max(h[33]) FROM (SELECT gpu_histogram(x, 0, 1, 64) $win AS h FROM $tw) s
 gh_plain/64/0=SELECT max(h[33]) FROM (SELECT ghb_plain_histogram(x, 0, 1, 64) $win AS h FROM $tw) s
 QUERIES
+fi
+
+if want shards; then
+    step "SQL: three shards over postgres_fdw against one server ($largest rows, nbins 256)"
+    group_no=$((group_no + 1))
+    json=$(printf 'group%02d.json' $group_no)
+    set +e
+    ( if [ -n "${PG_BIN:-}" ]; then export PG_BIN; fi
+      bash "$ROOT/test/fdw/run_shard_checks.sh" --rows "$largest" --bench "$rounds" --json "$WORK/$json" ) \
+        >"$WORK/shards.log" 2>&1
+    rc=$?
+    set -e
+    sed -n '/^==> timing/,$p' "$WORK/shards.log"
+    if [ $rc = 0 ] && [ -s "$WORK/$json" ]; then
+        printf '%s\t%s\t%s\t%s\t%s\n' shards "readings_all" "$largest" golden-ratio "$json" >>"$WORK/groups.tsv"
+        meta shards "test/fdw/run_shard_checks.sh: all checks passed"
+    else
+        meta shards "test/fdw/run_shard_checks.sh exited with $rc: $(tail -n 1 "$WORK/shards.log")"
+        echo "shards: exit $rc; see $WORK/shards.log"
+    fi
 fi
 
 # GPU: the kernel benchmark -------------------------------------------------
