@@ -203,8 +203,11 @@ make_table() {  # NAME SELECT-LIST ROWS
 step "tables"
 TABLES=()
 for n in "${SIZES[@]}"; do
-    make_table "ghb_uniform_$n" "random() AS x" "$n"
-    TABLES+=("ghb_uniform_$n")
+    # window and shards make tables of their own
+    if want distributions || want nbins || want workers || want startup; then
+        make_table "ghb_uniform_$n" "random() AS x" "$n"
+        TABLES+=("ghb_uniform_$n")
+    fi
     if want distributions; then
         # Box-Muller: mean 0.5, sd 0.125, so nearly all of it lies in [0, 1).
         make_table "ghb_normal_$n" "0.5 + 0.125 * sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random()) AS x" "$n"
