@@ -13,8 +13,7 @@ OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
 DATA = extension/sql/gpu_histogram--1.0.sql extension/sql/gpu_histogram--1.0--1.1.sql
 PGFILEDESC = "gpu_histogram - width_bucket histograms binned on the GPU"
 
-REGRESS = upgrade basic errors equality edges types nulls_empty merge buckets parallel grouping window \
-          moving_window device
+REGRESS = upgrade basic errors equality edges types nulls_empty merge buckets parallel grouping window moving_window device
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CONFIG ?= pg_config
