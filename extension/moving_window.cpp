@@ -7,7 +7,8 @@
  * the frame with the moving transition function and takes out the rows that
  * leave it with the inverse one, instead of aggregating the whole frame again
  * for every row: O(1) per row instead of O(frame size).  With an EXCLUDE
- * clause it aggregates each frame from scratch through the same functions.
+ * clause the frame can have holes, and PostgreSQL aggregates every frame
+ * from scratch, through these functions as long as the frame start can move.
  * A frame whose start is UNBOUNDED PRECEDING never loses a row, and uses the
  * plain transition function (aggregate.cpp).
  *
