@@ -14,7 +14,8 @@
 #      equals gpu_histogram over all rows on one server, and the histogram
 #      that width_bucket and GROUP BY give there;
 #   2. its EXPLAIN VERBOSE has an Async Foreign Scan for every shard, and
-#      gpu_histogram( in every shard's Remote SQL (the aggregate is pushed down);
+#      gpu_histogram( in every shard's Remote SQL (the aggregate is pushed
+#      down); without the server option extensions 'gpu_histogram' it is not;
 #   3. a partitioned table whose partitions are the shards' foreign tables:
 #      PostgreSQL 15 does not push gpu_histogram down (it would have to push
 #      a partial aggregate), so every row travels, and the answer is still
@@ -51,6 +52,12 @@ done
 PG_BIN=${PG_BIN:-$(pg_config --bindir)}
 export PG_BIN PATH=$PG_BIN:$PATH
 step() { printf '\n==> %s  (%s)\n' "$*" "$(date +%T)"; }
+# Skip at once if postgres_fdw is plainly missing (checked again by the server).
+if [ -x "$PG_BIN/pg_config" ] &&
+        [ ! -f "$("$PG_BIN/pg_config" --sharedir)/extension/postgres_fdw.control" ]; then
+    echo "SKIPPED: postgres_fdw is not installed in $("$PG_BIN/pg_config" --sharedir) (Debian: it comes with postgresql-15)"
+    exit 77
+fi
 
 # The servers: 0 is the coordinator, 1 to 3 the shards ---------------------
 DIRS=() PORTS=()
@@ -128,6 +135,14 @@ CREATE FOREIGN TABLE readings_parted_$s PARTITION OF readings_parted FOR VALUES 
     SERVER shard_$s OPTIONS (table_name 'readings');
 SQL
     done
+    cat <<SQL
+-- the same shard without the extensions option, for comparison
+CREATE SERVER shard_1_no_ext FOREIGN DATA WRAPPER postgres_fdw
+    OPTIONS (host '127.0.0.1', port '${PORTS[1]}', dbname 'postgres');
+CREATE USER MAPPING FOR CURRENT_USER SERVER shard_1_no_ext OPTIONS (user '$PGUSER');
+CREATE FOREIGN TABLE shard_1_no_ext (i bigint, shard integer, x float8)
+    SERVER shard_1_no_ext OPTIONS (table_name 'readings');
+SQL
 })
 echo "$setup_sql"
 on 0 >/dev/null <<<"$setup_sql"
@@ -182,6 +197,9 @@ n_remote=$(count_lines 'Remote SQL:' "$plan")
 check "an Async Foreign Scan for every shard ($n_async of 3)" "$([ "$n_async" = 3 ] && echo ok || echo "found $n_async")"
 check "gpu_histogram( in every shard's Remote SQL ($n_pushed of $n_remote)" \
     "$([ "$n_pushed" = 3 ] && [ "$n_remote" = 3 ] && echo ok || echo "found $n_pushed of $n_remote")"
+plan=$(on 0 -c "EXPLAIN (VERBOSE, COSTS OFF) SELECT gpu_histogram(x, 0, 1, 256) FROM shard_1_no_ext")
+check "without extensions 'gpu_histogram' the shard sends its rows instead" \
+    "$(grep -q 'Remote SQL: SELECT x FROM public\.readings$' <<<"$plan" && echo ok || echo "$plan")"
 
 # 3. A partitioned table of foreign tables ------------------------------------
 step "3. a partitioned table whose partitions are the shards"
