@@ -42,10 +42,13 @@ SELECT i, i % 4 AS p, i / 3 AS k,
 FROM generate_series(1, 2000) AS i;
 
 -- Runs gpu_histogram(x, lo, hi, nbins) [agg_filter] OVER (win) on mw_t, and
--- array_agg(width_bucket(x, lo, hi, nbins)) [agg_filter] over the same window.
+-- array_agg(width_bucket(x, lo, hi, nbins)) [agg_filter] over the same window
+-- (mismatches), then, not counted in binned, the same against the 1.0
+-- aggregate (plain_mismatches).
 CREATE FUNCTION mw_check(win text, lo float8 DEFAULT 0, hi float8 DEFAULT 1, nbins integer DEFAULT 5,
                          agg_filter text DEFAULT '', agg text DEFAULT 'gpu_histogram',
-                         OUT nrows bigint, OUT null_frames bigint, OUT mismatches bigint, OUT binned bigint)
+                         OUT nrows bigint, OUT null_frames bigint, OUT mismatches bigint, OUT binned bigint,
+                         OUT plain_mismatches bigint)
 LANGUAGE plpgsql AS $fn$
 DECLARE
     before bigint := mw_binned();
@@ -57,6 +60,12 @@ BEGIN
               FROM mw_t WINDOW w AS (%4$s)) s $q$, lo, hi, nbins, win, agg_filter, agg)
         INTO nrows, null_frames, mismatches;
     binned := mw_binned() - before;
+    EXECUTE format($q$
+        SELECT count(*) FILTER (WHERE h IS DISTINCT FROM p)
+        FROM (SELECT %5$s(x, %1$s, %2$s, %3$s) %4$s OVER w AS h,
+                     mw_plain_histogram(x, %1$s, %2$s, %3$s) %4$s OVER w AS p
+              FROM mw_t WINDOW w AS (%6$s)) s $q$, lo, hi, nbins, agg_filter, agg, win)
+        INTO plain_mismatches;
 END
 $fn$;
 
