@@ -50,8 +50,9 @@
 # published uint8 workload), and CUDA start-up costs measured in fresh psql
 # sessions.  make_report.py turns the raw files into the report.
 #
-# Run time: about 7 minutes with the defaults on 2 slow cores.  A size of
-# 100M rows takes far longer (GROUP BY over 1M buckets, 100M rows to psql in
+# Run time: about 7 minutes with the defaults on 2 slow cores, plus about 5
+# for window (1.0's aggregate takes 50 s a round over 1M rows) and 2 to 3 for
+# shards at 10M rows.  A size of 100M rows takes far longer (GROUP BY over 1M buckets, 100M rows to psql in
 # the groups query): where one command has a time limit, run fewer --sections
 # per call, each with its own --label.
 set -euo pipefail
