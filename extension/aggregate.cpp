@@ -38,7 +38,7 @@ pg_noinline Datum transfn_slow_path(FunctionCallInfo fcinfo)
     int32 nbins = PG_GETARG_INT32(4);
 
     if (st == NULL)
-        st = histogram_state_create(aggcontext, checked_row_spec(value, lo, hi, nbins));
+        st = histogram_state_create(aggcontext, checked_first_row_spec(value, lo, hi, nbins));
     else if (lo != st->spec.lo || hi != st->spec.hi || nbins != st->spec.nbins)
         report_changed_spec(st->spec, value, lo, hi, nbins);
     histogram_state_append(st, value);

@@ -27,10 +27,11 @@ void report_engine_status(gh::Status s);
 gh::BucketSpec checked_spec(double lo, double hi, int32 nbins);
 
 /*
- * The spec of a group's first value, checked as width_bucket checks its
- * arguments: a NaN operand before infinite or equal bounds.
+ * The spec of a group's first row (or of a row whose lo, hi or nbins
+ * differ), checked as width_bucket checks its arguments: it looks at a NaN
+ * operand before infinite or equal bounds.
  */
-gh::BucketSpec checked_row_spec(double value, double lo, double hi, int32 nbins);
+gh::BucketSpec checked_first_row_spec(double value, double lo, double hi, int32 nbins);
 
 /*
  * Raises the error for a row whose lo, hi or nbins differ from those of the

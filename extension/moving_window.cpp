@@ -61,7 +61,7 @@ bool same_spec(const gh::BucketSpec &spec, double lo, double hi, int32 nbins)
  */
 pg_noinline void start_frame(MovingHistogram *st, double value, double lo, double hi, int32 nbins)
 {
-    gh::BucketSpec spec = checked_row_spec(value, lo, hi, nbins);
+    gh::BucketSpec spec = checked_first_row_spec(value, lo, hi, nbins);
     if (st->counts != NULL && spec.nbins != st->spec.nbins) {
         pfree(st->counts);
         st->counts = NULL;

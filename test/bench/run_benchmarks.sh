@@ -6,7 +6,7 @@
 #   bash test/bench/run_benchmarks.sh [--sizes 1000000,10000000] [--rounds 5]
 #        [--workers 0,2,8] [--label NAME] [--quick] [--use-existing]
 #        [--shared-buffers 4GB] [--work-mem 256MB] [--out DIR]
-#        [--sections distributions,nbins,workers,groups,window,shards,kernel,startup]
+#        [--sections distributions,nbins,workers,groups,scan,window,shards,kernel,startup]
 #
 # Without --use-existing it starts a throwaway server (test/pg_temp_server.sh)
 # with shared_buffers sized to hold every table; with it, it uses the server
@@ -25,6 +25,12 @@
 #                  each query scale, and what do parallel GPU workers pay?
 #   groups         100,000 groups (g = i % 100000) over the largest size,
 #                  nbins 256: one histogram per group against GROUP BY g, bucket.
+#   scan           the custom scan (GpuHistogramScan) against the aggregate
+#                  over the ordinary plan (gpu_histogram.scan = off), nbins
+#                  256: serial and with the most workers at the largest size;
+#                  with a WHERE clause on another column, and with x after a
+#                  text column, at the smallest.  The other sections run with the scan on (the
+#                  default), so their gpu_histogram figures are the scan's.
 #   window         the smallest size, ordered by i, nbins 64, the moving frame
 #                  ROWS BETWEEN 1000 PRECEDING AND CURRENT ROW: gpu_histogram
 #                  (adds and removes one row per row) against the same
@@ -66,7 +72,7 @@ done
 
 sizes="" rounds=5 workers_wanted="0,2,8" label="" quick=no use_existing=no
 shared_buffers="" work_mem=256MB out_dir=$BENCH_DIR/results
-sections=distributions,nbins,workers,groups,window,shards,kernel,startup
+sections=distributions,nbins,workers,groups,scan,window,shards,kernel,startup
 while [ $# -gt 0 ]; do
     case $1 in
         --sizes) sizes=$2; shift ;;
@@ -205,7 +211,7 @@ step "tables"
 TABLES=()
 for n in "${SIZES[@]}"; do
     # window and shards make tables of their own
-    if want distributions || want nbins || want workers || want startup; then
+    if want distributions || want nbins || want workers || want scan || want startup; then
         make_table "ghb_uniform_$n" "random() AS x" "$n"
         TABLES+=("ghb_uniform_$n")
     fi
@@ -222,10 +228,17 @@ if want groups; then
     make_table "$tg" "i % 100000 AS g, random() AS x" "$largest"
     TABLES+=("$tg")
 fi
-tw=ghb_window_$smallest
-if want window; then
-    make_table "$tw" "i, random() AS x" "$smallest"
+tw=ghb_wide_$smallest
+if want scan; then
+    # x after a text column (md5: 32 characters) and an int to filter on; at
+    # the smallest size, which keeps a 100M-row run within one call's limit
+    make_table "$tw" "md5(i::text) AS s, i % 1000 AS k, random() AS x" "$smallest"
     TABLES+=("$tw")
+fi
+tmw=ghb_window_$smallest
+if want window; then
+    make_table "$tmw" "i, random() AS x" "$smallest"
+    TABLES+=("$tmw")
 fi
 in_list=$(printf "'%s'," "${TABLES[@]}")
 meta table_bytes "$(q1 "SELECT sum(pg_relation_size(oid)) FROM pg_class WHERE relname IN (${in_list%,})")"
@@ -324,10 +337,10 @@ CREATE AGGREGATE ghb_plain_histogram(float8, float8, float8, integer) (
     FINALFUNC_EXTRA, FINALFUNC_MODIFY = READ_ONLY);
 SQL
     win="OVER (ORDER BY i ROWS BETWEEN 1000 PRECEDING AND CURRENT ROW)"
-    run_group window "$tw" "$smallest" uniform <<QUERIES
-count/64/0=SELECT max(c) FROM (SELECT count(x) $win AS c FROM $tw) s
-gh_moving/64/0=SELECT max(h[33]) FROM (SELECT gpu_histogram(x, 0, 1, 64) $win AS h FROM $tw) s
-gh_plain/64/0=SELECT max(h[33]) FROM (SELECT ghb_plain_histogram(x, 0, 1, 64) $win AS h FROM $tw) s
+    run_group window "$tmw" "$smallest" uniform <<QUERIES
+count/64/0=SELECT max(c) FROM (SELECT count(x) $win AS c FROM $tmw) s
+gh_moving/64/0=SELECT max(h[33]) FROM (SELECT gpu_histogram(x, 0, 1, 64) $win AS h FROM $tmw) s
+gh_plain/64/0=SELECT max(h[33]) FROM (SELECT ghb_plain_histogram(x, 0, 1, 64) $win AS h FROM $tmw) s
 QUERIES
 fi
 
@@ -348,6 +361,33 @@ if want shards; then
     else
         meta shards "test/fdw/run_shard_checks.sh exited with $rc: $(tail -n 1 "$WORK/shards.log")"
         echo "shards: exit $rc; see $WORK/shards.log"
+    fi
+fi
+
+if want scan; then
+    step "SQL: the custom scan ($largest rows, nbins 256)"
+    prewarm_all
+    scan_queries() {  # TABLE WORKERS PREFIX WHERE: scan vs aggregate vs count(x) vs GROUP BY
+        local t=$1 w=$2 pre=$3 where=$4
+        echo "count/256/$w=${pre}SELECT count(x) FROM $t$where"
+        echo "width_bucket/256/$w=${pre}SELECT width_bucket(x, 0, 1, 256), count(*) FROM $t$where GROUP BY 1"
+        echo "gh_agg_cpu/256/$w=${pre}SET gpu_histogram.scan = off; SET gpu_histogram.device = cpu; SELECT gpu_histogram(x, 0, 1, 256) FROM $t$where"
+        echo "gh_cpu/256/$w=${pre}SET gpu_histogram.scan = on; SET gpu_histogram.device = cpu; SELECT gpu_histogram(x, 0, 1, 256) FROM $t$where"
+        if [ $sql_gpu = yes ]; then
+            echo "gh_agg_gpu/256/$w=${pre}SET gpu_histogram.scan = off; SET gpu_histogram.device = gpu; SELECT gpu_histogram(x, 0, 1, 256) FROM $t$where"
+            echo "gh_gpu/256/$w=${pre}SET gpu_histogram.scan = on; SET gpu_histogram.device = gpu; SELECT gpu_histogram(x, 0, 1, 256) FROM $t$where"
+        fi
+    }
+    if [ $sql_gpu = yes ]; then  # the session's CUDA context is up before the first timed query
+        SETUP+=(--setup "SET gpu_histogram.device = gpu" --setup "SELECT gpu_histogram(1.0, 0, 1, 1)")
+    fi
+    run_group scan "$t" "$largest" "serial" < <(scan_queries "$t" 0 "" "")
+    run_group scan "$tw" "$smallest" "serial, WHERE k < 500 (half the rows)" < <(scan_queries "$tw" 0 "" " WHERE k < 500")
+    run_group scan "$tw" "$smallest" "serial, x after a text column" < <(scan_queries "$tw" 0 "" "")
+    if [ "$max_workers" -gt 0 ]; then
+        run_group scan "$t" "$largest" "$max_workers workers" < <(scan_queries "$t" "$max_workers" \
+            "SET max_parallel_workers_per_gather = $max_workers; ALTER TABLE $t SET (parallel_workers = $max_workers); " "")
+        q1 "ALTER TABLE $t RESET (parallel_workers)" >/dev/null
     fi
 fi
 

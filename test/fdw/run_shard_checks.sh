@@ -244,9 +244,8 @@ echo "$fresh"
 check "a fresh session: ERROR 08001, psql exit status $rc, no histogram" \
     "$([ $rc != 0 ] && grep -q -E '^ERROR: +08001: could not connect to server "shard_2"' <<<"$fresh" &&
        ! grep -q '^{' <<<"$fresh" && echo ok || echo "unexpected")"
-pg_as_server_user "$PG_BIN/pg_ctl" -D "${DIRS[2]}/data" -l "${DIRS[2]}/server.log" -w \
-    -o "-p ${PORTS[2]} -k ${DIRS[2]} -c listen_addresses=127.0.0.1 -c jit=off -c max_parallel_workers_per_gather=0" \
-    start >/dev/null
+# restart on a stopped server starts it with its last options (postmaster.opts)
+pg_as_server_user "$PG_BIN/pg_ctl" -D "${DIRS[2]}/data" -l "${DIRS[2]}/server.log" -w restart >/dev/null 2>&1
 again=$(on 0 -c "$MERGE_SQL" 2>&1) || true
 check "shard 2 back: the same answer again" "$(same "$again" "$one")"
 rm -rf "$work"
