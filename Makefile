@@ -10,11 +10,11 @@ OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/aggregate.o extension/merge.o extension/buckets.o \
        extension/gpu_binning.o extension/observability.o \
        extension/scan/plan.o extension/scan/exec.o extension/scan/heap_reader.o \
-       extension/scan/native_quals.o
-DATA = extension/sql/gpu_histogram--1.0.sql
+       extension/scan/native_quals.o extension/moving_window.o
+DATA = extension/sql/gpu_histogram--1.0.sql extension/sql/gpu_histogram--1.0--1.1.sql
 PGFILEDESC = "gpu_histogram - width_bucket histograms binned on the GPU"
 
-REGRESS = basic errors equality edges types nulls_empty merge buckets parallel grouping window device scan
+REGRESS = upgrade basic errors equality edges types nulls_empty merge buckets parallel grouping window moving_window device scan
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CONFIG ?= pg_config

@@ -17,17 +17,6 @@ MemoryContext aggregate_context(FunctionCallInfo fcinfo, const char *caller)
     return aggcontext;
 }
 
-/* A row whose lo, hi or nbins differ from the group's first row. */
-pg_noinline void report_changed_spec(const HistogramState *st, double value, double lo, double hi,
-                                     int32 nbins)
-{
-    checked_first_row_spec(value, lo, hi, nbins); /* invalid arguments get width_bucket's error */
-    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                    errmsg("gpu_histogram bounds and bucket count must be the same for every row of a group"),
-                    errdetail("The group started with (%g, %g, %d) and a later row has (%g, %g, %d).",
-                              st->spec.lo, st->spec.hi, st->spec.nbins, lo, hi, nbins)));
-}
-
 /*
  * Everything but the common row: the first row of a group, NULL arguments,
  * and arguments that changed.
@@ -51,7 +40,7 @@ pg_noinline Datum transfn_slow_path(FunctionCallInfo fcinfo)
     if (st == NULL)
         st = histogram_state_create(aggcontext, checked_first_row_spec(value, lo, hi, nbins));
     else if (lo != st->spec.lo || hi != st->spec.hi || nbins != st->spec.nbins)
-        report_changed_spec(st, value, lo, hi, nbins);
+        report_changed_spec(st->spec, value, lo, hi, nbins);
     histogram_state_append(st, value);
     PG_RETURN_POINTER(st);
 }

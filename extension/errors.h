@@ -33,4 +33,11 @@ gh::BucketSpec checked_spec(double lo, double hi, int32 nbins);
  */
 gh::BucketSpec checked_first_row_spec(double value, double lo, double hi, int32 nbins);
 
+/*
+ * Raises the error for a row whose lo, hi or nbins differ from those of the
+ * group (width_bucket's error first, if the row's own arguments are invalid).
+ */
+void report_changed_spec(const gh::BucketSpec &group, double value, double lo, double hi, int32 nbins)
+    pg_attribute_noreturn();
+
 #endif /* GH_ERRORS_H */

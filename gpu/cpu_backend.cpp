@@ -100,6 +100,15 @@ Status cpu_bin(const BucketSpec &spec, const double *values, size_t n, int64_t *
     return s;
 }
 
+Status cpu_count_one(const BucketSpec &spec, double value, int64_t delta, int64_t *counts) noexcept
+{
+    int32_t b = width_bucket(value, spec);
+    if (b == kNaNBucket)
+        return Status::nan_value;
+    counts[b] += delta;
+    return Status::ok;
+}
+
 const char *status_text(Status s) noexcept
 {
     switch (s) {

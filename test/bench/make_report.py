@@ -23,7 +23,11 @@ import sys
 METHODS = ["count", "width_bucket", "gh_cpu", "gh_gpu"]
 NAMES = {"count": "count(x)", "width_bucket": "GROUP BY width_bucket",
          "gh_cpu": "gpu_histogram, device=cpu", "gh_gpu": "gpu_histogram, device=gpu",
-         "gh_agg_cpu": "aggregate (scan off), device=cpu", "gh_agg_gpu": "aggregate (scan off), device=gpu"}
+         "gh_agg_cpu": "aggregate (scan off), device=cpu", "gh_agg_gpu": "aggregate (scan off), device=gpu",
+         "gh_moving": "gpu_histogram OVER w (moving)", "gh_plain": "1.0's gpu_histogram OVER w (no inverse)",
+         "gh_one": "gpu_histogram, one server", "gh_shards": "3 shards, UNION ALL, async",
+         "gh_shards_sync": "3 shards, UNION ALL, enable_async_append off",
+         "gh_parted": "partitioned table of 3 foreign tables"}
 # The custom scan section: the scan against the aggregate over the ordinary plan.
 SCAN_METHODS = ["width_bucket", "gh_agg_cpu", "gh_cpu", "gh_agg_gpu", "gh_gpu"]
 # The uint8 workload's figures as published for an H100 (the issue's table).
@@ -225,6 +229,37 @@ def md_sql(records, meta):
                 f"{cell(pick(gr, method='gh_cpu'), base)} |"]
         if gpu:
             out.append(f"| the same, device=gpu | {cell(pick(gr, method='gh_gpu'), base)} |")
+        out.append("")
+
+    mw = [r for r in records if r["section"] == "window"]
+    if mw:
+        base, moving, plain = (pick(mw, method=m) for m in ("count", "gh_moving", "gh_plain"))
+        out += [f"## 4b. Moving window: {rows_name(mw[0]['rows'])} rows, nbins 64, serial", "",
+                "`w` is `(ORDER BY i ROWS BETWEEN 1000 PRECEDING AND CURRENT ROW)`; each query is "
+                "`SELECT max(...) FROM (SELECT ... OVER w FROM t) s`, so that no million rows go to the client. "
+                "1.0's aggregate is the same one without its moving functions, created by the benchmark.", "",
+                "| query | ms (×count(x) OVER w) |", "|---|---|",
+                f"| `count(x) OVER w` (PostgreSQL's own moving aggregate) | {ms(base)} |",
+                f"| `gpu_histogram(x, 0, 1, 64) OVER w`: adds and removes one row per row | {cell(moving, base)} |",
+                f"| the same through 1.0's aggregate: every frame aggregated again | {cell(plain, base)} |",
+                "", f"Moving against 1.0: {speedup(plain, moving)} faster.", ""]
+
+    sh = [r for r in records if r["section"] == "shards"]
+    if sh:
+        base, one = pick(sh, method="count"), pick(sh, method="gh_one")
+        out += [f"## 4c. Three shards over postgres_fdw: {rows_name(sh[0]['rows'])} rows, nbins 256", "",
+                "`test/fdw/run_shard_checks.sh`: three shard servers and a coordinator on this machine, "
+                "connected over 127.0.0.1, each server serial (max_parallel_workers_per_gather = 0). Every "
+                "shard holds a third of the rows, the coordinator all of them. Times are the coordinator's.", "",
+                "| query | ms (×count(x) on one server) | one server ÷ this |", "|---|---|---|",
+                f"| `SELECT count(x) FROM readings_all` (one server) | {ms(base)} | |",
+                f"| `SELECT gpu_histogram(x, 0, 1, 256) FROM readings_all` (one server) | {cell(one, base)} | 1.00× |"]
+        for m, q in (("gh_shards", "`gpu_histogram_merge` over `UNION ALL` of the 3 shards' pushed-down "
+                      "`gpu_histogram`, Async Foreign Scan"),
+                     ("gh_shards_sync", "the same with `enable_async_append = off`: one shard after another"),
+                     ("gh_parted", "`gpu_histogram` over the partitioned table: not pushed down, every row "
+                      "travels")):
+            out.append(f"| {q} | {cell(pick(sh, method=m), base)} | {speedup(one, pick(sh, method=m))} |")
         out.append("")
 
     sc = [r for r in records if r["section"] == "scan"]
