@@ -9,7 +9,7 @@ LOAD 'gpu_histogram'; -- the planner hook, also without shared_preload_libraries
 SET client_min_messages = warning;
 DROP VIEW IF EXISTS sc_view;
 DROP MATERIALIZED VIEW IF EXISTS sc_mv;
-DROP TABLE IF EXISTS sc_t, sc_q, sc_types, sc_nan, sc_empty, sc_part, sc_inh, sc_idx, sc_rls CASCADE;
+DROP TABLE IF EXISTS sc_t, sc_q, sc_slow, sc_types, sc_nan, sc_empty, sc_part, sc_inh, sc_idx, sc_rls CASCADE;
 DROP FUNCTION IF EXISTS scan_plan, scan_compare, try_sql, explain_lines, scan_counters;
 DROP ROLE IF EXISTS regress_sc_reader;
 RESET client_min_messages;
@@ -307,6 +307,14 @@ VACUUM sc_nan;
 SELECT try_sql('SELECT gpu_histogram(v, 1, 1, 10) FROM sc_nan', 'on') AS with_scan,
        try_sql('SELECT gpu_histogram(v, 1, 1, 10) FROM sc_nan', 'off') AS without_scan;
 RESET gpu_histogram.scan;
+
+-- A cancel stops the scan (here statement_timeout, while the executor
+-- evaluates its WHERE clause), and the session goes on.
+CREATE TABLE sc_slow AS SELECT i / 1000.0::float8 AS x FROM generate_series(1, 1000) i;
+SET statement_timeout = '300ms';
+SELECT gpu_histogram(x, 0, 1, 4) FROM sc_slow WHERE pg_sleep(0.01) IS NOT NULL; -- 10 s uncancelled
+RESET statement_timeout;
+SELECT gpu_histogram(x, 0, 1, 4) FROM sc_slow;
 
 -- Tables the scan reads and tables it leaves alone.
 CREATE MATERIALIZED VIEW sc_mv AS SELECT x FROM sc_t;
