@@ -298,6 +298,7 @@ void add_parallel_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *gro
     double rows = scan->path.rows * workers;
     Path *gather = &create_gather_path(root, partial_rel, &scan->path, scan->path.pathtarget, NULL, &rows)->path;
     AggClauseCosts final_costs;
+    MemSet(&final_costs, 0, sizeof(final_costs)); /* get_agg_clause_costs() adds to it */
     get_agg_clause_costs(root, AGGSPLIT_FINAL_DESERIAL, &final_costs);
     add_path(grouped_rel, &create_agg_path(root, grouped_rel, gather, grouped_rel->reltarget, AGG_PLAIN,
                                            AGGSPLIT_FINAL_DESERIAL, NIL, NIL, &final_costs, 1)
