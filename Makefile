@@ -9,11 +9,13 @@ MODULE_big = gpu_histogram
 OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/aggregate.o extension/merge.o extension/buckets.o \
        extension/gpu_binning.o extension/observability.o \
+       extension/scan/plan.o extension/scan/exec.o extension/scan/heap_reader.o \
+       extension/scan/native_quals.o extension/moving_window.o \
        extension/time_aggregate.o extension/threshold_aggregate.o
 DATA = extension/sql/gpu_histogram--1.0.sql extension/sql/gpu_histogram--1.0--1.1.sql
 PGFILEDESC = "gpu_histogram - width_bucket histograms binned on the GPU"
 
-REGRESS = basic errors equality edges types nulls_empty merge buckets parallel grouping window device time thresholds
+REGRESS = upgrade basic errors equality edges types nulls_empty merge buckets parallel grouping window moving_window device scan time thresholds
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CONFIG ?= pg_config
@@ -41,6 +43,9 @@ PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 $(shlib): $(ENGINE_LIB)
+
+# PGXS tracks no header dependencies: rebuild every object when any header changes.
+$(OBJS): $(wildcard extension/*.h extension/scan/*.h gpu/*.h)
 
 $(ENGINE_LIB): engine
 .PHONY: engine unittest

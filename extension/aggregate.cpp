@@ -21,30 +21,6 @@ MemoryContext aggregate_context(FunctionCallInfo fcinfo, const char *caller)
 }
 
 /*
- * The spec of a group's first row, or of a later row whose lo, hi or nbins
- * differ, checked as width_bucket checks its arguments: it looks at a NaN
- * operand before infinite or equal bounds.
- */
-gh::BucketSpec checked_row_spec(double value, double lo, double hi, int32 nbins)
-{
-    if (nbins > 0 && std::isnan(value))
-        report_engine_status(gh::Status::nan_value);
-    return checked_spec(lo, hi, nbins);
-}
-
-/* A row whose lo, hi or nbins differ from the group's first row. */
-pg_noinline void report_changed_spec(const HistogramState *st, double value, double lo, double hi,
-                                     int32 nbins)
-{
-    checked_row_spec(value, lo, hi, nbins); /* invalid arguments get width_bucket's error */
-    const gh::BucketSpec &first = st->spec.interval;
-    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                    errmsg("gpu_histogram bounds and bucket count must be the same for every row of a group"),
-                    errdetail("The group started with (%g, %g, %d) and a later row has (%g, %g, %d).",
-                              first.lo, first.hi, first.nbins, lo, hi, nbins)));
-}
-
-/*
  * Everything but the common row: the first row of a group, NULL arguments,
  * and arguments that changed.
  */
@@ -65,9 +41,9 @@ pg_noinline Datum transfn_slow_path(FunctionCallInfo fcinfo)
     int32 nbins = PG_GETARG_INT32(4);
 
     if (st == NULL)
-        st = histogram_state_create(aggcontext, gh::float_histogram(checked_row_spec(value, lo, hi, nbins)));
+        st = histogram_state_create(aggcontext, gh::float_histogram(checked_first_row_spec(value, lo, hi, nbins)));
     else if (lo != st->spec.interval.lo || hi != st->spec.interval.hi || nbins != st->spec.interval.nbins)
-        report_changed_spec(st, value, lo, hi, nbins);
+        report_changed_spec(st->spec.interval, value, lo, hi, nbins);
     histogram_state_append(st, value);
     PG_RETURN_POINTER(st);
 }

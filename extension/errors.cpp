@@ -104,3 +104,20 @@ gh::BucketSpec checked_spec(double lo, double hi, int32 nbins)
     report_spec_error(gh::validate_spec(spec), spec);
     return spec;
 }
+
+gh::BucketSpec checked_first_row_spec(double value, double lo, double hi, int32 nbins)
+{
+    if (nbins > 0 && std::isnan(value))
+        report_engine_status(gh::Status::nan_value);
+    return checked_spec(lo, hi, nbins);
+}
+
+void report_changed_spec(const gh::BucketSpec &group, double value, double lo, double hi, int32 nbins)
+{
+    checked_first_row_spec(value, lo, hi, nbins); /* invalid arguments get width_bucket's error */
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("gpu_histogram bounds and bucket count must be the same for every row of a group"),
+                    errdetail("The group started with (%g, %g, %d) and a later row has (%g, %g, %d).",
+                              group.lo, group.hi, group.nbins, lo, hi, nbins)));
+    pg_unreachable();
+}

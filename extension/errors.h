@@ -26,6 +26,20 @@ void report_engine_status(gh::Status s);
 /* Builds and validates the spec of one row, raising width_bucket's errors. */
 gh::BucketSpec checked_spec(double lo, double hi, int32 nbins);
 
+/*
+ * The spec of a group's first row (or of a row whose lo, hi or nbins
+ * differ), checked as width_bucket checks its arguments: it looks at a NaN
+ * operand before infinite or equal bounds.
+ */
+gh::BucketSpec checked_first_row_spec(double value, double lo, double hi, int32 nbins);
+
+/*
+ * Raises the error for a row whose lo, hi or nbins differ from those of the
+ * group (width_bucket's error first, if the row's own arguments are invalid).
+ */
+void report_changed_spec(const gh::BucketSpec &group, double value, double lo, double hi, int32 nbins)
+    pg_attribute_noreturn();
+
 /* The same for a time histogram, raising numeric width_bucket's errors. */
 gh::Int64Spec checked_int64_spec(int64 lo, int64 hi, int32 nbins, bool bound_is_infinite);
 

@@ -70,6 +70,21 @@ static inline void histogram_state_append_int64(HistogramState *st, int64 value)
         histogram_state_chunk_full(st);
 }
 
+/* Appends n values at once: the custom scan's per-page work. */
+static inline void histogram_state_append_many(HistogramState *st, const double *values, int32 n)
+{
+    while (n > 0) {
+        int32 room = st->chunk_cap - st->chunk_len;
+        int32 k = n < room ? n : room;
+        memcpy(st->chunk + st->chunk_len, values, sizeof(double) * k);
+        st->chunk_len += k;
+        values += k;
+        n -= k;
+        if (st->chunk_len == st->chunk_cap)
+            histogram_state_chunk_full(st);
+    }
+}
+
 /* Every value the group has accepted. */
 static inline int64 histogram_state_total(const HistogramState *st)
 {

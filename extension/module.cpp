@@ -1,5 +1,6 @@
 /*
- * module.cpp: the library's entry point: the module magic and the GUCs.
+ * module.cpp: the library's entry point: the module magic, the GUCs, and
+ * the custom scan's planner hook (scan/scan.h).
  *
  * _PG_init runs in the postmaster when the library is preloaded, and the
  * backends it forks inherit its memory; CUDA is not fork-safe, so nothing
@@ -9,6 +10,7 @@
 #include "pg_headers.h"
 
 #include "settings.h"
+#include "scan/scan.h"
 #include "../gpu/gpu_backend.h"
 
 extern "C" {
@@ -55,5 +57,6 @@ void _PG_init(void)
                             "Used by the GPU checks to show that a failing CUDA call leaks nothing.",
                             &gh_fail_cuda_call, 0, 0, INT_MAX, PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL,
                             assign_fail_cuda_call, NULL);
+    gpu_histogram_scan_init();
     MarkGUCPrefixReserved("gpu_histogram");
 }

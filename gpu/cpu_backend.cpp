@@ -167,6 +167,15 @@ Status cpu_bin_words(const HistogramSpec &spec, const void *values, size_t n, in
     return Status::internal_error;
 }
 
+Status cpu_count_one(const BucketSpec &spec, double value, int64_t delta, int64_t *counts) noexcept
+{
+    int32_t b = width_bucket(value, spec);
+    if (b == kNaNBucket)
+        return Status::nan_value;
+    counts[b] += delta;
+    return Status::ok;
+}
+
 const char *status_text(Status s) noexcept
 {
     switch (s) {

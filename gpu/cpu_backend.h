@@ -36,6 +36,14 @@ Status cpu_bin_thresholds(const ThresholdSpec &spec, const double *values, size_
  */
 Status cpu_bin_words(const HistogramSpec &spec, const void *values, size_t n, int64_t *counts) noexcept;
 
+/*
+ * Adds delta to counts[width_bucket(value, spec)]: one value at a time, for a
+ * moving window frame, which adds each row that enters the frame (+1) and
+ * removes each row that leaves it (-1) with the same formula as cpu_bin.
+ * Returns Status::nan_value, changing nothing, if value is NaN.
+ */
+Status cpu_count_one(const BucketSpec &spec, double value, int64_t delta, int64_t *counts) noexcept;
+
 } // namespace gh
 
 #endif /* GH_CPU_BACKEND_H */

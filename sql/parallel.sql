@@ -48,8 +48,22 @@ SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
 
+-- With the custom scan (see scan.sql) each worker bins its blocks straight
+-- from the pages; without it, Partial Aggregate over a Parallel Seq Scan.
+-- Either way the workers' states are serialized and combined.  (The plan
+-- names the device setting: auto here, whatever the session's default.)
+SET gpu_histogram.device = auto;
 EXPLAIN (COSTS OFF)
 SELECT gpu_histogram(x, 0, 1, 1000) FROM par_t;
+RESET gpu_histogram.device;
+SET gpu_histogram.scan = off;
+EXPLAIN (COSTS OFF)
+SELECT gpu_histogram(x, 0, 1, 1000) FROM par_t;
+SELECT gpu_histogram(x, 0, 1, 1000) = (SELECT up FROM par_serial) AS up,
+       gpu_histogram(x, 1, 0, 777) = (SELECT down FROM par_serial) AS down,
+       gpu_histogram(x, 0.25, 0.75, 1000000) = (SELECT wide FROM par_serial) AS wide
+FROM par_t;
+RESET gpu_histogram.scan;
 SELECT gpu_histogram(x, 0, 1, 1000) = (SELECT up FROM par_serial) AS up,
        gpu_histogram(x, 1, 0, 777) = (SELECT down FROM par_serial) AS down,
        -- 1,000,002 counts (8 MB) per worker through the tuple queue

@@ -8,6 +8,8 @@
 # data directory and socket live under a fresh temporary folder; afterwards
 # PGHOST, PGPORT, PGUSER and PGDATABASE point at it, `pg_temp_stop` stops it
 # and removes the folder, and an EXIT trap does the same if the caller forgets.
+# The server preloads gpu_histogram (installed before this runs), so that its
+# planner hook (the custom scan) is there for every session's first query.
 PG_BIN=${PG_BIN:-$(pg_config --bindir)}
 PG_TEMP_DIR=$(mktemp -d /tmp/gpu_histogram_pg.XXXXXX)
 chmod 755 "$PG_TEMP_DIR"
@@ -29,7 +31,7 @@ export PGHOST=$PG_TEMP_DIR PGPORT PGUSER=$PG_TEMP_USER PGDATABASE=postgres
 pg_as_server_user "$PG_BIN/initdb" -D "$PG_TEMP_DIR/data" -A trust -U "$PG_TEMP_USER" -E UTF8 \
     --locale=C >"$PG_TEMP_DIR/initdb.log" 2>&1 || { cat "$PG_TEMP_DIR/initdb.log"; return 1 2>/dev/null || exit 1; }
 pg_as_server_user "$PG_BIN/pg_ctl" -D "$PG_TEMP_DIR/data" -l "$PG_TEMP_DIR/server.log" -w \
-    -o "-p $PGPORT -k $PG_TEMP_DIR -c listen_addresses= -c jit=off $*" start >/dev/null ||
+    -o "-p $PGPORT -k $PG_TEMP_DIR -c listen_addresses= -c jit=off -c shared_preload_libraries=gpu_histogram $*" start >/dev/null ||
     { cat "$PG_TEMP_DIR/server.log"; return 1 2>/dev/null || exit 1; }
 
 pg_temp_stop() {

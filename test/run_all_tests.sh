@@ -11,6 +11,9 @@
 # 4. test/gpu/run_gpu_checks.sh, with that server, when the file exists; it
 #    skips itself without a GPU (reported as skipped when it exits 77, or
 #    exits 0 having printed "SKIPPED")
+# 5. test/fdw/run_shard_checks.sh: three shard servers and a coordinator of
+#    its own, on 127.0.0.1, through postgres_fdw; skipped (exit 77) when
+#    postgres_fdw is not installed
 #
 # Every step after the build runs even if an earlier one failed; the summary
 # at the end lists each, and the exit status is non-zero if any failed.
@@ -90,6 +93,19 @@ fi
 
 pg_temp_stop
 trap - EXIT
+
+# -- 5. scale-out over postgres_fdw --------------------------------------------
+gh_step "bash test/fdw/run_shard_checks.sh"
+set +e
+bash test/fdw/run_shard_checks.sh 2>&1 | tee "$LOGS/shard_checks.log"
+rc=${PIPESTATUS[0]}
+set -e
+last=$(grep -v '^[[:space:]]*$' "$LOGS/shard_checks.log" | tail -n 1 | cut -c1-110) || true
+case $rc in
+    0) record "shards (postgres_fdw)" ok "$last" ;;
+    77) record "shards (postgres_fdw)" skipped "$last" ;;
+    *) record "shards (postgres_fdw)" FAILED "exit status $rc: $(grep -m 1 'FAILED' "$LOGS/shard_checks.log" | cut -c1-100)" ;;
+esac
 
 gh_step "summary"
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then

@@ -22,7 +22,14 @@ import sys
 
 METHODS = ["count", "width_bucket", "gh_cpu", "gh_gpu"]
 NAMES = {"count": "count(x)", "width_bucket": "GROUP BY width_bucket",
-         "gh_cpu": "gpu_histogram, device=cpu", "gh_gpu": "gpu_histogram, device=gpu"}
+         "gh_cpu": "gpu_histogram, device=cpu", "gh_gpu": "gpu_histogram, device=gpu",
+         "gh_agg_cpu": "aggregate (scan off), device=cpu", "gh_agg_gpu": "aggregate (scan off), device=gpu",
+         "gh_moving": "gpu_histogram OVER w (moving)", "gh_plain": "1.0's gpu_histogram OVER w (no inverse)",
+         "gh_one": "gpu_histogram, one server", "gh_shards": "3 shards, UNION ALL, async",
+         "gh_shards_sync": "3 shards, UNION ALL, enable_async_append off",
+         "gh_parted": "partitioned table of 3 foreign tables"}
+# The custom scan section: the scan against the aggregate over the ordinary plan.
+SCAN_METHODS = ["width_bucket", "gh_agg_cpu", "gh_cpu", "gh_agg_gpu", "gh_gpu"]
 # The uint8 workload's figures as published for an H100 (the issue's table).
 PUBLISHED_UINT8_MS = {"global atomics": 276.0, "shared atomics": 1.53,
                       "shared atomics, 16B loads": 0.47, "cub HistogramEven": 0.50}
@@ -223,6 +230,53 @@ def md_sql(records, meta):
         if gpu:
             out.append(f"| the same, device=gpu | {cell(pick(gr, method='gh_gpu'), base)} |")
         out.append("")
+
+    mw = [r for r in records if r["section"] == "window"]
+    if mw:
+        base, moving, plain = (pick(mw, method=m) for m in ("count", "gh_moving", "gh_plain"))
+        out += [f"## 4b. Moving window: {rows_name(mw[0]['rows'])} rows, nbins 64, serial", "",
+                "`w` is `(ORDER BY i ROWS BETWEEN 1000 PRECEDING AND CURRENT ROW)`; each query is "
+                "`SELECT max(...) FROM (SELECT ... OVER w FROM t) s`, so that no million rows go to the client. "
+                "1.0's aggregate is the same one without its moving functions, created by the benchmark.", "",
+                "| query | ms (×count(x) OVER w) |", "|---|---|",
+                f"| `count(x) OVER w` (PostgreSQL's own moving aggregate) | {ms(base)} |",
+                f"| `gpu_histogram(x, 0, 1, 64) OVER w`: adds and removes one row per row | {cell(moving, base)} |",
+                f"| the same through 1.0's aggregate: every frame aggregated again | {cell(plain, base)} |",
+                "", f"Moving against 1.0: {speedup(plain, moving)} faster.", ""]
+
+    sh = [r for r in records if r["section"] == "shards"]
+    if sh:
+        base, one = pick(sh, method="count"), pick(sh, method="gh_one")
+        out += [f"## 4c. Three shards over postgres_fdw: {rows_name(sh[0]['rows'])} rows, nbins 256", "",
+                "`test/fdw/run_shard_checks.sh`: three shard servers and a coordinator on this machine, "
+                "connected over 127.0.0.1, each server serial (max_parallel_workers_per_gather = 0). Every "
+                "shard holds a third of the rows, the coordinator all of them. Times are the coordinator's.", "",
+                "| query | ms (×count(x) on one server) | one server ÷ this |", "|---|---|---|",
+                f"| `SELECT count(x) FROM readings_all` (one server) | {ms(base)} | |",
+                f"| `SELECT gpu_histogram(x, 0, 1, 256) FROM readings_all` (one server) | {cell(one, base)} | 1.00× |"]
+        for m, q in (("gh_shards", "`gpu_histogram_merge` over `UNION ALL` of the 3 shards' pushed-down "
+                      "`gpu_histogram`, Async Foreign Scan"),
+                     ("gh_shards_sync", "the same with `enable_async_append = off`: one shard after another"),
+                     ("gh_parted", "`gpu_histogram` over the partitioned table: not pushed down, every row "
+                      "travels")):
+            out.append(f"| {q} | {cell(pick(sh, method=m), base)} | {speedup(one, pick(sh, method=m))} |")
+        out.append("")
+
+    sc = [r for r in records if r["section"] == "scan"]
+    if sc:
+        methods = [m for m in SCAN_METHODS if any(r["method"] == m for r in sc)]
+        out += ["## 5. The custom scan: nbins 256", "",
+                "gpu_histogram with GpuHistogramScan (scan on, the default) and as an aggregate over the "
+                "ordinary plan (scan off); ratios to count(x) of the same table, clause and workers.", ""]
+        out += md_table_head(["case", "rows", "count(x) ms"] + [NAMES[m] + " ms (×)" for m in methods]
+                             + ["GROUP BY ÷ scan cpu"])
+        for g in sorted({r["group"] for r in sc}):
+            rs = [r for r in sc if r["group"] == g]
+            base = pick(rs, method="count")
+            row = [rs[0]["distribution"], rows_name(rs[0]["rows"]), ms(base)] + [cell(pick(rs, method=m), base) for m in methods]
+            row.append(speedup(pick(rs, method="width_bucket"), pick(rs, method="gh_cpu")))
+            out.append("| " + " | ".join(row) + " |")
+        out.append("")
     return out
 
 
@@ -271,9 +325,9 @@ def md_summary(records):
 def md_kernel(kernel, meta):
     if not kernel:
         if meta.get("gpu", "none") == "none":
-            return ["## 5. GPU", "", "GPU: none on this machine; see the h100 results file.", ""]
-        return ["## 5. GPU kernels", "", f"Kernel benchmark: {meta.get('kernel', 'not run')}.", ""]
-    out = ["## 5. GPU kernels (kernel_bench, device-resident data)", "",
+            return ["## 6. GPU", "", "GPU: none on this machine; see the h100 results file.", ""]
+        return ["## 6. GPU kernels", "", f"Kernel benchmark: {meta.get('kernel', 'not run')}.", ""]
+    out = ["## 6. GPU kernels (kernel_bench, device-resident data)", "",
            f"{meta.get('gpu')}. Median of 15 runs after 3 warm-ups (CUDA events); GB/s of input read; "
            "% of the read ceiling (cub::DeviceReduce::Sum over the same data).", ""]
     eng = [r for r in kernel if r["section"] == "engine"]
@@ -325,12 +379,12 @@ def md_kernel(kernel, meta):
 def md_startup(startup, meta, errors):
     if not startup:
         if meta.get("sql_gpu") == "yes":
-            return ["## 6. CUDA start-up", "", "Not measured (not among --sections, or see the run's output).", ""]
+            return ["## 7. CUDA start-up", "", "Not measured (not among --sections, or see the run's output).", ""]
         if meta.get("gpu", "none") != "none":
-            return ["## 6. CUDA start-up", "", "Not measured: gpu_histogram sees no usable GPU "
+            return ["## 7. CUDA start-up", "", "Not measured: gpu_histogram sees no usable GPU "
                     f"({meta.get('gpu_status', '?')}).", ""]
         return []
-    out = ["## 6. CUDA start-up, in fresh sessions", "",
+    out = ["## 7. CUDA start-up, in fresh sessions", "",
            "Each session is a new psql (a new backend) that runs the same query twice; medians over "
            f"{meta.get('rounds')} sessions. cuda_startup_ms is the leader's, from gpu_histogram_stats(). "
            "Parallel workers are new processes in every query, so with device=gpu each of them starts "

@@ -6,7 +6,7 @@
 #   bash test/bench/run_benchmarks.sh [--sizes 1000000,10000000] [--rounds 5]
 #        [--workers 0,2,8] [--label NAME] [--quick] [--use-existing]
 #        [--shared-buffers 4GB] [--work-mem 256MB] [--out DIR]
-#        [--sections distributions,nbins,workers,groups,forms,kernel,startup]
+#        [--sections distributions,nbins,workers,groups,scan,window,shards,forms,kernel,startup]
 #
 # Without --use-existing it starts a throwaway server (test/pg_temp_server.sh)
 # with shared_buffers sized to hold every table; with it, it uses the server
@@ -25,6 +25,24 @@
 #                  each query scale, and what do parallel GPU workers pay?
 #   groups         100,000 groups (g = i % 100000) over the largest size,
 #                  nbins 256: one histogram per group against GROUP BY g, bucket.
+#   scan           the custom scan (GpuHistogramScan) against the aggregate
+#                  over the ordinary plan (gpu_histogram.scan = off), nbins
+#                  256: serial and with the most workers at the largest size;
+#                  with a WHERE clause on another column, and with x after a
+#                  text column, at the smallest.  The other sections run with the scan on (the
+#                  default), so their gpu_histogram figures are the scan's.
+#   window         the smallest size, ordered by i, nbins 64, the moving frame
+#                  ROWS BETWEEN 1000 PRECEDING AND CURRENT ROW: gpu_histogram
+#                  (adds and removes one row per row) against the same
+#                  aggregate without its moving functions, as version 1.0
+#                  defined it (aggregates all 1,001 rows of every frame), and
+#                  count(x) over the same window as the base.
+#   shards         the largest size spread over three shard servers and a
+#                  coordinator on this machine (test/fdw/run_shard_checks.sh,
+#                  which starts its own four servers and checks the answers
+#                  first): the three-shard query through postgres_fdw, with
+#                  and without async execution, and a partitioned table of
+#                  foreign tables, against the same rows on one server.
 #   forms          the time and threshold forms over the largest size, serial:
 #                  gpu_histogram(ts, lo, hi, 1440) against GROUP BY numeric
 #                  width_bucket over extract(epoch ...) microseconds, and
@@ -43,8 +61,9 @@
 # published uint8 workload), and CUDA start-up costs measured in fresh psql
 # sessions.  make_report.py turns the raw files into the report.
 #
-# Run time: about 7 minutes with the defaults on 2 slow cores.  A size of
-# 100M rows takes far longer (GROUP BY over 1M buckets, 100M rows to psql in
+# Run time: about 7 minutes with the defaults on 2 slow cores, plus about 5
+# for window (1.0's aggregate takes 50 s a round over 1M rows) and 2 to 3 for
+# shards at 10M rows.  A size of 100M rows takes far longer (GROUP BY over 1M buckets, 100M rows to psql in
 # the groups query): where one command has a time limit, run fewer --sections
 # per call, each with its own --label.
 set -euo pipefail
@@ -58,7 +77,7 @@ done
 
 sizes="" rounds=5 workers_wanted="0,2,8" label="" quick=no use_existing=no
 shared_buffers="" work_mem=256MB out_dir=$BENCH_DIR/results
-sections=distributions,nbins,workers,groups,forms,kernel,startup
+sections=distributions,nbins,workers,groups,scan,window,shards,forms,kernel,startup
 while [ $# -gt 0 ]; do
     case $1 in
         --sizes) sizes=$2; shift ;;
@@ -196,8 +215,11 @@ make_table() {  # NAME SELECT-LIST ROWS
 step "tables"
 TABLES=()
 for n in "${SIZES[@]}"; do
-    make_table "ghb_uniform_$n" "random() AS x" "$n"
-    TABLES+=("ghb_uniform_$n")
+    # window and shards make tables of their own
+    if want distributions || want nbins || want workers || want scan || want startup; then
+        make_table "ghb_uniform_$n" "random() AS x" "$n"
+        TABLES+=("ghb_uniform_$n")
+    fi
     if want distributions; then
         # Box-Muller: mean 0.5, sd 0.125, so nearly all of it lies in [0, 1).
         make_table "ghb_normal_$n" "0.5 + 0.125 * sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random()) AS x" "$n"
@@ -216,6 +238,18 @@ if want forms; then
     # a day of timestamps, microsecond-irregular; latencies from 0 to 1,200 ms
     make_table "$tf" "'2024-01-01 00:00:00+00'::timestamptz + random() * interval '1 day' AS ts, 1200 * random() ^ 3 AS x" "$largest"
     TABLES+=("$tf")
+fi
+tw=ghb_wide_$smallest
+if want scan; then
+    # x after a text column (md5: 32 characters) and an int to filter on; at
+    # the smallest size, which keeps a 100M-row run within one call's limit
+    make_table "$tw" "md5(i::text) AS s, i % 1000 AS k, random() AS x" "$smallest"
+    TABLES+=("$tw")
+fi
+tmw=ghb_window_$smallest
+if want window; then
+    make_table "$tmw" "i, random() AS x" "$smallest"
+    TABLES+=("$tmw")
 fi
 in_list=$(printf "'%s'," "${TABLES[@]}")
 meta table_bytes "$(q1 "SELECT sum(pg_relation_size(oid)) FROM pg_class WHERE relname IN (${in_list%,})")"
@@ -298,6 +332,74 @@ if want groups; then
         if [ $sql_gpu = yes ]; then
             echo "gh_gpu/256/0=SET gpu_histogram.device = gpu; SELECT g, gpu_histogram(x, 0, 1, 256) FROM $tg GROUP BY g"
         fi)
+fi
+
+if want window; then
+    step "SQL: moving window ($smallest rows, ROWS BETWEEN 1000 PRECEDING AND CURRENT ROW, nbins 64, serial)"
+    prewarm_all
+    # "Before": gpu_histogram as 1.0 defined it, without MSFUNC/MINVFUNC, so
+    # PostgreSQL aggregates every frame from scratch.  max(...) over the
+    # results keeps a million arrays from going to psql.
+    psql -X -q -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
+SET client_min_messages = warning;
+DROP AGGREGATE IF EXISTS ghb_plain_histogram(float8, float8, float8, integer);
+CREATE AGGREGATE ghb_plain_histogram(float8, float8, float8, integer) (
+    SFUNC = gpu_histogram_transfn, STYPE = internal, FINALFUNC = gpu_histogram_finalfn,
+    FINALFUNC_EXTRA, FINALFUNC_MODIFY = READ_ONLY);
+SQL
+    win="OVER (ORDER BY i ROWS BETWEEN 1000 PRECEDING AND CURRENT ROW)"
+    run_group window "$tmw" "$smallest" uniform <<QUERIES
+count/64/0=SELECT max(c) FROM (SELECT count(x) $win AS c FROM $tmw) s
+gh_moving/64/0=SELECT max(h[33]) FROM (SELECT gpu_histogram(x, 0, 1, 64) $win AS h FROM $tmw) s
+gh_plain/64/0=SELECT max(h[33]) FROM (SELECT ghb_plain_histogram(x, 0, 1, 64) $win AS h FROM $tmw) s
+QUERIES
+fi
+
+if want shards; then
+    step "SQL: three shards over postgres_fdw against one server ($largest rows, nbins 256)"
+    group_no=$((group_no + 1))
+    json=$(printf 'group%02d.json' $group_no)
+    set +e
+    ( if [ -n "${PG_BIN:-}" ]; then export PG_BIN; fi
+      bash "$ROOT/test/fdw/run_shard_checks.sh" --rows "$largest" --bench "$rounds" --json "$WORK/$json" ) \
+        >"$WORK/shards.log" 2>&1
+    rc=$?
+    set -e
+    sed -n '/^==> timing/,$p' "$WORK/shards.log"
+    if [ $rc = 0 ] && [ -s "$WORK/$json" ]; then
+        printf '%s\t%s\t%s\t%s\t%s\n' shards "readings_all" "$largest" golden-ratio "$json" >>"$WORK/groups.tsv"
+        meta shards "test/fdw/run_shard_checks.sh: all checks passed"
+    else
+        meta shards "test/fdw/run_shard_checks.sh exited with $rc: $(tail -n 1 "$WORK/shards.log")"
+        echo "shards: exit $rc; see $WORK/shards.log"
+    fi
+fi
+
+if want scan; then
+    step "SQL: the custom scan ($largest rows, nbins 256)"
+    prewarm_all
+    scan_queries() {  # TABLE WORKERS PREFIX WHERE: scan vs aggregate vs count(x) vs GROUP BY
+        local t=$1 w=$2 pre=$3 where=$4
+        echo "count/256/$w=${pre}SELECT count(x) FROM $t$where"
+        echo "width_bucket/256/$w=${pre}SELECT width_bucket(x, 0, 1, 256), count(*) FROM $t$where GROUP BY 1"
+        echo "gh_agg_cpu/256/$w=${pre}SET gpu_histogram.scan = off; SET gpu_histogram.device = cpu; SELECT gpu_histogram(x, 0, 1, 256) FROM $t$where"
+        echo "gh_cpu/256/$w=${pre}SET gpu_histogram.scan = on; SET gpu_histogram.device = cpu; SELECT gpu_histogram(x, 0, 1, 256) FROM $t$where"
+        if [ $sql_gpu = yes ]; then
+            echo "gh_agg_gpu/256/$w=${pre}SET gpu_histogram.scan = off; SET gpu_histogram.device = gpu; SELECT gpu_histogram(x, 0, 1, 256) FROM $t$where"
+            echo "gh_gpu/256/$w=${pre}SET gpu_histogram.scan = on; SET gpu_histogram.device = gpu; SELECT gpu_histogram(x, 0, 1, 256) FROM $t$where"
+        fi
+    }
+    if [ $sql_gpu = yes ]; then  # the session's CUDA context is up before the first timed query
+        SETUP+=(--setup "SET gpu_histogram.device = gpu" --setup "SELECT gpu_histogram(1.0, 0, 1, 1)")
+    fi
+    run_group scan "$t" "$largest" "serial" < <(scan_queries "$t" 0 "" "")
+    run_group scan "$tw" "$smallest" "serial, WHERE k < 500 (half the rows)" < <(scan_queries "$tw" 0 "" " WHERE k < 500")
+    run_group scan "$tw" "$smallest" "serial, x after a text column" < <(scan_queries "$tw" 0 "" "")
+    if [ "$max_workers" -gt 0 ]; then
+        run_group scan "$t" "$largest" "$max_workers workers" < <(scan_queries "$t" "$max_workers" \
+            "SET max_parallel_workers_per_gather = $max_workers; ALTER TABLE $t SET (parallel_workers = $max_workers); " "")
+        q1 "ALTER TABLE $t RESET (parallel_workers)" >/dev/null
+    fi
 fi
 
 if want forms; then

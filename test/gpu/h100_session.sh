@@ -6,10 +6,13 @@
 # `make install DESTDIR=$PWD/.gpu/stage`, bin/ with the test binaries and
 # kernel_bench).  Writes its logs under $OUT (or /tmp/gh_out).
 #
-#   bash test/gpu/h100_session.sh [unit] [sanitize] [kernels] [sql] [e2e]
+#   bash test/gpu/h100_session.sh [unit] [sanitize] [kernels] [sql] [e2e] [scan]
+#
+# scan: the benchmark command's custom-scan section over 10M and 100M rows
+# (serial, WHERE, text column, 8 workers), report under $OUT/bench.
 set -uo pipefail
 OUT=${OUT:-/tmp/gh_out}; mkdir -p "$OUT"
-steps=" ${*:-unit sanitize kernels sql e2e} "
+steps=" ${*:-unit sanitize kernels sql e2e scan} "
 has() { [[ $steps == *" $1 "* ]]; }
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/device.txt"
 date -u +"%Y-%m-%dT%H:%MZ" >>"$OUT/device.txt"
@@ -32,8 +35,10 @@ if has kernels; then
     echo "== kernel benchmark"; .gpu/bin/kernel_bench >"$OUT/kernel_bench.csv" 2>"$OUT/kernel_bench.txt"
     cat "$OUT/kernel_bench.txt"
 fi
-if has sql || has e2e; then
-    source .gpu/pg-up.sh .gpu/pg.tar.gz .gpu/stage -- -c shared_buffers=16GB -c max_worker_processes=16 \
+if has sql || has e2e || has scan; then
+    # preloaded: the custom scan's planner hook is there for every session
+    source .gpu/pg-up.sh .gpu/pg.tar.gz .gpu/stage -- -c shared_buffers=24GB -c max_worker_processes=16 \
+        -c shared_preload_libraries=gpu_histogram \
         -c max_parallel_workers=16 -c max_parallel_workers_per_gather=8 || exit 1
     export PG_REGRESS=$PG_REGRESS_DIR/pg_regress
 fi
@@ -47,6 +52,11 @@ if has sql; then
 fi
 if has e2e; then
     echo "== end to end"; bash test/bench/sql_gpu_bench.sh 2>&1 | tee "$OUT/e2e.log"
+fi
+if has scan; then
+    echo "== benchmark: custom scan"
+    bash test/bench/run_benchmarks.sh --use-existing --sections scan --sizes 10000000,100000000 \
+        --rounds 3 --workers 0,8 --label h100-scan --out "$OUT/bench" 2>&1 | tee "$OUT/bench_scan.log"
 fi
 cp /tmp/pg.log "$OUT/server.log" 2>/dev/null
 true

@@ -44,7 +44,10 @@ fi
 psql_q -c "DROP DATABASE IF EXISTS gh_gpu_regress" >/dev/null
 
 # 2 and 3 run in one backend: stats, then the leak loop
-psql_q -c "DROP TABLE IF EXISTS gh_leak; CREATE TABLE gh_leak AS SELECT (i % 1000) / 1000.0 AS x, i FROM generate_series(1, 300000) i; ANALYZE gh_leak"
+# x is numeric (the aggregate path); xf is float8, which the custom scan reads
+# straight from the pages; gh_leak_nan has one NaN in the middle.
+psql_q -c "DROP TABLE IF EXISTS gh_leak, gh_leak_nan; CREATE TABLE gh_leak AS SELECT (i % 1000) / 1000.0 AS x, ((i % 1000) / 1000.0)::float8 AS xf, i FROM generate_series(1, 300000) i; ANALYZE gh_leak" \
+       -c "CREATE TABLE gh_leak_nan AS SELECT CASE WHEN i = 200000 THEN 'NaN' ELSE i / 300000.0 END::float8 AS xf FROM generate_series(1, 300000) i; VACUUM ANALYZE gh_leak_nan"
 sql=$(mktemp /tmp/gh_leak.XXXXXX.sql)
 {
     echo "SET gpu_histogram.device = gpu; SET gpu_histogram.batch_size = 16384; SET max_parallel_workers_per_gather = 0;"
@@ -53,19 +56,26 @@ sql=$(mktemp /tmp/gh_leak.XXXXXX.sql)
     for _ in 1 2 3; do echo "SELECT gpu_histogram(x, 0, 1, 256) IS NOT NULL FROM gh_leak;"; echo "SELECT count(*) FROM (SELECT i % 100, gpu_histogram(x, 0, 1, 64) FROM gh_leak GROUP BY 1) s;"; done
     echo "SELECT 'before', pinned_bytes, pinned_buffers, device_histograms, (SELECT free_memory FROM gpu_histogram_devices() LIMIT 1) FROM gpu_histogram_stats();"
     for ((q = 0; q < leak_queries; q++)); do
-        case $((q % 8)) in
+        case $((q % 12)) in
         0) echo "SELECT gpu_histogram(x, 0, 1, 256) IS NOT NULL FROM gh_leak;" ;;
         1) echo "SELECT gpu_histogram(x / (CASE WHEN i = 250000 THEN 0 ELSE 1 END), 0, 1, 256) FROM gh_leak;" ;;
         2) echo "SET statement_timeout = '3ms'; SELECT gpu_histogram(x, 0, 1, 1000) IS NOT NULL FROM gh_leak; RESET statement_timeout;" ;;
         3) echo "SELECT gpu_histogram(CASE WHEN i = 200000 THEN 'NaN'::float8 ELSE x END, 0, 1, 256) FROM gh_leak;" ;;
         4) echo "SET gpu_histogram.debug_fail_cuda_call = $((q % 17 + 1)); SELECT gpu_histogram(x, 0, 1, 256) IS NOT NULL FROM gh_leak; RESET gpu_histogram.debug_fail_cuda_call;" ;;
         5) echo "SELECT count(*) FROM (SELECT i % 100, gpu_histogram(x, 0, 1, 64) FROM gh_leak GROUP BY 1) s;" ;;
-        6) echo "SET gpu_histogram.debug_fail_cuda_call = $((q % 19 + 1)); SELECT gpu_histogram(x, '{0.1,0.2,0.5,0.9}'::float8[]) IS NOT NULL FROM gh_leak; RESET gpu_histogram.debug_fail_cuda_call;" ;;
-        7) echo "SELECT gpu_histogram('2024-01-01'::timestamptz + i * interval '1 second' / (CASE WHEN i = 250000 THEN 0 ELSE 1 END), '2024-01-01', '2024-01-05', 1440) FROM gh_leak;" ;;
+        # the custom scan: an error in its WHERE clause mid-scan, a NaN, a cancel, a CUDA failure
+        6) echo "SELECT gpu_histogram(xf, 0, 1, 256) FROM gh_leak WHERE 1 / (i - 250000) > -2;" ;;
+        7) echo "SELECT gpu_histogram(xf, 0, 1, 256) FROM gh_leak_nan;" ;;
+        8) echo "SET statement_timeout = '3ms'; SELECT gpu_histogram(xf, 0, 1, 1000) IS NOT NULL FROM gh_leak; RESET statement_timeout;" ;;
+        9) echo "SET gpu_histogram.debug_fail_cuda_call = $((q % 17 + 1)); SELECT gpu_histogram(xf, 0, 1, 256) IS NOT NULL FROM gh_leak; RESET gpu_histogram.debug_fail_cuda_call;" ;;
+        # the time and threshold forms: an injected CUDA failure, a division by zero mid-scan
+        10) echo "SET gpu_histogram.debug_fail_cuda_call = $((q % 19 + 1)); SELECT gpu_histogram(x, '{0.1,0.2,0.5,0.9}'::float8[]) IS NOT NULL FROM gh_leak; RESET gpu_histogram.debug_fail_cuda_call;" ;;
+        11) echo "SELECT gpu_histogram('2024-01-01'::timestamptz + i * interval '1 second' / (CASE WHEN i = 250000 THEN 0 ELSE 1 END), '2024-01-01', '2024-01-05', 1440) FROM gh_leak;" ;;
         esac
     done
     echo "SELECT 'after', pinned_bytes, pinned_buffers, device_histograms, (SELECT free_memory FROM gpu_histogram_devices() LIMIT 1) FROM gpu_histogram_stats();"
-    echo "SELECT gpu_histogram(x, 0, 1, 256) = (SELECT array_agg(coalesce(c, 0) ORDER BY b) FROM generate_series(0, 257) b LEFT JOIN (SELECT width_bucket(x, 0, 1, 256) b, count(*) c FROM gh_leak GROUP BY 1) w USING (b)) AS still_correct FROM gh_leak;"
+    # each subquery plans alone: the numeric one through the aggregate, the float8 one through the scan
+    echo "SELECT (SELECT gpu_histogram(x, 0, 1, 256) FROM gh_leak) = (SELECT array_agg(coalesce(c, 0) ORDER BY b) FROM generate_series(0, 257) b LEFT JOIN (SELECT width_bucket(x, 0, 1, 256) b, count(*) c FROM gh_leak GROUP BY 1) w USING (b)) AND (SELECT gpu_histogram(xf, 0, 1, 256) FROM gh_leak) = (SELECT array_agg(coalesce(c, 0) ORDER BY b) FROM generate_series(0, 257) b LEFT JOIN (SELECT width_bucket(xf, 0, 1, 256) b, count(*) c FROM gh_leak GROUP BY 1) w USING (b)) AS still_correct;"
 } >"$sql"
 out=$(psql -X -q -At -F ' ' -f "$sql" 2>"$sql.err")
 errors=$(grep -c ERROR "$sql.err")
@@ -73,7 +83,7 @@ echo "$out" | grep -v '^t$\|^[0-9]*$' | sed 's/^/  /'
 [ "$(echo "$out" | sed -n 1p)" = t ] && echo "PASS: device=gpu matches width_bucket" || { echo "FAIL: device=gpu result differs"; failures=$((failures + 1)); }
 [ "$(echo "$out" | sed -n 2p)" = t ] && echo "PASS: gpu_histogram_stats() shows the values went through the GPU" || { echo "FAIL: stats"; failures=$((failures + 1)); }
 before=$(echo "$out" | sed -n 's/^before //p'); after=$(echo "$out" | sed -n 's/^after //p')
-echo "  $leak_queries queries, $errors of them ended in an ERROR (division by zero, cancel, NaN, injected CUDA failure)"
+echo "  $leak_queries queries, $errors of them ended in an ERROR (division by zero, cancel, NaN, injected CUDA failure; aggregate and custom scan)"
 echo "  pinned bytes, pinned buffers, device histograms, device free bytes: before [$before] after [$after]"
 if [ -n "$before" ] && [ "$before" = "$after" ] && [ "$(echo "$out" | tail -1)" = t ]; then
     echo "PASS: nothing leaked, and the backend still answers correctly"
@@ -82,6 +92,6 @@ else
 fi
 sort "$sql.err" | sed 's/ \(at character\|LINE\).*//' | sort | uniq -c | sort -rn | head -8 | sed 's/^/  /'
 rm -f "$sql" "$sql.err"
-psql_q -c "DROP TABLE gh_leak"
+psql_q -c "DROP TABLE gh_leak, gh_leak_nan"
 [ $failures -eq 0 ] && echo "GPU checks: all passed" || echo "GPU checks: $failures FAILED"
 exit $failures

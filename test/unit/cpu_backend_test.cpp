@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "cpu_backend.h"
@@ -94,4 +95,31 @@ TEST(CpuBackend, MaximumBucketCount)
     std::vector<double> v = adversarial(0, 1, spec.nbins);
     ASSERT_EQ(gh::cpu_bin(spec, v.data(), v.size(), counts.data()), gh::Status::ok);
     EXPECT_EQ(counts, reference(spec, v));
+}
+
+TEST(CpuBackend, CountOneAddsAndRemovesWhatCpuBinCounts)
+{
+    for (gh::BucketRule rule : {gh::BucketRule::pg15, gh::BucketRule::pg16}) {
+        for (auto [lo, hi] : {std::pair<double, double>{-1, 1}, {1, -1}, {0, 1e-300}}) {
+            gh::BucketSpec spec{lo, hi, 100, rule};
+            std::vector<double> v = adversarial(lo, hi, spec.nbins);
+            std::vector<int64_t> one(spec.nbins + 2, 0), batch(spec.nbins + 2, 0);
+            for (double x : v)
+                ASSERT_EQ(gh::cpu_count_one(spec, x, 1, one.data()), gh::Status::ok);
+            ASSERT_EQ(gh::cpu_bin(spec, v.data(), v.size(), batch.data()), gh::Status::ok);
+            EXPECT_EQ(one, batch);
+            for (double x : v)
+                ASSERT_EQ(gh::cpu_count_one(spec, x, -1, one.data()), gh::Status::ok);
+            EXPECT_EQ(one, std::vector<int64_t>(spec.nbins + 2, 0));
+        }
+    }
+}
+
+TEST(CpuBackend, CountOneRefusesNaNAndChangesNothing)
+{
+    gh::BucketSpec spec{0, 1, 4, gh::BucketRule::pg15};
+    std::vector<int64_t> counts(6, 3);
+    EXPECT_EQ(gh::cpu_count_one(spec, std::nan(""), 1, counts.data()), gh::Status::nan_value);
+    EXPECT_EQ(gh::cpu_count_one(spec, std::nan(""), -1, counts.data()), gh::Status::nan_value);
+    EXPECT_EQ(counts, std::vector<int64_t>(6, 3));
 }

@@ -1,0 +1,452 @@
+/*
+ * exec.cpp: running GpuHistogramScan.
+ *
+ * One call computes everything: the scan reads its share of the table's
+ * pages (heap_reader.cpp), copies each histogram's column out of the page
+ * while the share lock is held, appends the values to the histogram's state
+ * (the same HistogramState the aggregate uses, so the same batches, GPU
+ * policy and errors), and returns a single row: the finished histograms, or
+ * under a Gather the serialized partial states that the leader's Finalize
+ * Aggregate combines.  A WHERE clause is evaluated on each visible tuple
+ * after the page is unlocked, as heapam's page mode returns tuples.
+ */
+#include "scan_node.h"
+#include "heap_reader.h"
+#include "native_quals.h"
+
+#include "../errors.h"
+#include "../histogram_state.h"
+#include "../settings.h"
+
+extern "C" {
+#include "access/parallel.h"
+#include "access/tableam.h"
+#include "commands/explain.h"
+#include "executor/executor.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "port/atomics.h"
+#include "utils/rel.h"
+#include "utils/ruleutils.h"
+}
+
+namespace {
+
+/* Where the values went, for EXPLAIN ANALYZE. */
+struct ScanTotals {
+    HeapReadCounters read;
+    uint64 values_cpu;
+    uint64 values_gpu;
+};
+
+/* In the parallel query's DSM: the counters, then the shared block scan. */
+struct SharedScan {
+    pg_atomic_uint64 pages;
+    pg_atomic_uint64 all_visible_pages;
+    pg_atomic_uint64 tuples;
+    pg_atomic_uint64 values_cpu;
+    pg_atomic_uint64 values_gpu;
+};
+constexpr Size kSharedHeader = MAXALIGN(sizeof(SharedScan));
+
+/* The arguments of one histogram, evaluated when the scan starts. */
+struct HistogramArgs {
+    bool skip; /* lo, hi or nbins is NULL: every row is skipped, as by the aggregate */
+    double lo;
+    double hi;
+    int32 nbins;
+};
+
+struct ScanExecState {
+    CustomScanState css;
+    int nhist;
+    bool partial;             /* emit serialized partial states */
+    HistogramCall *calls;
+    HeapColumn *columns;
+    ExprState **arg_states;   /* lo, hi, nbins of each histogram */
+    HistogramArgs *args;
+    ExprState *qual;          /* the WHERE clause, through the executor ... */
+    bool native;              /* ... or evaluated natively (native_quals.h) */
+    NativeQuals native_quals;
+    TupleTableSlot *heap_slot;
+    MemoryContext states_cxt; /* the histogram states and the results */
+    HistogramState **states;
+    double *page_values;      /* nhist * MaxHeapTuplesPerPage */
+    const double **page_start; /* each histogram's values of the page ... */
+    int *page_counts;          /* ... and how many */
+    SharedScan *shared;
+    ParallelBlockTableScanDesc pscan;
+    bool done;
+    bool totals_from_shared;
+    ScanTotals totals;
+    HeapReader reader;
+};
+
+ScanExecState *scan_state(CustomScanState *node)
+{
+    return reinterpret_cast<ScanExecState *>(node);
+}
+
+/*
+ * setrefs.c turned the quals' Vars into references to custom_scan_tlist;
+ * point them back at the table's attributes, so that they are evaluated on
+ * the heap tuple itself.
+ */
+Node *table_vars_mutator(Node *node, List *scan_tlist)
+{
+    if (node == NULL)
+        return NULL;
+    if (IsA(node, Var) && reinterpret_cast<Var *>(node)->varno == INDEX_VAR) {
+        Var *ref = reinterpret_cast<Var *>(node);
+        Expr *target = static_cast<TargetEntry *>(list_nth(scan_tlist, ref->varattno - 1))->expr;
+        if (!IsA(target, Var))
+            elog(ERROR, "gpu_histogram scan: a qual refers to a non-Var scan column");
+        Var *var = static_cast<Var *>(copyObjectImpl(target));
+        var->varno = INDEX_VAR;
+        return reinterpret_cast<Node *>(var);
+    }
+    return expression_tree_mutator(node, reinterpret_cast<Node *(*)()>(reinterpret_cast<void (*)()>(table_vars_mutator)), scan_tlist);
+}
+
+void begin_scan(CustomScanState *node, EState *estate, int)
+{
+    ScanExecState *s = scan_state(node);
+    CustomScan *cscan = reinterpret_cast<CustomScan *>(node->ss.ps.plan);
+    TupleDesc desc = RelationGetDescr(node->ss.ss_currentRelation);
+
+    s->nhist = intVal(linitial(cscan->custom_private));
+    s->calls = static_cast<HistogramCall *>(palloc0(sizeof(HistogramCall) * s->nhist));
+    s->columns = static_cast<HeapColumn *>(palloc0(sizeof(HeapColumn) * s->nhist));
+    s->arg_states = static_cast<ExprState **>(palloc0(sizeof(ExprState *) * 3 * s->nhist));
+    s->args = static_cast<HistogramArgs *>(palloc0(sizeof(HistogramArgs) * s->nhist));
+    s->states = static_cast<HistogramState **>(palloc0(sizeof(HistogramState *) * s->nhist));
+    s->page_values = static_cast<double *>(palloc(sizeof(double) * MaxHeapTuplesPerPage * s->nhist));
+    s->page_start = static_cast<const double **>(palloc0(sizeof(double *) * s->nhist));
+    s->page_counts = static_cast<int *>(palloc0(sizeof(int) * s->nhist));
+    for (int h = 0; h < s->nhist; h++) {
+        Expr *target = static_cast<TargetEntry *>(list_nth(cscan->custom_scan_tlist, h))->expr;
+        Aggref *aggref = reinterpret_cast<Aggref *>(target);
+        HistogramCall &call = s->calls[h];
+        if (!IsA(aggref, Aggref) || !histogram_call_parse(aggref, cscan->scan.scanrelid, &call))
+            elog(ERROR, "gpu_histogram scan: unexpected scan target %d", h + 1);
+        s->partial = DO_AGGSPLIT_SKIPFINAL(aggref->aggsplit);
+        s->columns[h] = heap_column(desc, call.attno, call.coltype);
+        s->arg_states[3 * h] = ExecInitExpr(call.lo, &node->ss.ps);
+        s->arg_states[3 * h + 1] = ExecInitExpr(call.hi, &node->ss.ps);
+        s->arg_states[3 * h + 2] = ExecInitExpr(call.nbins, &node->ss.ps);
+    }
+    List *quals = reinterpret_cast<List *>(
+        table_vars_mutator(reinterpret_cast<Node *>(cscan->custom_exprs), cscan->custom_scan_tlist));
+    s->heap_slot = ExecInitExtraTupleSlot(estate, desc, &TTSOpsHeapTuple);
+    s->native = native_quals_build(quals, desc, &s->native_quals);
+    if (s->native)
+        quals = NIL;
+    /*
+     * The quals read heap tuples, not the node's virtual scan slot: compile
+     * them for that slot type, so that their Vars deform the tuple.
+     */
+    PlanState *ps = &node->ss.ps;
+    TupleDesc scan_desc = ps->scandesc;
+    const TupleTableSlotOps *scan_ops = ps->scanops;
+    bool fixed = ps->scanopsfixed, set = ps->scanopsset;
+    ps->scandesc = desc;
+    ps->scanops = &TTSOpsHeapTuple;
+    ps->scanopsfixed = ps->scanopsset = true;
+    s->qual = ExecInitQual(quals, ps);
+    ps->scandesc = scan_desc;
+    ps->scanops = scan_ops;
+    ps->scanopsfixed = fixed;
+    ps->scanopsset = set;
+    s->states_cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuHistogramScan", ALLOCSET_DEFAULT_SIZES);
+}
+
+void evaluate_args(ScanExecState *s)
+{
+    ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
+    for (int h = 0; h < s->nhist; h++) {
+        bool lo_null, hi_null, nbins_null;
+        Datum lo = ExecEvalExprSwitchContext(s->arg_states[3 * h], econtext, &lo_null);
+        Datum hi = ExecEvalExprSwitchContext(s->arg_states[3 * h + 1], econtext, &hi_null);
+        Datum nbins = ExecEvalExprSwitchContext(s->arg_states[3 * h + 2], econtext, &nbins_null);
+        HistogramArgs &a = s->args[h];
+        a.skip = lo_null || hi_null || nbins_null;
+        a.lo = a.skip ? 0 : DatumGetFloat8(lo);
+        a.hi = a.skip ? 0 : DatumGetFloat8(hi);
+        a.nbins = a.skip ? 0 : DatumGetInt32(nbins);
+    }
+    ResetExprContext(econtext);
+}
+
+/* Keeps the tuples of the current page that pass the WHERE clause. */
+int filter_tuples(ScanExecState *s, HeapReader *r)
+{
+    ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
+    int kept = 0;
+    for (int i = 0; i < r->ntuples; i++) {
+        ExecStoreHeapTuple(&r->tuples[i], s->heap_slot, false);
+        econtext->ecxt_scantuple = s->heap_slot;
+        bool pass = ExecQual(s->qual, econtext);
+        ResetExprContext(econtext);
+        if (pass)
+            r->tuples[kept++] = r->tuples[i];
+    }
+    ExecClearTuple(s->heap_slot);
+    return kept;
+}
+
+/*
+ * Appends one page's values to a histogram; the first value creates the
+ * state after checking the arguments as the aggregate checks its first row.
+ */
+void append_page(ScanExecState *s, int h)
+{
+    const double *values = s->page_start[h];
+    int n = s->page_counts[h];
+    if (n == 0 || s->args[h].skip)
+        return;
+    if (s->states[h] == NULL) {
+        const HistogramArgs &a = s->args[h];
+        s->states[h] = histogram_state_create(s->states_cxt, gh::float_histogram(checked_first_row_spec(values[0], a.lo, a.hi, a.nbins)));
+    }
+    histogram_state_append_many(s->states[h], values, n);
+}
+
+void scan_pages(ScanExecState *s)
+{
+    HeapReader *r = &s->reader;
+    Relation rel = s->css.ss.ss_currentRelation;
+    TupleDesc desc = RelationGetDescr(rel);
+    heap_reader_begin(r, rel, s->css.ss.ps.state->es_snapshot, s->pscan, s->qual != NULL || s->native);
+    while (heap_reader_next_page(r)) {
+        int n = r->ntuples;
+        if (s->native) {
+            /* only stored values are compared: no user code runs under the lock */
+            n = native_quals_filter(s->native_quals, desc, r->tuples, n);
+        } else if (s->qual != NULL) {
+            heap_reader_unlock(r);
+            n = filter_tuples(s, r);
+        }
+        for (int h = 0; h < s->nhist; h++) {
+            double *buf = s->page_values + static_cast<Size>(h) * MaxHeapTuplesPerPage;
+            int k;
+            if (r->whole_page) {
+                k = heap_page_column_values(s->columns[h], desc, r->page, buf, &n);
+                s->page_start[h] = buf + MaxHeapTuplesPerPage - k;
+            } else {
+                k = heap_column_values(s->columns[h], desc, r->tuples, n, buf);
+                s->page_start[h] = buf;
+            }
+            s->page_counts[h] = k;
+        }
+        if (r->whole_page)
+            heap_reader_count_tuples(r, n);
+        heap_reader_release(r);
+        for (int h = 0; h < s->nhist; h++)
+            append_page(s, h);
+    }
+    heap_reader_end(r);
+}
+
+/* The histograms, finished or serialized, into the scan tuple. */
+TupleTableSlot *result_row(ScanExecState *s)
+{
+    TupleTableSlot *slot = s->css.ss.ss_ScanTupleSlot;
+    ExecClearTuple(slot);
+    for (int i = 0; i < slot->tts_tupleDescriptor->natts; i++)
+        slot->tts_isnull[i] = true;
+    MemoryContext old = MemoryContextSwitchTo(s->states_cxt);
+    for (int h = 0; h < s->nhist; h++) {
+        HistogramState *st = s->states[h];
+        if (st == NULL)
+            continue; /* no row: NULL, as the aggregate gives */
+        if (s->partial) {
+            slot->tts_values[h] = PointerGetDatum(histogram_state_serialize(st));
+        } else {
+            histogram_state_flush(st);
+            slot->tts_values[h] = PointerGetDatum(int64_array(st->counts, histogram_state_slots(st)));
+        }
+        slot->tts_isnull[h] = false;
+    }
+    MemoryContextSwitchTo(old);
+    return ExecStoreVirtualTuple(slot);
+}
+
+void record_totals(ScanExecState *s, uint64 values_cpu, uint64 values_gpu)
+{
+    const HeapReadCounters &c = s->reader.counters;
+    s->totals.read.pages += c.pages;
+    s->totals.read.all_visible_pages += c.all_visible_pages;
+    s->totals.read.tuples += c.tuples;
+    s->totals.values_cpu += values_cpu;
+    s->totals.values_gpu += values_gpu;
+    if (s->shared != NULL) {
+        pg_atomic_fetch_add_u64(&s->shared->pages, c.pages);
+        pg_atomic_fetch_add_u64(&s->shared->all_visible_pages, c.all_visible_pages);
+        pg_atomic_fetch_add_u64(&s->shared->tuples, c.tuples);
+        pg_atomic_fetch_add_u64(&s->shared->values_cpu, values_cpu);
+        pg_atomic_fetch_add_u64(&s->shared->values_gpu, values_gpu);
+    }
+}
+
+TupleTableSlot *exec_scan(CustomScanState *node)
+{
+    ScanExecState *s = scan_state(node);
+    if (s->done)
+        return NULL;
+    s->done = true;
+
+    int64 cpu_before = gh_values_binned_on_cpu;
+    int64 gpu_before = gh::gpu_counters().values_binned;
+    evaluate_args(s);
+    scan_pages(s);
+    TupleTableSlot *slot = result_row(s);
+    record_totals(s, gh_values_binned_on_cpu - cpu_before, gh::gpu_counters().values_binned - gpu_before);
+
+    if (node->ss.ps.ps_ProjInfo == NULL)
+        return slot;
+    node->ss.ps.ps_ExprContext->ecxt_scantuple = slot;
+    return ExecProject(node->ss.ps.ps_ProjInfo);
+}
+
+void end_scan(CustomScanState *node)
+{
+    ScanExecState *s = scan_state(node);
+    heap_reader_end(&s->reader);
+    /* releases the states' pinned and device memory now, not at query end */
+    MemoryContextDelete(s->states_cxt);
+}
+
+void rescan(CustomScanState *node)
+{
+    ScanExecState *s = scan_state(node);
+    heap_reader_end(&s->reader);
+    MemoryContextReset(s->states_cxt);
+    for (int h = 0; h < s->nhist; h++)
+        s->states[h] = NULL;
+    s->done = false;
+}
+
+Size estimate_dsm(CustomScanState *node, ParallelContext *)
+{
+    return kSharedHeader + table_block_parallelscan_estimate(node->ss.ss_currentRelation);
+}
+
+void attach_shared(ScanExecState *s, void *coordinate)
+{
+    s->shared = static_cast<SharedScan *>(coordinate);
+    s->pscan = reinterpret_cast<ParallelBlockTableScanDesc>(static_cast<char *>(coordinate) + kSharedHeader);
+}
+
+void initialize_dsm(CustomScanState *node, ParallelContext *, void *coordinate)
+{
+    ScanExecState *s = scan_state(node);
+    attach_shared(s, coordinate);
+    pg_atomic_init_u64(&s->shared->pages, 0);
+    pg_atomic_init_u64(&s->shared->all_visible_pages, 0);
+    pg_atomic_init_u64(&s->shared->tuples, 0);
+    pg_atomic_init_u64(&s->shared->values_cpu, 0);
+    pg_atomic_init_u64(&s->shared->values_gpu, 0);
+    table_block_parallelscan_initialize(node->ss.ss_currentRelation,
+                                        reinterpret_cast<ParallelTableScanDesc>(s->pscan));
+}
+
+void reinitialize_dsm(CustomScanState *node, ParallelContext *, void *)
+{
+    ScanExecState *s = scan_state(node);
+    table_block_parallelscan_reinitialize(node->ss.ss_currentRelation,
+                                          reinterpret_cast<ParallelTableScanDesc>(s->pscan));
+}
+
+void initialize_worker(CustomScanState *node, shm_toc *, void *coordinate)
+{
+    attach_shared(scan_state(node), coordinate);
+}
+
+/* The leader keeps every participant's counters before the DSM goes away. */
+void shutdown_scan(CustomScanState *node)
+{
+    ScanExecState *s = scan_state(node);
+    if (s->shared == NULL || IsParallelWorker())
+        return;
+    s->totals.read.pages = pg_atomic_read_u64(&s->shared->pages);
+    s->totals.read.all_visible_pages = pg_atomic_read_u64(&s->shared->all_visible_pages);
+    s->totals.read.tuples = pg_atomic_read_u64(&s->shared->tuples);
+    s->totals.values_cpu = pg_atomic_read_u64(&s->shared->values_cpu);
+    s->totals.values_gpu = pg_atomic_read_u64(&s->shared->values_gpu);
+    s->totals_from_shared = true;
+    s->shared = NULL;
+}
+
+const char *device_setting()
+{
+    switch (gh_device_mode) {
+    case DEVICE_GPU: return "gpu";
+    case DEVICE_CPU: return "cpu";
+    }
+    return "auto";
+}
+
+void explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+    ScanExecState *s = scan_state(node);
+    CustomScan *cscan = reinterpret_cast<CustomScan *>(node->ss.ps.plan);
+    List *context = set_deparse_context_plan(es->deparse_cxt, node->ss.ps.plan, ancestors);
+    bool prefix = list_length(es->rtable) > 1 || es->verbose;
+
+    StringInfoData histograms;
+    initStringInfo(&histograms);
+    for (int h = 0; h < s->nhist; h++) {
+        Node *aggref = reinterpret_cast<Node *>(static_cast<TargetEntry *>(list_nth(cscan->custom_scan_tlist, h))->expr);
+        appendStringInfo(&histograms, "%s%s", h > 0 ? ", " : "", deparse_expression(aggref, context, prefix, false));
+    }
+    ExplainPropertyText("Histograms", histograms.data, es);
+    if (cscan->custom_exprs != NIL)
+        ExplainPropertyText("Filter",
+                            deparse_expression(reinterpret_cast<Node *>(make_ands_explicit(cscan->custom_exprs)),
+                                               context, prefix, false),
+                            es);
+    if (cscan->custom_exprs != NIL)
+        ExplainPropertyText("Filter Evaluation", s->native ? "native" : "executor", es);
+    ExplainPropertyText("Device", device_setting(), es);
+    if (es->analyze) {
+        const ScanTotals &t = s->totals;
+        ExplainPropertyUInteger("Pages", NULL, t.read.pages, es);
+        ExplainPropertyUInteger("All-Visible Pages", NULL, t.read.all_visible_pages, es);
+        ExplainPropertyUInteger("Visible Tuples", NULL, t.read.tuples, es);
+        ExplainPropertyUInteger("Values Binned on CPU", NULL, t.values_cpu, es);
+        ExplainPropertyUInteger("Values Binned on GPU", NULL, t.values_gpu, es);
+    }
+}
+
+const CustomExecMethods exec_methods = {
+    GH_SCAN_NODE_NAME,
+    begin_scan,
+    exec_scan,
+    end_scan,
+    rescan,
+    NULL, /* MarkPosCustomScan */
+    NULL, /* RestrPosCustomScan */
+    estimate_dsm,
+    initialize_dsm,
+    reinitialize_dsm,
+    initialize_worker,
+    shutdown_scan,
+    explain_scan,
+};
+
+Node *create_scan_state(CustomScan *cscan)
+{
+    ScanExecState *s = static_cast<ScanExecState *>(palloc0(sizeof(ScanExecState)));
+    NodeSetTag(s, T_CustomScanState);
+    s->css.flags = cscan->flags;
+    s->css.methods = &exec_methods;
+    s->reader.buffer = InvalidBuffer;
+    return reinterpret_cast<Node *>(s);
+}
+
+} // namespace
+
+const CustomScanMethods gh_scan_plan_methods = {
+    GH_SCAN_NODE_NAME,
+    create_scan_state,
+};

@@ -1,0 +1,270 @@
+/*
+ * heap_reader.cpp: page-at-a-time heap access for GpuHistogramScan.
+ *
+ * This follows heapam's page mode (heapgetpage() and initscan() in
+ * access/heap/heapam.c) step for step, so that the scan sees exactly the
+ * rows a sequential scan would: the same opportunistic pruning, visibility
+ * decided under the share lock (skipped on all-visible pages unless the
+ * snapshot was taken during recovery), SERIALIZABLE conflict checks, the
+ * bulk-read strategy and synchronized scans for large tables, and the
+ * table-level predicate lock.  What it leaves out is the executor's per-row
+ * work: no slot, no projection, no transition call per row.
+ */
+#include "heap_reader.h"
+
+extern "C" {
+#include "access/heapam.h"
+#include "access/syncscan.h"
+#include "access/tableam.h"
+#include "access/tupmacs.h"
+#include "pgstat.h"
+#include "storage/predicate.h"
+#include "utils/rel.h"
+}
+
+void heap_reader_begin(HeapReader *r, Relation rel, Snapshot snapshot, ParallelBlockTableScanDesc pscan,
+                       bool list_all_visible)
+{
+    r->list_all_visible = list_all_visible;
+    r->rel = rel;
+    r->snapshot = snapshot;
+    r->check_serializable = IsolationIsSerializable();
+    r->pscan = pscan;
+    r->pstarted = false;
+    r->nblocks = pscan != NULL ? pscan->phs_nblocks : RelationGetNumberOfBlocks(rel);
+    /* heapam's initscan(): only tables bigger than a quarter of shared buffers */
+    bool large = !RelationUsesLocalBuffers(rel) && r->nblocks > static_cast<BlockNumber>(NBuffers / 4);
+    r->strategy = large ? GetAccessStrategy(BAS_BULKREAD) : NULL;
+    /* a parallel scan synchronizes through its shared descriptor */
+    r->syncscan = pscan == NULL && large && synchronize_seqscans;
+    r->start = r->syncscan ? ss_get_location(rel, r->nblocks) : 0;
+    r->next_serial = 0;
+    r->buffer = InvalidBuffer;
+    r->locked = false;
+    r->ntuples = 0;
+    r->counters = HeapReadCounters{};
+    PredicateLockRelation(rel, snapshot);
+    pgstat_count_heap_scan(rel);
+}
+
+static BlockNumber next_block(HeapReader *r)
+{
+    if (r->pscan != NULL) {
+        if (!r->pstarted) {
+            table_block_parallelscan_startblock_init(r->rel, &r->pwork, r->pscan);
+            r->pstarted = true;
+        }
+        return table_block_parallelscan_nextpage(r->rel, &r->pwork, r->pscan);
+    }
+    if (r->next_serial >= r->nblocks)
+        return InvalidBlockNumber;
+    BlockNumber block = (r->start + r->next_serial) % r->nblocks;
+    r->next_serial++;
+    if (r->syncscan)
+        ss_report_location(r->rel, block);
+    return block;
+}
+
+bool heap_reader_next_page(HeapReader *r)
+{
+    heap_reader_release(r);
+    /* a page at a time, never under a lock: a cancel is served within a page */
+    CHECK_FOR_INTERRUPTS();
+    BlockNumber block = next_block(r);
+    if (block == InvalidBlockNumber)
+        return false;
+
+    Relation rel = r->rel;
+    r->buffer = ReadBufferExtended(rel, MAIN_FORKNUM, block, RBM_NORMAL, r->strategy);
+    heap_page_prune_opt(rel, r->buffer);
+    LockBuffer(r->buffer, BUFFER_LOCK_SHARE);
+    r->locked = true;
+
+    Page page = BufferGetPage(r->buffer);
+    r->page = page;
+    TestForOldSnapshot(r->snapshot, rel, page);
+    bool all_visible = PageIsAllVisible(page) && !r->snapshot->takenDuringRecovery;
+    r->counters.pages++;
+    r->counters.all_visible_pages += all_visible;
+    /* SERIALIZABLE checks every tuple, as heapgetpage() does, even here */
+    r->whole_page = all_visible && !r->list_all_visible && !r->check_serializable;
+    if (r->whole_page) {
+        r->ntuples = 0;
+        return true;
+    }
+    OffsetNumber lines = PageGetMaxOffsetNumber(page);
+    int n = 0;
+    for (OffsetNumber off = FirstOffsetNumber; off <= lines; off++) {
+        ItemId item = PageGetItemId(page, off);
+        if (!ItemIdIsNormal(item))
+            continue;
+        HeapTupleData *t = &r->tuples[n];
+        t->t_tableOid = RelationGetRelid(rel);
+        t->t_data = reinterpret_cast<HeapTupleHeader>(PageGetItem(page, item));
+        t->t_len = ItemIdGetLength(item);
+        ItemPointerSet(&t->t_self, block, off);
+        bool visible = all_visible || HeapTupleSatisfiesVisibility(t, r->snapshot, r->buffer);
+        if (r->check_serializable)
+            HeapCheckForSerializableConflictOut(visible, rel, t, r->buffer, r->snapshot);
+        if (visible)
+            n++;
+    }
+    r->ntuples = n;
+    heap_reader_count_tuples(r, n);
+    return true;
+}
+
+void heap_reader_count_tuples(HeapReader *r, int n)
+{
+    r->counters.tuples += n;
+    if (pgstat_should_count_relation(r->rel))
+        r->rel->pgstat_info->t_counts.t_tuples_returned += n;
+}
+
+void heap_reader_unlock(HeapReader *r)
+{
+    if (r->locked) {
+        LockBuffer(r->buffer, BUFFER_LOCK_UNLOCK);
+        r->locked = false;
+    }
+}
+
+void heap_reader_release(HeapReader *r)
+{
+    heap_reader_unlock(r);
+    if (BufferIsValid(r->buffer)) {
+        ReleaseBuffer(r->buffer);
+        r->buffer = InvalidBuffer;
+    }
+    r->ntuples = 0;
+    r->whole_page = false;
+}
+
+void heap_reader_end(HeapReader *r)
+{
+    heap_reader_release(r);
+    if (r->strategy != NULL) {
+        FreeAccessStrategy(r->strategy);
+        r->strategy = NULL;
+    }
+}
+
+HeapColumn heap_column(TupleDesc desc, AttrNumber attno, Oid type)
+{
+    HeapColumn col{attno, type, TupleDescAttr(desc, attno - 1)->attalign, -1, attno - 1, NULL};
+    AttrLayout *prefix = static_cast<AttrLayout *>(palloc(sizeof(AttrLayout) * attno));
+    bool fixed = true;
+    int32 off = 0;
+    for (int i = 0; i < attno - 1; i++) {
+        /* dropped columns keep their length and alignment, so they count too */
+        Form_pg_attribute a = TupleDescAttr(desc, i);
+        prefix[i] = AttrLayout{a->attlen, a->attalign};
+        fixed = fixed && a->attlen > 0;
+        if (fixed)
+            off = att_align_nominal(off, a->attalign) + a->attlen;
+    }
+    col.prefix = prefix;
+    if (fixed)
+        col.fixed_offset = att_align_nominal(off, col.align);
+    return col;
+}
+
+namespace {
+
+template <typename T> inline double stored_value(const char *p)
+{
+    T v;
+    memcpy(&v, p, sizeof v);
+    return static_cast<double>(v);
+}
+
+template <typename T> inline double datum_value(Datum d);
+template <> inline double datum_value<double>(Datum d) { return DatumGetFloat8(d); }
+template <> inline double datum_value<float>(Datum d) { return DatumGetFloat4(d); }
+template <> inline double datum_value<int16>(Datum d) { return DatumGetInt16(d); }
+template <> inline double datum_value<int32>(Datum d) { return DatumGetInt32(d); }
+template <> inline double datum_value<int64>(Datum d) { return static_cast<double>(DatumGetInt64(d)); }
+
+/* heap_column_data() where it can, heap_getattr() for the rest. */
+template <typename T>
+int column_values(const HeapColumn &col, TupleDesc desc, const HeapTupleData *tuples, int n, double *out)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        const char *data = heap_column_data(col, tuples[i].t_data);
+        if (data != NULL) {
+            out[k++] = stored_value<T>(data);
+            continue;
+        }
+        bool isnull;
+        Datum d = heap_getattr(const_cast<HeapTupleData *>(&tuples[i]), col.attno, desc, &isnull);
+        if (!isnull)
+            out[k++] = datum_value<T>(d);
+    }
+    return k;
+}
+
+/*
+ * heap_column_values() over every normal tuple of an all-visible page, in
+ * one pass.  It walks the line pointers from the last to the first, so that
+ * the tuples, which fill the page from its end, are read at rising
+ * addresses (a quarter faster on the dev VM), and stores each value from the
+ * end of buf downwards, so that they still come out in the page's order:
+ * the first value of a scan is the one whose row the aggregate checks first.
+ */
+template <typename T>
+int page_column_values(const HeapColumn &col, TupleDesc desc, Page page, double *buf, int *ntuples)
+{
+    OffsetNumber lines = PageGetMaxOffsetNumber(page);
+    double *out = buf + MaxHeapTuplesPerPage;
+    int n = 0;
+    for (OffsetNumber off = lines; off >= FirstOffsetNumber; off--) {
+        ItemId item = PageGetItemId(page, off);
+        if (!ItemIdIsNormal(item))
+            continue;
+        n++;
+        HeapTupleHeader h = reinterpret_cast<HeapTupleHeader>(PageGetItem(page, item));
+        const char *data = heap_column_data(col, h);
+        if (data != NULL) {
+            *--out = stored_value<T>(data);
+            continue;
+        }
+        HeapTupleData t;
+        t.t_data = h;
+        t.t_len = ItemIdGetLength(item);
+        bool isnull;
+        Datum d = heap_getattr(&t, col.attno, desc, &isnull);
+        if (!isnull)
+            *--out = datum_value<T>(d);
+    }
+    *ntuples = n;
+    return static_cast<int>(buf + MaxHeapTuplesPerPage - out);
+}
+
+} // namespace
+
+int heap_page_column_values(const HeapColumn &col, TupleDesc desc, Page page, double *out, int *ntuples)
+{
+    switch (col.type) {
+    case FLOAT8OID: return page_column_values<double>(col, desc, page, out, ntuples);
+    case FLOAT4OID: return page_column_values<float>(col, desc, page, out, ntuples);
+    case INT2OID: return page_column_values<int16>(col, desc, page, out, ntuples);
+    case INT4OID: return page_column_values<int32>(col, desc, page, out, ntuples);
+    case INT8OID: return page_column_values<int64>(col, desc, page, out, ntuples);
+    }
+    elog(ERROR, "gpu_histogram scan: unexpected column type %u", col.type);
+    return 0;
+}
+
+int heap_column_values(const HeapColumn &col, TupleDesc desc, const HeapTupleData *tuples, int n, double *out)
+{
+    switch (col.type) {
+    case FLOAT8OID: return column_values<double>(col, desc, tuples, n, out);
+    case FLOAT4OID: return column_values<float>(col, desc, tuples, n, out);
+    case INT2OID: return column_values<int16>(col, desc, tuples, n, out);
+    case INT4OID: return column_values<int32>(col, desc, tuples, n, out);
+    case INT8OID: return column_values<int64>(col, desc, tuples, n, out);
+    }
+    elog(ERROR, "gpu_histogram scan: unexpected column type %u", col.type);
+    return 0;
+}

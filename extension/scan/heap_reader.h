@@ -1,0 +1,150 @@
+/*
+ * heap_reader.h: reads a heap table a page at a time, as heapam's page mode
+ * does, for the GpuHistogramScan executor.
+ *
+ * The reader hands out blocks (one process's share of a parallel block scan,
+ * or the whole table, from the synchronized-scan start), pins and share-locks
+ * each page, and lists the tuples that the query's snapshot sees.  The
+ * caller copies what it needs and unlocks; tuple data stays valid while the
+ * page is pinned, as it does for heapam's page-mode scans.  Column values
+ * come out as float8, the type gpu_histogram bins.
+ */
+#ifndef GH_SCAN_HEAP_READER_H
+#define GH_SCAN_HEAP_READER_H
+
+#include "../pg_headers.h"
+
+extern "C" {
+#include "access/htup_details.h"
+#include "access/relscan.h"
+#include "access/tupmacs.h"
+#include "storage/bufmgr.h"
+#include "utils/snapshot.h"
+}
+
+/* What one scan has read, reported by EXPLAIN ANALYZE. */
+struct HeapReadCounters {
+    uint64 pages;
+    uint64 all_visible_pages;
+    uint64 tuples; /* visible tuples */
+};
+
+struct HeapReader {
+    Relation rel;
+    Snapshot snapshot;
+    bool check_serializable; /* SERIALIZABLE: report rw-conflicts as heapam does */
+    /* block allocation: parallel if pscan is set, else start..nblocks wrapping */
+    ParallelBlockTableScanDesc pscan;
+    ParallelBlockTableScanWorkerData pwork;
+    bool pstarted;
+    BlockNumber nblocks;
+    BlockNumber start;
+    BlockNumber next_serial; /* blocks handed out so far (serial) */
+    bool syncscan;
+    BufferAccessStrategy strategy;
+    bool list_all_visible;   /* fill tuples[] on all-visible pages too */
+    /* the current page */
+    Buffer buffer;
+    Page page;
+    bool locked;
+    /*
+     * Every normal tuple of the page is visible and tuples[] is left empty:
+     * the caller reads the page's line pointers itself, in one pass.
+     */
+    bool whole_page;
+    int ntuples;
+    HeapTupleData tuples[MaxHeapTuplesPerPage]; /* the visible ones, unless whole_page */
+    HeapReadCounters counters;
+};
+
+/*
+ * Prepares a scan of rel under snapshot; pscan is the shared block scan, or
+ * NULL.  list_all_visible: list the tuples of all-visible pages in tuples[]
+ * as well (a caller that evaluates quals needs them); otherwise such pages
+ * come back as whole_page.
+ */
+void heap_reader_begin(HeapReader *r, Relation rel, Snapshot snapshot, ParallelBlockTableScanDesc pscan,
+                       bool list_all_visible);
+
+/*
+ * Pins and share-locks the next page and fills r->tuples with its visible
+ * tuples.  Returns false when there is no page left.
+ */
+bool heap_reader_next_page(HeapReader *r);
+
+/* Counts n tuples of a whole_page page as read (statistics, EXPLAIN). */
+void heap_reader_count_tuples(HeapReader *r, int n);
+
+/* Releases the page's lock, keeping the pin (tuple data stays valid). */
+void heap_reader_unlock(HeapReader *r);
+
+/* Releases the current page entirely. */
+void heap_reader_release(HeapReader *r);
+
+/* Ends the scan: releases the page and the strategy. */
+void heap_reader_end(HeapReader *r);
+
+/* How an attribute is laid out, as heap tuples store it. */
+struct AttrLayout {
+    int16 len; /* attlen: > 0 fixed, -1 varlena, -2 cstring */
+    char align;
+};
+
+/* Where to find one int2, int4, int8, float4 or float8 column in a tuple. */
+struct HeapColumn {
+    AttrNumber attno;
+    Oid type;              /* FLOAT8OID, FLOAT4OID, INT2OID, INT4OID or INT8OID */
+    char align;
+    int32 fixed_offset;    /* its offset in tuples without NULLs when every earlier
+                              column is fixed-width; -1 if there is none */
+    int nprefix;           /* otherwise the earlier columns' layouts, to walk over */
+    const AttrLayout *prefix;
+};
+
+/*
+ * Where the column's value starts in h, for a tuple without NULLs that
+ * stores the column; NULL otherwise (heap_getattr() then knows the NULL
+ * bitmap and the attribute's missing value).  The walk over earlier
+ * varlena columns is nocachegetattr()'s, without its general cases.
+ */
+static inline const char *heap_column_data(const HeapColumn &col, HeapTupleHeader h)
+{
+    if ((h->t_infomask & HEAP_HASNULL) || HeapTupleHeaderGetNatts(h) < col.attno)
+        return NULL;
+    const char *tp = reinterpret_cast<const char *>(h) + h->t_hoff;
+    if (col.fixed_offset >= 0)
+        return tp + col.fixed_offset;
+    uint32 off = 0;
+    for (int i = 0; i < col.nprefix; i++) {
+        const AttrLayout &a = col.prefix[i];
+        if (a.len > 0) {
+            off = att_align_nominal(off, a.align) + a.len;
+        } else if (a.len == -1) {
+            off = att_align_pointer(off, a.align, -1, tp + off);
+            off += VARSIZE_ANY(tp + off);
+        } else {
+            off = att_align_nominal(off, a.align);
+            off += strlen(tp + off) + 1;
+        }
+    }
+    return tp + att_align_nominal(off, col.align);
+}
+
+/* The column's layout, from the relation's descriptor (palloc'd). */
+HeapColumn heap_column(TupleDesc desc, AttrNumber attno, Oid type);
+
+/*
+ * The non-NULL values of the column in tuples[0 .. n), converted to float8
+ * as the implicit cast would; returns how many were written to out.
+ */
+int heap_column_values(const HeapColumn &col, TupleDesc desc, const HeapTupleData *tuples, int n,
+                       double *out);
+
+/*
+ * The same for every normal tuple of a whole_page page, counted in
+ * *ntuples: the k values it returns end at buf[MaxHeapTuplesPerPage - 1],
+ * in the page's order.
+ */
+int heap_page_column_values(const HeapColumn &col, TupleDesc desc, Page page, double *buf, int *ntuples);
+
+#endif /* GH_SCAN_HEAP_READER_H */

@@ -1,0 +1,198 @@
+/*
+ * native_quals.cpp: recognizing and evaluating the scan's native WHERE
+ * clauses (see native_quals.h).
+ */
+#include "native_quals.h"
+
+extern "C" {
+#include "access/htup_details.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_opfamily.h"
+#include "commands/defrem.h"
+#include "nodes/makefuncs.h"
+#include "nodes/primnodes.h"
+#include "utils/lsyscache.h"
+}
+
+namespace {
+
+bool is_integer_type(Oid t)
+{
+    return t == INT2OID || t == INT4OID || t == INT8OID;
+}
+
+bool is_float_type(Oid t)
+{
+    return t == FLOAT4OID || t == FLOAT8OID;
+}
+
+/* The btree strategy of opno in family, or of its negator's equality as ne. */
+bool comparison_of(Oid opno, Oid family, Comparison *out)
+{
+    switch (get_op_opfamily_strategy(opno, family)) {
+    case BTLessStrategyNumber: *out = Comparison::lt; return true;
+    case BTLessEqualStrategyNumber: *out = Comparison::le; return true;
+    case BTEqualStrategyNumber: *out = Comparison::eq; return true;
+    case BTGreaterEqualStrategyNumber: *out = Comparison::ge; return true;
+    case BTGreaterStrategyNumber: *out = Comparison::gt; return true;
+    }
+    Oid negator = get_negator(opno);
+    if (OidIsValid(negator) && get_op_opfamily_strategy(negator, family) == BTEqualStrategyNumber) {
+        *out = Comparison::ne;
+        return true;
+    }
+    return false;
+}
+
+/* const op column is column op' const. */
+Comparison commuted(Comparison c)
+{
+    switch (c) {
+    case Comparison::lt: return Comparison::gt;
+    case Comparison::le: return Comparison::ge;
+    case Comparison::ge: return Comparison::le;
+    case Comparison::gt: return Comparison::lt;
+    default: return c;
+    }
+}
+
+bool native_qual(Node *clause, TupleDesc desc, Oid float_family, NativeQual *out)
+{
+    if (!IsA(clause, OpExpr))
+        return false;
+    OpExpr *op = reinterpret_cast<OpExpr *>(clause);
+    if (list_length(op->args) != 2)
+        return false;
+    Node *left = static_cast<Node *>(linitial(op->args));
+    Node *right = static_cast<Node *>(lsecond(op->args));
+    bool var_on_left = IsA(left, Var) && IsA(right, Const);
+    if (!var_on_left && !(IsA(left, Const) && IsA(right, Var)))
+        return false;
+    Var *var = reinterpret_cast<Var *>(var_on_left ? left : right);
+    Const *c = reinterpret_cast<Const *>(var_on_left ? right : left);
+    if (var->varattno <= 0 || var->varattno > desc->natts)
+        return false;
+
+    bool ints = is_integer_type(var->vartype) && is_integer_type(c->consttype);
+    bool floats = is_float_type(var->vartype) && is_float_type(c->consttype);
+    Comparison cmp;
+    if (!(ints && comparison_of(op->opno, INTEGER_BTREE_FAM_OID, &cmp)) &&
+        !(floats && OidIsValid(float_family) && comparison_of(op->opno, float_family, &cmp)))
+        return false;
+    out->column = heap_column(desc, var->varattno, var->vartype);
+    out->cmp = var_on_left ? cmp : commuted(cmp);
+    out->is_float = floats;
+    out->never = c->constisnull;
+    out->int_value = 0;
+    out->float_value = 0;
+    if (!c->constisnull) {
+        switch (c->consttype) {
+        case INT2OID: out->int_value = DatumGetInt16(c->constvalue); break;
+        case INT4OID: out->int_value = DatumGetInt32(c->constvalue); break;
+        case INT8OID: out->int_value = DatumGetInt64(c->constvalue); break;
+        case FLOAT4OID: out->float_value = DatumGetFloat4(c->constvalue); break;
+        case FLOAT8OID: out->float_value = DatumGetFloat8(c->constvalue); break;
+        }
+    }
+    return true;
+}
+
+/* The column's value in t, false if it is NULL. */
+template <typename T> bool stored(const NativeQual &q, TupleDesc desc, const HeapTupleData *t, T *value)
+{
+    const HeapColumn &col = q.column;
+    Datum d;
+    const char *p = heap_column_data(col, t->t_data);
+    if (p != NULL) {
+        switch (col.type) {
+        case INT2OID: { int16 v; memcpy(&v, p, sizeof v); *value = v; return true; }
+        case INT4OID: { int32 v; memcpy(&v, p, sizeof v); *value = v; return true; }
+        case INT8OID: { int64 v; memcpy(&v, p, sizeof v); *value = static_cast<T>(v); return true; }
+        case FLOAT4OID: { float v; memcpy(&v, p, sizeof v); *value = static_cast<T>(v); return true; }
+        default: { double v; memcpy(&v, p, sizeof v); *value = static_cast<T>(v); return true; }
+        }
+    }
+    bool isnull;
+    d = heap_getattr(const_cast<HeapTupleData *>(t), col.attno, desc, &isnull);
+    if (isnull)
+        return false;
+    switch (col.type) {
+    case INT2OID: *value = DatumGetInt16(d); break;
+    case INT4OID: *value = DatumGetInt32(d); break;
+    case INT8OID: *value = static_cast<T>(DatumGetInt64(d)); break;
+    case FLOAT4OID: *value = static_cast<T>(DatumGetFloat4(d)); break;
+    default: *value = static_cast<T>(DatumGetFloat8(d)); break;
+    }
+    return true;
+}
+
+bool passes(const NativeQual &q, TupleDesc desc, const HeapTupleData *t)
+{
+    if (q.never)
+        return false;
+    if (q.is_float) {
+        /* float4 widens to float8 exactly, so float4 and cross-type operators agree */
+        double v;
+        if (!stored(q, desc, t, &v))
+            return false;
+        double c = q.float_value;
+        switch (q.cmp) {
+        case Comparison::lt: return float8_lt(v, c);
+        case Comparison::le: return float8_le(v, c);
+        case Comparison::eq: return float8_eq(v, c);
+        case Comparison::ge: return float8_ge(v, c);
+        case Comparison::gt: return float8_gt(v, c);
+        case Comparison::ne: return float8_ne(v, c);
+        }
+        return false;
+    }
+    int64 v;
+    if (!stored(q, desc, t, &v))
+        return false;
+    int64 c = q.int_value;
+    switch (q.cmp) {
+    case Comparison::lt: return v < c;
+    case Comparison::le: return v <= c;
+    case Comparison::eq: return v == c;
+    case Comparison::ge: return v >= c;
+    case Comparison::gt: return v > c;
+    case Comparison::ne: return v != c;
+    }
+    return false;
+}
+
+} // namespace
+
+bool native_quals_build(List *quals, TupleDesc desc, NativeQuals *out)
+{
+    if (quals == NIL)
+        return false;
+    Oid float_family = get_opfamily_oid(BTREE_AM_OID,
+                                        list_make2(makeString(pstrdup("pg_catalog")), makeString(pstrdup("float_ops"))),
+                                        true);
+    NativeQual *natives = static_cast<NativeQual *>(palloc0(sizeof(NativeQual) * list_length(quals)));
+    int n = 0;
+    ListCell *lc;
+    foreach (lc, quals) {
+        if (!native_qual(static_cast<Node *>(lfirst(lc)), desc, float_family, &natives[n++])) {
+            pfree(natives);
+            return false;
+        }
+    }
+    out->count = n;
+    out->quals = natives;
+    return true;
+}
+
+int native_quals_filter(const NativeQuals &q, TupleDesc desc, HeapTupleData *tuples, int n)
+{
+    int kept = 0;
+    for (int i = 0; i < n; i++) {
+        bool pass = true;
+        for (int k = 0; k < q.count && pass; k++)
+            pass = passes(q.quals[k], desc, &tuples[i]);
+        if (pass)
+            tuples[kept++] = tuples[i];
+    }
+    return kept;
+}

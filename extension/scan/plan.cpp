@@ -1,0 +1,365 @@
+/*
+ * plan.cpp: when GpuHistogramScan replaces Aggregate -> Seq Scan, and the
+ * plan node it builds.
+ *
+ * A create_upper_paths_hook offers the scan at the grouping stage in two
+ * forms: as the whole aggregation, and as the partial aggregation under a
+ * Gather and a Finalize Aggregate, where each process emits its partial
+ * state for the existing combine function.  It is offered only for the exact
+ * shape it computes (see query_fits); anything else keeps the ordinary plan,
+ * which is the reference the scan's results must equal.  The cost model
+ * charges the same pages as a sequential scan but a fraction of its per-row
+ * CPU, which is what the scan saves; the planner compares it with the
+ * ordinary plans as usual.
+ */
+#include "scan_node.h"
+
+extern "C" {
+#include "access/heapam.h"
+#include "access/table.h"
+#include "catalog/dependency.h"
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_proc.h"
+#include "commands/extension.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/planner.h"
+#include "optimizer/prep.h"
+#include "optimizer/tlist.h"
+#include "optimizer/restrictinfo.h"
+#include "parser/parsetree.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/spccache.h"
+}
+
+namespace {
+
+create_upper_paths_hook_type prev_upper_paths_hook = NULL;
+
+/* The cast functions through which int2, int4, int8 and float4 reach float8. */
+Oid column_type_under_cast(Oid funcid)
+{
+    switch (funcid) {
+    case F_FLOAT8_INT2: return INT2OID;
+    case F_FLOAT8_INT4: return INT4OID;
+    case F_FLOAT8_INT8: return INT8OID;
+    case F_FLOAT8_FLOAT4: return FLOAT4OID;
+    }
+    return InvalidOid;
+}
+
+/* Whether an argument is fixed for the whole scan: no Vars, no subqueries, nothing volatile. */
+bool fixed_for_scan_walker(Node *node, void *)
+{
+    if (node == NULL)
+        return false;
+    if (IsA(node, Var) || IsA(node, PlaceHolderVar) || IsA(node, Aggref) || IsA(node, WindowFunc) ||
+        IsA(node, GroupingFunc) || IsA(node, SubLink) || IsA(node, SubPlan) || IsA(node, AlternativeSubPlan))
+        return true;
+    return expression_tree_walker(node, reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(fixed_for_scan_walker)), NULL);
+}
+
+bool fixed_for_scan(Expr *e)
+{
+    return !fixed_for_scan_walker(reinterpret_cast<Node *>(e), NULL) &&
+           !contain_volatile_functions(reinterpret_cast<Node *>(e));
+}
+
+/* aggfnoid is gpu_histogram(float8, float8, float8, integer) of this database's extension. */
+bool is_our_histogram(Oid aggfnoid)
+{
+    char *name = get_func_name(aggfnoid);
+    if (name == NULL || strcmp(name, "gpu_histogram") != 0)
+        return false;
+    Oid argtypes[] = {FLOAT8OID, FLOAT8OID, FLOAT8OID, INT4OID};
+    Oid *types;
+    int nargs;
+    get_func_signature(aggfnoid, &types, &nargs);
+    if (nargs != 4 || memcmp(types, argtypes, sizeof argtypes) != 0)
+        return false;
+    Oid ext = get_extension_oid("gpu_histogram", true);
+    return OidIsValid(ext) && getExtensionOfObject(ProcedureRelationId, aggfnoid) == ext;
+}
+
+bool is_heap_table(Oid relid)
+{
+    Relation rel = table_open(relid, NoLock); /* the planner holds its lock */
+    bool heap = rel->rd_rel->relam == HEAP_TABLE_AM_OID;
+    table_close(rel, NoLock);
+    return heap;
+}
+
+/* What the planner found out about a query the scan can compute. */
+struct Candidate {
+    Index relid;
+    List *quals;    /* the WHERE clause, lowest security level first */
+    int nhist;      /* distinct gpu_histogram() calls */
+    bool parallel_safe_args;
+};
+
+/*
+ * The one shape the scan computes: a SELECT whose only aggregates are
+ * gpu_histogram() calls over plain columns of one heap table, with no
+ * grouping of any kind, no HAVING, no window functions and no set-returning
+ * functions, and any WHERE clause.
+ */
+bool query_fits(PlannerInfo *root, RelOptInfo *input_rel, Candidate *c)
+{
+    Query *parse = root->parse;
+    if (parse->commandType != CMD_SELECT || !parse->hasAggs || parse->groupClause != NIL ||
+        parse->groupingSets != NIL || parse->havingQual != NULL || root->hasHavingQual ||
+        parse->hasWindowFuncs || parse->hasTargetSRFs || parse->distinctClause != NIL ||
+        parse->rowMarks != NIL)
+        return false;
+    if (input_rel->reloptkind != RELOPT_BASEREL || input_rel->rtekind != RTE_RELATION ||
+        IS_DUMMY_REL(input_rel))
+        return false;
+    RangeTblEntry *rte = planner_rt_fetch(input_rel->relid, root);
+    if (rte->inh || rte->tablesample != NULL ||
+        (rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW) || !is_heap_table(rte->relid))
+        return false;
+
+    PathTarget *target = root->upper_targets[UPPERREL_GROUP_AGG];
+    if (target == NULL || contain_subplans(reinterpret_cast<Node *>(target->exprs)))
+        return false;
+    /* no column outside an aggregate */
+    List *outside = pull_var_clause(reinterpret_cast<Node *>(target->exprs),
+                                    PVC_INCLUDE_AGGREGATES | PVC_INCLUDE_PLACEHOLDERS);
+    c->nhist = 0;
+    c->parallel_safe_args = true;
+    ListCell *lc;
+    foreach (lc, outside) {
+        if (!IsA(lfirst(lc), Aggref))
+            return false;
+    }
+    foreach (lc, root->agginfos) {
+        Aggref *aggref = static_cast<AggInfo *>(lfirst(lc))->representative_aggref;
+        HistogramCall call;
+        if (!is_our_histogram(aggref->aggfnoid) || !histogram_call_parse(aggref, input_rel->relid, &call))
+            return false;
+        if (!is_parallel_safe(root, reinterpret_cast<Node *>(aggref)))
+            c->parallel_safe_args = false;
+        c->nhist++;
+    }
+    if (c->nhist == 0)
+        return false;
+
+    /* Quals of lower security levels (row-level security) must run first. */
+    List *rinfos = list_copy(input_rel->baserestrictinfo);
+    list_sort(rinfos, [](const ListCell *a, const ListCell *b) {
+        Index la = static_cast<RestrictInfo *>(lfirst(a))->security_level;
+        Index lb = static_cast<RestrictInfo *>(lfirst(b))->security_level;
+        return la < lb ? -1 : (la > lb ? 1 : 0);
+    });
+    c->quals = NIL;
+    foreach (lc, rinfos)
+        c->quals = lappend(c->quals, static_cast<RestrictInfo *>(lfirst(lc))->clause);
+    c->relid = input_rel->relid;
+    return true;
+}
+
+/*
+ * Pages cost what a sequential scan's cost; per row, the scan pays for a
+ * visibility check and a copy of each column rather than a slot, a
+ * projection and a transition call, plus the quals, if any, which it
+ * evaluates on each visible tuple as a sequential scan would.
+ */
+void cost_scan(PlannerInfo *root, RelOptInfo *rel, const Candidate &c, int workers, Path *path)
+{
+    double seq_page_cost;
+    get_tablespace_page_costs(rel->reltablespace, NULL, &seq_page_cost);
+    QualCost quals;
+    cost_qual_eval(&quals, c.quals, root);
+    double per_row = cpu_tuple_cost * 0.1 + cpu_operator_cost * 0.25 * c.nhist;
+    if (c.quals != NIL)
+        per_row += cpu_tuple_cost * 0.5 + quals.per_tuple;
+    double cpu = per_row * rel->tuples;
+    if (workers > 0) {
+        /* costsize.c's get_parallel_divisor() */
+        double divisor = workers;
+        double leader = 1.0 - 0.3 * workers;
+        if (parallel_leader_participation && leader > 0)
+            divisor += leader;
+        cpu /= divisor;
+    }
+    path->startup_cost = quals.startup + seq_page_cost * rel->pages + cpu;
+    path->total_cost = path->startup_cost + cpu_tuple_cost;
+    path->rows = 1;
+}
+
+/*
+ * The plan node: the Aggrefs it computes first in custom_scan_tlist, then
+ * the Vars its quals read (scan_node.h).
+ */
+Plan *plan_custom_path(PlannerInfo *, RelOptInfo *, CustomPath *best_path, List *tlist, List *, List *)
+{
+    Index relid = intVal(linitial(best_path->custom_private));
+    List *quals = static_cast<List *>(lsecond(best_path->custom_private));
+
+    List *scan_tlist = NIL;
+    ListCell *lc;
+    List *aggrefs = pull_var_clause(reinterpret_cast<Node *>(tlist), PVC_INCLUDE_AGGREGATES);
+    foreach (lc, aggrefs)
+        if (!list_member(scan_tlist, lfirst(lc)))
+            scan_tlist = lappend(scan_tlist, lfirst(lc));
+    int nhist = list_length(scan_tlist);
+    List *vars = pull_var_clause(reinterpret_cast<Node *>(quals), PVC_RECURSE_PLACEHOLDERS);
+    foreach (lc, vars)
+        if (!list_member(scan_tlist, lfirst(lc)))
+            scan_tlist = lappend(scan_tlist, lfirst(lc));
+    List *entries = NIL;
+    AttrNumber resno = 1;
+    foreach (lc, scan_tlist)
+        entries = lappend(entries, makeTargetEntry(static_cast<Expr *>(lfirst(lc)), resno++, NULL, false));
+
+    CustomScan *cscan = makeNode(CustomScan);
+    cscan->scan.plan.targetlist = tlist;
+    cscan->scan.plan.qual = NIL;
+    cscan->scan.scanrelid = relid;
+    cscan->flags = best_path->flags;
+    cscan->custom_plans = NIL;
+    cscan->custom_exprs = quals;
+    cscan->custom_private = list_make1(makeInteger(nhist));
+    cscan->custom_scan_tlist = entries;
+    cscan->custom_relids = NULL;
+    cscan->methods = &gh_scan_plan_methods;
+    return &cscan->scan.plan;
+}
+
+const CustomPathMethods path_methods = {
+    GH_SCAN_NODE_NAME,
+    plan_custom_path,
+    NULL, /* ReparameterizeCustomPathByChild */
+};
+
+CustomPath *make_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel, PathTarget *target,
+                      const Candidate &c, int workers)
+{
+    CustomPath *cpath = makeNode(CustomPath);
+    cpath->path.pathtype = T_CustomScan;
+    cpath->path.parent = output_rel;
+    cpath->path.pathtarget = target;
+    cpath->path.param_info = NULL;
+    cpath->path.parallel_aware = workers > 0;
+    cpath->path.parallel_safe = workers > 0;
+    cpath->path.parallel_workers = workers;
+    cpath->path.pathkeys = NIL;
+    cost_scan(root, input_rel, c, workers, &cpath->path);
+    cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
+    cpath->custom_paths = NIL;
+    cpath->custom_private = list_make2(makeInteger(c.relid), c.quals);
+    cpath->methods = &path_methods;
+    return cpath;
+}
+
+/*
+ * The partial aggregates each process emits under a Gather, as
+ * make_partial_grouping_target() builds them: each Aggref of the target,
+ * marked to skip its final function and serialize its state.
+ */
+PathTarget *partial_target(PathTarget *target)
+{
+    PathTarget *partial = create_empty_pathtarget();
+    List *aggrefs = pull_var_clause(reinterpret_cast<Node *>(target->exprs), PVC_INCLUDE_AGGREGATES);
+    ListCell *lc;
+    foreach (lc, aggrefs) {
+        Aggref *aggref = static_cast<Aggref *>(copyObjectImpl(lfirst(lc)));
+        mark_partial_aggref(aggref, AGGSPLIT_INITIAL_SERIAL);
+        add_new_column_to_pathtarget(partial, reinterpret_cast<Expr *>(aggref));
+    }
+    return set_pathtarget_cost_width(NULL, partial);
+}
+
+/*
+ * Finalize Aggregate -> Gather -> the scan as the partial aggregation, which
+ * is what the planner builds from a Partial Aggregate.  PostgreSQL 15 calls
+ * create_upper_paths_hook for the grouping stage only, not for the partial
+ * one, so the scan builds the three levels itself.
+ */
+void add_parallel_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_rel, const Candidate &c)
+{
+    if (!input_rel->consider_parallel || !grouped_rel->consider_parallel || !c.parallel_safe_args ||
+        input_rel->partial_pathlist == NIL || max_parallel_workers_per_gather <= 0)
+        return;
+    int workers = compute_parallel_worker(input_rel, input_rel->pages, -1, max_parallel_workers_per_gather);
+    if (workers <= 0)
+        return;
+    RelOptInfo *partial_rel = fetch_upper_rel(root, UPPERREL_PARTIAL_GROUP_AGG, input_rel->relids);
+    CustomPath *scan = make_path(root, input_rel, partial_rel, partial_target(grouped_rel->reltarget), c, workers);
+    double rows = scan->path.rows * workers;
+    Path *gather = &create_gather_path(root, partial_rel, &scan->path, scan->path.pathtarget, NULL, &rows)->path;
+    AggClauseCosts final_costs;
+    MemSet(&final_costs, 0, sizeof(final_costs)); /* get_agg_clause_costs() adds to it */
+    get_agg_clause_costs(root, AGGSPLIT_FINAL_DESERIAL, &final_costs);
+    add_path(grouped_rel, &create_agg_path(root, grouped_rel, gather, grouped_rel->reltarget, AGG_PLAIN,
+                                           AGGSPLIT_FINAL_DESERIAL, NIL, NIL, &final_costs, 1)
+                               ->path);
+}
+
+void upper_paths_hook(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_rel,
+                      RelOptInfo *output_rel, void *extra)
+{
+    if (prev_upper_paths_hook != NULL)
+        prev_upper_paths_hook(root, stage, input_rel, output_rel, extra);
+    if (!gh_scan_enabled || stage != UPPERREL_GROUP_AGG)
+        return;
+    Candidate c;
+    if (!query_fits(root, input_rel, &c))
+        return;
+    add_path(output_rel, &make_path(root, input_rel, output_rel, output_rel->reltarget, c, 0)->path);
+    add_parallel_path(root, input_rel, output_rel, c);
+}
+
+} // namespace
+
+bool histogram_call_parse(const Aggref *aggref, Index relid, HistogramCall *out)
+{
+    if (aggref->aggdistinct != NIL || aggref->aggorder != NIL || aggref->aggfilter != NULL ||
+        aggref->aggkind != AGGKIND_NORMAL || aggref->agglevelsup != 0 || aggref->aggstar ||
+        aggref->aggvariadic || list_length(aggref->args) != 4)
+        return false;
+    Expr *value = static_cast<TargetEntry *>(linitial(aggref->args))->expr;
+    Oid coltype = FLOAT8OID;
+    if (IsA(value, FuncExpr)) {
+        FuncExpr *cast = reinterpret_cast<FuncExpr *>(value);
+        coltype = column_type_under_cast(cast->funcid);
+        if (!OidIsValid(coltype) || list_length(cast->args) != 1)
+            return false;
+        value = static_cast<Expr *>(linitial(cast->args));
+    }
+    if (!IsA(value, Var))
+        return false;
+    Var *var = reinterpret_cast<Var *>(value);
+    if (var->varno != static_cast<int>(relid) || var->varlevelsup != 0 || var->varattno <= 0 ||
+        var->vartype != coltype)
+        return false;
+    out->attno = var->varattno;
+    out->coltype = coltype;
+    out->lo = static_cast<TargetEntry *>(lsecond(aggref->args))->expr;
+    out->hi = static_cast<TargetEntry *>(lthird(aggref->args))->expr;
+    out->nbins = static_cast<TargetEntry *>(lfourth(aggref->args))->expr;
+    return fixed_for_scan(out->lo) && fixed_for_scan(out->hi) && fixed_for_scan(out->nbins);
+}
+
+bool gh_scan_enabled = true;
+
+void gpu_histogram_scan_init(void)
+{
+    DefineCustomBoolVariable("gpu_histogram.scan",
+                             "Lets gpu_histogram() read heap pages itself (GpuHistogramScan).",
+                             "When on, a query that computes only gpu_histogram() over one table is "
+                             "planned as a custom scan that bins the column straight from the pages.",
+                             &gh_scan_enabled, true, PGC_USERSET, 0, NULL, NULL, NULL);
+    RegisterCustomScanMethods(&gh_scan_plan_methods);
+    prev_upper_paths_hook = create_upper_paths_hook;
+    create_upper_paths_hook = upper_paths_hook;
+}

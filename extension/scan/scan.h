@@ -1,0 +1,17 @@
+/*
+ * scan.h: the GpuHistogramScan custom scan, as the rest of the extension
+ * sees it: one call that installs it.
+ *
+ * The scan replaces Aggregate -> Seq Scan for queries that compute only
+ * gpu_histogram() over one heap table; it reads the heap pages itself and
+ * feeds the column's values straight into the histogram states.  Planning
+ * (plan.cpp), execution (exec.cpp) and heap access (heap_reader.cpp) each
+ * live in their own file; scan_node.h is what the first two share.
+ */
+#ifndef GH_SCAN_H
+#define GH_SCAN_H
+
+/* _PG_init: defines gpu_histogram.scan, installs the planner hook, registers the node. */
+void gpu_histogram_scan_init(void);
+
+#endif /* GH_SCAN_H */
