@@ -30,6 +30,8 @@
 # the partitioned table.  Every server runs with
 # max_parallel_workers_per_gather = 0: one core per server.
 #
+# GH_SHARD_SERVER_OPTIONS adds postgres options to every server (the GPU run
+# uses "-c gpu_histogram.device=gpu").
 # PG_BIN (default: pg_config --bindir, as test/pg_temp_server.sh) names the
 # server; gpu_histogram must be installed there.  Exit status 0 if every
 # check passed, 1 if one failed, 77 (with "SKIPPED") if postgres_fdw is not
@@ -74,7 +76,7 @@ start_server() {
     local rc=0
     # shellcheck source=../pg_temp_server.sh
     GH_PGPORT=$next_port source "$ROOT/test/pg_temp_server.sh" -c listen_addresses=127.0.0.1 \
-        -c max_parallel_workers_per_gather=0 || rc=$?
+        -c max_parallel_workers_per_gather=0 ${GH_SHARD_SERVER_OPTIONS:-} || rc=$?
     trap stop_all EXIT # replaces pg_temp_server.sh's, which knows only the last server
     DIRS+=("$PG_TEMP_DIR")
     [ $rc = 0 ] || { echo "FAILED: could not start a server"; exit 1; }

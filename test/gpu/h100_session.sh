@@ -6,13 +6,15 @@
 # `make install DESTDIR=$PWD/.gpu/stage`, bin/ with the test binaries and
 # kernel_bench).  Writes its logs under $OUT (or /tmp/gh_out).
 #
-#   bash test/gpu/h100_session.sh [unit] [sanitize] [kernels] [sql] [e2e] [scan]
+#   bash test/gpu/h100_session.sh [unit] [sanitize] [kernels] [sql] [shards] [e2e] [scan] [bench]
 #
 # scan: the benchmark command's custom-scan section over 10M and 100M rows
 # (serial, WHERE, text column, 8 workers), report under $OUT/bench.
+# shards: test/fdw/run_shard_checks.sh with every server at device=gpu.
+# bench: the benchmark command's forms and kernel sections (10M rows).
 set -uo pipefail
 OUT=${OUT:-/tmp/gh_out}; mkdir -p "$OUT"
-steps=" ${*:-unit sanitize kernels sql e2e scan} "
+steps=" ${*:-unit sanitize kernels sql shards e2e scan bench} "
 has() { [[ $steps == *" $1 "* ]]; }
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/device.txt"
 date -u +"%Y-%m-%dT%H:%MZ" >>"$OUT/device.txt"
@@ -23,7 +25,7 @@ if has unit; then
     grep -E "^\[ +(PASSED|FAILED|SKIPPED) |FAILED|Failure" "$OUT/unit.log" | head -15
 fi
 if has sanitize; then
-    filter='Cuda.SizesAndMisalignedStarts:Cuda.NaNSetsTheFlag:Cuda.FourAndOneByteSamples:Cuda.Pg15RoundingQuirkOnDevice:Cuda.PoolIsBoundedAndReused:Cuda.InjectedFailureIsReportedAndRecovered'
+    filter='Cuda.SizesAndMisalignedStarts:Cuda.NaNSetsTheFlag:Cuda.FourAndOneByteSamples:Cuda.Pg15RoundingQuirkOnDevice:Cuda.PoolIsBoundedAndReused:Cuda.InjectedFailureIsReportedAndRecovered:Cuda.TimeKernelOnConstantInputAndOddSizes:Cuda.ThresholdKernelFollowsTheServersSearchOnUnsortedAndNaN:Cuda.PipelineForTimeAndThresholds'
     for tool in memcheck racecheck; do
         echo "== compute-sanitizer $tool"
         timeout 200 compute-sanitizer --tool $tool --error-exitcode 9 .gpu/bin/cuda_backend_tests \
@@ -35,7 +37,7 @@ if has kernels; then
     echo "== kernel benchmark"; .gpu/bin/kernel_bench >"$OUT/kernel_bench.csv" 2>"$OUT/kernel_bench.txt"
     cat "$OUT/kernel_bench.txt"
 fi
-if has sql || has e2e || has scan; then
+if has sql || has shards || has e2e || has scan || has bench; then
     # preloaded: the custom scan's planner hook is there for every session
     source .gpu/pg-up.sh .gpu/pg.tar.gz .gpu/stage -- -c shared_buffers=24GB -c max_worker_processes=16 \
         -c shared_preload_libraries=gpu_histogram \
@@ -50,13 +52,24 @@ if has sql; then
         --bindir="$PG_BIN_DIR" --load-extension=gpu_histogram \
         --dbname=gh_cpu_regress $(sed -n 's/^REGRESS *= *//p' Makefile) 2>&1 | tail -3
 fi
+if has shards; then
+    echo "== shard checks, device=gpu"
+    GH_SHARD_SERVER_OPTIONS="-c gpu_histogram.device=gpu -c gpu_histogram.batch_size=16384" \
+        bash test/fdw/run_shard_checks.sh 2>&1 | tee "$OUT/shards.log" | tail -25
+fi
 if has e2e; then
     echo "== end to end"; bash test/bench/sql_gpu_bench.sh 2>&1 | tee "$OUT/e2e.log"
 fi
 if has scan; then
     echo "== benchmark: custom scan"
-    bash test/bench/run_benchmarks.sh --use-existing --sections scan --sizes 10000000,100000000 \
+    bash test/bench/run_benchmarks.sh --use-existing --sections scan --sizes "${SCAN_SIZES:-10000000,100000000}" \
         --rounds 3 --workers 0,8 --label h100-scan --out "$OUT/bench" 2>&1 | tee "$OUT/bench_scan.log"
+fi
+if has bench; then
+    echo "== benchmark: forms, window, kernels"
+    KERNEL_BENCH=$PWD/.gpu/bin/kernel_bench bash test/bench/run_benchmarks.sh --use-existing \
+        --sections forms,kernel --sizes 10000000 --rounds 3 --label h100-issue9 --out "$OUT/bench" 2>&1 |
+        tee "$OUT/bench_issue9.log" | tail -40
 fi
 cp /tmp/pg.log "$OUT/server.log" 2>/dev/null
 true
