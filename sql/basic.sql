@@ -30,10 +30,10 @@ SELECT extname, extversion FROM pg_extension WHERE extname = 'gpu_histogram';
 SELECT aggfnoid::regprocedure, aggtransfn, aggfinalfn, aggcombinefn, aggserialfn,
        aggdeserialfn, aggfinalextra, aggfinalmodify, aggtranstype::regtype,
        aggmtransfn, aggminvtransfn, aggmfinalfn, aggmfinalmodify, aggmtranstype::regtype
-FROM pg_aggregate WHERE aggfnoid::regprocedure::text LIKE 'gpu_histogram%' ORDER BY aggfnoid::regprocedure::text;
+FROM pg_aggregate WHERE aggfnoid::regprocedure::text LIKE 'gpu_histogram%' ORDER BY aggfnoid::regprocedure::text COLLATE "C";
 SELECT p.oid::regprocedure, p.prokind, p.proparallel, p.provolatile, p.proisstrict
 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-WHERE n.nspname = 'public' AND p.proname LIKE 'gpu_histogram%' ORDER BY p.oid::regprocedure::text;
+WHERE n.nspname = 'public' AND p.proname LIKE 'gpu_histogram%' ORDER BY p.oid::regprocedure::text COLLATE "C";
 
 -- -1 .. 11 in 5 buckets of [0, 10): -1 below, two per bucket, 10 and 11 above.
 SELECT gpu_histogram(x, 0, 10, 5) FROM generate_series(-1, 11) x;

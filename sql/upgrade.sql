@@ -27,7 +27,7 @@ CREATE TEMP TABLE up_fresh AS
 SELECT 'member' AS kind, m AS what FROM up_members() AS m
 UNION ALL SELECT 'aggregate', a FROM up_aggregates() AS a;
 
-SELECT * FROM up_aggregates() ORDER BY 1;
+SELECT up_aggregates FROM up_aggregates() ORDER BY up_aggregates COLLATE "C";
 
 -- Back to 1.0: no moving-aggregate functions.
 DROP EXTENSION gpu_histogram;

@@ -47,7 +47,8 @@ psql_q -c "DROP DATABASE IF EXISTS gh_gpu_regress" >/dev/null
 # x is numeric (the aggregate path); xf is float8, which the custom scan reads
 # straight from the pages; gh_leak_nan has one NaN in the middle.
 psql_q -c "DROP TABLE IF EXISTS gh_leak, gh_leak_nan; CREATE TABLE gh_leak AS SELECT (i % 1000) / 1000.0 AS x, ((i % 1000) / 1000.0)::float8 AS xf, i FROM generate_series(1, 300000) i; ANALYZE gh_leak" \
-       -c "CREATE TABLE gh_leak_nan AS SELECT CASE WHEN i = 200000 THEN 'NaN' ELSE i / 300000.0 END::float8 AS xf FROM generate_series(1, 300000) i; VACUUM ANALYZE gh_leak_nan"
+       -c "CREATE TABLE gh_leak_nan AS SELECT CASE WHEN i = 200000 THEN 'NaN' ELSE i / 300000.0 END::float8 AS xf FROM generate_series(1, 300000) i" \
+       -c "VACUUM ANALYZE gh_leak_nan"
 sql=$(mktemp /tmp/gh_leak.XXXXXX.sql)
 {
     echo "SET gpu_histogram.device = gpu; SET gpu_histogram.batch_size = 16384; SET max_parallel_workers_per_gather = 0;"
