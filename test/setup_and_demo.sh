@@ -40,6 +40,10 @@ ANALYZE demo;
 SELECT gpu_histogram(x, 0, 100, 20) FROM demo;
 
 \echo
+\echo '-- its plan: a custom scan that reads the table's pages itself (gpu_histogram.scan)'
+EXPLAIN (COSTS OFF) SELECT gpu_histogram(x, 0, 100, 20) FROM demo;
+
+\echo
 \echo '-- the same histogram, one row per bucket (gpu_histogram_buckets), drawn'
 WITH h AS (SELECT gpu_histogram(x, 0, 100, 20) AS hist FROM demo)
 SELECT b.bucket,
