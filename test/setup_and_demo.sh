@@ -40,7 +40,7 @@ ANALYZE demo;
 SELECT gpu_histogram(x, 0, 100, 20) FROM demo;
 
 \echo
-\echo '-- its plan: a custom scan that reads the table's pages itself (gpu_histogram.scan)'
+\echo '-- its plan: a custom scan that reads the pages of the table itself (gpu_histogram.scan)'
 EXPLAIN (COSTS OFF) SELECT gpu_histogram(x, 0, 100, 20) FROM demo;
 
 \echo
