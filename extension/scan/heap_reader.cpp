@@ -149,6 +149,25 @@ void heap_reader_end(HeapReader *r)
     }
 }
 
+/* nocachegetattr()'s walk for a tuple without NULLs, without its general cases. */
+const char *heap_column_walk(const HeapColumn &col, const char *tp)
+{
+    uint32 off = 0;
+    for (int i = 0; i < col.nprefix; i++) {
+        const AttrLayout &a = col.prefix[i];
+        if (a.len > 0) {
+            off = att_align_nominal(off, a.align) + a.len;
+        } else if (a.len == -1) {
+            off = att_align_pointer(off, a.align, -1, tp + off);
+            off += VARSIZE_ANY(tp + off);
+        } else {
+            off = att_align_nominal(off, a.align);
+            off += strlen(tp + off) + 1;
+        }
+    }
+    return tp + att_align_nominal(off, col.align);
+}
+
 HeapColumn heap_column(TupleDesc desc, AttrNumber attno, Oid type)
 {
     HeapColumn col{attno, type, TupleDescAttr(desc, attno - 1)->attalign, -1, attno - 1, NULL};
@@ -241,30 +260,30 @@ int page_column_values(const HeapColumn &col, TupleDesc desc, Page page, double 
     return static_cast<int>(buf + MaxHeapTuplesPerPage - out);
 }
 
+/* Calls fn with a value of the C type the column's SQL type stores. */
+template <typename Fn> int by_column_type(Oid type, Fn &&fn)
+{
+    switch (type) {
+    case FLOAT8OID: return fn(double{});
+    case FLOAT4OID: return fn(float{});
+    case INT2OID: return fn(int16{});
+    case INT4OID: return fn(int32{});
+    case INT8OID: return fn(int64{});
+    }
+    elog(ERROR, "gpu_histogram scan: unexpected column type %u", type);
+    return 0;
+}
+
 } // namespace
 
-int heap_page_column_values(const HeapColumn &col, TupleDesc desc, Page page, double *out, int *ntuples)
+int heap_page_column_values(const HeapColumn &col, TupleDesc desc, Page page, double *buf, int *ntuples)
 {
-    switch (col.type) {
-    case FLOAT8OID: return page_column_values<double>(col, desc, page, out, ntuples);
-    case FLOAT4OID: return page_column_values<float>(col, desc, page, out, ntuples);
-    case INT2OID: return page_column_values<int16>(col, desc, page, out, ntuples);
-    case INT4OID: return page_column_values<int32>(col, desc, page, out, ntuples);
-    case INT8OID: return page_column_values<int64>(col, desc, page, out, ntuples);
-    }
-    elog(ERROR, "gpu_histogram scan: unexpected column type %u", col.type);
-    return 0;
+    return by_column_type(col.type, [&](auto v) {
+        return page_column_values<decltype(v)>(col, desc, page, buf, ntuples);
+    });
 }
 
 int heap_column_values(const HeapColumn &col, TupleDesc desc, const HeapTupleData *tuples, int n, double *out)
 {
-    switch (col.type) {
-    case FLOAT8OID: return column_values<double>(col, desc, tuples, n, out);
-    case FLOAT4OID: return column_values<float>(col, desc, tuples, n, out);
-    case INT2OID: return column_values<int16>(col, desc, tuples, n, out);
-    case INT4OID: return column_values<int32>(col, desc, tuples, n, out);
-    case INT8OID: return column_values<int64>(col, desc, tuples, n, out);
-    }
-    elog(ERROR, "gpu_histogram scan: unexpected column type %u", col.type);
-    return 0;
+    return by_column_type(col.type, [&](auto v) { return column_values<decltype(v)>(col, desc, tuples, n, out); });
 }

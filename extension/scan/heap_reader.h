@@ -101,33 +101,23 @@ struct HeapColumn {
     const AttrLayout *prefix;
 };
 
+/* Where the column starts in tuple data tp, walking over earlier varlena columns. */
+const char *heap_column_walk(const HeapColumn &col, const char *tp);
+
 /*
  * Where the column's value starts in h, for a tuple without NULLs that
  * stores the column; NULL otherwise (heap_getattr() then knows the NULL
- * bitmap and the attribute's missing value).  The walk over earlier
- * varlena columns is nocachegetattr()'s, without its general cases.
+ * bitmap and the attribute's missing value).  Small enough to inline into
+ * the per-tuple loops; the walk over varlena columns is out of line.
  */
 static inline const char *heap_column_data(const HeapColumn &col, HeapTupleHeader h)
 {
     if ((h->t_infomask & HEAP_HASNULL) || HeapTupleHeaderGetNatts(h) < col.attno)
         return NULL;
     const char *tp = reinterpret_cast<const char *>(h) + h->t_hoff;
-    if (col.fixed_offset >= 0)
+    if (likely(col.fixed_offset >= 0))
         return tp + col.fixed_offset;
-    uint32 off = 0;
-    for (int i = 0; i < col.nprefix; i++) {
-        const AttrLayout &a = col.prefix[i];
-        if (a.len > 0) {
-            off = att_align_nominal(off, a.align) + a.len;
-        } else if (a.len == -1) {
-            off = att_align_pointer(off, a.align, -1, tp + off);
-            off += VARSIZE_ANY(tp + off);
-        } else {
-            off = att_align_nominal(off, a.align);
-            off += strlen(tp + off) + 1;
-        }
-    }
-    return tp + att_align_nominal(off, col.align);
+    return heap_column_walk(col, tp);
 }
 
 /* The column's layout, from the relation's descriptor (palloc'd). */
