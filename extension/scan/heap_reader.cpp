@@ -204,22 +204,31 @@ template <> inline double datum_value<int16>(Datum d) { return DatumGetInt16(d);
 template <> inline double datum_value<int32>(Datum d) { return DatumGetInt32(d); }
 template <> inline double datum_value<int64>(Datum d) { return static_cast<double>(DatumGetInt64(d)); }
 
-/* heap_column_data() where it can, heap_getattr() for the rest. */
+/*
+ * The column's value in tuple t as float8, false if it is NULL:
+ * heap_column_data() where it can, heap_getattr() for the rest.
+ */
+template <typename T>
+inline bool tuple_value(const HeapColumn &col, TupleDesc desc, const HeapTupleData *t, double *value)
+{
+    const char *data = heap_column_data(col, t->t_data);
+    if (likely(data != NULL)) {
+        *value = stored_value<T>(data);
+        return true;
+    }
+    bool isnull;
+    Datum d = heap_getattr(const_cast<HeapTupleData *>(t), col.attno, desc, &isnull);
+    if (!isnull)
+        *value = datum_value<T>(d);
+    return !isnull;
+}
+
 template <typename T>
 int column_values(const HeapColumn &col, TupleDesc desc, const HeapTupleData *tuples, int n, double *out)
 {
     int k = 0;
-    for (int i = 0; i < n; i++) {
-        const char *data = heap_column_data(col, tuples[i].t_data);
-        if (data != NULL) {
-            out[k++] = stored_value<T>(data);
-            continue;
-        }
-        bool isnull;
-        Datum d = heap_getattr(const_cast<HeapTupleData *>(&tuples[i]), col.attno, desc, &isnull);
-        if (!isnull)
-            out[k++] = datum_value<T>(d);
-    }
+    for (int i = 0; i < n; i++)
+        k += tuple_value<T>(col, desc, &tuples[i], &out[k]);
     return k;
 }
 
@@ -242,19 +251,12 @@ int page_column_values(const HeapColumn &col, TupleDesc desc, Page page, double 
         if (!ItemIdIsNormal(item))
             continue;
         n++;
-        HeapTupleHeader h = reinterpret_cast<HeapTupleHeader>(PageGetItem(page, item));
-        const char *data = heap_column_data(col, h);
-        if (data != NULL) {
-            *--out = stored_value<T>(data);
-            continue;
-        }
         HeapTupleData t;
-        t.t_data = h;
+        t.t_data = reinterpret_cast<HeapTupleHeader>(PageGetItem(page, item));
         t.t_len = ItemIdGetLength(item);
-        bool isnull;
-        Datum d = heap_getattr(&t, col.attno, desc, &isnull);
-        if (!isnull)
-            *--out = datum_value<T>(d);
+        double v;
+        if (tuple_value<T>(col, desc, &t, &v))
+            *--out = v;
     }
     *ntuples = n;
     return static_cast<int>(buf + MaxHeapTuplesPerPage - out);

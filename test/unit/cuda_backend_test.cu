@@ -102,11 +102,12 @@ std::vector<int64_t> on_gpu_kernel(const BucketSpec &spec, const std::vector<T> 
     return std::vector<int64_t>(host.begin(), host.end());
 }
 
-/* The whole pipeline through gpu_backend.h: pinned batches, submit, drain. */
-Status on_gpu_pipeline(const BucketSpec &spec, const std::vector<double> &v, size_t batch,
-                       std::vector<int64_t> *counts)
+/* The pipeline through gpu_backend.h for any kind: 8-byte words in pinned batches. */
+template <typename T>
+Status words_on_gpu_pipeline(const gh::HistogramSpec &spec, const std::vector<T> &v, size_t batch,
+                             std::vector<int64_t> *counts)
 {
-    counts->assign(spec.nbins + 2, 0);
+    counts->assign(gh::histogram_slots(spec), 0);
     gh::DeviceHistogram *h = nullptr;
     Status s = gh::gpu_histogram_open(spec, &h);
     if (s != Status::ok)
@@ -117,13 +118,20 @@ Status on_gpu_pipeline(const BucketSpec &spec, const std::vector<double> &v, siz
         s = gh::gpu_batch_acquire(batch, 4 * batch * sizeof(double), nullptr, &b);
         if (s != Status::ok)
             break;
-        std::memcpy(b->values, v.data() + start, n * sizeof(double));
+        std::memcpy(b->values, v.data() + start, n * sizeof(T));
         s = gh::gpu_histogram_submit(h, b, n);
     }
     if (s == Status::ok)
         s = gh::gpu_histogram_drain(h, counts->data(), nullptr);
     gh::gpu_histogram_close(h);
     return s;
+}
+
+/* The float8 form through the same pipeline. */
+Status on_gpu_pipeline(const BucketSpec &spec, const std::vector<double> &v, size_t batch,
+                       std::vector<int64_t> *counts)
+{
+    return words_on_gpu_pipeline(gh::float_histogram(spec), v, batch, counts);
 }
 
 } // namespace
@@ -383,31 +391,6 @@ std::vector<int64_t> thresholds_on_gpu(const std::vector<double> &t, const std::
         });
     cudaFree(d_t);
     return counts;
-}
-
-/* The pipeline through gpu_backend.h for any kind: 8-byte words in pinned batches. */
-template <typename T>
-Status words_on_gpu_pipeline(const gh::HistogramSpec &spec, const std::vector<T> &v, size_t batch,
-                             std::vector<int64_t> *counts)
-{
-    counts->assign(gh::histogram_slots(spec), 0);
-    gh::DeviceHistogram *h = nullptr;
-    Status s = gh::gpu_histogram_open(spec, &h);
-    if (s != Status::ok)
-        return s;
-    for (size_t start = 0; start < v.size() && s == Status::ok; start += batch) {
-        size_t n = std::min(batch, v.size() - start);
-        gh::PinnedBatch *b = nullptr;
-        s = gh::gpu_batch_acquire(batch, 4 * batch * sizeof(double), nullptr, &b);
-        if (s != Status::ok)
-            break;
-        std::memcpy(b->values, v.data() + start, n * sizeof(T));
-        s = gh::gpu_histogram_submit(h, b, n);
-    }
-    if (s == Status::ok)
-        s = gh::gpu_histogram_drain(h, counts->data(), nullptr);
-    gh::gpu_histogram_close(h);
-    return s;
 }
 
 } // namespace
