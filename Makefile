@@ -11,8 +11,11 @@ OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/gpu_binning.o extension/observability.o \
        extension/scan/plan.o extension/scan/exec.o extension/scan/heap_reader.o \
        extension/scan/native_quals.o extension/moving_window.o \
-       extension/time_aggregate.o extension/threshold_aggregate.o
-DATA = extension/sql/gpu_histogram--1.0.sql extension/sql/gpu_histogram--1.0--1.1.sql
+       extension/time_aggregate.o extension/threshold_aggregate.o \
+       extension/service/service.o extension/service/service_worker.o \
+       extension/service/service_client.o
+DATA = extension/sql/gpu_histogram--1.0.sql extension/sql/gpu_histogram--1.0--1.1.sql \
+       extension/sql/gpu_histogram--1.1--1.2.sql
 PGFILEDESC = "gpu_histogram - width_bucket histograms binned on the GPU"
 
 REGRESS = upgrade basic errors equality edges types nulls_empty merge buckets parallel grouping window moving_window device scan time thresholds
@@ -45,7 +48,7 @@ include $(PGXS)
 $(shlib): $(ENGINE_LIB)
 
 # PGXS tracks no header dependencies: rebuild every object when any header changes.
-$(OBJS): $(wildcard extension/*.h extension/scan/*.h gpu/*.h)
+$(OBJS): $(wildcard extension/*.h extension/scan/*.h extension/service/*.h gpu/*.h)
 
 $(ENGINE_LIB): engine
 .PHONY: engine unittest

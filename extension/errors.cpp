@@ -63,10 +63,9 @@ void report_engine_status(gh::Status s)
         elog(ERROR, "gpu_histogram: %s", gh::status_text(s));
         break;
     default:
-        /* CUDA failures carry the failing call and CUDA's own text */
+        /* the GPU service's client reports CUDA failures with the service's own text */
         ereport(ERROR, (errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
-                        errmsg("gpu_histogram: %s", gh::status_text(s)),
-                        errdetail("%s", gh::gpu_last_error())));
+                        errmsg("gpu_histogram: %s", gh::status_text(s))));
         break;
     }
 }

@@ -1,34 +1,73 @@
 /*
- * gpu_binning.h: when and how a group's values go to the GPU.
+ * gpu_binning.h: when a group's values go to the GPU, and the group's share
+ * of the GPU service.
  *
- * The policy (gpu_histogram.device, the batch size, the bound on pinned
- * memory) and the glue between a HistogramState and the engine's CUDA
- * backend.  Each function calls the engine, releases what it must, and only
- * then turns a failed Status into an ERROR.
+ * The policy (gpu_histogram.device, the batch size) decides, chunk by
+ * chunk, whether a group bins on the CPU or hands its values to the GPU
+ * service (service/service_client.h).  A group on the GPU path holds a
+ * lease: a device histogram in the service for its whole life, and the
+ * batch slot it is filling.  In device = 'gpu', a group that cannot have a
+ * lease sends each chunk through a transient histogram instead, read back
+ * at once.  The group's state (histogram_state.h) calls these functions;
+ * they never call back into it.
  */
 #ifndef GH_GPU_BINNING_H
 #define GH_GPU_BINNING_H
 
-#include "histogram_state.h"
+#include "pg_headers.h"
+#include "service/service_client.h"
 
-/* device = 'gpu': raises an error now if no GPU is usable by this backend. */
-void gpu_binning_require_device(void);
+struct GpuLease {
+    ServiceHistogramRef hist; /* the group's device histogram, or index -1 */
+    int32 slot;               /* the slot being filled (or read into), or -1 */
+    bool transient;           /* hist serves one batch, and is read and closed after it */
+    bool refused;             /* auto mode: this group stays on the CPU */
+};
+
+/* A group not on the GPU. */
+static inline void gpu_lease_init(GpuLease *lease)
+{
+    lease->hist.index = -1;
+    lease->hist.serial = 0;
+    lease->slot = -1;
+    lease->transient = false;
+    lease->refused = false;
+}
+
+enum SlotAnswer {
+    SLOT_ON_CPU,     /* bin the chunk on the CPU */
+    SLOT_GRANTED,    /* fill *values, of *capacity words */
+    SLOT_WAIT_FIRST, /* device = 'gpu' and nothing free: give back every other slot, then ask with may_wait */
+};
+
+/* Whether gpu_lease_next_slot() could give the group anything: false means the CPU, without asking. */
+bool gpu_lease_may_start(const GpuLease *lease, int64 total);
 
 /*
- * A full CPU chunk: moves the group onto the GPU if the policy says so and a
- * lease is free (the chunk then continues in pinned memory), or bins the
- * chunk on the GPU directly in device = 'gpu'.  Returns false if the caller
- * should bin the chunk on the CPU.
+ * Where a group with `total` values and a full CPU chunk goes on: into a
+ * slot of the service (the chunk is then copied into it by the caller), or
+ * the CPU.  With may_wait, SLOT_WAIT_FIRST is never answered.
  */
-bool gpu_binning_take_chunk(HistogramState *st);
+SlotAnswer gpu_lease_next_slot(GpuLease *lease, const gh::HistogramSpec &spec, int64 total, bool may_wait,
+                               double **values, int32 *capacity);
 
-/* A full pinned batch: submits it and starts filling the next one. */
-void gpu_binning_batch_full(HistogramState *st);
+/*
+ * Hands the slot's first n values to the service.  If the histogram was
+ * transient, waits for it and adds it into counts[0 .. nslots) (the caller
+ * has given back every other slot first).
+ */
+void gpu_lease_submit(GpuLease *lease, int32 n, int64 *counts, int32 nslots);
 
-/* Submits what is pending and reads the device counters back into counts. */
-void gpu_binning_flush(HistogramState *st);
+/* Reads the group's device counters into counts (the caller has given back every other slot). */
+void gpu_lease_read(GpuLease *lease, int64 *counts, int32 nslots);
 
-/* Device histograms held by groups of this backend now. */
-extern int gh_active_leases;
+/* Gives everything back to the service: the group is done or its memory is going.  Never fails. */
+void gpu_lease_release(GpuLease *lease);
+
+/* device = 'gpu': raises an error now if the GPU service cannot take work. */
+void gpu_binning_require_device(void);
+
+/* The batch size in force: gpu_histogram.batch_size, at most a service slot. */
+int32 gpu_binning_batch_size(void);
 
 #endif /* GH_GPU_BINNING_H */

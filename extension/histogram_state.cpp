@@ -5,7 +5,6 @@
 #include "histogram_state.h"
 
 #include "errors.h"
-#include "gpu_binning.h"
 #include "../gpu/cpu_backend.h"
 
 int64 gh_values_binned_on_cpu = 0;
@@ -74,13 +73,127 @@ HistogramState *histogram_state_create(MemoryContext mcxt, const gh::HistogramSp
     st->cpu_chunk = static_cast<double *>(MemoryContextAlloc(mcxt, sizeof(double) * kFirstChunk));
     st->chunk = st->cpu_chunk;
     st->chunk_cap = st->cpu_chunk_cap;
+    gpu_lease_init(&st->gpu);
     return st;
 }
 
+namespace {
+
+/*
+ * The states of this process that are filling a slot.  Before anything that
+ * may wait for the GPU service, they hand their slots over, so that no
+ * process ever waits for a slot while it holds one.
+ */
+HistogramState *states_on_slots = NULL;
+
+void link_on_slot(HistogramState *st)
+{
+    st->on_slot = true;
+    st->slot_prev = NULL;
+    st->slot_next = states_on_slots;
+    if (states_on_slots != NULL)
+        states_on_slots->slot_prev = st;
+    states_on_slots = st;
+}
+
+void unlink_from_slot(HistogramState *st)
+{
+    if (st->slot_prev != NULL)
+        st->slot_prev->slot_next = st->slot_next;
+    else
+        states_on_slots = st->slot_next;
+    if (st->slot_next != NULL)
+        st->slot_next->slot_prev = st->slot_prev;
+    st->slot_prev = st->slot_next = NULL;
+    st->on_slot = false;
+}
+
+/* Points the group's appends back at its CPU chunk, counting what left. */
+void leave_slot(HistogramState *st)
+{
+    st->nvalues += st->chunk_len;
+    st->chunk = st->cpu_chunk;
+    st->chunk_cap = st->cpu_chunk_cap;
+    st->chunk_len = 0;
+    unlink_from_slot(st);
+}
+
+void give_back_other_slots(HistogramState *except);
+
+/* Hands the slot's values to the GPU service; a transient histogram is read back at once. */
+void submit_slot(HistogramState *st)
+{
+    int32 n = st->chunk_len;
+    leave_slot(st);
+    if (st->gpu.transient)
+        give_back_other_slots(st);
+    gpu_lease_submit(&st->gpu, n, histogram_state_counts(st), histogram_state_slots(st));
+}
+
+void give_back_other_slots(HistogramState *except)
+{
+    HistogramState *other = states_on_slots;
+    while (other != NULL) {
+        /* submitting may read a transient histogram, which gives back slots too: start over each time */
+        if (other != except) {
+            submit_slot(other);
+            other = states_on_slots;
+        } else {
+            other = other->slot_next;
+        }
+    }
+}
+
+/* The aggregate context is going away: the lease goes back to the service. */
+void release_lease(void *arg)
+{
+    HistogramState *st = static_cast<HistogramState *>(arg);
+    if (st->on_slot)
+        unlink_from_slot(st);
+    gpu_lease_release(&st->gpu);
+}
+
+/*
+ * Moves the group's appends into a slot of the GPU service, carrying the CPU
+ * chunk over, if the device policy says so; false: bin on the CPU.
+ */
+bool move_to_slot(HistogramState *st)
+{
+    int64 total = histogram_state_total(st);
+    if (!gpu_lease_may_start(&st->gpu, total))
+        return false;
+    if (st->cleanup == NULL) {
+        /* registered once per state, before it can hold anything in the service */
+        st->cleanup = static_cast<MemoryContextCallback *>(
+            MemoryContextAllocZero(st->mcxt, sizeof(MemoryContextCallback)));
+        st->cleanup->func = release_lease;
+        st->cleanup->arg = st;
+        MemoryContextRegisterResetCallback(st->mcxt, st->cleanup);
+    }
+    double *values = NULL;
+    int32 capacity = 0;
+    SlotAnswer answer = gpu_lease_next_slot(&st->gpu, st->spec, total, false, &values, &capacity);
+    if (answer == SLOT_WAIT_FIRST) {
+        give_back_other_slots(st);
+        answer = gpu_lease_next_slot(&st->gpu, st->spec, total, true, &values, &capacity);
+    }
+    if (answer != SLOT_GRANTED)
+        return false;
+    memcpy(values, st->cpu_chunk, sizeof(double) * st->chunk_len);
+    st->chunk = values;
+    st->chunk_cap = capacity;
+    link_on_slot(st);
+    return true;
+}
+
+} // namespace
+
 void histogram_state_chunk_full(HistogramState *st)
 {
-    if (st->pinned != NULL) {
-        gpu_binning_batch_full(st);
+    if (st->on_slot) {
+        submit_slot(st);
+        /* the next values go straight into a fresh slot if there is one */
+        move_to_slot(st);
         return;
     }
     if (st->chunk_cap < kCpuChunk) {
@@ -90,15 +203,20 @@ void histogram_state_chunk_full(HistogramState *st)
         st->chunk_cap = st->cpu_chunk_cap;
         return;
     }
-    if (!gpu_binning_take_chunk(st))
+    if (!move_to_slot(st))
         histogram_state_bin_on_cpu(st);
 }
 
 void histogram_state_flush(HistogramState *st)
 {
-    if (st->pinned == NULL && st->chunk_len > 0 && !gpu_binning_take_chunk(st))
+    if (!st->on_slot && st->chunk_len > 0 && !move_to_slot(st))
         histogram_state_bin_on_cpu(st);
-    gpu_binning_flush(st);
+    if (st->on_slot)
+        submit_slot(st);
+    if (st->gpu.hist.index >= 0) {
+        give_back_other_slots(st);
+        gpu_lease_read(&st->gpu, histogram_state_counts(st), histogram_state_slots(st));
+    }
     histogram_state_counts(st);
 }
 

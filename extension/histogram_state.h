@@ -5,17 +5,19 @@
  * chunk goes to the engine.  On the CPU path `chunk` is a palloc'd buffer that
  * starts small and doubles, so GROUP BY with many small groups costs a few
  * hundred bytes per group, and `counts` is allocated only at the first flush.
- * Once a group takes the GPU path, `chunk` points straight into a pinned batch
- * buffer (no second copy on the host) and the group's counters live on the
- * device until a flush reads them back.  Everything palloc'd lives in the
- * aggregate's memory context; GPU resources are released by a reset callback
- * on that context, so an ERROR or a cancel leaks nothing.
+ * Once a group takes the GPU path, `chunk` points straight into a batch slot
+ * of the GPU service's shared memory (which the service DMAs to the device
+ * as it is) and the group's counters live in the service until a flush
+ * reads them back.  Everything palloc'd lives in the aggregate's memory
+ * context; the group's lease in the service is given back by a reset
+ * callback on that context, so an ERROR or a cancel leaks nothing.
  */
 #ifndef GH_HISTOGRAM_STATE_H
 #define GH_HISTOGRAM_STATE_H
 
 #include "pg_headers.h"
-#include "../gpu/gpu_backend.h"
+
+#include "gpu_binning.h"
 #include "../gpu/histogram_spec.h"
 
 /*
@@ -30,15 +32,15 @@ struct HistogramState {
     bool spec_is_constant; /* thresholds from a Const or Param: later rows are not compared */
     int64 nvalues;        /* values accepted and no longer in chunk (binned or submitted) */
     int64 *counts;        /* histogram_slots(spec) host counters; NULL until the first flush */
-    double *chunk;        /* where the next value goes: cpu_chunk or pinned->values */
+    double *chunk;        /* where the next value goes: cpu_chunk or the GPU service slot */
     int32 chunk_len;
     int32 chunk_cap;
-    double *cpu_chunk;    /* palloc'd, kept while the group appends to pinned memory */
+    double *cpu_chunk;    /* palloc'd, kept while the group appends to a slot */
     int32 cpu_chunk_cap;
-    gh::PinnedBatch *pinned;        /* the pinned buffer being filled, or NULL */
-    gh::DeviceHistogram *device;    /* the group's device counters, or NULL */
-    bool gpu_refused;               /* auto mode: no GPU lease for this group */
-    MemoryContextCallback *cleanup; /* releases pinned and device memory with mcxt */
+    bool on_slot;         /* chunk is the lease's slot in the GPU service */
+    HistogramState *slot_prev, *slot_next; /* this process's list of states on slots, while on_slot */
+    GpuLease gpu;         /* the group's device histogram and slot in the GPU service */
+    MemoryContextCallback *cleanup; /* gives the lease back with mcxt */
     MemoryContext mcxt;   /* the aggregate context that owns all of the above */
 };
 

@@ -1,52 +1,79 @@
 /*
- * observability.cpp: gpu_histogram_devices() and gpu_histogram_stats(), what
- * this backend sees of the GPU and where its values were binned.
+ * observability.cpp: gpu_histogram_devices() and gpu_histogram_stats(): the
+ * GPU service as every session sees it, and where this backend's values
+ * were binned.  Neither touches CUDA: the service publishes what it knows in
+ * shared memory.
  */
 #include "pg_headers.h"
 
-#include "gpu_binning.h"
 #include "histogram_state.h"
-#include "settings.h"
+#include "service/service_shared.h"
+
+namespace {
+
+const char *state_name(ServiceState state)
+{
+    switch (state) {
+    case SERVICE_DOWN: return "down";
+    case SERVICE_STARTING: return "starting";
+    case SERVICE_UP: return "up";
+    case SERVICE_NO_GPU: return "no GPU";
+    }
+    return "unknown";
+}
+
+/* A copy of the service's shared state, taken under its lock. */
+ServiceShared snapshot(void)
+{
+    ServiceShared copy;
+    SpinLockAcquire(&gh_service->mutex);
+    memcpy(&copy, gh_service, sizeof copy);
+    SpinLockRelease(&gh_service->mutex);
+    return copy;
+}
+
+} // namespace
 
 /*
- * One row per CUDA device this backend sees, or a single row whose `status`
- * says why there is none.  Starts CUDA in this backend unless device = 'cpu'.
+ * One row per GPU the service uses, with what it has binned there, or a
+ * single row whose `status` says why there is none and what happens instead.
  */
 GH_FUNCTION(gpu_histogram_devices)
 {
     InitMaterializedSRF(fcinfo, 0);
     ReturnSetInfo *rsinfo = (ReturnSetInfo *)fcinfo->resultinfo;
 
-    gh::DeviceInfo devices[16];
-    int count = 0;
-    gh::Status s = gh::Status::not_built;
-    const char *why = "gpu_histogram.device is 'cpu': CUDA is not touched";
-    if (gh_device_mode != DEVICE_CPU) {
-        s = gh::gpu_devices(devices, 16, &count);
-        why = gh::gpu_last_error();
+    const char *why;
+    if (gh_service == NULL) {
+        why = "no GPU: gpu_histogram is not in shared_preload_libraries, so the GPU service is not running and "
+              "every value is binned on the CPU";
+    } else {
+        ServiceShared s = snapshot();
+        if (s.state == SERVICE_UP) {
+            for (int i = 0; i < s.ndevices; i++) {
+                const ServiceDevice &d = s.devices[i];
+                Datum values[10] = {Int32GetDatum(d.info.ordinal), CStringGetTextDatum(d.info.name),
+                                    Int64GetDatum(static_cast<int64>(d.info.total_memory)),
+                                    Int64GetDatum(static_cast<int64>(d.info.free_memory)),
+                                    CStringGetTextDatum(psprintf("%d.%d", d.info.cc_major, d.info.cc_minor)),
+                                    Int32GetDatum(d.info.multiprocessors), CStringGetTextDatum("usable"),
+                                    Int64GetDatum(d.batches), Int64GetDatum(d.values), Int32GetDatum(d.histograms)};
+                bool nulls[10] = {};
+                tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+            }
+            return (Datum)0;
+        }
+        why = psprintf("no GPU: the GPU service is %s (%s); values are binned on the CPU", state_name(s.state),
+                       s.message);
     }
-    for (int i = 0; i < count && s == gh::Status::ok; i++) {
-        const gh::DeviceInfo &d = devices[i];
-        Datum values[7] = {Int32GetDatum(d.ordinal), CStringGetTextDatum(d.name),
-                           Int64GetDatum(static_cast<int64>(d.total_memory)),
-                           Int64GetDatum(static_cast<int64>(d.free_memory)),
-                           CStringGetTextDatum(psprintf("%d.%d", d.cc_major, d.cc_minor)),
-                           Int32GetDatum(d.multiprocessors), CStringGetTextDatum("usable")};
-        bool nulls[7] = {false, false, false, false, false, false, false};
-        tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-    }
-    if (count == 0 || s != gh::Status::ok) {
-        Datum values[7] = {0, 0, 0, 0, 0, 0,
-                           CStringGetTextDatum(psprintf("no GPU: %s%s%s",
-                                                        gh_device_mode == DEVICE_CPU ? "" : gh::status_text(s),
-                                                        gh_device_mode == DEVICE_CPU ? "" : ": ", why))};
-        bool nulls[7] = {true, true, true, true, true, true, false};
-        tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-    }
+    Datum values[10] = {};
+    bool nulls[10] = {true, true, true, true, true, true, false, true, true, true};
+    values[6] = CStringGetTextDatum(why);
+    tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
     return (Datum)0;
 }
 
-/* This backend's counters since it started. */
+/* This backend's counters since it started, and the service's now. */
 GH_FUNCTION(gpu_histogram_stats)
 {
     TupleDesc tupdesc;
@@ -54,11 +81,29 @@ GH_FUNCTION(gpu_histogram_stats)
         elog(ERROR, "gpu_histogram_stats must return a record");
     tupdesc = BlessTupleDesc(tupdesc);
 
-    gh::GpuCounters c = gh::gpu_counters();
-    Datum values[8] = {Int64GetDatum(gh_values_binned_on_cpu), Int64GetDatum(c.values_binned),
-                       Int64GetDatum(c.batches), Float8GetDatum(c.startup_ms),
-                       BoolGetDatum(gh::gpu_started()), Int64GetDatum(c.pinned_bytes),
-                       Int64GetDatum(c.pinned_buffers), Int32GetDatum(gh_active_leases)};
-    bool nulls[8] = {false, false, false, false, false, false, false, false};
+    constexpr int kColumns = 16;
+    Datum values[kColumns] = {Int64GetDatum(gh_values_binned_on_cpu), Int64GetDatum(gh_values_sent_to_gpu),
+                              Int64GetDatum(gh_batches_sent_to_gpu), Int32GetDatum(gh_histograms_open)};
+    bool nulls[kColumns] = {};
+    if (gh_service == NULL) {
+        values[4] = CStringGetTextDatum("not preloaded");
+        for (int i = 5; i < kColumns; i++)
+            nulls[i] = true;
+    } else {
+        ServiceShared s = snapshot();
+        values[4] = CStringGetTextDatum(state_name(s.state));
+        values[5] = Int32GetDatum(s.pid);
+        nulls[5] = s.pid == 0;
+        values[6] = Int32GetDatum(s.starts);
+        values[7] = Float8GetDatum(s.startup_ms);
+        values[8] = Int32GetDatum(s.state == SERVICE_UP ? s.ndevices : 0);
+        values[9] = Int32GetDatum(s.nslots);
+        values[10] = Int32GetDatum(s.slots_in_use);
+        values[11] = Int32GetDatum(s.histograms_open);
+        values[12] = Int64GetDatum(s.device_bytes);
+        values[13] = Int64GetDatum(s.batches);
+        values[14] = Int64GetDatum(s.values);
+        values[15] = CStringGetTextDatum(s.message);
+    }
     PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

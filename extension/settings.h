@@ -6,13 +6,12 @@
 
 /* gpu_histogram.device */
 enum DeviceMode {
-    DEVICE_AUTO, /* the GPU for groups big enough to fill a batch, when one is usable */
-    DEVICE_GPU,  /* always the GPU; an error if none is usable */
-    DEVICE_CPU,  /* never touch CUDA */
+    DEVICE_AUTO, /* the GPU service for groups big enough to fill a batch, when it has room */
+    DEVICE_GPU,  /* always the GPU service; an error if it has no GPU */
+    DEVICE_CPU,  /* never the GPU */
 };
 
 extern int gh_device_mode;
-extern int gh_batch_size;          /* values per GPU batch */
-extern int gh_pinned_pool_mb;      /* bound on this backend's pinned batch buffers */
+extern int gh_batch_size;          /* values per GPU batch (at most a service slot) */
 
 #endif /* GH_SETTINGS_H */

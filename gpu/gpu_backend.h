@@ -1,17 +1,19 @@
 /*
- * gpu_backend.h: the CUDA backend's interface, as the extension sees it.
+ * gpu_backend.h: the CUDA backend's interface, as the GPU service sees it.
  *
- * Plain data and Status codes only, so the extension needs neither CUDA nor
+ * Plain data and Status codes only, so the caller needs neither CUDA nor
  * C++ exceptions.  A build without nvcc links no_cuda_backend.cpp, whose
  * every call answers Status::not_built.
  *
- * Lifecycle, per PostgreSQL backend: gpu_start() creates the CUDA context on
- * first use and keeps it for the process's life (never call it in the
- * postmaster: backends are forked and CUDA is not fork-safe).  Pinned batch
- * buffers come from a per-process pool bounded by the caller's limit and are
- * reused across queries.  A DeviceHistogram holds one group's counters on the
- * device while batches are copied and binned on a stream behind the scan; it
- * is read back once, when the group's result is needed.
+ * One process of the server calls this: the GPU service (extension/service).
+ * gpu_start() creates a context and two streams on every visible device;
+ * call it in that process only (never in the postmaster: CUDA is not
+ * fork-safe).  Host batch memory belongs to the caller (the service's shared
+ * slots): gpu_host_register() page-locks it once, so that every copy to a
+ * device is DMA straight from it.  A BatchBuffer pairs one such host area
+ * with a device buffer on one device; a DeviceHistogram holds one group's
+ * counters on one device while batches are copied and binned behind the
+ * caller's back, until the caller reads them.
  */
 #ifndef GH_GPU_BACKEND_H
 #define GH_GPU_BACKEND_H
@@ -27,6 +29,9 @@ namespace gh {
 /* Polled while waiting for the GPU; returning true abandons the wait (Status::interrupted). */
 using InterruptCheck = bool (*)();
 
+/* Device ordinals go up to kMaxDevices - 1; more devices than that are not used. */
+constexpr int kMaxDevices = 8;
+
 struct DeviceInfo {
     char name[128];
     int ordinal;
@@ -36,76 +41,77 @@ struct DeviceInfo {
 };
 
 struct GpuCounters {
-    int64_t values_binned; /* values sent through the kernel */
+    int64_t values_binned; /* values sent through the kernels */
     int64_t batches;       /* kernel launches over host batches */
-    int64_t pinned_bytes;  /* pinned memory held by the pool now */
-    int64_t pinned_buffers;
-    double startup_ms;     /* wall time of gpu_start()'s context creation, 0 if not started */
+    double startup_ms;     /* wall time of gpu_start() over every device, 0 if not started */
 };
 
-/* Creates the CUDA context, stream and pool on the first call; cheap afterwards. */
+/* Creates a context and streams on every visible device (up to kMaxDevices). */
 Status gpu_start() noexcept;
 bool gpu_started() noexcept;
+/* The devices gpu_start() opened (0 before it succeeded). */
+int gpu_device_count() noexcept;
 
-/* The devices this process sees; *count is set even when there are none. */
+/* The devices started (free memory read now); *count is set even when there are none. */
 Status gpu_devices(DeviceInfo *out, int capacity, int *count) noexcept;
 
 /* Text of the most recent CUDA failure in this process ("" if none). */
 const char *gpu_last_error() noexcept;
 GpuCounters gpu_counters() noexcept;
-size_t gpu_free_device_memory() noexcept;
 
 /* Testing only: the calls-th CUDA call from now on fails as if CUDA had (0: never). */
 void gpu_fail_after(long calls) noexcept;
 
 /*
- * A page-locked host buffer of `capacity` 8-byte values from the pool:
- * doubles, or int64s written into them byte for byte for a time histogram.
+ * Page-locks the caller's [host, host + bytes) for DMA, for the life of the
+ * process (or until gpu_host_unregister).  If this fails, copies from it
+ * still work, staged by the driver; the caller may go on.
  */
-struct PinnedBatch {
-    double *values;
-    size_t capacity;
-};
+Status gpu_host_register(void *host, size_t bytes) noexcept;
+void gpu_host_unregister(void *host) noexcept;
 
+/* One host batch area of `capacity` 8-byte words, with its device twin on `device`. */
+struct BatchBuffer;
+Status gpu_batch_create(int device, const double *host, size_t capacity, BatchBuffer **out) noexcept;
+/* Waits for the GPU to be done with the buffer, then frees its device side. */
+void gpu_batch_destroy(BatchBuffer *b) noexcept;
 /*
- * Takes a free buffer of `capacity` values, allocating one while the pool is
- * under `pool_limit_bytes`, else waiting for a buffer in flight to come back.
- * Answers Status::out_of_memory if every buffer is held and none is in flight.
+ * Whether the GPU has finished copying the buffer's last submitted batch:
+ * the host area may be refilled then.  Status::ok and *busy; a failed query
+ * is a CUDA error.
  */
-Status gpu_batch_acquire(size_t capacity, size_t pool_limit_bytes, InterruptCheck interrupted,
-                         PinnedBatch **out) noexcept;
-/* Returns an unsubmitted buffer to the pool. */
-void gpu_batch_release(PinnedBatch *batch) noexcept;
+Status gpu_batch_busy(BatchBuffer *b, bool *busy) noexcept;
 
 struct DeviceHistogram;
 
 /*
- * Zeroed device counters for one group's histogram_slots(spec) buckets; for
- * thresholds, also a device copy of them (the caller's may go after this).
+ * Zeroed device counters for one group's histogram_slots(spec) buckets on
+ * `device`; for thresholds, also a device copy of them (the caller's may go
+ * after this returns).
  */
-Status gpu_histogram_open(const HistogramSpec &spec, DeviceHistogram **out) noexcept;
-
-inline Status gpu_histogram_open(const BucketSpec &spec, DeviceHistogram **out) noexcept
-{
-    return gpu_histogram_open(float_histogram(spec), out);
-}
+Status gpu_histogram_open(const HistogramSpec &spec, int device, DeviceHistogram **out) noexcept;
 
 /*
- * Queues a copy of batch->values[0 .. n) to the device and a kernel that bins
- * it (8-byte words: int64s for an int64_interval spec, doubles else), and returns at once; the buffer goes back to the pool when the GPU is
- * done with it.  The batch is the backend's from then on, even on failure.
+ * Queues a copy of the buffer's host words [0 .. n) to the device and a
+ * kernel that bins them (int64s for an int64_interval spec, doubles else),
+ * and returns at once.  The buffer must be on the histogram's device and
+ * not busy.
  */
-Status gpu_histogram_submit(DeviceHistogram *h, PinnedBatch *batch, size_t n) noexcept;
+Status gpu_histogram_submit(DeviceHistogram *h, BatchBuffer *b, size_t n) noexcept;
 
 /*
- * Waits for the submitted work, adds the device counters into counts[0 ..
- * histogram_slots(spec)) and zeroes them on the device.  Status::nan_value if any binned
- * value was NaN.
+ * Waits for the submitted work, adds device counters [first, first + n)
+ * into counts[0 .. n) and zeroes them on the device.  Status::nan_value if
+ * any binned value was NaN.
  */
-Status gpu_histogram_drain(DeviceHistogram *h, int64_t *counts, InterruptCheck interrupted) noexcept;
+Status gpu_histogram_drain(DeviceHistogram *h, int32_t first, int32_t n, int64_t *counts,
+                           InterruptCheck interrupted) noexcept;
 
 /* Frees the device counters once the GPU is done with them.  Never fails. */
 void gpu_histogram_close(DeviceHistogram *h) noexcept;
+
+/* The device a histogram lives on. */
+int gpu_histogram_device(const DeviceHistogram *h) noexcept;
 
 } // namespace gh
 

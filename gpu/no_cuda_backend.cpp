@@ -1,8 +1,8 @@
 /*
  * no_cuda_backend.cpp: the GPU backend of a build without nvcc.
  *
- * Every entry point answers Status::not_built, so device = 'gpu' raises a
- * clear error and device = 'auto' stays on the CPU.
+ * Every entry point answers Status::not_built, so the GPU service reports
+ * that it has no GPU and every value is binned on the CPU.
  */
 #include "gpu_backend.h"
 
@@ -10,6 +10,7 @@ namespace gh {
 
 Status gpu_start() noexcept { return Status::not_built; }
 bool gpu_started() noexcept { return false; }
+int gpu_device_count() noexcept { return 0; }
 Status gpu_devices(DeviceInfo *, int, int *count) noexcept
 {
     *count = 0;
@@ -17,21 +18,31 @@ Status gpu_devices(DeviceInfo *, int, int *count) noexcept
 }
 const char *gpu_last_error() noexcept { return "the extension was built without CUDA"; }
 GpuCounters gpu_counters() noexcept { return GpuCounters{}; }
-size_t gpu_free_device_memory() noexcept { return 0; }
 void gpu_fail_after(long) noexcept {}
-Status gpu_batch_acquire(size_t, size_t, InterruptCheck, PinnedBatch **out) noexcept
+Status gpu_host_register(void *, size_t) noexcept { return Status::not_built; }
+void gpu_host_unregister(void *) noexcept {}
+Status gpu_batch_create(int, const double *, size_t, BatchBuffer **out) noexcept
 {
     *out = nullptr;
     return Status::not_built;
 }
-void gpu_batch_release(PinnedBatch *) noexcept {}
-Status gpu_histogram_open(const HistogramSpec &, DeviceHistogram **out) noexcept
+void gpu_batch_destroy(BatchBuffer *) noexcept {}
+Status gpu_batch_busy(BatchBuffer *, bool *busy) noexcept
+{
+    *busy = false;
+    return Status::not_built;
+}
+Status gpu_histogram_open(const HistogramSpec &, int, DeviceHistogram **out) noexcept
 {
     *out = nullptr;
     return Status::not_built;
 }
-Status gpu_histogram_submit(DeviceHistogram *, PinnedBatch *, size_t) noexcept { return Status::not_built; }
-Status gpu_histogram_drain(DeviceHistogram *, int64_t *, InterruptCheck) noexcept { return Status::not_built; }
+Status gpu_histogram_submit(DeviceHistogram *, BatchBuffer *, size_t) noexcept { return Status::not_built; }
+Status gpu_histogram_drain(DeviceHistogram *, int32_t, int32_t, int64_t *, InterruptCheck) noexcept
+{
+    return Status::not_built;
+}
 void gpu_histogram_close(DeviceHistogram *) noexcept {}
+int gpu_histogram_device(const DeviceHistogram *) noexcept { return 0; }
 
 } // namespace gh

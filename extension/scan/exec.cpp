@@ -296,11 +296,11 @@ TupleTableSlot *exec_scan(CustomScanState *node)
     s->done = true;
 
     int64 cpu_before = gh_values_binned_on_cpu;
-    int64 gpu_before = gh::gpu_counters().values_binned;
+    int64 gpu_before = gh_values_sent_to_gpu;
     evaluate_args(s);
     scan_pages(s);
     TupleTableSlot *slot = result_row(s);
-    record_totals(s, gh_values_binned_on_cpu - cpu_before, gh::gpu_counters().values_binned - gpu_before);
+    record_totals(s, gh_values_binned_on_cpu - cpu_before, gh_values_sent_to_gpu - gpu_before);
 
     if (node->ss.ps.ps_ProjInfo == NULL)
         return slot;

@@ -1,0 +1,391 @@
+/*
+ * service_client.cpp: the client side of the GPU service, run by backends
+ * and parallel workers.
+ *
+ * Limits keep the shared tables from running dry and make waiting safe:
+ * one process fills at most an eighth of the slots at once when it does not
+ * wait, and holds at most a sixteenth of the histogram entries as leases;
+ * leases leave an eighth of the entries and of the device memory to
+ * transient histograms, which are released right after their batch, so a
+ * client that waits for an entry or a slot (holding none itself) always
+ * gets one in the end.
+ */
+#include "service_client.h"
+
+#include "storage/ipc.h"
+#include "utils/wait_event.h"
+
+#include "../errors.h"
+#include "service_shared.h"
+
+int64 gh_values_sent_to_gpu = 0;
+int64 gh_batches_sent_to_gpu = 0;
+int32 gh_histograms_open = 0;
+
+namespace {
+
+int32 my_filling = 0; /* slots this process holds in SLOT_FILLING */
+bool exit_callback_registered = false;
+
+/* Gives back everything this process still holds in the service. */
+void release_all_on_exit(int, Datum)
+{
+    if (gh_service == NULL)
+        return;
+    bool any = false;
+    SpinLockAcquire(&gh_service->mutex);
+    for (int i = 0; i < gh_service->nslots; i++) {
+        ServiceSlot *slot = &gh_service_slots[i];
+        if (slot->state == SLOT_FREE || slot->owner != MyProcPid)
+            continue;
+        if (slot->state == SLOT_FILLING || slot->state == SLOT_DONE) {
+            slot->state = SLOT_FREE;
+            gh_service->slots_in_use--;
+        } else {
+            slot->abandoned = true;
+        }
+        any = true;
+    }
+    for (int i = 0; i < gh_service->nhistograms; i++) {
+        ServiceHistogram *h = &gh_service_histograms[i];
+        if (h->state == HIST_OPEN && h->owner == MyProcPid) {
+            h->state = HIST_CLOSING;
+            any = true;
+        }
+    }
+    SpinLockRelease(&gh_service->mutex);
+    if (any) {
+        ConditionVariableBroadcast(&gh_service->slot_freed);
+        service_wake();
+    }
+}
+
+void register_exit_callback(void)
+{
+    if (!exit_callback_registered) {
+        before_shmem_exit(release_all_on_exit, 0);
+        exit_callback_registered = true;
+    }
+}
+
+Size histogram_device_bytes(const gh::HistogramSpec &spec)
+{
+    Size bytes = sizeof(int64) * (static_cast<Size>(gh::histogram_slots(spec)) + 1);
+    if (spec.kind == gh::SpecKind::thresholds)
+        bytes += sizeof(double) * static_cast<Size>(spec.thresholds.count);
+    return bytes;
+}
+
+pg_noinline void report_service_error(gh::Status s)
+{
+    if (s != gh::Status::cuda_error && s != gh::Status::internal_error)
+        report_engine_status(s);
+    char message[256];
+    SpinLockAcquire(&gh_service->mutex);
+    strlcpy(message, gh_service->message, sizeof message);
+    SpinLockRelease(&gh_service->mutex);
+    ereport(ERROR, (errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
+                    errmsg("gpu_histogram: the GPU service failed: %s", gh::status_text(s)),
+                    errdetail("%s", message[0] != '\0' ? message : "no detail was recorded"),
+                    errhint("The service restarts by itself; the next query uses the GPU again.")));
+}
+
+/* Picks the device with the fewest open histograms (ties: in turn). */
+int32 pick_device(void)
+{
+    int32 n = gh_service->ndevices;
+    int32 best = gh_service->next_device % n;
+    for (int32 k = 1; k < n; k++) {
+        int32 d = (gh_service->next_device + k) % n;
+        if (gh_service->devices[d].histograms < gh_service->devices[best].histograms)
+            best = d;
+    }
+    gh_service->next_device = best + 1;
+    return best;
+}
+
+/* One attempt under the lock: 1 taken, 0 no room now, -1 never fits. */
+int try_open(const gh::HistogramSpec &spec, bool transient, ServiceHistogramRef *out)
+{
+    int64 bytes = static_cast<int64>(histogram_device_bytes(spec));
+    int result = 0;
+    SpinLockAcquire(&gh_service->mutex);
+    int32 nhist = gh_service->nhistograms;
+    int64 limit = gh_service->device_memory_limit;
+    int32 free_entries = nhist - gh_service->histograms_open;
+    bool room;
+    if (gh_service->state != SERVICE_UP || bytes > limit) {
+        room = false;
+        result = gh_service->state != SERVICE_UP || bytes > limit ? -1 : 0;
+    } else if (transient) {
+        room = free_entries > 0 && gh_service->device_bytes + bytes <= limit;
+    } else {
+        room = gh_histograms_open < Max(1, nhist / 16) && free_entries > Max(1, nhist / 8) &&
+               gh_service->device_bytes + bytes <= limit - limit / 8;
+    }
+    if (room) {
+        for (int32 i = 0; i < nhist; i++) {
+            ServiceHistogram *h = &gh_service_histograms[i];
+            if (h->state != HIST_FREE)
+                continue;
+            h->state = HIST_OPEN;
+            h->owner = MyProcPid;
+            h->serial = gh_service->next_serial++;
+            h->device = pick_device();
+            h->transient = transient;
+            h->error = 0;
+            h->device_bytes = bytes;
+            h->spec = spec;
+            h->spec.thresholds.thresholds = NULL;
+            gh_service->histograms_open++;
+            gh_service->device_bytes += bytes;
+            gh_service->devices[h->device].histograms++;
+            out->index = i;
+            out->serial = h->serial;
+            result = 1;
+            break;
+        }
+    }
+    SpinLockRelease(&gh_service->mutex);
+    return result;
+}
+
+void queue_request(int32 slot, SlotRequest request, const ServiceHistogramRef *ref, int32 first, int32 count)
+{
+    ServiceSlot *s = &gh_service_slots[slot];
+    SpinLockAcquire(&gh_service->mutex);
+    Assert(s->state == SLOT_FILLING && s->owner == MyProcPid);
+    s->request = request;
+    s->hist = ref->index;
+    s->hist_serial = ref->serial;
+    s->first = first;
+    s->count = count;
+    s->seq = gh_service->next_seq++;
+    s->result = 0;
+    s->state = SLOT_QUEUED;
+    SpinLockRelease(&gh_service->mutex);
+    my_filling--;
+    service_wake();
+}
+
+/* The thresholds go to the service through slots, a slot's worth at a time. */
+bool load_thresholds(const gh::HistogramSpec &spec, const ServiceHistogramRef *ref, ServiceWait wait)
+{
+    int32 capacity = gpu_service_slot_capacity();
+    for (int32 first = 0; first < spec.thresholds.count; first += capacity) {
+        int32 slot = gpu_service_take_slot(wait);
+        if (slot < 0)
+            return false;
+        int32 n = Min(capacity, spec.thresholds.count - first);
+        memcpy(gpu_service_slot(slot), spec.thresholds.thresholds + first, sizeof(double) * static_cast<Size>(n));
+        queue_request(slot, REQUEST_THRESHOLDS, ref, first, n);
+    }
+    return true;
+}
+
+} // namespace
+
+bool gpu_service_up(void)
+{
+    if (gh_service == NULL)
+        return false;
+    SpinLockAcquire(&gh_service->mutex);
+    bool up = gh_service->state == SERVICE_UP;
+    SpinLockRelease(&gh_service->mutex);
+    return up;
+}
+
+void gpu_service_require(void)
+{
+    if (gh_service == NULL)
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("gpu_histogram.device is \"gpu\" but the GPU service is not running"),
+                        errdetail("gpu_histogram is not in shared_preload_libraries, so no process of this "
+                                  "server uses the GPU."),
+                        errhint("Add gpu_histogram to shared_preload_libraries and restart the server, or set "
+                                "gpu_histogram.device to 'auto' or 'cpu'.")));
+    char message[256];
+    SpinLockAcquire(&gh_service->mutex);
+    ServiceState state = gh_service->state;
+    strlcpy(message, gh_service->message, sizeof message);
+    SpinLockRelease(&gh_service->mutex);
+    if (state == SERVICE_UP)
+        return;
+    ereport(ERROR, (errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
+                    errmsg("gpu_histogram.device is \"gpu\" but no GPU is usable"),
+                    errdetail("The GPU service is %s: %s",
+                              state == SERVICE_NO_GPU ? "running without a GPU"
+                              : state == SERVICE_STARTING ? "starting" : "not running",
+                              message),
+                    errhint("Set gpu_histogram.device to 'auto' or 'cpu'.")));
+}
+
+int32 gpu_service_slot_capacity(void)
+{
+    return gh_service != NULL ? gh_service->slot_values : INT32_MAX;
+}
+
+bool gpu_service_open(const gh::HistogramSpec &spec, bool transient, ServiceWait wait, ServiceHistogramRef *out)
+{
+    out->index = -1;
+    register_exit_callback();
+    for (;;) {
+        int got = try_open(spec, transient, out);
+        if (got > 0)
+            break;
+        if (got < 0 || wait == SERVICE_NO_WAIT) {
+            ConditionVariableCancelSleep();
+            if (got < 0 && wait == SERVICE_WAIT) {
+                gpu_service_require();
+                ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
+                                errmsg("gpu_histogram: the histogram needs %zu bytes of device memory, more than "
+                                       "gpu_histogram.service_device_memory allows",
+                                       histogram_device_bytes(spec)),
+                                errhint("Raise gpu_histogram.service_device_memory, or set "
+                                        "gpu_histogram.device to 'auto'.")));
+            }
+            return false;
+        }
+        ConditionVariableTimedSleep(&gh_service->slot_freed, 1000, PG_WAIT_EXTENSION);
+    }
+    ConditionVariableCancelSleep();
+    gh_histograms_open++;
+    if (spec.kind == gh::SpecKind::thresholds && !load_thresholds(spec, out, wait)) {
+        gpu_service_close(out);
+        return false;
+    }
+    return true;
+}
+
+void gpu_service_close(ServiceHistogramRef *ref)
+{
+    if (ref->index < 0)
+        return;
+    SpinLockAcquire(&gh_service->mutex);
+    ServiceHistogram *h = &gh_service_histograms[ref->index];
+    if (h->state == HIST_OPEN && h->serial == ref->serial && h->owner == MyProcPid)
+        h->state = HIST_CLOSING;
+    SpinLockRelease(&gh_service->mutex);
+    ref->index = -1;
+    gh_histograms_open--;
+    service_wake();
+}
+
+int32 gpu_service_take_slot(ServiceWait wait)
+{
+    register_exit_callback();
+    int32 taken = -1;
+    for (;;) {
+        SpinLockAcquire(&gh_service->mutex);
+        bool allowed = gh_service->state == SERVICE_UP &&
+                       (wait == SERVICE_WAIT || my_filling < Max(1, gh_service->nslots / 8));
+        for (int32 i = 0; allowed && i < gh_service->nslots; i++) {
+            ServiceSlot *slot = &gh_service_slots[i];
+            if (slot->state == SLOT_FREE) {
+                slot->state = SLOT_FILLING;
+                slot->owner = MyProcPid;
+                slot->abandoned = false;
+                gh_service->slots_in_use++;
+                taken = i;
+                break;
+            }
+        }
+        ServiceState state = gh_service->state;
+        SpinLockRelease(&gh_service->mutex);
+        if (taken >= 0 || wait == SERVICE_NO_WAIT)
+            break;
+        if (state != SERVICE_UP) {
+            ConditionVariableCancelSleep();
+            report_service_error(gh::Status::cuda_error);
+        }
+        ConditionVariableTimedSleep(&gh_service->slot_freed, 1000, PG_WAIT_EXTENSION);
+    }
+    if (wait == SERVICE_WAIT)
+        ConditionVariableCancelSleep();
+    if (taken >= 0)
+        my_filling++;
+    return taken;
+}
+
+double *gpu_service_slot(int32 slot)
+{
+    return service_slot_values(slot);
+}
+
+void gpu_service_bin(int32 slot, const ServiceHistogramRef *ref, int32 n)
+{
+    queue_request(slot, REQUEST_BIN, ref, 0, n);
+    gh_values_sent_to_gpu += n;
+    gh_batches_sent_to_gpu++;
+}
+
+void gpu_service_release_slot(int32 slot)
+{
+    if (slot < 0)
+        return;
+    ServiceSlot *s = &gh_service_slots[slot];
+    bool freed = false;
+    SpinLockAcquire(&gh_service->mutex);
+    if (s->owner == MyProcPid) {
+        if (s->state == SLOT_FILLING)
+            my_filling--;
+        if (s->state == SLOT_FILLING || s->state == SLOT_DONE) {
+            s->state = SLOT_FREE;
+            gh_service->slots_in_use--;
+            freed = true;
+        } else if (s->state == SLOT_QUEUED || s->state == SLOT_RUNNING) {
+            s->abandoned = true;
+        }
+    }
+    SpinLockRelease(&gh_service->mutex);
+    if (freed)
+        ConditionVariableBroadcast(&gh_service->slot_freed);
+}
+
+void gpu_service_read(const ServiceHistogramRef *ref, int32 nslots, int64 *counts, int32 *slot)
+{
+    int32 capacity = gpu_service_slot_capacity();
+    for (int32 first = 0; first < nslots; first += capacity) {
+        int32 n = Min(capacity, nslots - first);
+        *slot = gpu_service_take_slot(SERVICE_WAIT);
+        queue_request(*slot, REQUEST_READ, ref, first, n);
+        ServiceSlot *s = &gh_service_slots[*slot];
+        gh::Status result;
+        for (;;) {
+            SpinLockAcquire(&gh_service->mutex);
+            SlotState state = s->state;
+            result = static_cast<gh::Status>(s->result);
+            ServiceState service = gh_service->state;
+            SpinLockRelease(&gh_service->mutex);
+            if (state == SLOT_DONE)
+                break;
+            if (service != SERVICE_UP && service != SERVICE_STARTING) {
+                /* the service is gone and did not answer: what it held is lost */
+                result = gh::Status::cuda_error;
+                break;
+            }
+            ConditionVariableTimedSleep(&s->done, 1000, PG_WAIT_EXTENSION);
+        }
+        ConditionVariableCancelSleep();
+        if (result == gh::Status::ok) {
+            const int64 *answer = reinterpret_cast<const int64 *>(service_slot_values(*slot));
+            for (int32 i = 0; i < n; i++)
+                counts[first + i] += answer[i];
+        }
+        gpu_service_release_slot(*slot);
+        *slot = -1;
+        if (result != gh::Status::ok)
+            report_service_error(result);
+    }
+}
+
+void gpu_service_fail_after(int32 calls)
+{
+    if (gh_service == NULL)
+        return;
+    SpinLockAcquire(&gh_service->mutex);
+    gh_service->fail_calls = calls;
+    gh_service->fail_request++;
+    SpinLockRelease(&gh_service->mutex);
+    service_wake();
+}

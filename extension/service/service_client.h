@@ -1,0 +1,86 @@
+/*
+ * service_client.h: what a backend or parallel worker may ask of the GPU
+ * service (service_worker.cpp).  The client never touches CUDA.
+ *
+ * A client opens a device histogram in the service (an entry of the shared
+ * table), takes a batch slot, fills it with values and queues it for
+ * binning, and goes on while the service copies and bins it; when the
+ * group's result is needed it reads the counters back, and at the end it
+ * closes the histogram.  Everything a client holds is recorded with its pid
+ * in shared memory: releasing it is cheap and safe in any state, and when
+ * the process exits, whatever is left is given back.
+ *
+ * Functions that wait do so on condition variables, interruptibly: a cancel
+ * raises its ERROR from inside the wait, and the caller's cleanup releases
+ * the slot and histogram it held.  Errors are ereported here, after no C++
+ * object is left on the stack.
+ */
+#ifndef GH_SERVICE_CLIENT_H
+#define GH_SERVICE_CLIENT_H
+
+#include "../pg_headers.h"
+#include "../../gpu/histogram_spec.h"
+
+/* A histogram entry taken in the service. */
+struct ServiceHistogramRef {
+    int32 index; /* -1: none */
+    uint64 serial;
+};
+
+/* Whether the service runs with at least one GPU. */
+bool gpu_service_up(void);
+
+/* Raises the ERROR that device = 'gpu' gives when the service has no GPU to offer. */
+void gpu_service_require(void);
+
+/* The largest batch a slot holds (INT32_MAX without a service). */
+int32 gpu_service_slot_capacity(void);
+
+enum ServiceWait {
+    SERVICE_NO_WAIT, /* answer at once: nothing free means "bin it on the CPU" */
+    SERVICE_WAIT,    /* wait for room (the caller holds no slot that could be what is missing) */
+};
+
+/*
+ * Opens a device histogram for spec (and, for thresholds, loads them into
+ * the service).  A lease (transient = false) is kept for a group's whole
+ * life and only granted while this backend and the whole server are under
+ * their limits; a transient one serves one batch.  Returns false if there
+ * is no room (only with SERVICE_NO_WAIT), and raises an ERROR if the
+ * histogram could never fit in the service's device memory and the caller
+ * waits.
+ */
+bool gpu_service_open(const gh::HistogramSpec &spec, bool transient, ServiceWait wait, ServiceHistogramRef *out);
+
+/* Closes the histogram; the service frees its device memory.  Never fails. */
+void gpu_service_close(ServiceHistogramRef *ref);
+
+/* Takes a free slot for filling (-1 if none, with SERVICE_NO_WAIT). */
+int32 gpu_service_take_slot(ServiceWait wait);
+
+/* Where a slot's values go. */
+double *gpu_service_slot(int32 slot);
+
+/* Queues the slot's first n values for binning into the histogram; the slot is the service's from then on. */
+void gpu_service_bin(int32 slot, const ServiceHistogramRef *ref, int32 n);
+
+/* Gives an unqueued slot back, or lets go of one the service still holds.  Never fails. */
+void gpu_service_release_slot(int32 slot);
+
+/*
+ * Adds the histogram's counters into counts[0 .. nslots) and zeroes them in
+ * the service, waiting for every batch queued before.  *slot holds the slot
+ * used while waiting (so that the caller's cleanup can release it after a
+ * cancel), and is -1 again on return.
+ */
+void gpu_service_read(const ServiceHistogramRef *ref, int32 nslots, int64 *counts, int32 *slot);
+
+/* Testing: the service's Nth CUDA call from now on fails. */
+void gpu_service_fail_after(int32 calls);
+
+/* This process's traffic to the service, for gpu_histogram_stats() and EXPLAIN ANALYZE. */
+extern int64 gh_values_sent_to_gpu;
+extern int64 gh_batches_sent_to_gpu;
+extern int32 gh_histograms_open;
+
+#endif /* GH_SERVICE_CLIENT_H */
