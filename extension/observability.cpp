@@ -63,7 +63,10 @@ GH_FUNCTION(gpu_histogram_devices)
             }
             return (Datum)0;
         }
-        why = psprintf("no GPU: the GPU service is %s (%s); values are binned on the CPU", state_name(s.state),
+        why = psprintf("no GPU: the GPU service %s (%s); values are binned on the CPU",
+                       s.state == SERVICE_NO_GPU     ? "found none"
+                       : s.state == SERVICE_STARTING ? "is starting"
+                                                     : "is not running",
                        s.message);
     }
     Datum values[10] = {};

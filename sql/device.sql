@@ -1,8 +1,9 @@
 --
 -- device: the settings, and results that do not depend on where values are
--- binned: device = cpu, auto (with small GPU batches and a small pinned
--- memory pool too) and the session's default all give the same histograms,
--- which are width_bucket's.  This file never asks for the GPU; on a GPU
+-- binned: device = cpu, auto (with small GPU batches too) and the session's
+-- default all give the same histograms, which are width_bucket's.  The test
+-- server preloads the library, so the GPU service runs (without a GPU, it
+-- says so and everything is binned on the CPU).  This file never asks for the GPU; on a GPU
 -- machine, run the suite with PGOPTIONS='-c gpu_histogram.device=gpu' to
 -- test it (the expected output is the same).
 --
@@ -15,16 +16,16 @@ SET max_parallel_workers_per_gather = 0;
 SELECT gpu_histogram(0.5, 0, 1, 1);
 SELECT name, boot_val, unit, min_val, max_val, enumvals, context, vartype
 FROM pg_settings
-WHERE name IN ('gpu_histogram.device', 'gpu_histogram.batch_size', 'gpu_histogram.pinned_memory_limit')
-ORDER BY name;
+WHERE name LIKE 'gpu_histogram.%' AND name NOT LIKE 'gpu_histogram.debug%'
+ORDER BY name COLLATE "C";
 
 -- Invalid values.
 SET gpu_histogram.device = 'tpu';
 SET gpu_histogram.device = '';
 SET gpu_histogram.batch_size = 16383;
 SET gpu_histogram.batch_size = 67108865;
-SET gpu_histogram.pinned_memory_limit = 0;
-SET gpu_histogram.pinned_memory_limit = '1TB';
+SET gpu_histogram.service_slots = 8;
+SET gpu_histogram.pinned_memory_limit = '1GB';
 SET gpu_histogram.no_such_setting = 1;
 
 -- 1,500,000 rows in 10 groups of 150,000: more than a GPU batch of 16,384
@@ -67,8 +68,10 @@ WHERE i % 50000 = 49999 OR i = 1500000;
 SELECT count(*) AS results, count(*) FILTER (WHERE (SELECT sum(c) FROM unnest(h) c) = i) AS sums_right,
        (SELECT h FROM dev_cpu_w WHERE i = 1500000) = (SELECT up FROM dev_cpu) AS last_is_whole
 FROM dev_cpu_w;
--- with device = cpu, gpu_histogram_devices() does not touch CUDA
-SELECT * FROM gpu_histogram_devices();
+-- the service is running, with or without a GPU, and this session holds nothing in it
+SELECT service_state IN ('up', 'no GPU') AS service_running, service_pid IS NOT NULL AS has_pid,
+       service_slots, device_histograms
+FROM gpu_histogram_stats();
 
 -- device = auto: the same results.
 SET gpu_histogram.device = auto;
@@ -87,9 +90,7 @@ SELECT gpu_histogram(x, 0, 1, 1000) = (SELECT up FROM dev_cpu) AS up,
        gpu_histogram(x, 1, 0, 333) = (SELECT down FROM dev_cpu) AS down,
        gpu_histogram(x, 0.3, 0.4, 100000) = (SELECT fine FROM dev_cpu) AS fine
 FROM dev_t;
--- ... and a pinned pool of 1 MB (8 batches), too small for a lease per group
-SET gpu_histogram.pinned_memory_limit = '1MB';
-SHOW gpu_histogram.pinned_memory_limit;
+-- ... and in groups
 SELECT count(*) AS groups, count(*) FILTER (WHERE a.h IS DISTINCT FROM c.h) AS mismatches
 FROM (SELECT g, gpu_histogram(x, 0, 1, 50) AS h FROM dev_t GROUP BY g) a JOIN dev_cpu_g c USING (g);
 -- ... sorted grouping, one group at a time
@@ -102,7 +103,6 @@ SELECT count(*) AS results, count(*) FILTER (WHERE a.h IS DISTINCT FROM c.h) AS 
 FROM (SELECT i, h FROM (SELECT i, gpu_histogram(x, 0, 1, 1000) OVER (ORDER BY i / 50000) AS h FROM dev_t) s
       WHERE i % 50000 = 49999 OR i = 1500000) a
 FULL JOIN dev_cpu_w c USING (i);
-RESET gpu_histogram.pinned_memory_limit;
 RESET gpu_histogram.batch_size;
 
 -- SET LOCAL lasts until the end of the transaction.
@@ -133,7 +133,7 @@ SELECT gpu_histogram(x, 0, 1, 1000) = (SELECT up FROM dev_cpu) AS after_errors F
 SELECT count(*) >= 1 AS has_rows, count(*) FILTER (WHERE status IS NULL) AS null_status
 FROM gpu_histogram_devices();
 SELECT values_cpu + values_gpu >= 1500000 AS counted, gpu_batches >= 0 AS batches,
-       pinned_bytes >= 0 AS pinned, device_histograms AS open_device_histograms
+       device_histograms AS open_device_histograms
 FROM gpu_histogram_stats();
 
 RESET max_parallel_workers_per_gather;

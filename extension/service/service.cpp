@@ -6,10 +6,12 @@
 #include "service.h"
 #include "service_shared.h"
 
+extern "C" {
 #include "postmaster/bgworker.h"
 #include "storage/ipc.h"
 #include "storage/proc.h"
 #include "storage/shmem.h"
+}
 
 ServiceShared *gh_service = NULL;
 ServiceSlot *gh_service_slots = NULL;

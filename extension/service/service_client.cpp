@@ -12,8 +12,10 @@
  */
 #include "service_client.h"
 
+extern "C" {
 #include "storage/ipc.h"
 #include "utils/wait_event.h"
+}
 
 #include "../errors.h"
 #include "service_shared.h"

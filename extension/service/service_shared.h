@@ -21,9 +21,11 @@
 #define GH_SERVICE_SHARED_H
 
 #include "../pg_headers.h"
+extern "C" {
 #include "storage/condition_variable.h"
 #include "storage/latch.h"
 #include "storage/spin.h"
+}
 
 #include "../../gpu/gpu_backend.h"
 #include "../../gpu/histogram_spec.h"

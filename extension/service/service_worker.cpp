@@ -16,11 +16,13 @@
  */
 #include "service_shared.h"
 
+extern "C" {
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
 #include "storage/ipc.h"
 #include "storage/proc.h"
 #include "utils/wait_event.h"
+}
 
 extern "C" {
 PGDLLEXPORT void gpu_histogram_service_main(Datum arg);

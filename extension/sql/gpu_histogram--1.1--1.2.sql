@@ -14,7 +14,7 @@ CREATE FUNCTION gpu_histogram_devices(
     OUT ordinal integer, OUT name text, OUT total_memory bigint, OUT free_memory bigint,
     OUT compute_capability text, OUT multiprocessors integer, OUT status text,
     OUT batches bigint, OUT values_binned bigint, OUT device_histograms integer)
-RETURNS SETOF record AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+RETURNS SETOF record AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION gpu_histogram_devices() IS
 'the GPUs the GPU service uses, with the batches and values it binned on each and the device histograms open there, or one row saying why there is none';
