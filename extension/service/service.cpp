@@ -90,8 +90,12 @@ void register_worker(void)
     memset(&worker, 0, sizeof worker);
     worker.bgw_flags = BGWORKER_SHMEM_ACCESS;
     worker.bgw_start_time = BgWorkerStart_PostmasterStart;
-    /* after a fatal CUDA error it exits with 1; the postmaster starts it again */
-    worker.bgw_restart_time = 1;
+    /*
+     * After a fatal CUDA error it exits with 1 and the postmaster starts it
+     * again at once.  It cannot loop: failing to start CUDA is not fatal (it
+     * then runs without a GPU).
+     */
+    worker.bgw_restart_time = 0;
     snprintf(worker.bgw_library_name, BGW_MAXLEN, "gpu_histogram");
     snprintf(worker.bgw_function_name, BGW_MAXLEN, "gpu_histogram_service_main");
     snprintf(worker.bgw_name, BGW_MAXLEN, "gpu_histogram GPU service");

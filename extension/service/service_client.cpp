@@ -26,6 +26,9 @@ int32 gh_histograms_open = 0;
 
 namespace {
 
+/* How long device = 'gpu' waits for a restarting service before it gives up. */
+constexpr int kServiceStartWaitMs = 30000;
+
 int32 my_filling = 0; /* slots this process holds in SLOT_FILLING */
 bool exit_callback_registered = false;
 
@@ -207,17 +210,25 @@ void gpu_service_require(void)
                         errhint("Add gpu_histogram to shared_preload_libraries and restart the server, or set "
                                 "gpu_histogram.device to 'auto' or 'cpu'.")));
     char message[256];
-    SpinLockAcquire(&gh_service->mutex);
-    ServiceState state = gh_service->state;
-    strlcpy(message, gh_service->message, sizeof message);
-    SpinLockRelease(&gh_service->mutex);
+    ServiceState state;
+    /* a service that is (re)starting gets a while to come up: the postmaster starts it at once */
+    for (int waited_ms = 0;; waited_ms += 100) {
+        SpinLockAcquire(&gh_service->mutex);
+        state = gh_service->state;
+        strlcpy(message, gh_service->message, sizeof message);
+        SpinLockRelease(&gh_service->mutex);
+        if (state == SERVICE_UP || state == SERVICE_NO_GPU || waited_ms >= kServiceStartWaitMs)
+            break;
+        ConditionVariableTimedSleep(&gh_service->slot_freed, 100, PG_WAIT_EXTENSION);
+    }
+    ConditionVariableCancelSleep();
     if (state == SERVICE_UP)
         return;
     ereport(ERROR, (errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
                     errmsg("gpu_histogram.device is \"gpu\" but no GPU is usable"),
-                    errdetail("The GPU service is %s: %s",
-                              state == SERVICE_NO_GPU ? "running without a GPU"
-                              : state == SERVICE_STARTING ? "starting" : "not running",
+                    errdetail("The GPU service %s: %s",
+                              state == SERVICE_NO_GPU ? "found no GPU"
+                              : state == SERVICE_STARTING ? "is still starting" : "is not running",
                               message),
                     errhint("Set gpu_histogram.device to 'auto' or 'cpu'.")));
 }
