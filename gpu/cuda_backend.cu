@@ -361,6 +361,18 @@ GpuCounters gpu_counters() noexcept { return g.counters; }
 
 void gpu_fail_after(long calls) noexcept { g.fail_countdown = calls; }
 
+Status gpu_trim_memory() noexcept
+{
+    GH_ENTRY({
+        for (int i = 0; i < g.ndevices; i++) {
+            cudaMemPool_t pool;
+            GH_CUDA(cudaDeviceGetDefaultMemPool(&pool, i));
+            GH_CUDA(cudaMemPoolTrimTo(pool, 0));
+        }
+        return Status::ok;
+    })
+}
+
 Status gpu_host_register(void *host, size_t bytes) noexcept
 {
     GH_ENTRY({

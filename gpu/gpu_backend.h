@@ -59,6 +59,9 @@ Status gpu_devices(DeviceInfo *out, int capacity, int *count) noexcept;
 const char *gpu_last_error() noexcept;
 GpuCounters gpu_counters() noexcept;
 
+/* Gives the device memory that freed histograms left in each device's pool back to the driver. */
+Status gpu_trim_memory() noexcept;
+
 /* Testing only: the calls-th CUDA call from now on fails as if CUDA had (0: never). */
 void gpu_fail_after(long calls) noexcept;
 

@@ -85,8 +85,9 @@ void refresh_devices(void)
 {
     gh::DeviceInfo info[gh::kMaxDevices];
     int count = 0;
-    if (gh::gpu_devices(info, gh::kMaxDevices, &count) != gh::Status::ok)
-        return;
+    gh::Status s = gh::gpu_devices(info, gh::kMaxDevices, &count);
+    if (s != gh::Status::ok)
+        exit_on_cuda_error(s);
     SpinLockAcquire(&gh_service->mutex);
     for (int i = 0; i < count; i++)
         gh_service->devices[i].info = info[i];
@@ -110,6 +111,22 @@ bool start_gpus(void)
     if (!registered)
         ereport(LOG, (errmsg("gpu_histogram GPU service: batch slots not page-locked, copies are staged: %s",
                              gh::gpu_last_error())));
+    /* every slot's device twin on every device now: no allocation on a query's path, a fixed footprint */
+    for (int slot = 0; slot < gh_service->nslots; slot++) {
+        for (int device = 0; device < ndevices; device++) {
+            s = gh::gpu_batch_create(device, service_slot_values(slot), static_cast<size_t>(gh_service->slot_values),
+                                     &batches[slot * gh::kMaxDevices + device]);
+            if (s != gh::Status::ok) {
+                /* not fatal: a service that cannot start would only be started again and again */
+                char text[300];
+                snprintf(text, sizeof text, "the device buffers of %d slots of %d values: %s: %s", gh_service->nslots,
+                         gh_service->slot_values, gh::status_text(s), gh::gpu_last_error());
+                set_message(text);
+                ereport(LOG, (errmsg("gpu_histogram GPU service: no GPU used: %s", text)));
+                return false;
+            }
+        }
+    }
     refresh_devices();
     SpinLockAcquire(&gh_service->mutex);
     gh_service->registered = registered;
@@ -392,6 +409,12 @@ void serve(void)
             continue;
         TimestampTz now = GetCurrentTimestamp();
         if (TimestampDifferenceExceeds(last_idle_work, now, 1000)) {
+            /* idle for a second: freed histograms' memory goes back, and free memory is read afresh */
+            if (n_in_flight == 0) {
+                gh::Status s = gh::gpu_trim_memory();
+                if (s != gh::Status::ok)
+                    exit_on_cuda_error(s);
+            }
             refresh_devices();
             reclaim_orphans();
             last_idle_work = now;

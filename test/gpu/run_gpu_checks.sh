@@ -10,9 +10,10 @@
 # 1. the whole pg_regress suite with gpu_histogram.device = gpu, same expected files;
 # 2. gpu_histogram_stats() shows the values went through the GPU;
 # 3. N (default 1000) queries in one backend, with ERRORs mid-aggregation,
-#    statement_timeout cancels, NaN values and injected CUDA failures among
-#    them, leave pinned memory, device histograms and device free memory as
-#    they were.
+#    statement_timeout cancels, NaN values and injected fatal CUDA failures
+#    in the GPU service (each one restarts it) among them, leave the
+#    service's slots, device histograms and device memory, and the backend's
+#    own histograms, as they were.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 leak_queries=1000
@@ -55,9 +56,13 @@ sql=$(mktemp /tmp/gh_leak.XXXXXX.sql)
     echo "SELECT gpu_histogram(x, 0, 1, 256) = (SELECT array_agg(coalesce(c, 0) ORDER BY b) FROM generate_series(0, 257) b LEFT JOIN (SELECT width_bucket(x, 0, 1, 256) b, count(*) c FROM gh_leak GROUP BY 1) w USING (b)) AS gpu_matches_width_bucket FROM gh_leak;"
     echo "SELECT values_gpu >= 300000 AND gpu_batches >= 18 AS values_went_through_gpu FROM gpu_histogram_stats();"
     for _ in 1 2 3; do echo "SELECT gpu_histogram(x, 0, 1, 256) IS NOT NULL FROM gh_leak;"; echo "SELECT count(*) FROM (SELECT i % 100, gpu_histogram(x, 0, 1, 64) FROM gh_leak GROUP BY 1) s;"; done
-    echo "SELECT 'before', pinned_bytes, pinned_buffers, device_histograms, (SELECT free_memory FROM gpu_histogram_devices() LIMIT 1) FROM gpu_histogram_stats();"
+    # the service trims its memory pools and reads free memory after a second idle
+    echo "SELECT pg_sleep(1.5); SELECT 'before', device_histograms, service_slots_in_use, service_device_histograms, service_device_bytes, (SELECT string_agg(free_memory::text, ',' ORDER BY ordinal) FROM gpu_histogram_devices()) FROM gpu_histogram_stats();"
     for ((q = 0; q < leak_queries; q++)); do
-        case $((q % 12)) in
+        kind=$((q % 12))
+        # an injected failure restarts the service (about half a second): one cycle in four injects
+        if [ $((q % 48)) -ge 12 ] && { [ $kind = 4 ] || [ $kind = 9 ] || [ $kind = 10 ]; }; then kind=0; fi
+        case $kind in
         0) echo "SELECT gpu_histogram(x, 0, 1, 256) IS NOT NULL FROM gh_leak;" ;;
         1) echo "SELECT gpu_histogram(x / (CASE WHEN i = 250000 THEN 0 ELSE 1 END), 0, 1, 256) FROM gh_leak;" ;;
         2) echo "SET statement_timeout = '3ms'; SELECT gpu_histogram(x, 0, 1, 1000) IS NOT NULL FROM gh_leak; RESET statement_timeout;" ;;
@@ -74,18 +79,19 @@ sql=$(mktemp /tmp/gh_leak.XXXXXX.sql)
         11) echo "SELECT gpu_histogram('2024-01-01'::timestamptz + i * interval '1 second' / (CASE WHEN i = 250000 THEN 0 ELSE 1 END), '2024-01-01', '2024-01-05', 1440) FROM gh_leak;" ;;
         esac
     done
-    echo "SELECT 'after', pinned_bytes, pinned_buffers, device_histograms, (SELECT free_memory FROM gpu_histogram_devices() LIMIT 1) FROM gpu_histogram_stats();"
+    echo "SELECT pg_sleep(1.5); SELECT 'after', device_histograms, service_slots_in_use, service_device_histograms, service_device_bytes, (SELECT string_agg(free_memory::text, ',' ORDER BY ordinal) FROM gpu_histogram_devices()) FROM gpu_histogram_stats();"
     # each subquery plans alone: the numeric one through the aggregate, the float8 one through the scan
     echo "SELECT (SELECT gpu_histogram(x, 0, 1, 256) FROM gh_leak) = (SELECT array_agg(coalesce(c, 0) ORDER BY b) FROM generate_series(0, 257) b LEFT JOIN (SELECT width_bucket(x, 0, 1, 256) b, count(*) c FROM gh_leak GROUP BY 1) w USING (b)) AND (SELECT gpu_histogram(xf, 0, 1, 256) FROM gh_leak) = (SELECT array_agg(coalesce(c, 0) ORDER BY b) FROM generate_series(0, 257) b LEFT JOIN (SELECT width_bucket(xf, 0, 1, 256) b, count(*) c FROM gh_leak GROUP BY 1) w USING (b)) AS still_correct;"
 } >"$sql"
 out=$(psql -X -q -At -F ' ' -f "$sql" 2>"$sql.err")
 errors=$(grep -c ERROR "$sql.err")
-echo "$out" | grep -v '^t$\|^[0-9]*$' | sed 's/^/  /'
+echo "$out" | grep -v '^t$\|^[0-9]*$\|^$' | sed 's/^/  /'
 [ "$(echo "$out" | sed -n 1p)" = t ] && echo "PASS: device=gpu matches width_bucket" || { echo "FAIL: device=gpu result differs"; failures=$((failures + 1)); }
 [ "$(echo "$out" | sed -n 2p)" = t ] && echo "PASS: gpu_histogram_stats() shows the values went through the GPU" || { echo "FAIL: stats"; failures=$((failures + 1)); }
 before=$(echo "$out" | sed -n 's/^before //p'); after=$(echo "$out" | sed -n 's/^after //p')
 echo "  $leak_queries queries, $errors of them ended in an ERROR (division by zero, cancel, NaN, injected CUDA failure; aggregate and custom scan)"
-echo "  pinned bytes, pinned buffers, device histograms, device free bytes: before [$before] after [$after]"
+echo "  backend's device histograms, service slots in use, service device histograms, service device bytes, device free bytes: before [$before] after [$after]"
+psql_q -c "SELECT 'service: ' || service_state || ', pid ' || service_pid || ', started ' || service_starts || ' times' FROM gpu_histogram_stats()"
 if [ -n "$before" ] && [ "$before" = "$after" ] && [ "$(echo "$out" | tail -1)" = t ]; then
     echo "PASS: nothing leaked, and the backend still answers correctly"
 else

@@ -4,18 +4,27 @@
  * Random and adversarial data (every edge value, ±0, denormals, ±inf),
  * sizes 0, 1 and odd tails, misaligned starts, constant input, 1 and
  * 10,000,000 buckets, both bound orders and both PostgreSQL rules; the
- * pinned-batch pipeline through the public interface; NaN, pool exhaustion
- * and injected CUDA failures.  Time histograms (int64 values, PostgreSQL's
- * numeric rounding at the edges) and thresholds (in shared and in global
- * memory, sorted and unsorted, up to 100,000) against the CPU loops too.
- * Skips, with a message, where there is no GPU.
+ * batch pipeline through the public interface, as the GPU service drives
+ * it: host memory the caller owns and registers, batch buffers reused once
+ * gpu_batch_busy says their copy is done, drains of whole histograms and of
+ * ranges of their counters, histograms on every device; NaN, refused
+ * arguments, interrupted drains and injected CUDA failures.  Time histograms
+ * (int64 values, PostgreSQL's numeric rounding at the edges) and thresholds
+ * (in shared and in global memory, sorted and unsorted, up to 100,000)
+ * against the CPU loops too.  Skips, with a message, where there is no GPU.
  */
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <iostream>
+#include <memory>
 #include <random>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "cpu_backend.h"
@@ -36,6 +45,9 @@ class Cuda : public ::testing::Test {
         if (s != Status::ok)
             GTEST_SKIP() << "no usable GPU, CUDA tests skipped: " << gh::status_text(s) << ": "
                          << gh::gpu_last_error();
+        ASSERT_GE(gh::gpu_device_count(), 1);
+        /* the kernel tests allocate on the current device, which the engine's calls move */
+        ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
         ASSERT_EQ(gh::describe_device(0, &limits), cudaSuccess);
     }
     gh::KernelLimits limits{};
@@ -102,29 +114,172 @@ std::vector<int64_t> on_gpu_kernel(const BucketSpec &spec, const std::vector<T> 
     return std::vector<int64_t>(host.begin(), host.end());
 }
 
-/* The pipeline through gpu_backend.h for any kind: 8-byte words in pinned batches. */
+/* Free memory on `device`, read from CUDA itself: the engine does not report it. */
+size_t free_device_memory(int device)
+{
+    int current = 0;
+    EXPECT_EQ(cudaGetDevice(&current), cudaSuccess);
+    EXPECT_EQ(cudaSetDevice(device), cudaSuccess);
+    size_t free_bytes = 0, total = 0;
+    EXPECT_EQ(cudaMemGetInfo(&free_bytes, &total), cudaSuccess);
+    EXPECT_EQ(cudaSetDevice(current), cudaSuccess);
+    return free_bytes;
+}
+
+/* What CUDA takes host memory at p for: cudaMemoryTypeHost while page-locked. */
+cudaMemoryType memory_type(const void *p)
+{
+    cudaPointerAttributes a{};
+    EXPECT_EQ(cudaPointerGetAttributes(&a, p), cudaSuccess);
+    return a.type;
+}
+
+bool injected(const char *error) { return std::strstr(error, "failure injected") != nullptr; }
+
+/*
+ * Host memory the caller owns, as the GPU service owns its batch slots: one
+ * page-aligned allocation, page-locked with gpu_host_register unless told
+ * not to (a failed registration leaves it pageable, and still usable).
+ */
+class HostArea {
+  public:
+    explicit HostArea(size_t words, bool page_lock = true)
+        : bytes_((std::max<size_t>(words, 1) * sizeof(double) + kPage - 1) / kPage * kPage)
+    {
+        words_ = static_cast<double *>(std::aligned_alloc(kPage, bytes_));
+        EXPECT_NE(words_, nullptr);
+        if (words_ != nullptr && page_lock)
+            registered_ = gh::gpu_host_register(words_, bytes_) == Status::ok;
+    }
+    ~HostArea()
+    {
+        if (registered_)
+            gh::gpu_host_unregister(words_);
+        std::free(words_);
+    }
+    HostArea(const HostArea &) = delete;
+    HostArea &operator=(const HostArea &) = delete;
+
+    double *words() const { return words_; }
+    size_t bytes() const { return bytes_; }
+    bool registered() const { return registered_; }
+
+  private:
+    static constexpr size_t kPage = 4096;
+    size_t bytes_;
+    double *words_ = nullptr;
+    bool registered_ = false;
+};
+
+/*
+ * `count` batch buffers of `capacity` words on `device`, over consecutive
+ * parts of a host area, used in turn as the service uses its slots: wait
+ * until a buffer's area may be refilled, fill it, submit it.
+ */
+class Ring {
+  public:
+    Ring(int device, double *host, size_t capacity, int count) : device_(device), host_(host), capacity_(capacity)
+    {
+        for (int k = 0; k < count && status_ == Status::ok; k++) {
+            gh::BatchBuffer *b = nullptr;
+            status_ = gh::gpu_batch_create(device, host + static_cast<size_t>(k) * capacity, capacity, &b);
+            if (status_ == Status::ok)
+                batches_.push_back(b);
+            else
+                EXPECT_EQ(b, nullptr);
+        }
+    }
+    ~Ring()
+    {
+        for (int k = 0; k < size(); k++) {
+            wait_until_free(k); /* the host area goes after this */
+            gh::gpu_batch_destroy(batches_[static_cast<size_t>(k)]);
+        }
+    }
+    Ring(const Ring &) = delete;
+    Ring &operator=(const Ring &) = delete;
+
+    Status status() const { return status_; }
+    int device() const { return device_; }
+    int size() const { return static_cast<int>(batches_.size()); }
+    double *area(int k) const { return host_ + static_cast<size_t>(k) * capacity_; }
+    gh::BatchBuffer *batch(int k) const { return batches_[static_cast<size_t>(k)]; }
+
+    /* Polls gpu_batch_busy until buffer k's host area may be refilled. */
+    Status wait_until_free(int k) const
+    {
+        for (;;) {
+            bool busy = true;
+            Status s = gh::gpu_batch_busy(batch(k), &busy);
+            if (s != Status::ok || !busy)
+                return s;
+            std::this_thread::yield();
+        }
+    }
+
+  private:
+    int device_;
+    double *host_;
+    size_t capacity_;
+    std::vector<gh::BatchBuffer *> batches_;
+    Status status_ = Status::ok;
+};
+
+/* A registered host area with a ring of batch buffers over it, on one device. */
+struct Batches {
+    Batches(int device, size_t capacity, int count = 3)
+        : host(capacity * static_cast<size_t>(count)), ring(device, host.words(), capacity, count)
+    {
+    }
+    HostArea host;
+    Ring ring;
+};
+
+/* Sends v through the ring into h, `batch` words at a time (at most the ring's capacity). */
+template <typename T> Status feed(gh::DeviceHistogram *h, const Ring &ring, const std::vector<T> &v, size_t batch)
+{
+    static_assert(sizeof(T) == sizeof(double), "batches hold 8-byte words");
+    size_t i = 0;
+    for (size_t start = 0; start < v.size(); start += batch, i++) {
+        int k = static_cast<int>(i % static_cast<size_t>(ring.size()));
+        size_t n = std::min(batch, v.size() - start);
+        Status s = ring.wait_until_free(k);
+        if (s != Status::ok)
+            return s;
+        std::memcpy(ring.area(k), v.data() + start, n * sizeof(T));
+        if ((s = gh::gpu_histogram_submit(h, ring.batch(k), n)) != Status::ok)
+            return s;
+    }
+    return Status::ok;
+}
+
+/* One histogram of any kind through the ring: open, feed, drain every counter, close. */
 template <typename T>
-Status words_on_gpu_pipeline(const gh::HistogramSpec &spec, const std::vector<T> &v, size_t batch,
+Status words_on_gpu_pipeline(const gh::HistogramSpec &spec, const std::vector<T> &v, const Ring &ring, size_t batch,
                              std::vector<int64_t> *counts)
 {
-    counts->assign(gh::histogram_slots(spec), 0);
+    const int32_t slots = gh::histogram_slots(spec);
+    counts->assign(static_cast<size_t>(slots), 0);
     gh::DeviceHistogram *h = nullptr;
-    Status s = gh::gpu_histogram_open(spec, &h);
+    Status s = gh::gpu_histogram_open(spec, ring.device(), &h);
     if (s != Status::ok)
         return s;
-    for (size_t start = 0; start < v.size() && s == Status::ok; start += batch) {
-        size_t n = std::min(batch, v.size() - start);
-        gh::PinnedBatch *b = nullptr;
-        s = gh::gpu_batch_acquire(batch, 4 * batch * sizeof(double), nullptr, &b);
-        if (s != Status::ok)
-            break;
-        std::memcpy(b->values, v.data() + start, n * sizeof(T));
-        s = gh::gpu_histogram_submit(h, b, n);
-    }
+    s = feed(h, ring, v, batch);
     if (s == Status::ok)
-        s = gh::gpu_histogram_drain(h, counts->data(), nullptr);
+        s = gh::gpu_histogram_drain(h, 0, slots, counts->data(), nullptr);
     gh::gpu_histogram_close(h);
     return s;
+}
+
+/* The same through a ring of its own: registered memory and three batch buffers on `device`. */
+template <typename T>
+Status words_on_gpu_pipeline(const gh::HistogramSpec &spec, const std::vector<T> &v, size_t batch,
+                             std::vector<int64_t> *counts, int device = 0)
+{
+    Batches b(device, batch);
+    if (b.ring.status() != Status::ok)
+        return b.ring.status();
+    return words_on_gpu_pipeline(spec, v, b.ring, batch, counts);
 }
 
 /* The float8 form through the same pipeline. */
@@ -234,6 +389,15 @@ TEST_F(Cuda, NaNSetsTheFlag)
     EXPECT_EQ(nan, 1);
     std::vector<int64_t> counts;
     EXPECT_EQ(on_gpu_pipeline(spec, v, 16384, &counts), Status::nan_value);
+    /* a drain of part of the counters reports it too */
+    Batches b(0, 16384);
+    ASSERT_EQ(b.ring.status(), Status::ok) << gh::gpu_last_error();
+    gh::DeviceHistogram *h = nullptr;
+    ASSERT_EQ(gh::gpu_histogram_open(gh::float_histogram(spec), 0, &h), Status::ok);
+    ASSERT_EQ(feed(h, b.ring, v, 16384), Status::ok);
+    counts.assign(3, 0);
+    EXPECT_EQ(gh::gpu_histogram_drain(h, 7, 3, counts.data(), nullptr), Status::nan_value);
+    gh::gpu_histogram_close(h);
 }
 
 TEST_F(Cuda, PinnedPipelineMatchesCpu)
@@ -246,44 +410,12 @@ TEST_F(Cuda, PinnedPipelineMatchesCpu)
             ASSERT_EQ(on_gpu_pipeline(spec, v, 1 << 18, &counts), Status::ok);
             ASSERT_EQ(counts, on_cpu(spec, v.data(), v.size()));
         }
-}
-
-TEST_F(Cuda, PoolIsBoundedAndReused)
-{
-    size_t cap = 1 << 16, limit = 2 * cap * sizeof(double);
-    gh::PinnedBatch *a = nullptr, *b = nullptr, *c = nullptr;
-    ASSERT_EQ(gh::gpu_batch_acquire(cap, limit, nullptr, &a), Status::ok);
-    ASSERT_EQ(gh::gpu_batch_acquire(cap, limit, nullptr, &b), Status::ok);
-    /* both held, none in flight: nothing to wait for */
-    EXPECT_EQ(gh::gpu_batch_acquire(cap, limit, nullptr, &c), Status::out_of_memory);
-    int64_t bytes = gh::gpu_counters().pinned_bytes;
-    gh::gpu_batch_release(a);
-    ASSERT_EQ(gh::gpu_batch_acquire(cap, limit, nullptr, &c), Status::ok);
-    EXPECT_EQ(c, a);
-    EXPECT_EQ(gh::gpu_counters().pinned_bytes, bytes);
-    gh::gpu_batch_release(b);
-    gh::gpu_batch_release(c);
-}
-
-TEST_F(Cuda, InjectedFailureIsReportedAndRecovered)
-{
-    BucketSpec spec{0, 1, 16, BucketRule::pg15};
-    std::vector<double> v = adversarial(0, 1, 16, 100000, 5);
-    std::vector<int64_t> warm;
-    ASSERT_EQ(on_gpu_pipeline(spec, v, 16384, &warm), Status::ok); /* pool at its working size */
-    size_t free_before = gh::gpu_free_device_memory();
-    for (long k = 1; k <= 6; k++) {
-        gh::gpu_fail_after(k);
-        std::vector<int64_t> counts;
-        Status s = on_gpu_pipeline(spec, v, 16384, &counts);
-        gh::gpu_fail_after(0);
-        EXPECT_NE(s, Status::ok) << "call " << k << " was meant to fail";
-        EXPECT_NE(std::string(gh::gpu_last_error()), "");
-    }
+    /* buffers of an odd size: host areas at addresses 8 but not 16 bytes apart, a short last batch */
+    BucketSpec spec{-2, 2, 1000, BucketRule::pg16};
+    std::vector<double> v = adversarial(-2, 2, 1000, 1000001, 12);
     std::vector<int64_t> counts;
-    ASSERT_EQ(on_gpu_pipeline(spec, v, 16384, &counts), Status::ok);
-    EXPECT_EQ(counts, on_cpu(spec, v.data(), v.size()));
-    EXPECT_EQ(gh::gpu_free_device_memory(), free_before);
+    ASSERT_EQ(on_gpu_pipeline(spec, v, 100003, &counts), Status::ok);
+    ASSERT_EQ(counts, on_cpu(spec, v.data(), v.size()));
 }
 
 /* ---- time histograms (int64 values) and thresholds ---- */
@@ -476,8 +608,436 @@ TEST_F(Cuda, PipelineForTimeAndThresholds)
     std::vector<double> many(100000);
     for (size_t i = 0; i < many.size(); i++)
         many[i] = -1000 + 0.02 * double(i);
-    ASSERT_EQ(words_on_gpu_pipeline(gh::threshold_histogram(many.data(), int32_t(many.size())), x, 1 << 18, &counts),
-              Status::ok);
-    ASSERT_EQ(counts, thresholds_on_cpu(many, x.data(), x.size()));
-    EXPECT_EQ(gh::gpu_free_device_memory() > 0, true);
+    /* the second round needs no device memory that the first did not give back */
+    size_t free_after_first = 0;
+    for (int round = 0; round < 2; round++) {
+        ASSERT_EQ(words_on_gpu_pipeline(gh::threshold_histogram(many.data(), int32_t(many.size())), x, 1 << 18,
+                                        &counts),
+                  Status::ok);
+        ASSERT_EQ(counts, thresholds_on_cpu(many, x.data(), x.size()));
+        if (round == 0)
+            free_after_first = free_device_memory(0);
+    }
+    EXPECT_EQ(free_device_memory(0), free_after_first);
+}
+
+/* ---- the caller's host memory, batch buffers, drains, devices, failures ---- */
+
+/* Without a GPU every entry point refuses, and says why; with one, unknown devices and oversized batches. */
+TEST(CudaEngine, RefusesUnknownDevicesAndOversizedBatches)
+{
+    const Status started = gh::gpu_start();
+    const int devices = gh::gpu_device_count();
+    BucketSpec spec{0, 1, 4, BucketRule::pg15};
+    char sentinel = 0;
+    double words[16] = {};
+    if (started != Status::ok) {
+        EXPECT_FALSE(gh::gpu_started());
+        EXPECT_EQ(devices, 0);
+        EXPECT_NE(std::string(gh::gpu_last_error()), "");
+        gh::DeviceInfo info[1];
+        int count = -1;
+        EXPECT_NE(gh::gpu_devices(info, 1, &count), Status::ok);
+        EXPECT_EQ(count, 0);
+        gh::DeviceHistogram *h = reinterpret_cast<gh::DeviceHistogram *>(&sentinel);
+        EXPECT_EQ(gh::gpu_histogram_open(gh::float_histogram(spec), 0, &h), Status::no_device);
+        EXPECT_EQ(h, nullptr);
+        gh::BatchBuffer *b = reinterpret_cast<gh::BatchBuffer *>(&sentinel);
+        EXPECT_EQ(gh::gpu_batch_create(0, words, 16, &b), Status::no_device);
+        EXPECT_EQ(b, nullptr);
+        EXPECT_EQ(gh::gpu_host_register(words, sizeof words), Status::no_device);
+        gh::gpu_host_unregister(words); /* nothing to undo: harmless */
+        std::cout << "[   NOTE   ] no GPU (" << gh::status_text(started) << "): only the refusals were checked\n";
+        return;
+    }
+    ASSERT_TRUE(gh::gpu_started());
+    ASSERT_GE(devices, 1);
+    for (int bad : {-1, devices, gh::kMaxDevices}) {
+        gh::DeviceHistogram *h = reinterpret_cast<gh::DeviceHistogram *>(&sentinel);
+        EXPECT_EQ(gh::gpu_histogram_open(gh::float_histogram(spec), bad, &h), Status::no_device) << bad;
+        EXPECT_EQ(h, nullptr);
+        gh::BatchBuffer *b = reinterpret_cast<gh::BatchBuffer *>(&sentinel);
+        EXPECT_EQ(gh::gpu_batch_create(bad, words, 16, &b), Status::no_device) << bad;
+        EXPECT_EQ(b, nullptr);
+    }
+    /* a batch longer than its buffer is refused; the histogram goes on */
+    HostArea area(16);
+    gh::BatchBuffer *b = nullptr;
+    ASSERT_EQ(gh::gpu_batch_create(0, area.words(), 16, &b), Status::ok) << gh::gpu_last_error();
+    gh::DeviceHistogram *h = nullptr;
+    ASSERT_EQ(gh::gpu_histogram_open(gh::float_histogram(spec), 0, &h), Status::ok) << gh::gpu_last_error();
+    EXPECT_EQ(gh::gpu_histogram_device(h), 0);
+    std::fill(area.words(), area.words() + 16, 0.3);
+    EXPECT_EQ(gh::gpu_histogram_submit(h, b, 17), Status::internal_error);
+    EXPECT_EQ(gh::gpu_histogram_submit(h, b, 16), Status::ok) << gh::gpu_last_error();
+    std::vector<int64_t> counts(6, 0);
+    EXPECT_EQ(gh::gpu_histogram_drain(h, 0, 6, counts.data(), nullptr), Status::ok);
+    EXPECT_EQ(counts, (std::vector<int64_t>{0, 0, 16, 0, 0, 0}));
+    gh::gpu_histogram_close(h);
+    gh::gpu_batch_destroy(b);
+}
+
+TEST_F(Cuda, CallerHostMemoryRegistersAndFeedsBatches)
+{
+    BucketSpec spec{-1, 1, 64, BucketRule::pg15};
+    std::vector<double> v = adversarial(-1, 1, 64, 300000, 21);
+    const std::vector<int64_t> expected = on_cpu(spec, v.data(), v.size());
+    const size_t cap = 1 << 16;
+    std::vector<int64_t> counts;
+
+    /* malloc'd, then registered: page-locked while registered, pageable again after */
+    {
+        HostArea area(2 * cap, false);
+        ASSERT_NE(area.words(), nullptr);
+        EXPECT_EQ(memory_type(area.words()), cudaMemoryTypeUnregistered);
+        ASSERT_EQ(gh::gpu_host_register(area.words(), area.bytes()), Status::ok) << gh::gpu_last_error();
+        EXPECT_EQ(memory_type(area.words()), cudaMemoryTypeHost);
+        EXPECT_EQ(memory_type(area.words() + 2 * cap - 1), cudaMemoryTypeHost);
+        /* a second registration of the same memory is refused and reported; the first stands */
+        EXPECT_EQ(gh::gpu_host_register(area.words(), area.bytes()), Status::cuda_error);
+        EXPECT_NE(std::string(gh::gpu_last_error()), "");
+        EXPECT_EQ(memory_type(area.words()), cudaMemoryTypeHost);
+        {
+            Ring ring(0, area.words(), cap, 2);
+            ASSERT_EQ(ring.status(), Status::ok) << gh::gpu_last_error();
+            ASSERT_EQ(words_on_gpu_pipeline(gh::float_histogram(spec), v, ring, cap, &counts), Status::ok)
+                << gh::gpu_last_error();
+            EXPECT_EQ(counts, expected);
+        }
+        gh::gpu_host_unregister(area.words());
+        EXPECT_EQ(memory_type(area.words()), cudaMemoryTypeUnregistered);
+    }
+    /* memory CUDA allocated page-locked needs no registration */
+    {
+        double *pinned = nullptr;
+        ASSERT_EQ(cudaHostAlloc(&pinned, 2 * cap * sizeof(double), cudaHostAllocPortable), cudaSuccess);
+        {
+            Ring ring(0, pinned, cap, 2);
+            ASSERT_EQ(ring.status(), Status::ok) << gh::gpu_last_error();
+            ASSERT_EQ(words_on_gpu_pipeline(gh::float_histogram(spec), v, ring, cap, &counts), Status::ok)
+                << gh::gpu_last_error();
+            EXPECT_EQ(counts, expected);
+        }
+        EXPECT_EQ(cudaFreeHost(pinned), cudaSuccess);
+    }
+    /* memory left pageable (as after a failed registration) still works: the driver stages the copies */
+    {
+        HostArea area(2 * cap, false);
+        Ring ring(0, area.words(), cap, 2);
+        ASSERT_EQ(ring.status(), Status::ok) << gh::gpu_last_error();
+        ASSERT_EQ(words_on_gpu_pipeline(gh::float_histogram(spec), v, ring, cap, &counts), Status::ok)
+            << gh::gpu_last_error();
+        EXPECT_EQ(counts, expected);
+        EXPECT_EQ(memory_type(area.words()), cudaMemoryTypeUnregistered);
+    }
+}
+
+TEST_F(Cuda, BatchBufferReusedAcrossSubmits)
+{
+    /*
+     * One buffer for sixteen batches: each refill waits for gpu_batch_busy
+     * to say the last copy is done.  Batch r's values all lie in bucket
+     * r + 1, so a copy that read part of a later refill would move counts.
+     */
+    const int32_t rounds = 16;
+    const size_t cap = size_t(1) << 21; /* 16 MiB a batch */
+    BucketSpec spec{0, double(rounds), rounds, BucketRule::pg15};
+    HostArea area(cap);
+    ASSERT_TRUE(area.registered()) << gh::gpu_last_error();
+    gh::BatchBuffer *b = nullptr;
+    ASSERT_EQ(gh::gpu_batch_create(0, area.words(), cap, &b), Status::ok) << gh::gpu_last_error();
+    bool busy = true;
+    ASSERT_EQ(gh::gpu_batch_busy(b, &busy), Status::ok);
+    EXPECT_FALSE(busy); /* nothing submitted yet */
+    gh::DeviceHistogram *h = nullptr;
+    ASSERT_EQ(gh::gpu_histogram_open(gh::float_histogram(spec), 0, &h), Status::ok) << gh::gpu_last_error();
+    const gh::GpuCounters before = gh::gpu_counters();
+    EXPECT_EQ(gh::gpu_histogram_submit(h, b, 0), Status::ok); /* an empty batch is a batch */
+    std::vector<int64_t> expected(rounds + 2, 0);
+    int64_t total = 0;
+    int saw_busy = 0;
+    for (int32_t r = 0; r < rounds; r++) {
+        for (busy = true; busy;) {
+            ASSERT_EQ(gh::gpu_batch_busy(b, &busy), Status::ok) << gh::gpu_last_error();
+            saw_busy += busy;
+        }
+        size_t n = cap - size_t(r) * 1001;
+        for (size_t i = 0; i < n; i++)
+            area.words()[i] = r + double(i % 1000) / 1000;
+        ASSERT_EQ(gh::cpu_bin(spec, area.words(), n, expected.data()), Status::ok);
+        ASSERT_EQ(gh::gpu_histogram_submit(h, b, n), Status::ok) << gh::gpu_last_error();
+        total += int64_t(n);
+    }
+    /* once the last copy is done the area is the caller's again, even before the kernel ran */
+    for (busy = true; busy;)
+        ASSERT_EQ(gh::gpu_batch_busy(b, &busy), Status::ok) << gh::gpu_last_error();
+    std::fill(area.words(), area.words() + cap, std::nan(""));
+    std::vector<int64_t> counts(rounds + 2, 0);
+    ASSERT_EQ(gh::gpu_histogram_drain(h, 0, rounds + 2, counts.data(), nullptr), Status::ok)
+        << "the NaN written after busy went false was read by a copy";
+    EXPECT_EQ(counts, expected);
+    for (int32_t r = 0; r < rounds; r++)
+        EXPECT_EQ(counts[size_t(r) + 1], int64_t(cap - size_t(r) * 1001)) << r;
+    const gh::GpuCounters after = gh::gpu_counters();
+    EXPECT_EQ(after.batches - before.batches, rounds + 1);
+    EXPECT_EQ(after.values_binned - before.values_binned, total);
+    ASSERT_EQ(gh::gpu_batch_busy(b, &busy), Status::ok);
+    EXPECT_FALSE(busy); /* drained: every copy is done */
+    gh::gpu_histogram_close(h);
+    gh::gpu_batch_destroy(b);
+    std::cout << "[   NOTE   ] gpu_batch_busy answered busy " << saw_busy << " times\n";
+}
+
+TEST_F(Cuda, ChunkedDrainsEqualAWholeDrain)
+{
+    BucketSpec spec{-5, 5, 1000, BucketRule::pg16};
+    const int32_t slots = spec.nbins + 2;
+    std::vector<double> v = adversarial(-5, 5, 1000, 500000, 41);
+    const std::vector<int64_t> expected = on_cpu(spec, v.data(), v.size());
+    const size_t batch = 1 << 16;
+    Batches b(0, batch);
+    ASSERT_EQ(b.ring.status(), Status::ok) << gh::gpu_last_error();
+
+    for (int32_t chunk : {1, 7, 400, 501, 1001, 1002}) {
+        gh::DeviceHistogram *h = nullptr;
+        ASSERT_EQ(gh::gpu_histogram_open(gh::float_histogram(spec), 0, &h), Status::ok) << gh::gpu_last_error();
+        ASSERT_EQ(feed(h, b.ring, v, batch), Status::ok) << gh::gpu_last_error();
+        std::vector<int64_t> counts(size_t(slots), 0);
+        for (int32_t first = 0; first < slots; first += chunk)
+            ASSERT_EQ(gh::gpu_histogram_drain(h, first, std::min(chunk, slots - first), counts.data() + first,
+                                              nullptr),
+                      Status::ok)
+                << "chunk " << chunk << " first " << first;
+        EXPECT_EQ(counts, expected) << "chunk " << chunk;
+        gh::gpu_histogram_close(h);
+    }
+
+    /* a drain adds into counts, zeroes only its range on the device, and leaves the rest */
+    gh::DeviceHistogram *h = nullptr;
+    ASSERT_EQ(gh::gpu_histogram_open(gh::float_histogram(spec), 0, &h), Status::ok) << gh::gpu_last_error();
+    ASSERT_EQ(feed(h, b.ring, v, batch), Status::ok);
+    std::vector<int64_t> low(500, 1);
+    ASSERT_EQ(gh::gpu_histogram_drain(h, 0, 500, low.data(), nullptr), Status::ok);
+    for (size_t i = 0; i < low.size(); i++)
+        ASSERT_EQ(low[i], expected[i] + 1) << i;
+    std::vector<int64_t> again(500, 0);
+    ASSERT_EQ(gh::gpu_histogram_drain(h, 0, 500, again.data(), nullptr), Status::ok);
+    EXPECT_EQ(again, std::vector<int64_t>(500, 0));
+    ASSERT_EQ(feed(h, b.ring, v, batch), Status::ok);
+    /* an empty range, and ranges outside the counters, which are refused and touch nothing */
+    std::vector<int64_t> whole(size_t(slots), 0);
+    EXPECT_EQ(gh::gpu_histogram_drain(h, slots, 0, whole.data(), nullptr), Status::ok);
+    EXPECT_EQ(gh::gpu_histogram_drain(h, -1, 2, whole.data(), nullptr), Status::internal_error);
+    EXPECT_EQ(gh::gpu_histogram_drain(h, 0, -1, whole.data(), nullptr), Status::internal_error);
+    EXPECT_EQ(gh::gpu_histogram_drain(h, 1, slots, whole.data(), nullptr), Status::internal_error);
+    EXPECT_EQ(gh::gpu_histogram_drain(h, INT32_MAX, 1, whole.data(), nullptr), Status::internal_error);
+    EXPECT_EQ(whole, std::vector<int64_t>(size_t(slots), 0));
+    ASSERT_EQ(gh::gpu_histogram_drain(h, 0, slots, whole.data(), nullptr), Status::ok);
+    for (size_t i = 0; i < whole.size(); i++)
+        ASSERT_EQ(whole[i], (i < 500 ? 1 : 2) * expected[i]) << i;
+    gh::gpu_histogram_close(h);
+
+    /* the time and threshold kinds, in three uneven parts */
+    gh::Int64Spec ts{0, 86400000000LL, 1440};
+    std::vector<int64_t> times = int64_values(ts, 400003, 43);
+    std::vector<double> t(30000);
+    for (size_t i = 0; i < t.size(); i++)
+        t[i] = -1000 + 0.07 * double(i);
+    std::vector<double> x = threshold_values(t, 400003, 44);
+    struct Case {
+        gh::HistogramSpec spec;
+        std::vector<int64_t> expected;
+    };
+    for (const Case &c : {Case{gh::int64_histogram(ts), int64_on_cpu(ts, times)},
+                          Case{gh::threshold_histogram(t.data(), int32_t(t.size())),
+                               thresholds_on_cpu(t, x.data(), x.size())}}) {
+        const int32_t n = gh::histogram_slots(c.spec);
+        gh::DeviceHistogram *g = nullptr;
+        ASSERT_EQ(gh::gpu_histogram_open(c.spec, 0, &g), Status::ok) << gh::gpu_last_error();
+        ASSERT_EQ(c.spec.kind == gh::SpecKind::int64_interval ? feed(g, b.ring, times, batch) : feed(g, b.ring, x, batch),
+                  Status::ok);
+        std::vector<int64_t> counts(size_t(n), 0);
+        const int32_t cuts[] = {0, n / 3 + 1, n - 2, n};
+        for (int k = 0; k < 3; k++)
+            ASSERT_EQ(gh::gpu_histogram_drain(g, cuts[k], cuts[k + 1] - cuts[k], counts.data() + cuts[k], nullptr),
+                      Status::ok);
+        EXPECT_EQ(counts, c.expected) << n << " slots";
+        gh::gpu_histogram_close(g);
+    }
+}
+
+namespace {
+bool always_interrupted() { return true; }
+} // namespace
+
+TEST_F(Cuda, InterruptedDrainLosesNothing)
+{
+    BucketSpec spec{0, 1, 256, BucketRule::pg15};
+    std::vector<double> v = adversarial(0, 1, 256, 8000000, 51);
+    const size_t batch = size_t(1) << 22;
+    Batches b(0, batch, 2);
+    ASSERT_EQ(b.ring.status(), Status::ok) << gh::gpu_last_error();
+    gh::DeviceHistogram *h = nullptr;
+    ASSERT_EQ(gh::gpu_histogram_open(gh::float_histogram(spec), 0, &h), Status::ok);
+    ASSERT_EQ(feed(h, b.ring, v, batch), Status::ok);
+    std::vector<int64_t> counts(258, 0);
+    /* still copying and binning: abandoned (or, on a fast enough GPU, already done) */
+    Status s = gh::gpu_histogram_drain(h, 0, 258, counts.data(), always_interrupted);
+    ASSERT_TRUE(s == Status::interrupted || s == Status::ok) << gh::status_text(s);
+    if (s == Status::interrupted)
+        EXPECT_EQ(counts, std::vector<int64_t>(258, 0)); /* nothing read, nothing zeroed */
+    ASSERT_EQ(gh::gpu_histogram_drain(h, 0, 258, counts.data(), nullptr), Status::ok);
+    EXPECT_EQ(counts, on_cpu(spec, v.data(), v.size()));
+    gh::gpu_histogram_close(h);
+    std::cout << "[   NOTE   ] the first drain answered " << gh::status_text(s) << "\n";
+}
+
+TEST_F(Cuda, HistogramsOnEveryDevice)
+{
+    const int devices = gh::gpu_device_count();
+    ASSERT_GE(devices, 1);
+    ASSERT_LE(devices, gh::kMaxDevices);
+    gh::DeviceInfo info[gh::kMaxDevices];
+    int listed = -1;
+    ASSERT_EQ(gh::gpu_devices(info, gh::kMaxDevices, &listed), Status::ok) << gh::gpu_last_error();
+    ASSERT_EQ(listed, devices);
+    for (int d = 0; d < devices; d++) {
+        EXPECT_EQ(info[d].ordinal, d);
+        EXPECT_GT(info[d].free_memory, 0u);
+    }
+    if (devices == 1)
+        std::cout << "[   NOTE   ] one device: the checks across devices were not run\n";
+
+    /* every device at once, each with data of its own: a float, a time and a threshold histogram on each */
+    BucketSpec fs{-3, 3, 5000, BucketRule::pg15};
+    gh::Int64Spec ts{0, 86400000000LL, 1440};
+    std::vector<double> t = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000};
+    const size_t batch = 1 << 18;
+    struct PerDevice {
+        std::unique_ptr<Batches> batches;
+        std::vector<double> x, y;
+        std::vector<int64_t> times;
+        gh::DeviceHistogram *h[3] = {};
+    };
+    std::vector<PerDevice> per(static_cast<size_t>(devices));
+    for (int d = 0; d < devices; d++) {
+        PerDevice &p = per[size_t(d)];
+        p.batches = std::make_unique<Batches>(d, batch);
+        ASSERT_EQ(p.batches->ring.status(), Status::ok) << "device " << d << ": " << gh::gpu_last_error();
+        p.x = adversarial(-3, 3, 5000, 1000003 + 7919 * size_t(d), 100 + d);
+        p.times = int64_values(ts, 500001 + size_t(d), 200 + d);
+        p.y = threshold_values(t, 700001 + size_t(d), 300 + d);
+        ASSERT_EQ(gh::gpu_histogram_open(gh::float_histogram(fs), d, &p.h[0]), Status::ok) << d;
+        ASSERT_EQ(gh::gpu_histogram_open(gh::int64_histogram(ts), d, &p.h[1]), Status::ok) << d;
+        ASSERT_EQ(gh::gpu_histogram_open(gh::threshold_histogram(t.data(), int32_t(t.size())), d, &p.h[2]),
+                  Status::ok)
+            << d;
+        for (gh::DeviceHistogram *h : p.h)
+            EXPECT_EQ(gh::gpu_histogram_device(h), d);
+    }
+    /* one kind after another, device after device: each device's work is in flight while the next is fed */
+    for (int kind = 0; kind < 3; kind++)
+        for (int d = 0; d < devices; d++) {
+            PerDevice &p = per[size_t(d)];
+            const Ring &ring = p.batches->ring;
+            Status s = kind == 0   ? feed(p.h[0], ring, p.x, batch)
+                       : kind == 1 ? feed(p.h[1], ring, p.times, batch)
+                                   : feed(p.h[2], ring, p.y, batch);
+            ASSERT_EQ(s, Status::ok) << "device " << d << " kind " << kind << ": " << gh::gpu_last_error();
+        }
+    /* a batch buffer on one device cannot feed a histogram on another */
+    if (devices > 1)
+        EXPECT_EQ(gh::gpu_histogram_submit(per[1].h[0], per[0].batches->ring.batch(0), 1), Status::internal_error);
+    for (int d = 0; d < devices; d++) {
+        PerDevice &p = per[size_t(d)];
+        std::vector<int64_t> f(size_t(fs.nbins) + 2, 0), tm(size_t(ts.nbins) + 2, 0), th(t.size() + 1, 0);
+        ASSERT_EQ(gh::gpu_histogram_drain(p.h[0], 0, int32_t(f.size()), f.data(), nullptr), Status::ok) << d;
+        ASSERT_EQ(gh::gpu_histogram_drain(p.h[1], 0, int32_t(tm.size()), tm.data(), nullptr), Status::ok) << d;
+        ASSERT_EQ(gh::gpu_histogram_drain(p.h[2], 0, int32_t(th.size()), th.data(), nullptr), Status::ok) << d;
+        EXPECT_EQ(f, on_cpu(fs, p.x.data(), p.x.size())) << "device " << d;
+        EXPECT_EQ(tm, int64_on_cpu(ts, p.times)) << "device " << d;
+        EXPECT_EQ(th, thresholds_on_cpu(t, p.y.data(), p.y.size())) << "device " << d;
+        for (gh::DeviceHistogram *h : p.h)
+            gh::gpu_histogram_close(h);
+    }
+
+    /* one registered area feeding every device (registration is for all of them): refilled when all are done */
+    HostArea shared(batch);
+    ASSERT_TRUE(shared.registered()) << gh::gpu_last_error();
+    std::vector<gh::BatchBuffer *> bufs(size_t(devices), nullptr);
+    std::vector<gh::DeviceHistogram *> hs(size_t(devices), nullptr);
+    for (int d = 0; d < devices; d++) {
+        ASSERT_EQ(gh::gpu_batch_create(d, shared.words(), batch, &bufs[size_t(d)]), Status::ok) << d;
+        ASSERT_EQ(gh::gpu_histogram_open(gh::float_histogram(fs), d, &hs[size_t(d)]), Status::ok) << d;
+    }
+    std::vector<double> z = adversarial(-3, 3, 5000, 3 * batch + 17, 77);
+    for (size_t start = 0; start < z.size(); start += batch) {
+        size_t n = std::min(batch, z.size() - start);
+        for (int d = 0; d < devices; d++)
+            for (bool busy = true; busy;)
+                ASSERT_EQ(gh::gpu_batch_busy(bufs[size_t(d)], &busy), Status::ok) << d;
+        std::memcpy(shared.words(), z.data() + start, n * sizeof(double));
+        for (int d = 0; d < devices; d++)
+            ASSERT_EQ(gh::gpu_histogram_submit(hs[size_t(d)], bufs[size_t(d)], n), Status::ok)
+                << d << ": " << gh::gpu_last_error();
+    }
+    const std::vector<int64_t> expected = on_cpu(fs, z.data(), z.size());
+    for (int d = 0; d < devices; d++) {
+        std::vector<int64_t> f(size_t(fs.nbins) + 2, 0);
+        ASSERT_EQ(gh::gpu_histogram_drain(hs[size_t(d)], 0, int32_t(f.size()), f.data(), nullptr), Status::ok) << d;
+        EXPECT_EQ(f, expected) << "device " << d;
+        gh::gpu_histogram_close(hs[size_t(d)]);
+        gh::gpu_batch_destroy(bufs[size_t(d)]);
+    }
+}
+
+TEST_F(Cuda, InjectedFailureIsReportedAndRecovered)
+{
+    BucketSpec spec{0, 1, 16, BucketRule::pg15};
+    std::vector<double> v = adversarial(0, 1, 16, 100000, 5);
+    const std::vector<int64_t> expected = on_cpu(spec, v.data(), v.size());
+    const size_t batch = 16384, batches = (v.size() + batch - 1) / batch;
+    /* the caller's long-lived side, as the service sets it up once: registered memory, two buffers */
+    Batches b(0, batch, 2);
+    ASSERT_EQ(b.ring.status(), Status::ok) << gh::gpu_last_error();
+    std::vector<int64_t> counts;
+    ASSERT_EQ(words_on_gpu_pipeline(gh::float_histogram(spec), v, b.ring, batch, &counts), Status::ok); /* warm */
+    const size_t free_before = free_device_memory(0);
+
+    /* fail the 1st, 2nd, ... CUDA call of a whole histogram (open, waits, submits, drain) until one goes through */
+    long k = 1;
+    for (;; k++) {
+        gh::gpu_fail_after(k);
+        Status s = words_on_gpu_pipeline(gh::float_histogram(spec), v, b.ring, batch, &counts);
+        gh::gpu_fail_after(0);
+        if (s == Status::ok)
+            break;
+        EXPECT_EQ(s, Status::cuda_error) << "call " << k;
+        EXPECT_TRUE(injected(gh::gpu_last_error())) << "call " << k << ": " << gh::gpu_last_error();
+        ASSERT_LT(k, 1000) << "the failures never stop";
+    }
+    /* at least a wait and a submit per batch were failed once each: none was swallowed */
+    EXPECT_GT(k, long(8 * batches)) << "call " << k << " went through: a failure went unreported";
+    EXPECT_EQ(counts, expected);
+    EXPECT_EQ(free_device_memory(0), free_before);
+
+    /* the same for creating a batch buffer */
+    for (k = 1;; k++) {
+        gh::BatchBuffer *nb = nullptr;
+        gh::gpu_fail_after(k);
+        Status s = gh::gpu_batch_create(0, b.host.words(), batch, &nb);
+        gh::gpu_fail_after(0);
+        if (s == Status::ok) {
+            gh::gpu_batch_destroy(nb);
+            break;
+        }
+        EXPECT_EQ(s, Status::cuda_error) << "call " << k;
+        EXPECT_EQ(nb, nullptr);
+        EXPECT_TRUE(injected(gh::gpu_last_error())) << "call " << k << ": " << gh::gpu_last_error();
+        ASSERT_LT(k, 100) << "the failures never stop";
+    }
+    EXPECT_GT(k, 2L); /* the allocation and its events */
+    ASSERT_EQ(words_on_gpu_pipeline(gh::float_histogram(spec), v, b.ring, batch, &counts), Status::ok);
+    EXPECT_EQ(counts, expected);
+    EXPECT_EQ(free_device_memory(0), free_before);
 }
