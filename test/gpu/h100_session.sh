@@ -6,12 +6,16 @@
 # `make install DESTDIR=$PWD/.gpu/stage`, bin/ with the test binaries and
 # kernel_bench).  Writes its logs under $OUT (or /tmp/gh_out).
 #
-#   bash test/gpu/h100_session.sh [unit] [sanitize] [kernels] [sql] [shards] [e2e] [scan] [bench]
+#   bash test/gpu/h100_session.sh [unit] [sanitize] [kernels] [sql] [shards] [e2e] [scan] [bench] [service]
 #
 # scan: the benchmark command's custom-scan section over 10M and 100M rows
 # (serial, WHERE, text column, 8 workers), report under $OUT/bench.
 # shards: test/fdw/run_shard_checks.sh with every server at device=gpu.
 # bench: the benchmark command's forms and kernel sections (10M rows).
+# service: test/gpu/service_checks.sh, the GPU service's checks (first-query
+# latency, 8 workers over 100M rows, pgbench with 64 clients, a fatal CUDA
+# error and the restart, several GPUs); log $OUT/service_checks.log, summary
+# $OUT/service_checks.txt.  Not among the default steps: name it.
 set -uo pipefail
 OUT=${OUT:-/tmp/gh_out}; mkdir -p "$OUT"
 steps=" ${*:-unit sanitize kernels sql shards e2e scan bench} "
@@ -37,10 +41,10 @@ if has kernels; then
     echo "== kernel benchmark"; .gpu/bin/kernel_bench >"$OUT/kernel_bench.csv" 2>"$OUT/kernel_bench.txt"
     cat "$OUT/kernel_bench.txt"
 fi
-if has sql || has shards || has e2e || has scan || has bench; then
+if has sql || has shards || has e2e || has scan || has bench || has service; then
     # preloaded: the custom scan's planner hook is there for every session
     source .gpu/pg-up.sh .gpu/pg.tar.gz .gpu/stage -- -c shared_buffers=24GB -c max_worker_processes=16 \
-        -c shared_preload_libraries=gpu_histogram \
+        -c shared_preload_libraries=gpu_histogram -c max_connections=100 \
         -c max_parallel_workers=16 -c max_parallel_workers_per_gather=8 || exit 1
     export PG_REGRESS=$PG_REGRESS_DIR/pg_regress
 fi
@@ -51,6 +55,9 @@ if has sql; then
     PGOPTIONS="-c gpu_histogram.device=cpu" $PG_REGRESS --inputdir=. --outputdir=/tmp/regress_cpu \
         --bindir="$PG_BIN_DIR" --load-extension=gpu_histogram \
         --dbname=gh_cpu_regress $(sed -n 's/^REGRESS *= *//p' Makefile) 2>&1 | tail -3
+fi
+if has service; then
+    echo "== GPU service checks"; OUT=$OUT bash test/gpu/service_checks.sh 2>&1 | tee "$OUT/service_checks.log"
 fi
 if has shards; then
     echo "== shard checks, device=gpu"
