@@ -361,6 +361,8 @@ GpuCounters gpu_counters() noexcept { return g.counters; }
 
 void gpu_fail_after(long calls) noexcept { g.fail_countdown = calls; }
 
+bool gpu_fail_pending() noexcept { return g.fail_countdown > 0; }
+
 Status gpu_trim_memory() noexcept
 {
     GH_ENTRY({

@@ -64,6 +64,8 @@ Status gpu_trim_memory() noexcept;
 
 /* Testing only: the calls-th CUDA call from now on fails as if CUDA had (0: never). */
 void gpu_fail_after(long calls) noexcept;
+/* Whether an injected failure is still to come. */
+bool gpu_fail_pending() noexcept;
 
 /*
  * Page-locks the caller's [host, host + bytes) for DMA, for the life of the

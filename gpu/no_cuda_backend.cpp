@@ -19,6 +19,7 @@ Status gpu_devices(DeviceInfo *, int, int *count) noexcept
 const char *gpu_last_error() noexcept { return "the extension was built without CUDA"; }
 GpuCounters gpu_counters() noexcept { return GpuCounters{}; }
 void gpu_fail_after(long) noexcept {}
+bool gpu_fail_pending() noexcept { return false; }
 Status gpu_trim_memory() noexcept { return Status::not_built; }
 Status gpu_host_register(void *, size_t) noexcept { return Status::not_built; }
 void gpu_host_unregister(void *) noexcept {}

@@ -408,7 +408,8 @@ void serve(void)
         if (worked)
             continue;
         TimestampTz now = GetCurrentTimestamp();
-        if (TimestampDifferenceExceeds(last_idle_work, now, 1000)) {
+        /* an injected failure is meant for a client's request: idle work would use it up */
+        if (TimestampDifferenceExceeds(last_idle_work, now, 1000) && !gh::gpu_fail_pending()) {
             /* idle for a second: freed histograms' memory goes back, and free memory is read afresh */
             if (n_in_flight == 0) {
                 gh::Status s = gh::gpu_trim_memory();
