@@ -173,6 +173,21 @@ Status set_device(int device)
     return Status::ok;
 }
 
+/*
+ * An injected failure may land on a call that did succeed: every failure
+ * path frees whatever was really made (the fields start out null).
+ */
+void free_batch_parts(BatchBuffer *b)
+{
+    if (b->done != nullptr)
+        cudaEventDestroy(b->done);
+    if (b->copied != nullptr)
+        cudaEventDestroy(b->copied);
+    if (b->on_device != nullptr)
+        cudaFree(b->on_device);
+    delete b;
+}
+
 Status create_batch(int device, const double *host, size_t capacity, BatchBuffer **out)
 {
     Status s = set_device(device);
@@ -184,20 +199,14 @@ Status create_batch(int device, const double *host, size_t capacity, BatchBuffer
     b->host = host;
     b->capacity = capacity;
     b->device = device;
-    cudaError_t err = cudaMalloc(reinterpret_cast<void **>(&b->on_device), capacity * sizeof(double));
-    if (check(err, "cudaMalloc")) {
-        err = cudaEventCreateWithFlags(&b->done, cudaEventDisableTiming);
-        if (check(err, "cudaEventCreate")) {
-            err = cudaEventCreateWithFlags(&b->copied, cudaEventDisableTiming);
-            if (check(err, "cudaEventCreate")) {
-                *out = b;
-                return Status::ok;
-            }
-            cudaEventDestroy(b->done);
-        }
-        cudaFree(b->on_device);
+    cudaError_t err = cudaSuccess;
+    if (check(err = cudaMalloc(reinterpret_cast<void **>(&b->on_device), capacity * sizeof(double)), "cudaMalloc") &&
+        check(err = cudaEventCreateWithFlags(&b->done, cudaEventDisableTiming), "cudaEventCreate") &&
+        check(err = cudaEventCreateWithFlags(&b->copied, cudaEventDisableTiming), "cudaEventCreate")) {
+        *out = b;
+        return Status::ok;
     }
-    delete b;
+    free_batch_parts(b);
     return status_of(err);
 }
 
@@ -219,10 +228,11 @@ Status open(const HistogramSpec &spec, int device, DeviceHistogram **out)
     size_t bytes = sizeof(unsigned long long) * static_cast<size_t>(histogram_slots(spec));
     size_t table = spec.kind == SpecKind::thresholds ? sizeof(double) * static_cast<size_t>(spec.thresholds.count) : 0;
     cudaError_t err = cudaMallocAsync(reinterpret_cast<void **>(&h->counts), bytes + 8 + table, stream);
-    if (check(err, "cudaMallocAsync")) {
+    bool ok = check(err, "cudaMallocAsync");
+    if (ok) {
         char *base = reinterpret_cast<char *>(h->counts);
         h->nan_flag = reinterpret_cast<int *>(base + bytes);
-        bool ok = check(err = cudaMemsetAsync(h->counts, 0, bytes + sizeof(int), stream), "cudaMemsetAsync");
+        ok = check(err = cudaMemsetAsync(h->counts, 0, bytes + sizeof(int), stream), "cudaMemsetAsync");
         if (ok && table > 0) {
             /* from pageable memory: returns once the source has been read */
             ok = check(err = cudaMemcpyAsync(base + bytes + 8, spec.thresholds.thresholds, table,
@@ -230,12 +240,17 @@ Status open(const HistogramSpec &spec, int device, DeviceHistogram **out)
                        "cudaMemcpyAsync");
             h->spec.thresholds.thresholds = reinterpret_cast<const double *>(base + bytes + 8);
         }
-        if (ok && check(err = cudaEventCreateWithFlags(&h->drained, cudaEventDisableTiming), "cudaEventCreate")) {
-            *out = h;
-            return Status::ok;
-        }
-        cudaFreeAsync(h->counts, stream);
+        ok = ok && check(err = cudaEventCreateWithFlags(&h->drained, cudaEventDisableTiming), "cudaEventCreate");
     }
+    if (ok) {
+        *out = h;
+        return Status::ok;
+    }
+    /* an injected failure may follow a call that succeeded: free what exists */
+    if (h->drained != nullptr)
+        cudaEventDestroy(h->drained);
+    if (h->counts != nullptr)
+        cudaFreeAsync(h->counts, stream);
     delete h;
     return status_of(err);
 }
@@ -381,7 +396,12 @@ Status gpu_host_register(void *host, size_t bytes) noexcept
         if (!g.started)
             return Status::no_device;
         /* portable: every context of this process may DMA from it */
-        GH_CUDA(cudaHostRegister(host, bytes, cudaHostRegisterPortable));
+        cudaError_t err = cudaHostRegister(host, bytes, cudaHostRegisterPortable);
+        if (!check(err, "cudaHostRegister")) {
+            if (err == cudaSuccess) /* an injected failure: undo what did happen */
+                cudaHostUnregister(host);
+            return status_of(err);
+        }
         return Status::ok;
     })
 }
