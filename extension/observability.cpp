@@ -106,7 +106,8 @@ GH_FUNCTION(gpu_histogram_stats)
         values[12] = Int64GetDatum(s.device_bytes);
         values[13] = Int64GetDatum(s.batches);
         values[14] = Int64GetDatum(s.values);
-        values[15] = CStringGetTextDatum(s.message);
+        /* why there is no GPU, or else the last fatal CUDA error, if any */
+        values[15] = CStringGetTextDatum(s.message[0] != '\0' ? s.message : s.last_failure);
     }
     PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -119,7 +119,7 @@ void service_wake(void)
         SetLatch(latch);
 }
 
-void service_fail_all(const char *message)
+void service_fail_all(const char *failure)
 {
     SpinLockAcquire(&gh_service->mutex);
     for (int i = 0; i < gh_service->nslots; i++) {
@@ -148,8 +148,8 @@ void service_fail_all(const char *message)
                 gh_service->devices[h->device].histograms--;
         }
     }
-    if (message != NULL)
-        strlcpy(gh_service->message, message, sizeof gh_service->message);
+    if (failure != NULL)
+        strlcpy(gh_service->last_failure, failure, sizeof gh_service->last_failure);
     SpinLockRelease(&gh_service->mutex);
     for (int i = 0; i < gh_service->nslots; i++)
         ConditionVariableBroadcast(&gh_service_slots[i].done);

@@ -87,7 +87,7 @@ pg_noinline void report_service_error(gh::Status s)
         report_engine_status(s);
     char message[256];
     SpinLockAcquire(&gh_service->mutex);
-    strlcpy(message, gh_service->message, sizeof message);
+    strlcpy(message, gh_service->last_failure, sizeof message);
     SpinLockRelease(&gh_service->mutex);
     ereport(ERROR, (errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
                     errmsg("gpu_histogram: the GPU service failed: %s", gh::status_text(s)),

@@ -97,7 +97,8 @@ struct ServiceShared {
     int32 starts;
     double startup_ms;    /* CUDA start-up of the current incarnation */
     bool registered;      /* batch memory page-locked with CUDA */
-    char message[256];    /* why there is no GPU, or the last fatal CUDA error */
+    char message[256];    /* why there is no GPU ("" when there is one) */
+    char last_failure[256]; /* the last fatal CUDA error, kept across restarts for the clients it failed */
     int32 ndevices;
     ServiceDevice devices[gh::kMaxDevices];
 
@@ -134,10 +135,11 @@ Size service_batch_bytes(void);
 void service_wake(void);
 
 /*
- * Fails every request the service holds and every open histogram (with
- * `message`), wakes the clients waiting on them, and frees what no client
- * owns.  Called by the service when it starts and when it exits.
+ * Fails every request the service holds and every open histogram (recording
+ * `failure` as the reason, if given), wakes the clients waiting on them, and
+ * frees what no client owns.  Called by the service when it starts and when
+ * it exits.
  */
-void service_fail_all(const char *message);
+void service_fail_all(const char *failure);
 
 #endif /* GH_SERVICE_SHARED_H */

@@ -468,6 +468,12 @@ void gpu_histogram_service_main(Datum)
         TopMemoryContext, sizeof(gh::BatchBuffer *) * gh_service->nslots * gh::kMaxDevices));
     in_flight = static_cast<InFlight *>(MemoryContextAllocZero(TopMemoryContext, sizeof(InFlight) * gh_service->nslots));
 
+    /*
+     * Every kernel loaded now rather than at its first use: no query pays for
+     * it, and the service's device memory no longer depends on which kinds of
+     * histogram it has seen (an administrator's own setting wins).
+     */
+    setenv("CUDA_MODULE_LOADING", "EAGER", 0);
     bool gpus = start_gpus();
     SpinLockAcquire(&gh_service->mutex);
     gh_service->state = gpus ? SERVICE_UP : SERVICE_NO_GPU;

@@ -5,7 +5,7 @@
 # ../shared/gpu/pg-up.sh.  Without a usable GPU it says so and exits 0: CI
 # has none, and that is not a failure.
 #
-#   bash test/gpu/run_gpu_checks.sh [--leak-queries N]
+#   bash test/gpu/run_gpu_checks.sh [--leak-queries N] [--no-regress]
 #
 # 1. the whole pg_regress suite with gpu_histogram.device = gpu, same expected files;
 # 2. gpu_histogram_stats() shows the values went through the GPU;
@@ -17,7 +17,14 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 leak_queries=1000
-[ "${1:-}" = "--leak-queries" ] && leak_queries=$2
+regress=yes
+while [ $# -gt 0 ]; do
+    case $1 in
+    --leak-queries) leak_queries=$2; shift 2 ;;
+    --no-regress) regress=no; shift ;;
+    *) echo "usage: $0 [--leak-queries N] [--no-regress]"; exit 2 ;;
+    esac
+done
 
 psql_q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
 psql_q -c "CREATE EXTENSION IF NOT EXISTS gpu_histogram" || exit 1
@@ -40,7 +47,9 @@ regress_bin=${PG_REGRESS:-$(dirname "$(pg_config --pgxs)")/../test/regress/pg_re
 [ -x "$regress_bin" ] || regress_bin=${PG_REGRESS_DIR:-}/pg_regress
 tests=$(sed -n 's/^REGRESS *= *//p' Makefile)
 outdir=$(mktemp -d /tmp/gh_gpu_regress.XXXXXX); chmod 777 "$outdir"
-if PGOPTIONS="-c gpu_histogram.device=gpu" "$regress_bin" --inputdir=. --outputdir="$outdir" \
+if [ $regress = no ]; then
+    echo "pg_regress suite with gpu_histogram.device=gpu: not run (--no-regress)"
+elif PGOPTIONS="-c gpu_histogram.device=gpu" "$regress_bin" --inputdir=. --outputdir="$outdir" \
        --bindir="$(dirname "$(command -v psql)")" --load-extension=gpu_histogram --dbname=gh_gpu_regress $tests; then
     echo "PASS: pg_regress suite with gpu_histogram.device=gpu"
 else
