@@ -28,11 +28,6 @@ int32 gpu_binning_batch_size(void)
     return Min(gh_batch_size, gpu_service_slot_capacity());
 }
 
-void gpu_binning_require_device(void)
-{
-    gpu_service_require();
-}
-
 bool gpu_lease_may_start(const GpuLease *lease, int64 total)
 {
     switch (gh_device_mode) {

@@ -64,9 +64,6 @@ void gpu_lease_read(GpuLease *lease, int64 *counts, int32 nslots);
 /* Gives everything back to the service: the group is done or its memory is going.  Never fails. */
 void gpu_lease_release(GpuLease *lease);
 
-/* device = 'gpu': raises an error now if the GPU service cannot take work. */
-void gpu_binning_require_device(void);
-
 /* The batch size in force: gpu_histogram.batch_size, at most a service slot. */
 int32 gpu_binning_batch_size(void);
 

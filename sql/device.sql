@@ -25,6 +25,7 @@ SET gpu_histogram.device = '';
 SET gpu_histogram.batch_size = 16383;
 SET gpu_histogram.batch_size = 67108865;
 SET gpu_histogram.service_slots = 8;
+-- the per-backend pinned pool of 1.1 is gone with the GPU service
 SET gpu_histogram.pinned_memory_limit = '1GB';
 SET gpu_histogram.no_such_setting = 1;
 

@@ -386,7 +386,7 @@ def md_startup(startup, meta, errors):
         return []
     out = ["## 7. CUDA start-up, in fresh sessions", "",
            "Each session is a new psql (a new backend) that runs the same query twice; medians over "
-           f"{meta.get('rounds')} sessions. cuda_startup_ms is the leader's, from gpu_histogram_stats(). "
+           f"{meta.get('rounds')} sessions. cuda_startup_ms is the GPU service's CUDA start-up (once per service, not per session), from gpu_histogram_stats(). "
            "Parallel workers are new processes in every query, so with device=gpu each of them starts "
            "CUDA in the first and in the second query alike.", "",
            "| session | 1st query ms | 2nd query ms | 1st − 2nd | 1st − device=cpu's 1st | cuda_startup_ms |",

@@ -473,7 +473,7 @@ SELECT gpu_histogram(x, 0, 1, 256) FROM $ts;
 SELECT gpu_histogram(x, 0, 1, 256) FROM $ts;
 \\o
 \\timing off
-SELECT 'cuda_startup_ms=' || coalesce(cuda_startup_ms, 0) FROM gpu_histogram_stats();
+SELECT 'cuda_startup_ms=' || coalesce(service_cuda_startup_ms, 0) FROM gpu_histogram_stats();
 SQL
         done
         # Every parallel worker is a new process, so it starts CUDA in every
@@ -493,7 +493,7 @@ SELECT gpu_histogram(x, 0, 1, 256) FROM $t;
 SELECT gpu_histogram(x, 0, 1, 256) FROM $t;
 \\o
 \\timing off
-SELECT 'cuda_startup_ms=' || coalesce(cuda_startup_ms, 0) FROM gpu_histogram_stats();
+SELECT 'cuda_startup_ms=' || coalesce(service_cuda_startup_ms, 0) FROM gpu_histogram_stats();
 SQL
         done
     done
