@@ -14,6 +14,8 @@
 # 5. test/fdw/run_shard_checks.sh: three shard servers and a coordinator of
 #    its own, on 127.0.0.1, through postgres_fdw; skipped (exit 77) when
 #    postgres_fdw is not installed
+# 6. test/service/run_preload_checks.sh: the GPU service from the outside, on
+#    a server without the library preloaded and one with it
 #
 # Every step after the build runs even if an earlier one failed; the summary
 # at the end lists each, and the exit status is non-zero if any failed.
@@ -106,6 +108,19 @@ case $rc in
     77) record "shards (postgres_fdw)" skipped "$last" ;;
     *) record "shards (postgres_fdw)" FAILED "exit status $rc: $(grep -m 1 'FAILED' "$LOGS/shard_checks.log" | cut -c1-100)" ;;
 esac
+
+# -- 6. the GPU service, with and without preloading ----------------------------
+gh_step "bash test/service/run_preload_checks.sh"
+set +e
+bash test/service/run_preload_checks.sh 2>&1 | tee "$LOGS/preload_checks.log"
+rc=${PIPESTATUS[0]}
+set -e
+last=$(grep -v '^[[:space:]]*$' "$LOGS/preload_checks.log" | tail -n 1 | cut -c1-110) || true
+if [ "$rc" = 0 ]; then
+    record "GPU service (preload checks)" ok "$last"
+else
+    record "GPU service (preload checks)" FAILED "exit status $rc: $(grep -m 1 'FAILED' "$LOGS/preload_checks.log" | cut -c1-100)"
+fi
 
 gh_step "summary"
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then

@@ -396,7 +396,7 @@ void serve(void)
         ResetLatch(MyLatch);
         CHECK_FOR_INTERRUPTS();
         if (ShutdownRequestPending)
-            proc_exit(0);
+            proc_exit(1); /* 1, not 0: after pg_terminate_backend() the postmaster starts it again */
         if (ConfigReloadPending) {
             ConfigReloadPending = false;
             ProcessConfigFile(PGC_SIGHUP);
@@ -433,7 +433,7 @@ void idle(void)
         ResetLatch(MyLatch);
         CHECK_FOR_INTERRUPTS();
         if (ShutdownRequestPending)
-            proc_exit(0);
+            proc_exit(1); /* 1, not 0: after pg_terminate_backend() the postmaster starts it again */
         if (ConfigReloadPending) {
             ConfigReloadPending = false;
             ProcessConfigFile(PGC_SIGHUP);

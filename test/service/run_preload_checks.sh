@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# run_preload_checks.sh: the GPU service from the outside, on two throwaway
+# servers (test/pg_temp_server.sh): one without gpu_histogram in
+# shared_preload_libraries, one with it.  Runs with or without a GPU.
+#
+#   bash test/service/run_preload_checks.sh
+#
+# Without preloading, CREATE EXTENSION works, values are binned on the CPU
+# and equal width_bucket's, gpu_histogram_devices() says why there is no GPU,
+# device = 'gpu' fails with SQLSTATE 55000, and the service's settings do not
+# exist.  With preloading, the service runs (with a GPU, or saying it found
+# none), device = 'gpu' either works or fails with 38000, and
+# a service killed with SIGTERM (as `kill` by an administrator; it is not in
+# pg_stat_activity, having no database) is started again by the postmaster.
+# An extension installed at 1.1 updates to 1.2.  Each check prints ok or FAILED.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+failures=0
+check() { # name, expected, actual
+    if [ "$2" = "$3" ]; then echo "  ok      $1"; else echo "  FAILED  $1: expected [$2], got [$3]"; failures=$((failures + 1)); fi
+}
+q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@" 2>&1; }
+sqlstate_of() { # the SQLSTATE of the error one statement raises, or "none"
+    local out
+    out=$(psql -X -q -At -v VERBOSITY=verbose "$@" 2>&1 >/dev/null | sed -n 's/^ERROR:  \([0-9A-Z]\{5\}\):.*/\1/p' | head -1)
+    echo "${out:-none}"
+}
+reference="(SELECT array_agg(coalesce(c, 0) ORDER BY b) FROM generate_series(0, 11) b
+            LEFT JOIN (SELECT width_bucket(x, 0, 1, 10) b, count(*) c FROM pc GROUP BY 1) w USING (b))"
+make_table="CREATE TABLE pc AS SELECT (i * 0.6180339887498949::float8) - floor(i * 0.6180339887498949::float8) AS x
+            FROM generate_series(1, 3000000) i"
+
+echo "== without gpu_histogram in shared_preload_libraries"
+# shellcheck source=../pg_temp_server.sh
+source test/pg_temp_server.sh -c shared_preload_libraries= || exit 1
+q -c "CREATE EXTENSION gpu_histogram" -c "$make_table" -c "VACUUM ANALYZE pc" >/dev/null
+check "CREATE EXTENSION, and a 3M-row histogram equal to width_bucket's" t \
+    "$(q -c "SELECT gpu_histogram(x, 0, 1, 10) = $reference FROM pc")"
+check "every value binned on the CPU; the service is not preloaded" "3000000|0|not preloaded" \
+    "$(q -c "SET max_parallel_workers_per_gather = 0" -c "SELECT gpu_histogram(x, 0, 1, 10) IS NOT NULL FROM pc" -c "SELECT values_cpu, values_gpu, service_state FROM gpu_histogram_stats()" | tail -1)"
+check "gpu_histogram_devices() says there is no service, and what happens instead" t \
+    "$(q -c "SELECT count(*) = 1 AND bool_and(status LIKE 'no GPU: gpu_histogram is not in shared_preload_libraries%binned on the CPU') FROM gpu_histogram_devices()")"
+check "device = 'gpu' fails with 55000 (object not in prerequisite state)" 55000 \
+    "$(sqlstate_of -c "SET gpu_histogram.device = gpu" -c "SELECT gpu_histogram(x, 0, 1, 10) FROM pc")"
+check "the service's settings do not exist without it" 42704 \
+    "$(sqlstate_of -c "LOAD 'gpu_histogram'" -c "SHOW gpu_histogram.service_slots")"
+q -c "DROP EXTENSION gpu_histogram" -c "CREATE EXTENSION gpu_histogram VERSION '1.1'" >/dev/null
+check "ALTER EXTENSION UPDATE from 1.1 gives 1.2 and the new gpu_histogram_stats()" "1.2|not preloaded" \
+    "$(q -c "ALTER EXTENSION gpu_histogram UPDATE" -c "SELECT extversion, (SELECT service_state FROM gpu_histogram_stats()) FROM pg_extension WHERE extname = 'gpu_histogram'")"
+pg_temp_stop
+trap - EXIT
+
+echo "== with gpu_histogram in shared_preload_libraries"
+source test/pg_temp_server.sh || exit 1
+q -c "CREATE EXTENSION gpu_histogram" -c "$make_table" -c "VACUUM ANALYZE pc" >/dev/null
+state=starting
+for _ in $(seq 60); do
+    state=$(q -c "SELECT service_state FROM gpu_histogram_stats()")
+    [ "$state" = starting ] || [ "$state" = down ] || break
+    sleep 1
+done
+check "the GPU service is running, with a GPU or saying it has none" yes \
+    "$( [ "$state" = up ] || [ "$state" = "no GPU" ] && echo yes || echo "state $state")"
+pid=$(q -c "SELECT service_pid FROM gpu_histogram_stats()")
+check "the service is a process of this server" "postgres: gpu_histogram GPU service" \
+    "$(ps -o args= -p "$pid" 2>/dev/null | sed 's/ *$//')"
+check "auto: a 3M-row histogram equal to width_bucket's" t "$(q -c "SELECT gpu_histogram(x, 0, 1, 10) = $reference FROM pc")"
+if [ "$state" = up ]; then
+    check "device = 'gpu' equals width_bucket's, through the service" t \
+        "$(q -c "SET gpu_histogram.device = gpu" -c "SELECT gpu_histogram(x, 0, 1, 10) = $reference FROM pc")"
+else
+    check "device = 'gpu' without a GPU fails with 38000 (external routine exception)" 38000 \
+        "$(sqlstate_of -c "SET gpu_histogram.device = gpu" -c "SELECT gpu_histogram(x, 0, 1, 10) FROM pc")"
+    check "gpu_histogram_devices() says the service found no GPU" t \
+        "$(q -c "SELECT count(*) = 1 AND bool_and(status LIKE 'no GPU: the GPU service found none (%') FROM gpu_histogram_devices()")"
+fi
+old=$(q -c "SELECT service_pid || ' ' || service_starts FROM gpu_histogram_stats()")
+kill -TERM "${old% *}"
+new=$old
+for _ in $(seq 60); do
+    new=$(q -c "SELECT service_pid || ' ' || service_starts FROM gpu_histogram_stats() WHERE service_state IN ('up', 'no GPU')")
+    [ -n "$new" ] && [ "$new" != "$old" ] && break
+    sleep 1
+done
+check "SIGTERM to the service: the postmaster starts a new one (pid, starts: $old -> $new)" yes \
+    "$( [ -n "$new" ] && [ "${new#* }" = $(( ${old#* } + 1 )) ] && echo yes || echo no)"
+check "and the next query is still right" t "$(q -c "SELECT gpu_histogram(x, 0, 1, 10) = $reference FROM pc")"
+pg_temp_stop
+trap - EXIT
+
+if [ $failures = 0 ]; then echo "preload checks: all passed"; else echo "preload checks: $failures FAILED"; fi
+exit $failures
