@@ -142,6 +142,7 @@ void service_fail_all(const char *failure)
             h->error = static_cast<int32>(gh::Status::cuda_error);
         } else if (h->state == HIST_CLOSING) {
             h->state = HIST_FREE;
+            gh_service->histograms_closing--;
             gh_service->histograms_open--;
             gh_service->device_bytes -= h->device_bytes;
             if (h->device >= 0 && h->device < gh::kMaxDevices)

@@ -55,6 +55,7 @@ void release_all_on_exit(int, Datum)
         ServiceHistogram *h = &gh_service_histograms[i];
         if (h->state == HIST_OPEN && h->owner == MyProcPid) {
             h->state = HIST_CLOSING;
+            gh_service->histograms_closing++;
             any = true;
         }
     }
@@ -109,47 +110,50 @@ int32 pick_device(void)
     return best;
 }
 
-/* One attempt under the lock: 1 taken, 0 no room now, -1 never fits. */
-int try_open(const gh::HistogramSpec &spec, bool transient, ServiceHistogramRef *out)
+enum OpenAttempt { OPEN_TAKEN, OPEN_NO_ROOM, OPEN_SERVICE_DOWN, OPEN_NEVER_FITS };
+
+/* One attempt under the lock. */
+OpenAttempt try_open(const gh::HistogramSpec &spec, bool transient, ServiceHistogramRef *out)
 {
     int64 bytes = static_cast<int64>(histogram_device_bytes(spec));
-    int result = 0;
+    OpenAttempt result = OPEN_NO_ROOM;
     SpinLockAcquire(&gh_service->mutex);
     int32 nhist = gh_service->nhistograms;
     int64 limit = gh_service->device_memory_limit;
     int32 free_entries = nhist - gh_service->histograms_open;
     bool room;
-    if (gh_service->state != SERVICE_UP || bytes > limit) {
+    if (gh_service->state != SERVICE_UP) {
         room = false;
-        result = gh_service->state != SERVICE_UP || bytes > limit ? -1 : 0;
+        result = OPEN_SERVICE_DOWN;
+    } else if (bytes > limit) {
+        room = false;
+        result = OPEN_NEVER_FITS;
     } else if (transient) {
         room = free_entries > 0 && gh_service->device_bytes + bytes <= limit;
     } else {
         room = gh_histograms_open < Max(1, nhist / 16) && free_entries > Max(1, nhist / 8) &&
                gh_service->device_bytes + bytes <= limit - limit / 8;
     }
-    if (room) {
-        for (int32 i = 0; i < nhist; i++) {
-            ServiceHistogram *h = &gh_service_histograms[i];
-            if (h->state != HIST_FREE)
-                continue;
-            h->state = HIST_OPEN;
-            h->owner = MyProcPid;
-            h->serial = gh_service->next_serial++;
-            h->device = pick_device();
-            h->transient = transient;
-            h->error = 0;
-            h->device_bytes = bytes;
-            h->spec = spec;
-            h->spec.thresholds.thresholds = NULL;
-            gh_service->histograms_open++;
-            gh_service->device_bytes += bytes;
-            gh_service->devices[h->device].histograms++;
-            out->index = i;
-            out->serial = h->serial;
-            result = 1;
-            break;
-        }
+    for (int32 i = 0; room && i < nhist; i++) {
+        ServiceHistogram *h = &gh_service_histograms[i];
+        if (h->state != HIST_FREE)
+            continue;
+        h->state = HIST_OPEN;
+        h->owner = MyProcPid;
+        h->serial = gh_service->next_serial++;
+        h->device = pick_device();
+        h->transient = transient;
+        h->error = 0;
+        h->device_bytes = bytes;
+        h->spec = spec;
+        h->spec.thresholds.thresholds = NULL;
+        gh_service->histograms_open++;
+        gh_service->device_bytes += bytes;
+        gh_service->devices[h->device].histograms++;
+        out->index = i;
+        out->serial = h->serial;
+        result = OPEN_TAKEN;
+        break;
     }
     SpinLockRelease(&gh_service->mutex);
     return result;
@@ -243,21 +247,26 @@ bool gpu_service_open(const gh::HistogramSpec &spec, bool transient, ServiceWait
     out->index = -1;
     register_exit_callback();
     for (;;) {
-        int got = try_open(spec, transient, out);
-        if (got > 0)
+        OpenAttempt got = try_open(spec, transient, out);
+        if (got == OPEN_TAKEN)
             break;
-        if (got < 0 || wait == SERVICE_NO_WAIT) {
+        if (wait == SERVICE_NO_WAIT) {
             ConditionVariableCancelSleep();
-            if (got < 0 && wait == SERVICE_WAIT) {
-                gpu_service_require();
-                ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
-                                errmsg("gpu_histogram: the histogram needs %zu bytes of device memory, more than "
-                                       "gpu_histogram.service_device_memory allows",
-                                       histogram_device_bytes(spec)),
-                                errhint("Raise gpu_histogram.service_device_memory, or set "
-                                        "gpu_histogram.device to 'auto'.")));
-            }
             return false;
+        }
+        if (got == OPEN_SERVICE_DOWN) {
+            ConditionVariableCancelSleep();
+            gpu_service_require(); /* waits for a restarting service, or raises its ERROR */
+            continue;
+        }
+        if (got == OPEN_NEVER_FITS) {
+            ConditionVariableCancelSleep();
+            ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
+                            errmsg("gpu_histogram: the histogram needs %zu bytes of device memory, more than "
+                                   "gpu_histogram.service_device_memory allows",
+                                   histogram_device_bytes(spec)),
+                            errhint("Raise gpu_histogram.service_device_memory, or set "
+                                    "gpu_histogram.device to 'auto'.")));
         }
         ConditionVariableTimedSleep(&gh_service->slot_freed, 1000, PG_WAIT_EXTENSION);
     }
@@ -276,8 +285,10 @@ void gpu_service_close(ServiceHistogramRef *ref)
         return;
     SpinLockAcquire(&gh_service->mutex);
     ServiceHistogram *h = &gh_service_histograms[ref->index];
-    if (h->state == HIST_OPEN && h->serial == ref->serial && h->owner == MyProcPid)
+    if (h->state == HIST_OPEN && h->serial == ref->serial && h->owner == MyProcPid) {
         h->state = HIST_CLOSING;
+        gh_service->histograms_closing++;
+    }
     SpinLockRelease(&gh_service->mutex);
     ref->index = -1;
     gh_histograms_open--;

@@ -108,6 +108,7 @@ struct ServiceShared {
     int32 next_device;
     int32 slots_in_use;
     int32 histograms_open;
+    int32 histograms_closing; /* entries in HIST_CLOSING, for the service to free */
     int64 device_bytes;
     int64 batches;
     int64 values;

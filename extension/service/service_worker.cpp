@@ -334,6 +334,11 @@ void retire_batches(void)
 /* Frees the device histograms whose owners closed them. */
 void close_histograms(void)
 {
+    SpinLockAcquire(&gh_service->mutex);
+    bool any = gh_service->histograms_closing > 0;
+    SpinLockRelease(&gh_service->mutex);
+    if (!any)
+        return;
     for (int i = 0; i < gh_service->nhistograms; i++) {
         SpinLockAcquire(&gh_service->mutex);
         bool closing = gh_service_histograms[i].state == HIST_CLOSING;
@@ -344,6 +349,7 @@ void close_histograms(void)
         SpinLockAcquire(&gh_service->mutex);
         ServiceHistogram *h = &gh_service_histograms[i];
         h->state = HIST_FREE;
+        gh_service->histograms_closing--;
         gh_service->histograms_open--;
         gh_service->device_bytes -= h->device_bytes;
         gh_service->devices[h->device].histograms--;
@@ -352,26 +358,52 @@ void close_histograms(void)
     }
 }
 
-/* Takes back what clients that vanished without cleaning up (they always should) left. */
+bool process_gone(pid_t pid)
+{
+    return kill(pid, 0) != 0 && errno == ESRCH;
+}
+
+/*
+ * Takes back what clients that vanished without cleaning up left (they
+ * always clean up on exit; this covers what cannot be foreseen).  The pids
+ * are checked outside the lock, and an entry is taken back only if the same
+ * owner still holds it.
+ */
 void reclaim_orphans(void)
 {
     bool freed = false;
-    SpinLockAcquire(&gh_service->mutex);
     for (int i = 0; i < gh_service->nslots; i++) {
         ServiceSlot *slot = &gh_service_slots[i];
-        if ((slot->state == SLOT_FILLING || slot->state == SLOT_DONE) && kill(slot->owner, 0) != 0 &&
-            errno == ESRCH) {
+        SpinLockAcquire(&gh_service->mutex);
+        bool held = slot->state == SLOT_FILLING || slot->state == SLOT_DONE;
+        pid_t owner = slot->owner;
+        SpinLockRelease(&gh_service->mutex);
+        if (!held || !process_gone(owner))
+            continue;
+        SpinLockAcquire(&gh_service->mutex);
+        if ((slot->state == SLOT_FILLING || slot->state == SLOT_DONE) && slot->owner == owner) {
             slot->state = SLOT_FREE;
             gh_service->slots_in_use--;
             freed = true;
         }
+        SpinLockRelease(&gh_service->mutex);
     }
     for (int i = 0; i < gh_service->nhistograms; i++) {
         ServiceHistogram *h = &gh_service_histograms[i];
-        if (h->state == HIST_OPEN && kill(h->owner, 0) != 0 && errno == ESRCH)
+        SpinLockAcquire(&gh_service->mutex);
+        bool open = h->state == HIST_OPEN;
+        pid_t owner = h->owner;
+        uint64 serial = h->serial;
+        SpinLockRelease(&gh_service->mutex);
+        if (!open || !process_gone(owner))
+            continue;
+        SpinLockAcquire(&gh_service->mutex);
+        if (h->state == HIST_OPEN && h->serial == serial) {
             h->state = HIST_CLOSING;
+            gh_service->histograms_closing++;
+        }
+        SpinLockRelease(&gh_service->mutex);
     }
-    SpinLockRelease(&gh_service->mutex);
     if (freed)
         ConditionVariableBroadcast(&gh_service->slot_freed);
 }
