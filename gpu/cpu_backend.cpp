@@ -183,7 +183,7 @@ const char *status_text(Status s) noexcept
     case Status::nan_value: return "value is NaN";
     case Status::not_built: return "extension was built without CUDA";
     case Status::no_device: return "no usable CUDA device";
-    case Status::out_of_memory: return "out of GPU or pinned host memory";
+    case Status::out_of_memory: return "out of GPU or host memory";
     case Status::interrupted: return "interrupted while waiting for the GPU";
     case Status::cuda_error: return "CUDA call failed";
     case Status::internal_error: return "internal error in the histogram engine";

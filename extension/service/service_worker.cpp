@@ -11,7 +11,7 @@
  * A CUDA error other than running out of memory may leave the context
  * unusable, so the service fails every request it holds (the clients get an
  * ERROR with the CUDA text), exits with status 1, and the postmaster starts
- * a fresh one a second later.  Its state is plain data and PostgreSQL
+ * a fresh one at once.  Its state is plain data and PostgreSQL
  * memory, so nothing needs unwinding on the way out.
  */
 #include "service_shared.h"
