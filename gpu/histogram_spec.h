@@ -9,7 +9,7 @@
  *                   float8 values
  *
  * Values always travel as 8-byte words, so every kind shares the batch
- * buffers, pinned memory and transfers.
+ * slots, device buffers and transfers.
  */
 #ifndef GH_HISTOGRAM_SPEC_H
 #define GH_HISTOGRAM_SPEC_H

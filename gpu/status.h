@@ -17,7 +17,7 @@ enum class Status : int32_t {
     nan_value,       /* a value was NaN: width_bucket refuses it */
     not_built,       /* this build has no CUDA backend */
     no_device,       /* no driver, or no CUDA device visible */
-    out_of_memory,   /* device or pinned memory exhausted */
+    out_of_memory,   /* device or host memory exhausted */
     interrupted,     /* the caller asked to stop while we waited for the GPU */
     cuda_error,      /* any other CUDA failure; see last_cuda_error() */
     internal_error,  /* a bug: an exception or impossible state inside the engine */

@@ -312,7 +312,7 @@ void end_scan(CustomScanState *node)
 {
     ScanExecState *s = scan_state(node);
     heap_reader_end(&s->reader);
-    /* releases the states' pinned and device memory now, not at query end */
+    /* gives the states' slots and device histograms back to the GPU service now, not at query end */
     MemoryContextDelete(s->states_cxt);
 }
 
