@@ -18,7 +18,7 @@
 # $OUT/service_checks.txt.  Not among the default steps: name it.
 set -uo pipefail
 OUT=${OUT:-/tmp/gh_out}; mkdir -p "$OUT"
-steps=" ${*:-unit sanitize kernels sql shards e2e scan bench} "
+steps=" ${*:-unit sanitize kernels sql service shards e2e scan bench} "
 has() { [[ $steps == *" $1 "* ]]; }
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/device.txt"
 date -u +"%Y-%m-%dT%H:%MZ" >>"$OUT/device.txt"
