@@ -15,7 +15,7 @@
 # service: test/gpu/service_checks.sh, the GPU service's checks (first-query
 # latency, 8 workers over 100M rows, pgbench with 64 clients, a fatal CUDA
 # error and the restart, several GPUs); log $OUT/service_checks.log, summary
-# $OUT/service_checks.txt.  Not among the default steps: name it.
+# $OUT/service_checks.txt.
 set -uo pipefail
 OUT=${OUT:-/tmp/gh_out}; mkdir -p "$OUT"
 steps=" ${*:-unit sanitize kernels sql service shards e2e scan bench} "
