@@ -215,10 +215,12 @@ void gpu_service_require(void)
                                 "gpu_histogram.device to 'auto' or 'cpu'.")));
     char message[256];
     ServiceState state;
+    gh::Status start_status;
     /* a service that is (re)starting gets a while to come up: the postmaster starts it at once */
     for (int waited_ms = 0;; waited_ms += 100) {
         SpinLockAcquire(&gh_service->mutex);
         state = gh_service->state;
+        start_status = static_cast<gh::Status>(gh_service->start_status);
         strlcpy(message, gh_service->message, sizeof message);
         SpinLockRelease(&gh_service->mutex);
         if (state == SERVICE_UP || state == SERVICE_NO_GPU || waited_ms >= kServiceStartWaitMs)
@@ -228,6 +230,11 @@ void gpu_service_require(void)
     ConditionVariableCancelSleep();
     if (state == SERVICE_UP)
         return;
+    if (state == SERVICE_NO_GPU && start_status == gh::Status::not_built)
+        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                        errmsg("gpu_histogram.device is \"gpu\" but no GPU backend is available"),
+                        errdetail("This build of gpu_histogram has no CUDA backend."),
+                        errhint("Set gpu_histogram.device to 'auto' or 'cpu'.")));
     ereport(ERROR, (errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
                     errmsg("gpu_histogram.device is \"gpu\" but no GPU is usable"),
                     errdetail("The GPU service %s: %s",

@@ -98,6 +98,7 @@ struct ServiceShared {
     double startup_ms;    /* CUDA start-up of the current incarnation */
     bool registered;      /* batch memory page-locked with CUDA */
     char message[256];    /* why there is no GPU ("" when there is one) */
+    int32 start_status;   /* gh::Status of starting CUDA: not_built, no_device, ... */
     char last_failure[256]; /* the last fatal CUDA error, kept across restarts for the clients it failed */
     int32 ndevices;
     ServiceDevice devices[gh::kMaxDevices];

@@ -103,6 +103,9 @@ bool start_gpus(void)
         char text[300];
         snprintf(text, sizeof text, "%s: %s", gh::status_text(s), gh::gpu_last_error());
         set_message(text);
+        SpinLockAcquire(&gh_service->mutex);
+        gh_service->start_status = static_cast<int32>(s);
+        SpinLockRelease(&gh_service->mutex);
         ereport(LOG, (errmsg("gpu_histogram GPU service: no GPU, values are binned on the CPU: %s", text)));
         return false;
     }
@@ -488,6 +491,7 @@ void gpu_histogram_service_main(Datum)
     gh_service->generation++;
     gh_service->starts++;
     gh_service->state = SERVICE_STARTING;
+    gh_service->start_status = static_cast<int32>(gh::Status::ok);
     gh_service->pid = MyProcPid;
     gh_service->latch = MyLatch;
     applied_fail_request = gh_service->fail_request;
