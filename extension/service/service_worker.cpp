@@ -101,7 +101,10 @@ bool start_gpus(void)
     gh::Status s = gh::gpu_start();
     if (s != gh::Status::ok) {
         char text[300];
-        snprintf(text, sizeof text, "%s: %s", gh::status_text(s), gh::gpu_last_error());
+        if (s == gh::Status::not_built)
+            snprintf(text, sizeof text, "%s", gh::gpu_last_error());
+        else
+            snprintf(text, sizeof text, "%s: %s", gh::status_text(s), gh::gpu_last_error());
         set_message(text);
         SpinLockAcquire(&gh_service->mutex);
         gh_service->start_status = static_cast<int32>(s);
