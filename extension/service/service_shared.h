@@ -93,7 +93,6 @@ struct ServiceShared {
     ServiceState state;
     pid_t pid;
     Latch *latch;         /* set by clients when they queue work */
-    uint32 generation;    /* incremented every time the service starts */
     int32 starts;
     double startup_ms;    /* CUDA start-up of the current incarnation */
     bool registered;      /* batch memory page-locked with CUDA */

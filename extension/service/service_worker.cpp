@@ -491,7 +491,6 @@ void gpu_histogram_service_main(Datum)
     /* what a previous incarnation left (it failed everything on its way out, unless killed) */
     service_fail_all(NULL);
     SpinLockAcquire(&gh_service->mutex);
-    gh_service->generation++;
     gh_service->starts++;
     gh_service->state = SERVICE_STARTING;
     gh_service->start_status = static_cast<int32>(gh::Status::ok);
