@@ -96,31 +96,28 @@ fi
 pg_temp_stop
 trap - EXIT
 
+# Runs a check script that starts its own servers, and records it: exit 0
+# ok, 77 skipped, anything else FAILED with its first FAILED line.
+run_checks() { # name, script, log
+    gh_step "bash $2"
+    set +e
+    bash "$2" 2>&1 | tee "$LOGS/$3"
+    local rc=${PIPESTATUS[0]}
+    set -e
+    local last
+    last=$(grep -v '^[[:space:]]*$' "$LOGS/$3" | tail -n 1 | cut -c1-110) || true
+    case $rc in
+        0) record "$1" ok "$last" ;;
+        77) record "$1" skipped "$last" ;;
+        *) record "$1" FAILED "exit status $rc: $(grep -m 1 'FAILED' "$LOGS/$3" | cut -c1-100)" ;;
+    esac
+}
+
 # -- 5. scale-out over postgres_fdw --------------------------------------------
-gh_step "bash test/fdw/run_shard_checks.sh"
-set +e
-bash test/fdw/run_shard_checks.sh 2>&1 | tee "$LOGS/shard_checks.log"
-rc=${PIPESTATUS[0]}
-set -e
-last=$(grep -v '^[[:space:]]*$' "$LOGS/shard_checks.log" | tail -n 1 | cut -c1-110) || true
-case $rc in
-    0) record "shards (postgres_fdw)" ok "$last" ;;
-    77) record "shards (postgres_fdw)" skipped "$last" ;;
-    *) record "shards (postgres_fdw)" FAILED "exit status $rc: $(grep -m 1 'FAILED' "$LOGS/shard_checks.log" | cut -c1-100)" ;;
-esac
+run_checks "shards (postgres_fdw)" test/fdw/run_shard_checks.sh shard_checks.log
 
 # -- 6. the GPU service, with and without preloading ----------------------------
-gh_step "bash test/service/run_preload_checks.sh"
-set +e
-bash test/service/run_preload_checks.sh 2>&1 | tee "$LOGS/preload_checks.log"
-rc=${PIPESTATUS[0]}
-set -e
-last=$(grep -v '^[[:space:]]*$' "$LOGS/preload_checks.log" | tail -n 1 | cut -c1-110) || true
-if [ "$rc" = 0 ]; then
-    record "GPU service (preload checks)" ok "$last"
-else
-    record "GPU service (preload checks)" FAILED "exit status $rc: $(grep -m 1 'FAILED' "$LOGS/preload_checks.log" | cut -c1-100)"
-fi
+run_checks "GPU service (preload checks)" test/service/run_preload_checks.sh preload_checks.log
 
 gh_step "summary"
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then

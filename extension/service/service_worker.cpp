@@ -426,19 +426,25 @@ void apply_fail_injection(void)
     }
 }
 
+/* What the postmaster and administrators ask of the loop: exit, or reload the configuration. */
+void handle_signals(void)
+{
+    CHECK_FOR_INTERRUPTS();
+    if (ShutdownRequestPending)
+        proc_exit(1); /* 1, not 0: a SIGTERM outside a server shutdown makes the postmaster start it again */
+    if (ConfigReloadPending) {
+        ConfigReloadPending = false;
+        ProcessConfigFile(PGC_SIGHUP);
+    }
+}
+
 void serve(void)
 {
     int32 *order = static_cast<int32 *>(palloc(sizeof(int32) * gh_service->nslots));
     TimestampTz last_idle_work = GetCurrentTimestamp();
     for (;;) {
         ResetLatch(MyLatch);
-        CHECK_FOR_INTERRUPTS();
-        if (ShutdownRequestPending)
-            proc_exit(1); /* 1, not 0: after pg_terminate_backend() the postmaster starts it again */
-        if (ConfigReloadPending) {
-            ConfigReloadPending = false;
-            ProcessConfigFile(PGC_SIGHUP);
-        }
+        handle_signals();
         apply_fail_injection();
         bool worked = run_queue(order);
         retire_batches();
@@ -469,13 +475,7 @@ void idle(void)
 {
     for (;;) {
         ResetLatch(MyLatch);
-        CHECK_FOR_INTERRUPTS();
-        if (ShutdownRequestPending)
-            proc_exit(1); /* 1, not 0: after pg_terminate_backend() the postmaster starts it again */
-        if (ConfigReloadPending) {
-            ConfigReloadPending = false;
-            ProcessConfigFile(PGC_SIGHUP);
-        }
+        handle_signals();
         (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 10000, PG_WAIT_EXTENSION);
     }
 }
