@@ -16,6 +16,9 @@
 #    postgres_fdw is not installed
 # 6. test/service/run_preload_checks.sh: the GPU service from the outside, on
 #    a server without the library preloaded and one with it
+# 7. test/service/run_crash_isolation.sh: the CUDA process killed with
+#    SIGSEGV, SIGABRT and SIGKILL under queries and an open transaction; the
+#    server must not restart
 #
 # Every step after the build runs even if an earlier one failed; the summary
 # at the end lists each, and the exit status is non-zero if any failed.
@@ -118,6 +121,9 @@ run_checks "shards (postgres_fdw)" test/fdw/run_shard_checks.sh shard_checks.log
 
 # -- 6. the GPU service, with and without preloading ----------------------------
 run_checks "GPU service (preload checks)" test/service/run_preload_checks.sh preload_checks.log
+
+# -- 7. a dying CUDA process does not take the server down -----------------------
+run_checks "GPU service (crash isolation)" test/service/run_crash_isolation.sh crash_isolation.log
 
 gh_step "summary"
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then

@@ -1,6 +1,6 @@
 /*
  * service_client.h: what a backend or parallel worker may ask of the GPU
- * service (service_worker.cpp).  The client never touches CUDA.
+ * service (supervisor.cpp and cuda_process.cpp).  The client never touches CUDA.
  *
  * A client opens a device histogram in the service (an entry of the shared
  * table), takes a batch slot, fills it with values and queues it for
