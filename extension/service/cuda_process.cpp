@@ -57,6 +57,7 @@ gh::BatchBuffer **batches; /* [slot * kMaxDevices + device], created on first us
 InFlight *in_flight;
 int n_in_flight;
 uint32 applied_fail_request;
+uint32 applied_crash_request;
 int ndevices;
 
 /* SIGURG rings the doorbell, SIGTERM asks it to exit: both blocked, and taken by sigtimedwait. */
@@ -398,6 +399,24 @@ void close_histograms(void)
     }
 }
 
+/*
+ * Testing (gpu_histogram.debug_crash_cuda_process): dies as a faulting
+ * driver would, at the worst moment, holding the lock every client needs.
+ */
+void apply_crash_injection(void)
+{
+    service_lock();
+    bool wanted = gh_service->crash_request != applied_crash_request;
+    if (!wanted) {
+        service_unlock();
+        return;
+    }
+    ereport(LOG, (errmsg("gpu_histogram CUDA process: crashing on purpose, holding the service's lock "
+                         "(gpu_histogram.debug_crash_cuda_process)")));
+    (void)raise(SIGSEGV);
+    leave(1); /* not reached */
+}
+
 void apply_fail_injection(void)
 {
     service_lock();
@@ -443,6 +462,7 @@ void serve(void)
         /* cleared before looking at the queue: a request queued from now on rings again */
         (void)pg_atomic_exchange_u32(&gh_service->doorbell, 0);
         handle_signals();
+        apply_crash_injection();
         apply_fail_injection();
         bool worked = run_queue(order);
         retire_batches();
@@ -472,6 +492,7 @@ void idle(void)
 {
     for (;;) {
         handle_signals();
+        apply_crash_injection();
         wait_for_work(10000);
         (void)pg_atomic_exchange_u32(&gh_service->doorbell, 0);
     }
@@ -529,6 +550,7 @@ void cuda_process_main(pid_t supervisor)
     gh_service->start_status = static_cast<int32>(gh::Status::ok);
     gh_service->pid = MyProcPid;
     applied_fail_request = gh_service->fail_request;
+    applied_crash_request = gh_service->crash_request;
     service_unlock();
 
     locals = static_cast<LocalHistogram *>(

@@ -415,6 +415,16 @@ void gpu_service_read(const ServiceHistogramRef *ref, int32 nslots, int64 *count
     }
 }
 
+void gpu_service_crash_cuda_process(void)
+{
+    if (gh_service == NULL)
+        return;
+    service_lock();
+    gh_service->crash_request++;
+    service_unlock();
+    service_wake();
+}
+
 void gpu_service_fail_after(int32 calls)
 {
     if (gh_service == NULL)

@@ -78,6 +78,9 @@ void gpu_service_read(const ServiceHistogramRef *ref, int32 nslots, int64 *count
 /* Testing: the service's Nth CUDA call from now on fails. */
 void gpu_service_fail_after(int32 calls);
 
+/* Testing: the CUDA process kills itself with SIGSEGV while it holds the service's lock. */
+void gpu_service_crash_cuda_process(void);
+
 /* This process's traffic to the service, for gpu_histogram_stats() and EXPLAIN ANALYZE. */
 extern int64 gh_values_sent_to_gpu;
 extern int64 gh_batches_sent_to_gpu;

@@ -131,6 +131,8 @@ struct ServiceShared {
     /* testing: the service applies gpu_fail_after(fail_calls) when fail_request changes */
     uint32 fail_request;
     int32 fail_calls;
+    /* testing: the CUDA process kills itself with SIGSEGV, holding the lock, when crash_request changes */
+    uint32 crash_request;
 };
 
 /* Attached in every process once shared memory exists; NULL without preloading. */

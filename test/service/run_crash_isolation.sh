@@ -5,7 +5,9 @@
 #
 # On a throwaway server with gpu_histogram preloaded (with or without a GPU:
 # without one, the CUDA process is the one that found none), the CUDA
-# process is killed with SIGSEGV, SIGABRT and SIGKILL in turn, while one
+# process is killed with SIGSEGV, SIGABRT and SIGKILL in turn, and then made
+# to die by SIGSEGV while it holds the service's lock
+# (gpu_histogram.debug_crash_cuda_process), while one
 # session holds an open transaction that has written a row and another runs
 # histogram queries (device auto, and gpu) and writes.  Then the server must
 # not have restarted (same postmaster start time, no "terminating any other
@@ -112,9 +114,14 @@ fi
 sleep 2
 
 previous=$first
-for sig in SEGV ABRT KILL; do
+for sig in SEGV ABRT KILL SEGV-holding-the-lock; do
     pid=${previous% *}
-    kill -"$sig" "$pid"
+    if [ "$sig" = SEGV-holding-the-lock ]; then
+        # the worst moment: every client needs the lock the dead process held
+        q -c "SET gpu_histogram.debug_crash_cuda_process = on" >/dev/null
+    else
+        kill -"$sig" "$pid"
+    fi
     now=$(wait_for_service "$previous")
     check "SIG$sig to the CUDA process (pid $pid): a new one runs (pid, starts: $previous -> $now)" yes \
         "$( [ "$now" != none ] && [ "${now#* }" = $(( ${previous#* } + 1 )) ] && echo yes || echo no)"
@@ -139,7 +146,7 @@ check "both of its rows are there" 2 "$(q -c "SELECT count(*) FROM ledger WHERE 
 check "the server never restarted (postmaster start time)" "$started" "$(q -c "SELECT pg_postmaster_start_time()")"
 check "no crash recovery in the server log" 0 \
     "$(grep -c -E 'terminating any other active server processes|all server processes terminated' "$PG_TEMP_DIR/server.log")"
-check "the supervisor logged each death" 3 \
+check "the supervisor logged each death" 4 \
     "$(grep -c -E 'the CUDA process \(pid [0-9]+\) was terminated by signal (6|9|11)' "$PG_TEMP_DIR/server.log")"
 busy_backends=$(grep -c '^busy backend ' "$work/busy.out")
 auto_all=$(grep -c '^auto ' "$work/busy.out")
