@@ -28,6 +28,7 @@
 
 extern "C" {
 #include "storage/ipc.h"
+#include "storage/pg_shmem.h"
 #include "storage/proc.h"
 #include "storage/proclist.h"
 #include "utils/ps_status.h"
@@ -35,6 +36,7 @@ extern "C" {
 
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/shm.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -510,6 +512,15 @@ void become_cuda_process(pid_t supervisor)
     if (getppid() != supervisor)
         leave(1); /* the supervisor died before the line above */
     on_exit_reset();
+    /*
+     * A postmaster refuses to start on a data directory whose System V
+     * segment still has a process attached, and a CUDA process can take a
+     * moment to die after an immediate shutdown.  With the default
+     * shared_memory_type (mmap) that segment is only the interlock:
+     * everything this process uses is in the anonymous mapping.
+     */
+    if (shared_memory_type == SHMEM_TYPE_MMAP && UsedShmemSegAddr != NULL)
+        (void)shmdt(UsedShmemSegAddr);
     MyProc = NULL;
     MyLatch = NULL;
     init_ps_display("gpu_histogram CUDA process");
