@@ -80,6 +80,11 @@ else
         "$(sqlstate_of -c "SET gpu_histogram.device = gpu" -c "SELECT gpu_histogram(x, 0, 1, 10) FROM pc")"
     check "gpu_histogram_devices() says the service found no GPU" t \
         "$(q -c "SELECT count(*) = 1 AND bool_and(status LIKE 'no GPU: the GPU service found none (%') FROM gpu_histogram_devices()")"
+    if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1'; then
+        message=$(q -c "SELECT service_message FROM gpu_histogram_stats()")
+        check "with no NVIDIA driver on the machine, the message says so (not CUDA's 'driver version is insufficient')" yes \
+            "$(grep -q -E 'no NVIDIA driver found|without CUDA|no CUDA backend' <<<"$message" && echo yes || echo "no: $message")"
+    fi
 fi
 # prints "pid starts" once a CUDA process other than $1 is up (or found no GPU)
 next_cuda_process() {
