@@ -1,5 +1,6 @@
 /*
  * module.cpp: the library's entry point: the module magic, the GUCs, the
+ * planner hook that evaluates fixed arguments once (plan_args.h), the
  * custom scan's planner hook (scan/scan.h) and the GPU service
  * (service/service.h).
  *
@@ -10,6 +11,7 @@
  */
 #include "pg_headers.h"
 
+#include "plan_args.h"
 #include "settings.h"
 #include "scan/scan.h"
 #include "service/service.h"
@@ -61,6 +63,7 @@ void _PG_init(void)
                             "that the service restarts.",
                             &gh_fail_cuda_call, 0, 0, INT_MAX, PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL,
                             assign_fail_cuda_call, NULL);
+    gpu_histogram_plan_args_init();
     gpu_histogram_scan_init();
     gpu_service_init();
     MarkGUCPrefixReserved("gpu_histogram");
