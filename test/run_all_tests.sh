@@ -16,6 +16,11 @@
 #    postgres_fdw is not installed
 # 6. test/service/run_preload_checks.sh: the GPU service from the outside, on
 #    a server without the library preloaded and one with it
+# 7. test/sqlsmith/run_sqlsmith.sh: random queries (sqlsmith, installed when
+#    missing) against a throwaway server of its own, 18,000 by default within
+#    a few minutes; fails if the server crashed or the extension raised an
+#    internal error (SQLSTATE class XX); skipped (exit 77) when sqlsmith
+#    cannot be installed
 #
 # Every step after the build runs even if an earlier one failed; the summary
 # at the end lists each, and the exit status is non-zero if any failed.
@@ -118,6 +123,9 @@ run_checks "shards (postgres_fdw)" test/fdw/run_shard_checks.sh shard_checks.log
 
 # -- 6. the GPU service, with and without preloading ----------------------------
 run_checks "GPU service (preload checks)" test/service/run_preload_checks.sh preload_checks.log
+
+# -- 7. random queries (sqlsmith) ----------------------------------------------
+run_checks "random queries (sqlsmith)" test/sqlsmith/run_sqlsmith.sh sqlsmith.log
 
 gh_step "summary"
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
