@@ -227,6 +227,13 @@ RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
 
+-- Where the extension is not created, the hook (still loaded) leaves every
+-- aggregate alone, one named gpu_histogram too.
+DROP EXTENSION gpu_histogram;
+EXPLAIN (COSTS OFF) SELECT pa_other.gpu_histogram(x, :edges) FROM pa_t;
+SELECT pa_other.gpu_histogram(x, :edges) FROM pa_t;
+CREATE EXTENSION gpu_histogram;
+
 DROP TABLE pa_t, pa_edges, pa_empty;
 DROP SCHEMA pa_other CASCADE;
 DROP FUNCTION try_sql(text), pa_explain(text);
