@@ -12,13 +12,14 @@ OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/scan/plan.o extension/scan/exec.o extension/scan/heap_reader.o \
        extension/scan/native_quals.o extension/moving_window.o \
        extension/time_aggregate.o extension/threshold_aggregate.o \
-       extension/service/service.o extension/service/service_worker.o \
+       extension/service/service.o extension/service/supervisor.o \
+       extension/service/cuda_process.o \
        extension/service/service_client.o
 DATA = extension/sql/gpu_histogram--1.0.sql extension/sql/gpu_histogram--1.0--1.1.sql \
        extension/sql/gpu_histogram--1.1--1.2.sql
 PGFILEDESC = "gpu_histogram - width_bucket histograms binned on the GPU"
 
-REGRESS = upgrade basic errors equality edges types nulls_empty merge buckets parallel grouping window moving_window device scan time thresholds plan_args
+REGRESS = upgrade basic errors equality edges types nulls_empty merge buckets parallel grouping window moving_window device scan time thresholds time_range plan_args
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CONFIG ?= pg_config

@@ -25,6 +25,7 @@ void _PG_init(void);
 int gh_device_mode = DEVICE_AUTO;
 int gh_batch_size = 1 << 20;
 static int gh_fail_cuda_call = 0;
+static bool gh_crash_cuda_process = false;
 
 /*
  * Passes the countdown on to the GPU service (no CUDA call here).  Only a
@@ -35,6 +36,13 @@ static void assign_fail_cuda_call(int newval, void *)
 {
     if (MyBackendType == B_BACKEND && !InitializingParallelWorker && IsNormalProcessingMode())
         gpu_service_fail_after(newval);
+}
+
+/* Each SET to true (by a client session, as above) crashes the CUDA process once. */
+static void assign_crash_cuda_process(bool newval, void *)
+{
+    if (newval && MyBackendType == B_BACKEND && !InitializingParallelWorker && IsNormalProcessingMode())
+        gpu_service_crash_cuda_process();
 }
 
 static const struct config_enum_entry device_options[] = {
@@ -63,6 +71,13 @@ void _PG_init(void)
                             "that the service restarts.",
                             &gh_fail_cuda_call, 0, 0, INT_MAX, PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL,
                             assign_fail_cuda_call, NULL);
+    DefineCustomBoolVariable("gpu_histogram.debug_crash_cuda_process",
+                             "Testing only: makes the GPU service's CUDA process die by SIGSEGV while it holds "
+                             "the service's lock.",
+                             "Used by the crash isolation checks to show that the server does not restart and "
+                             "that the service repairs its shared memory and comes back.",
+                             &gh_crash_cuda_process, false, PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL,
+                             assign_crash_cuda_process, NULL);
     gpu_histogram_plan_args_init();
     gpu_histogram_scan_init();
     gpu_service_init();

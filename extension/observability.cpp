@@ -26,9 +26,9 @@ const char *state_name(ServiceState state)
 ServiceShared snapshot(void)
 {
     ServiceShared copy;
-    SpinLockAcquire(&gh_service->mutex);
+    service_lock();
     memcpy(&copy, gh_service, sizeof copy);
-    SpinLockRelease(&gh_service->mutex);
+    service_unlock();
     return copy;
 }
 

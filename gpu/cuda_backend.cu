@@ -145,8 +145,21 @@ Status start()
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
     if (err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver || (err == cudaSuccess && count == 0)) {
-        snprintf(g.last_error, sizeof g.last_error, "%s",
-                 err == cudaSuccess ? "no CUDA device is visible" : cudaGetErrorString(err));
+        /*
+         * The runtime says "driver version is insufficient" also when there
+         * is no driver at all; the driver's version, 0 without one, tells
+         * the two apart.
+         */
+        int driver = 0;
+        if (err == cudaErrorInsufficientDriver && cudaDriverGetVersion(&driver) == cudaSuccess && driver == 0)
+            snprintf(g.last_error, sizeof g.last_error, "no NVIDIA driver found (libcuda.so.1 cannot be loaded)");
+        else if (err == cudaErrorInsufficientDriver)
+            snprintf(g.last_error, sizeof g.last_error, "%s (driver supports CUDA %d.%d, the runtime needs %d.%d)",
+                     cudaGetErrorString(err), driver / 1000, driver % 1000 / 10, CUDART_VERSION / 1000,
+                     CUDART_VERSION % 1000 / 10);
+        else
+            snprintf(g.last_error, sizeof g.last_error, "%s",
+                     err == cudaSuccess ? "no CUDA device is visible" : cudaGetErrorString(err));
         cudaGetLastError();
         return Status::no_device;
     }

@@ -20,6 +20,8 @@
  */
 #include "cuda_kernels.cuh"
 
+#include "gpu_backend.h"
+
 #include "threshold_bucket.h"
 #include "time_bucket.h"
 
@@ -257,33 +259,39 @@ int shared_copies(int32_t slots, size_t table_bytes, const KernelLimits &limits)
 
 /*
  * Blocks per SM for a kernel at a given dynamic shared memory size, asked of
- * the runtime once per kernel and size and remembered: per-batch launches
- * should cost a launch, not three API calls.  Keyed by the kernel itself
- * (every instantiation has its own attributes).  A backend process is
- * single-threaded, and there are a few dozen kernels at most.
+ * the runtime once per kernel, device and size and remembered: per-batch
+ * launches should cost a launch, not three API calls.  Keyed by the kernel
+ * itself (every instantiation has its own attributes) and by the device:
+ * a kernel's dynamic shared memory limit is an attribute of its copy in one
+ * device's context, so a limit raised on one GPU says nothing of another's
+ * (a launch past 48 KB on a GPU where it was not raised fails with "invalid
+ * argument").  The service calls this from one thread; there are a few
+ * dozen kernels per device at most.
  */
 struct LaunchCache {
     const void *kernel;
+    int device;
     size_t smem;            /* the size `blocks` was computed for */
     int blocks;
-    size_t attribute_smem;  /* the dynamic shared memory limit set so far */
+    size_t attribute_smem;  /* the dynamic shared memory limit set so far on this device */
 };
 
 template <typename Kernel>
-cudaError_t resident_blocks(Kernel kernel, size_t smem, int *blocks)
+cudaError_t resident_blocks(Kernel kernel, int device, size_t smem, int *blocks)
 {
-    static LaunchCache cache[64];
+    constexpr int kEntries = 64 * kMaxDevices;
+    static LaunchCache cache[kEntries];
     static int used = 0;
     const void *key = reinterpret_cast<const void *>(kernel);
     LaunchCache *c = nullptr;
     for (int i = 0; i < used && c == nullptr; i++)
-        if (cache[i].kernel == key)
+        if (cache[i].kernel == key && cache[i].device == device)
             c = &cache[i];
     if (c == nullptr) {
-        if (used == 64)
+        if (used == kEntries)
             return cudaErrorUnknown; /* cannot happen: fewer kernels exist */
         c = &cache[used++];
-        *c = LaunchCache{key, static_cast<size_t>(-1), 0, 0};
+        *c = LaunchCache{key, device, static_cast<size_t>(-1), 0, 0};
     }
     if (smem != c->smem) {
         cudaError_t err;
@@ -318,7 +326,7 @@ cudaError_t launch(const T *values, size_t n, Binner binner, unsigned long long 
         int copies = shared_copies<T>(binner.slots(), binner.table_bytes(), limits);
         size_t smem = shared_bytes<T>(binner.slots(), copies, binner.table_bytes());
         auto kernel = histogram_shared<T, Binner>;
-        if ((err = resident_blocks(kernel, smem, &blocks_per_sm)) != cudaSuccess)
+        if ((err = resident_blocks(kernel, limits.device, smem, &blocks_per_sm)) != cudaSuccess)
             return err;
         size_t full = static_cast<size_t>(limits.multiprocessors) * blocks_per_sm;
         unsigned grid = static_cast<unsigned>(wanted < full ? wanted : full);
@@ -329,7 +337,7 @@ cudaError_t launch(const T *values, size_t n, Binner binner, unsigned long long 
         if (smem == 0)
             binner.in_shared_memory(false);
         auto kernel = histogram_global<T, Binner>;
-        if ((err = resident_blocks(kernel, smem, &blocks_per_sm)) != cudaSuccess)
+        if ((err = resident_blocks(kernel, limits.device, smem, &blocks_per_sm)) != cudaSuccess)
             return err;
         size_t full = static_cast<size_t>(limits.multiprocessors) * blocks_per_sm;
         unsigned grid = static_cast<unsigned>(wanted < full ? wanted : full);
@@ -343,6 +351,7 @@ cudaError_t launch(const T *values, size_t n, Binner binner, unsigned long long 
 cudaError_t describe_device(int device, KernelLimits *limits)
 {
     cudaError_t err;
+    limits->device = device;
     if ((err = cudaDeviceGetAttribute(&limits->multiprocessors, cudaDevAttrMultiProcessorCount, device)) ||
         (err = cudaDeviceGetAttribute(&limits->max_shared_per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin,
                                       device)) ||

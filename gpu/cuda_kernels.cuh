@@ -20,6 +20,7 @@ namespace gh {
 
 /* What a launch needs to know about the device; filled once by describe_device(). */
 struct KernelLimits {
+    int device; /* the ordinal these limits are of: launches go to this device */
     int multiprocessors;
     int max_shared_per_block; /* opt-in limit, bytes */
     int max_shared_per_sm;

@@ -16,7 +16,10 @@
 #    postgres_fdw is not installed
 # 6. test/service/run_preload_checks.sh: the GPU service from the outside, on
 #    a server without the library preloaded and one with it
-# 7. test/sqlsmith/run_sqlsmith.sh: random queries (sqlsmith, installed when
+# 7. test/service/run_crash_isolation.sh: the CUDA process killed with
+#    SIGSEGV, SIGABRT and SIGKILL under queries and an open transaction; the
+#    server must not restart
+# 8. test/sqlsmith/run_sqlsmith.sh: random queries (sqlsmith, installed when
 #    missing) against a throwaway server of its own, 18,000 by default within
 #    a few minutes; fails if the server crashed or the extension raised an
 #    internal error (SQLSTATE class XX); skipped (exit 77) when sqlsmith
@@ -124,7 +127,10 @@ run_checks "shards (postgres_fdw)" test/fdw/run_shard_checks.sh shard_checks.log
 # -- 6. the GPU service, with and without preloading ----------------------------
 run_checks "GPU service (preload checks)" test/service/run_preload_checks.sh preload_checks.log
 
-# -- 7. random queries (sqlsmith) ----------------------------------------------
+# -- 7. a dying CUDA process does not take the server down -----------------------
+run_checks "GPU service (crash isolation)" test/service/run_crash_isolation.sh crash_isolation.log
+
+# -- 8. random queries (sqlsmith) ----------------------------------------------
 run_checks "random queries (sqlsmith)" test/sqlsmith/run_sqlsmith.sh sqlsmith.log
 
 gh_step "summary"

@@ -139,7 +139,7 @@ void begin_scan(CustomScanState *node, EState *estate, int)
     List *quals = reinterpret_cast<List *>(
         table_vars_mutator(reinterpret_cast<Node *>(cscan->custom_exprs), cscan->custom_scan_tlist));
     s->heap_slot = ExecInitExtraTupleSlot(estate, desc, &TTSOpsHeapTuple);
-    s->native = native_quals_build(quals, desc, &s->native_quals);
+    s->native = native_quals_build(quals, desc, &node->ss.ps, &s->native_quals);
     if (s->native)
         quals = NIL;
     /*
@@ -221,6 +221,11 @@ void scan_pages(ScanExecState *s)
     while (heap_reader_next_page(r)) {
         int n = r->ntuples;
         if (s->native) {
+            if (!s->native_quals.prepared && n > 0) {
+                /* the values may be user code (a stable function): evaluated with the page pinned, unlocked */
+                heap_reader_unlock(r);
+                native_quals_prepare(&s->native_quals, s->css.ss.ps.ps_ExprContext);
+            }
             /* only stored values are compared: no user code runs under the lock */
             n = native_quals_filter(s->native_quals, desc, r->tuples, n);
         } else if (s->qual != NULL) {
@@ -334,6 +339,8 @@ void rescan(CustomScanState *node)
     for (int h = 0; h < s->nhist; h++)
         s->states[h] = NULL;
     s->done = false;
+    if (s->native)
+        native_quals_unprepare(&s->native_quals); /* new parameter values, perhaps */
 }
 
 Size estimate_dsm(CustomScanState *node, ParallelContext *)

@@ -9,9 +9,14 @@ extern "C" {
 #include "catalog/pg_am.h"
 #include "catalog/pg_opfamily.h"
 #include "commands/defrem.h"
+#include "executor/executor.h"
 #include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
 #include "nodes/primnodes.h"
+#include "optimizer/optimizer.h"
+#include "utils/date.h"
 #include "utils/lsyscache.h"
+#include "utils/timestamp.h"
 }
 
 namespace {
@@ -24,6 +29,60 @@ bool is_integer_type(Oid t)
 bool is_float_type(Oid t)
 {
     return t == FLOAT4OID || t == FLOAT8OID;
+}
+
+bool is_time_type(Oid t)
+{
+    return t == DATEOID || t == TIMESTAMPOID || t == TIMESTAMPTZOID;
+}
+
+/* Whether an expression has one value for the whole scan: no Vars, no subqueries, nothing volatile. */
+bool row_dependent_walker(Node *node, void *)
+{
+    if (node == NULL)
+        return false;
+    if (IsA(node, Var) || IsA(node, PlaceHolderVar) || IsA(node, Aggref) || IsA(node, WindowFunc) ||
+        IsA(node, GroupingFunc) || IsA(node, SubLink) || IsA(node, SubPlan) || IsA(node, AlternativeSubPlan))
+        return true;
+    return expression_tree_walker(node, reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(row_dependent_walker)),
+                                  NULL);
+}
+
+bool fixed_for_scan(Node *e)
+{
+    return !row_dependent_walker(e, NULL) && !contain_volatile_functions(e) && !expression_returns_set(e);
+}
+
+/* The families whose comparisons the scan answers natively, looked up once per build. */
+struct Families {
+    Oid float_ops;
+    Oid datetime_ops;
+};
+
+Oid btree_family(const char *name)
+{
+    return get_opfamily_oid(BTREE_AM_OID, list_make2(makeString(pstrdup("pg_catalog")), makeString(pstrdup(name))),
+                            true);
+}
+
+/* A value of the qual's type as the comparison needs it. */
+void set_value(NativeQual *q, Datum d, bool isnull)
+{
+    q->never = isnull;
+    q->int_value = 0;
+    q->float_value = 0;
+    if (isnull)
+        return;
+    switch (q->value_type) {
+    case INT2OID: q->int_value = DatumGetInt16(d); break;
+    case INT4OID: q->int_value = DatumGetInt32(d); break;
+    case INT8OID: q->int_value = DatumGetInt64(d); break;
+    case FLOAT4OID: q->float_value = DatumGetFloat4(d); break;
+    case FLOAT8OID: q->float_value = DatumGetFloat8(d); break;
+    case DATEOID: q->int_value = DatumGetDateADT(d); break;
+    case TIMESTAMPOID: q->int_value = DatumGetTimestamp(d); break;
+    case TIMESTAMPTZOID: q->int_value = DatumGetTimestampTz(d); break;
+    }
 }
 
 /* The btree strategy of opno in family, or of its negator's equality as ne. */
@@ -56,7 +115,7 @@ Comparison commuted(Comparison c)
     }
 }
 
-bool native_qual(Node *clause, TupleDesc desc, Oid float_family, NativeQual *out)
+bool native_qual(Node *clause, TupleDesc desc, const Families &families, PlanState *parent, NativeQual *out)
 {
     if (!IsA(clause, OpExpr))
         return false;
@@ -65,34 +124,34 @@ bool native_qual(Node *clause, TupleDesc desc, Oid float_family, NativeQual *out
         return false;
     Node *left = static_cast<Node *>(linitial(op->args));
     Node *right = static_cast<Node *>(lsecond(op->args));
-    bool var_on_left = IsA(left, Var) && IsA(right, Const);
-    if (!var_on_left && !(IsA(left, Const) && IsA(right, Var)))
+    bool var_on_left = IsA(left, Var) && !IsA(right, Var) && fixed_for_scan(right);
+    if (!var_on_left && !(IsA(right, Var) && !IsA(left, Var) && fixed_for_scan(left)))
         return false;
     Var *var = reinterpret_cast<Var *>(var_on_left ? left : right);
-    Const *c = reinterpret_cast<Const *>(var_on_left ? right : left);
-    if (var->varattno <= 0 || var->varattno > desc->natts)
+    Node *value = var_on_left ? right : left;
+    Oid value_type = exprType(value);
+    if (var->varattno <= 0 || var->varattno > desc->natts || var->varlevelsup != 0)
         return false;
 
-    bool ints = is_integer_type(var->vartype) && is_integer_type(c->consttype);
-    bool floats = is_float_type(var->vartype) && is_float_type(c->consttype);
+    bool ints = is_integer_type(var->vartype) && is_integer_type(value_type);
+    bool floats = is_float_type(var->vartype) && is_float_type(value_type);
+    /* same type only: date against timestamp, or timestamp against timestamptz, converts (and the latter by TimeZone) */
+    bool times = is_time_type(var->vartype) && value_type == var->vartype;
     Comparison cmp;
     if (!(ints && comparison_of(op->opno, INTEGER_BTREE_FAM_OID, &cmp)) &&
-        !(floats && OidIsValid(float_family) && comparison_of(op->opno, float_family, &cmp)))
+        !(floats && OidIsValid(families.float_ops) && comparison_of(op->opno, families.float_ops, &cmp)) &&
+        !(times && OidIsValid(families.datetime_ops) && comparison_of(op->opno, families.datetime_ops, &cmp)))
         return false;
     out->column = heap_column(desc, var->varattno, var->vartype);
     out->cmp = var_on_left ? cmp : commuted(cmp);
     out->is_float = floats;
-    out->never = c->constisnull;
-    out->int_value = 0;
-    out->float_value = 0;
-    if (!c->constisnull) {
-        switch (c->consttype) {
-        case INT2OID: out->int_value = DatumGetInt16(c->constvalue); break;
-        case INT4OID: out->int_value = DatumGetInt32(c->constvalue); break;
-        case INT8OID: out->int_value = DatumGetInt64(c->constvalue); break;
-        case FLOAT4OID: out->float_value = DatumGetFloat4(c->constvalue); break;
-        case FLOAT8OID: out->float_value = DatumGetFloat8(c->constvalue); break;
-        }
+    out->value_type = value_type;
+    out->value = NULL;
+    if (IsA(value, Const)) {
+        const Const *c = reinterpret_cast<const Const *>(value);
+        set_value(out, c->constvalue, c->constisnull);
+    } else {
+        out->value = ExecInitExpr(reinterpret_cast<Expr *>(value), parent);
     }
     return true;
 }
@@ -107,7 +166,10 @@ template <typename T> bool stored(const NativeQual &q, TupleDesc desc, const Hea
         switch (col.type) {
         case INT2OID: { int16 v; memcpy(&v, p, sizeof v); *value = v; return true; }
         case INT4OID: { int32 v; memcpy(&v, p, sizeof v); *value = v; return true; }
-        case INT8OID: { int64 v; memcpy(&v, p, sizeof v); *value = static_cast<T>(v); return true; }
+        case INT8OID:
+        case TIMESTAMPOID:
+        case TIMESTAMPTZOID: { int64 v; memcpy(&v, p, sizeof v); *value = static_cast<T>(v); return true; }
+        case DATEOID: { int32 v; memcpy(&v, p, sizeof v); *value = v; return true; }
         case FLOAT4OID: { float v; memcpy(&v, p, sizeof v); *value = static_cast<T>(v); return true; }
         default: { double v; memcpy(&v, p, sizeof v); *value = static_cast<T>(v); return true; }
         }
@@ -120,6 +182,9 @@ template <typename T> bool stored(const NativeQual &q, TupleDesc desc, const Hea
     case INT2OID: *value = DatumGetInt16(d); break;
     case INT4OID: *value = DatumGetInt32(d); break;
     case INT8OID: *value = static_cast<T>(DatumGetInt64(d)); break;
+    case DATEOID: *value = DatumGetDateADT(d); break;
+    case TIMESTAMPOID: *value = static_cast<T>(DatumGetTimestamp(d)); break;
+    case TIMESTAMPTZOID: *value = static_cast<T>(DatumGetTimestampTz(d)); break;
     case FLOAT4OID: *value = static_cast<T>(DatumGetFloat4(d)); break;
     default: *value = static_cast<T>(DatumGetFloat8(d)); break;
     }
@@ -163,25 +228,43 @@ bool passes(const NativeQual &q, TupleDesc desc, const HeapTupleData *t)
 
 } // namespace
 
-bool native_quals_build(List *quals, TupleDesc desc, NativeQuals *out)
+bool native_quals_build(List *quals, TupleDesc desc, PlanState *parent, NativeQuals *out)
 {
     if (quals == NIL)
         return false;
-    Oid float_family = get_opfamily_oid(BTREE_AM_OID,
-                                        list_make2(makeString(pstrdup("pg_catalog")), makeString(pstrdup("float_ops"))),
-                                        true);
+    Families families{btree_family("float_ops"), btree_family("datetime_ops")};
     NativeQual *natives = static_cast<NativeQual *>(palloc0(sizeof(NativeQual) * list_length(quals)));
     int n = 0;
     ListCell *lc;
     foreach (lc, quals) {
-        if (!native_qual(static_cast<Node *>(lfirst(lc)), desc, float_family, &natives[n++])) {
+        if (!native_qual(static_cast<Node *>(lfirst(lc)), desc, families, parent, &natives[n++])) {
             pfree(natives);
             return false;
         }
     }
     out->count = n;
     out->quals = natives;
+    out->prepared = false;
     return true;
+}
+
+void native_quals_prepare(NativeQuals *q, ExprContext *econtext)
+{
+    for (int k = 0; k < q->count; k++) {
+        NativeQual *qual = &q->quals[k];
+        if (qual->value == NULL)
+            continue;
+        bool isnull;
+        Datum d = ExecEvalExprSwitchContext(qual->value, econtext, &isnull);
+        set_value(qual, d, isnull);
+    }
+    ResetExprContext(econtext);
+    q->prepared = true;
+}
+
+void native_quals_unprepare(NativeQuals *q)
+{
+    q->prepared = false;
 }
 
 int native_quals_filter(const NativeQuals &q, TupleDesc desc, HeapTupleData *tuples, int n)

@@ -2,15 +2,25 @@
  * native_quals.h: WHERE clauses the scan evaluates itself, without the
  * executor.
  *
- * A clause of the form `column op constant` (either way round), where the
- * column is int2, int4, int8, float4 or float8, the constant is of one of
- * those types too, and op is one of the btree comparison operators of
- * PostgreSQL's integer_ops or float_ops families or the negator of their
- * equality, is answered by comparing the stored value with the constant:
- * exact int64 comparison for integers, float.h's NaN-aware comparisons for
- * floats, and false for a NULL column, as the strict operators give.  The
- * scan uses this path only when every clause qualifies; otherwise the
- * executor evaluates them all (exec.cpp).
+ * A clause of the form `column op value` (either way round) is answered by
+ * comparing the stored value with the value, when
+ *   - the column is int2, int4 or int8 and the value of one of those types,
+ *     op from integer_ops: exact int64 comparison;
+ *   - the column is float4 or float8 and the value too, op from float_ops:
+ *     float.h's NaN-aware comparisons;
+ *   - the column is date, timestamp or timestamptz and the value of the same
+ *     type, op from datetime_ops: their int32 or int64 representations
+ *     compare as date_cmp and timestamp_cmp do, infinities included (the
+ *     time ranges of dashboards: `ts >= $1`, `ts > now() - interval '1 day'`,
+ *     BETWEEN);
+ * op being one of the family's btree comparisons or the negator of its
+ * equality, and a NULL column failing, as the strict operators give.  The
+ * value is a constant, or an expression fixed for the scan (a parameter, a
+ * stable function of constants, an InitPlan's result): no Vars, nothing
+ * volatile.  Such an expression is evaluated once per scan, when the first
+ * tuples arrive, never under a buffer lock.  The scan uses this path only
+ * when every clause qualifies; otherwise the executor evaluates them all
+ * (exec.cpp).
  */
 #ifndef GH_SCAN_NATIVE_QUALS_H
 #define GH_SCAN_NATIVE_QUALS_H
@@ -23,15 +33,18 @@ enum class Comparison { lt, le, eq, ge, gt, ne };
 struct NativeQual {
     HeapColumn column;
     Comparison cmp;
-    bool is_float;     /* compare as float8 (float_ops) or as int64 (integer_ops) */
-    bool never;        /* a NULL constant: no row passes */
+    bool is_float;     /* compare as float8 (float_ops) or as int64 (integer_ops, datetime_ops) */
+    bool never;        /* a NULL value: no row passes */
     int64 int_value;
     double float_value;
+    Oid value_type;    /* the value's type */
+    ExprState *value;  /* NULL for a constant; else evaluated by native_quals_prepare */
 };
 
 struct NativeQuals {
     int count;
     NativeQual *quals;
+    bool prepared;     /* every value is known for this scan */
 };
 
 /*
@@ -39,7 +52,15 @@ struct NativeQuals {
  * qualifies; returns false, leaving the list to the executor, otherwise.
  * The clauses' Vars must already refer to the table's attributes.
  */
-bool native_quals_build(List *quals, TupleDesc desc, NativeQuals *out);
+bool native_quals_build(List *quals, TupleDesc desc, PlanState *parent, NativeQuals *out);
+
+/*
+ * Evaluates the values that are expressions (user code: never under a
+ * buffer lock), and marks the quals prepared; native_quals_unprepare makes
+ * the next scan (a rescan, with new parameters) evaluate them again.
+ */
+void native_quals_prepare(NativeQuals *q, ExprContext *econtext);
+void native_quals_unprepare(NativeQuals *q);
 
 /* Keeps the tuples of tuples[0 .. n) that pass every clause; returns how many. */
 int native_quals_filter(const NativeQuals &q, TupleDesc desc, HeapTupleData *tuples, int n);

@@ -1,7 +1,9 @@
 /*
  * service.cpp: the service's settings, its shared memory and the background
  * worker's registration, all done in the postmaster while the library is
- * preloaded.  Nothing here touches CUDA: the worker does, once it runs.
+ * preloaded, and the few operations on the shared tables that every kind of
+ * process uses (the lock, waking, failing everything).  Nothing here touches
+ * CUDA: the CUDA process the worker forks does, once it runs.
  */
 #include "service.h"
 #include "service_shared.h"
@@ -10,8 +12,11 @@ extern "C" {
 #include "postmaster/bgworker.h"
 #include "storage/ipc.h"
 #include "storage/proc.h"
+#include "storage/s_lock.h"
 #include "storage/shmem.h"
 }
+
+#include <signal.h>
 
 ServiceShared *gh_service = NULL;
 ServiceSlot *gh_service_slots = NULL;
@@ -68,7 +73,10 @@ void attach_shared_memory(void)
     if (!found) {
         /* the batch memory itself is left untouched: pages are mapped when used */
         memset(base, 0, tables_bytes());
-        SpinLockInit(&gh_service->mutex);
+        pg_atomic_init_u32(&gh_service->lock, 0);
+        pg_atomic_init_u32(&gh_service->broadcast_wanted, 0);
+        pg_atomic_init_u32(&gh_service->doorbell, 0);
+        pg_atomic_init_u32(&gh_service->sleeping, 0);
         ConditionVariableInit(&gh_service->slot_freed);
         gh_service->nslots = setting_slots;
         gh_service->slot_values = setting_slot_values;
@@ -78,8 +86,6 @@ void attach_shared_memory(void)
         gh_service->next_serial = 1;
         gh_service->next_seq = 1;
         snprintf(gh_service->message, sizeof gh_service->message, "the GPU service has not started yet");
-        for (int i = 0; i < setting_slots; i++)
-            ConditionVariableInit(&gh_service_slots[i].done);
     }
     LWLockRelease(AddinShmemInitLock);
 }
@@ -91,9 +97,9 @@ void register_worker(void)
     worker.bgw_flags = BGWORKER_SHMEM_ACCESS;
     worker.bgw_start_time = BgWorkerStart_PostmasterStart;
     /*
-     * After a fatal CUDA error it exits with 1 and the postmaster starts it
-     * again at once.  It cannot loop: failing to start CUDA is not fatal (it
-     * then runs without a GPU).
+     * The supervisor never touches CUDA, so it only exits when told to (an
+     * administrator's SIGTERM: the postmaster starts it again at once).  The
+     * CUDA process it forks is restarted by the supervisor itself.
      */
     worker.bgw_restart_time = 0;
     snprintf(worker.bgw_library_name, BGW_MAXLEN, "gpu_histogram");
@@ -110,50 +116,97 @@ Size service_batch_bytes(void)
     return static_cast<Size>(gh_service->nslots) * static_cast<Size>(gh_service->slot_values) * sizeof(double);
 }
 
-void service_wake(void)
+void service_lock(void)
 {
-    SpinLockAcquire(&gh_service->mutex);
-    Latch *latch = gh_service->state == SERVICE_DOWN ? NULL : gh_service->latch;
-    SpinLockRelease(&gh_service->mutex);
-    if (latch != NULL)
-        SetLatch(latch);
+    uint32 mine = static_cast<uint32>(MyProcPid);
+    SpinDelayStatus delay;
+    init_local_spin_delay(&delay);
+    for (;;) {
+        uint32 expected = 0;
+        if (pg_atomic_read_u32(&gh_service->lock) == 0 &&
+            pg_atomic_compare_exchange_u32(&gh_service->lock, &expected, mine))
+            break;
+        perform_spin_delay(&delay);
+    }
+    finish_spin_delay(&delay);
 }
 
-void service_fail_all(const char *failure)
+void service_unlock(void)
 {
-    SpinLockAcquire(&gh_service->mutex);
+    /* a full barrier: what was written under the lock is seen before it is free */
+    (void)pg_atomic_exchange_u32(&gh_service->lock, 0);
+}
+
+void service_wake(void)
+{
+    pg_atomic_write_u32(&gh_service->doorbell, 1);
+    pg_memory_barrier();
+    /* pairs with the CUDA process's barrier between announcing its sleep and reading the doorbell */
+    if (pg_atomic_read_u32(&gh_service->sleeping) != 0) {
+        pid_t pid = *static_cast<volatile pid_t *>(&gh_service->pid);
+        if (pid > 0)
+            (void)kill(pid, SIGURG);
+    }
+}
+
+void service_wake_owner(const ServiceSlot *slot)
+{
+    int procno = slot->owner_procno;
+    if (procno >= 0 && static_cast<uint32>(procno) < ProcGlobal->allProcCount)
+        SetLatch(&GetPGProcByNumber(procno)->procLatch);
+}
+
+void service_fail_all_locked(const char *failure)
+{
+    int32 slots_in_use = 0;
     for (int i = 0; i < gh_service->nslots; i++) {
         ServiceSlot *slot = &gh_service_slots[i];
-        if (slot->state != SLOT_QUEUED && slot->state != SLOT_RUNNING)
-            continue;
-        if (slot->abandoned || slot->request != REQUEST_READ) {
-            slot->state = SLOT_FREE;
-            slot->abandoned = false;
-            gh_service->slots_in_use--;
-        } else {
-            slot->state = SLOT_DONE;
-            slot->result = static_cast<int32>(gh::Status::cuda_error);
+        if (slot->state == SLOT_QUEUED || slot->state == SLOT_RUNNING) {
+            if (slot->abandoned || slot->request != REQUEST_READ) {
+                slot->state = SLOT_FREE;
+                slot->abandoned = false;
+            } else {
+                slot->state = SLOT_DONE;
+                slot->result = static_cast<int32>(gh::Status::cuda_error);
+            }
         }
+        if (slot->state != SLOT_FREE)
+            slots_in_use++;
     }
+    int32 open = 0;
+    int64 bytes = 0;
+    for (int d = 0; d < gh::kMaxDevices; d++)
+        gh_service->devices[d].histograms = 0;
     for (int i = 0; i < gh_service->nhistograms; i++) {
         ServiceHistogram *h = &gh_service_histograms[i];
         if (h->state == HIST_OPEN) {
-            /* its counters died with the service: the owner's next read fails */
+            /* its counters died with the CUDA process: the owner's next read fails */
             h->error = static_cast<int32>(gh::Status::cuda_error);
         } else if (h->state == HIST_CLOSING) {
             h->state = HIST_FREE;
-            gh_service->histograms_closing--;
-            gh_service->histograms_open--;
-            gh_service->device_bytes -= h->device_bytes;
-            if (h->device >= 0 && h->device < gh::kMaxDevices)
-                gh_service->devices[h->device].histograms--;
         }
+        if (h->state == HIST_FREE)
+            continue;
+        open++;
+        bytes += h->device_bytes;
+        if (h->device >= 0 && h->device < gh::kMaxDevices)
+            gh_service->devices[h->device].histograms++;
     }
+    gh_service->slots_in_use = slots_in_use;
+    gh_service->histograms_open = open;
+    gh_service->histograms_closing = 0;
+    gh_service->device_bytes = bytes;
     if (failure != NULL)
         strlcpy(gh_service->last_failure, failure, sizeof gh_service->last_failure);
-    SpinLockRelease(&gh_service->mutex);
-    for (int i = 0; i < gh_service->nslots; i++)
-        ConditionVariableBroadcast(&gh_service_slots[i].done);
+}
+
+void service_wake_clients(void)
+{
+    for (int i = 0; i < gh_service->nslots; i++) {
+        const ServiceSlot *slot = &gh_service_slots[i];
+        if (slot->state == SLOT_DONE) /* a racy read is fine: a spurious wake-up costs nothing */
+            service_wake_owner(slot);
+    }
     ConditionVariableBroadcast(&gh_service->slot_freed);
 }
 

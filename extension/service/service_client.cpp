@@ -13,7 +13,9 @@
 #include "service_client.h"
 
 extern "C" {
+#include "miscadmin.h"
 #include "storage/ipc.h"
+#include "storage/proc.h"
 #include "utils/wait_event.h"
 }
 
@@ -38,7 +40,7 @@ void release_all_on_exit(int, Datum)
     if (gh_service == NULL)
         return;
     bool any = false;
-    SpinLockAcquire(&gh_service->mutex);
+    service_lock();
     for (int i = 0; i < gh_service->nslots; i++) {
         ServiceSlot *slot = &gh_service_slots[i];
         if (slot->state == SLOT_FREE || slot->owner != MyProcPid)
@@ -59,7 +61,7 @@ void release_all_on_exit(int, Datum)
             any = true;
         }
     }
-    SpinLockRelease(&gh_service->mutex);
+    service_unlock();
     if (any) {
         ConditionVariableBroadcast(&gh_service->slot_freed);
         service_wake();
@@ -87,9 +89,9 @@ pg_noinline void report_service_error(gh::Status s)
     if (s != gh::Status::cuda_error && s != gh::Status::internal_error)
         report_engine_status(s);
     char message[256];
-    SpinLockAcquire(&gh_service->mutex);
+    service_lock();
     strlcpy(message, gh_service->last_failure, sizeof message);
-    SpinLockRelease(&gh_service->mutex);
+    service_unlock();
     ereport(ERROR, (errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
                     errmsg("gpu_histogram: the GPU service failed: %s", gh::status_text(s)),
                     errdetail("%s", message[0] != '\0' ? message : "no detail was recorded"),
@@ -117,7 +119,7 @@ OpenAttempt try_open(const gh::HistogramSpec &spec, bool transient, ServiceHisto
 {
     int64 bytes = static_cast<int64>(histogram_device_bytes(spec));
     OpenAttempt result = OPEN_NO_ROOM;
-    SpinLockAcquire(&gh_service->mutex);
+    service_lock();
     int32 nhist = gh_service->nhistograms;
     int64 limit = gh_service->device_memory_limit;
     int32 free_entries = nhist - gh_service->histograms_open;
@@ -155,14 +157,14 @@ OpenAttempt try_open(const gh::HistogramSpec &spec, bool transient, ServiceHisto
         result = OPEN_TAKEN;
         break;
     }
-    SpinLockRelease(&gh_service->mutex);
+    service_unlock();
     return result;
 }
 
 void queue_request(int32 slot, SlotRequest request, const ServiceHistogramRef *ref, int32 first, int32 count)
 {
     ServiceSlot *s = &gh_service_slots[slot];
-    SpinLockAcquire(&gh_service->mutex);
+    service_lock();
     Assert(s->state == SLOT_FILLING && s->owner == MyProcPid);
     s->request = request;
     s->hist = ref->index;
@@ -172,7 +174,7 @@ void queue_request(int32 slot, SlotRequest request, const ServiceHistogramRef *r
     s->seq = gh_service->next_seq++;
     s->result = 0;
     s->state = SLOT_QUEUED;
-    SpinLockRelease(&gh_service->mutex);
+    service_unlock();
     my_filling--;
     service_wake();
 }
@@ -198,9 +200,9 @@ bool gpu_service_up(void)
 {
     if (gh_service == NULL)
         return false;
-    SpinLockAcquire(&gh_service->mutex);
+    service_lock();
     bool up = gh_service->state == SERVICE_UP;
-    SpinLockRelease(&gh_service->mutex);
+    service_unlock();
     return up;
 }
 
@@ -218,11 +220,11 @@ void gpu_service_require(void)
     gh::Status start_status;
     /* a service that is (re)starting gets a while to come up: the postmaster starts it at once */
     for (int waited_ms = 0;; waited_ms += 100) {
-        SpinLockAcquire(&gh_service->mutex);
+        service_lock();
         state = gh_service->state;
         start_status = static_cast<gh::Status>(gh_service->start_status);
         strlcpy(message, gh_service->message, sizeof message);
-        SpinLockRelease(&gh_service->mutex);
+        service_unlock();
         if (state == SERVICE_UP || state == SERVICE_NO_GPU || waited_ms >= kServiceStartWaitMs)
             break;
         ConditionVariableTimedSleep(&gh_service->slot_freed, 100, PG_WAIT_EXTENSION);
@@ -290,13 +292,13 @@ void gpu_service_close(ServiceHistogramRef *ref)
 {
     if (ref->index < 0)
         return;
-    SpinLockAcquire(&gh_service->mutex);
+    service_lock();
     ServiceHistogram *h = &gh_service_histograms[ref->index];
     if (h->state == HIST_OPEN && h->serial == ref->serial && h->owner == MyProcPid) {
         h->state = HIST_CLOSING;
         gh_service->histograms_closing++;
     }
-    SpinLockRelease(&gh_service->mutex);
+    service_unlock();
     ref->index = -1;
     gh_histograms_open--;
     service_wake();
@@ -307,7 +309,7 @@ int32 gpu_service_take_slot(ServiceWait wait)
     register_exit_callback();
     int32 taken = -1;
     for (;;) {
-        SpinLockAcquire(&gh_service->mutex);
+        service_lock();
         bool allowed = gh_service->state == SERVICE_UP &&
                        (wait == SERVICE_WAIT || my_filling < Max(1, gh_service->nslots / 8));
         for (int32 i = 0; allowed && i < gh_service->nslots; i++) {
@@ -315,6 +317,7 @@ int32 gpu_service_take_slot(ServiceWait wait)
             if (slot->state == SLOT_FREE) {
                 slot->state = SLOT_FILLING;
                 slot->owner = MyProcPid;
+                slot->owner_procno = MyProc->pgprocno;
                 slot->abandoned = false;
                 gh_service->slots_in_use++;
                 taken = i;
@@ -322,7 +325,7 @@ int32 gpu_service_take_slot(ServiceWait wait)
             }
         }
         ServiceState state = gh_service->state;
-        SpinLockRelease(&gh_service->mutex);
+        service_unlock();
         if (taken >= 0 || wait == SERVICE_NO_WAIT)
             break;
         if (state != SERVICE_UP) {
@@ -356,7 +359,7 @@ void gpu_service_release_slot(int32 slot)
         return;
     ServiceSlot *s = &gh_service_slots[slot];
     bool freed = false;
-    SpinLockAcquire(&gh_service->mutex);
+    service_lock();
     if (s->owner == MyProcPid) {
         if (s->state == SLOT_FILLING)
             my_filling--;
@@ -368,7 +371,7 @@ void gpu_service_release_slot(int32 slot)
             s->abandoned = true;
         }
     }
-    SpinLockRelease(&gh_service->mutex);
+    service_unlock();
     if (freed)
         ConditionVariableBroadcast(&gh_service->slot_freed);
 }
@@ -382,22 +385,24 @@ void gpu_service_read(const ServiceHistogramRef *ref, int32 nslots, int64 *count
         queue_request(*slot, REQUEST_READ, ref, first, n);
         ServiceSlot *s = &gh_service_slots[*slot];
         gh::Status result;
+        /* the CUDA process (or the supervisor, if it died) sets this process's latch when the slot is DONE */
         for (;;) {
-            SpinLockAcquire(&gh_service->mutex);
+            ResetLatch(MyLatch);
+            service_lock();
             SlotState state = s->state;
             result = static_cast<gh::Status>(s->result);
             ServiceState service = gh_service->state;
-            SpinLockRelease(&gh_service->mutex);
+            service_unlock();
             if (state == SLOT_DONE)
                 break;
             if (service != SERVICE_UP && service != SERVICE_STARTING) {
-                /* the service is gone and did not answer: what it held is lost */
+                /* the CUDA process is gone and did not answer: what it held is lost */
                 result = gh::Status::cuda_error;
                 break;
             }
-            ConditionVariableTimedSleep(&s->done, 1000, PG_WAIT_EXTENSION);
+            (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1000, PG_WAIT_EXTENSION);
+            CHECK_FOR_INTERRUPTS();
         }
-        ConditionVariableCancelSleep();
         if (result == gh::Status::ok) {
             const int64 *answer = reinterpret_cast<const int64 *>(service_slot_values(*slot));
             for (int32 i = 0; i < n; i++)
@@ -410,13 +415,23 @@ void gpu_service_read(const ServiceHistogramRef *ref, int32 nslots, int64 *count
     }
 }
 
+void gpu_service_crash_cuda_process(void)
+{
+    if (gh_service == NULL)
+        return;
+    service_lock();
+    gh_service->crash_request++;
+    service_unlock();
+    service_wake();
+}
+
 void gpu_service_fail_after(int32 calls)
 {
     if (gh_service == NULL)
         return;
-    SpinLockAcquire(&gh_service->mutex);
+    service_lock();
     gh_service->fail_calls = calls;
     gh_service->fail_request++;
-    SpinLockRelease(&gh_service->mutex);
+    service_unlock();
     service_wake();
 }

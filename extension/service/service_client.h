@@ -1,6 +1,6 @@
 /*
  * service_client.h: what a backend or parallel worker may ask of the GPU
- * service (service_worker.cpp).  The client never touches CUDA.
+ * service (supervisor.cpp and cuda_process.cpp).  The client never touches CUDA.
  *
  * A client opens a device histogram in the service (an entry of the shared
  * table), takes a batch slot, fills it with values and queues it for
@@ -77,6 +77,9 @@ void gpu_service_read(const ServiceHistogramRef *ref, int32 nslots, int64 *count
 
 /* Testing: the service's Nth CUDA call from now on fails. */
 void gpu_service_fail_after(int32 calls);
+
+/* Testing: the CUDA process kills itself with SIGSEGV while it holds the service's lock. */
+void gpu_service_crash_cuda_process(void);
 
 /* This process's traffic to the service, for gpu_histogram_stats() and EXPLAIN ANALYZE. */
 extern int64 gh_values_sent_to_gpu;

@@ -2,7 +2,7 @@
  * service_shared.h: the GPU service's shared memory, as the service process
  * and its clients (every backend and parallel worker) both see it.
  *
- * Three tables under one spinlock, and the batch memory:
+ * Three tables under one lock, and the batch memory:
  *   ServiceShared     the service's state and counters, and the settings it
  *                     was started with;
  *   ServiceSlot[]     batch slots: a client fills one (FILLING), queues a
@@ -14,27 +14,36 @@
  *   batch memory      slot_values 8-byte words per slot, page-aligned, that
  *                     the service registers with CUDA once, so the copy to
  *                     the device is DMA straight out of the slot.
- * Only the service touches CUDA.  Requests carry a sequence number; one
+ * Only the CUDA process touches CUDA.  Requests carry a sequence number; one
  * client's requests run in the order it queued them.
+ *
+ * Three kinds of process share this memory: clients (backends and parallel
+ * workers), the supervisor (the background worker the postmaster knows) and
+ * the CUDA process it forks, which the postmaster does not know and which
+ * may die at any instant, by any signal.  So the lock records its holder's
+ * pid (a dead CUDA process's lock is taken over by the supervisor, which
+ * then repairs the tables), and the CUDA process uses nothing of
+ * PostgreSQL's that needs a PGPROC: it wakes clients by setting their
+ * latches, and asks the supervisor to broadcast the condition variable.
  */
 #ifndef GH_SERVICE_SHARED_H
 #define GH_SERVICE_SHARED_H
 
 #include "../pg_headers.h"
 extern "C" {
+#include "port/atomics.h"
 #include "storage/condition_variable.h"
 #include "storage/latch.h"
-#include "storage/spin.h"
 }
 
 #include "../../gpu/gpu_backend.h"
 #include "../../gpu/histogram_spec.h"
 
 enum ServiceState : int32 {
-    SERVICE_DOWN = 0, /* not running (exited, or not started yet) */
-    SERVICE_STARTING, /* running, starting CUDA */
-    SERVICE_UP,       /* running with at least one GPU */
-    SERVICE_NO_GPU,   /* running, but there is no usable GPU: everything bins on the CPU */
+    SERVICE_DOWN = 0, /* no CUDA process (exited, or not started yet) */
+    SERVICE_STARTING, /* the CUDA process is starting CUDA */
+    SERVICE_UP,       /* the CUDA process runs with at least one GPU */
+    SERVICE_NO_GPU,   /* the CUDA process found no usable GPU: everything bins on the CPU */
 };
 
 enum SlotState : int32 { SLOT_FREE = 0, SLOT_FILLING, SLOT_QUEUED, SLOT_RUNNING, SLOT_DONE };
@@ -48,6 +57,7 @@ enum SlotRequest : int32 {
 struct ServiceSlot {
     SlotState state;
     pid_t owner;        /* the client that took it */
+    int owner_procno;   /* its PGPROC number: the CUDA process sets its latch when a read is DONE */
     bool abandoned;     /* the owner let go while the service held it: the service frees it */
     SlotRequest request;
     int32 hist;
@@ -56,7 +66,6 @@ struct ServiceSlot {
     int32 count;
     uint64 seq;         /* queue order */
     int32 result;       /* gh::Status of a read */
-    ConditionVariable done; /* a read is DONE */
 };
 
 enum HistEntryState : int32 { HIST_FREE = 0, HIST_OPEN, HIST_CLOSING };
@@ -80,7 +89,7 @@ struct ServiceDevice {
 };
 
 struct ServiceShared {
-    slock_t mutex;
+    pg_atomic_uint32 lock;        /* pid of the holder, 0 when free: service_lock() */
     ConditionVariable slot_freed; /* clients waiting for a slot or a histogram entry */
 
     /* the settings it was created with (postmaster-only GUCs) */
@@ -89,10 +98,16 @@ struct ServiceShared {
     int32 nhistograms;
     int64 device_memory_limit;
 
-    /* the service process */
+    /* the supervisor (the background worker) */
+    pid_t supervisor_pid;
+    Latch *supervisor_latch;
+    pg_atomic_uint32 broadcast_wanted; /* the CUDA process asks for a broadcast of slot_freed */
+
+    /* the CUDA process */
     ServiceState state;
     pid_t pid;
-    Latch *latch;         /* set by clients when they queue work */
+    pg_atomic_uint32 doorbell; /* rung by clients when they queue work: service_wake() */
+    pg_atomic_uint32 sleeping; /* the CUDA process waits for the doorbell (SIGURG wakes it) */
     int32 starts;
     double startup_ms;    /* CUDA start-up of the current incarnation */
     bool registered;      /* batch memory page-locked with CUDA */
@@ -116,6 +131,8 @@ struct ServiceShared {
     /* testing: the service applies gpu_fail_after(fail_calls) when fail_request changes */
     uint32 fail_request;
     int32 fail_calls;
+    /* testing: the CUDA process kills itself with SIGSEGV, holding the lock, when crash_request changes */
+    uint32 crash_request;
 };
 
 /* Attached in every process once shared memory exists; NULL without preloading. */
@@ -132,15 +149,31 @@ static inline double *service_slot_values(int32 slot)
 /* Bytes of page-aligned batch memory, and where the aligned area starts. */
 Size service_batch_bytes(void);
 
-/* Sets the service's latch, if there is a service. */
+/*
+ * The lock over everything above: a spinlock that knows its holder, so
+ * that the supervisor can take over one a killed CUDA process held.  Held
+ * for a few instructions, with no system call and nothing that can fail
+ * in between.
+ */
+void service_lock(void);
+void service_unlock(void);
+
+/* Rings the CUDA process's doorbell: there is work queued. */
 void service_wake(void);
 
+/* Wakes a client that waits on its latch for a read. */
+void service_wake_owner(const ServiceSlot *slot);
+
 /*
- * Fails every request the service holds and every open histogram (recording
- * `failure` as the reason, if given), wakes the clients waiting on them, and
- * frees what no client owns.  Called by the service when it starts and when
- * it exits.
+ * Fails every request the CUDA process holds and every open histogram
+ * (recording `failure` as the reason, if given), frees what no client owns,
+ * and recounts the tables' totals from the entries themselves (a process
+ * killed under the lock may have left them half updated).  Called with the
+ * lock held; the caller then wakes the clients (service_wake_clients).
  */
-void service_fail_all(const char *failure);
+void service_fail_all_locked(const char *failure);
+
+/* The readers of failed reads and everyone waiting for room: after service_fail_all_locked. */
+void service_wake_clients(void);
 
 #endif /* GH_SERVICE_SHARED_H */

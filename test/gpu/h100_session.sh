@@ -6,7 +6,7 @@
 # `make install DESTDIR=$PWD/.gpu/stage`, bin/ with the test binaries and
 # kernel_bench).  Writes its logs under $OUT (or /tmp/gh_out).
 #
-#   bash test/gpu/h100_session.sh [unit] [sanitize] [kernels] [sql] [shards] [e2e] [scan] [bench] [service]
+#   bash test/gpu/h100_session.sh [unit] [sanitize] [kernels] [sql] [shards] [e2e] [scan] [bench] [service] [crash]
 #
 # scan: the benchmark command's custom-scan section over 10M and 100M rows
 # (serial, WHERE, text column, 8 workers), report under $OUT/bench.
@@ -16,9 +16,13 @@
 # latency, 8 workers over 100M rows, pgbench with 64 clients, a fatal CUDA
 # error and the restart, several GPUs); log $OUT/service_checks.log, summary
 # $OUT/service_checks.txt.
+# crash: test/service/run_crash_isolation.sh on a server of its own, with
+# GH_KILL_LOAD_CLIENTS (default 32) pgbench clients running histogram queries
+# (device gpu and auto) and inserts while the CUDA process is killed with
+# SIGSEGV, SIGABRT and SIGKILL; log $OUT/crash_isolation.log.
 set -uo pipefail
 OUT=${OUT:-/tmp/gh_out}; mkdir -p "$OUT"
-steps=" ${*:-unit sanitize kernels sql service shards e2e scan bench} "
+steps=" ${*:-unit sanitize kernels sql service crash shards e2e scan bench} "
 has() { [[ $steps == *" $1 "* ]]; }
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/device.txt"
 date -u +"%Y-%m-%dT%H:%MZ" >>"$OUT/device.txt"
@@ -29,7 +33,7 @@ if has unit; then
     grep -E "^\[ +(PASSED|FAILED|SKIPPED) |FAILED|Failure" "$OUT/unit.log" | head -15
 fi
 if has sanitize; then
-    filter='Cuda.SizesAndMisalignedStarts:Cuda.NaNSetsTheFlag:Cuda.FourAndOneByteSamples:Cuda.Pg15RoundingQuirkOnDevice:Cuda.InjectedFailureIsReportedAndRecovered:Cuda.TimeKernelOnConstantInputAndOddSizes:Cuda.ThresholdKernelFollowsTheServersSearchOnUnsortedAndNaN:Cuda.PipelineForTimeAndThresholds:Cuda.CallerHostMemoryRegistersAndFeedsBatches:Cuda.BatchBufferReusedAcrossSubmits:Cuda.ChunkedDrainsEqualAWholeDrain:Cuda.InterruptedDrainLosesNothing:Cuda.HistogramsOnEveryDevice:CudaEngine.RefusesUnknownDevicesAndOversizedBatches'
+    filter='Cuda.SizesAndMisalignedStarts:Cuda.NaNSetsTheFlag:Cuda.FourAndOneByteSamples:Cuda.Pg15RoundingQuirkOnDevice:Cuda.InjectedFailureIsReportedAndRecovered:Cuda.TimeKernelOnConstantInputAndOddSizes:Cuda.ThresholdKernelFollowsTheServersSearchOnUnsortedAndNaN:Cuda.PipelineForTimeAndThresholds:Cuda.CallerHostMemoryRegistersAndFeedsBatches:Cuda.BatchBufferReusedAcrossSubmits:Cuda.ChunkedDrainsEqualAWholeDrain:Cuda.InterruptedDrainLosesNothing:Cuda.HistogramsOnEveryDevice:Cuda.LargeSharedMemoryOnEveryDevice:CudaEngine.RefusesUnknownDevicesAndOversizedBatches'
     for tool in memcheck racecheck; do
         echo "== compute-sanitizer $tool"
         timeout 200 compute-sanitizer --tool $tool --error-exitcode 9 .gpu/bin/cuda_backend_tests \
@@ -41,7 +45,7 @@ if has kernels; then
     echo "== kernel benchmark"; .gpu/bin/kernel_bench >"$OUT/kernel_bench.csv" 2>"$OUT/kernel_bench.txt"
     cat "$OUT/kernel_bench.txt"
 fi
-if has sql || has shards || has e2e || has scan || has bench || has service; then
+if has sql || has shards || has e2e || has scan || has bench || has service || has crash; then
     # preloaded: the custom scan's planner hook is there for every session
     source .gpu/pg-up.sh .gpu/pg.tar.gz .gpu/stage -- -c shared_buffers=24GB -c max_worker_processes=16 \
         -c shared_preload_libraries=gpu_histogram -c max_connections=100 \
@@ -58,6 +62,11 @@ if has sql; then
 fi
 if has service; then
     echo "== GPU service checks"; OUT=$OUT bash test/gpu/service_checks.sh 2>&1 | tee "$OUT/service_checks.log"
+fi
+if has crash; then
+    echo "== crash isolation under load"
+    PG_BIN=$PG_BIN_DIR GH_KILL_LOAD_CLIENTS=${GH_KILL_LOAD_CLIENTS:-32} bash test/service/run_crash_isolation.sh 2>&1 |
+        tee "$OUT/crash_isolation.log"
 fi
 if has shards; then
     echo "== shard checks, device=gpu"

@@ -7,7 +7,7 @@
 # gpu_histogram.debug_fail_cuda_call).  Without a usable GPU it says so and
 # exits 0.
 #
-#   bash test/gpu/service_checks.sh [latency] [workers] [pgbench] [fatal] [multigpu] [--drop]
+#   bash test/gpu/service_checks.sh [latency] [workers] [pgbench] [fatal] [multigpu] [firstuse] [--drop]
 #
 # No step named: all of them.  Tables svc_2m, svc_10m, svc_100m (x float8,
 # values in [0,1)) are kept for the next run unless --drop is given, and built
@@ -33,6 +33,14 @@
 #    after another injected failure is reported without a criterion.
 # 5. multigpu: with two or more usable GPUs, 8 concurrent sessions must give
 #    every GPU batches.
+# 6. firstuse: with two or more usable GPUs, the pattern that once failed on
+#    2x H200 ("invalid argument" at the first concurrent use of the second
+#    GPU): three times, a fresh CUDA process (SIGTERM to service_pid; the
+#    server runs here), one device=gpu query, then 8 concurrent sessions over
+#    svc_10m with kernels that need more than 48 KB of shared memory (20,000
+#    buckets, 10,000 thresholds) and 256 buckets.  PASS if every result equals
+#    width_bucket's, no session failed, the CUDA process did not restart
+#    during the round, and every GPU got batches.
 #
 # Human-readable log on stdout; one PASS/FAIL/SKIPPED line per check, with its
 # figures on indented lines, in ${OUT:-/tmp}/service_checks.txt.  The exit
@@ -40,13 +48,13 @@
 set -uo pipefail
 export LC_ALL=C # psql's "Time: 1.234 ms" and pgbench's figures with a '.', messages in English
 
-usage() { echo "usage: bash test/gpu/service_checks.sh [latency] [workers] [pgbench] [fatal] [multigpu] [--drop]"; }
-all_steps="latency workers pgbench fatal multigpu"
+usage() { echo "usage: bash test/gpu/service_checks.sh [latency] [workers] [pgbench] [fatal] [multigpu] [firstuse] [--drop]"; }
+all_steps="latency workers pgbench fatal multigpu firstuse"
 steps=""
 drop=no
 for arg in "$@"; do
     case $arg in
-    latency | workers | pgbench | fatal | multigpu) steps+=" $arg" ;;
+    latency | workers | pgbench | fatal | multigpu | firstuse) steps+=" $arg" ;;
     --drop) drop=yes ;;
     -h | --help) usage; exit 0 ;;
     *) echo "service_checks.sh: unknown argument '$arg'" >&2; usage >&2; exit 2 ;;
@@ -181,7 +189,7 @@ fi
 
 need_2m=no need_10m=no
 { has latency || has fatal; } && need_2m=yes
-{ has pgbench || { has multigpu && [ "$usable" -ge 2 ]; }; } && need_10m=yes
+{ has pgbench || { { has multigpu || has firstuse; } && [ "$usable" -ge 2 ]; }; } && need_10m=yes
 ok_2m=no ok_10m=no ok_100m=no
 if [ $need_2m = yes ]; then ensure_table svc_2m 2000000 1 && ok_2m=yes; fi
 if [ $need_10m = yes ]; then ensure_table svc_10m 10000000 5 && ok_10m=yes; fi
@@ -446,6 +454,62 @@ if has multigpu; then
         result $ok multigpu "every device's batches increased: $increased; sessions that failed: $session_failures of 8"
         figure "batches per device (ordinal:batches) before: $before"
         figure "after: $after"
+    fi
+fi
+
+# ---------------------------------------------------------------- 6. firstuse
+if has firstuse; then
+    log ""
+    log "== 6. a fresh CUDA process, then concurrent sessions over every GPU, large shared memory"
+    state=$(wait_service 60)
+    usable=$(psql_q -c "SELECT count(*) FROM gpu_histogram_devices() WHERE status = 'usable'")
+    if ! [ "${usable:-0}" -ge 2 ] 2>/dev/null; then
+        result SKIPPED firstuse "one GPU (${usable:-0} usable, service $state)"
+    elif [ $ok_10m = no ]; then
+        result FAIL firstuse "table svc_10m could not be built"
+    else
+        thresholds="(SELECT array_agg(i / 10000.0::float8 ORDER BY i) FROM generate_series(0, 9999) i)"
+        queries=("$(query svc_10m)" "SELECT gpu_histogram(x, 0, 1, 20000) FROM svc_10m"
+            "SELECT gpu_histogram(x, $thresholds) FROM svc_10m")
+        refs=("$(reference svc_10m)"
+            "$(psql_q -c "SELECT array_agg(coalesce(c, 0) ORDER BY b) FROM generate_series(0, 20001) b LEFT JOIN (SELECT width_bucket(x, 0, 1, 20000) b, count(*) c FROM svc_10m GROUP BY 1) w USING (b)")"
+            "$(psql_q -c "SELECT array_agg(coalesce(c, 0) ORDER BY b) FROM generate_series(0, 10000) b LEFT JOIN (SELECT width_bucket(x, $thresholds) b, count(*) c FROM svc_10m GROUP BY 1) w USING (b)")")
+        devices_batches() { psql_q -c "SELECT string_agg(ordinal || ':' || batches, ' ' ORDER BY ordinal) FROM gpu_histogram_devices() WHERE status = 'usable'"; }
+        ok=PASS
+        for round in 1 2 3; do
+            old=$(service_field service_pid)
+            kill -TERM "$old" 2>/dev/null || { ok=FAIL; log "  cannot signal the CUDA process $old (is the server local?)"; }
+            for _ in $(seq 300); do
+                [ "$(psql_q -c "SELECT service_state = 'up' AND service_pid <> $old FROM gpu_histogram_stats()")" = t ] && break
+                sleep 0.1
+            done
+            starts=$(service_field service_starts)
+            first=$(printf '%s;\n' "$(query svc_10m)" | in_session gpu "$serial_opts")
+            before=$(devices_batches)
+            pids=()
+            for s in 0 1 2 3 4 5 6 7; do
+                k=$((s % 3))
+                printf '%s;\n%s;\n' "${queries[$k]}" "${queries[$k]}" | in_session gpu "$serial_opts" >"$tmp/first_$s.out" &
+                pids+=($!)
+            done
+            failed=0 wrong=0
+            for p in "${pids[@]}"; do wait "$p" || failed=$((failed + 1)); done
+            for s in 0 1 2 3 4 5 6 7; do
+                k=$((s % 3))
+                [ "$(grep -c -x -F "${refs[$k]}" "$tmp/first_$s.out")" = 2 ] || wrong=$((wrong + 1))
+            done
+            after=$(devices_batches)
+            every=yes
+            for b in $before; do
+                a=$(tr ' ' '\n' <<<"$after" | sed -n "s/^${b%%:*}://p")
+                holds "$a" '>' "${b#*:}" || every=no
+            done
+            starts_after=$(service_field service_starts)
+            grep -h ERROR "$tmp"/first_*.out | sort | uniq -c | head -5 | sed 's/^/    /'
+            log "  round $round: CUDA process $old -> $(service_field service_pid); first query right: $([ "$first" = "${refs[0]}" ] && echo yes || echo no); sessions failed $failed, wrong results $wrong, every GPU got batches: $every, restarts during the round: $((starts_after - starts)); batches $before -> $after"
+            if [ "$first" != "${refs[0]}" ] || [ $failed != 0 ] || [ $wrong != 0 ] || [ $every = no ] || [ "$starts_after" != "$starts" ]; then ok=FAIL; fi
+        done
+        result $ok firstuse "3 fresh CUDA processes, each then 8 concurrent sessions (256 buckets; 20,000 buckets and 10,000 thresholds, over 48 KB of shared memory) on $usable GPUs"
     fi
 fi
 

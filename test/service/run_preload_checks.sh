@@ -9,9 +9,12 @@
 # and equal width_bucket's, gpu_histogram_devices() says why there is no GPU,
 # device = 'gpu' fails with SQLSTATE 55000, and the service's settings do not
 # exist.  With preloading, the service runs (with a GPU, or saying it found
-# none), device = 'gpu' either works or fails with 38000, and
-# a service killed with SIGTERM (as `kill` by an administrator; it is not in
-# pg_stat_activity, having no database) is started again by the postmaster.
+# none), device = 'gpu' either works or fails with 38000, a CUDA process
+# killed with SIGTERM (as `kill` by an administrator; it is not in
+# pg_stat_activity, having no database) is started again by the supervisor,
+# and a supervisor killed with SIGTERM is started again by the postmaster,
+# with a CUDA process of its own.  (Deaths by other signals:
+# run_crash_isolation.sh.)
 # An extension installed at 1.1 updates to 1.2.  Each check prints ok or FAILED.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -62,8 +65,12 @@ done
 check "the GPU service is running, with a GPU or saying it has none" yes \
     "$( [ "$state" = up ] || [ "$state" = "no GPU" ] && echo yes || echo "state $state")"
 pid=$(q -c "SELECT service_pid FROM gpu_histogram_stats()")
-check "the service is a process of this server" "postgres: gpu_histogram GPU service" \
+check "service_pid is the CUDA process" "postgres: gpu_histogram CUDA process" \
     "$(ps -o args= -p "$pid" 2>/dev/null | sed 's/ *$//')"
+supervisor=$(ps -o ppid= -p "$pid" | tr -d ' ')
+check "its parent is the supervisor, a background worker of this server" \
+    "postgres: gpu_histogram GPU service|$(head -1 "$PG_TEMP_DIR/data/postmaster.pid")" \
+    "$(ps -o args= -p "$supervisor" | sed 's/ *$//')|$(ps -o ppid= -p "$supervisor" | tr -d ' ')"
 check "auto: a 3M-row histogram equal to width_bucket's" t "$(q -c "SELECT gpu_histogram(x, 0, 1, 10) = $reference FROM pc")"
 if [ "$state" = up ]; then
     check "device = 'gpu' equals width_bucket's, through the service" t \
@@ -73,17 +80,36 @@ else
         "$(sqlstate_of -c "SET gpu_histogram.device = gpu" -c "SELECT gpu_histogram(x, 0, 1, 10) FROM pc")"
     check "gpu_histogram_devices() says the service found no GPU" t \
         "$(q -c "SELECT count(*) = 1 AND bool_and(status LIKE 'no GPU: the GPU service found none (%') FROM gpu_histogram_devices()")"
+    if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1'; then
+        message=$(q -c "SELECT service_message FROM gpu_histogram_stats()")
+        check "with no NVIDIA driver on the machine, the message says so (not CUDA's 'driver version is insufficient')" yes \
+            "$(grep -q -E 'no NVIDIA driver found|without CUDA|no CUDA backend' <<<"$message" && echo yes || echo "no: $message")"
+    fi
 fi
+# prints "pid starts" once a CUDA process other than $1 is up (or found no GPU)
+next_cuda_process() {
+    local now=""
+    for _ in $(seq 60); do
+        now=$(q -c "SELECT service_pid || ' ' || service_starts FROM gpu_histogram_stats() WHERE service_state IN ('up', 'no GPU')")
+        [ -n "$now" ] && [ "$now" != "$1" ] && break
+        sleep 1
+    done
+    echo "$now"
+}
 old=$(q -c "SELECT service_pid || ' ' || service_starts FROM gpu_histogram_stats()")
 kill -TERM "${old% *}"
-new=$old
-for _ in $(seq 60); do
-    new=$(q -c "SELECT service_pid || ' ' || service_starts FROM gpu_histogram_stats() WHERE service_state IN ('up', 'no GPU')")
-    [ -n "$new" ] && [ "$new" != "$old" ] && break
-    sleep 1
-done
-check "SIGTERM to the service: the postmaster starts a new one (pid, starts: $old -> $new)" yes \
+new=$(next_cuda_process "$old")
+check "SIGTERM to the CUDA process: the supervisor starts a new one (pid, starts: $old -> $new)" yes \
     "$( [ -n "$new" ] && [ "${new#* }" = $(( ${old#* } + 1 )) ] && echo yes || echo no)"
+check "the same supervisor" "$supervisor" "$(ps -o ppid= -p "${new% *}" | tr -d ' ')"
+kill -TERM "$supervisor"
+newer=$(next_cuda_process "$new")
+new_supervisor=$(ps -o ppid= -p "${newer% *}" | tr -d ' ')
+check "SIGTERM to the supervisor: the postmaster starts a new one, with a new CUDA process ($new -> $newer)" yes \
+    "$( [ -n "$newer" ] && [ "${newer#* }" = $(( ${new#* } + 1 )) ] && [ -n "$new_supervisor" ] &&
+        [ "$new_supervisor" != "$supervisor" ] && echo yes || echo no)"
+check "the old CUDA process is gone with its supervisor" no \
+    "$(kill -0 "${new% *}" 2>/dev/null && echo yes || echo no)"
 check "and the next query is still right" t "$(q -c "SELECT gpu_histogram(x, 0, 1, 10) = $reference FROM pc")"
 pg_temp_stop
 trap - EXIT

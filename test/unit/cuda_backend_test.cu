@@ -1026,6 +1026,43 @@ TEST_F(Cuda, HistogramsOnEveryDevice)
     }
 }
 
+/*
+ * Issue 14's multi-GPU failure: a kernel's dynamic shared memory limit is an
+ * attribute of its copy on one device, so a limit raised on the first GPU
+ * must be raised again on the next.  Histograms needing more than the default
+ * 48 KB (20,000 buckets: one 80 KB copy of the counters; 10,000 thresholds:
+ * an 80 KB table) run on every device in turn, the same kernels and sizes.
+ */
+TEST_F(Cuda, LargeSharedMemoryOnEveryDevice)
+{
+    const int devices = gh::gpu_device_count();
+    if (devices == 1)
+        std::cout << "[   NOTE   ] one device: the launch on a second device was not run\n";
+    BucketSpec fs{0, 1, 20000, BucketRule::pg16};
+    std::vector<double> t(10000);
+    for (size_t i = 0; i < t.size(); i++)
+        t[i] = double(i) / double(t.size());
+    const size_t batch = 1 << 16;
+    for (int d = 0; d < devices; d++) {
+        Batches batches(d, batch);
+        ASSERT_EQ(batches.ring.status(), Status::ok) << "device " << d << ": " << gh::gpu_last_error();
+        std::vector<double> x = adversarial(0, 1, 20000, 300007, 900 + d);
+        gh::DeviceHistogram *hf = nullptr, *ht = nullptr;
+        ASSERT_EQ(gh::gpu_histogram_open(gh::float_histogram(fs), d, &hf), Status::ok) << d;
+        ASSERT_EQ(gh::gpu_histogram_open(gh::threshold_histogram(t.data(), int32_t(t.size())), d, &ht), Status::ok)
+            << d;
+        ASSERT_EQ(feed(hf, batches.ring, x, batch), Status::ok) << "device " << d << ": " << gh::gpu_last_error();
+        ASSERT_EQ(feed(ht, batches.ring, x, batch), Status::ok) << "device " << d << ": " << gh::gpu_last_error();
+        std::vector<int64_t> f(size_t(fs.nbins) + 2, 0), th(t.size() + 1, 0);
+        ASSERT_EQ(gh::gpu_histogram_drain(hf, 0, int32_t(f.size()), f.data(), nullptr), Status::ok) << d;
+        ASSERT_EQ(gh::gpu_histogram_drain(ht, 0, int32_t(th.size()), th.data(), nullptr), Status::ok) << d;
+        EXPECT_EQ(f, on_cpu(fs, x.data(), x.size())) << "device " << d;
+        EXPECT_EQ(th, thresholds_on_cpu(t, x.data(), x.size())) << "device " << d;
+        gh::gpu_histogram_close(hf);
+        gh::gpu_histogram_close(ht);
+    }
+}
+
 TEST_F(Cuda, InjectedFailureIsReportedAndRecovered)
 {
     BucketSpec spec{0, 1, 16, BucketRule::pg15};

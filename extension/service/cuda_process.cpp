@@ -1,6 +1,9 @@
 /*
- * service_worker.cpp: the GPU service, a background worker that is the only
- * process of the server to touch CUDA.
+ * cuda_process.cpp: the CUDA process, the only process of the server that
+ * touches CUDA.  The supervisor (supervisor.cpp) forks it; the postmaster
+ * does not know it exists, so its death by any signal (a fault in the GPU
+ * driver, an out-of-memory kill, an administrator's kill -9) costs only the
+ * GPU requests in flight, never the server.
  *
  * It starts a context on every GPU, page-locks the shared batch slots, and
  * then loops: run the queued requests in the order they were queued (copy
@@ -9,24 +12,33 @@
  * closed.  Device histograms live here, indexed like the shared table.
  *
  * A CUDA error other than running out of memory may leave the context
- * unusable, so the service fails every request it holds (the clients get an
- * ERROR with the CUDA text), exits with status 1, and the postmaster starts
- * a fresh one at once.  Its state is plain data and PostgreSQL
- * memory, so nothing needs unwinding on the way out.
+ * unusable, so it records the error and exits with status 1; the supervisor
+ * fails what it held and starts a fresh one.
+ *
+ * Being a fork of the supervisor, it shares its PGPROC, latch and exit
+ * callbacks.  It drops the callbacks and the PGPROC, and so uses nothing
+ * that needs one: no condition variable and no latch of its own.  Clients
+ * ring its doorbell (service_wake); it sets the latches of clients whose
+ * reads are done, and asks the supervisor to broadcast to those waiting
+ * for room.
  */
 #include "service_shared.h"
 
-extern "C" {
-#include "postmaster/bgworker.h"
-#include "postmaster/interrupt.h"
-#include "storage/ipc.h"
-#include "storage/proc.h"
-#include "utils/wait_event.h"
-}
+#include "cuda_process.h"
 
 extern "C" {
-PGDLLEXPORT void gpu_histogram_service_main(Datum arg);
+#include "storage/ipc.h"
+#include "storage/pg_shmem.h"
+#include "storage/proc.h"
+#include "storage/proclist.h"
+#include "utils/ps_status.h"
 }
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/shm.h>
+#include <time.h>
+#include <unistd.h>
 
 namespace {
 
@@ -47,28 +59,51 @@ gh::BatchBuffer **batches; /* [slot * kMaxDevices + device], created on first us
 InFlight *in_flight;
 int n_in_flight;
 uint32 applied_fail_request;
+uint32 applied_crash_request;
 int ndevices;
+
+/* SIGURG rings the doorbell, SIGTERM asks it to exit: both blocked, and taken by sigtimedwait. */
+sigset_t wait_signals;
+bool terminate_requested = false;
 
 bool shutdown_requested(void)
 {
-    return ShutdownRequestPending;
+    if (terminate_requested)
+        return true;
+    sigset_t pending;
+    if (sigpending(&pending) == 0 && sigismember(&pending, SIGTERM))
+        terminate_requested = true;
+    return terminate_requested;
 }
 
 void set_message(const char *text)
 {
-    SpinLockAcquire(&gh_service->mutex);
+    service_lock();
     strlcpy(gh_service->message, text, sizeof gh_service->message);
-    SpinLockRelease(&gh_service->mutex);
+    service_unlock();
 }
 
-void on_exit_fail_all(int, Datum)
+/* The supervisor broadcasts slot_freed for this process, which has no PGPROC to do it with. */
+void ask_for_broadcast(void)
 {
-    service_fail_all(NULL);
-    SpinLockAcquire(&gh_service->mutex);
-    gh_service->state = SERVICE_DOWN;
-    gh_service->pid = 0;
-    gh_service->latch = NULL;
-    SpinLockRelease(&gh_service->mutex);
+    if (pg_atomic_exchange_u32(&gh_service->broadcast_wanted, 1) == 0 && gh_service->supervisor_latch != NULL)
+        SetLatch(gh_service->supervisor_latch);
+}
+
+/* After freeing a slot or an entry. */
+void wake_room_waiters(void)
+{
+    pg_memory_barrier();
+    /* a waiter joins the list before it looks at the tables again: an empty list means nobody missed this */
+    if (!proclist_is_empty(&gh_service->slot_freed.wakeup))
+        ask_for_broadcast();
+}
+
+/* Leaves without running anything of the supervisor's: what it held is the supervisor's to repair. */
+pg_attribute_noreturn() void leave(int status);
+void leave(int status)
+{
+    _exit(status);
 }
 
 pg_attribute_noreturn() void exit_on_cuda_error(gh::Status s);
@@ -76,9 +111,11 @@ void exit_on_cuda_error(gh::Status s)
 {
     char text[300];
     snprintf(text, sizeof text, "%s: %s", gh::status_text(s), gh::gpu_last_error());
-    ereport(LOG, (errmsg("gpu_histogram GPU service: fatal CUDA error, restarting: %s", text)));
-    service_fail_all(text);
-    proc_exit(1);
+    ereport(LOG, (errmsg("gpu_histogram CUDA process: fatal CUDA error, restarting: %s", text)));
+    service_lock();
+    strlcpy(gh_service->last_failure, text, sizeof gh_service->last_failure);
+    service_unlock();
+    leave(1);
 }
 
 void refresh_devices(void)
@@ -88,11 +125,11 @@ void refresh_devices(void)
     gh::Status s = gh::gpu_devices(info, gh::kMaxDevices, &count);
     if (s != gh::Status::ok)
         exit_on_cuda_error(s);
-    SpinLockAcquire(&gh_service->mutex);
+    service_lock();
     for (int i = 0; i < count; i++)
         gh_service->devices[i].info = info[i];
     gh_service->ndevices = count;
-    SpinLockRelease(&gh_service->mutex);
+    service_unlock();
 }
 
 /* CUDA on every device, and the batch slots page-locked; false if there is no GPU. */
@@ -106,16 +143,16 @@ bool start_gpus(void)
         else
             snprintf(text, sizeof text, "%s: %s", gh::status_text(s), gh::gpu_last_error());
         set_message(text);
-        SpinLockAcquire(&gh_service->mutex);
+        service_lock();
         gh_service->start_status = static_cast<int32>(s);
-        SpinLockRelease(&gh_service->mutex);
-        ereport(LOG, (errmsg("gpu_histogram GPU service: no GPU, values are binned on the CPU: %s", text)));
+        service_unlock();
+        ereport(LOG, (errmsg("gpu_histogram CUDA process: no GPU, values are binned on the CPU: %s", text)));
         return false;
     }
     ndevices = gh::gpu_device_count();
     bool registered = gh::gpu_host_register(gh_service_batches, service_batch_bytes()) == gh::Status::ok;
     if (!registered)
-        ereport(LOG, (errmsg("gpu_histogram GPU service: batch slots not page-locked, copies are staged: %s",
+        ereport(LOG, (errmsg("gpu_histogram CUDA process: batch slots not page-locked, copies are staged: %s",
                              gh::gpu_last_error())));
     /* every slot's device twin on every device now: no allocation on a query's path, a fixed footprint */
     for (int slot = 0; slot < gh_service->nslots; slot++) {
@@ -128,18 +165,18 @@ bool start_gpus(void)
                 snprintf(text, sizeof text, "the device buffers of %d slots of %d values: %s: %s", gh_service->nslots,
                          gh_service->slot_values, gh::status_text(s), gh::gpu_last_error());
                 set_message(text);
-                ereport(LOG, (errmsg("gpu_histogram GPU service: no GPU used: %s", text)));
+                ereport(LOG, (errmsg("gpu_histogram CUDA process: no GPU used: %s", text)));
                 return false;
             }
         }
     }
     refresh_devices();
-    SpinLockAcquire(&gh_service->mutex);
+    service_lock();
     gh_service->registered = registered;
     gh_service->startup_ms = gh::gpu_counters().startup_ms;
     gh_service->message[0] = '\0';
-    SpinLockRelease(&gh_service->mutex);
-    ereport(LOG, (errmsg("gpu_histogram GPU service: %d GPU(s) ready in %.1f ms", ndevices,
+    service_unlock();
+    ereport(LOG, (errmsg("gpu_histogram CUDA process: %d GPU(s) ready in %.1f ms", ndevices,
                          gh::gpu_counters().startup_ms)));
     return true;
 }
@@ -149,7 +186,7 @@ void finish_slot(int32 i, gh::Status result)
 {
     ServiceSlot *slot = &gh_service_slots[i];
     bool answer = false;
-    SpinLockAcquire(&gh_service->mutex);
+    service_lock();
     if (slot->request == REQUEST_READ && !slot->abandoned) {
         slot->state = SLOT_DONE;
         slot->result = static_cast<int32>(result);
@@ -159,21 +196,21 @@ void finish_slot(int32 i, gh::Status result)
         slot->abandoned = false;
         gh_service->slots_in_use--;
     }
-    SpinLockRelease(&gh_service->mutex);
+    service_unlock();
     if (answer)
-        ConditionVariableBroadcast(&slot->done);
+        service_wake_owner(slot);
     else
-        ConditionVariableBroadcast(&gh_service->slot_freed);
+        wake_room_waiters();
 }
 
 /* Records a failure on the histogram, for its owner's next read. */
 void fail_histogram(int32 hist, uint64 serial, gh::Status s)
 {
-    SpinLockAcquire(&gh_service->mutex);
+    service_lock();
     ServiceHistogram *h = &gh_service_histograms[hist];
     if (h->serial == serial && h->error == 0)
         h->error = static_cast<int32>(s);
-    SpinLockRelease(&gh_service->mutex);
+    service_unlock();
 }
 
 void drop_local(int32 hist)
@@ -227,12 +264,12 @@ gh::Status run_bin(int32 i, const ServiceSlot &req, LocalHistogram *local, const
     if (s != gh::Status::ok)
         return s;
     in_flight[n_in_flight++] = InFlight{i, *batch};
-    SpinLockAcquire(&gh_service->mutex);
+    service_lock();
     gh_service->batches++;
     gh_service->values += req.count;
     gh_service->devices[h.device].batches++;
     gh_service->devices[h.device].values += req.count;
-    SpinLockRelease(&gh_service->mutex);
+    service_unlock();
     return gh::Status::ok;
 }
 
@@ -251,10 +288,10 @@ void run_request(int32 i)
 {
     ServiceSlot req;
     ServiceHistogram h;
-    SpinLockAcquire(&gh_service->mutex);
+    service_lock();
     req = gh_service_slots[i];
     h = gh_service_histograms[req.hist];
-    SpinLockRelease(&gh_service->mutex);
+    service_unlock();
 
     gh::Status s = gh::Status::ok;
     if (h.state != HIST_OPEN || h.serial != req.hist_serial) {
@@ -305,14 +342,14 @@ int compare_seq(const void *a, const void *b)
 bool run_queue(int32 *order)
 {
     int n = 0;
-    SpinLockAcquire(&gh_service->mutex);
+    service_lock();
     for (int i = 0; i < gh_service->nslots; i++) {
         if (gh_service_slots[i].state == SLOT_QUEUED) {
             gh_service_slots[i].state = SLOT_RUNNING;
             order[n++] = i;
         }
     }
-    SpinLockRelease(&gh_service->mutex);
+    service_unlock();
     /* seq is written before QUEUED and not changed while RUNNING */
     qsort(order, n, sizeof(int32), compare_seq);
     for (int k = 0; k < n; k++)
@@ -340,102 +377,83 @@ void retire_batches(void)
 /* Frees the device histograms whose owners closed them. */
 void close_histograms(void)
 {
-    SpinLockAcquire(&gh_service->mutex);
+    service_lock();
     bool any = gh_service->histograms_closing > 0;
-    SpinLockRelease(&gh_service->mutex);
+    service_unlock();
     if (!any)
         return;
     for (int i = 0; i < gh_service->nhistograms; i++) {
-        SpinLockAcquire(&gh_service->mutex);
+        service_lock();
         bool closing = gh_service_histograms[i].state == HIST_CLOSING;
-        SpinLockRelease(&gh_service->mutex);
+        service_unlock();
         if (!closing)
             continue;
         drop_local(i);
-        SpinLockAcquire(&gh_service->mutex);
+        service_lock();
         ServiceHistogram *h = &gh_service_histograms[i];
         h->state = HIST_FREE;
         gh_service->histograms_closing--;
         gh_service->histograms_open--;
         gh_service->device_bytes -= h->device_bytes;
         gh_service->devices[h->device].histograms--;
-        SpinLockRelease(&gh_service->mutex);
-        ConditionVariableBroadcast(&gh_service->slot_freed);
+        service_unlock();
+        wake_room_waiters();
     }
-}
-
-bool process_gone(pid_t pid)
-{
-    return kill(pid, 0) != 0 && errno == ESRCH;
 }
 
 /*
- * Takes back what clients that vanished without cleaning up left (they
- * always clean up on exit; this covers what cannot be foreseen).  The pids
- * are checked outside the lock, and an entry is taken back only if the same
- * owner still holds it.
+ * Testing (gpu_histogram.debug_crash_cuda_process): dies as a faulting
+ * driver would, at the worst moment, holding the lock every client needs.
  */
-void reclaim_orphans(void)
+void apply_crash_injection(void)
 {
-    bool freed = false;
-    for (int i = 0; i < gh_service->nslots; i++) {
-        ServiceSlot *slot = &gh_service_slots[i];
-        SpinLockAcquire(&gh_service->mutex);
-        bool held = slot->state == SLOT_FILLING || slot->state == SLOT_DONE;
-        pid_t owner = slot->owner;
-        SpinLockRelease(&gh_service->mutex);
-        if (!held || !process_gone(owner))
-            continue;
-        SpinLockAcquire(&gh_service->mutex);
-        if ((slot->state == SLOT_FILLING || slot->state == SLOT_DONE) && slot->owner == owner) {
-            slot->state = SLOT_FREE;
-            gh_service->slots_in_use--;
-            freed = true;
-        }
-        SpinLockRelease(&gh_service->mutex);
+    service_lock();
+    bool wanted = gh_service->crash_request != applied_crash_request;
+    if (!wanted) {
+        service_unlock();
+        return;
     }
-    for (int i = 0; i < gh_service->nhistograms; i++) {
-        ServiceHistogram *h = &gh_service_histograms[i];
-        SpinLockAcquire(&gh_service->mutex);
-        bool open = h->state == HIST_OPEN;
-        pid_t owner = h->owner;
-        uint64 serial = h->serial;
-        SpinLockRelease(&gh_service->mutex);
-        if (!open || !process_gone(owner))
-            continue;
-        SpinLockAcquire(&gh_service->mutex);
-        if (h->state == HIST_OPEN && h->serial == serial) {
-            h->state = HIST_CLOSING;
-            gh_service->histograms_closing++;
-        }
-        SpinLockRelease(&gh_service->mutex);
-    }
-    if (freed)
-        ConditionVariableBroadcast(&gh_service->slot_freed);
+    ereport(LOG, (errmsg("gpu_histogram CUDA process: crashing on purpose, holding the service's lock "
+                         "(gpu_histogram.debug_crash_cuda_process)")));
+    (void)raise(SIGSEGV);
+    leave(1); /* not reached */
 }
 
 void apply_fail_injection(void)
 {
-    SpinLockAcquire(&gh_service->mutex);
+    service_lock();
     uint32 request = gh_service->fail_request;
     int32 calls = gh_service->fail_calls;
-    SpinLockRelease(&gh_service->mutex);
+    service_unlock();
     if (request != applied_fail_request) {
         applied_fail_request = request;
         gh::gpu_fail_after(calls);
     }
 }
 
-/* What the postmaster and administrators ask of the loop: exit, or reload the configuration. */
+/*
+ * Waits up to timeout_ms for the doorbell or SIGTERM.  Announcing the sleep
+ * and then reading the doorbell, against a client's ringing it and then
+ * reading `sleeping`, with a full barrier in between on both sides: either
+ * this process sees the ring, or the client sees it asleep and signals it.
+ */
+void wait_for_work(long timeout_ms)
+{
+    pg_atomic_write_u32(&gh_service->sleeping, 1);
+    pg_memory_barrier();
+    if (pg_atomic_read_u32(&gh_service->doorbell) == 0 && !shutdown_requested()) {
+        struct timespec timeout = {timeout_ms / 1000, (timeout_ms % 1000) * 1000000L};
+        if (sigtimedwait(&wait_signals, NULL, &timeout) == SIGTERM)
+            terminate_requested = true;
+    }
+    pg_atomic_write_u32(&gh_service->sleeping, 0);
+}
+
+/* An administrator's SIGTERM (or the supervisor's): leave; the supervisor starts another. */
 void handle_signals(void)
 {
-    CHECK_FOR_INTERRUPTS();
-    if (ShutdownRequestPending)
-        proc_exit(1); /* 1, not 0: a SIGTERM outside a server shutdown makes the postmaster start it again */
-    if (ConfigReloadPending) {
-        ConfigReloadPending = false;
-        ProcessConfigFile(PGC_SIGHUP);
-    }
+    if (shutdown_requested())
+        leave(0);
 }
 
 void serve(void)
@@ -443,8 +461,10 @@ void serve(void)
     int32 *order = static_cast<int32 *>(palloc(sizeof(int32) * gh_service->nslots));
     TimestampTz last_idle_work = GetCurrentTimestamp();
     for (;;) {
-        ResetLatch(MyLatch);
+        /* cleared before looking at the queue: a request queued from now on rings again */
+        (void)pg_atomic_exchange_u32(&gh_service->doorbell, 0);
         handle_signals();
+        apply_crash_injection();
         apply_fail_injection();
         bool worked = run_queue(order);
         retire_batches();
@@ -461,44 +481,88 @@ void serve(void)
                     exit_on_cuda_error(s);
             }
             refresh_devices();
-            reclaim_orphans();
             last_idle_work = now;
         }
         /* batches in flight: look again soon, their slots are wanted back */
-        long timeout = n_in_flight > 0 ? 1 : 1000;
-        (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, timeout, PG_WAIT_EXTENSION);
+        wait_for_work(n_in_flight > 0 ? 1 : 1000);
     }
 }
 
-/* Waits for shutdown: there is no GPU, and clients know it from the state. */
+/* Waits for SIGTERM: there is no GPU, and clients know it from the state. */
+pg_attribute_noreturn() void idle(void);
 void idle(void)
 {
     for (;;) {
-        ResetLatch(MyLatch);
         handle_signals();
-        (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 10000, PG_WAIT_EXTENSION);
+        apply_crash_injection();
+        wait_for_work(10000);
+        (void)pg_atomic_exchange_u32(&gh_service->doorbell, 0);
     }
+}
+
+/*
+ * What a fork of the supervisor must undo before it is a process of its
+ * own: its pid, its exit callbacks and PGPROC (the supervisor's), its signal
+ * handlers, and its fate (it dies with the supervisor).
+ */
+void become_cuda_process(pid_t supervisor)
+{
+    MyProcPid = getpid();
+    (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != supervisor)
+        leave(1); /* the supervisor died before the line above */
+    on_exit_reset();
+    /*
+     * A postmaster refuses to start on a data directory whose System V
+     * segment still has a process attached, and a CUDA process can take a
+     * moment to die after an immediate shutdown.  With the default
+     * shared_memory_type (mmap) that segment is only the interlock:
+     * everything this process uses is in the anonymous mapping.
+     */
+    if (shared_memory_type == SHMEM_TYPE_MMAP && UsedShmemSegAddr != NULL)
+        (void)shmdt(UsedShmemSegAddr);
+    MyProc = NULL;
+    MyLatch = NULL;
+    init_ps_display("gpu_histogram CUDA process");
+
+    sigemptyset(&wait_signals);
+    sigaddset(&wait_signals, SIGURG);
+    sigaddset(&wait_signals, SIGTERM);
+    int ignored[] = {SIGHUP, SIGINT, SIGUSR1, SIGUSR2, SIGPIPE, SIGALRM};
+    for (int sig : ignored)
+        pqsignal(sig, SIG_IGN);
+    int defaults[] = {SIGQUIT, SIGCHLD, SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL};
+    for (int sig : defaults)
+        pqsignal(sig, SIG_DFL);
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGURG);
+    sigaddset(&mask, SIGTERM);
+    sigprocmask(SIG_SETMASK, &mask, NULL); /* CUDA's threads inherit it: the signals wait for sigtimedwait */
 }
 
 } // namespace
 
-void gpu_histogram_service_main(Datum)
+void cuda_process_main(pid_t supervisor)
 {
-    pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
-    pqsignal(SIGHUP, SignalHandlerForConfigReload);
-    BackgroundWorkerUnblockSignals();
+    become_cuda_process(supervisor);
 
-    /* what a previous incarnation left (it failed everything on its way out, unless killed) */
-    service_fail_all(NULL);
-    SpinLockAcquire(&gh_service->mutex);
+    /* an ERROR (out of memory, say) ends this process, never the supervisor's loop */
+    sigjmp_buf on_error;
+    if (sigsetjmp(on_error, 1) != 0) {
+        EmitErrorReport();
+        leave(1);
+    }
+    PG_exception_stack = &on_error;
+
+    service_lock();
     gh_service->starts++;
     gh_service->state = SERVICE_STARTING;
     gh_service->start_status = static_cast<int32>(gh::Status::ok);
     gh_service->pid = MyProcPid;
-    gh_service->latch = MyLatch;
     applied_fail_request = gh_service->fail_request;
-    SpinLockRelease(&gh_service->mutex);
-    before_shmem_exit(on_exit_fail_all, 0);
+    applied_crash_request = gh_service->crash_request;
+    service_unlock();
 
     locals = static_cast<LocalHistogram *>(
         MemoryContextAllocZero(TopMemoryContext, sizeof(LocalHistogram) * gh_service->nhistograms));
@@ -513,10 +577,10 @@ void gpu_histogram_service_main(Datum)
      */
     setenv("CUDA_MODULE_LOADING", "EAGER", 0);
     bool gpus = start_gpus();
-    SpinLockAcquire(&gh_service->mutex);
+    service_lock();
     gh_service->state = gpus ? SERVICE_UP : SERVICE_NO_GPU;
-    SpinLockRelease(&gh_service->mutex);
-    ConditionVariableBroadcast(&gh_service->slot_freed);
+    service_unlock();
+    ask_for_broadcast(); /* device = 'gpu' sessions wait for the start */
     if (gpus)
         serve();
     idle();

@@ -1,0 +1,13 @@
+/*
+ * cuda_process.h: the CUDA process's one entry point, called by the
+ * supervisor in the child it has just forked.
+ */
+#ifndef GH_CUDA_PROCESS_H
+#define GH_CUDA_PROCESS_H
+
+#include <sys/types.h>
+
+/* Runs the CUDA process; never returns (it ends with _exit). */
+pg_attribute_noreturn() void cuda_process_main(pid_t supervisor);
+
+#endif /* GH_CUDA_PROCESS_H */

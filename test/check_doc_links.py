@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""check_doc_links.py: checks the relative links of README.md and docs/*.md.
+
+The README links into docs/ and the pages link into each other by heading
+anchors, so moving or renaming a section can leave a link pointing nowhere;
+this finds every such link. Every link to a file must name a file of the
+repository, and every #anchor must match a heading of its target, computed
+as GitHub computes anchors. Links to other sites (http:, https:, mailto:) are
+not followed, and links inside code are not links.
+
+    python3 test/check_doc_links.py      # from anywhere; exit 1 on a broken link
+"""
+import pathlib
+import re
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(([^()\s]+)(?:\s+\"[^\"]*\")?\)")
+FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def prose(path):
+    """The file's lines outside fenced code blocks, with inline code removed."""
+    inside = False
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if FENCE.match(line):
+            inside = not inside
+            continue
+        if not inside:
+            yield number, line
+
+
+def anchors(path):
+    """GitHub's anchors for the headings of a Markdown file."""
+    seen, result = {}, set()
+    for _, line in prose(path):
+        m = re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
+        if not m:
+            continue
+        text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", m.group(1))  # a link keeps its text
+        slug = re.sub(r"[^\w\- ]", "", text.lower().replace("`", "")).replace(" ", "-")
+        n = seen.get(slug, 0)
+        seen[slug] = n + 1
+        result.add(slug if n == 0 else f"{slug}-{n}")
+    return result
+
+
+def main():
+    files = [ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
+    problems = checked = 0
+    for source in files:
+        for number, line in prose(source):
+            for target in LINK.findall(re.sub(r"`[^`]*`", "", line)):
+                if re.match(r"^[a-z]+:", target):
+                    continue
+                checked += 1
+                name, _, anchor = target.partition("#")
+                dest = (source.parent / name).resolve() if name else source
+                where = f"{source.relative_to(ROOT)}:{number}: ({target})"
+                if not dest.exists():
+                    print(f"{where}: no such file")
+                    problems += 1
+                elif anchor and (dest.suffix != ".md" or anchor not in anchors(dest)):
+                    print(f"{where}: no heading with this anchor in {dest.relative_to(ROOT)}")
+                    problems += 1
+    print(f"{checked} relative links in {len(files)} files, {problems} broken")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
