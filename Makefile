@@ -8,7 +8,7 @@ EXTENSION = gpu_histogram
 MODULE_big = gpu_histogram
 OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/aggregate.o extension/merge.o extension/buckets.o \
-       extension/gpu_binning.o extension/observability.o \
+       extension/gpu_binning.o extension/observability.o extension/plan_args.o \
        extension/scan/plan.o extension/scan/exec.o extension/scan/heap_reader.o \
        extension/scan/native_quals.o extension/moving_window.o \
        extension/time_aggregate.o extension/threshold_aggregate.o \
@@ -19,7 +19,7 @@ DATA = extension/sql/gpu_histogram--1.0.sql extension/sql/gpu_histogram--1.0--1.
        extension/sql/gpu_histogram--1.1--1.2.sql
 PGFILEDESC = "gpu_histogram - width_bucket histograms binned on the GPU"
 
-REGRESS = upgrade basic errors equality edges types nulls_empty merge buckets parallel grouping window moving_window device scan time thresholds time_range
+REGRESS = upgrade basic errors equality edges types nulls_empty merge buckets parallel grouping window moving_window device scan time thresholds time_range plan_args
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CONFIG ?= pg_config

@@ -11,7 +11,11 @@
 
 namespace {
 
-/* A one-dimensional bigint[] without NULLs, of at least min_length elements. */
+/*
+ * A one-dimensional bigint[] without NULLs, of at least min_length elements,
+ * none of them negative (a count of rows; gpu_histogram_merge refuses the
+ * same arrays).
+ */
 void check_histogram(ArrayType *hist, int32 min_length)
 {
     if (ARR_NDIM(hist) != 1 || ARR_DIMS(hist)[0] < min_length)
@@ -20,6 +24,12 @@ void check_histogram(ArrayType *hist, int32 min_length)
     if (ARR_HASNULL(hist) && array_contains_nulls(hist))
         ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
                         errmsg("histogram elements must not be null")));
+    const int64 *counts = reinterpret_cast<const int64 *>(ARR_DATA_PTR(hist));
+    for (int32 i = 0; i < ARR_DIMS(hist)[0]; i++)
+        if (unlikely(counts[i] < 0))
+            ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
+                            errmsg("histogram counts must not be negative"),
+                            errdetail("Element %d of the histogram is " INT64_FORMAT ".", i + 1, counts[i])));
 }
 
 /* One row (bucket, lower, upper, count) of the result. */

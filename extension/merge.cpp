@@ -15,6 +15,20 @@ struct MergeState {
 
 /* Wire format: int32 n, then n int64 counts. */
 
+/*
+ * A count is the number of rows in a bucket: a negative one is malformed
+ * input (a hand-written or corrupted histogram), refused as a NULL element
+ * is, before it can be added to anything.  `what` names the input.
+ */
+void check_counts(const int64 *counts, int32 n, const char *what)
+{
+    for (int32 i = 0; i < n; i++)
+        if (unlikely(counts[i] < 0))
+            ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
+                            errmsg("gpu_histogram_merge: histogram counts must not be negative"),
+                            errdetail("Element %d of the %s is " INT64_FORMAT ".", i + 1, what, counts[i])));
+}
+
 void check_histogram(ArrayType *a, int32 expected_n)
 {
     if (ARR_NDIM(a) != 1)
@@ -27,6 +41,7 @@ void check_histogram(ArrayType *a, int32 expected_n)
     if (expected_n >= 0 && n != expected_n)
         ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
                         errmsg("cannot merge histograms of different lengths %d and %d", expected_n, n)));
+    check_counts(reinterpret_cast<const int64 *>(ARR_DATA_PTR(a)), n, "histogram");
 }
 
 void add_counts(int64 *dst, const int64 *src, int32 n)
@@ -83,6 +98,11 @@ GH_FUNCTION(gpu_histogram_merge_finalfn)
     PG_RETURN_ARRAYTYPE_P(int64_array(st->counts, st->n));
 }
 
+/*
+ * Both states hold only counts that were checked where they came in (the
+ * transition function, or the deserialize function for a worker's state),
+ * and add_counts() refuses overflow, so no sum here is negative.
+ */
 GH_FUNCTION(gpu_histogram_merge_combinefn)
 {
     MemoryContext aggcontext = aggregate_context(fcinfo);
@@ -132,5 +152,6 @@ GH_FUNCTION(gpu_histogram_merge_deserializefn)
     st->n = n;
     st->counts = static_cast<int64 *>(palloc(sizeof(int64) * static_cast<Size>(n)));
     memcpy(st->counts, VARDATA_ANY(wire) + sizeof(int32), sizeof(int64) * static_cast<Size>(n));
+    check_counts(st->counts, n, "partial state");
     PG_RETURN_POINTER(st);
 }

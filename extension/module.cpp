@@ -1,5 +1,6 @@
 /*
  * module.cpp: the library's entry point: the module magic, the GUCs, the
+ * planner hook that evaluates fixed arguments once (plan_args.h), the
  * custom scan's planner hook (scan/scan.h) and the GPU service
  * (service/service.h).
  *
@@ -10,6 +11,7 @@
  */
 #include "pg_headers.h"
 
+#include "plan_args.h"
 #include "settings.h"
 #include "scan/scan.h"
 #include "service/service.h"
@@ -76,6 +78,7 @@ void _PG_init(void)
                              "that the service repairs its shared memory and comes back.",
                              &gh_crash_cuda_process, false, PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL,
                              assign_crash_cuda_process, NULL);
+    gpu_histogram_plan_args_init();
     gpu_histogram_scan_init();
     gpu_service_init();
     MarkGUCPrefixReserved("gpu_histogram");

@@ -151,6 +151,26 @@ SELECT gpu_histogram_merge(h) FROM (VALUES ('{1,2,3}'::bigint[]), ('{1,2,3,4}'))
 \set VERBOSITY default
 SELECT gpu_histogram_merge(h) FROM (VALUES ('{1,2,3}'::bigint[]), ('{1,2,3,4}')) v(h);
 
+-- gpu_histogram_merge: a negative count is malformed input (issue 14):
+-- 22000 in the first histogram, in a later one, as the smallest bigint, and
+-- where it would cancel a positive count; in a window and in a group.  (A
+-- parallel worker's share: merge.sql.)  NULLs are reported first; zeros are
+-- counts.
+SELECT try_sql($$SELECT gpu_histogram_merge('{-5,0,3}'::bigint[])$$);
+SELECT try_sql($$SELECT gpu_histogram_merge(h) FROM (VALUES ('{1,2,3}'::bigint[]), ('{1,-1,3}')) v(h)$$);
+SELECT try_sql($$SELECT gpu_histogram_merge(h) FROM (VALUES ('{1,2,3}'::bigint[]), ('{1,2,-9223372036854775808}')) v(h)$$);
+SELECT try_sql($$SELECT gpu_histogram_merge(h) FROM (VALUES ('{5,0}'::bigint[]), ('{-5,0}')) v(h)$$);
+SELECT try_sql($$SELECT array_agg(m)::text FROM (SELECT gpu_histogram_merge(h) OVER (ORDER BY i) AS m
+                                            FROM (VALUES (1, '{1,2}'::bigint[]), (2, '{0,-2}')) v(i, h)) s$$);
+SELECT try_sql($$SELECT array_agg(m)::text FROM (SELECT g, gpu_histogram_merge(h) AS m
+                                            FROM (VALUES (1, '{1,2}'::bigint[]), (2, '{0,-2}')) v(g, h) GROUP BY g) s$$);
+SELECT try_sql($$SELECT gpu_histogram_merge('{-1,NULL,3}'::bigint[])$$);
+SELECT gpu_histogram_merge(h) FROM (VALUES ('{0,0,0}'::bigint[]), ('{0,1,0}')) v(h);
+\set VERBOSITY sqlstate
+SELECT gpu_histogram_merge('{-5,0,7}'::bigint[]);
+\set VERBOSITY default
+SELECT gpu_histogram_merge('{-5,0,7}'::bigint[]);
+
 -- gpu_histogram_buckets: too short, NULL elements, two dimensions, and the
 -- bounds errors of width_bucket.
 SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{1,2}', 0, 1)$$);
@@ -161,6 +181,24 @@ SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{1,2,3}', 1, 1)$$);
 SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{1,2,3}', 0, 'NaN')$$);
 SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{1,2,3}', '-Infinity', 0)$$);
 SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{1,2,3,4,5,6,7,8,9,10,11,12}', -1e308, 1e308)$$);
+-- A negative count (issue 14): 22000 in every form, after the shape and
+-- NULL checks and before the bounds' (equal bounds here) or thresholds'.
+SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{1,-2,3}', 0, 1)$$);
+SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{1,2,-9223372036854775808}', 10, 0)$$);
+SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{-1,2,3}', '2024-01-01'::timestamptz, '2024-01-02'::timestamptz)$$);
+SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{1,2,-3}', '2024-01-01'::timestamp, '2024-01-02'::timestamp)$$);
+SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{1,-2,3}', '2024-01-01'::date, '2024-01-08'::date)$$);
+SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{1,-2}', '{0.5}'::float8[])$$);
+SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{-1}', '{}'::float8[])$$);
+SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{-1,2}', 0, 1)$$);
+SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{-1,NULL,3}', 0, 1)$$);
+SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{-1,2,3}', 1, 1)$$);
+SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{-1,2}', '{{0.5}}'::float8[])$$);
+SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{0,0,0}', 0, 1)$$);
+\set VERBOSITY sqlstate
+SELECT * FROM gpu_histogram_buckets('{1,-2,3}', 0, 1);
+\set VERBOSITY default
+SELECT * FROM gpu_histogram_buckets('{1,-2,3}', 0, 1);
 -- STRICT: a NULL argument gives no rows
 SELECT count(*) FROM gpu_histogram_buckets(NULL, 0, 1);
 SELECT count(*) FROM gpu_histogram_buckets('{1,2,3}', NULL, 1);

@@ -20,7 +20,7 @@ SELECT h, array_lower(h, 1) FROM (SELECT gpu_histogram_merge(h) AS h
                                   FROM (VALUES ('[0:2]={1,2,3}'::bigint[]), ('[5:7]={1,1,1}')) v(h)) s;
 -- large counts add exactly
 SELECT gpu_histogram_merge(h)
-FROM (VALUES ('{4611686018427387904,1,0}'::bigint[]), ('{4611686018427387903,0,-1}')) v(h);
+FROM (VALUES ('{4611686018427387904,1,0}'::bigint[]), ('{4611686018427387903,0,1}')) v(h);
 
 -- 1,000,000 rows in 37 partitions.
 SELECT setseed(0.375);
@@ -96,6 +96,8 @@ FROM merge_parts;
 -- different lengths in different workers: still an error
 \set VERBOSITY sqlstate
 SELECT gpu_histogram_merge(CASE WHEN i = 77777 THEN h || 0::bigint ELSE h END) FROM merge_many;
+-- a negative count in one process's share (issue 14): 22000, as serially
+SELECT gpu_histogram_merge(CASE WHEN i = 77777 THEN array_fill(-1::bigint, ARRAY[6]) ELSE h END) FROM merge_many;
 \set VERBOSITY default
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;

@@ -19,6 +19,11 @@
 # 7. test/service/run_crash_isolation.sh: the CUDA process killed with
 #    SIGSEGV, SIGABRT and SIGKILL under queries and an open transaction; the
 #    server must not restart
+# 8. test/sqlsmith/run_sqlsmith.sh: random queries (sqlsmith, installed when
+#    missing) against a throwaway server of its own, 18,000 by default within
+#    a few minutes; fails if the server crashed or the extension raised an
+#    internal error (SQLSTATE class XX); skipped (exit 77) when sqlsmith
+#    cannot be installed
 #
 # Every step after the build runs even if an earlier one failed; the summary
 # at the end lists each, and the exit status is non-zero if any failed.
@@ -124,6 +129,9 @@ run_checks "GPU service (preload checks)" test/service/run_preload_checks.sh pre
 
 # -- 7. a dying CUDA process does not take the server down -----------------------
 run_checks "GPU service (crash isolation)" test/service/run_crash_isolation.sh crash_isolation.log
+
+# -- 8. random queries (sqlsmith) ----------------------------------------------
+run_checks "random queries (sqlsmith)" test/sqlsmith/run_sqlsmith.sh sqlsmith.log
 
 gh_step "summary"
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then

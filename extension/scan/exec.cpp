@@ -65,6 +65,7 @@ struct ScanExecState {
     HeapColumn *columns;
     ExprState **arg_states;   /* lo, hi, nbins of each histogram */
     HistogramArgs *args;
+    bool args_evaluated;      /* at the first row that passes the quals, as the aggregate does */
     ExprState *qual;          /* the WHERE clause, through the executor ... */
     bool native;              /* ... or evaluated natively (native_quals.h) */
     NativeQuals native_quals;
@@ -246,6 +247,15 @@ void scan_pages(ScanExecState *s)
         if (r->whole_page)
             heap_reader_count_tuples(r, n);
         heap_reader_release(r);
+        if (n > 0 && !s->args_evaluated) {
+            /*
+             * The ordinary plan evaluates the arguments on each row that
+             * reaches the aggregate: a query without one never runs them
+             * (an InitPlan that would fail, say), so neither does the scan.
+             */
+            evaluate_args(s);
+            s->args_evaluated = true;
+        }
         for (int h = 0; h < s->nhist; h++)
             append_page(s, h);
     }
@@ -302,7 +312,7 @@ TupleTableSlot *exec_scan(CustomScanState *node)
 
     int64 cpu_before = gh_values_binned_on_cpu;
     int64 gpu_before = gh_values_sent_to_gpu;
-    evaluate_args(s);
+    s->args_evaluated = false;
     scan_pages(s);
     TupleTableSlot *slot = result_row(s);
     record_totals(s, gh_values_binned_on_cpu - cpu_before, gh_values_sent_to_gpu - gpu_before);

@@ -51,6 +51,20 @@ gh_missing_packages() {
     return 0
 }
 
+# Installs Debian packages with apt-get, updating the package lists and
+# trying again if the first attempt fails.  Returns non-zero if it cannot.
+gh_apt_install() { # package...
+    command -v apt-get >/dev/null 2>&1 || { echo "no apt-get to install $* with"; return 1; }
+    echo "installing: $*"
+    if ! gh_as_root env DEBIAN_FRONTEND=noninteractive \
+            apt-get install -y --no-install-recommends "$@"; then
+        echo "apt-get install failed; updating the package lists and trying again"
+        gh_as_root apt-get update || return 1
+        gh_as_root env DEBIAN_FRONTEND=noninteractive \
+            apt-get install -y --no-install-recommends "$@"
+    fi
+}
+
 gh_install_dependencies() {
     local missing
     missing=$(gh_missing_packages | tr '\n' ' ')
@@ -60,16 +74,8 @@ gh_install_dependencies() {
     fi
     command -v apt-get >/dev/null 2>&1 ||
         gh_die "missing packages ($missing) and no apt-get to install them with; install them and run again"
-    echo "installing: $missing"
     # shellcheck disable=SC2086  # one word per package
-    if ! gh_as_root env DEBIAN_FRONTEND=noninteractive \
-            apt-get install -y --no-install-recommends $missing; then
-        echo "apt-get install failed; updating the package lists and trying again"
-        gh_as_root apt-get update
-        # shellcheck disable=SC2086
-        gh_as_root env DEBIAN_FRONTEND=noninteractive \
-            apt-get install -y --no-install-recommends $missing
-    fi
+    gh_apt_install $missing || gh_die "could not install: $missing"
 }
 
 # Sets PG_CONFIG (and PG_BIN, which pg_temp_server.sh reads) and checks it.
