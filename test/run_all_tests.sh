@@ -24,6 +24,8 @@
 #    a few minutes; fails if the server crashed or the extension raised an
 #    internal error (SQLSTATE class XX); skipped (exit 77) when sqlsmith
 #    cannot be installed
+# 9. test/check_doc_links.py: every relative link and #anchor of README.md
+#    and docs/*.md points at a file and a heading that exist
 #
 # Every step after the build runs even if an earlier one failed; the summary
 # at the end lists each, and the exit status is non-zero if any failed.
@@ -132,6 +134,14 @@ run_checks "GPU service (crash isolation)" test/service/run_crash_isolation.sh c
 
 # -- 8. random queries (sqlsmith) ----------------------------------------------
 run_checks "random queries (sqlsmith)" test/sqlsmith/run_sqlsmith.sh sqlsmith.log
+
+# -- 9. the README's and the docs' links ---------------------------------------
+gh_step "python3 test/check_doc_links.py"
+if python3 test/check_doc_links.py 2>&1 | tee "$LOGS/doc_links.log"; then
+    record "docs links" ok "$(tail -n 1 "$LOGS/doc_links.log")"
+else
+    record "docs links" FAILED "$(tail -n 1 "$LOGS/doc_links.log")"
+fi
 
 gh_step "summary"
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
