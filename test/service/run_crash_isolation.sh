@@ -43,8 +43,8 @@ reference="(SELECT array_agg(coalesce(c, 0) ORDER BY b) FROM generate_series(0, 
             LEFT JOIN (SELECT width_bucket(x, 0, 1, 10) b, count(*) c FROM pc GROUP BY 1) w USING (b))"
 q -c "CREATE TABLE expected AS SELECT $reference AS h" >/dev/null
 # A histogram query's outcome: equal to width_bucket's, or ERROR 38000 (the
-# GPU requests a dying CUDA process held); a wrong histogram or any other
-# error is raised.
+# GPU requests a dying CUDA process held, or no GPU), or, for device = gpu in
+# a build without CUDA, 0A000; a wrong histogram or any other error is raised.
 q -c "CREATE TABLE outcomes (device text, outcome text)" \
   -c "CREATE FUNCTION histogram_or_38000(device text) RETURNS text LANGUAGE plpgsql AS \$\$
       BEGIN
@@ -55,6 +55,8 @@ q -c "CREATE TABLE outcomes (device text, outcome text)" \
           RETURN 'equal';
       EXCEPTION WHEN SQLSTATE '38000' THEN
           RETURN '38000';
+      WHEN SQLSTATE '0A000' THEN
+          RETURN 'no CUDA backend'; -- device = gpu in a build without CUDA (WITH_CUDA=no)
       END \$\$" >/dev/null
 
 wait_for_service() { # prints "pid starts" once the CUDA process is up (or found no GPU) and differs from $1
@@ -154,8 +156,10 @@ auto_equal=$(grep -c '^auto equal$' "$work/busy.out")
 auto_38000=$(grep -c '^auto 38000$' "$work/busy.out")
 gpu_equal=$(grep -c '^gpu equal$' "$work/busy.out")
 gpu_38000=$(grep -c '^gpu 38000$' "$work/busy.out")
+gpu_all=$(grep -c '^gpu ' "$work/busy.out")
+gpu_no_cuda=$(grep -c '^gpu no CUDA backend$' "$work/busy.out")
 errors=$(grep -c 'ERROR' "$work/busy.out")
-echo "busy session: auto $auto_equal equal to width_bucket's, $auto_38000 ERROR 38000; gpu $gpu_equal equal, $gpu_38000 ERROR 38000; $errors other errors"
+echo "busy session: auto $auto_equal equal to width_bucket's, $auto_38000 ERROR 38000; gpu $gpu_equal equal, $gpu_38000 ERROR 38000, $gpu_no_cuda 0A000 (no CUDA backend); $errors other errors"
 check "the busy session kept its one backend" 1 "$busy_backends"
 check "it ran histograms through the kills" yes "$( [ "$auto_all" -ge 3 ] && echo yes || echo no)"
 if [ "$state" = up ]; then
@@ -163,6 +167,7 @@ if [ "$state" = up ]; then
 else
     check "every auto histogram equals width_bucket's (binned on the CPU)" "$auto_all" "$auto_equal"
 fi
+check "every gpu histogram equals width_bucket's or failed as it should" "$gpu_all" "$((gpu_equal + gpu_38000 + gpu_no_cuda))"
 check "no other error, no wrong histogram" 0 "$errors"
 check "its inserts all committed" "$(grep -c '^auto ' "$work/busy.out")" \
     "$(q -c "SELECT count(*) FROM ledger WHERE who LIKE 'busy %'")"
