@@ -10,7 +10,7 @@ OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/aggregate.o extension/merge.o extension/buckets.o \
        extension/gpu_binning.o extension/observability.o extension/plan_args.o \
        extension/scan/plan.o extension/scan/exec.o extension/scan/heap_reader.o \
-       extension/scan/native_quals.o extension/moving_window.o \
+       extension/scan/native_quals.o extension/scan/fixed_exprs.o extension/moving_window.o \
        extension/time_aggregate.o extension/threshold_aggregate.o \
        extension/service/service.o extension/service/supervisor.o \
        extension/service/cuda_process.o \

@@ -4,6 +4,8 @@
  */
 #include "native_quals.h"
 
+#include "fixed_exprs.h"
+
 extern "C" {
 #include "access/htup_details.h"
 #include "catalog/pg_am.h"
@@ -34,23 +36,6 @@ bool is_float_type(Oid t)
 bool is_time_type(Oid t)
 {
     return t == DATEOID || t == TIMESTAMPOID || t == TIMESTAMPTZOID;
-}
-
-/* Whether an expression has one value for the whole scan: no Vars, no subqueries, nothing volatile. */
-bool row_dependent_walker(Node *node, void *)
-{
-    if (node == NULL)
-        return false;
-    if (IsA(node, Var) || IsA(node, PlaceHolderVar) || IsA(node, Aggref) || IsA(node, WindowFunc) ||
-        IsA(node, GroupingFunc) || IsA(node, SubLink) || IsA(node, SubPlan) || IsA(node, AlternativeSubPlan))
-        return true;
-    return expression_tree_walker(node, reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(row_dependent_walker)),
-                                  NULL);
-}
-
-bool fixed_for_scan(Node *e)
-{
-    return !row_dependent_walker(e, NULL) && !contain_volatile_functions(e) && !expression_returns_set(e);
 }
 
 /* The families whose comparisons the scan answers natively, looked up once per build. */

@@ -12,6 +12,7 @@
  * CPU, which is what the scan saves; the planner compares it with the
  * ordinary plans as usual.
  */
+#include "fixed_exprs.h"
 #include "scan_node.h"
 
 extern "C" {
@@ -55,23 +56,6 @@ Oid column_type_under_cast(Oid funcid)
     case F_FLOAT8_FLOAT4: return FLOAT4OID;
     }
     return InvalidOid;
-}
-
-/* Whether an argument is fixed for the whole scan: no Vars, no subqueries, nothing volatile. */
-bool fixed_for_scan_walker(Node *node, void *)
-{
-    if (node == NULL)
-        return false;
-    if (IsA(node, Var) || IsA(node, PlaceHolderVar) || IsA(node, Aggref) || IsA(node, WindowFunc) ||
-        IsA(node, GroupingFunc) || IsA(node, SubLink) || IsA(node, SubPlan) || IsA(node, AlternativeSubPlan))
-        return true;
-    return expression_tree_walker(node, reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(fixed_for_scan_walker)), NULL);
-}
-
-bool fixed_for_scan(Expr *e)
-{
-    return !fixed_for_scan_walker(reinterpret_cast<Node *>(e), NULL) &&
-           !contain_volatile_functions(reinterpret_cast<Node *>(e));
 }
 
 /* aggfnoid is gpu_histogram(float8, float8, float8, integer) of this database's extension. */
@@ -347,7 +331,8 @@ bool histogram_call_parse(const Aggref *aggref, Index relid, HistogramCall *out)
     out->lo = static_cast<TargetEntry *>(lsecond(aggref->args))->expr;
     out->hi = static_cast<TargetEntry *>(lthird(aggref->args))->expr;
     out->nbins = static_cast<TargetEntry *>(lfourth(aggref->args))->expr;
-    return fixed_for_scan(out->lo) && fixed_for_scan(out->hi) && fixed_for_scan(out->nbins);
+    return fixed_for_scan(reinterpret_cast<Node *>(out->lo)) && fixed_for_scan(reinterpret_cast<Node *>(out->hi)) &&
+           fixed_for_scan(reinterpret_cast<Node *>(out->nbins));
 }
 
 bool gh_scan_enabled = true;

@@ -23,11 +23,8 @@
 # may fail.  Exits 0 when every check passed.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-failures=0
-check() { # name, expected, actual
-    if [ "$2" = "$3" ]; then echo "  ok      $1"; else echo "  FAILED  $1: expected [$2], got [$3]"; failures=$((failures + 1)); fi
-}
-q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@" 2>&1; }
+# shellcheck source=../lib/checks.sh
+source test/lib/checks.sh
 load_clients=${GH_KILL_LOAD_CLIENTS:-0}
 
 # shellcheck source=../pg_temp_server.sh

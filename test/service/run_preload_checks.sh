@@ -18,16 +18,8 @@
 # An extension installed at 1.1 updates to 1.2.  Each check prints ok or FAILED.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-failures=0
-check() { # name, expected, actual
-    if [ "$2" = "$3" ]; then echo "  ok      $1"; else echo "  FAILED  $1: expected [$2], got [$3]"; failures=$((failures + 1)); fi
-}
-q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@" 2>&1; }
-sqlstate_of() { # the SQLSTATE of the error one statement raises, or "none"
-    local out
-    out=$(psql -X -q -At -v VERBOSITY=verbose "$@" 2>&1 >/dev/null | sed -n 's/^ERROR:  \([0-9A-Z]\{5\}\):.*/\1/p' | head -1)
-    echo "${out:-none}"
-}
+# shellcheck source=../lib/checks.sh
+source test/lib/checks.sh
 reference="(SELECT array_agg(coalesce(c, 0) ORDER BY b) FROM generate_series(0, 11) b
             LEFT JOIN (SELECT width_bucket(x, 0, 1, 10) b, count(*) c FROM pc GROUP BY 1) w USING (b))"
 make_table="CREATE TABLE pc AS SELECT (i * 0.6180339887498949::float8) - floor(i * 0.6180339887498949::float8) AS x
