@@ -99,7 +99,6 @@ struct ServiceShared {
     int64 device_memory_limit;
 
     /* the supervisor (the background worker) */
-    pid_t supervisor_pid;
     Latch *supervisor_latch;
     pg_atomic_uint32 broadcast_wanted; /* the CUDA process asks for a broadcast of slot_freed */
 

@@ -80,9 +80,10 @@ void start_cuda_process(void)
     sigset_t all, old;
     sigfillset(&all);
     sigprocmask(SIG_SETMASK, &all, &old);
+    pid_t supervisor = MyProcPid;
     pid_t pid = fork_process();
     if (pid == 0)
-        cuda_process_main(gh_service->supervisor_pid);
+        cuda_process_main(supervisor);
     sigprocmask(SIG_SETMASK, &old, NULL);
     if (pid < 0) {
         ereport(LOG, (errmsg("gpu_histogram GPU service: could not fork the CUDA process: %m")));
@@ -133,7 +134,6 @@ void stop_cuda_process(int, Datum)
         cuda_pid = 0;
     }
     service_lock();
-    gh_service->supervisor_pid = 0;
     gh_service->supervisor_latch = NULL;
     service_unlock();
 }
@@ -214,7 +214,6 @@ void gpu_histogram_service_main(Datum)
     BackgroundWorkerUnblockSignals();
 
     service_lock();
-    gh_service->supervisor_pid = MyProcPid;
     gh_service->supervisor_latch = MyLatch;
     service_unlock();
     /* what a previous incarnation left, if it was killed */

@@ -127,6 +127,19 @@ reference() {
 }
 query() { printf 'SELECT gpu_histogram(x, 0, 1, 256) FROM %s' "$1"; }
 service_field() { psql_q -c "SELECT $1 FROM gpu_histogram_stats()"; }
+# devices_batches: "ordinal:batches ..." of every usable GPU
+devices_batches() { psql_q -c "SELECT string_agg(ordinal || ':' || batches, ' ' ORDER BY ordinal) FROM gpu_histogram_devices() WHERE status = 'usable'"; }
+# every_device_rose BEFORE AFTER: yes if each GPU of BEFORE has more batches in AFTER (and none is missing)
+every_device_rose() {
+    local b a rose=yes
+    [ -n "$1" ] || rose=no
+    for b in $1; do
+        a=$(tr ' ' '\n' <<<"$2" | sed -n "s/^${b%%:*}://p")
+        holds "$a" '>' "${b#*:}" || rose=no
+    done
+    [ "$(wc -w <<<"$2")" = "$(wc -w <<<"$1")" ] || rose=no
+    echo $rose
+}
 # wait_service [SECONDS]: wait while the service is down or (re)starting; prints its state
 wait_service() {
     local state waited=0 limit=$((${1:-60} * 5))
@@ -431,7 +444,6 @@ if has multigpu; then
     elif [ $ok_10m = no ]; then
         result FAIL multigpu "table svc_10m could not be built"
     else
-        devices_batches() { psql_q -c "SELECT string_agg(ordinal || ':' || batches, ' ' ORDER BY ordinal) FROM gpu_histogram_devices() WHERE status = 'usable'"; }
         before=$(devices_batches)
         pids=() session_failures=0
         for s in 1 2 3 4 5 6 7 8; do
@@ -441,14 +453,7 @@ if has multigpu; then
         for p in "${pids[@]}"; do wait "$p" || session_failures=$((session_failures + 1)); done
         after=$(devices_batches)
         grep -h ERROR "$tmp"/multi_*.out | sort | uniq -c | head -5 | sed 's/^/    /'
-        increased=yes
-        [ -n "$before" ] || increased=no
-        for b in $before; do
-            dev=${b%%:*}
-            a=$(tr ' ' '\n' <<<"$after" | sed -n "s/^$dev://p")
-            holds "$a" '>' "${b#*:}" || increased=no
-        done
-        [ "$(wc -w <<<"$after")" = "$(wc -w <<<"$before")" ] || increased=no
+        increased=$(every_device_rose "$before" "$after")
         ok=FAIL
         [ $increased = yes ] && [ $session_failures -eq 0 ] && ok=PASS
         result $ok multigpu "every device's batches increased: $increased; sessions that failed: $session_failures of 8"
@@ -474,7 +479,6 @@ if has firstuse; then
         refs=("$(reference svc_10m)"
             "$(psql_q -c "SELECT array_agg(coalesce(c, 0) ORDER BY b) FROM generate_series(0, 20001) b LEFT JOIN (SELECT width_bucket(x, 0, 1, 20000) b, count(*) c FROM svc_10m GROUP BY 1) w USING (b)")"
             "$(psql_q -c "SELECT array_agg(coalesce(c, 0) ORDER BY b) FROM generate_series(0, 10000) b LEFT JOIN (SELECT width_bucket(x, $thresholds) b, count(*) c FROM svc_10m GROUP BY 1) w USING (b)")")
-        devices_batches() { psql_q -c "SELECT string_agg(ordinal || ':' || batches, ' ' ORDER BY ordinal) FROM gpu_histogram_devices() WHERE status = 'usable'"; }
         ok=PASS
         for round in 1 2 3; do
             old=$(service_field service_pid)
@@ -499,11 +503,7 @@ if has firstuse; then
                 [ "$(grep -c -x -F "${refs[$k]}" "$tmp/first_$s.out")" = 2 ] || wrong=$((wrong + 1))
             done
             after=$(devices_batches)
-            every=yes
-            for b in $before; do
-                a=$(tr ' ' '\n' <<<"$after" | sed -n "s/^${b%%:*}://p")
-                holds "$a" '>' "${b#*:}" || every=no
-            done
+            every=$(every_device_rose "$before" "$after")
             starts_after=$(service_field service_starts)
             grep -h ERROR "$tmp"/first_*.out | sort | uniq -c | head -5 | sed 's/^/    /'
             log "  round $round: CUDA process $old -> $(service_field service_pid); first query right: $([ "$first" = "${refs[0]}" ] && echo yes || echo no); sessions failed $failed, wrong results $wrong, every GPU got batches: $every, restarts during the round: $((starts_after - starts)); batches $before -> $after"
