@@ -10,7 +10,10 @@ OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/aggregate.o extension/merge.o extension/buckets.o \
        extension/gpu_binning.o extension/observability.o extension/plan_args.o \
        extension/scan/plan.o extension/scan/exec.o extension/scan/heap_reader.o \
-       extension/scan/native_quals.o extension/scan/fixed_exprs.o extension/moving_window.o \
+       extension/scan/native_quals.o extension/scan/fixed_exprs.o extension/scan/time_keys.o \
+       extension/scan/group_keys.o extension/scan/group_table.o extension/scan/group_agg.o \
+       extension/scan/group_estimate.o \
+       extension/moving_window.o \
        extension/time_aggregate.o extension/threshold_aggregate.o \
        extension/service/service.o extension/service/supervisor.o \
        extension/service/cuda_process.o \
@@ -19,7 +22,7 @@ DATA = extension/sql/gpu_histogram--1.0.sql extension/sql/gpu_histogram--1.0--1.
        extension/sql/gpu_histogram--1.1--1.2.sql
 PGFILEDESC = "gpu_histogram - width_bucket histograms binned on the GPU"
 
-REGRESS = upgrade basic errors equality edges types nulls_empty merge buckets parallel grouping window moving_window device scan time thresholds time_range plan_args
+REGRESS = upgrade basic errors equality edges types nulls_empty merge buckets parallel grouping window moving_window device scan time thresholds time_range plan_args group_keys
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CONFIG ?= pg_config

@@ -1,16 +1,22 @@
 /*
  * exec.cpp: running GpuHistogramScan.
  *
- * One call computes everything: the scan reads its share of the table's
- * pages (heap_reader.cpp), copies each histogram's column out of the page
- * while the share lock is held, appends the values to the histogram's state
- * (the same HistogramState the aggregate uses, so the same batches, GPU
- * policy and errors), and returns a single row: the finished histograms, or
- * under a Gather the serialized partial states that the leader's Finalize
- * Aggregate combines.  A WHERE clause is evaluated on each visible tuple
- * after the page is unlocked, as heapam's page mode returns tuples.
+ * The first call computes everything: the scan reads its share of the
+ * table's pages (heap_reader.cpp) and aggregates their visible tuples in one
+ * of two ways.
+ *   - Histograms only, no GROUP BY: it copies each histogram's column out of
+ *     the page while the share lock is held and appends the values to the
+ *     histogram's state (the same HistogramState the aggregate uses, so the
+ *     same batches, GPU policy and errors); one row comes out.
+ *   - GROUP BY keys, or counts alongside: group_agg.h counts each tuple into
+ *     its group's cells, after the page is unlocked; a row per group.
+ * The rows are the finished aggregates, or under a Gather the serialized
+ * partial states that the leader's Finalize Aggregate combines.  A WHERE
+ * clause is evaluated on each visible tuple after the page is unlocked, as
+ * heapam's page mode returns tuples, or natively (native_quals.h).
  */
 #include "scan_node.h"
+#include "group_agg.h"
 #include "heap_reader.h"
 #include "native_quals.h"
 
@@ -49,18 +55,11 @@ struct SharedScan {
 };
 constexpr Size kSharedHeader = MAXALIGN(sizeof(SharedScan));
 
-/* The arguments of one histogram, evaluated when the scan starts. */
-struct HistogramArgs {
-    bool skip; /* lo, hi or nbins is NULL: every row is skipped, as by the aggregate */
-    double lo;
-    double hi;
-    int32 nbins;
-};
-
 struct ScanExecState {
     CustomScanState css;
-    int nhist;
+    int nhist;                /* aggregates: histograms, and counts when grouped */
     bool partial;             /* emit serialized partial states */
+    ScanAggregate *aggs;
     HistogramCall *calls;
     HeapColumn *columns;
     ExprState **arg_states;   /* lo, hi, nbins of each histogram */
@@ -72,12 +71,18 @@ struct ScanExecState {
     TupleTableSlot *heap_slot;
     MemoryContext states_cxt; /* the histogram states and the results */
     HistogramState **states;
+    int nkeys;
+    GroupKey *keys;
+    bool grouped;             /* group_agg.h aggregates: keys, or counts alongside */
+    bool keys_prepared;
+    GroupAgg group_agg;
     double *page_values;      /* nhist * MaxHeapTuplesPerPage */
     const double **page_start; /* each histogram's values of the page ... */
     int *page_counts;          /* ... and how many */
     SharedScan *shared;
     ParallelBlockTableScanDesc pscan;
     bool done;
+    bool scanned;
     bool totals_from_shared;
     ScanTotals totals;
     HeapReader reader;
@@ -116,6 +121,8 @@ void begin_scan(CustomScanState *node, EState *estate, int)
     TupleDesc desc = RelationGetDescr(node->ss.ss_currentRelation);
 
     s->nhist = intVal(linitial(cscan->custom_private));
+    s->nkeys = intVal(lsecond(cscan->custom_private));
+    s->aggs = static_cast<ScanAggregate *>(palloc0(sizeof(ScanAggregate) * s->nhist));
     s->calls = static_cast<HistogramCall *>(palloc0(sizeof(HistogramCall) * s->nhist));
     s->columns = static_cast<HeapColumn *>(palloc0(sizeof(HeapColumn) * s->nhist));
     s->arg_states = static_cast<ExprState **>(palloc0(sizeof(ExprState *) * 3 * s->nhist));
@@ -128,13 +135,30 @@ void begin_scan(CustomScanState *node, EState *estate, int)
         Expr *target = static_cast<TargetEntry *>(list_nth(cscan->custom_scan_tlist, h))->expr;
         Aggref *aggref = reinterpret_cast<Aggref *>(target);
         HistogramCall &call = s->calls[h];
-        if (!IsA(aggref, Aggref) || !histogram_call_parse(aggref, cscan->scan.scanrelid, &call))
+        if (!IsA(aggref, Aggref))
             elog(ERROR, "gpu_histogram scan: unexpected scan target %d", h + 1);
         s->partial = DO_AGGSPLIT_SKIPFINAL(aggref->aggsplit);
+        if (count_call_parse(aggref, cscan->scan.scanrelid, &s->aggs[h])) {
+            s->grouped = true;
+            continue;
+        }
+        if (!histogram_call_parse(aggref, cscan->scan.scanrelid, &call))
+            elog(ERROR, "gpu_histogram scan: unexpected scan target %d", h + 1);
+        s->aggs[h].kind = AggKind::histogram;
+        s->aggs[h].call = call;
         s->columns[h] = heap_column(desc, call.attno, call.coltype);
         s->arg_states[3 * h] = ExecInitExpr(call.lo, &node->ss.ps);
         s->arg_states[3 * h + 1] = ExecInitExpr(call.hi, &node->ss.ps);
         s->arg_states[3 * h + 2] = ExecInitExpr(call.nbins, &node->ss.ps);
+    }
+    s->keys = static_cast<GroupKey *>(palloc0(sizeof(GroupKey) * Max(s->nkeys, 1)));
+    for (int k = 0; k < s->nkeys; k++) {
+        Expr *target = static_cast<TargetEntry *>(list_nth(cscan->custom_scan_tlist, s->nhist + k))->expr;
+        GroupKeyDef def;
+        if (!group_key_parse(target, cscan->scan.scanrelid, &def))
+            elog(ERROR, "gpu_histogram scan: unexpected group key %d", k + 1);
+        group_key_init(&s->keys[k], def, desc, &node->ss.ps);
+        s->grouped = true;
     }
     List *quals = reinterpret_cast<List *>(
         table_vars_mutator(reinterpret_cast<Node *>(cscan->custom_exprs), cscan->custom_scan_tlist));
@@ -159,12 +183,16 @@ void begin_scan(CustomScanState *node, EState *estate, int)
     ps->scanopsfixed = fixed;
     ps->scanopsset = set;
     s->states_cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuHistogramScan", ALLOCSET_DEFAULT_SIZES);
+    if (s->grouped)
+        group_agg_init(&s->group_agg, s->aggs, s->nhist, s->keys, s->nkeys, desc, estate->es_query_cxt);
 }
 
 void evaluate_args(ScanExecState *s)
 {
     ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
     for (int h = 0; h < s->nhist; h++) {
+        if (s->aggs[h].kind != AggKind::histogram)
+            continue;
         bool lo_null, hi_null, nbins_null;
         Datum lo = ExecEvalExprSwitchContext(s->arg_states[3 * h], econtext, &lo_null);
         Datum hi = ExecEvalExprSwitchContext(s->arg_states[3 * h + 1], econtext, &hi_null);
@@ -212,12 +240,34 @@ void append_page(ScanExecState *s, int h)
     histogram_state_append_many(s->states[h], values, n);
 }
 
+/*
+ * A grouped scan's page: keys and counters may run PostgreSQL's functions
+ * (date_trunc's fallback, date_bin, detoasting a text key), so the page is
+ * unlocked first; its pin keeps the tuples in place.
+ */
+void group_page(ScanExecState *s, HeapReader *r, int n)
+{
+    heap_reader_unlock(r);
+    if (n > 0 && !s->args_evaluated) {
+        evaluate_args(s);
+        s->args_evaluated = true;
+    }
+    if (n > 0 && !s->keys_prepared) {
+        for (int k = 0; k < s->nkeys; k++)
+            group_key_prepare(&s->keys[k], s->css.ss.ps.ps_ExprContext);
+        s->keys_prepared = true;
+    }
+    group_agg_add(&s->group_agg, RelationGetDescr(s->css.ss.ss_currentRelation), r->tuples, n, s->args);
+    heap_reader_release(r);
+}
+
 void scan_pages(ScanExecState *s)
 {
     HeapReader *r = &s->reader;
     Relation rel = s->css.ss.ss_currentRelation;
     TupleDesc desc = RelationGetDescr(rel);
-    heap_reader_begin(r, rel, s->css.ss.ps.state->es_snapshot, s->pscan, s->qual != NULL || s->native);
+    heap_reader_begin(r, rel, s->css.ss.ps.state->es_snapshot, s->pscan,
+                      s->qual != NULL || s->native || s->grouped);
     while (heap_reader_next_page(r)) {
         int n = r->ntuples;
         if (s->native) {
@@ -231,6 +281,10 @@ void scan_pages(ScanExecState *s)
         } else if (s->qual != NULL) {
             heap_reader_unlock(r);
             n = filter_tuples(s, r);
+        }
+        if (s->grouped) {
+            group_page(s, r, n);
+            continue;
         }
         for (int h = 0; h < s->nhist; h++) {
             double *buf = s->page_values + static_cast<Size>(h) * MaxHeapTuplesPerPage;
@@ -303,9 +357,35 @@ void record_totals(ScanExecState *s, uint64 values_cpu, uint64 values_gpu)
     }
 }
 
+/* The next group's row, after the scan on the first call. */
+TupleTableSlot *next_group(ScanExecState *s)
+{
+    if (!s->scanned) {
+        s->scanned = true;
+        s->args_evaluated = false;
+        scan_pages(s);
+        gh_values_binned_on_cpu += s->group_agg.values_binned;
+        record_totals(s, s->group_agg.values_binned, 0);
+    }
+    TupleTableSlot *slot = s->css.ss.ss_ScanTupleSlot;
+    ExecClearTuple(slot);
+    for (int i = 0; i < slot->tts_tupleDescriptor->natts; i++)
+        slot->tts_isnull[i] = true;
+    if (!group_agg_next(&s->group_agg, slot, s->partial))
+        return NULL;
+    return ExecStoreVirtualTuple(slot);
+}
+
 TupleTableSlot *exec_scan(CustomScanState *node)
 {
     ScanExecState *s = scan_state(node);
+    if (s->grouped) {
+        TupleTableSlot *slot = next_group(s);
+        if (slot == NULL || node->ss.ps.ps_ProjInfo == NULL)
+            return slot;
+        node->ss.ps.ps_ExprContext->ecxt_scantuple = slot;
+        return ExecProject(node->ss.ps.ps_ProjInfo);
+    }
     if (s->done)
         return NULL;
     s->done = true;
@@ -339,8 +419,15 @@ void rescan(CustomScanState *node)
     for (int h = 0; h < s->nhist; h++)
         s->states[h] = NULL;
     s->done = false;
+    s->scanned = false;
     if (s->native)
         native_quals_unprepare(&s->native_quals); /* new parameter values, perhaps */
+    if (s->grouped) {
+        group_agg_reset(&s->group_agg);
+        for (int k = 0; k < s->nkeys; k++)
+            group_key_unprepare(&s->keys[k]);
+        s->keys_prepared = false;
+    }
 }
 
 Size estimate_dsm(CustomScanState *node, ParallelContext *)
@@ -410,13 +497,28 @@ void explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
     List *context = set_deparse_context_plan(es->deparse_cxt, node->ss.ps.plan, ancestors);
     bool prefix = list_length(es->rtable) > 1 || es->verbose;
 
-    StringInfoData histograms;
+    StringInfoData histograms, counts;
     initStringInfo(&histograms);
+    initStringInfo(&counts);
     for (int h = 0; h < s->nhist; h++) {
         Node *aggref = reinterpret_cast<Node *>(static_cast<TargetEntry *>(list_nth(cscan->custom_scan_tlist, h))->expr);
-        appendStringInfo(&histograms, "%s%s", h > 0 ? ", " : "", deparse_expression(aggref, context, prefix, false));
+        StringInfo list = s->aggs[h].kind == AggKind::histogram ? &histograms : &counts;
+        appendStringInfo(list, "%s%s", list->len > 0 ? ", " : "", deparse_expression(aggref, context, prefix, false));
     }
     ExplainPropertyText("Histograms", histograms.data, es);
+    if (counts.len > 0)
+        ExplainPropertyText("Counts", counts.data, es);
+    if (s->nkeys > 0) {
+        List *keys = NIL, *how = NIL;
+        for (int k = 0; k < s->nkeys; k++) {
+            Node *key = reinterpret_cast<Node *>(
+                static_cast<TargetEntry *>(list_nth(cscan->custom_scan_tlist, s->nhist + k))->expr);
+            keys = lappend(keys, deparse_expression(key, context, prefix, false));
+            how = lappend(how, pstrdup(group_key_describe(&s->keys[k])));
+        }
+        ExplainPropertyList("Group Key", keys, es);
+        ExplainPropertyList("Key Computation", how, es);
+    }
     if (cscan->custom_exprs != NIL)
         ExplainPropertyText("Filter",
                             deparse_expression(reinterpret_cast<Node *>(make_ands_explicit(cscan->custom_exprs)),
@@ -424,9 +526,12 @@ void explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
                             es);
     if (cscan->custom_exprs != NIL)
         ExplainPropertyText("Filter Evaluation", s->native ? "native" : "executor", es);
-    ExplainPropertyText("Device", device_setting(), es);
+    /* grouped scans bin on the CPU whatever the setting: say so */
+    ExplainPropertyText("Device", s->grouped && gh_device_mode != DEVICE_CPU ? "cpu (grouped)" : device_setting(), es);
     if (es->analyze) {
         const ScanTotals &t = s->totals;
+        if (s->nkeys > 0 && !s->totals_from_shared)
+            ExplainPropertyUInteger("Groups", NULL, s->group_agg.table.ngroups, es);
         ExplainPropertyUInteger("Pages", NULL, t.read.pages, es);
         ExplainPropertyUInteger("All-Visible Pages", NULL, t.read.all_visible_pages, es);
         ExplainPropertyUInteger("Visible Tuples", NULL, t.read.tuples, es);

@@ -170,7 +170,8 @@ const char *heap_column_walk(const HeapColumn &col, const char *tp)
 
 HeapColumn heap_column(TupleDesc desc, AttrNumber attno, Oid type)
 {
-    HeapColumn col{attno, type, TupleDescAttr(desc, attno - 1)->attalign, -1, attno - 1, NULL};
+    Form_pg_attribute att = TupleDescAttr(desc, attno - 1);
+    HeapColumn col{attno, type, att->attlen, att->attalign, -1, attno - 1, NULL};
     AttrLayout *prefix = static_cast<AttrLayout *>(palloc(sizeof(AttrLayout) * attno));
     bool fixed = true;
     int32 off = 0;

@@ -90,10 +90,14 @@ struct AttrLayout {
     char align;
 };
 
-/* Where to find one int2, int4, int8, float4 or float8 column in a tuple. */
+/*
+ * Where to find one column in a tuple: the binned ones (int2, int4, int8,
+ * float4, float8) and the fixed-width keys of group_keys.h.
+ */
 struct HeapColumn {
     AttrNumber attno;
-    Oid type;              /* FLOAT8OID, FLOAT4OID, INT2OID, INT4OID or INT8OID */
+    Oid type;              /* the column's type */
+    int16 len;             /* its attlen */
     char align;
     int32 fixed_offset;    /* its offset in tuples without NULLs when every earlier
                               column is fixed-width; -1 if there is none */
@@ -118,6 +122,32 @@ static inline const char *heap_column_data(const HeapColumn &col, HeapTupleHeade
     if (likely(col.fixed_offset >= 0))
         return tp + col.fixed_offset;
     return heap_column_walk(col, tp);
+}
+
+/*
+ * The fixed-width column's value in tuple t as an int64 (bool, int2, int4
+ * and date sign-extended; int8, timestamp, timestamptz as stored); false if
+ * it is NULL.
+ */
+static inline bool heap_column_word(const HeapColumn &col, TupleDesc desc, HeapTupleData *t, int64 *out)
+{
+    const char *p = heap_column_data(col, t->t_data);
+    Datum d;
+    if (likely(p != NULL)) {
+        d = fetch_att(p, true, col.len);
+    } else {
+        bool isnull;
+        d = heap_getattr(t, col.attno, desc, &isnull);
+        if (isnull)
+            return false;
+    }
+    switch (col.len) {
+    case 1: *out = DatumGetBool(d) ? 1 : 0; break;
+    case 2: *out = DatumGetInt16(d); break;
+    case 4: *out = DatumGetInt32(d); break;
+    default: *out = DatumGetInt64(d); break;
+    }
+    return true;
 }
 
 /* The column's layout, from the relation's descriptor (palloc'd). */

@@ -13,6 +13,9 @@
  * ordinary plans as usual.
  */
 #include "fixed_exprs.h"
+#include "group_estimate.h"
+#include "group_keys.h"
+#include "group_table.h"
 #include "scan_node.h"
 
 extern "C" {
@@ -24,6 +27,7 @@ extern "C" {
 #include "catalog/pg_class.h"
 #include "catalog/pg_proc.h"
 #include "commands/extension.h"
+#include "executor/nodeHash.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
@@ -39,6 +43,7 @@ extern "C" {
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/selfuncs.h"
 #include "utils/spccache.h"
 }
 
@@ -82,25 +87,73 @@ bool is_heap_table(Oid relid)
     return heap;
 }
 
+/* The most GROUP BY keys the scan takes (a bit each in the key's NULL mask). */
+constexpr int kMaxKeys = 32;
+
 /* What the planner found out about a query the scan can compute. */
 struct Candidate {
     Index relid;
     List *quals;    /* the WHERE clause, lowest security level first */
-    int nhist;      /* distinct gpu_histogram() calls */
+    int nhist;      /* distinct aggregates: gpu_histogram() calls and counts */
+    int ncells;     /* estimated counters per group */
+    List *keys;     /* the GROUP BY expressions */
+    double groups;  /* estimated groups */
     bool parallel_safe_args;
 };
 
+/* Whether node has a column of the table outside the GROUP BY keys and the aggregates. */
+bool column_outside(Node *node, List *keys)
+{
+    if (node == NULL || IsA(node, Aggref))
+        return false;
+    if (list_member(keys, node))
+        return false;
+    if (IsA(node, Var) || IsA(node, PlaceHolderVar))
+        return true;
+    return expression_tree_walker(node, reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(column_outside)),
+                                  keys);
+}
+
+/* The GROUP BY expressions, if every one is a key the scan computes (group_keys.h). */
+bool keys_fit(PlannerInfo *root, Index relid, Candidate *c)
+{
+    Query *parse = root->parse;
+    c->keys = NIL;
+    ListCell *lc;
+    foreach (lc, parse->groupClause) {
+        SortGroupClause *sgc = static_cast<SortGroupClause *>(lfirst(lc));
+        Expr *expr = reinterpret_cast<Expr *>(get_sortgroupclause_expr(sgc, parse->targetList));
+        GroupKeyDef def;
+        if (!group_key_parse(expr, relid, &def) || !sgc->hashable)
+            return false;
+        c->keys = lappend(c->keys, expr);
+    }
+    return list_length(c->keys) <= kMaxKeys;
+}
+
+/* Counters per group for an aggregate: gpu_histogram's buckets, when its count is known. */
+int aggregate_cells(const Aggref *aggref, Index relid)
+{
+    HistogramCall call;
+    if (!histogram_call_parse(aggref, relid, &call))
+        return 1;
+    if (IsA(call.nbins, Const) && !reinterpret_cast<Const *>(call.nbins)->constisnull)
+        return 3 + Max(DatumGetInt32(reinterpret_cast<Const *>(call.nbins)->constvalue), 0);
+    return 3 + 64; /* a parameter: a dashboard's usual resolution */
+}
+
 /*
- * The one shape the scan computes: a SELECT whose only aggregates are
- * gpu_histogram() calls over plain columns of one heap table, with no
- * grouping of any kind, no HAVING, no window functions and no set-returning
- * functions, and any WHERE clause.
+ * The shapes the scan computes: a SELECT whose aggregates are
+ * gpu_histogram() calls over plain columns of one heap table, and count(*)
+ * or count(col), with GROUP BY keys it computes itself or none, no grouping
+ * sets, no HAVING, no window functions and no set-returning functions, and
+ * any WHERE clause.
  */
 bool query_fits(PlannerInfo *root, RelOptInfo *input_rel, Candidate *c)
 {
     Query *parse = root->parse;
-    if (parse->commandType != CMD_SELECT || !parse->hasAggs || parse->groupClause != NIL ||
-        parse->groupingSets != NIL || parse->havingQual != NULL || root->hasHavingQual ||
+    if (parse->commandType != CMD_SELECT || !parse->hasAggs ||
+        parse->groupingSets != NIL || parse->havingQual != NULL ||
         parse->hasWindowFuncs || parse->hasTargetSRFs || parse->distinctClause != NIL ||
         parse->rowMarks != NIL)
         return false;
@@ -115,27 +168,39 @@ bool query_fits(PlannerInfo *root, RelOptInfo *input_rel, Candidate *c)
     PathTarget *target = root->upper_targets[UPPERREL_GROUP_AGG];
     if (target == NULL || contain_subplans(reinterpret_cast<Node *>(target->exprs)))
         return false;
-    /* no column outside an aggregate */
-    List *outside = pull_var_clause(reinterpret_cast<Node *>(target->exprs),
-                                    PVC_INCLUDE_AGGREGATES | PVC_INCLUDE_PLACEHOLDERS);
+    if (!keys_fit(root, input_rel->relid, c))
+        return false;
+    /* no column outside an aggregate or a key (a column functionally dependent on the keys) */
+    if (column_outside(reinterpret_cast<Node *>(target->exprs), c->keys))
+        return false;
     c->nhist = 0;
-    c->parallel_safe_args = true;
+    c->ncells = 0;
+    c->parallel_safe_args = is_parallel_safe(root, reinterpret_cast<Node *>(c->keys));
+    int histograms = 0;
     ListCell *lc;
-    foreach (lc, outside) {
-        if (!IsA(lfirst(lc), Aggref))
-            return false;
-    }
     foreach (lc, root->agginfos) {
         Aggref *aggref = static_cast<AggInfo *>(lfirst(lc))->representative_aggref;
         HistogramCall call;
-        if (!is_our_histogram(aggref->aggfnoid) || !histogram_call_parse(aggref, input_rel->relid, &call))
+        ScanAggregate count;
+        if (is_our_histogram(aggref->aggfnoid) && histogram_call_parse(aggref, input_rel->relid, &call))
+            histograms++;
+        else if (!count_call_parse(aggref, input_rel->relid, &count))
             return false;
         if (!is_parallel_safe(root, reinterpret_cast<Node *>(aggref)))
             c->parallel_safe_args = false;
+        c->ncells += aggregate_cells(aggref, input_rel->relid);
         c->nhist++;
     }
-    if (c->nhist == 0)
+    if (histograms == 0)
         return false;
+    c->groups = 1;
+    if (c->keys != NIL) {
+        c->groups = estimate_scan_groups(root, input_rel->relid, c->keys, input_rel->rows);
+        /* HashAggregate's bound: a plan whose groups would not fit keeps the ordinary plan */
+        double bytes = c->groups * group_table_bytes_per_group(c->ncells, 8 * (1 + list_length(c->keys)) + 32);
+        if (bytes > static_cast<double>(get_hash_memory_limit()))
+            return false;
+    }
 
     /* Quals of lower security levels (row-level security) must run first. */
     List *rinfos = list_copy(input_rel->baserestrictinfo);
@@ -163,10 +228,15 @@ void cost_scan(PlannerInfo *root, RelOptInfo *rel, const Candidate &c, int worke
     get_tablespace_page_costs(rel->reltablespace, NULL, &seq_page_cost);
     QualCost quals;
     cost_qual_eval(&quals, c.quals, root);
-    double per_row = cpu_tuple_cost * 0.1 + cpu_operator_cost * 0.25 * c.nhist;
+    /* every visible tuple: the visibility check and the quals */
+    double per_tuple = cpu_tuple_cost * 0.1;
     if (c.quals != NIL)
-        per_row += cpu_tuple_cost * 0.5 + quals.per_tuple;
-    double cpu = per_row * rel->tuples;
+        per_tuple += cpu_tuple_cost * 0.5 + quals.per_tuple;
+    /* the rows that pass: the aggregates, the keys and finding the group */
+    double per_row = cpu_operator_cost * 0.25 * c.nhist;
+    if (c.keys != NIL)
+        per_row += cpu_operator_cost * (1 + list_length(c.keys));
+    double cpu = per_tuple * rel->tuples + per_row * rel->rows;
     if (workers > 0) {
         /* costsize.c's get_parallel_divisor() */
         double divisor = workers;
@@ -175,27 +245,29 @@ void cost_scan(PlannerInfo *root, RelOptInfo *rel, const Candidate &c, int worke
             divisor += leader;
         cpu /= divisor;
     }
+    path->rows = c.groups;
     path->startup_cost = quals.startup + seq_page_cost * rel->pages + cpu;
-    path->total_cost = path->startup_cost + cpu_tuple_cost;
-    path->rows = 1;
+    path->total_cost = path->startup_cost + cpu_tuple_cost * path->rows;
 }
 
 /*
  * The plan node: the Aggrefs it computes first in custom_scan_tlist, then
- * the Vars its quals read (scan_node.h).
+ * its GROUP BY keys, then the Vars its quals read (scan_node.h).
  */
 Plan *plan_custom_path(PlannerInfo *, RelOptInfo *, CustomPath *best_path, List *tlist, List *, List *)
 {
     Index relid = intVal(linitial(best_path->custom_private));
     List *quals = static_cast<List *>(lsecond(best_path->custom_private));
+    List *keys = static_cast<List *>(lthird(best_path->custom_private));
 
     List *scan_tlist = NIL;
     ListCell *lc;
     List *aggrefs = pull_var_clause(reinterpret_cast<Node *>(tlist), PVC_INCLUDE_AGGREGATES);
     foreach (lc, aggrefs)
-        if (!list_member(scan_tlist, lfirst(lc)))
+        if (IsA(lfirst(lc), Aggref) && !list_member(scan_tlist, lfirst(lc)))
             scan_tlist = lappend(scan_tlist, lfirst(lc));
     int nhist = list_length(scan_tlist);
+    scan_tlist = list_concat(scan_tlist, keys);
     List *vars = pull_var_clause(reinterpret_cast<Node *>(quals), PVC_RECURSE_PLACEHOLDERS);
     foreach (lc, vars)
         if (!list_member(scan_tlist, lfirst(lc)))
@@ -212,7 +284,7 @@ Plan *plan_custom_path(PlannerInfo *, RelOptInfo *, CustomPath *best_path, List 
     cscan->flags = best_path->flags;
     cscan->custom_plans = NIL;
     cscan->custom_exprs = quals;
-    cscan->custom_private = list_make1(makeInteger(nhist));
+    cscan->custom_private = list_make2(makeInteger(nhist), makeInteger(list_length(keys)));
     cscan->custom_scan_tlist = entries;
     cscan->custom_relids = NULL;
     cscan->methods = &gh_scan_plan_methods;
@@ -240,27 +312,36 @@ CustomPath *make_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
     cost_scan(root, input_rel, c, workers, &cpath->path);
     cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
     cpath->custom_paths = NIL;
-    cpath->custom_private = list_make2(makeInteger(c.relid), c.quals);
+    cpath->custom_private = list_make3(makeInteger(c.relid), c.quals, c.keys);
     cpath->methods = &path_methods;
     return cpath;
 }
 
 /*
- * The partial aggregates each process emits under a Gather, as
- * make_partial_grouping_target() builds them: each Aggref of the target,
- * marked to skip its final function and serialize its state.
+ * What each process emits under a Gather, as make_partial_grouping_target()
+ * builds it: the GROUP BY keys, labelled for the Finalize Aggregate's
+ * grouping, then each Aggref of the target, marked to skip its final
+ * function and serialize its state.
  */
-PathTarget *partial_target(PathTarget *target)
+PathTarget *partial_target(PlannerInfo *root, PathTarget *target)
 {
     PathTarget *partial = create_empty_pathtarget();
-    List *aggrefs = pull_var_clause(reinterpret_cast<Node *>(target->exprs), PVC_INCLUDE_AGGREGATES);
     ListCell *lc;
+    int i = 0;
+    foreach (lc, target->exprs) {
+        Index ref = get_pathtarget_sortgroupref(target, i++);
+        if (ref != 0 && get_sortgroupref_clause_noerr(ref, root->parse->groupClause) != NULL)
+            add_column_to_pathtarget(partial, static_cast<Expr *>(lfirst(lc)), ref);
+    }
+    List *aggrefs = pull_var_clause(reinterpret_cast<Node *>(target->exprs), PVC_INCLUDE_AGGREGATES);
     foreach (lc, aggrefs) {
+        if (!IsA(lfirst(lc), Aggref))
+            continue;
         Aggref *aggref = static_cast<Aggref *>(copyObjectImpl(lfirst(lc)));
         mark_partial_aggref(aggref, AGGSPLIT_INITIAL_SERIAL);
         add_new_column_to_pathtarget(partial, reinterpret_cast<Expr *>(aggref));
     }
-    return set_pathtarget_cost_width(NULL, partial);
+    return set_pathtarget_cost_width(root, partial);
 }
 
 /*
@@ -278,14 +359,17 @@ void add_parallel_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *gro
     if (workers <= 0)
         return;
     RelOptInfo *partial_rel = fetch_upper_rel(root, UPPERREL_PARTIAL_GROUP_AGG, input_rel->relids);
-    CustomPath *scan = make_path(root, input_rel, partial_rel, partial_target(grouped_rel->reltarget), c, workers);
+    CustomPath *scan =
+        make_path(root, input_rel, partial_rel, partial_target(root, grouped_rel->reltarget), c, workers);
     double rows = scan->path.rows * workers;
     Path *gather = &create_gather_path(root, partial_rel, &scan->path, scan->path.pathtarget, NULL, &rows)->path;
     AggClauseCosts final_costs;
     MemSet(&final_costs, 0, sizeof(final_costs)); /* get_agg_clause_costs() adds to it */
     get_agg_clause_costs(root, AGGSPLIT_FINAL_DESERIAL, &final_costs);
-    add_path(grouped_rel, &create_agg_path(root, grouped_rel, gather, grouped_rel->reltarget, AGG_PLAIN,
-                                           AGGSPLIT_FINAL_DESERIAL, NIL, NIL, &final_costs, 1)
+    bool grouped = c.keys != NIL;
+    add_path(grouped_rel, &create_agg_path(root, grouped_rel, gather, grouped_rel->reltarget,
+                                           grouped ? AGG_HASHED : AGG_PLAIN, AGGSPLIT_FINAL_DESERIAL,
+                                           grouped ? root->parse->groupClause : NIL, NIL, &final_costs, c.groups)
                                ->path);
 }
 
@@ -305,34 +389,62 @@ void upper_paths_hook(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *in
 
 } // namespace
 
+bool float8_column(const Expr *value, Index relid, AttrNumber *attno, Oid *coltype)
+{
+    Oid type = FLOAT8OID;
+    if (IsA(value, FuncExpr)) {
+        const FuncExpr *cast = reinterpret_cast<const FuncExpr *>(value);
+        type = column_type_under_cast(cast->funcid);
+        if (!OidIsValid(type) || list_length(cast->args) != 1)
+            return false;
+        value = static_cast<const Expr *>(linitial(cast->args));
+    }
+    if (!IsA(value, Var))
+        return false;
+    const Var *var = reinterpret_cast<const Var *>(value);
+    if (var->varno != static_cast<int>(relid) || var->varlevelsup != 0 || var->varattno <= 0 ||
+        var->vartype != type)
+        return false;
+    *attno = var->varattno;
+    *coltype = type;
+    return true;
+}
+
 bool histogram_call_parse(const Aggref *aggref, Index relid, HistogramCall *out)
 {
     if (aggref->aggdistinct != NIL || aggref->aggorder != NIL || aggref->aggfilter != NULL ||
         aggref->aggkind != AGGKIND_NORMAL || aggref->agglevelsup != 0 || aggref->aggstar ||
         aggref->aggvariadic || list_length(aggref->args) != 4)
         return false;
-    Expr *value = static_cast<TargetEntry *>(linitial(aggref->args))->expr;
-    Oid coltype = FLOAT8OID;
-    if (IsA(value, FuncExpr)) {
-        FuncExpr *cast = reinterpret_cast<FuncExpr *>(value);
-        coltype = column_type_under_cast(cast->funcid);
-        if (!OidIsValid(coltype) || list_length(cast->args) != 1)
-            return false;
-        value = static_cast<Expr *>(linitial(cast->args));
-    }
-    if (!IsA(value, Var))
+    if (!float8_column(static_cast<TargetEntry *>(linitial(aggref->args))->expr, relid, &out->attno, &out->coltype))
         return false;
-    Var *var = reinterpret_cast<Var *>(value);
-    if (var->varno != static_cast<int>(relid) || var->varlevelsup != 0 || var->varattno <= 0 ||
-        var->vartype != coltype)
-        return false;
-    out->attno = var->varattno;
-    out->coltype = coltype;
     out->lo = static_cast<TargetEntry *>(lsecond(aggref->args))->expr;
     out->hi = static_cast<TargetEntry *>(lthird(aggref->args))->expr;
     out->nbins = static_cast<TargetEntry *>(lfourth(aggref->args))->expr;
     return fixed_for_scan(reinterpret_cast<Node *>(out->lo)) && fixed_for_scan(reinterpret_cast<Node *>(out->hi)) &&
            fixed_for_scan(reinterpret_cast<Node *>(out->nbins));
+}
+
+bool count_call_parse(const Aggref *aggref, Index relid, ScanAggregate *out)
+{
+    if (aggref->aggdistinct != NIL || aggref->aggorder != NIL || aggref->aggfilter != NULL ||
+        aggref->aggkind != AGGKIND_NORMAL || aggref->agglevelsup != 0 || aggref->aggvariadic)
+        return false;
+    if (aggref->aggfnoid == F_COUNT_ && aggref->aggstar) {
+        out->kind = AggKind::count_star;
+        return true;
+    }
+    if (aggref->aggfnoid != F_COUNT_ANY || list_length(aggref->args) != 1)
+        return false;
+    Expr *arg = static_cast<TargetEntry *>(linitial(aggref->args))->expr;
+    if (!IsA(arg, Var))
+        return false;
+    Var *var = reinterpret_cast<Var *>(arg);
+    if (var->varno != static_cast<int>(relid) || var->varlevelsup != 0 || var->varattno <= 0)
+        return false;
+    out->kind = AggKind::count_column;
+    out->count_attno = var->varattno;
+    return true;
 }
 
 bool gh_scan_enabled = true;

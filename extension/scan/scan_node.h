@@ -2,10 +2,12 @@
  * scan_node.h: what the GpuHistogramScan planner and executor agree on.
  *
  * The plan node is a CustomScan on the table (scanrelid), with
- *   custom_scan_tlist  the gpu_histogram() Aggrefs it computes, then the
- *                      table's Vars that the quals use;
+ *   custom_scan_tlist  the Aggrefs it computes (gpu_histogram(), count(*),
+ *                      count(col)), then its GROUP BY keys (group_keys.h),
+ *                      then the table's Vars that the quals use;
  *   custom_exprs       the WHERE clause, as an implicit AND list;
- *   custom_private     (nhist): how many of custom_scan_tlist are Aggrefs.
+ *   custom_private     (naggs, nkeys): how many of custom_scan_tlist are
+ *                      Aggrefs and keys.
  * setrefs.c rewrites the targetlist and custom_exprs to INDEX_VAR references
  * into custom_scan_tlist; the executor maps the quals' references back to
  * the table's own attribute numbers and evaluates them on the heap tuple.
@@ -36,6 +38,36 @@ struct HistogramCall {
     Expr *hi;
     Expr *nbins;
 };
+
+/* The aggregates the scan computes besides gpu_histogram(). */
+enum class AggKind { histogram, count_star, count_column };
+
+/* One Aggref of the scan, taken apart. */
+struct ScanAggregate {
+    AggKind kind;
+    HistogramCall call;     /* histogram */
+    AttrNumber count_attno; /* count_column: the column whose non-NULL values count */
+};
+
+/*
+ * count(*) or count(col) over a column of table relid, plain (no DISTINCT,
+ * ORDER BY or FILTER): fills *out.  The planner has checked the rest.
+ */
+bool count_call_parse(const Aggref *aggref, Index relid, ScanAggregate *out);
+
+/* The arguments of one histogram, evaluated when the scan starts. */
+struct HistogramArgs {
+    bool skip; /* lo, hi or nbins is NULL: every row is skipped, as by the aggregate */
+    double lo;
+    double hi;
+    int32 nbins;
+};
+
+/*
+ * value is column attno of table relid: bare float8, or under the implicit
+ * cast from int2, int4, int8 or float4 (*coltype says which).
+ */
+bool float8_column(const Expr *value, Index relid, AttrNumber *attno, Oid *coltype);
 
 /*
  * Takes apart a call whose value is a plain column of table `relid` (bare

@@ -1,0 +1,232 @@
+/*
+ * group_agg.cpp: a grouped scan's keys, groups and counters (group_agg.h).
+ */
+#include "group_agg.h"
+
+#include "../errors.h"
+#include "../histogram_state.h"
+
+extern "C" {
+#include "executor/nodeHash.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+}
+
+namespace {
+
+/*
+ * A key is word 0, the NULL keys' bits, then one word per key (0 for a
+ * NULL or text key), then each non-NULL text key as its length and bytes,
+ * in key order: equal keys make equal bytes.
+ */
+uint32 fixed_key_bytes(const GroupAgg *ga)
+{
+    return static_cast<uint32>(sizeof(int64) * (1 + ga->nkeys));
+}
+
+void reserve_key(GroupAgg *ga, Size bytes)
+{
+    if (bytes <= ga->keybuf_cap)
+        return;
+    Size cap = Max(bytes, ga->keybuf_cap * 2);
+    ga->keybuf = static_cast<char *>(repalloc(ga->keybuf, cap));
+    ga->keybuf_cap = cap;
+}
+
+uint32 build_key(GroupAgg *ga, TupleDesc desc, HeapTupleData *t)
+{
+    uint64 nulls = 0;
+    uint32 len = fixed_key_bytes(ga);
+    for (int k = 0; k < ga->nkeys; k++) {
+        GroupKey *key = &ga->keys[k];
+        int64 word = 0;
+        if (group_key_is_text(key)) {
+            const char *data;
+            int32 n;
+            if (group_key_bytes(key, desc, t, &data, &n)) {
+                reserve_key(ga, len + sizeof(int32) + n);
+                memcpy(ga->keybuf + len, &n, sizeof n);
+                memcpy(ga->keybuf + len + sizeof n, data, n);
+                len += sizeof(int32) + n;
+            } else {
+                nulls |= UINT64CONST(1) << k;
+            }
+        } else if (!group_key_word(key, desc, t, &word)) {
+            nulls |= UINT64CONST(1) << k;
+            word = 0;
+        }
+        memcpy(ga->keybuf + sizeof(int64) * (1 + k), &word, sizeof word);
+    }
+    memcpy(ga->keybuf, &nulls, sizeof nulls);
+    return len;
+}
+
+/* Each aggregate's cells, once the histograms' arguments are known. */
+void lay_out(GroupAgg *ga, const HistogramArgs *args)
+{
+    int32 ncells = 0;
+    for (int a = 0; a < ga->naggs; a++) {
+        ga->offsets[a] = ncells;
+        ncells += 1; /* values (histogram) or rows (count) */
+        if (ga->aggs[a].kind != AggKind::histogram || args[a].skip)
+            continue;
+        ga->specs[a] = gh::BucketSpec{args[a].lo, args[a].hi, args[a].nbins, kServerRule};
+        ga->spec_valid[a] = gh::validate_spec(ga->specs[a]) == gh::SpecError::none;
+        if (ga->spec_valid[a])
+            ncells += args[a].nbins + 2;
+    }
+    ga->args = args;
+    group_table_init(&ga->table, ga->cxt, ncells, get_hash_memory_limit());
+    ga->laid_out = true;
+}
+
+inline void count_tuple(GroupAgg *ga, TupleDesc desc, HeapTupleData *t, int64 *cells)
+{
+    for (int a = 0; a < ga->naggs; a++) {
+        int64 *c = cells + ga->offsets[a];
+        const ScanAggregate &agg = ga->aggs[a];
+        switch (agg.kind) {
+        case AggKind::histogram: {
+            const HistogramArgs &arg = ga->args[a];
+            double x;
+            if (arg.skip || heap_column_values(ga->columns[a], desc, t, 1, &x) == 0)
+                break;
+            if (unlikely(!ga->spec_valid[a]))
+                checked_first_row_spec(x, arg.lo, arg.hi, arg.nbins); /* raises width_bucket's error */
+            int32 b = gh::width_bucket(x, ga->specs[a]);
+            if (unlikely(b == gh::kNaNBucket))
+                report_engine_status(gh::Status::nan_value);
+            c[0]++;
+            c[1 + b]++;
+            ga->values_binned++;
+            break;
+        }
+        case AggKind::count_star: c[0]++; break;
+        case AggKind::count_column:
+            if (!heap_attisnull(t, agg.count_attno, desc))
+                c[0]++;
+            break;
+        }
+    }
+}
+
+/* One histogram's result from its cells: the bigint[] or the serialized state. */
+Datum histogram_datum(GroupAgg *ga, int a, const int64 *c, bool partial)
+{
+    int32 slots = ga->specs[a].nbins + 2;
+    if (!partial)
+        return PointerGetDatum(int64_array(c + 1, slots));
+    HistogramState *st = histogram_state_create(ga->row_cxt, gh::float_histogram(ga->specs[a]));
+    memcpy(histogram_state_counts(st), c + 1, sizeof(int64) * slots);
+    st->nvalues = c[0];
+    return PointerGetDatum(histogram_state_serialize(st));
+}
+
+void fill_row(GroupAgg *ga, const ScanGroup *g, TupleTableSlot *slot, bool partial)
+{
+    static const int64 no_cells[1] = {0};
+    for (int a = 0; a < ga->naggs; a++) {
+        const int64 *c = g != NULL ? g->cells + ga->offsets[a] : no_cells;
+        bool has_values = ga->aggs[a].kind != AggKind::histogram ||
+                          (g != NULL && !ga->args[a].skip && c[0] > 0);
+        slot->tts_isnull[a] = !has_values;
+        slot->tts_values[a] = !has_values ? 0
+                              : ga->aggs[a].kind == AggKind::histogram ? histogram_datum(ga, a, c, partial)
+                                                                       : Int64GetDatum(c[0]);
+    }
+    if (g == NULL)
+        return;
+    uint64 nulls;
+    memcpy(&nulls, g->key, sizeof nulls);
+    uint32 text_at = fixed_key_bytes(ga);
+    for (int k = 0; k < ga->nkeys; k++) {
+        int col = ga->naggs + k;
+        bool isnull = (nulls >> k) & 1;
+        slot->tts_isnull[col] = isnull;
+        slot->tts_values[col] = 0;
+        if (isnull)
+            continue;
+        if (group_key_is_text(&ga->keys[k])) {
+            int32 n;
+            memcpy(&n, g->key + text_at, sizeof n);
+            slot->tts_values[col] = PointerGetDatum(cstring_to_text_with_len(g->key + text_at + sizeof n, n));
+            text_at += sizeof n + n;
+        } else {
+            int64 word;
+            memcpy(&word, g->key + sizeof(int64) * (1 + k), sizeof word);
+            slot->tts_values[col] = group_key_datum(&ga->keys[k], word);
+        }
+    }
+}
+
+} // namespace
+
+void group_agg_init(GroupAgg *ga, ScanAggregate *aggs, int naggs, GroupKey *keys, int nkeys, TupleDesc desc,
+                    MemoryContext parent_cxt)
+{
+    memset(ga, 0, sizeof *ga);
+    ga->naggs = naggs;
+    ga->aggs = aggs;
+    ga->nkeys = nkeys;
+    ga->keys = keys;
+    ga->columns = static_cast<HeapColumn *>(palloc0(sizeof(HeapColumn) * naggs));
+    ga->specs = static_cast<gh::BucketSpec *>(palloc0(sizeof(gh::BucketSpec) * naggs));
+    ga->spec_valid = static_cast<bool *>(palloc0(sizeof(bool) * naggs));
+    ga->offsets = static_cast<int32 *>(palloc0(sizeof(int32) * naggs));
+    for (int a = 0; a < naggs; a++)
+        if (aggs[a].kind == AggKind::histogram)
+            ga->columns[a] = heap_column(desc, aggs[a].call.attno, aggs[a].call.coltype);
+    for (int k = 0; k < nkeys; k++)
+        ga->has_text_key = ga->has_text_key || group_key_is_text(&keys[k]);
+    ga->keybuf_cap = 256 + fixed_key_bytes(ga);
+    ga->keybuf = static_cast<char *>(palloc(ga->keybuf_cap));
+    ga->cxt = AllocSetContextCreate(parent_cxt, "GpuHistogramScan groups", ALLOCSET_DEFAULT_SIZES);
+    ga->page_cxt = AllocSetContextCreate(parent_cxt, "GpuHistogramScan page keys", ALLOCSET_DEFAULT_SIZES);
+    ga->row_cxt = AllocSetContextCreate(parent_cxt, "GpuHistogramScan output row", ALLOCSET_DEFAULT_SIZES);
+}
+
+void group_agg_add(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, const HistogramArgs *args)
+{
+    if (n == 0)
+        return;
+    if (!ga->laid_out)
+        lay_out(ga, args);
+    MemoryContext old = MemoryContextSwitchTo(ga->page_cxt);
+    for (int i = 0; i < n; i++) {
+        uint32 len = build_key(ga, desc, &tuples[i]);
+        ScanGroup *g = group_table_lookup(&ga->table, ga->keybuf, len);
+        count_tuple(ga, desc, &tuples[i], g->cells);
+    }
+    MemoryContextSwitchTo(old);
+    MemoryContextReset(ga->page_cxt); /* detoasted keys, PostgreSQL's functions' garbage */
+}
+
+bool group_agg_next(GroupAgg *ga, TupleTableSlot *slot, bool partial)
+{
+    MemoryContextReset(ga->row_cxt);
+    MemoryContext old = MemoryContextSwitchTo(ga->row_cxt);
+    bool more = true;
+    if (ga->laid_out && ga->next < ga->table.ngroups) {
+        fill_row(ga, ga->table.groups[ga->next++], slot, partial);
+    } else if (ga->nkeys == 0 && !ga->laid_out && !ga->emitted_empty) {
+        /* no row at all: an ungrouped aggregate still returns its one row */
+        ga->emitted_empty = true;
+        fill_row(ga, NULL, slot, partial);
+    } else {
+        more = false;
+    }
+    MemoryContextSwitchTo(old);
+    return more;
+}
+
+void group_agg_reset(GroupAgg *ga)
+{
+    MemoryContextReset(ga->cxt);
+    MemoryContextReset(ga->page_cxt);
+    MemoryContextReset(ga->row_cxt);
+    memset(&ga->table, 0, sizeof ga->table);
+    ga->laid_out = false;
+    ga->next = 0;
+    ga->emitted_empty = false;
+    ga->values_binned = 0;
+}

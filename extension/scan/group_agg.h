@@ -1,0 +1,67 @@
+/*
+ * group_agg.h: the aggregation of a grouped GpuHistogramScan.
+ *
+ * For scans with GROUP BY keys, or with count(*) / count(col) alongside the
+ * histograms, the executor hands each page's visible, qualifying tuples to
+ * group_agg_add(), which computes each tuple's key (group_keys.h), finds its
+ * group (group_table.h) and counts the tuple into the group's cells: per
+ * histogram, the number of values and one counter per bucket, binned with
+ * bucket.h's width_bucket, the same formula as every other path; per count,
+ * one counter.  Then group_agg_next() emits one row per group: the finished
+ * histograms and counts, or under a Gather the partial states the leader's
+ * Finalize Aggregate combines.
+ *
+ * Without keys the scan still emits exactly one row, empty input included,
+ * as an ungrouped aggregate does.  The histograms bin on the CPU here; the
+ * ungrouped scan without counts keeps exec.cpp's batched path to the GPU.
+ */
+#ifndef GH_SCAN_GROUP_AGG_H
+#define GH_SCAN_GROUP_AGG_H
+
+#include "group_keys.h"
+#include "group_table.h"
+#include "scan_node.h"
+
+struct GroupAgg {
+    int naggs;
+    ScanAggregate *aggs;
+    HeapColumn *columns;      /* each histogram's value column */
+    const HistogramArgs *args; /* each histogram's arguments, once evaluated */
+    gh::BucketSpec *specs;
+    bool *spec_valid;          /* validate_spec() accepted it: else the first value raises the error */
+    int32 *offsets;            /* each aggregate's first cell */
+    int nkeys;
+    GroupKey *keys;
+    bool has_text_key;
+    char *keybuf;
+    Size keybuf_cap;
+    bool laid_out;             /* the table exists (the arguments were evaluated) */
+    GroupTable table;
+    MemoryContext cxt;         /* the table and groups: reset on rescan */
+    MemoryContext page_cxt;    /* detoasted keys of one page */
+    MemoryContext row_cxt;     /* one output row */
+    uint32 next;               /* the next group to emit */
+    bool emitted_empty;        /* no keys and no rows: the one row was emitted */
+    uint64 values_binned;
+};
+
+/*
+ * Sets up the aggregation of aggs[0 .. naggs) over keys[0 .. nkeys)
+ * (initialized by the caller) in parent_cxt.
+ */
+void group_agg_init(GroupAgg *ga, ScanAggregate *aggs, int naggs, GroupKey *keys, int nkeys, TupleDesc desc,
+                    MemoryContext parent_cxt);
+
+/* Adds tuples[0 .. n) of one page; args are the histograms' evaluated arguments. */
+void group_agg_add(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, const HistogramArgs *args);
+
+/*
+ * Fills slot's first naggs + nkeys columns with the next group's row;
+ * false when every group was emitted.  partial: serialized states.
+ */
+bool group_agg_next(GroupAgg *ga, TupleTableSlot *slot, bool partial);
+
+/* Forgets every group, for a rescan. */
+void group_agg_reset(GroupAgg *ga);
+
+#endif /* GH_SCAN_GROUP_AGG_H */

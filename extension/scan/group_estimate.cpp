@@ -1,0 +1,122 @@
+/*
+ * group_estimate.cpp: PostgreSQL's group estimate, bounded by what the
+ * scan's key functions can produce (group_estimate.h).
+ */
+#include "group_estimate.h"
+#include "group_keys.h"
+
+extern "C" {
+#include "catalog/pg_statistic.h"
+#include "nodes/makefuncs.h"
+#include "optimizer/optimizer.h"
+#include "datatype/timestamp.h"
+#include "utils/datetime.h"
+#include "utils/lsyscache.h"
+#include "utils/selfuncs.h"
+#include "utils/timestamp.h"
+}
+
+namespace {
+
+/* The column's smallest and largest finite values, from its statistics histogram. */
+bool column_span(PlannerInfo *root, Index relid, AttrNumber attno, double *span_usec)
+{
+    Var *var = makeVar(relid, attno, TIMESTAMPTZOID, -1, InvalidOid, 0);
+    VariableStatData vardata;
+    examine_variable(root, reinterpret_cast<Node *>(var), 0, &vardata);
+    bool found = false;
+    if (HeapTupleIsValid(vardata.statsTuple)) {
+        AttStatsSlot slot;
+        if (get_attstatsslot(&slot, vardata.statsTuple, STATISTIC_KIND_HISTOGRAM, InvalidOid,
+                             ATTSTATSSLOT_VALUES)) {
+            int64 lo = 0, hi = 0;
+            bool any = false;
+            for (int i = 0; i < slot.nvalues; i++) {
+                int64 v = DatumGetInt64(slot.values[i]);
+                if (TIMESTAMP_NOT_FINITE(v))
+                    continue;
+                lo = any ? Min(lo, v) : v;
+                hi = any ? Max(hi, v) : v;
+                any = true;
+            }
+            if (any) {
+                *span_usec = static_cast<double>(hi) - static_cast<double>(lo);
+                found = true;
+            }
+            free_attstatsslot(&slot);
+        }
+    }
+    ReleaseVariableStats(vardata);
+    return found;
+}
+
+/* The shortest a bucket of a date_trunc unit can be, in microseconds. */
+double unit_usec(int unit)
+{
+    switch (unit) {
+    case DTK_MICROSEC: return 1;
+    case DTK_MILLISEC: return 1e3;
+    case DTK_SECOND: return 1e6;
+    case DTK_MINUTE: return 60e6;
+    case DTK_HOUR: return 3600e6;
+    case DTK_DAY: return 23 * 3600e6; /* a DST change shortens a day */
+    case DTK_WEEK: return 7 * 23 * 3600e6;
+    case DTK_MONTH: return 28 * 86400e6 - 3600e6;
+    case DTK_QUARTER: return 89 * 86400e6;
+    case DTK_YEAR: return 365 * 86400e6;
+    case DTK_DECADE: return 3652 * 86400e6;
+    case DTK_CENTURY: return 36524 * 86400e6;
+    case DTK_MILLENNIUM: return 365242 * 86400e6;
+    }
+    return 0;
+}
+
+/* An upper bound on the key's distinct values, or 0 if none is known. */
+double key_bound(PlannerInfo *root, Index relid, const GroupKeyDef &def)
+{
+    if (def.kind == KeyKind::width_bucket) {
+        const Expr *n = def.args[2];
+        if (IsA(n, Const) && !reinterpret_cast<const Const *>(n)->constisnull)
+            return Max(DatumGetInt32(reinterpret_cast<const Const *>(n)->constvalue), 0) + 3.0;
+        return 0;
+    }
+    if (def.kind != KeyKind::time)
+        return 0;
+    double length = 0;
+    switch (def.time_kind) {
+    case TimeKeyKind::trunc: length = unit_usec(def.unit); break;
+    case TimeKeyKind::to_date: length = unit_usec(DTK_DAY); break;
+    case TimeKeyKind::bin: {
+        const Expr *stride = def.args[0];
+        if (IsA(stride, Const) && !reinterpret_cast<const Const *>(stride)->constisnull) {
+            const Interval *iv = DatumGetIntervalP(reinterpret_cast<const Const *>(stride)->constvalue);
+            length = iv->day * 86400e6 + static_cast<double>(iv->time);
+        }
+        break;
+    }
+    }
+    double span;
+    if (length <= 0 || !column_span(root, relid, def.attno, &span))
+        return 0;
+    return span / length + 3.0; /* both partial ends, and infinities or NULLs */
+}
+
+} // namespace
+
+double estimate_scan_groups(PlannerInfo *root, Index relid, List *keys, double input_rows)
+{
+    double groups = estimate_num_groups(root, keys, input_rows, NULL, NULL);
+    ListCell *lc;
+    foreach (lc, keys) {
+        GroupKeyDef def;
+        if (!group_key_parse(static_cast<Expr *>(lfirst(lc)), relid, &def))
+            continue;
+        double bound = key_bound(root, relid, def);
+        if (bound <= 0)
+            continue;
+        double alone = estimate_num_groups(root, list_make1(lfirst(lc)), input_rows, NULL, NULL);
+        if (bound < alone)
+            groups *= bound / alone;
+    }
+    return clamp_row_est(groups);
+}

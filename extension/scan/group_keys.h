@@ -1,0 +1,94 @@
+/*
+ * group_keys.h: the GROUP BY keys GpuHistogramScan computes itself.
+ *
+ * A key is one of
+ *   - a plain column of int2, int4, int8, bool, date, timestamp,
+ *     timestamptz, or text/varchar under a deterministic collation (whose
+ *     equality is byte equality);
+ *   - a time bucket of a timestamp or timestamptz column: date_trunc(unit,
+ *     ts) with a constant unit, date_bin(stride, ts, origin), ts::date
+ *     (time_keys.h);
+ *   - width_bucket(y, lo, hi, n) over a float8 column (or int2, int4, int8,
+ *     float4 under the implicit cast): the second axis of a 2-D histogram.
+ * Arguments other than the column are fixed for the scan (fixed_exprs.h)
+ * and evaluated once, at the first row, as the bounds of gpu_histogram are.
+ * The planner checks each GROUP BY expression with group_key_parse(); the
+ * executor parses the same expressions again from the plan.  Each row's key
+ * comes out as a 64-bit word (the value's integer representation) or bytes
+ * (text), or NULL: NULL keys form their own group, as in GROUP BY.
+ */
+#ifndef GH_SCAN_GROUP_KEYS_H
+#define GH_SCAN_GROUP_KEYS_H
+
+#include "heap_reader.h"
+#include "time_keys.h"
+
+#include "../../gpu/bucket.h"
+
+enum class KeyKind { column, time, width_bucket };
+
+/* One GROUP BY expression, taken apart. */
+struct GroupKeyDef {
+    KeyKind kind;
+    AttrNumber attno;   /* the column it reads */
+    Oid coltype;        /* that column's type */
+    Oid keytype;        /* the key's type */
+    TimeKeyKind time_kind;
+    int unit;           /* date_trunc's DTK_ unit */
+    Const *unit_text;   /* date_trunc's unit */
+    Expr *args[3];      /* date_bin: stride, origin; width_bucket: lo, hi, n */
+};
+
+/* Whether expr is a key of table relid the scan computes; fills *out. */
+bool group_key_parse(Expr *expr, Index relid, GroupKeyDef *out);
+
+/* A key at run time. */
+struct GroupKey {
+    GroupKeyDef def;
+    HeapColumn column;
+    ExprState *arg_states[3];
+    bool prepared;      /* the arguments are evaluated */
+    TimeKey time;
+    /* width_bucket: its arguments, and the fast path once PostgreSQL accepted them */
+    bool wb_null;       /* a NULL bound or count: every key is NULL */
+    Datum wb_lo, wb_hi, wb_n;
+    bool wb_checked;    /* PostgreSQL's function ran once without error */
+    bool wb_fast;       /* ... and bucket.h reproduces it for these arguments */
+    gh::BucketSpec wb_spec;
+};
+
+/* Sets up key from def for the table's descriptor; expressions initialized under parent. */
+void group_key_init(GroupKey *key, const GroupKeyDef &def, TupleDesc desc, PlanState *parent);
+
+/* Evaluates the key's fixed arguments (user code: never under a buffer lock). */
+void group_key_prepare(GroupKey *key, ExprContext *econtext);
+
+/* Forget the arguments: a rescan evaluates them again. */
+static inline void group_key_unprepare(GroupKey *key)
+{
+    key->prepared = false;
+}
+
+/* Whether the key is text: read with group_key_bytes(), else group_key_word(). */
+static inline bool group_key_is_text(const GroupKey *key)
+{
+    return key->def.keytype == TEXTOID || key->def.keytype == VARCHAROID;
+}
+
+/*
+ * The key of tuple t as a word; false if it is NULL.  May call PostgreSQL's
+ * functions, which may raise their errors (date_bin's stride, width_bucket's
+ * bounds, a NaN).
+ */
+bool group_key_word(GroupKey *key, TupleDesc desc, HeapTupleData *t, int64 *word);
+
+/* The key of tuple t as bytes (detoasted in the current context); false if NULL. */
+bool group_key_bytes(GroupKey *key, TupleDesc desc, HeapTupleData *t, const char **data, int32 *len);
+
+/* A key word back as a Datum of the key's type. */
+Datum group_key_datum(const GroupKey *key, int64 word);
+
+/* How the key is computed, for EXPLAIN: "column", "date_trunc hour, UTC", ... */
+const char *group_key_describe(const GroupKey *key);
+
+#endif /* GH_SCAN_GROUP_KEYS_H */

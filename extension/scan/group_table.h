@@ -1,0 +1,59 @@
+/*
+ * group_table.h: the groups of a grouped GpuHistogramScan, found by key.
+ *
+ * Each group is its key (the bytes group_keys.h's words and text make) and
+ * a row of 64-bit cells: the counters of every histogram and count the
+ * query computes for it.  An open-addressing hash table finds a row's group;
+ * the group of the previous row is tried first, since time-ordered tables
+ * bring long runs of one key.  The table charges what it allocates against
+ * the limit HashAggregate would get (work_mem x hash_mem_multiplier) and
+ * raises an error, with a hint, when the groups outgrow it: the scan never
+ * takes more memory than the plan it replaced would before spilling.
+ */
+#ifndef GH_SCAN_GROUP_TABLE_H
+#define GH_SCAN_GROUP_TABLE_H
+
+#include "../pg_headers.h"
+
+struct ScanGroup {
+    uint64 hash;
+    uint32 keylen;
+    char *key;
+    int64 *cells;
+};
+
+struct GroupTable {
+    MemoryContext cxt;
+    ScanGroup **slots;     /* capacity entries, NULL when empty */
+    uint32 capacity;   /* a power of two */
+    ScanGroup **groups;    /* in order of creation, for the output */
+    uint32 ngroups;
+    uint32 groups_cap;
+    int32 ncells;      /* cells per group */
+    Size bytes;        /* charged so far */
+    Size limit;
+    ScanGroup *last;
+};
+
+/* An empty table in cxt whose groups have ncells cells each. */
+void group_table_init(GroupTable *t, MemoryContext cxt, int32 ncells, Size limit);
+
+uint64 group_key_hash(const char *key, uint32 len);
+
+/* The group of key, created with zeroed cells if it is new. */
+ScanGroup *group_table_insert(GroupTable *t, const char *key, uint32 len, uint64 hash);
+
+static inline ScanGroup *group_table_lookup(GroupTable *t, const char *key, uint32 len)
+{
+    ScanGroup *g = t->last;
+    if (g != NULL && g->keylen == len && memcmp(g->key, key, len) == 0)
+        return g;
+    g = group_table_insert(t, key, len, group_key_hash(key, len));
+    t->last = g;
+    return g;
+}
+
+/* Estimated bytes one group takes, for the planner's check against the limit. */
+Size group_table_bytes_per_group(int32 ncells, int32 keylen);
+
+#endif /* GH_SCAN_GROUP_TABLE_H */

@@ -1,0 +1,255 @@
+/*
+ * time_keys.cpp: date_trunc, date_bin and ::date as GROUP BY keys, exact and
+ * cheap (see time_keys.h for why each fast path equals PostgreSQL's).
+ */
+#include "time_keys.h"
+
+extern "C" {
+#include "datatype/timestamp.h"
+#include "parser/scansup.h"
+#include "utils/builtins.h"
+#include "utils/date.h"
+#include "utils/datetime.h"
+#include "utils/fmgrprotos.h"
+#include "utils/timestamp.h"
+}
+
+namespace {
+
+/* Seconds from the Unix epoch to PostgreSQL's (2000-01-01). */
+constexpr int64 kEpochShiftSecs = static_cast<int64>(POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY;
+
+/*
+ * The fast paths run only this far inside the timestamp range: truncation,
+ * offsets and bins then stay well inside it, where PostgreSQL raises no
+ * range error.  The ends go to PostgreSQL's functions.
+ */
+constexpr int64 kMargin = 400 * USECS_PER_DAY;
+constexpr int64 kSafeMin = MIN_TIMESTAMP + kMargin;
+constexpr int64 kSafeMax = END_TIMESTAMP - kMargin;
+
+inline int64 floor_div(int64 a, int64 b)
+{
+    int64 q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+inline int64 floor_mod(int64 a, int64 b)
+{
+    return a - floor_div(a, b) * b;
+}
+
+/*
+ * Refills the offset cache around ts: the offset from timestamp2tm (what
+ * date_trunc and ::date use), valid from ts's second up to the zone's next
+ * transition.  Returns false if ts has no offset PostgreSQL would use here.
+ */
+bool refill_offset(TzOffsetCache *c, int64 ts)
+{
+    struct pg_tm tm;
+    fsec_t fsec;
+    int tz;
+    if (timestamp2tm(ts, &tz, &tm, &fsec, NULL, c->tz) != 0)
+        return false;
+    int64 offset = -static_cast<int64>(tz) * USECS_PER_SEC;
+    Timestamp local;
+    if (tm2timestamp(&tm, fsec, NULL, &local) != 0 || local != ts + offset)
+        return false; /* local fields are not ts + offset: never cache */
+    pg_time_t second = floor_div(ts, USECS_PER_SEC) + kEpochShiftSecs;
+    long before_gmtoff, after_gmtoff;
+    int before_isdst, after_isdst;
+    pg_time_t boundary;
+    int found = pg_next_dst_boundary(&second, &before_gmtoff, &before_isdst, &boundary, &after_gmtoff,
+                                     &after_isdst, c->tz);
+    c->offset = offset;
+    c->lo = (second - kEpochShiftSecs) * USECS_PER_SEC;
+    c->hi = c->lo + USECS_PER_SEC; /* at least ts's own second */
+    if (found >= 0 && before_gmtoff * USECS_PER_SEC == offset) {
+        if (found == 0)
+            c->hi = PG_INT64_MAX;
+        else if (boundary - kEpochShiftSecs < kSafeMax / USECS_PER_SEC)
+            c->hi = (boundary - kEpochShiftSecs) * USECS_PER_SEC;
+    }
+    return true;
+}
+
+/* ts's local time in the session's zone, into *local and *offset. */
+inline bool local_time(TzOffsetCache *c, int64 ts, int64 *local, int64 *offset)
+{
+    if (unlikely(ts < c->lo || ts >= c->hi)) {
+        if (!refill_offset(c, ts))
+            return false;
+    }
+    *offset = c->offset;
+    *local = ts + c->offset;
+    return true;
+}
+
+/* PostgreSQL's own function for this key: the reference, and the fallback. */
+int64 postgres_value(const TimeKey *k, int64 ts)
+{
+    switch (k->kind) {
+    case TimeKeyKind::trunc:
+        return DatumGetInt64(k->with_tz ? DirectFunctionCall2(timestamptz_trunc, k->unit_text, Int64GetDatum(ts))
+                                        : DirectFunctionCall2(timestamp_trunc, k->unit_text, Int64GetDatum(ts)));
+    case TimeKeyKind::bin:
+        return DatumGetInt64(k->with_tz ? DirectFunctionCall3(timestamptz_bin, k->stride, Int64GetDatum(ts),
+                                                              Int64GetDatum(k->origin))
+                                        : DirectFunctionCall3(timestamp_bin, k->stride, Int64GetDatum(ts),
+                                                              Int64GetDatum(k->origin)));
+    case TimeKeyKind::to_date:
+        return DatumGetDateADT(k->with_tz ? DirectFunctionCall1(timestamptz_date, Int64GetDatum(ts))
+                                          : DirectFunctionCall1(timestamp_date, Int64GetDatum(ts)));
+    }
+    return 0;
+}
+
+/*
+ * date_bin through the cache of verified intervals.  A miss asks PostgreSQL
+ * for ts's bin r, then for the bin at the ends of the widest candidate
+ * interval around ts ([r, r + stride - 1], then shifted by one, as PG 15's
+ * rounding for an origin after ts makes the bins (r, r + stride]): where
+ * both ends agree with r, monotonicity puts the whole interval in r.
+ */
+int64 bin_value(TimeKey *k, int64 ts)
+{
+    int slot = 0;
+    if (k->stride_usec > 0) {
+        __int128 d = static_cast<__int128>(ts) - k->origin;
+        __int128 q = d / k->stride_usec;
+        slot = static_cast<int>(static_cast<uint64>(static_cast<int64>(q)) & (kBinCacheSize - 1));
+    }
+    BinInterval &e = k->bins[slot];
+    if (ts >= e.lo && ts <= e.hi)
+        return e.result;
+    int64 r = postgres_value(k, ts);
+    e.lo = ts;
+    e.hi = ts;
+    e.result = r;
+    if (k->stride_usec <= 1)
+        return r;
+    const int64 s = k->stride_usec;
+    const int64 candidates[][2] = {{r, r + s - 1}, {r + 1, r + s}, {r + 1, r + s - 1}};
+    for (const auto &c : candidates) {
+        int64 lo = c[0], hi = c[1];
+        if (lo > ts || hi < ts || lo < kSafeMin || hi >= kSafeMax)
+            continue;
+        if ((lo == ts || postgres_value(k, lo) == r) && (hi == ts || postgres_value(k, hi) == r)) {
+            e.lo = lo;
+            e.hi = hi;
+            break;
+        }
+    }
+    return r;
+}
+
+} // namespace
+
+void time_key_init(TimeKey *k, TimeKeyKind kind, bool with_tz, Datum unit_text, int unit)
+{
+    memset(k, 0, sizeof *k);
+    k->kind = kind;
+    k->with_tz = with_tz;
+    k->unit = unit;
+    k->unit_text = unit_text;
+    switch (unit) {
+    case DTK_MICROSEC: k->unit_usec = 1; break;
+    case DTK_MILLISEC: k->unit_usec = 1000; break;
+    case DTK_SECOND: k->unit_usec = USECS_PER_SEC; break;
+    case DTK_MINUTE: k->unit_usec = USECS_PER_MINUTE; break;
+    case DTK_HOUR: k->unit_usec = USECS_PER_HOUR; break;
+    default: k->unit_usec = 0; break;
+    }
+    k->tzc.tz = session_timezone;
+    k->tzc.lo = k->tzc.hi = 0;
+    if (kind == TimeKeyKind::bin) {
+        k->bins = static_cast<BinInterval *>(palloc(sizeof(BinInterval) * kBinCacheSize));
+        for (int i = 0; i < kBinCacheSize; i++)
+            k->bins[i] = BinInterval{1, 0, 0}; /* empty */
+    }
+}
+
+void time_key_set_bin(TimeKey *k, bool null, Datum stride, int64 origin)
+{
+    k->bin_null = null;
+    k->stride = stride;
+    k->origin = origin;
+    k->stride_usec = 0;
+    if (!null) {
+        const Interval *iv = DatumGetIntervalP(stride);
+        __int128 usec = static_cast<__int128>(iv->day) * USECS_PER_DAY + iv->time;
+        if (iv->month == 0 && usec > 0 && usec < PG_INT64_MAX / 4)
+            k->stride_usec = static_cast<int64>(usec);
+    }
+    for (int i = 0; k->bins != NULL && i < kBinCacheSize; i++)
+        k->bins[i] = BinInterval{1, 0, 0};
+}
+
+int64 time_key_value(TimeKey *k, int64 ts)
+{
+    if (unlikely(ts < kSafeMin || ts >= kSafeMax)) /* infinities included */
+        return postgres_value(k, ts);
+    if (k->kind == TimeKeyKind::bin)
+        return bin_value(k, ts);
+
+    int64 local = ts, offset = 0;
+    if (k->with_tz && !local_time(&k->tzc, ts, &local, &offset))
+        return postgres_value(k, ts);
+    if (k->kind == TimeKeyKind::to_date)
+        return floor_div(local, USECS_PER_DAY);
+    if (k->unit_usec > 0)
+        return local - floor_mod(local, k->unit_usec) - offset;
+    /* from a day up the result depends on the local date alone */
+    int64 day = floor_div(local, USECS_PER_DAY);
+    if (!k->have_day || day != k->day) {
+        k->day_result = postgres_value(k, ts);
+        k->day = day;
+        k->have_day = true;
+    }
+    return k->day_result;
+}
+
+const char *time_key_describe(const TimeKey *k)
+{
+    const char *zone = k->with_tz ? pg_get_timezone_name(session_timezone) : NULL;
+    StringInfoData s;
+    initStringInfo(&s);
+    switch (k->kind) {
+    case TimeKeyKind::trunc: {
+        char *unit = TextDatumGetCString(k->unit_text);
+        appendStringInfo(&s, "date_trunc %s", unit);
+        break;
+    }
+    case TimeKeyKind::bin: appendStringInfoString(&s, "date_bin"); break;
+    case TimeKeyKind::to_date: appendStringInfoString(&s, "date"); break;
+    }
+    if (zone != NULL && k->kind != TimeKeyKind::bin)
+        appendStringInfo(&s, ", %s", zone);
+    return s.data;
+}
+
+int time_key_trunc_unit(const char *name)
+{
+    char *lower = downcase_truncate_identifier(name, strlen(name), false);
+    int val;
+    int type = DecodeUnits(0, lower, &val);
+    if (type != UNITS)
+        return -1;
+    switch (val) {
+    case DTK_MICROSEC:
+    case DTK_MILLISEC:
+    case DTK_SECOND:
+    case DTK_MINUTE:
+    case DTK_HOUR:
+    case DTK_DAY:
+    case DTK_WEEK:
+    case DTK_MONTH:
+    case DTK_QUARTER:
+    case DTK_YEAR:
+    case DTK_DECADE:
+    case DTK_CENTURY:
+    case DTK_MILLENNIUM:
+        return val;
+    }
+    return -1;
+}

@@ -1,0 +1,106 @@
+/*
+ * time_keys.h: the time-bucket GROUP BY keys of dashboards, computed per row
+ * exactly as PostgreSQL computes them, at a fraction of the cost.
+ *
+ *   date_trunc(unit, ts)        timestamp and timestamptz (the session's TimeZone)
+ *   date_bin(stride, ts, origin) timestamp and timestamptz
+ *   ts::date                    timestamp and timestamptz
+ *
+ * PostgreSQL's own functions are the reference, and they stay the fallback
+ * for anything the fast paths cannot prove they compute identically:
+ *   - A timestamptz's local time is ts plus the zone's UTC offset.  The
+ *     offset is constant between the zone's transitions, so it is looked up
+ *     once per interval (timestamp2tm, as date_trunc itself does) and cached
+ *     with the interval [second of ts, next transition), which
+ *     pg_next_dst_boundary() gives: the same table DetermineTimeZoneOffset
+ *     reads.  A zone with leap seconds fails the check made at each lookup
+ *     (local fields != ts + offset) and every row takes PostgreSQL's path.
+ *   - date_trunc below a day is arithmetic on the local time: PostgreSQL
+ *     zeroes the lower fields and converts back with the same offset.  From
+ *     a day up, the result depends on the local date alone, so it is
+ *     PostgreSQL's function once per local date, cached.
+ *   - date_bin is monotonic in ts, so when PostgreSQL's function gives the
+ *     same bin at both ends of an interval, the whole interval has it.  Each
+ *     bin's interval is verified that way once and kept in a small cache.
+ *   - ::date is the local date: floor(local / day).
+ * Infinities, values near the ends of the timestamp range and NULL
+ * parameters go to PostgreSQL's functions, which raise their own errors.
+ */
+#ifndef GH_SCAN_TIME_KEYS_H
+#define GH_SCAN_TIME_KEYS_H
+
+#include "../pg_headers.h"
+
+extern "C" {
+#include "pgtime.h"
+}
+
+enum class TimeKeyKind { trunc, bin, to_date };
+
+/* The zone's UTC offset over [lo, hi), in microseconds. */
+struct TzOffsetCache {
+    pg_tz *tz;
+    bool usable;   /* false for a zone with leap seconds: always PostgreSQL's path */
+    int64 lo;
+    int64 hi;      /* lo == hi: empty */
+    int64 offset;  /* local = ts + offset */
+};
+
+/* One verified date_bin interval: every ts in [lo, hi] bins to result. */
+struct BinInterval {
+    int64 lo;
+    int64 hi;
+    int64 result;
+};
+constexpr int kBinCacheSize = 256;
+
+struct TimeKey {
+    TimeKeyKind kind;
+    bool with_tz;          /* the column is timestamptz */
+    int unit;              /* date_trunc: DTK_MICROSEC .. DTK_MILLENNIUM */
+    int64 unit_usec;       /* date_trunc below a day: the unit's length; else 0 */
+    Datum unit_text;       /* date_trunc's first argument, for PostgreSQL's function */
+    /* date_bin's stride and origin, set by time_key_set_bin() */
+    bool bin_null;         /* a NULL stride or origin: every key is NULL */
+    Datum stride;          /* Interval * */
+    int64 origin;
+    int64 stride_usec;     /* slot selection only: 0 if not a plain positive length */
+    TzOffsetCache tzc;
+    bool have_day;         /* date_trunc from a day up: the last local date and its result */
+    int64 day;
+    int64 day_result;
+    BinInterval *bins;     /* kBinCacheSize entries, palloc'd */
+};
+
+/*
+ * Sets up a key of `kind` over a timestamp (with_tz false) or timestamptz
+ * column; unit_text is date_trunc's unit (a text Datum, kept by the caller),
+ * unit the DTK_ code DecodeUnits gave it.  Allocates in the current context.
+ */
+void time_key_init(TimeKey *k, TimeKeyKind kind, bool with_tz, Datum unit_text, int unit);
+
+/* date_bin's stride (an Interval Datum) and origin, or NULL ones; before the first row. */
+void time_key_set_bin(TimeKey *k, bool null, Datum stride, int64 origin);
+
+/* Whether every key is NULL (date_bin with a NULL stride or origin). */
+static inline bool time_key_always_null(const TimeKey *k)
+{
+    return k->kind == TimeKeyKind::bin && k->bin_null;
+}
+
+/*
+ * The key of ts: a timestamp, a timestamptz, or for to_date a date in the
+ * low 32 bits.  May call PostgreSQL's function, which may raise its error.
+ */
+int64 time_key_value(TimeKey *k, int64 ts);
+
+/* "hour", "15 mins from 2026-01-01 00:00:00", ... and the zone: for EXPLAIN. */
+const char *time_key_describe(const TimeKey *k);
+
+/*
+ * date_trunc's units that the scan computes: the DTK_ code of a unit name
+ * (DecodeUnits), or -1 for one it leaves to the ordinary plan.
+ */
+int time_key_trunc_unit(const char *name);
+
+#endif /* GH_SCAN_TIME_KEYS_H */
