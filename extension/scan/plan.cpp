@@ -6,7 +6,7 @@
  * forms: as the whole aggregation, and as the partial aggregation under a
  * Gather and a Finalize Aggregate, where each process emits its partial
  * state for the existing combine function.  It is offered only for the exact
- * shape it computes (see query_fits); anything else keeps the ordinary plan,
+ * shape it computes (see plan_paths.h); anything else keeps the ordinary plan,
  * which is the reference the scan's results must equal.  The cost model
  * charges the same pages as a sequential scan but a fraction of its per-row
  * CPU, which is what the scan saves; the planner compares it with the
@@ -16,6 +16,7 @@
 #include "group_estimate.h"
 #include "group_keys.h"
 #include "group_table.h"
+#include "plan_paths.h"
 #include "scan_node.h"
 
 extern "C" {
@@ -90,17 +91,6 @@ bool is_heap_table(Oid relid)
 /* The most GROUP BY keys the scan takes (a bit each in the key's NULL mask). */
 constexpr int kMaxKeys = 32;
 
-/* What the planner found out about a query the scan can compute. */
-struct Candidate {
-    Index relid;
-    List *quals;    /* the WHERE clause, lowest security level first */
-    int nhist;      /* distinct aggregates: gpu_histogram() calls and counts */
-    int ncells;     /* estimated counters per group */
-    List *keys;     /* the GROUP BY expressions */
-    double groups;  /* estimated groups */
-    bool parallel_safe_args;
-};
-
 /* Whether node has a column of the table outside the GROUP BY keys and the aggregates. */
 bool column_outside(Node *node, List *keys)
 {
@@ -114,23 +104,6 @@ bool column_outside(Node *node, List *keys)
                                   keys);
 }
 
-/* The GROUP BY expressions, if every one is a key the scan computes (group_keys.h). */
-bool keys_fit(PlannerInfo *root, Index relid, Candidate *c)
-{
-    Query *parse = root->parse;
-    c->keys = NIL;
-    ListCell *lc;
-    foreach (lc, parse->groupClause) {
-        SortGroupClause *sgc = static_cast<SortGroupClause *>(lfirst(lc));
-        Expr *expr = reinterpret_cast<Expr *>(get_sortgroupclause_expr(sgc, parse->targetList));
-        GroupKeyDef def;
-        if (!group_key_parse(expr, relid, &def) || !sgc->hashable)
-            return false;
-        c->keys = lappend(c->keys, expr);
-    }
-    return list_length(c->keys) <= kMaxKeys;
-}
-
 /* Counters per group for an aggregate: gpu_histogram's buckets, when its count is known. */
 int aggregate_cells(const Aggref *aggref, Index relid)
 {
@@ -142,14 +115,9 @@ int aggregate_cells(const Aggref *aggref, Index relid)
     return 3 + 64; /* a parameter: a dashboard's usual resolution */
 }
 
-/*
- * The shapes the scan computes: a SELECT whose aggregates are
- * gpu_histogram() calls over plain columns of one heap table, and count(*)
- * or count(col), with GROUP BY keys it computes itself or none, no grouping
- * sets, no HAVING, no window functions and no set-returning functions, and
- * any WHERE clause.
- */
-bool query_fits(PlannerInfo *root, RelOptInfo *input_rel, Candidate *c)
+} // namespace
+
+bool query_shape_fits(PlannerInfo *root, RelOptInfo *input_rel, QueryShape *shape)
 {
     Query *parse = root->parse;
     if (parse->commandType != CMD_SELECT || !parse->hasAggs ||
@@ -161,49 +129,79 @@ bool query_fits(PlannerInfo *root, RelOptInfo *input_rel, Candidate *c)
         IS_DUMMY_REL(input_rel))
         return false;
     RangeTblEntry *rte = planner_rt_fetch(input_rel->relid, root);
-    if (rte->inh || rte->tablesample != NULL ||
-        (rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW) || !is_heap_table(rte->relid))
+    if (rte->tablesample != NULL)
         return false;
-
     PathTarget *target = root->upper_targets[UPPERREL_GROUP_AGG];
     if (target == NULL || contain_subplans(reinterpret_cast<Node *>(target->exprs)))
         return false;
-    if (!keys_fit(root, input_rel->relid, c))
+
+    shape->keys = NIL;
+    ListCell *lc;
+    foreach (lc, parse->groupClause) {
+        SortGroupClause *sgc = static_cast<SortGroupClause *>(lfirst(lc));
+        if (!sgc->hashable)
+            return false;
+        shape->keys = lappend(shape->keys, get_sortgroupclause_expr(sgc, parse->targetList));
+    }
+    if (list_length(shape->keys) > kMaxKeys)
         return false;
     /* no column outside an aggregate or a key (a column functionally dependent on the keys) */
-    if (column_outside(reinterpret_cast<Node *>(target->exprs), c->keys))
+    if (column_outside(reinterpret_cast<Node *>(target->exprs), shape->keys))
         return false;
-    c->nhist = 0;
-    c->ncells = 0;
-    c->parallel_safe_args = is_parallel_safe(root, reinterpret_cast<Node *>(c->keys));
-    int histograms = 0;
-    ListCell *lc;
+    shape->aggrefs = NIL;
     foreach (lc, root->agginfos) {
         Aggref *aggref = static_cast<AggInfo *>(lfirst(lc))->representative_aggref;
+        if (!is_our_histogram(aggref->aggfnoid) && aggref->aggfnoid != F_COUNT_ && aggref->aggfnoid != F_COUNT_ANY)
+            return false;
+        shape->aggrefs = lappend(shape->aggrefs, aggref);
+    }
+    return true;
+}
+
+bool rel_fits(PlannerInfo *root, RelOptInfo *rel, List *keys, List *aggrefs, Candidate *c)
+{
+    RangeTblEntry *rte = planner_rt_fetch(rel->relid, root);
+    if (rte->inh || (rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW) ||
+        !is_heap_table(rte->relid) || IS_DUMMY_REL(rel))
+        return false;
+    ListCell *lc;
+    foreach (lc, keys) {
+        GroupKeyDef def;
+        if (!group_key_parse(static_cast<Expr *>(lfirst(lc)), rel->relid, &def))
+            return false;
+    }
+    c->keys = keys;
+    c->nhist = 0;
+    c->ncells = 0;
+    c->parallel_safe_args = is_parallel_safe(root, reinterpret_cast<Node *>(keys));
+    int histograms = 0;
+    foreach (lc, aggrefs) {
+        Aggref *aggref = static_cast<Aggref *>(lfirst(lc));
         HistogramCall call;
         ScanAggregate count;
-        if (is_our_histogram(aggref->aggfnoid) && histogram_call_parse(aggref, input_rel->relid, &call))
+        if (aggref->aggfnoid != F_COUNT_ && aggref->aggfnoid != F_COUNT_ANY &&
+            histogram_call_parse(aggref, rel->relid, &call))
             histograms++;
-        else if (!count_call_parse(aggref, input_rel->relid, &count))
+        else if (!count_call_parse(aggref, rel->relid, &count))
             return false;
         if (!is_parallel_safe(root, reinterpret_cast<Node *>(aggref)))
             c->parallel_safe_args = false;
-        c->ncells += aggregate_cells(aggref, input_rel->relid);
+        c->ncells += aggregate_cells(aggref, rel->relid);
         c->nhist++;
     }
     if (histograms == 0)
         return false;
     c->groups = 1;
-    if (c->keys != NIL) {
-        c->groups = estimate_scan_groups(root, input_rel->relid, c->keys, input_rel->rows);
+    if (keys != NIL) {
+        c->groups = estimate_scan_groups(root, rel->relid, keys, rel->rows);
         /* HashAggregate's bound: a plan whose groups would not fit keeps the ordinary plan */
-        double bytes = c->groups * group_table_bytes_per_group(c->ncells, 8 * (1 + list_length(c->keys)) + 32);
+        double bytes = c->groups * group_table_bytes_per_group(c->ncells, 8 * (1 + list_length(keys)) + 32);
         if (bytes > static_cast<double>(get_hash_memory_limit()))
             return false;
     }
 
     /* Quals of lower security levels (row-level security) must run first. */
-    List *rinfos = list_copy(input_rel->baserestrictinfo);
+    List *rinfos = list_copy(rel->baserestrictinfo);
     list_sort(rinfos, [](const ListCell *a, const ListCell *b) {
         Index la = static_cast<RestrictInfo *>(lfirst(a))->security_level;
         Index lb = static_cast<RestrictInfo *>(lfirst(b))->security_level;
@@ -212,9 +210,11 @@ bool query_fits(PlannerInfo *root, RelOptInfo *input_rel, Candidate *c)
     c->quals = NIL;
     foreach (lc, rinfos)
         c->quals = lappend(c->quals, static_cast<RestrictInfo *>(lfirst(lc))->clause);
-    c->relid = input_rel->relid;
+    c->relid = rel->relid;
     return true;
 }
+
+namespace {
 
 /*
  * Pages cost what a sequential scan's cost; per row, the scan pays for a
@@ -297,8 +297,10 @@ const CustomPathMethods path_methods = {
     NULL, /* ReparameterizeCustomPathByChild */
 };
 
-CustomPath *make_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel, PathTarget *target,
-                      const Candidate &c, int workers)
+} // namespace
+
+CustomPath *make_scan_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel, PathTarget *target,
+                           const Candidate &c, int workers)
 {
     CustomPath *cpath = makeNode(CustomPath);
     cpath->path.pathtype = T_CustomScan;
@@ -350,6 +352,19 @@ PathTarget *partial_target(PlannerInfo *root, PathTarget *target)
  * create_upper_paths_hook for the grouping stage only, not for the partial
  * one, so the scan builds the three levels itself.
  */
+Path *finalize_path(PlannerInfo *root, RelOptInfo *grouped_rel, Path *subpath, bool grouped, double groups)
+{
+    AggClauseCosts final_costs;
+    MemSet(&final_costs, 0, sizeof(final_costs)); /* get_agg_clause_costs() adds to it */
+    get_agg_clause_costs(root, AGGSPLIT_FINAL_DESERIAL, &final_costs);
+    return &create_agg_path(root, grouped_rel, subpath, grouped_rel->reltarget, grouped ? AGG_HASHED : AGG_PLAIN,
+                            AGGSPLIT_FINAL_DESERIAL, grouped ? root->parse->groupClause : NIL, NIL, &final_costs,
+                            groups)
+                ->path;
+}
+
+namespace {
+
 void add_parallel_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_rel, const Candidate &c)
 {
     if (!input_rel->consider_parallel || !grouped_rel->consider_parallel || !c.parallel_safe_args ||
@@ -360,17 +375,10 @@ void add_parallel_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *gro
         return;
     RelOptInfo *partial_rel = fetch_upper_rel(root, UPPERREL_PARTIAL_GROUP_AGG, input_rel->relids);
     CustomPath *scan =
-        make_path(root, input_rel, partial_rel, partial_target(root, grouped_rel->reltarget), c, workers);
+        make_scan_path(root, input_rel, partial_rel, partial_target(root, grouped_rel->reltarget), c, workers);
     double rows = scan->path.rows * workers;
     Path *gather = &create_gather_path(root, partial_rel, &scan->path, scan->path.pathtarget, NULL, &rows)->path;
-    AggClauseCosts final_costs;
-    MemSet(&final_costs, 0, sizeof(final_costs)); /* get_agg_clause_costs() adds to it */
-    get_agg_clause_costs(root, AGGSPLIT_FINAL_DESERIAL, &final_costs);
-    bool grouped = c.keys != NIL;
-    add_path(grouped_rel, &create_agg_path(root, grouped_rel, gather, grouped_rel->reltarget,
-                                           grouped ? AGG_HASHED : AGG_PLAIN, AGGSPLIT_FINAL_DESERIAL,
-                                           grouped ? root->parse->groupClause : NIL, NIL, &final_costs, c.groups)
-                               ->path);
+    add_path(grouped_rel, finalize_path(root, grouped_rel, gather, c.keys != NIL, c.groups));
 }
 
 void upper_paths_hook(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_rel,
@@ -380,10 +388,17 @@ void upper_paths_hook(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *in
         prev_upper_paths_hook(root, stage, input_rel, output_rel, extra);
     if (!gh_scan_enabled || stage != UPPERREL_GROUP_AGG)
         return;
-    Candidate c;
-    if (!query_fits(root, input_rel, &c))
+    QueryShape shape;
+    if (!query_shape_fits(root, input_rel, &shape))
         return;
-    add_path(output_rel, &make_path(root, input_rel, output_rel, output_rel->reltarget, c, 0)->path);
+    if (planner_rt_fetch(input_rel->relid, root)->inh) {
+        add_partition_paths(root, input_rel, output_rel, shape);
+        return;
+    }
+    Candidate c;
+    if (!rel_fits(root, input_rel, shape.keys, shape.aggrefs, &c))
+        return;
+    add_path(output_rel, &make_scan_path(root, input_rel, output_rel, output_rel->reltarget, c, 0)->path);
     add_parallel_path(root, input_rel, output_rel, c);
 }
 

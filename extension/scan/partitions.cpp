@@ -1,0 +1,96 @@
+/*
+ * partitions.cpp: GpuHistogramScan over a partitioned table or an
+ * inheritance tree.
+ *
+ * After partition pruning, the planner has a RelOptInfo per remaining leaf,
+ * with the query's WHERE clause already in the leaf's own Vars.  The scan
+ * reads each leaf as a partial aggregation (as under a Gather: the GROUP BY
+ * keys and serialized states), an Append puts the leaves' rows together,
+ * and a Finalize Aggregate combines them with the aggregates' own combine
+ * functions, grouping by the keys when there are any: the plan PostgreSQL's
+ * partitionwise aggregation builds, with the scan in place of each leaf's
+ * Partial Aggregate over a Seq Scan.  Every leaf must take the scan (a heap
+ * table whose columns fit); otherwise the query keeps the ordinary plan.
+ * Partitions pruned at run time are still read: the scan does not yet
+ * prune with a Param.
+ */
+#include "plan_paths.h"
+
+extern "C" {
+#include "optimizer/appendinfo.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/tlist.h"
+#include "parser/parsetree.h"
+}
+
+namespace {
+
+struct Leaf {
+    RelOptInfo *rel;
+    PathTarget *target; /* the partial target in the leaf's Vars */
+    Candidate c;
+};
+
+/* The expressions of the query's top parent, in leaf's Vars. */
+template <typename T> T *in_leaf(PlannerInfo *root, T *node, RelOptInfo *leaf, RelOptInfo *top)
+{
+    return reinterpret_cast<T *>(
+        adjust_appendrel_attrs_multilevel(root, reinterpret_cast<Node *>(node), leaf->relids, top->relids));
+}
+
+/*
+ * Adds the live leaves under parent (an RT index) to *leaves, descending
+ * into sub-partitioned children; false if one of them cannot take the scan.
+ */
+bool collect_leaves(PlannerInfo *root, RelOptInfo *top, Index parent, const QueryShape &shape, PathTarget *partial,
+                    List **leaves)
+{
+    ListCell *lc;
+    foreach (lc, root->append_rel_list) {
+        AppendRelInfo *appinfo = lfirst_node(AppendRelInfo, lc);
+        if (appinfo->parent_relid != parent)
+            continue;
+        RelOptInfo *child = root->simple_rel_array[appinfo->child_relid];
+        if (child == NULL || IS_DUMMY_REL(child))
+            continue; /* pruned, or excluded by its constraints */
+        if (planner_rt_fetch(appinfo->child_relid, root)->inh) {
+            if (!collect_leaves(root, top, appinfo->child_relid, shape, partial, leaves))
+                return false;
+            continue;
+        }
+        Leaf *leaf = static_cast<Leaf *>(palloc0(sizeof(Leaf)));
+        leaf->rel = child;
+        if (!rel_fits(root, child, in_leaf(root, shape.keys, child, top), in_leaf(root, shape.aggrefs, child, top),
+                      &leaf->c))
+            return false;
+        leaf->target = copy_pathtarget(partial);
+        leaf->target->exprs = in_leaf(root, partial->exprs, child, top);
+        *leaves = lappend(*leaves, leaf);
+    }
+    return true;
+}
+
+} // namespace
+
+void add_partition_paths(PlannerInfo *root, RelOptInfo *parent, RelOptInfo *grouped_rel, const QueryShape &shape)
+{
+    PathTarget *partial = partial_target(root, grouped_rel->reltarget);
+    List *leaves = NIL;
+    if (!collect_leaves(root, parent, parent->relid, shape, partial, &leaves) || leaves == NIL)
+        return;
+    List *subpaths = NIL;
+    double groups = 0;
+    ListCell *lc;
+    foreach (lc, leaves) {
+        Leaf *leaf = static_cast<Leaf *>(lfirst(lc));
+        RelOptInfo *leaf_rel = fetch_upper_rel(root, UPPERREL_PARTIAL_GROUP_AGG, leaf->rel->relids);
+        subpaths = lappend(subpaths, make_scan_path(root, leaf->rel, leaf_rel, leaf->target, leaf->c, 0));
+        groups += leaf->c.groups;
+    }
+    RelOptInfo *partial_rel = fetch_upper_rel(root, UPPERREL_PARTIAL_GROUP_AGG, parent->relids);
+    AppendPath *append = create_append_path(root, partial_rel, subpaths, NIL, NIL, NULL, 0, false, groups);
+    append->path.pathtarget = partial;
+    bool grouped = shape.keys != NIL;
+    add_path(grouped_rel, finalize_path(root, grouped_rel, &append->path, grouped, grouped ? groups : 1));
+}

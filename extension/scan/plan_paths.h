@@ -1,0 +1,65 @@
+/*
+ * plan_paths.h: what the scan's planner files share: the checks of a query
+ * and of one table, and the paths built from them.
+ *
+ * plan.cpp offers the scan over one table; partitions.cpp offers it over
+ * the leaf tables of a partitioned table or an inheritance tree, each leaf
+ * a partial aggregation under one Append, with the Vars of the query
+ * translated to each leaf's own.
+ */
+#ifndef GH_SCAN_PLAN_PATHS_H
+#define GH_SCAN_PLAN_PATHS_H
+
+#include "../pg_headers.h"
+
+extern "C" {
+#include "nodes/pathnodes.h"
+}
+
+/* The query, whatever table it reads: its GROUP BY keys and its aggregates. */
+struct QueryShape {
+    List *keys;    /* the GROUP BY expressions, in groupClause order */
+    List *aggrefs; /* the distinct Aggrefs, gpu_histogram() or count() */
+};
+
+/* What the planner found out about one table the scan can read. */
+struct Candidate {
+    Index relid;
+    List *quals;    /* the WHERE clause, lowest security level first */
+    int nhist;      /* distinct aggregates: gpu_histogram() calls and counts */
+    int ncells;     /* estimated counters per group */
+    List *keys;     /* the GROUP BY expressions, in this table's Vars */
+    double groups;  /* estimated groups */
+    bool parallel_safe_args;
+};
+
+/*
+ * The query's shape the scan computes: a SELECT whose aggregates are
+ * gpu_histogram() calls and count(*) or count(col), with hashable GROUP BY
+ * expressions or none, no grouping sets, HAVING, window functions,
+ * set-returning functions or DISTINCT, nothing in the SELECT list outside
+ * the keys and aggregates, over one table or one inheritance tree.
+ */
+bool query_shape_fits(PlannerInfo *root, RelOptInfo *input_rel, QueryShape *shape);
+
+/*
+ * Whether the scan reads heap table rel with these keys and aggregates (in
+ * rel's Vars): every key one group_keys.h computes, every aggregate over a
+ * plain column, the groups within HashAggregate's memory.  Fills *c.
+ */
+bool rel_fits(PlannerInfo *root, RelOptInfo *rel, List *keys, List *aggrefs, Candidate *c);
+
+/* The scan of rel as a path of output_rel, emitting target; workers > 0: parallel-aware. */
+CustomPath *make_scan_path(PlannerInfo *root, RelOptInfo *rel, RelOptInfo *output_rel, PathTarget *target,
+                           const Candidate &c, int workers);
+
+/* The keys and the partial (serialized) aggregates of target, as each partial scan emits them. */
+PathTarget *partial_target(PlannerInfo *root, PathTarget *target);
+
+/* Finalize Aggregate over subpath's partial rows into grouped_rel; grouped: by the query's keys. */
+Path *finalize_path(PlannerInfo *root, RelOptInfo *grouped_rel, Path *subpath, bool grouped, double groups);
+
+/* The scan over the leaves of inheritance tree parent (partitions.cpp). */
+void add_partition_paths(PlannerInfo *root, RelOptInfo *parent, RelOptInfo *grouped_rel, const QueryShape &shape);
+
+#endif /* GH_SCAN_PLAN_PATHS_H */

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# dashboards_bench.sh: the query shapes of dashboards, side by side in one
+# session, against count(x) and against the plain SQL for the same answer.
+#
+#   bash test/bench/dashboards_bench.sh [ROWS] [ROUNDS]   (default 10,000,000 and 7)
+#
+# Issue 15's table: x float8 in [0,1), g int (100 values), s text (100
+# values), ts timestamptz one row a second (16 weeks at 10M rows), and the
+# same rows as 10 range partitions on ts.  Serial, device = cpu, prewarmed,
+# TimeZone America/New_York; every time is a median over interleaved rounds
+# (sql_timing.py) and the ratios are to count(x) over the whole table, the
+# cost of just reading the column.  GH_DEVICE, GH_WORKERS and GH_SHARED_BUFFERS
+# change the device, the workers per Gather and the buffer pool (the GPU host
+# runs it with device=gpu and 8 workers).  It prints; it does not assert.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+rows=${1:-10000000}
+rounds=${2:-7}
+device=${GH_DEVICE:-cpu}
+workers=${GH_WORKERS:-0}
+source test/lib/prepare.sh
+gh_find_pg_config
+gh_check_pg_config >/dev/null
+set --
+# shellcheck source=../pg_temp_server.sh
+source test/pg_temp_server.sh -c shared_buffers="${GH_SHARED_BUFFERS:-3GB}" -c max_worker_processes=16 \
+    -c max_parallel_workers=16 || exit 1
+psql -X -q -v ON_ERROR_STOP=1 -c "CREATE EXTENSION gpu_histogram" -c "CREATE EXTENSION pg_prewarm" \
+    -c "CREATE TABLE t AS SELECT random() AS x, (i % 100)::int AS g, 'key ' || (i * 7 % 100) AS s,
+            timestamptz '2026-01-01 00:00:00+00' + i * interval '1 second' AS ts
+        FROM generate_series(1, $rows) i" \
+    -c "CREATE TABLE tp (LIKE t) PARTITION BY RANGE (ts)" \
+    -c "DO \$\$
+        DECLARE lo timestamptz := '2026-01-01 00:00:00+00'; span interval := ($rows / 10 + 1) * interval '1 second';
+        BEGIN
+            FOR p IN 0 .. 9 LOOP
+                EXECUTE format('CREATE TABLE tp_%s PARTITION OF tp FOR VALUES FROM (%L) TO (%L)', p,
+                               CASE WHEN p = 0 THEN '-infinity' ELSE (lo + p * span)::text END,
+                               CASE WHEN p = 9 THEN 'infinity' ELSE (lo + (p + 1) * span)::text END);
+            END LOOP;
+        END \$\$" \
+    -c "INSERT INTO tp SELECT * FROM t" \
+    -c "VACUUM ANALYZE t" -c "VACUUM ANALYZE tp" -c "SELECT pg_prewarm('t')" \
+    -c "SELECT pg_prewarm(c.oid) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'tp'::regclass" \
+    >/dev/null
+range="ts >= '2026-02-01 00:00:00+00' AND ts < '2026-02-15 00:00:00+00'"
+on="SET gpu_histogram.scan = on;"
+off="SET gpu_histogram.scan = off;"
+python3 test/bench/sql_timing.py --rounds "$rounds" --warmup 1 \
+    --setup "SET max_parallel_workers_per_gather = $workers" --setup "SET gpu_histogram.device = $device" \
+    --setup "SET jit = off" --setup "SET TimeZone = 'America/New_York'" \
+    "count(x)=$on SELECT count(x) FROM t" \
+    "ungrouped histogram=$on SELECT gpu_histogram(x, 0, 1, 64) FROM t" \
+    "GROUP BY g=$on SELECT g, gpu_histogram(x, 0, 1, 64) FROM t GROUP BY g" \
+    "GROUP BY g, plain SQL=$off SELECT g, width_bucket(x, 0, 1, 64), count(*) FROM t GROUP BY 1, 2" \
+    "hourly heatmap, New York=$on SELECT date_trunc('hour', ts), count(*), gpu_histogram(x, 0, 1, 64) FROM t GROUP BY 1" \
+    "hourly heatmap, plain SQL=$off SELECT date_trunc('hour', ts), width_bucket(x, 0, 1, 64), count(*) FROM t GROUP BY 1, 2" \
+    "date_bin 1 hour=$on SELECT date_bin('1 hour', ts, timestamptz '2026-01-01 00:00:00+00'), gpu_histogram(x, 0, 1, 64) FROM t GROUP BY 1" \
+    "GROUP BY text key=$on SELECT s, gpu_histogram(x, 0, 1, 64) FROM t GROUP BY s" \
+    "10 partitions, ungrouped=$on SELECT gpu_histogram(x, 0, 1, 64) FROM tp" \
+    "10 partitions, heatmap=$on SELECT date_trunc('hour', ts), gpu_histogram(x, 0, 1, 64) FROM tp GROUP BY 1" \
+    "2 weeks of 16, native range=$on SELECT gpu_histogram(x, 0, 1, 64) FROM t WHERE $range"
+pg_temp_stop
+trap - EXIT
