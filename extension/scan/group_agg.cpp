@@ -61,6 +61,93 @@ uint32 build_key(GroupAgg *ga, TupleDesc desc, HeapTupleData *t)
     return len;
 }
 
+} // namespace
+
+/*
+ * The groups of one fixed-width key by its value, direct-mapped: a GROUP BY
+ * g over rows in no order of g finds its group here without hashing the
+ * key bytes, most of the time.
+ */
+struct WordCacheEntry {
+    int64 word;
+    ScanGroup *group;
+};
+
+namespace {
+
+constexpr int kWordCacheBits = 10;
+
+inline uint32 word_slot(int64 word)
+{
+    return static_cast<uint32>((static_cast<uint64>(word) * 0x9E3779B97F4A7C15ULL) >> (64 - kWordCacheBits));
+}
+
+/* Each tuple's group, for a single key that is not text. */
+void find_groups_one_word(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n)
+{
+    GroupKey *key = &ga->keys[0];
+    const uint32 len = fixed_key_bytes(ga);
+    for (int i = 0; i < n; i++) {
+        int64 word;
+        if (!group_key_word(key, desc, &tuples[i], &word)) {
+            if (ga->null_group == NULL) {
+                int64 k[2] = {1, 0};
+                ga->null_group = group_table_lookup(&ga->table, reinterpret_cast<char *>(k), len);
+            }
+            ga->page_groups[i] = ga->null_group;
+            continue;
+        }
+        WordCacheEntry &e = ga->word_cache[word_slot(word)];
+        if (likely(e.group != NULL && e.word == word)) {
+            ga->page_groups[i] = e.group;
+            continue;
+        }
+        int64 k[2] = {0, word};
+        e.word = word;
+        e.group = group_table_lookup(&ga->table, reinterpret_cast<char *>(k), len);
+        ga->page_groups[i] = e.group;
+    }
+}
+
+void find_groups(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n)
+{
+    if (ga->nkeys == 1 && !ga->has_text_key) {
+        find_groups_one_word(ga, desc, tuples, n);
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        uint32 len = build_key(ga, desc, &tuples[i]);
+        ga->page_groups[i] = group_table_lookup(&ga->table, ga->keybuf, len);
+    }
+}
+
+/* One histogram over the page's tuples, into their groups' cells. */
+void count_histogram(GroupAgg *ga, int a, TupleDesc desc, HeapTupleData *tuples, int n)
+{
+    const HistogramArgs &arg = ga->args[a];
+    if (arg.skip)
+        return;
+    heap_column_values_each(ga->columns[a], desc, tuples, n, ga->page_values, ga->page_nulls);
+    const gh::BucketSpec spec = ga->specs[a];
+    const int32 off = ga->offsets[a];
+    uint64 binned = 0;
+    for (int i = 0; i < n; i++) {
+        if (ga->page_nulls[i])
+            continue;
+        double x = ga->page_values[i];
+        if (unlikely(!ga->spec_valid[a]))
+            checked_first_row_spec(x, arg.lo, arg.hi, arg.nbins); /* raises width_bucket's error */
+        int32 b = gh::width_bucket(x, spec);
+        if (unlikely(b == gh::kNaNBucket))
+            report_engine_status(gh::Status::nan_value);
+        int64 *c = ga->page_groups[i]->cells + off;
+        c[0]++;
+        c[1 + b]++;
+        binned++;
+    }
+    ga->values_binned += binned;
+}
+
 /* Each aggregate's cells, once the histograms' arguments are known. */
 void lay_out(GroupAgg *ga, const HistogramArgs *args)
 {
@@ -78,36 +165,6 @@ void lay_out(GroupAgg *ga, const HistogramArgs *args)
     ga->args = args;
     group_table_init(&ga->table, ga->cxt, ncells, get_hash_memory_limit());
     ga->laid_out = true;
-}
-
-inline void count_tuple(GroupAgg *ga, TupleDesc desc, HeapTupleData *t, int64 *cells)
-{
-    for (int a = 0; a < ga->naggs; a++) {
-        int64 *c = cells + ga->offsets[a];
-        const ScanAggregate &agg = ga->aggs[a];
-        switch (agg.kind) {
-        case AggKind::histogram: {
-            const HistogramArgs &arg = ga->args[a];
-            double x;
-            if (arg.skip || heap_column_values(ga->columns[a], desc, t, 1, &x) == 0)
-                break;
-            if (unlikely(!ga->spec_valid[a]))
-                checked_first_row_spec(x, arg.lo, arg.hi, arg.nbins); /* raises width_bucket's error */
-            int32 b = gh::width_bucket(x, ga->specs[a]);
-            if (unlikely(b == gh::kNaNBucket))
-                report_engine_status(gh::Status::nan_value);
-            c[0]++;
-            c[1 + b]++;
-            ga->values_binned++;
-            break;
-        }
-        case AggKind::count_star: c[0]++; break;
-        case AggKind::count_column:
-            if (!heap_attisnull(t, agg.count_attno, desc))
-                c[0]++;
-            break;
-        }
-    }
 }
 
 /* One histogram's result from its cells: the bigint[] or the serialized state. */
@@ -180,6 +237,10 @@ void group_agg_init(GroupAgg *ga, ScanAggregate *aggs, int naggs, GroupKey *keys
         ga->has_text_key = ga->has_text_key || group_key_is_text(&keys[k]);
     ga->keybuf_cap = 256 + fixed_key_bytes(ga);
     ga->keybuf = static_cast<char *>(palloc(ga->keybuf_cap));
+    ga->page_groups = static_cast<ScanGroup **>(palloc(sizeof(ScanGroup *) * MaxHeapTuplesPerPage));
+    ga->page_values = static_cast<double *>(palloc(sizeof(double) * MaxHeapTuplesPerPage));
+    ga->page_nulls = static_cast<bool *>(palloc(sizeof(bool) * MaxHeapTuplesPerPage));
+    ga->word_cache = static_cast<WordCacheEntry *>(palloc0(sizeof(WordCacheEntry) << kWordCacheBits));
     ga->cxt = AllocSetContextCreate(parent_cxt, "GpuHistogramScan groups", ALLOCSET_DEFAULT_SIZES);
     ga->page_cxt = AllocSetContextCreate(parent_cxt, "GpuHistogramScan page keys", ALLOCSET_DEFAULT_SIZES);
     ga->row_cxt = AllocSetContextCreate(parent_cxt, "GpuHistogramScan output row", ALLOCSET_DEFAULT_SIZES);
@@ -192,10 +253,22 @@ void group_agg_add(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, c
     if (!ga->laid_out)
         lay_out(ga, args);
     MemoryContext old = MemoryContextSwitchTo(ga->page_cxt);
-    for (int i = 0; i < n; i++) {
-        uint32 len = build_key(ga, desc, &tuples[i]);
-        ScanGroup *g = group_table_lookup(&ga->table, ga->keybuf, len);
-        count_tuple(ga, desc, &tuples[i], g->cells);
+    find_groups(ga, desc, tuples, n);
+    for (int a = 0; a < ga->naggs; a++) {
+        const ScanAggregate &agg = ga->aggs[a];
+        const int32 off = ga->offsets[a];
+        switch (agg.kind) {
+        case AggKind::histogram: count_histogram(ga, a, desc, tuples, n); break;
+        case AggKind::count_star:
+            for (int i = 0; i < n; i++)
+                ga->page_groups[i]->cells[off]++;
+            break;
+        case AggKind::count_column:
+            for (int i = 0; i < n; i++)
+                if (!heap_attisnull(&tuples[i], agg.count_attno, desc))
+                    ga->page_groups[i]->cells[off]++;
+            break;
+        }
     }
     MemoryContextSwitchTo(old);
     MemoryContextReset(ga->page_cxt); /* detoasted keys, PostgreSQL's functions' garbage */
@@ -226,6 +299,8 @@ void group_agg_reset(GroupAgg *ga)
     MemoryContextReset(ga->row_cxt);
     memset(&ga->table, 0, sizeof ga->table);
     ga->laid_out = false;
+    memset(ga->word_cache, 0, sizeof(WordCacheEntry) << kWordCacheBits);
+    ga->null_group = NULL;
     ga->next = 0;
     ga->emitted_empty = false;
     ga->values_binned = 0;

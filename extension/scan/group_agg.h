@@ -40,6 +40,11 @@ struct GroupAgg {
     MemoryContext cxt;         /* the table and groups: reset on rescan */
     MemoryContext page_cxt;    /* detoasted keys of one page */
     MemoryContext row_cxt;     /* one output row */
+    ScanGroup **page_groups;   /* each tuple's group, for one page */
+    double *page_values;       /* one histogram's values of the page ... */
+    bool *page_nulls;          /* ... and which are NULL */
+    struct WordCacheEntry *word_cache; /* one fixed-width key: its recent groups by value */
+    ScanGroup *null_group;     /* ... and its NULL group */
     uint32 next;               /* the next group to emit */
     bool emitted_empty;        /* no keys and no rows: the one row was emitted */
     uint64 values_binned;

@@ -233,6 +233,15 @@ int column_values(const HeapColumn &col, TupleDesc desc, const HeapTupleData *tu
     return k;
 }
 
+template <typename T>
+int column_values_each(const HeapColumn &col, TupleDesc desc, const HeapTupleData *tuples, int n, double *out,
+                       bool *isnull)
+{
+    for (int i = 0; i < n; i++)
+        isnull[i] = !tuple_value<T>(col, desc, &tuples[i], &out[i]);
+    return n;
+}
+
 /*
  * heap_column_values() over every normal tuple of an all-visible page, in
  * one pass.  It walks the line pointers from the last to the first, so that
@@ -289,4 +298,10 @@ int heap_page_column_values(const HeapColumn &col, TupleDesc desc, Page page, do
 int heap_column_values(const HeapColumn &col, TupleDesc desc, const HeapTupleData *tuples, int n, double *out)
 {
     return by_column_type(col.type, [&](auto v) { return column_values<decltype(v)>(col, desc, tuples, n, out); });
+}
+
+void heap_column_values_each(const HeapColumn &col, TupleDesc desc, const HeapTupleData *tuples, int n,
+                             double *out, bool *isnull)
+{
+    by_column_type(col.type, [&](auto v) { return column_values_each<decltype(v)>(col, desc, tuples, n, out, isnull); });
 }

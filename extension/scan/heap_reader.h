@@ -161,6 +161,13 @@ int heap_column_values(const HeapColumn &col, TupleDesc desc, const HeapTupleDat
                        double *out);
 
 /*
+ * The column's value in each of tuples[0 .. n) as float8, with isnull[i]
+ * set for a NULL: the values stay aligned with the tuples.
+ */
+void heap_column_values_each(const HeapColumn &col, TupleDesc desc, const HeapTupleData *tuples, int n,
+                             double *out, bool *isnull);
+
+/*
  * The same for every normal tuple of a whole_page page, counted in
  * *ntuples: the k values it returns end at buf[MaxHeapTuplesPerPage - 1],
  * in the page's order.

@@ -104,6 +104,14 @@ int64 postgres_value(const TimeKey *k, int64 ts)
     return 0;
 }
 
+/* Every ts in [lo, hi) has key result: the next rows are tried there first. */
+inline void remember(TimeKey *k, int64 lo, int64 hi, int64 result)
+{
+    k->hit_lo = lo;
+    k->hit_hi = hi;
+    k->hit_result = result;
+}
+
 /*
  * date_bin through the cache of verified intervals.  A miss asks PostgreSQL
  * for ts's bin r, then for the bin at the ends of the widest candidate
@@ -120,8 +128,10 @@ int64 bin_value(TimeKey *k, int64 ts)
         slot = static_cast<int>(static_cast<uint64>(static_cast<int64>(q)) & (kBinCacheSize - 1));
     }
     BinInterval &e = k->bins[slot];
-    if (ts >= e.lo && ts <= e.hi)
+    if (ts >= e.lo && ts <= e.hi) {
+        remember(k, e.lo, e.hi + 1, e.result);
         return e.result;
+    }
     int64 r = postgres_value(k, ts);
     e.lo = ts;
     e.hi = ts;
@@ -137,6 +147,7 @@ int64 bin_value(TimeKey *k, int64 ts)
         if ((lo == ts || postgres_value(k, lo) == r) && (hi == ts || postgres_value(k, hi) == r)) {
             e.lo = lo;
             e.hi = hi;
+            remember(k, lo, hi + 1, r);
             break;
         }
     }
@@ -148,6 +159,8 @@ int64 bin_value(TimeKey *k, int64 ts)
 void time_key_init(TimeKey *k, TimeKeyKind kind, bool with_tz, Datum unit_text, int unit)
 {
     memset(k, 0, sizeof *k);
+    k->hit_lo = 1; /* empty */
+    k->hit_hi = 0;
     k->kind = kind;
     k->with_tz = with_tz;
     k->unit = unit;
@@ -183,9 +196,11 @@ void time_key_set_bin(TimeKey *k, bool null, Datum stride, int64 origin)
     }
     for (int i = 0; k->bins != NULL && i < kBinCacheSize; i++)
         k->bins[i] = BinInterval{1, 0, 0};
+    k->hit_lo = 1;
+    k->hit_hi = 0;
 }
 
-int64 time_key_value(TimeKey *k, int64 ts)
+int64 time_key_compute(TimeKey *k, int64 ts)
 {
     if (unlikely(ts < kSafeMin || ts >= kSafeMax)) /* infinities included */
         return postgres_value(k, ts);
@@ -193,20 +208,36 @@ int64 time_key_value(TimeKey *k, int64 ts)
         return bin_value(k, ts);
 
     int64 local = ts, offset = 0;
-    if (k->with_tz && !local_time(&k->tzc, ts, &local, &offset))
-        return postgres_value(k, ts);
-    if (k->kind == TimeKeyKind::to_date)
-        return floor_div(local, USECS_PER_DAY);
-    if (k->unit_usec > 0)
-        return local - floor_mod(local, k->unit_usec) - offset;
-    /* from a day up the result depends on the local date alone */
-    int64 day = floor_div(local, USECS_PER_DAY);
-    if (!k->have_day || day != k->day) {
-        k->day_result = postgres_value(k, ts);
-        k->day = day;
-        k->have_day = true;
+    int64 valid_lo = PG_INT64_MIN, valid_hi = PG_INT64_MAX; /* where offset holds */
+    if (k->with_tz) {
+        if (!local_time(&k->tzc, ts, &local, &offset))
+            return postgres_value(k, ts);
+        valid_lo = k->tzc.lo;
+        valid_hi = k->tzc.hi;
     }
-    return k->day_result;
+    /*
+     * The local interval [start, start + length) that gives this key, back
+     * in ts (where the offset holds): the next rows' test.
+     */
+    int64 length = k->kind == TimeKeyKind::trunc && k->unit_usec > 0 ? k->unit_usec : USECS_PER_DAY;
+    int64 start = local - floor_mod(local, length);
+    int64 result;
+    if (k->kind == TimeKeyKind::to_date) {
+        result = floor_div(local, USECS_PER_DAY);
+    } else if (k->unit_usec > 0) {
+        result = start - offset;
+    } else {
+        /* from a day up the result depends on the local date alone */
+        int64 day = start / USECS_PER_DAY;
+        if (!k->have_day || day != k->day) {
+            k->day_result = postgres_value(k, ts);
+            k->day = day;
+            k->have_day = true;
+        }
+        result = k->day_result;
+    }
+    remember(k, Max(start - offset, valid_lo), Min(start + length - offset, valid_hi), result);
+    return result;
 }
 
 const char *time_key_describe(const TimeKey *k)

@@ -55,6 +55,10 @@ struct BinInterval {
 constexpr int kBinCacheSize = 256;
 
 struct TimeKey {
+    /* the last key's interval of ts: every ts in [hit_lo, hit_hi) has key hit_result */
+    int64 hit_lo;
+    int64 hit_hi;
+    int64 hit_result;
     TimeKeyKind kind;
     bool with_tz;          /* the column is timestamptz */
     int unit;              /* date_trunc: DTK_MICROSEC .. DTK_MILLENNIUM */
@@ -92,7 +96,14 @@ static inline bool time_key_always_null(const TimeKey *k)
  * The key of ts: a timestamp, a timestamptz, or for to_date a date in the
  * low 32 bits.  May call PostgreSQL's function, which may raise its error.
  */
-int64 time_key_value(TimeKey *k, int64 ts);
+int64 time_key_compute(TimeKey *k, int64 ts);
+
+static inline int64 time_key_value(TimeKey *k, int64 ts)
+{
+    if (likely(ts >= k->hit_lo && ts < k->hit_hi))
+        return k->hit_result; /* time-ordered rows: most rows */
+    return time_key_compute(k, ts);
+}
 
 /* "hour", "15 mins from 2026-01-01 00:00:00", ... and the zone: for EXPLAIN. */
 const char *time_key_describe(const TimeKey *k);

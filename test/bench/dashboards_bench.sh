@@ -4,8 +4,8 @@
 #
 #   bash test/bench/dashboards_bench.sh [ROWS] [ROUNDS]   (default 10,000,000 and 7)
 #
-# Issue 15's table: x float8 in [0,1), g int (100 values), s text (100
-# values), ts timestamptz one row a second (16 weeks at 10M rows), and the
+# Issue 15's table: x float8 in [0,1), g int (100 values), ts timestamptz
+# one row a second, s text (100 values) (16 weeks at 10M rows), and the
 # same rows as 10 range partitions on ts.  Serial, device = cpu, prewarmed,
 # TimeZone America/New_York; every time is a median over interleaved rounds
 # (sql_timing.py) and the ratios are to count(x) over the whole table, the
@@ -26,8 +26,8 @@ set --
 source test/pg_temp_server.sh -c shared_buffers="${GH_SHARED_BUFFERS:-3GB}" -c max_worker_processes=16 \
     -c max_parallel_workers=16 || exit 1
 psql -X -q -v ON_ERROR_STOP=1 -c "CREATE EXTENSION gpu_histogram" -c "CREATE EXTENSION pg_prewarm" \
-    -c "CREATE TABLE t AS SELECT random() AS x, (i % 100)::int AS g, 'key ' || (i * 7 % 100) AS s,
-            timestamptz '2026-01-01 00:00:00+00' + i * interval '1 second' AS ts
+    -c "CREATE TABLE t AS SELECT random() AS x, (i % 100)::int AS g,
+            timestamptz '2026-01-01 00:00:00+00' + i * interval '1 second' AS ts, 'key ' || (i * 7 % 100) AS s
         FROM generate_series(1, $rows) i" \
     -c "CREATE TABLE tp (LIKE t) PARTITION BY RANGE (ts)" \
     -c "DO \$\$
