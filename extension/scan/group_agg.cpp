@@ -82,37 +82,94 @@ inline uint32 word_slot(int64 word)
     return static_cast<uint32>((static_cast<uint64>(word) * 0x9E3779B97F4A7C15ULL) >> (64 - kWordCacheBits));
 }
 
-/* Each tuple's group, for a single key that is not text. */
+/* The group of a word key, through the direct-mapped cache. */
+inline ScanGroup *word_group(GroupAgg *ga, int64 word)
+{
+    WordCacheEntry &e = ga->word_cache[word_slot(word)];
+    if (likely(e.group != NULL && e.word == word))
+        return e.group;
+    int64 k[2] = {0, word};
+    e.word = word;
+    e.group = group_table_lookup(&ga->table, reinterpret_cast<char *>(k), fixed_key_bytes(ga));
+    return e.group;
+}
+
+ScanGroup *null_group(GroupAgg *ga)
+{
+    if (ga->null_group == NULL) {
+        int64 k[2] = {1, 0};
+        ga->null_group = group_table_lookup(&ga->table, reinterpret_cast<char *>(k), fixed_key_bytes(ga));
+    }
+    return ga->null_group;
+}
+
+/*
+ * Each tuple's group, for a single key that is not text.  A loop per kind
+ * of key, so that the common ones (a column, a time bucket) inline whole.
+ */
 void find_groups_one_word(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n)
 {
     GroupKey *key = &ga->keys[0];
-    const uint32 len = fixed_key_bytes(ga);
-    for (int i = 0; i < n; i++) {
-        int64 word;
-        if (!group_key_word(key, desc, &tuples[i], &word)) {
-            if (ga->null_group == NULL) {
-                int64 k[2] = {1, 0};
-                ga->null_group = group_table_lookup(&ga->table, reinterpret_cast<char *>(k), len);
-            }
-            ga->page_groups[i] = ga->null_group;
-            continue;
+    int64 word;
+    switch (key->def.kind) {
+    case KeyKind::column:
+        for (int i = 0; i < n; i++)
+            ga->page_groups[i] = heap_column_word(key->column, desc, &tuples[i], &word) ? word_group(ga, word)
+                                                                                        : null_group(ga);
+        return;
+    case KeyKind::time:
+        if (!time_key_always_null(&key->time)) {
+            for (int i = 0; i < n; i++)
+                ga->page_groups[i] = heap_column_word(key->column, desc, &tuples[i], &word)
+                                         ? word_group(ga, time_key_value(&key->time, word))
+                                         : null_group(ga);
+            return;
         }
-        WordCacheEntry &e = ga->word_cache[word_slot(word)];
-        if (likely(e.group != NULL && e.word == word)) {
-            ga->page_groups[i] = e.group;
-            continue;
-        }
-        int64 k[2] = {0, word};
-        e.word = word;
-        e.group = group_table_lookup(&ga->table, reinterpret_cast<char *>(k), len);
-        ga->page_groups[i] = e.group;
+        break;
+    case KeyKind::width_bucket:
+        break;
     }
+    for (int i = 0; i < n; i++)
+        ga->page_groups[i] = group_key_word(key, desc, &tuples[i], &word) ? word_group(ga, word) : null_group(ga);
+}
+
+/*
+ * The group of a text key, direct-mapped by the bytes' hash; a group's key
+ * is the NULL word, a zero word, then the length and the bytes.
+ */
+constexpr uint32 kTextAt = 2 * sizeof(int64);
+
+inline ScanGroup *text_group(GroupAgg *ga, const char *data, int32 len)
+{
+    uint64 h = group_key_hash(data, static_cast<uint32>(len));
+    WordCacheEntry &e = ga->word_cache[word_slot(static_cast<int64>(h))];
+    ScanGroup *g = e.group;
+    if (likely(g != NULL && e.word == static_cast<int64>(h) && g->keylen == kTextAt + sizeof(int32) + len &&
+               memcmp(g->key + kTextAt + sizeof(int32), data, len) == 0))
+        return g;
+    reserve_key(ga, kTextAt + sizeof(int32) + len);
+    memset(ga->keybuf, 0, kTextAt);
+    memcpy(ga->keybuf + kTextAt, &len, sizeof len);
+    memcpy(ga->keybuf + kTextAt + sizeof len, data, len);
+    e.word = static_cast<int64>(h);
+    e.group = group_table_lookup(&ga->table, ga->keybuf, kTextAt + sizeof(int32) + len);
+    return e.group;
 }
 
 void find_groups(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n)
 {
     if (ga->nkeys == 1 && !ga->has_text_key) {
         find_groups_one_word(ga, desc, tuples, n);
+        return;
+    }
+    if (ga->nkeys == 1) {
+        for (int i = 0; i < n; i++) {
+            const char *data;
+            int32 len;
+            ga->page_groups[i] = group_key_bytes(&ga->keys[0], desc, &tuples[i], &data, &len)
+                                     ? text_group(ga, data, len)
+                                     : null_group(ga);
+        }
         return;
     }
     for (int i = 0; i < n; i++) {
