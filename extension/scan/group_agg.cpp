@@ -141,11 +141,24 @@ constexpr uint32 kTextAt = 2 * sizeof(int64);
 
 inline ScanGroup *text_group(GroupAgg *ga, const char *data, int32 len)
 {
-    uint64 h = group_key_hash(data, static_cast<uint32>(len));
+    /*
+     * A label of up to 7 bytes is its own fingerprint (the bytes and the
+     * length in one word: equal words, equal labels); a longer one is
+     * hashed and compared.
+     */
+    uint64 h;
+    bool exact = len <= 7;
+    if (exact) {
+        h = static_cast<uint64>(len) << 56;
+        for (int32 j = 0; j < len; j++)
+            h |= static_cast<uint64>(static_cast<uint8>(data[j])) << (8 * j);
+    } else {
+        h = group_key_hash(data, static_cast<uint32>(len));
+    }
     WordCacheEntry &e = ga->word_cache[word_slot(static_cast<int64>(h))];
     ScanGroup *g = e.group;
     if (likely(g != NULL && e.word == static_cast<int64>(h) && g->keylen == kTextAt + sizeof(int32) + len &&
-               memcmp(g->key + kTextAt + sizeof(int32), data, len) == 0))
+               (exact || memcmp(g->key + kTextAt + sizeof(int32), data, len) == 0)))
         return g;
     reserve_key(ga, kTextAt + sizeof(int32) + len);
     memset(ga->keybuf, 0, kTextAt);
