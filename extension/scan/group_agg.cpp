@@ -200,13 +200,18 @@ void count_histogram(GroupAgg *ga, int a, TupleDesc desc, HeapTupleData *tuples,
     heap_column_values_each(ga->columns[a], desc, tuples, n, ga->page_values, ga->page_nulls);
     const gh::BucketSpec spec = ga->specs[a];
     const int32 off = ga->offsets[a];
+    if (unlikely(!ga->spec_valid[a])) {
+        /* the first value in the page's order (the tuples are reversed) gets width_bucket's error */
+        for (int i = n - 1; i >= 0; i--)
+            if (!ga->page_nulls[i])
+                checked_first_row_spec(ga->page_values[i], arg.lo, arg.hi, arg.nbins);
+        return;
+    }
     uint64 binned = 0;
     for (int i = 0; i < n; i++) {
         if (ga->page_nulls[i])
             continue;
         double x = ga->page_values[i];
-        if (unlikely(!ga->spec_valid[a]))
-            checked_first_row_spec(x, arg.lo, arg.hi, arg.nbins); /* raises width_bucket's error */
         int32 b = gh::width_bucket(x, spec);
         if (unlikely(b == gh::kNaNBucket))
             report_engine_status(gh::Status::nan_value);
@@ -322,6 +327,18 @@ void group_agg_add(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, c
         return;
     if (!ga->laid_out)
         lay_out(ga, args);
+    /*
+     * Tuples fill a page from its end: in reverse line-pointer order they
+     * lie at rising addresses, which the prefetcher follows (a third faster
+     * on the dev VM).  Counting is order-free; the one thing that depends
+     * on the first row, a histogram's argument error, looks for it in the
+     * page's order (count_histogram).
+     */
+    for (int i = 0, j = n - 1; i < j; i++, j--) {
+        HeapTupleData tmp = tuples[i];
+        tuples[i] = tuples[j];
+        tuples[j] = tmp;
+    }
     MemoryContext old = MemoryContextSwitchTo(ga->page_cxt);
     find_groups(ga, desc, tuples, n);
     for (int a = 0; a < ga->naggs; a++) {
