@@ -16,7 +16,7 @@
 LOAD 'gpu_histogram'; -- the planner hook, also without shared_preload_libraries
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS gk_t, gk_tz, gk_edge, gk_par CASCADE;
-DROP FUNCTION IF EXISTS gk_plan, gk_rows, gk_scan, gk_compare, gk_against_width_bucket, gk_outcome, gk_try,
+DROP FUNCTION IF EXISTS gk_plan, gk_plan_lines, gk_rows, gk_scan, gk_compare, gk_against_width_bucket, gk_outcome, gk_try,
     gk_memory, gk_if_icu, gk_explain;
 DROP COLLATION IF EXISTS gk_ci;
 RESET client_min_messages;
@@ -208,6 +208,17 @@ END
 $fn$;
 
 -- EXPLAIN (COSTS OFF), with the device line independent of gpu_histogram.device (the suite also runs with gpu)
+-- EXPLAIN ANALYZE's lines, for a plan's run-time figures
+CREATE FUNCTION gk_plan_lines(q text) RETURNS SETOF text LANGUAGE plpgsql AS $fn$
+DECLARE
+    line text;
+BEGIN
+    FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+        RETURN NEXT line;
+    END LOOP;
+END
+$fn$;
+
 CREATE FUNCTION gk_explain(q text) RETURNS SETOF text LANGUAGE plpgsql AS $fn$
 DECLARE
     line text;
@@ -323,6 +334,11 @@ SELECT (SELECT count(*) FROM gk_t) AS gk_t, (SELECT count(*) FROM gk_tz) AS gk_t
        (SELECT pg_relation_size(reltoastrelid) > 0 FROM pg_class WHERE relname = 'gk_t') AS toast_used;
 
 SET TimeZone = 'America/New_York';
+-- The tables are small, with many groups for their rows, where the ordinary
+-- plan can cost less: this topic checks what the scan computes, so the
+-- ordinary plan's Seq Scan is discouraged throughout.  Shapes the scan does
+-- not take keep the ordinary plan regardless (scan_planned f).
+SET enable_seqscan = off;
 
 -- The plans, in EXPLAIN.
 SELECT gk_explain($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY g4$$);
@@ -740,3 +756,24 @@ RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 SET max_parallel_workers_per_gather = 0;
 RESET TimeZone;
+
+-- The memory bound at run time: statistics that promise 10 groups, then
+-- 20,000 more keys inserted behind the planner's back.  The planner picks
+-- the scan; its groups outgrow work_mem x hash_mem_multiplier, so it emits
+-- them as partial states and starts again (Group Flushes), and the Finalize
+-- HashAggregate above combines them, spilling to disk as it does: the
+-- ordinary plan's answer, in bounded memory, without an error.
+CREATE TABLE gk_grow (k int4, x float8) WITH (autovacuum_enabled = false);
+INSERT INTO gk_grow SELECT i % 10, (i % 97) / 97.0 FROM generate_series(1, 1000) i;
+ANALYZE gk_grow;
+INSERT INTO gk_grow SELECT 100 + i, (i % 89) / 89.0 FROM generate_series(1, 20000) i;
+SET work_mem = '64kB';
+SET hash_mem_multiplier = 1;
+SELECT regexp_replace(line, '\d+', 'N', 'g') AS plan_lines
+FROM gk_plan_lines($$SELECT k, gpu_histogram(x, 0, 1, 64) FROM gk_grow GROUP BY k$$) line
+WHERE line ~ 'Finalize|GpuHistogramScan|Group Flushes|Batches';
+SELECT * FROM gk_compare($$SELECT k, count(*), gpu_histogram(x, 0, 1, 64) FROM gk_grow GROUP BY k$$);
+RESET work_mem;
+RESET hash_mem_multiplier;
+SELECT * FROM gk_compare($$SELECT k, count(*), gpu_histogram(x, 0, 1, 64) FROM gk_grow GROUP BY k$$);
+DROP TABLE gk_grow;

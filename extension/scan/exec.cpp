@@ -83,6 +83,10 @@ struct ScanExecState {
     ParallelBlockTableScanDesc pscan;
     bool done;
     bool scanned;
+    bool reader_active;       /* scan_pages() paused: the grouped scan's groups were full */
+    bool emitting;            /* the grouped scan emits its groups */
+    bool scan_paused;
+    uint64 flushes;           /* times the groups were emitted before the end */
     bool totals_from_shared;
     ScanTotals totals;
     HeapReader reader;
@@ -184,7 +188,8 @@ void begin_scan(CustomScanState *node, EState *estate, int)
     ps->scanopsset = set;
     s->states_cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuHistogramScan", ALLOCSET_DEFAULT_SIZES);
     if (s->grouped)
-        group_agg_init(&s->group_agg, s->aggs, s->nhist, s->keys, s->nkeys, desc, estate->es_query_cxt);
+        group_agg_init(&s->group_agg, s->aggs, s->nhist, s->keys, s->nkeys, desc, estate->es_query_cxt,
+                       s->partial && s->nkeys > 0);
 }
 
 void evaluate_args(ScanExecState *s)
@@ -261,13 +266,20 @@ void group_page(ScanExecState *s, HeapReader *r, int n)
     heap_reader_release(r);
 }
 
-void scan_pages(ScanExecState *s)
+/*
+ * Reads the table to its end (false), or until a grouped scan's groups
+ * reach the memory bound (true: emit them, restart, and call again).
+ */
+bool scan_pages(ScanExecState *s)
 {
     HeapReader *r = &s->reader;
     Relation rel = s->css.ss.ss_currentRelation;
     TupleDesc desc = RelationGetDescr(rel);
-    heap_reader_begin(r, rel, s->css.ss.ps.state->es_snapshot, s->pscan,
-                      s->qual != NULL || s->native || s->grouped);
+    if (!s->reader_active) {
+        heap_reader_begin(r, rel, s->css.ss.ps.state->es_snapshot, s->pscan,
+                          s->qual != NULL || s->native || s->grouped);
+        s->reader_active = true;
+    }
     while (heap_reader_next_page(r)) {
         int n = r->ntuples;
         if (s->native) {
@@ -284,6 +296,8 @@ void scan_pages(ScanExecState *s)
         }
         if (s->grouped) {
             group_page(s, r, n);
+            if (group_agg_full(&s->group_agg))
+                return true;
             continue;
         }
         for (int h = 0; h < s->nhist; h++) {
@@ -314,6 +328,8 @@ void scan_pages(ScanExecState *s)
             append_page(s, h);
     }
     heap_reader_end(r);
+    s->reader_active = false;
+    return false;
 }
 
 /* The histograms, finished or serialized, into the scan tuple. */
@@ -357,23 +373,38 @@ void record_totals(ScanExecState *s, uint64 values_cpu, uint64 values_gpu)
     }
 }
 
-/* The next group's row, after the scan on the first call. */
+/*
+ * The next group's row: the scan first, then its groups; when the groups
+ * filled the memory bound before the end, those groups, then the rest of
+ * the scan, and so on.
+ */
 TupleTableSlot *next_group(ScanExecState *s)
 {
-    if (!s->scanned) {
-        s->scanned = true;
-        s->args_evaluated = false;
-        scan_pages(s);
-        gh_values_binned_on_cpu += s->group_agg.values_binned;
-        record_totals(s, s->group_agg.values_binned, 0);
-    }
     TupleTableSlot *slot = s->css.ss.ss_ScanTupleSlot;
-    ExecClearTuple(slot);
-    for (int i = 0; i < slot->tts_tupleDescriptor->natts; i++)
-        slot->tts_isnull[i] = true;
-    if (!group_agg_next(&s->group_agg, slot, s->partial))
-        return NULL;
-    return ExecStoreVirtualTuple(slot);
+    for (;;) {
+        if (!s->emitting) {
+            if (!s->scanned) {
+                s->scanned = true;
+                s->args_evaluated = false;
+            }
+            s->scan_paused = scan_pages(s);
+            if (!s->scan_paused) {
+                gh_values_binned_on_cpu += s->group_agg.values_binned;
+                record_totals(s, s->group_agg.values_binned, 0);
+            }
+            s->emitting = true;
+        }
+        ExecClearTuple(slot);
+        for (int i = 0; i < slot->tts_tupleDescriptor->natts; i++)
+            slot->tts_isnull[i] = true;
+        if (group_agg_next(&s->group_agg, slot, s->partial))
+            return ExecStoreVirtualTuple(slot);
+        if (!s->scan_paused)
+            return NULL;
+        group_agg_restart(&s->group_agg);
+        s->emitting = false;
+        s->flushes++;
+    }
 }
 
 TupleTableSlot *exec_scan(CustomScanState *node)
@@ -420,6 +451,9 @@ void rescan(CustomScanState *node)
         s->states[h] = NULL;
     s->done = false;
     s->scanned = false;
+    s->reader_active = false;
+    s->emitting = false;
+    s->scan_paused = false;
     if (s->native)
         native_quals_unprepare(&s->native_quals); /* new parameter values, perhaps */
     if (s->grouped) {
@@ -530,8 +564,11 @@ void explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
     ExplainPropertyText("Device", s->grouped && gh_device_mode != DEVICE_CPU ? "cpu (grouped)" : device_setting(), es);
     if (es->analyze) {
         const ScanTotals &t = s->totals;
-        if (s->nkeys > 0 && !s->totals_from_shared)
-            ExplainPropertyUInteger("Groups", NULL, s->group_agg.table.ngroups, es);
+        if (s->nkeys > 0 && !s->totals_from_shared) {
+            ExplainPropertyUInteger("Groups", NULL, s->group_agg.groups_emitted, es);
+            if (s->flushes > 0) /* the groups outgrew work_mem x hash_mem_multiplier */
+                ExplainPropertyUInteger("Group Flushes", NULL, s->flushes, es);
+        }
         ExplainPropertyUInteger("Pages", NULL, t.read.pages, es);
         ExplainPropertyUInteger("All-Visible Pages", NULL, t.read.all_visible_pages, es);
         ExplainPropertyUInteger("Visible Tuples", NULL, t.read.tuples, es);

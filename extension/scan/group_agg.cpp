@@ -238,7 +238,9 @@ void lay_out(GroupAgg *ga, const HistogramArgs *args)
             ncells += args[a].nbins + 2;
     }
     ga->args = args;
-    group_table_init(&ga->table, ga->cxt, ncells, get_hash_memory_limit());
+    /* one group is what the ordinary aggregate takes too: bounded only by the keys' groups */
+    Size limit = ga->nkeys > 0 ? get_hash_memory_limit() : SIZE_MAX;
+    group_table_init(&ga->table, ga->cxt, ncells, limit, ga->can_flush);
     ga->laid_out = true;
 }
 
@@ -294,9 +296,10 @@ void fill_row(GroupAgg *ga, const ScanGroup *g, TupleTableSlot *slot, bool parti
 } // namespace
 
 void group_agg_init(GroupAgg *ga, ScanAggregate *aggs, int naggs, GroupKey *keys, int nkeys, TupleDesc desc,
-                    MemoryContext parent_cxt)
+                    MemoryContext parent_cxt, bool can_flush)
 {
     memset(ga, 0, sizeof *ga);
+    ga->can_flush = can_flush;
     ga->naggs = naggs;
     ga->aggs = aggs;
     ga->nkeys = nkeys;
@@ -368,6 +371,7 @@ bool group_agg_next(GroupAgg *ga, TupleTableSlot *slot, bool partial)
     bool more = true;
     if (ga->laid_out && ga->next < ga->table.ngroups) {
         fill_row(ga, ga->table.groups[ga->next++], slot, partial);
+        ga->groups_emitted++;
     } else if (ga->nkeys == 0 && !ga->laid_out && !ga->emitted_empty) {
         /* no row at all: an ungrouped aggregate still returns its one row */
         ga->emitted_empty = true;
@@ -391,4 +395,13 @@ void group_agg_reset(GroupAgg *ga)
     ga->next = 0;
     ga->emitted_empty = false;
     ga->values_binned = 0;
+    ga->groups_emitted = 0;
+}
+
+void group_agg_restart(GroupAgg *ga)
+{
+    uint64 binned = ga->values_binned, emitted = ga->groups_emitted;
+    group_agg_reset(ga);
+    ga->values_binned = binned;
+    ga->groups_emitted = emitted;
 }

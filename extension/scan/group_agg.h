@@ -11,6 +11,10 @@
  * histograms and counts, or under a Gather the partial states the leader's
  * Finalize Aggregate combines.
  *
+ * When the groups reach work_mem x hash_mem_multiplier, a scan that emits
+ * partial states emits what it has and starts again with no group (the
+ * Finalize Aggregate above combines a key's several partial rows).
+ *
  * Without keys the scan still emits exactly one row, empty input included,
  * as an ungrouped aggregate does.  The histograms bin on the CPU here; the
  * ungrouped scan without counts keeps exec.cpp's batched path to the GPU.
@@ -47,6 +51,8 @@ struct GroupAgg {
     ScanGroup *null_group;     /* ... and its NULL group */
     uint32 next;               /* the next group to emit */
     bool emitted_empty;        /* no keys and no rows: the one row was emitted */
+    bool can_flush;            /* partial states: emit the groups when they fill the memory bound */
+    uint64 groups_emitted;
     uint64 values_binned;
 };
 
@@ -55,7 +61,16 @@ struct GroupAgg {
  * (initialized by the caller) in parent_cxt.
  */
 void group_agg_init(GroupAgg *ga, ScanAggregate *aggs, int naggs, GroupKey *keys, int nkeys, TupleDesc desc,
-                    MemoryContext parent_cxt);
+                    MemoryContext parent_cxt, bool can_flush);
+
+/* The groups reached the memory bound: emit them, then group_agg_restart(). */
+static inline bool group_agg_full(const GroupAgg *ga)
+{
+    return ga->laid_out && ga->table.full;
+}
+
+/* Forgets the emitted groups and goes on aggregating (partial states only). */
+void group_agg_restart(GroupAgg *ga);
 
 /* Adds tuples[0 .. n) of one page; args are the histograms' evaluated arguments. */
 void group_agg_add(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, const HistogramArgs *args);

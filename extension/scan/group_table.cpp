@@ -24,7 +24,11 @@ inline uint64 mix(uint64 h)
 void charge(GroupTable *t, Size bytes)
 {
     t->bytes += bytes;
-    if (t->bytes > t->limit)
+    if (t->bytes <= t->limit)
+        return;
+    if (t->can_flush)
+        t->full = true;
+    else
         ereport(ERROR,
                 (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
                  errmsg("gpu_histogram scan: %u groups need more memory than work_mem x hash_mem_multiplier (%zu kB)",
@@ -54,12 +58,13 @@ void grow(GroupTable *t)
 
 } // namespace
 
-void group_table_init(GroupTable *t, MemoryContext cxt, int32 ncells, Size limit)
+void group_table_init(GroupTable *t, MemoryContext cxt, int32 ncells, Size limit, bool can_flush)
 {
     memset(t, 0, sizeof *t);
     t->cxt = cxt;
     t->ncells = ncells;
     t->limit = limit;
+    t->can_flush = can_flush;
     t->capacity = kFirstCapacity;
     t->slots = static_cast<ScanGroup **>(MemoryContextAllocZero(cxt, sizeof(ScanGroup *) * t->capacity));
     t->groups_cap = kFirstCapacity;

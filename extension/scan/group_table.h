@@ -6,9 +6,12 @@
  * query computes for it.  An open-addressing hash table finds a row's group;
  * the group of the previous row is tried first, since time-ordered tables
  * bring long runs of one key.  The table charges what it allocates against
- * the limit HashAggregate would get (work_mem x hash_mem_multiplier) and
- * raises an error, with a hint, when the groups outgrow it: the scan never
- * takes more memory than the plan it replaced would before spilling.
+ * the limit HashAggregate would get (work_mem x hash_mem_multiplier).  When
+ * the groups outgrow it, a scan that emits partial states (under a Finalize
+ * Aggregate, which combines repeated keys and spills as HashAggregate does)
+ * emits what it has and starts again; any other raises an error with a hint.
+ * The scan never takes more memory than the plan it replaced would before
+ * spilling.
  */
 #ifndef GH_SCAN_GROUP_TABLE_H
 #define GH_SCAN_GROUP_TABLE_H
@@ -32,11 +35,16 @@ struct GroupTable {
     int32 ncells;      /* cells per group */
     Size bytes;        /* charged so far */
     Size limit;
+    bool can_flush;    /* over the limit: set full (the caller emits the groups and starts again) ... */
+    bool full;         /* ... rather than raise an error */
     ScanGroup *last;
 };
 
-/* An empty table in cxt whose groups have ncells cells each. */
-void group_table_init(GroupTable *t, MemoryContext cxt, int32 ncells, Size limit);
+/*
+ * An empty table in cxt whose groups have ncells cells each, bounded by
+ * limit bytes: past it, full is set if can_flush, else an error is raised.
+ */
+void group_table_init(GroupTable *t, MemoryContext cxt, int32 ncells, Size limit, bool can_flush);
 
 uint64 group_key_hash(const char *key, uint32 len);
 

@@ -92,5 +92,6 @@ void add_partition_paths(PlannerInfo *root, RelOptInfo *parent, RelOptInfo *grou
     AppendPath *append = create_append_path(root, partial_rel, subpaths, NIL, NIL, NULL, 0, false, groups);
     append->path.pathtarget = partial;
     bool grouped = shape.keys != NIL;
-    add_path(grouped_rel, finalize_path(root, grouped_rel, &append->path, grouped, grouped ? groups : 1));
+    add_path(grouped_rel, finalize_path(root, grouped_rel, &append->path, grouped, grouped ? groups : 1,
+                                        static_cast<Leaf *>(linitial(leaves))->c));
 }

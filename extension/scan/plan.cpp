@@ -352,11 +352,18 @@ PathTarget *partial_target(PlannerInfo *root, PathTarget *target)
  * create_upper_paths_hook for the grouping stage only, not for the partial
  * one, so the scan builds the three levels itself.
  */
-Path *finalize_path(PlannerInfo *root, RelOptInfo *grouped_rel, Path *subpath, bool grouped, double groups)
+Path *finalize_path(PlannerInfo *root, RelOptInfo *grouped_rel, Path *subpath, bool grouped, double groups,
+                    const Candidate &c)
 {
     AggClauseCosts final_costs;
     MemSet(&final_costs, 0, sizeof(final_costs)); /* get_agg_clause_costs() adds to it */
     get_agg_clause_costs(root, AGGSPLIT_FINAL_DESERIAL, &final_costs);
+    /*
+     * gpu_histogram's state is `internal`, which the planner sizes at 8 kB
+     * a group and so expects a HashAggregate of a few thousand groups to
+     * spill; the combined states are the counters and a header.
+     */
+    final_costs.transitionSpace = sizeof(int64) * c.ncells + 128 * c.nhist;
     return &create_agg_path(root, grouped_rel, subpath, grouped_rel->reltarget, grouped ? AGG_HASHED : AGG_PLAIN,
                             AGGSPLIT_FINAL_DESERIAL, grouped ? root->parse->groupClause : NIL, NIL, &final_costs,
                             groups)
@@ -378,7 +385,7 @@ void add_parallel_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *gro
         make_scan_path(root, input_rel, partial_rel, partial_target(root, grouped_rel->reltarget), c, workers);
     double rows = scan->path.rows * workers;
     Path *gather = &create_gather_path(root, partial_rel, &scan->path, scan->path.pathtarget, NULL, &rows)->path;
-    add_path(grouped_rel, finalize_path(root, grouped_rel, gather, c.keys != NIL, c.groups));
+    add_path(grouped_rel, finalize_path(root, grouped_rel, gather, c.keys != NIL, c.groups, c));
 }
 
 void upper_paths_hook(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_rel,
@@ -398,7 +405,21 @@ void upper_paths_hook(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *in
     Candidate c;
     if (!rel_fits(root, input_rel, shape.keys, shape.aggrefs, &c))
         return;
-    add_path(output_rel, &make_scan_path(root, input_rel, output_rel, output_rel->reltarget, c, 0)->path);
+    if (shape.keys == NIL) {
+        add_path(output_rel, &make_scan_path(root, input_rel, output_rel, output_rel->reltarget, c, 0)->path);
+    } else {
+        /*
+         * Grouped, the scan emits partial states under a Finalize
+         * Aggregate even in a serial plan: should its groups outgrow the
+         * memory bound (the estimate was wrong), it emits them and starts
+         * again, and the Finalize Aggregate combines and spills as
+         * HashAggregate does.
+         */
+        RelOptInfo *partial_rel = fetch_upper_rel(root, UPPERREL_PARTIAL_GROUP_AGG, input_rel->relids);
+        CustomPath *scan =
+            make_scan_path(root, input_rel, partial_rel, partial_target(root, output_rel->reltarget), c, 0);
+        add_path(output_rel, finalize_path(root, output_rel, &scan->path, true, c.groups, c));
+    }
     add_parallel_path(root, input_rel, output_rel, c);
 }
 

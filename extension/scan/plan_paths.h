@@ -56,8 +56,12 @@ CustomPath *make_scan_path(PlannerInfo *root, RelOptInfo *rel, RelOptInfo *outpu
 /* The keys and the partial (serialized) aggregates of target, as each partial scan emits them. */
 PathTarget *partial_target(PlannerInfo *root, PathTarget *target);
 
-/* Finalize Aggregate over subpath's partial rows into grouped_rel; grouped: by the query's keys. */
-Path *finalize_path(PlannerInfo *root, RelOptInfo *grouped_rel, Path *subpath, bool grouped, double groups);
+/*
+ * Finalize Aggregate over subpath's partial rows into grouped_rel; grouped:
+ * by the query's keys; c sizes the states.
+ */
+Path *finalize_path(PlannerInfo *root, RelOptInfo *grouped_rel, Path *subpath, bool grouped, double groups,
+                    const Candidate &c);
 
 /* The scan over the leaves of inheritance tree parent (partitions.cpp). */
 void add_partition_paths(PlannerInfo *root, RelOptInfo *parent, RelOptInfo *grouped_rel, const QueryShape &shape);
