@@ -12,7 +12,8 @@
  * runs on; the baseline x86-64 clone keeps the library portable.
  *
  * The same loop, with another binner, bins the int64 values of time
- * histograms and the values of threshold histograms.
+ * histograms and the values of threshold histograms; a variant of it bins
+ * grouped histograms (grouped_spec.h), adding each value's group offset.
  */
 #include "cpu_backend.h"
 
@@ -108,6 +109,49 @@ GH_BIN_VARIANT(bin_down_pg15, false, BucketRule::pg15)
 GH_BIN_VARIANT(bin_up_pg16, true, BucketRule::pg16)
 GH_BIN_VARIANT(bin_down_pg16, false, BucketRule::pg16)
 
+/*
+ * Grouped: the same two passes, the second adding the group's offset.  The
+ * counters are the caller's int64s (one copy: with many groups there is no
+ * room for more), so no chunking is needed.
+ */
+template <bool Ascending, BucketRule Rule>
+__attribute__((always_inline)) inline Status bin_grouped(const GroupedSpec &spec, const double *values,
+                                                         const uint32_t *groups, size_t n, int64_t *counts)
+{
+    const FloatBinner<Ascending, Rule> bucket_of{
+        BucketSpec{spec.interval.lo, spec.interval.hi, spec.interval.nbins, Rule}};
+    const uint32_t last = static_cast<uint32_t>(spec.interval.nbins) + 1;
+    const int64_t slots = grouped_slots(spec);
+    int32_t bucket[kBlock];
+    for (size_t start = 0; start < n; start += kBlock) {
+        size_t len = n - start < kBlock ? n - start : kBlock;
+        const double *v = values + start;
+        const uint32_t *g = groups + start;
+        for (size_t i = 0; i < len; i++)
+            bucket[i] = bucket_of(v[i]);
+        for (size_t i = 0; i < len; i++) {
+            uint32_t b = static_cast<uint32_t>(bucket[i]);
+            if (b > last) /* kNaNBucket */
+                return Status::nan_value;
+            if (g[i] >= spec.groups)
+                return Status::internal_error;
+            counts[g[i] * slots + b]++;
+        }
+    }
+    return Status::ok;
+}
+
+#define GH_GROUPED_VARIANT(name, ascending, rule)                                                  \
+    GH_CPU_CLONES Status name(const GroupedSpec &spec, const double *values, const uint32_t *groups, \
+                              size_t n, int64_t *counts)                                           \
+    {                                                                                              \
+        return bin_grouped<ascending, rule>(spec, values, groups, n, counts);                       \
+    }
+GH_GROUPED_VARIANT(grouped_up_pg15, true, BucketRule::pg15)
+GH_GROUPED_VARIANT(grouped_down_pg15, false, BucketRule::pg15)
+GH_GROUPED_VARIANT(grouped_up_pg16, true, BucketRule::pg16)
+GH_GROUPED_VARIANT(grouped_down_pg16, false, BucketRule::pg16)
+
 constexpr size_t kMaxPerLoop = size_t(1) << 30;
 
 /* Integer division does not vectorize: a plain loop, without AVX2 clones. */
@@ -165,6 +209,17 @@ Status cpu_bin_words(const HistogramSpec &spec, const void *values, size_t n, in
         return cpu_bin_thresholds(spec.thresholds, static_cast<const double *>(values), n, counts);
     }
     return Status::internal_error;
+}
+
+Status cpu_bin_grouped(const GroupedSpec &spec, const double *values, const uint32_t *groups, size_t n,
+                       int64_t *counts) noexcept
+{
+    if (!grouped_spec_fits(spec))
+        return Status::internal_error;
+    bool ascending = spec.interval.lo < spec.interval.hi;
+    auto loop = spec.interval.rule == BucketRule::pg15 ? (ascending ? grouped_up_pg15 : grouped_down_pg15)
+                                                       : (ascending ? grouped_up_pg16 : grouped_down_pg16);
+    return loop(spec, values, groups, n, counts);
 }
 
 Status cpu_count_one(const BucketSpec &spec, double value, int64_t delta, int64_t *counts) noexcept

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "grouped_spec.h"
 #include "histogram_spec.h"
 #include "status.h"
 
@@ -35,6 +36,17 @@ Status cpu_bin_thresholds(const ThresholdSpec &spec, const double *values, size_
  * int64s for int64_interval; counts has histogram_slots(spec) elements.
  */
 Status cpu_bin_words(const HistogramSpec &spec, const void *values, size_t n, int64_t *counts) noexcept;
+
+/*
+ * Many groups at once (grouped_spec.h): adds one to
+ * counts[groups[i] * (nbins + 2) + width_bucket(values[i], spec.interval)]
+ * for every i < n; counts has grouped_cells(spec) elements.  Returns
+ * Status::nan_value if a value is NaN, and Status::internal_error if a
+ * group number is >= spec.groups or grouped_spec_fits() refuses the spec
+ * (both the caller's bugs); either leaves the counts partly updated.
+ */
+Status cpu_bin_grouped(const GroupedSpec &spec, const double *values, const uint32_t *groups, size_t n,
+                       int64_t *counts) noexcept;
 
 /*
  * Adds delta to counts[width_bucket(value, spec)]: one value at a time, for a

@@ -9,6 +9,9 @@
  * pool.  The host waits for the GPU only to read a histogram back, and then
  * it polls, so the caller's interrupt check keeps it responsive.
  *
+ * A grouped histogram is one such histogram whose batches come in pairs,
+ * values and group numbers, copied one after the other.
+ *
  * Every CUDA call goes through check(), which records the error text and,
  * for the failure tests, can be told to fail the Nth call on purpose.
  * Nothing here throws: the entry points catch everything.
@@ -43,8 +46,10 @@ struct BatchBuffer {
 struct DeviceHistogram {
     int device;
     HistogramSpec spec;         /* for thresholds, spec.thresholds points at the device copy */
-    unsigned long long *counts; /* histogram_slots(spec) on the device */
-    int *nan_flag;              /* on the device, after the counts */
+    uint32_t groups;            /* grouped: spec.interval in this many groups; 0: not grouped */
+    int32_t cells;              /* counters: histogram_slots(spec), or grouped_cells() */
+    unsigned long long *counts; /* `cells` on the device */
+    int *flags;                 /* on the device, after the counts: 1 NaN, 2 group out of range */
     cudaEvent_t drained;
 };
 
@@ -224,10 +229,10 @@ Status create_batch(int device, const double *host, size_t capacity, BatchBuffer
 }
 
 /*
- * One allocation per group: the counters, the NaN flag (padded to 8 bytes)
+ * One allocation per group: the counters, the flags (padded to 8 bytes)
  * and, for thresholds, their device copy, which the kernels read.
  */
-Status open(const HistogramSpec &spec, int device, DeviceHistogram **out)
+Status open(const HistogramSpec &spec, uint32_t groups, int32_t cells, int device, DeviceHistogram **out)
 {
     Status s = set_device(device);
     if (s != Status::ok)
@@ -238,13 +243,15 @@ Status open(const HistogramSpec &spec, int device, DeviceHistogram **out)
         return Status::out_of_memory;
     h->device = device;
     h->spec = spec;
-    size_t bytes = sizeof(unsigned long long) * static_cast<size_t>(histogram_slots(spec));
+    h->groups = groups;
+    h->cells = cells;
+    size_t bytes = sizeof(unsigned long long) * static_cast<size_t>(cells);
     size_t table = spec.kind == SpecKind::thresholds ? sizeof(double) * static_cast<size_t>(spec.thresholds.count) : 0;
     cudaError_t err = cudaMallocAsync(reinterpret_cast<void **>(&h->counts), bytes + 8 + table, stream);
     bool ok = check(err, "cudaMallocAsync");
     if (ok) {
         char *base = reinterpret_cast<char *>(h->counts);
-        h->nan_flag = reinterpret_cast<int *>(base + bytes);
+        h->flags = reinterpret_cast<int *>(base + bytes);
         ok = check(err = cudaMemsetAsync(h->counts, 0, bytes + sizeof(int), stream), "cudaMemsetAsync");
         if (ok && table > 0) {
             /* from pageable memory: returns once the source has been read */
@@ -275,20 +282,20 @@ cudaError_t bin_batch(const DeviceHistogram *h, const double *values, size_t n)
     const Device &d = g.devices[h->device];
     switch (spec.kind) {
     case SpecKind::float_interval:
-        return bin_on_device(values, n, spec.interval, h->counts, h->nan_flag, d.limits, d.stream);
+        return bin_on_device(values, n, spec.interval, h->counts, h->flags, d.limits, d.stream);
     case SpecKind::int64_interval:
-        return bin_int64_on_device(reinterpret_cast<const int64_t *>(values), n, spec.int64, h->counts,
-                                   h->nan_flag, d.limits, d.stream);
+        return bin_int64_on_device(reinterpret_cast<const int64_t *>(values), n, spec.int64, h->counts, h->flags,
+                                   d.limits, d.stream);
     case SpecKind::thresholds:
         return bin_thresholds_on_device(values, n, spec.thresholds.thresholds, spec.thresholds.count, h->counts,
-                                        h->nan_flag, d.limits, d.stream);
+                                        h->flags, d.limits, d.stream);
     }
     return cudaErrorInvalidValue;
 }
 
 Status submit(DeviceHistogram *h, BatchBuffer *b, size_t n)
 {
-    if (b->device != h->device || n > b->capacity)
+    if (h->groups != 0 || b->device != h->device || n > b->capacity)
         return Status::internal_error;
     Status s = set_device(h->device);
     if (s != Status::ok)
@@ -311,9 +318,38 @@ Status submit(DeviceHistogram *h, BatchBuffer *b, size_t n)
     return Status::ok;
 }
 
+/* The same with a batch of group numbers beside the values: two copies, then the grouped kernel. */
+Status submit_grouped(DeviceHistogram *h, BatchBuffer *values, BatchBuffer *groups, size_t n)
+{
+    if (h->groups == 0 || values == groups || values->device != h->device || groups->device != h->device ||
+        n > values->capacity || n > 2 * groups->capacity)
+        return Status::internal_error;
+    Status s = set_device(h->device);
+    if (s != Status::ok)
+        return s;
+    const Device &d = g.devices[h->device];
+    GH_CUDA(cudaStreamWaitEvent(d.copy_stream, values->done, 0));
+    GH_CUDA(cudaStreamWaitEvent(d.copy_stream, groups->done, 0));
+    GH_CUDA(cudaMemcpyAsync(values->on_device, values->host, n * sizeof(double), cudaMemcpyHostToDevice,
+                            d.copy_stream));
+    GH_CUDA(cudaMemcpyAsync(groups->on_device, groups->host, n * sizeof(uint32_t), cudaMemcpyHostToDevice,
+                            d.copy_stream));
+    GH_CUDA(cudaEventRecord(values->copied, d.copy_stream));
+    GH_CUDA(cudaEventRecord(groups->copied, d.copy_stream));
+    GH_CUDA(cudaStreamWaitEvent(d.stream, groups->copied, 0)); /* after both copies: one stream */
+    GH_CUDA(bin_grouped_on_device(values->on_device, reinterpret_cast<const uint32_t *>(groups->on_device), n,
+                                  GroupedSpec{h->spec.interval, h->groups}, h->counts, h->flags, d.limits,
+                                  d.stream));
+    GH_CUDA(cudaEventRecord(values->done, d.stream));
+    GH_CUDA(cudaEventRecord(groups->done, d.stream));
+    g.counters.values_binned += static_cast<int64_t>(n);
+    g.counters.batches++;
+    return Status::ok;
+}
+
 Status drain(DeviceHistogram *h, int32_t first, int32_t n, int64_t *counts, InterruptCheck interrupted)
 {
-    if (first < 0 || n < 0 || first + static_cast<int64_t>(n) > histogram_slots(h->spec))
+    if (first < 0 || n < 0 || first + static_cast<int64_t>(n) > h->cells)
         return Status::internal_error;
     Status s = set_device(h->device);
     if (s != Status::ok)
@@ -323,15 +359,17 @@ Status drain(DeviceHistogram *h, int32_t first, int32_t n, int64_t *counts, Inte
     if ((s = wait_for(h->drained, interrupted)) != Status::ok)
         return s;
     std::vector<unsigned long long> host(static_cast<size_t>(n));
-    int nan_flag = 0;
+    int flags = 0;
     size_t bytes = static_cast<size_t>(n) * sizeof(unsigned long long);
     GH_CUDA(cudaMemcpyAsync(host.data(), h->counts + first, bytes, cudaMemcpyDeviceToHost, stream));
-    GH_CUDA(cudaMemcpyAsync(&nan_flag, h->nan_flag, sizeof(int), cudaMemcpyDeviceToHost, stream));
+    GH_CUDA(cudaMemcpyAsync(&flags, h->flags, sizeof(int), cudaMemcpyDeviceToHost, stream));
     GH_CUDA(cudaMemsetAsync(h->counts + first, 0, bytes, stream));
     GH_CUDA(cudaEventRecord(h->drained, stream));
     if ((s = wait_for(h->drained, nullptr)) != Status::ok) /* a short copy: not interruptible */
         return s;
-    if (nan_flag)
+    if (flags & 2) /* a group number out of range: the caller's bug */
+        return Status::internal_error;
+    if (flags & 1)
         return Status::nan_value;
     for (int32_t i = 0; i < n; i++)
         counts[i] += static_cast<int64_t>(host[static_cast<size_t>(i)]);
@@ -460,7 +498,21 @@ Status gpu_batch_busy(BatchBuffer *b, bool *busy) noexcept
 Status gpu_histogram_open(const HistogramSpec &spec, int device, DeviceHistogram **out) noexcept
 {
     *out = nullptr;
-    GH_ENTRY(return open(spec, device, out);)
+    GH_ENTRY(return open(spec, 0, histogram_slots(spec), device, out);)
+}
+
+Status gpu_grouped_open(const GroupedSpec &spec, int device, DeviceHistogram **out) noexcept
+{
+    *out = nullptr;
+    if (!grouped_spec_fits(spec))
+        return Status::internal_error;
+    GH_ENTRY(return open(float_histogram(spec.interval), spec.groups, static_cast<int32_t>(grouped_cells(spec)),
+                         device, out);)
+}
+
+Status gpu_grouped_submit(DeviceHistogram *h, BatchBuffer *values, BatchBuffer *groups, size_t n) noexcept
+{
+    GH_ENTRY(return submit_grouped(h, values, groups, n);)
 }
 
 Status gpu_histogram_submit(DeviceHistogram *h, BatchBuffer *b, size_t n) noexcept

@@ -1,29 +1,23 @@
 /*
- * cuda_kernels.cu: the histogram kernels.
+ * cuda_kernels.cu: picks how a histogram is counted, sizes the grid, and
+ * launches the kernels of kernel_paths.cuh and kernel_block.cuh.
  *
- * The common path keeps block-local 32-bit counters in shared memory, one
- * copy per group of warps so that skewed or constant input does not pile
- * every atomic onto one address, reads the input with 16-byte loads, four
- * in flight per thread, and at the end adds each non-zero bucket once into
- * the 64-bit device counters with a global atomic.  When nbins + 2 counters
- * do not fit in shared memory, a second kernel counts with global atomics,
- * one per run of equal buckets within a warp: slower, but correct up to
- * kMaxBins.
- *
- * The bucket of each value is the shared width_bucket() of bucket.h, whose
- * device arithmetic uses explicitly rounded intrinsics; the file is also
- * compiled with --fmad=false.  The same two kernels bin the other kinds of
- * histogram through another binner: int64 values of time histograms
- * (time_bucket.h), and thresholds (threshold_bucket.h), whose binary search
- * reads the thresholds from shared memory, copied there by each block, when
- * they fit in it (about 28,000 on an H100) and from global memory else.
+ * Few counters (up to kSharedMaxSlots) are counted in shared memory in
+ * several copies per block; more, in one copy per large block, 32-bit up
+ * to what a block holds, then 16-bit, in up to kMaxSlices slices; more than
+ * that with global atomics.  The measurements behind the thresholds are in
+ * test/gpu/RUNS.md (runs 39 and 40) and docs/performance.md.  Every kind
+ * of histogram goes through the same launch() with its binner
+ * (kernel_binners.cuh).  Inputs of 2^31 values and more are binned in
+ * launches of fewer, so that no 32-bit counter in shared memory or in a
+ * thread's run can overflow.
  */
 #include "cuda_kernels.cuh"
 
-#include "gpu_backend.h"
+#include <cstdio>
 
-#include "threshold_bucket.h"
-#include "time_bucket.h"
+#include "gpu_backend.h"
+#include "kernel_block.cuh"
 
 #ifdef POSTGRES_H
 static_assert(false, "the engine is PostgreSQL-free: it must not include PostgreSQL headers");
@@ -32,229 +26,114 @@ static_assert(false, "the engine is PostgreSQL-free: it must not include Postgre
 namespace gh {
 namespace {
 
-constexpr int kThreads = 256;
-constexpr int kWarps = kThreads / 32;
-constexpr int kUnroll = 4; /* 16-byte loads in flight per thread */
+using namespace kernels;
 
-/*
- * Binners: what a kernel needs to know to bin one value, one kind of
- * histogram each (histogram_spec.h), passed to the kernel by value.  A
- * binner may keep a table in shared memory (table_bytes() at the start of
- * the block's dynamic shared memory): attach() copies it there, and the
- * kernel synchronises before the first value is binned.
- */
-template <bool Ascending, BucketRule Rule> struct FloatBinner {
-    double lo, hi;
-    int32_t nbins;
-    __host__ __device__ int32_t slots() const { return nbins + 2; }
-    __host__ __device__ size_t table_bytes() const { return 0; }
-    void in_shared_memory(bool) {}
-    __device__ void attach(unsigned char *) {}
-    __device__ int32_t operator()(double x) const
-    {
-        BucketSpec s{lo, hi, nbins, Rule};
-        return Ascending ? bucket_ascending(x, s) : bucket_descending(x, s);
-    }
-};
-
-struct Int64Binner {
-    Int64Binning binning;
-    __host__ __device__ int32_t slots() const { return binning.nbins + 2; }
-    __host__ __device__ size_t table_bytes() const { return 0; }
-    void in_shared_memory(bool) {}
-    __device__ void attach(unsigned char *) {}
-    __device__ int32_t operator()(int64_t x) const { return int64_bucket(x, binning); }
-};
-
-/* The binary search reads the thresholds from shared memory when they fit, else from global memory. */
-struct ThresholdBinner {
-    const double *thresholds;
-    int32_t count;
-    bool in_shared;
-    __host__ __device__ int32_t slots() const { return count + 1; }
-    __host__ __device__ size_t table_bytes() const { return in_shared ? sizeof(double) * static_cast<size_t>(count) : 0; }
-    void in_shared_memory(bool yes) { in_shared = yes; }
-    __device__ void attach(unsigned char *smem)
-    {
-        if (!in_shared)
-            return;
-        double *table = reinterpret_cast<double *>(smem);
-        for (int32_t i = threadIdx.x; i < count; i += blockDim.x)
-            table[i] = __ldg(thresholds + i);
-        thresholds = table;
-    }
-    __device__ int32_t operator()(double x) const { return threshold_bucket(x, thresholds, count); }
-};
-
-/* The block's dynamic shared memory, one declaration for every kernel. */
-__device__ __forceinline__ unsigned char *dynamic_shared()
-{
-    extern __shared__ __align__(16) unsigned char gh_dynamic_shared[];
-    return gh_dynamic_shared;
-}
-
-/* 16 bytes of samples, as one vector load. */
-template <typename T> struct Vec16 {
-    static constexpr int kCount = 16 / sizeof(T);
-    union {
-        uint4 raw;
-        T v[kCount];
-    };
-};
-
-template <typename T>
-__device__ __forceinline__ Vec16<T> load16(const T *p)
-{
-    Vec16<T> out;
-    out.raw = __ldg(reinterpret_cast<const uint4 *>(p));
-    return out;
-}
-
-/* Runs count(x) over this thread's share of values: 16-byte loads over the aligned body. */
-template <typename T, typename Count>
-__device__ __forceinline__ void for_each_value(const T *values, size_t n, Count count)
-{
-    constexpr int kPer = Vec16<T>::kCount;
-    size_t tid = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    size_t nthreads = static_cast<size_t>(gridDim.x) * blockDim.x;
-
-    /* head: values before the first 16-byte boundary */
-    size_t head = (16 - (reinterpret_cast<uintptr_t>(values) & 15)) % 16 / sizeof(T);
-    if (head > n)
-        head = n;
-    if (tid < head)
-        count(values[tid]);
-    const T *body = values + head;
-    size_t nvec = (n - head) / kPer;
-
-    size_t i = tid;
-    for (; i + (kUnroll - 1) * nthreads < nvec; i += kUnroll * nthreads) {
-        Vec16<T> v[kUnroll];
-#pragma unroll
-        for (int u = 0; u < kUnroll; u++)
-            v[u] = load16(body + (i + u * nthreads) * kPer);
-#pragma unroll
-        for (int u = 0; u < kUnroll; u++)
-#pragma unroll
-            for (int k = 0; k < kPer; k++)
-                count(v[u].v[k]);
-    }
-    for (; i < nvec; i += nthreads) {
-        Vec16<T> v = load16(body + i * kPer);
-#pragma unroll
-        for (int k = 0; k < kPer; k++)
-            count(v.v[k]);
-    }
-    /* tail: what is left after the last whole vector */
-    size_t tail_start = head + nvec * kPer;
-    if (tail_start + tid < n)
-        count(values[tail_start + tid]);
-}
-
-/*
- * Counters per block copy: the buckets, or for 1-byte samples the 256 byte
- * values themselves (each maps to one bucket, so the buckets are computed
- * once per byte value at the end instead of once per sample).
- */
-template <typename T>
-__host__ __device__ constexpr int shared_slots(int32_t slots)
-{
-    return sizeof(T) == 1 ? 256 : slots;
-}
-
-/* The table comes first in shared memory, then the counters, 16-byte aligned. */
-inline size_t table_space(size_t table_bytes)
-{
-    return (table_bytes + 15) / 16 * 16;
-}
-
-template <typename T, typename Binner>
-__global__ void __launch_bounds__(kThreads)
-    histogram_shared(const T *__restrict__ values, size_t n, Binner binner, int copies,
-                     unsigned long long *__restrict__ counts, int *__restrict__ nan_flag)
-{
-    unsigned int *block_counts =
-        reinterpret_cast<unsigned int *>(dynamic_shared() + (binner.table_bytes() + 15) / 16 * 16);
-    binner.attach(dynamic_shared());
-    const int slots = shared_slots<T>(binner.slots());
-    const int stride = slots | 1; /* odd: the copies start in different banks */
-    for (int i = threadIdx.x; i < copies * stride; i += blockDim.x)
-        block_counts[i] = 0;
-    __syncthreads();
-
-    unsigned int *mine = block_counts + (threadIdx.x / 32 % copies) * stride;
-    bool saw_nan = false;
-    if constexpr (sizeof(T) == 1) {
-        for_each_value(values, n, [&](T x) { atomicAdd(&mine[x], 1u); });
-    } else {
-        for_each_value(values, n, [&](T x) {
-            int32_t b = binner(x);
-            if (b < 0)
-                saw_nan = true;
-            else
-                atomicAdd(&mine[b], 1u);
-        });
-    }
-    if (__syncthreads_or(saw_nan) && threadIdx.x == 0)
-        *nan_flag = 1;
-
-    for (int slot = threadIdx.x; slot < slots; slot += blockDim.x) {
-        unsigned int sum = 0;
-        for (int c = 0; c < copies; c++)
-            sum += block_counts[c * stride + slot];
-        if (sum == 0)
-            continue;
-        int32_t b = sizeof(T) == 1 ? binner(static_cast<double>(slot)) : slot;
-        atomicAdd(&counts[b], static_cast<unsigned long long>(sum));
-    }
-}
-
-template <typename T, typename Binner>
-__global__ void __launch_bounds__(kThreads)
-    histogram_global(const T *__restrict__ values, size_t n, Binner binner,
-                     unsigned long long *__restrict__ counts, int *__restrict__ nan_flag)
-{
-    binner.attach(dynamic_shared());
-    __syncthreads();
-    bool saw_nan = false;
-    for_each_value(values, n, [&](T x) {
-        int32_t b = binner(x);
-        if (b < 0) {
-            saw_nan = true;
-            return;
-        }
-        /*
-         * Lanes that hit the same bucket add together, through their lowest
-         * lane: on skewed or constant input that divides the atomics on one
-         * address by up to 32.  (Lanes that diverged in for_each_value's head
-         * or tail are simply not in the mask.)
-         */
-        unsigned active = __activemask();
-        unsigned same = __match_any_sync(active, b);
-        if ((threadIdx.x & 31) == __ffs(same) - 1)
-            atomicAdd(&counts[b], static_cast<unsigned long long>(__popc(same)));
-    });
-    if (saw_nan)
-        *nan_flag = 1;
-}
+/* Up to this many counters, copies per block; above, one copy per large block (RUNS.md, run 39). */
+constexpr int32_t kSharedMaxSlots = 8194;
+/* Slices at most before global atomics are faster: each slice bins every value again. */
+constexpr int kMaxSlices = 4;
+/* The most slices a forced block path takes (tests and benchmarks). */
+constexpr int kMaxForcedSlices = 64;
+/* Values per launch: below 2^31, so no 32-bit counter can overflow (a multiple of 16 bytes of any sample). */
+constexpr size_t kMaxPerLaunch = size_t(1) << 31;
+/* Thresholds: all of them in shared memory up to this many, else the search tree's top levels. */
+constexpr int32_t kAllThresholdsUpTo = 4096;
+constexpr int32_t kTreeLevels = 11; /* 16 KB: leaves room for 16-bit counters of 100,000 thresholds */
 
 /* Shared memory for a block: the binner's table, then `copies` copies of the counters. */
-template <typename T>
-size_t shared_bytes(int32_t slots, int copies, size_t table_bytes = 0)
+size_t shared_bytes(int32_t counters, int copies, size_t table_bytes)
 {
-    return table_space(table_bytes) +
-           sizeof(unsigned int) * static_cast<size_t>(copies) * (shared_slots<T>(slots) | 1);
+    return table_space(table_bytes) + sizeof(unsigned int) * static_cast<size_t>(copies) * (counters | 1);
 }
 
 /* Copies of the counters per block: up to one per warp, within a quarter of the SM's shared memory. */
-template <typename T>
-int shared_copies(int32_t slots, size_t table_bytes, const KernelLimits &limits)
+int shared_copies(int32_t counters, size_t table_bytes, const KernelLimits &limits)
 {
     int copies = kWarps;
     while (copies > 1 &&
-           shared_bytes<T>(slots, copies, table_bytes) > static_cast<size_t>(limits.max_shared_per_sm) / 4)
+           shared_bytes(counters, copies, table_bytes) > static_cast<size_t>(limits.max_shared_per_sm) / 4)
         copies /= 2;
     return copies;
+}
+
+/* The plan for `slots` counters with a binner table of table_bytes in every block. */
+KernelPlan plan_for(int32_t slots, size_t sample_bytes, size_t table_bytes, const KernelLimits &limits)
+{
+    const KernelPlan shared{KernelPath::shared, 0, 0};
+    const KernelPlan global{KernelPath::global, 0, 0};
+    const size_t max_shared = static_cast<size_t>(limits.max_shared_per_block);
+    const int32_t counters = sample_bytes == 1 ? 256 : slots;
+    const bool shared_fits = shared_bytes(counters, 1, table_bytes) <= max_shared;
+    if (sample_bytes == 1)
+        return shared;
+    const int64_t words =
+        max_shared > table_space(table_bytes) ? (max_shared - table_space(table_bytes)) / sizeof(unsigned int) : 0;
+    auto block = [&](bool narrow, int max_slices) {
+        const int64_t per_block_max = narrow ? 2 * words : words;
+        if (per_block_max == 0)
+            return global;
+        int64_t slices = (slots + per_block_max - 1) / per_block_max;
+        if (slices > max_slices)
+            return global;
+        int64_t per_block = (slots + slices - 1) / slices;
+        if (narrow)
+            per_block += per_block & 1; /* whole words */
+        return KernelPlan{narrow ? KernelPath::narrow : KernelPath::block, static_cast<int>(slices),
+                          static_cast<int32_t>(per_block)};
+    };
+    switch (limits.force_path) {
+    case KernelPath::shared:
+        if (shared_fits)
+            return shared;
+        break;
+    case KernelPath::block:
+    case KernelPath::narrow: {
+        KernelPlan p = block(limits.force_path == KernelPath::narrow, kMaxForcedSlices);
+        if (p.path != KernelPath::global)
+            return p;
+        break;
+    }
+    case KernelPath::global:
+        return global;
+    case KernelPath::automatic:
+        break;
+    }
+    if (shared_fits && slots <= kSharedMaxSlots)
+        return shared;
+    if (slots <= words)
+        return block(false, 1);
+    return block(true, kMaxSlices);
+}
+
+/* The levels of the server's search over count thresholds: at most this many steps. */
+int32_t search_depth(int32_t count)
+{
+    int32_t d = 0;
+    while (d < 31 && (int64_t(1) << d) <= count)
+        d++;
+    return d;
+}
+
+/* The thresholds' plan, and the levels of their search tree in shared memory (0: all of them there). */
+KernelPlan plan_thresholds(int32_t count, const KernelLimits &limits, int32_t *levels)
+{
+    if (count <= kAllThresholdsUpTo) {
+        *levels = 0;
+        return plan_for(count + 1, sizeof(double), sizeof(double) * static_cast<size_t>(count), limits);
+    }
+    const int32_t depth = search_depth(count);
+    int32_t l = depth < kTreeLevels ? depth : kTreeLevels;
+    KernelPlan plan = plan_for(count + 1, sizeof(double), ThresholdTreeBinner::tree_bytes(l), limits);
+    /* more levels where the counters leave room for them */
+    if (plan.path == KernelPath::block || plan.path == KernelPath::narrow) {
+        const size_t counters = plan.path == KernelPath::narrow ? sizeof(uint16_t) : sizeof(uint32_t);
+        while (l < ThresholdTreeBinner::kMaxLevels && l < depth &&
+               table_space(ThresholdTreeBinner::tree_bytes(l + 1)) + counters * plan.per_block <=
+                   static_cast<size_t>(limits.max_shared_per_block))
+            l++;
+    }
+    *levels = l;
+    return plan;
 }
 
 /*
@@ -265,8 +144,8 @@ int shared_copies(int32_t slots, size_t table_bytes, const KernelLimits &limits)
  * a kernel's dynamic shared memory limit is an attribute of its copy in one
  * device's context, so a limit raised on one GPU says nothing of another's
  * (a launch past 48 KB on a GPU where it was not raised fails with "invalid
- * argument").  The service calls this from one thread; there are a few
- * dozen kernels per device at most.
+ * argument").  The limit is only ever raised.  The service calls this from
+ * one thread; there are about a hundred kernels per device.
  */
 struct LaunchCache {
     const void *kernel;
@@ -277,9 +156,9 @@ struct LaunchCache {
 };
 
 template <typename Kernel>
-cudaError_t resident_blocks(Kernel kernel, int device, size_t smem, int *blocks)
+cudaError_t resident_blocks(Kernel kernel, int device, int threads, size_t smem, int *blocks)
 {
-    constexpr int kEntries = 64 * kMaxDevices;
+    constexpr int kEntries = 128 * kMaxDevices;
     static LaunchCache cache[kEntries];
     static int used = 0;
     const void *key = reinterpret_cast<const void *>(kernel);
@@ -301,8 +180,7 @@ cudaError_t resident_blocks(Kernel kernel, int device, size_t smem, int *blocks)
                 return err;
             c->attribute_smem = smem;
         }
-        if ((err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&c->blocks, kernel, kThreads, smem)) !=
-            cudaSuccess)
+        if ((err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&c->blocks, kernel, threads, smem)) != cudaSuccess)
             return err;
         c->smem = smem;
     }
@@ -310,40 +188,147 @@ cudaError_t resident_blocks(Kernel kernel, int device, size_t smem, int *blocks)
     return cudaSuccess;
 }
 
+/* A binner for values[first ..]: only a grouped binner's group numbers move with the values. */
+template <typename Binner> Binner starting_at(Binner b, size_t) { return b; }
+template <bool Ascending, BucketRule Rule>
+GroupedBinner<Ascending, Rule> starting_at(GroupedBinner<Ascending, Rule> b, size_t first)
+{
+    b.groups += first;
+    return b;
+}
+
+/* Blocks worth launching for n values: enough to fill the device, no more than the data needs. */
+template <typename T> size_t blocks_wanted(size_t n, int threads)
+{
+    size_t per_block = static_cast<size_t>(threads) * kUnroll * Vec16<T>::kCount;
+    size_t wanted = (n + per_block - 1) / per_block;
+    return wanted > 0 ? wanted : 1;
+}
+
+size_t capped(size_t blocks, const KernelLimits &limits)
+{
+    return limits.max_blocks > 0 && blocks > static_cast<size_t>(limits.max_blocks)
+               ? static_cast<size_t>(limits.max_blocks)
+               : blocks;
+}
+
 template <typename T, typename Binner>
-cudaError_t launch(const T *values, size_t n, Binner binner, unsigned long long *counts, int *nan_flag,
+cudaError_t launch_shared(const T *values, size_t n, const Binner &binner, unsigned long long *counts, int *flags,
+                          const KernelLimits &limits, cudaStream_t stream)
+{
+    const int32_t counters = shared_slots<T>(binner.slots());
+    int copies = shared_copies(counters, binner.table_bytes(), limits);
+    size_t smem = shared_bytes(counters, copies, binner.table_bytes());
+    auto kernel = histogram_shared<T, Binner>;
+    int per_sm = 0;
+    cudaError_t err = resident_blocks(kernel, limits.device, kThreads, smem, &per_sm);
+    if (err != cudaSuccess)
+        return err;
+    size_t full = static_cast<size_t>(limits.multiprocessors) * (per_sm > 0 ? per_sm : 1);
+    size_t wanted = blocks_wanted<T>(n, kThreads);
+    unsigned grid = static_cast<unsigned>(capped(wanted < full ? wanted : full, limits));
+    kernel<<<grid, kThreads, smem, stream>>>(values, n, binner, copies, counts, flags);
+    return cudaGetLastError();
+}
+
+template <typename T, typename Binner>
+cudaError_t launch_global(const T *values, size_t n, const Binner &binner, unsigned long long *counts, int *flags,
+                          const KernelLimits &limits, cudaStream_t stream)
+{
+    size_t smem = table_space(binner.table_bytes());
+    auto kernel = histogram_global<T, Binner>;
+    int per_sm = 0;
+    cudaError_t err = resident_blocks(kernel, limits.device, kThreads, smem, &per_sm);
+    if (err != cudaSuccess)
+        return err;
+    size_t full = static_cast<size_t>(limits.multiprocessors) * (per_sm > 0 ? per_sm : 1);
+    size_t wanted = blocks_wanted<T>(n, kThreads);
+    unsigned grid = static_cast<unsigned>(capped(wanted < full ? wanted : full, limits));
+    kernel<<<grid, kThreads, smem, stream>>>(values, n, binner, counts, flags);
+    return cudaGetLastError();
+}
+
+template <typename T, typename Binner, bool Narrow>
+cudaError_t launch_block(const T *values, size_t n, const Binner &binner, const KernelPlan &plan,
+                         unsigned long long *counts, int *flags, const KernelLimits &limits, cudaStream_t stream)
+{
+    const BlockLayout layout{plan.slices, plan.per_block};
+    const size_t words = Narrow ? (static_cast<size_t>(plan.per_block) + 1) / 2 : static_cast<size_t>(plan.per_block);
+    const size_t smem = table_space(binner.table_bytes()) + sizeof(unsigned int) * words;
+    auto kernel = histogram_block<T, Binner, Narrow>;
+    int per_sm = 0;
+    cudaError_t err = resident_blocks(kernel, limits.device, kBlockThreads, smem, &per_sm);
+    if (err != cudaSuccess)
+        return err;
+    /* whole groups of one block per slice, at least one */
+    size_t groups = static_cast<size_t>(limits.multiprocessors) * per_sm / plan.slices;
+    size_t wanted = blocks_wanted<T>(n, kBlockThreads);
+    if (wanted < groups)
+        groups = wanted;
+    if (limits.max_blocks > 0 && groups * plan.slices > static_cast<size_t>(limits.max_blocks))
+        groups = static_cast<size_t>(limits.max_blocks) / plan.slices;
+    if (groups == 0)
+        groups = 1;
+    kernel<<<static_cast<unsigned>(groups * plan.slices), kBlockThreads, smem, stream>>>(values, n, binner, layout,
+                                                                                         counts, flags);
+    return cudaGetLastError();
+}
+
+template <typename T, typename Binner>
+cudaError_t launch_block(const T *values, size_t n, const Binner &binner, const KernelPlan &plan,
+                         unsigned long long *counts, int *flags, const KernelLimits &limits, cudaStream_t stream)
+{
+    return plan.path == KernelPath::narrow
+               ? launch_block<T, Binner, true>(values, n, binner, plan, counts, flags, limits, stream)
+               : launch_block<T, Binner, false>(values, n, binner, plan, counts, flags, limits, stream);
+}
+
+template <typename T, typename Binner>
+cudaError_t launch(const T *values, size_t n, const Binner &binner, const KernelPlan &plan,
+                   unsigned long long *counts, int *flags, const KernelLimits &limits, cudaStream_t stream)
+{
+    for (size_t done = 0; done < n; done += kMaxPerLaunch) {
+        const size_t part = n - done < kMaxPerLaunch ? n - done : kMaxPerLaunch;
+        const Binner b = starting_at(binner, done);
+        cudaError_t err;
+        if constexpr (sizeof(T) == 1) { /* byte values: always counted in shared memory */
+            err = launch_shared(values + done, part, b, counts, flags, limits, stream);
+        } else if (plan.path == KernelPath::shared) {
+            err = launch_shared(values + done, part, b, counts, flags, limits, stream);
+        } else if (plan.path == KernelPath::block || plan.path == KernelPath::narrow) {
+            err = launch_block(values + done, part, b, plan, counts, flags, limits, stream);
+        } else {
+            err = launch_global(values + done, part, b, counts, flags, limits, stream);
+        }
+        if (err != cudaSuccess)
+            return err;
+    }
+    return cudaSuccess;
+}
+
+template <typename T, typename Binner>
+cudaError_t launch(const T *values, size_t n, const Binner &binner, unsigned long long *counts, int *flags,
                    const KernelLimits &limits, cudaStream_t stream)
 {
-    /* enough blocks to fill the device, but no more than the data needs */
-    size_t per_block = static_cast<size_t>(kThreads) * kUnroll * Vec16<T>::kCount;
-    size_t wanted = (n + per_block - 1) / per_block;
-    if (wanted == 0)
-        wanted = 1;
-    int blocks_per_sm = 0;
-    cudaError_t err;
-    const size_t max_shared = static_cast<size_t>(limits.max_shared_per_block);
-    if (shared_bytes<T>(binner.slots(), 1, binner.table_bytes()) <= max_shared) {
-        int copies = shared_copies<T>(binner.slots(), binner.table_bytes(), limits);
-        size_t smem = shared_bytes<T>(binner.slots(), copies, binner.table_bytes());
-        auto kernel = histogram_shared<T, Binner>;
-        if ((err = resident_blocks(kernel, limits.device, smem, &blocks_per_sm)) != cudaSuccess)
-            return err;
-        size_t full = static_cast<size_t>(limits.multiprocessors) * blocks_per_sm;
-        unsigned grid = static_cast<unsigned>(wanted < full ? wanted : full);
-        kernel<<<grid, kThreads, smem, stream>>>(values, n, binner, copies, counts, nan_flag);
-    } else {
-        /* counters in global memory; a table stays in shared memory if it fits alone */
-        size_t smem = binner.table_bytes() <= max_shared ? binner.table_bytes() : 0;
-        if (smem == 0)
-            binner.in_shared_memory(false);
-        auto kernel = histogram_global<T, Binner>;
-        if ((err = resident_blocks(kernel, limits.device, smem, &blocks_per_sm)) != cudaSuccess)
-            return err;
-        size_t full = static_cast<size_t>(limits.multiprocessors) * blocks_per_sm;
-        unsigned grid = static_cast<unsigned>(wanted < full ? wanted : full);
-        kernel<<<grid, kThreads, smem, stream>>>(values, n, binner, counts, nan_flag);
-    }
-    return cudaGetLastError();
+    return launch(values, n, binner, plan_for(binner.slots(), sizeof(T), binner.table_bytes(), limits), counts, flags,
+                  limits, stream);
+}
+
+/* Calls f with the float binner for the spec's bound order and rule: each is a kernel of its own. */
+template <typename F> cudaError_t with_float_binner(const BucketSpec &s, F f)
+{
+    bool up = s.lo < s.hi;
+    if (s.rule == BucketRule::pg15)
+        return up ? f(FloatBinner<true, BucketRule::pg15>{s.lo, s.hi, s.nbins})
+                  : f(FloatBinner<false, BucketRule::pg15>{s.lo, s.hi, s.nbins});
+    return up ? f(FloatBinner<true, BucketRule::pg16>{s.lo, s.hi, s.nbins})
+              : f(FloatBinner<false, BucketRule::pg16>{s.lo, s.hi, s.nbins});
+}
+
+template <bool Ascending, BucketRule Rule>
+GroupedBinner<Ascending, Rule> grouped(FloatBinner<Ascending, Rule> bucket_of, const uint32_t *groups, uint32_t ngroups)
+{
+    return GroupedBinner<Ascending, Rule>{bucket_of, groups, ngroups};
 }
 
 } // namespace
@@ -351,6 +336,7 @@ cudaError_t launch(const T *values, size_t n, Binner binner, unsigned long long 
 cudaError_t describe_device(int device, KernelLimits *limits)
 {
     cudaError_t err;
+    *limits = KernelLimits{};
     limits->device = device;
     if ((err = cudaDeviceGetAttribute(&limits->multiprocessors, cudaDevAttrMultiProcessorCount, device)) ||
         (err = cudaDeviceGetAttribute(&limits->max_shared_per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin,
@@ -361,50 +347,82 @@ cudaError_t describe_device(int device, KernelLimits *limits)
     return cudaSuccess;
 }
 
-bool uses_shared_memory(int32_t nbins, const KernelLimits &limits)
+KernelPlan kernel_plan(int32_t slots, size_t sample_bytes, const KernelLimits &limits)
 {
-    return shared_bytes<double>(nbins + 2, 1) <= static_cast<size_t>(limits.max_shared_per_block);
+    return plan_for(slots, sample_bytes, 0, limits);
 }
 
-bool thresholds_in_shared_memory(int32_t count, const KernelLimits &limits)
+KernelPlan time_plan(int32_t nbins, const KernelLimits &limits)
 {
-    return sizeof(double) * static_cast<size_t>(count) <= static_cast<size_t>(limits.max_shared_per_block);
+    return plan_for(nbins + 2, sizeof(int64_t), 0, limits);
+}
+
+KernelPlan threshold_plan(int32_t count, const KernelLimits &limits)
+{
+    int32_t levels = 0;
+    return plan_thresholds(count, limits, &levels);
+}
+
+const char *describe_plan(const KernelPlan &plan, char *buf, size_t size)
+{
+    const char *what = plan.path == KernelPath::shared ? "shared"
+                       : plan.path == KernelPath::block ? "block"
+                       : plan.path == KernelPath::narrow ? "narrow"
+                                                         : "global";
+    if ((plan.path == KernelPath::block || plan.path == KernelPath::narrow) && plan.slices > 1)
+        snprintf(buf, size, "%s x %d slices", what, plan.slices);
+    else
+        snprintf(buf, size, "%s", what);
+    return buf;
+}
+
+bool uses_shared_memory(int32_t nbins, const KernelLimits &limits)
+{
+    return kernel_plan(nbins + 2, sizeof(double), limits).path == KernelPath::shared;
 }
 
 template <typename T>
-cudaError_t bin_on_device(const T *values, size_t n, const BucketSpec &spec, unsigned long long *counts,
-                          int *nan_flag, const KernelLimits &limits, cudaStream_t stream)
+cudaError_t bin_on_device(const T *values, size_t n, const BucketSpec &spec, unsigned long long *counts, int *flags,
+                          const KernelLimits &limits, cudaStream_t stream)
 {
-    bool ascending = spec.lo < spec.hi;
-    if (spec.rule == BucketRule::pg15)
-        return ascending ? launch(values, n, FloatBinner<true, BucketRule::pg15>{spec.lo, spec.hi, spec.nbins},
-                                  counts, nan_flag, limits, stream)
-                         : launch(values, n, FloatBinner<false, BucketRule::pg15>{spec.lo, spec.hi, spec.nbins},
-                                  counts, nan_flag, limits, stream);
-    return ascending ? launch(values, n, FloatBinner<true, BucketRule::pg16>{spec.lo, spec.hi, spec.nbins}, counts,
-                              nan_flag, limits, stream)
-                     : launch(values, n, FloatBinner<false, BucketRule::pg16>{spec.lo, spec.hi, spec.nbins}, counts,
-                              nan_flag, limits, stream);
+    return with_float_binner(spec,
+                             [&](auto binner) { return launch(values, n, binner, counts, flags, limits, stream); });
 }
 
 cudaError_t bin_int64_on_device(const int64_t *values, size_t n, const Int64Spec &spec, unsigned long long *counts,
-                                int *nan_flag, const KernelLimits &limits, cudaStream_t stream)
+                                int *flags, const KernelLimits &limits, cudaStream_t stream)
 {
-    return launch(values, n, Int64Binner{prepare_int64(spec)}, counts, nan_flag, limits, stream);
+    return launch(values, n, Int64Binner{prepare_int64(spec)}, counts, flags, limits, stream);
 }
 
 cudaError_t bin_thresholds_on_device(const double *values, size_t n, const double *device_thresholds, int32_t count,
-                                     unsigned long long *counts, int *nan_flag, const KernelLimits &limits,
+                                     unsigned long long *counts, int *flags, const KernelLimits &limits,
                                      cudaStream_t stream)
 {
-    return launch(values, n, ThresholdBinner{device_thresholds, count, true}, counts, nan_flag, limits, stream);
+    int32_t levels = 0;
+    KernelPlan plan = plan_thresholds(count, limits, &levels);
+    if (levels == 0)
+        return launch(values, n, ThresholdBinner{device_thresholds, count}, plan, counts, flags, limits, stream);
+    return launch(values, n, ThresholdTreeBinner{device_thresholds, count, levels, nullptr}, plan, counts, flags,
+                  limits, stream);
 }
 
-template cudaError_t bin_on_device<double>(const double *, size_t, const BucketSpec &, unsigned long long *,
-                                           int *, const KernelLimits &, cudaStream_t);
-template cudaError_t bin_on_device<float>(const float *, size_t, const BucketSpec &, unsigned long long *,
-                                          int *, const KernelLimits &, cudaStream_t);
-template cudaError_t bin_on_device<uint8_t>(const uint8_t *, size_t, const BucketSpec &, unsigned long long *,
-                                            int *, const KernelLimits &, cudaStream_t);
+cudaError_t bin_grouped_on_device(const double *values, const uint32_t *groups, size_t n, const GroupedSpec &spec,
+                                  unsigned long long *counts, int *flags, const KernelLimits &limits,
+                                  cudaStream_t stream)
+{
+    if (!grouped_spec_fits(spec))
+        return cudaErrorInvalidValue;
+    return with_float_binner(spec.interval, [&](auto bucket_of) {
+        return launch(values, n, grouped(bucket_of, groups, spec.groups), counts, flags, limits, stream);
+    });
+}
+
+template cudaError_t bin_on_device<double>(const double *, size_t, const BucketSpec &, unsigned long long *, int *,
+                                           const KernelLimits &, cudaStream_t);
+template cudaError_t bin_on_device<float>(const float *, size_t, const BucketSpec &, unsigned long long *, int *,
+                                          const KernelLimits &, cudaStream_t);
+template cudaError_t bin_on_device<uint8_t>(const uint8_t *, size_t, const BucketSpec &, unsigned long long *, int *,
+                                            const KernelLimits &, cudaStream_t);
 
 } // namespace gh

@@ -2,9 +2,10 @@
  * cuda_kernels.cuh: the histogram kernels' launcher, for code compiled by
  * nvcc (the CUDA backend, the GPU unit tests, the kernel benchmark).
  *
- * Layering as in CUB: bin_on_device() picks the path and sizes the grid
- * from the device's properties; the kernels in cuda_kernels.cu do the
- * per-block work.  Values are read where they lie in device memory.
+ * Layering as in CUB: bin_on_device() picks the path (kernel_plan()) and
+ * sizes the grid from the device's properties; the kernels in
+ * kernel_paths.cuh and kernel_block.cuh do the per-block work.  Values
+ * are read where they lie in device memory.
  */
 #ifndef GH_CUDA_KERNELS_CUH
 #define GH_CUDA_KERNELS_CUH
@@ -14,9 +15,19 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "grouped_spec.h"
 #include "histogram_spec.h"
 
 namespace gh {
+
+/* How a launch counts (kernel_paths.cuh and kernel_block.cuh say why there are four ways). */
+enum class KernelPath : int32_t {
+    automatic = 0, /* only in KernelLimits::force_path: the engine's choice */
+    shared,        /* copies of every counter in each block's shared memory */
+    block,         /* one copy of 32-bit counters per large block, in slices if need be */
+    narrow,        /* the same with 16-bit counters: twice as many per block */
+    global,        /* 64-bit atomics in device memory */
+};
 
 /* What a launch needs to know about the device; filled once by describe_device(). */
 struct KernelLimits {
@@ -24,41 +35,67 @@ struct KernelLimits {
     int multiprocessors;
     int max_shared_per_block; /* opt-in limit, bytes */
     int max_shared_per_sm;
+    /*
+     * Tests and benchmarks only (describe_device() leaves them 0): take
+     * force_path where it can bin the histogram, in at most max_blocks
+     * blocks (at least one per slice).
+     */
+    KernelPath force_path;
+    int max_blocks;
 };
 
 cudaError_t describe_device(int device, KernelLimits *limits);
 
-/* Sample types the kernels are instantiated for. */
-template <typename T> struct SampleType;
+/* The choice a launch makes for a histogram, as kernel_plan() and threshold_plan() report it. */
+struct KernelPlan {
+    KernelPath path;
+    int slices;        /* side-by-side passes (block paths) */
+    int32_t per_block; /* counters in each block's shared memory (block paths) */
+};
+
+/* The plan for `slots` counters of samples `sample_bytes` wide (1, 4 or 8), without a table. */
+KernelPlan kernel_plan(int32_t slots, size_t sample_bytes, const KernelLimits &limits);
+/* The plan for a time histogram of nbins buckets (int64 samples). */
+KernelPlan time_plan(int32_t nbins, const KernelLimits &limits);
+/* The plan for `count` thresholds (count + 1 counters, and part of the search in shared memory). */
+KernelPlan threshold_plan(int32_t count, const KernelLimits &limits);
+/* "shared", "block", "narrow x 3 slices", "global": for benchmarks' labels. */
+const char *describe_plan(const KernelPlan &plan, char *buf, size_t size);
+
+/* Whether bin_on_device counts float8 samples in shared memory for nbins (1-byte samples always do). */
+bool uses_shared_memory(int32_t nbins, const KernelLimits &limits);
 
 /*
  * Adds the buckets of values[0 .. n) to counts[0 .. nbins + 1] (64-bit device
- * counters) on `stream`, and sets *nan_flag to 1 if any value is NaN.
+ * counters) on `stream`, and ORs 1 into *flags if any value is NaN.
  * values may have any alignment.  Returns the launch error, if any.
  * T is double, float or uint8_t; each value is bucketed as the double it
  * converts to, exactly as width_bucket(value::float8, ...) would.
  */
 template <typename T>
 cudaError_t bin_on_device(const T *values, size_t n, const BucketSpec &spec, unsigned long long *counts,
-                          int *nan_flag, const KernelLimits &limits, cudaStream_t stream);
+                          int *flags, const KernelLimits &limits, cudaStream_t stream);
 
-/* The same for a time histogram's int64 values; the nan flag is never set. */
+/* The same for a time histogram's int64 values; the flags are never set. */
 cudaError_t bin_int64_on_device(const int64_t *values, size_t n, const Int64Spec &spec, unsigned long long *counts,
-                                int *nan_flag, const KernelLimits &limits, cudaStream_t stream);
+                                int *flags, const KernelLimits &limits, cudaStream_t stream);
 
 /*
  * The same for thresholds: counts[0 .. count] (count + 1 bins), the count
- * thresholds in device memory.  A NaN value has a bin: the flag is never set.
+ * thresholds in device memory.  A NaN value has a bin: the flags are never set.
  */
 cudaError_t bin_thresholds_on_device(const double *values, size_t n, const double *device_thresholds, int32_t count,
-                                     unsigned long long *counts, int *nan_flag, const KernelLimits &limits,
+                                     unsigned long long *counts, int *flags, const KernelLimits &limits,
                                      cudaStream_t stream);
 
-/* Whether bin_on_device counts float8 samples in shared memory for nbins (1-byte samples always do). */
-bool uses_shared_memory(int32_t nbins, const KernelLimits &limits);
-
-/* Whether the threshold kernels search `count` thresholds in shared memory (else in global memory). */
-bool thresholds_in_shared_memory(int32_t count, const KernelLimits &limits);
+/*
+ * Grouped (grouped_spec.h): value i goes to counts[groups[i] * (nbins + 2)
+ * + its bucket], for a spec grouped_spec_fits() accepts; ORs 1 into *flags
+ * for a NaN value and 2 for a group number >= spec.groups (not counted).
+ */
+cudaError_t bin_grouped_on_device(const double *values, const uint32_t *groups, size_t n, const GroupedSpec &spec,
+                                  unsigned long long *counts, int *flags, const KernelLimits &limits,
+                                  cudaStream_t stream);
 
 } // namespace gh
 

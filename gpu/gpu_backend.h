@@ -13,7 +13,9 @@
  * device is DMA straight from it.  A BatchBuffer pairs one such host area
  * with a device buffer on one device; a DeviceHistogram holds one group's
  * counters on one device while batches are copied and binned behind the
- * caller's back, until the caller reads them.
+ * caller's back, until the caller reads them.  A grouped histogram holds
+ * many groups' histograms of one layout (grouped_spec.h) as one array of
+ * cells, binned from a batch of values and a batch of group numbers.
  */
 #ifndef GH_GPU_BACKEND_H
 #define GH_GPU_BACKEND_H
@@ -21,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "grouped_spec.h"
 #include "histogram_spec.h"
 #include "status.h"
 
@@ -107,10 +110,31 @@ Status gpu_histogram_submit(DeviceHistogram *h, BatchBuffer *b, size_t n) noexce
 /*
  * Waits for the submitted work, adds device counters [first, first + n)
  * into counts[0 .. n) and zeroes them on the device.  Status::nan_value if
- * any binned value was NaN.
+ * any binned value was NaN (for grouped histograms, see gpu_grouped_submit).
  */
 Status gpu_histogram_drain(DeviceHistogram *h, int32_t first, int32_t n, int64_t *counts,
                            InterruptCheck interrupted) noexcept;
+
+/*
+ * A grouped histogram (grouped_spec.h): grouped_cells(spec) zeroed device
+ * counters on `device`, fed by gpu_grouped_submit and drained, by ranges of
+ * cells, and closed like any other.  Status::internal_error for a spec
+ * that grouped_spec_fits() refuses.
+ */
+Status gpu_grouped_open(const GroupedSpec &spec, int device, DeviceHistogram **out) noexcept;
+
+/*
+ * Queues copies of `values`' host words [0 .. n) (doubles) and of n group
+ * numbers (uint32_t) from the start of `groups`' host area, whose capacity
+ * of 8-byte words holds two of them each, and the kernel that bins them;
+ * returns at once.  Both buffers must be on the histogram's device, not
+ * busy, and not the same buffer.  A later drain answers
+ * Status::internal_error if a group number was >= spec.groups (such
+ * values are not counted), else Status::nan_value if a value was NaN.
+ * gpu_histogram_submit refuses a grouped histogram, and this call any
+ * other (Status::internal_error).
+ */
+Status gpu_grouped_submit(DeviceHistogram *h, BatchBuffer *values, BatchBuffer *groups, size_t n) noexcept;
 
 /* Frees the device counters once the GPU is done with them.  Never fails. */
 void gpu_histogram_close(DeviceHistogram *h) noexcept;

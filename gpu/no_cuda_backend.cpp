@@ -44,6 +44,15 @@ Status gpu_histogram_drain(DeviceHistogram *, int32_t, int32_t, int64_t *, Inter
 {
     return Status::not_built;
 }
+Status gpu_grouped_open(const GroupedSpec &, int, DeviceHistogram **out) noexcept
+{
+    *out = nullptr;
+    return Status::not_built;
+}
+Status gpu_grouped_submit(DeviceHistogram *, BatchBuffer *, BatchBuffer *, size_t) noexcept
+{
+    return Status::not_built;
+}
 void gpu_histogram_close(DeviceHistogram *) noexcept {}
 int gpu_histogram_device(const DeviceHistogram *) noexcept { return 0; }
 

@@ -29,6 +29,19 @@ struct ThresholdSpec {
 /* Most thresholds the engine accepts (the counters take count + 1 slots). */
 constexpr int32_t kMaxThresholds = kMaxBins;
 
+/*
+ * One step of the server's search: t is thresholds[mid], mid = (left +
+ * right) / 2.  The CUDA kernels also take the first steps from a copy of
+ * the search's top levels (kernel_binners.cuh); they step with this.
+ */
+GH_HOST_DEVICE void threshold_step(double x, double t, int32_t mid, int32_t &left, int32_t &right)
+{
+    if (t != t || x < t)
+        right = mid;
+    else
+        left = mid + 1;
+}
+
 /* width_bucket(x, thresholds[0 .. count)): always in [0, count]. */
 GH_HOST_DEVICE int32_t threshold_bucket(double x, const double *thresholds, int32_t count)
 {
@@ -37,11 +50,7 @@ GH_HOST_DEVICE int32_t threshold_bucket(double x, const double *thresholds, int3
     int32_t left = 0, right = count;
     while (left < right) {
         int32_t mid = (left + right) / 2;
-        double t = thresholds[mid];
-        if (t != t || x < t)
-            right = mid;
-        else
-            left = mid + 1;
+        threshold_step(x, thresholds[mid], mid, left, right);
     }
     return left;
 }

@@ -1,15 +1,17 @@
 /*
- * kernel_bench.cu: the engine's kernel side by side with CUB and simpler
+ * kernel_bench.cu: the engine's kernels side by side with CUB and simpler
  * kernels, on device-resident data, in one run on one GPU.
  *
- *   kernel_bench [--quick] > results.csv      (CSV on stdout, a summary on stderr)
+ *   kernel_bench [--quick] [--sections engine,bytes,forms,grouped,pipeline,paths] > results.csv
  *
- * For each case: median of 15 timed runs (CUDA events) after 3 warm-ups,
- * reported as time and as bytes of input read per second.  The read ceiling
- * is cub::DeviceReduce::Sum over the same data.  CUB's HistogramEven bins
- * with its own float formula, so it is a speed reference, not a correctness
- * one; the engine's results are checked against the CPU backend elsewhere
- * (test/unit/cuda_backend_test.cu).
+ * CSV on stdout, a summary on stderr.  Every section but "paths" runs by
+ * default; paths (kernel_bench_cells.cuh) forces each way of counting in
+ * turn, for choosing between them.  For each case: median of 15 timed runs
+ * (CUDA events) after 3 warm-ups, reported as time and as bytes of input
+ * read per second.  The read ceiling is cub::DeviceReduce::Sum over the
+ * same data.  CUB's HistogramEven bins with its own float formula, so it is
+ * a speed reference, not a correctness one; the engine's results are
+ * checked against the CPU backend elsewhere (test/unit/cuda_*_test.cu).
  */
 #include <cub/cub.cuh>
 #include <cuda_runtime.h>
@@ -24,38 +26,12 @@
 
 #include "cuda_kernels.cuh"
 #include "gpu_backend.h"
-
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));     \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "kernel_bench_cells.cuh"
+#include "kernel_bench_common.cuh"
 
 namespace {
 
-/* A cheap counter-based hash: uniform doubles in [0, 1) without a host round trip. */
-__device__ uint64_t mix(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    x ^= x >> 33;
-    return x;
-}
-template <typename T> __global__ void fill_uniform(T *v, size_t n, double scale)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-        v[i] = static_cast<T>((mix(i + 12345) >> 11) * (1.0 / 9007199254740992.0) * scale);
-}
-template <typename T> __global__ void fill_constant(T *v, size_t n, T value)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-        v[i] = value;
-}
+using namespace bench;
 
 /* Baseline 1: one global atomic per value. */
 template <typename T>
@@ -110,46 +86,6 @@ __global__ void bytes_shared_vec16(const uint8_t *v, size_t n, unsigned int *c)
             atomicAdd(&c[i], h[i]);
 }
 
-float median_ms(const std::function<void()> &run, int warmup = 3, int reps = 15)
-{
-    cudaEvent_t a, b;
-    CHECK(cudaEventCreate(&a));
-    CHECK(cudaEventCreate(&b));
-    for (int i = 0; i < warmup; i++)
-        run();
-    CHECK(cudaDeviceSynchronize());
-    std::vector<float> t;
-    for (int i = 0; i < reps; i++) {
-        CHECK(cudaEventRecord(a));
-        run();
-        CHECK(cudaEventRecord(b));
-        CHECK(cudaEventSynchronize(b));
-        CHECK(cudaGetLastError());
-        float ms;
-        CHECK(cudaEventElapsedTime(&ms, a, b));
-        t.push_back(ms);
-    }
-    std::sort(t.begin(), t.end());
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-    return t[t.size() / 2];
-}
-
-void report(const char *section, const char *type, const char *input, int nbins, const char *what,
-            size_t bytes, float ms, float ceiling_gbs)
-{
-    double gbs = bytes / (ms * 1e-3) / 1e9;
-    printf("%s,%s,%s,%d,%s,%.4f,%.1f,%.3f\n", section, type, input, nbins, what, ms, gbs,
-           ceiling_gbs > 0 ? gbs / ceiling_gbs : 0.0);
-    fprintf(stderr, "%-9s %-7s %-8s %8d  %-26s %9.4f ms %8.1f GB/s %s\n", section, type, input, nbins, what, ms,
-            gbs, ceiling_gbs > 0 ? (std::to_string((int)(100 * gbs / ceiling_gbs)) + "% of the reference").c_str() : "");
-}
-
-template <typename T> float read_ceiling(const T *d, size_t n, void *tmp, size_t tmp_bytes, T *out)
-{
-    return median_ms([&] { CHECK(cub::DeviceReduce::Sum(tmp, tmp_bytes, d, out, n)); });
-}
-
 template <typename T>
 void engine_section(const char *type, size_t n, const gh::KernelLimits &lim, const std::vector<int> &bins_list,
                     void *tmp, size_t tmp_bytes)
@@ -182,9 +118,8 @@ void engine_section(const char *type, size_t n, const gh::KernelLimits &lim, con
                 CHECK(cudaMemsetAsync(c64, 0, sizeof(unsigned long long) * (nbins + 2)));
                 CHECK(gh::bin_on_device(d, n, spec, c64, nan, lim, nullptr));
             });
-            report("engine", type, input, nbins, gh::uses_shared_memory(nbins, lim) ? "gpu_histogram (shared)"
-                                                                                   : "gpu_histogram (global)",
-                   bytes, ours, ceiling);
+            std::string what = "gpu_histogram (" + plan_label(gh::kernel_plan(nbins + 2, sizeof(T), lim)) + ")";
+            report("engine", type, input, nbins, what.c_str(), bytes, ours, ceiling);
             size_t cub_tmp = 0;
             CHECK(cub::DeviceHistogram::HistogramEven(nullptr, cub_tmp, d, c32, nbins + 1, (T)0, (T)1, (int)n));
             if (cub_tmp <= tmp_bytes) {
@@ -244,71 +179,6 @@ void bytes_section(size_t n, const gh::KernelLimits &lim, void *tmp, size_t tmp_
     cudaFree(c);
     cudaFree(c64);
     cudaFree(nan);
-}
-
-/*
- * The time and threshold forms' kernels on 2 GiB of device-resident values:
- * int64 microseconds over a day and a year (1,440 and 100,000 buckets),
- * float8 values against 10 latency thresholds and against 100,000 (the
- * first in shared memory, the second in global memory).  The ceiling is
- * the same bytes read by cub::DeviceReduce::Sum.
- */
-__global__ void fill_microseconds(int64_t *v, size_t n, int64_t lo, int64_t span)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-        v[i] = lo + static_cast<int64_t>(mix(i + 777) % static_cast<uint64_t>(span));
-}
-
-void forms_section(size_t n, const gh::KernelLimits &lim, void *tmp, size_t tmp_bytes)
-{
-    int64_t *t;
-    double *x, *thresholds, *sum_out;
-    unsigned long long *c64;
-    int *nan;
-    CHECK(cudaMalloc(&t, sizeof(int64_t) * n));
-    CHECK(cudaMalloc(&x, sizeof(double) * n));
-    CHECK(cudaMalloc(&thresholds, sizeof(double) * 100000));
-    CHECK(cudaMalloc(&c64, sizeof(unsigned long long) * 100002));
-    CHECK(cudaMalloc(&nan, sizeof(int)));
-    CHECK(cudaMalloc(&sum_out, sizeof(double)));
-    const int64_t day = 86400000000LL;
-    fill_microseconds<<<1024, 256>>>(t, n, 0, 365 * day);
-    fill_uniform<<<1024, 256>>>(x, n, 1200.0);
-    CHECK(cudaDeviceSynchronize());
-    size_t bytes = n * 8;
-    float ceiling_ms = read_ceiling(x, n, tmp, tmp_bytes, sum_out);
-    float ceiling = bytes / (ceiling_ms * 1e-3) / 1e9;
-    report("forms", "float8", "uniform", 0, "cub DeviceReduce::Sum", bytes, ceiling_ms, ceiling);
-    for (auto [bins, span] : {std::pair{1440, day}, std::pair{100000, 365 * day}}) {
-        const int32_t nbins = bins;
-        gh::Int64Spec spec{0, span, nbins};
-        float ms = median_ms([&] {
-            CHECK(cudaMemsetAsync(c64, 0, sizeof(unsigned long long) * (nbins + 2)));
-            CHECK(gh::bin_int64_on_device(t, n, spec, c64, nan, lim, nullptr));
-        });
-        report("forms", "int64", "uniform", nbins, "time histogram", bytes, ms, ceiling);
-    }
-    const double latency[] = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000};
-    std::vector<double> many(100000);
-    for (size_t i = 0; i < many.size(); i++)
-        many[i] = 0.012 * static_cast<double>(i);
-    for (int count : {10, 100000}) {
-        CHECK(cudaMemcpy(thresholds, count == 10 ? latency : many.data(), sizeof(double) * count,
-                         cudaMemcpyHostToDevice));
-        float ms = median_ms([&] {
-            CHECK(cudaMemsetAsync(c64, 0, sizeof(unsigned long long) * (count + 1)));
-            CHECK(gh::bin_thresholds_on_device(x, n, thresholds, count, c64, nan, lim, nullptr));
-        });
-        report("forms", "float8", "uniform", count,
-               gh::thresholds_in_shared_memory(count, lim) ? "thresholds (shared)" : "thresholds (global)", bytes, ms,
-               ceiling);
-    }
-    cudaFree(t);
-    cudaFree(x);
-    cudaFree(thresholds);
-    cudaFree(c64);
-    cudaFree(nan);
-    cudaFree(sum_out);
 }
 
 /*
@@ -413,9 +283,28 @@ void pipeline_section(size_t batch, int batches)
 
 } // namespace
 
+/* Whether `name` is in the comma-separated list (an empty list: every section but paths). */
+bool wanted(const std::string &list, const char *name)
+{
+    if (list.empty())
+        return strcmp(name, "paths") != 0;
+    return ("," + list + ",").find("," + std::string(name) + ",") != std::string::npos;
+}
+
 int main(int argc, char **argv)
 {
-    bool quick = argc > 1 && !strcmp(argv[1], "--quick");
+    bool quick = false;
+    std::string sections;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--quick"))
+            quick = true;
+        else if (!strcmp(argv[i], "--sections") && i + 1 < argc)
+            sections = argv[++i];
+        else {
+            fprintf(stderr, "usage: kernel_bench [--quick] [--sections engine,bytes,forms,grouped,pipeline,paths]\n");
+            return 2;
+        }
+    }
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
         fprintf(stderr, "kernel_bench: no GPU, nothing measured\n");
@@ -423,21 +312,36 @@ int main(int argc, char **argv)
     }
     cudaDeviceProp p;
     CHECK(cudaGetDeviceProperties(&p, 0));
-    fprintf(stderr, "device: %s, %d SMs\n", p.name, p.multiProcessorCount);
     gh::KernelLimits lim;
     CHECK(gh::describe_device(0, &lim));
+    fprintf(stderr, "device: %s, %d SMs, %d KB of shared memory a block\n", p.name, p.multiProcessorCount,
+            lim.max_shared_per_block / 1024);
     size_t tmp_bytes = 256 << 20;
     void *tmp;
     CHECK(cudaMalloc(&tmp, tmp_bytes));
     printf("section,type,input,nbins,kernel,ms,GBps,fraction_of_read_ceiling\n");
     size_t n8 = quick ? (1ul << 24) : (1ul << 28); /* 2 GiB of float8 */
-    std::vector<int> bins = quick ? std::vector<int>{256} : std::vector<int>{16, 256, 4096, 65536, 1000000};
-    engine_section<double>("float8", n8, lim, bins, tmp, tmp_bytes);
-    engine_section<float>("float4", 2 * n8, lim, quick ? std::vector<int>{256} : std::vector<int>{16, 256, 65536},
-                          tmp, tmp_bytes);
-    bytes_section(quick ? (1ul << 26) : (1ul << 30), lim, tmp, tmp_bytes);
-    forms_section(quick ? (1ul << 24) : (1ul << 28), lim, tmp, tmp_bytes);
-    pipeline_section(1 << 20, quick ? 8 : 64);
+    if (wanted(sections, "engine")) {
+        std::vector<int> bins = quick ? std::vector<int>{256, 65536}
+                                      : std::vector<int>{16, 256, 4096, 16384, 65536, 262144, 1000000};
+        engine_section<double>("float8", n8, lim, bins, tmp, tmp_bytes);
+        engine_section<float>("float4", 2 * n8, lim,
+                              quick ? std::vector<int>{256} : std::vector<int>{16, 256, 65536, 1000000}, tmp,
+                              tmp_bytes);
+    }
+    if (wanted(sections, "bytes"))
+        bytes_section(quick ? (1ul << 26) : (1ul << 30), lim, tmp, tmp_bytes);
+    if (wanted(sections, "forms") || wanted(sections, "grouped") || wanted(sections, "paths")) {
+        CellBuffers cells(n8);
+        if (wanted(sections, "forms"))
+            forms_section(cells, lim, tmp, tmp_bytes);
+        if (wanted(sections, "grouped"))
+            grouped_section(cells, lim, tmp, tmp_bytes);
+        if (wanted(sections, "paths"))
+            paths_section(cells, lim, tmp, tmp_bytes);
+    }
+    if (wanted(sections, "pipeline"))
+        pipeline_section(1 << 20, quick ? 8 : 64);
     cudaFree(tmp);
     return 0;
 }

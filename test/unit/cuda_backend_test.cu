@@ -577,8 +577,8 @@ TEST_F(Cuda, ThresholdKernelMatchesCpuInSharedAndGlobalMemory)
         ASSERT_EQ(thresholds_on_gpu(t, v, 0, limits), thresholds_on_cpu(t, v.data(), v.size())) << n;
         ASSERT_EQ(thresholds_on_gpu(t, v, 1, limits), thresholds_on_cpu(t, v.data() + 1, v.size() - 1)) << n;
     }
-    EXPECT_TRUE(gh::thresholds_in_shared_memory(20000, limits));
-    EXPECT_FALSE(gh::thresholds_in_shared_memory(100000, limits));
+    /* few thresholds: all in shared memory, with copies of the counters; many: cuda_paths_test.cu */
+    EXPECT_EQ(gh::threshold_plan(10, limits).path, gh::KernelPath::shared);
 }
 
 TEST_F(Cuda, ThresholdKernelFollowsTheServersSearchOnUnsortedAndNaN)

@@ -1,0 +1,174 @@
+/*
+ * kernel_binners.cuh: what a kernel needs to know to bin one value, one
+ * struct per kind of histogram, for cuda_kernels.cu only.
+ *
+ * The kernels (kernel_paths.cuh) are written once and bin every kind
+ * through a binner passed by value: float8 intervals (bucket.h), int64
+ * time intervals (time_bucket.h), thresholds (threshold_bucket.h) and
+ * grouped float8 intervals (grouped_spec.h).  Each binner calls the one
+ * shared definition of its bucket; none has arithmetic of its own.
+ *
+ * A binner answers slots(), its number of counters, and operator()(x, i),
+ * the counter of value x at index i, or a negative error code: kNaNBucket
+ * for a NaN, kBadGroupBucket for a group number out of range.  A binner
+ * may keep a table in shared memory, table_bytes() at the start of the
+ * block's dynamic shared memory: attach() fills it, and the kernel
+ * synchronises before the first value is binned.
+ */
+#ifndef GH_KERNEL_BINNERS_CUH
+#define GH_KERNEL_BINNERS_CUH
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "grouped_spec.h"
+#include "threshold_bucket.h"
+#include "time_bucket.h"
+
+namespace gh {
+namespace kernels {
+
+template <bool Ascending, BucketRule Rule> struct FloatBinner {
+    double lo, hi;
+    int32_t nbins;
+    __host__ __device__ int32_t slots() const { return nbins + 2; }
+    __host__ __device__ size_t table_bytes() const { return 0; }
+    __device__ void attach(unsigned char *) {}
+    __device__ int32_t operator()(double x, size_t) const
+    {
+        BucketSpec s{lo, hi, nbins, Rule};
+        return Ascending ? bucket_ascending(x, s) : bucket_descending(x, s);
+    }
+};
+
+struct Int64Binner {
+    Int64Binning binning;
+    __host__ __device__ int32_t slots() const { return binning.nbins + 2; }
+    __host__ __device__ size_t table_bytes() const { return 0; }
+    __device__ void attach(unsigned char *) {}
+    __device__ int32_t operator()(int64_t x, size_t) const { return int64_bucket(x, binning); }
+};
+
+/* The group's offset plus the float8 bucket; the group number is read by the value's index. */
+template <bool Ascending, BucketRule Rule> struct GroupedBinner {
+    FloatBinner<Ascending, Rule> bucket_of;
+    const uint32_t *groups; /* device memory, one per value */
+    uint32_t ngroups;
+    __host__ __device__ int32_t slots() const { return static_cast<int32_t>(ngroups) * bucket_of.slots(); }
+    __host__ __device__ size_t table_bytes() const { return 0; }
+    __device__ void attach(unsigned char *) {}
+    __device__ int32_t operator()(double x, size_t i) const
+    {
+        int32_t b = bucket_of(x, i);
+        uint32_t g = __ldg(groups + i);
+        if (b < 0)
+            return b;
+        if (g >= ngroups)
+            return kBadGroupBucket;
+        return static_cast<int32_t>(g) * bucket_of.slots() + b; /* < kMaxGroupedCells */
+    }
+};
+
+/*
+ * Thresholds: PostgreSQL's binary search, step for step (threshold_step),
+ * so that unsorted arrays and NaN thresholds give the server's answer.
+ * Where its steps read the thresholds from decides its speed.  Up to a few
+ * thousand: a copy of all of them in shared memory.
+ */
+struct ThresholdBinner {
+    const double *thresholds; /* device memory; the shared copy once attached */
+    int32_t count;
+
+    __host__ __device__ int32_t slots() const { return count + 1; }
+    __host__ __device__ size_t table_bytes() const { return sizeof(double) * static_cast<size_t>(count); }
+    __device__ void attach(unsigned char *smem)
+    {
+        double *copy = reinterpret_cast<double *>(smem);
+        for (int32_t i = threadIdx.x; i < count; i += blockDim.x)
+            copy[i] = __ldg(thresholds + i);
+        thresholds = copy;
+    }
+    __device__ int32_t operator()(double x, size_t) const { return threshold_bucket(x, thresholds, count); }
+};
+
+/*
+ * More thresholds: the first `levels` levels of the search tree in shared
+ * memory (2^levels - 1 nodes, breadth first), the last few steps in
+ * global memory, where they fall within a few cache lines.
+ */
+struct ThresholdTreeBinner {
+    static constexpr int32_t kMaxLevels = 13;  /* 64 KB of tree at most */
+    static constexpr int32_t kGlobalSteps = 8; /* steps below the tree written out */
+    const double *thresholds;                  /* device memory */
+    int32_t count;
+    int32_t levels; /* 1 .. kMaxLevels */
+    const double *tree; /* set by attach() */
+
+    __host__ __device__ int32_t slots() const { return count + 1; }
+    __host__ __device__ static size_t tree_bytes(int32_t levels)
+    {
+        return sizeof(double) * ((size_t(1) << levels) - 1);
+    }
+    __host__ __device__ size_t table_bytes() const { return tree_bytes(levels); }
+
+    __device__ void attach(unsigned char *smem)
+    {
+        double *nodes = reinterpret_cast<double *>(smem);
+        tree = nodes;
+        /* node k's path from the root: the bits of k + 1 below its leading one (1: right) */
+        const int32_t n = (int32_t(1) << levels) - 1;
+        for (int32_t k = threadIdx.x; k < n; k += blockDim.x) {
+            uint32_t path = static_cast<uint32_t>(k) + 1;
+            int32_t left = 0, right = count;
+            for (int d = 30 - __clz(path); d >= 0 && left < right; d--) {
+                int32_t mid = (left + right) / 2;
+                if ((path >> d) & 1)
+                    left = mid + 1;
+                else
+                    right = mid;
+            }
+            nodes[k] = left < right ? __ldg(thresholds + (left + right) / 2) : 0.0; /* 0: never read */
+        }
+    }
+
+    __device__ int32_t operator()(double x, size_t) const
+    {
+        if (x != x) /* NaN: at or above every threshold, as threshold_bucket() */
+            return count;
+        int32_t left = 0, right = count;
+        int32_t node = 0;
+        /*
+         * Steps of fixed number, predicated rather than looped, so that the
+         * compiler can interleave the searches of a thread's several values
+         * and keep their loads in flight together.
+         */
+#pragma unroll
+        for (int32_t l = 0; l < kMaxLevels; l++) {
+            if (l < levels && left < right) {
+                int32_t mid = (left + right) / 2;
+                int32_t before = left;
+                threshold_step(x, tree[node], mid, left, right);
+                node = 2 * node + (left == before ? 1 : 2);
+            }
+        }
+#pragma unroll
+        for (int32_t s = 0; s < kGlobalSteps; s++) {
+            if (left < right) {
+                int32_t mid = (left + right) / 2;
+                threshold_step(x, __ldg(thresholds + mid), mid, left, right);
+            }
+        }
+        while (left < right) { /* more than kGlobalSteps below the tree: very many thresholds */
+            int32_t mid = (left + right) / 2;
+            threshold_step(x, __ldg(thresholds + mid), mid, left, right);
+        }
+        return left;
+    }
+};
+
+} // namespace kernels
+} // namespace gh
+
+#endif /* GH_KERNEL_BINNERS_CUH */

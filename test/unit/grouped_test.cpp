@@ -1,0 +1,117 @@
+/*
+ * grouped_test.cpp: the CPU's grouped binning (cpu_bin_grouped) against
+ * the naive per-value formula, and against one cpu_bin per group: random
+ * and edge values, random and constant group numbers, both bound orders
+ * and both rules, and its refusals (NaN, a group out of range, a spec too
+ * large).
+ */
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "cpu_backend.h"
+
+namespace {
+
+using gh::BucketRule;
+using gh::BucketSpec;
+using gh::GroupedSpec;
+using gh::Status;
+
+std::vector<int64_t> naive(const GroupedSpec &spec, const std::vector<double> &v, const std::vector<uint32_t> &g)
+{
+    std::vector<int64_t> counts(static_cast<size_t>(gh::grouped_cells(spec)), 0);
+    for (size_t i = 0; i < v.size(); i++)
+        counts[g[i] * size_t(gh::grouped_slots(spec)) + size_t(gh::width_bucket(v[i], spec.interval))]++;
+    return counts;
+}
+
+/* Random values around the range and every kind of edge: bucket edges, their neighbours, ±0, ±inf. */
+std::vector<double> values_for(const BucketSpec &s, size_t n, std::mt19937_64 &rng)
+{
+    std::vector<double> v = {s.lo, s.hi, std::nextafter(s.lo, -INFINITY), std::nextafter(s.hi, INFINITY), 0.0,
+                             -0.0, INFINITY, -INFINITY, DBL_MAX, -DBL_MAX, DBL_TRUE_MIN};
+    std::uniform_int_distribution<int32_t> edge(0, s.nbins);
+    for (int i = 0; i < 500; i++) {
+        double e = s.lo + (s.hi - s.lo) * edge(rng) / s.nbins;
+        v.insert(v.end(), {e, std::nextafter(e, -INFINITY), std::nextafter(e, INFINITY)});
+    }
+    double a = std::min(s.lo, s.hi), w = std::fabs(s.hi - s.lo);
+    std::uniform_real_distribution<double> wide(a - w / 8, a + w + w / 8);
+    while (v.size() < n)
+        v.push_back(wide(rng));
+    std::shuffle(v.begin(), v.end(), rng);
+    return v;
+}
+
+} // namespace
+
+TEST(Grouped, MatchesTheNaiveFormulaAndOneHistogramPerGroup)
+{
+    std::mt19937_64 rng(99);
+    std::uniform_real_distribution<double> bound(-1e5, 1e5);
+    for (uint32_t groups : {1u, 2u, 100u, 2778u, 65536u}) {
+        for (int trial = 0; trial < 4; trial++) {
+            BucketSpec interval{bound(rng), bound(rng), int32_t(1 + rng() % (groups > 1000 ? 64 : 3000)),
+                                trial % 2 ? BucketRule::pg16 : BucketRule::pg15};
+            GroupedSpec spec{interval, groups};
+            std::vector<double> v = values_for(interval, 20000, rng);
+            std::vector<uint32_t> g(v.size());
+            for (uint32_t &x : g)
+                x = static_cast<uint32_t>(rng() % groups);
+            std::vector<int64_t> counts(size_t(gh::grouped_cells(spec)), 0);
+            ASSERT_EQ(gh::cpu_bin_grouped(spec, v.data(), g.data(), v.size(), counts.data()), Status::ok);
+            ASSERT_EQ(counts, naive(spec, v, g)) << "groups " << groups << " trial " << trial;
+            if (groups > 100)
+                continue;
+            /* each group's cells are that group's values binned alone */
+            const size_t slots = size_t(gh::grouped_slots(spec));
+            for (uint32_t k = 0; k < groups; k++) {
+                std::vector<double> mine;
+                for (size_t i = 0; i < v.size(); i++)
+                    if (g[i] == k)
+                        mine.push_back(v[i]);
+                std::vector<int64_t> alone(slots, 0);
+                ASSERT_EQ(gh::cpu_bin(interval, mine.data(), mine.size(), alone.data()), Status::ok);
+                ASSERT_TRUE(std::equal(alone.begin(), alone.end(), counts.begin() + k * slots)) << k;
+            }
+        }
+    }
+}
+
+TEST(Grouped, ConstantInputAndEmptyBatches)
+{
+    GroupedSpec spec{BucketSpec{0, 1, 16, BucketRule::pg15}, 7};
+    std::vector<double> v(100003, 0.5);
+    std::vector<uint32_t> g(v.size(), 6);
+    std::vector<int64_t> counts(size_t(gh::grouped_cells(spec)), 0);
+    ASSERT_EQ(gh::cpu_bin_grouped(spec, v.data(), g.data(), 0, counts.data()), Status::ok);
+    EXPECT_EQ(counts, std::vector<int64_t>(counts.size(), 0));
+    ASSERT_EQ(gh::cpu_bin_grouped(spec, v.data(), g.data(), v.size(), counts.data()), Status::ok);
+    EXPECT_EQ(counts[6 * 18 + 9], 100003); /* width_bucket(0.5, 0, 1, 16) = 9 */
+    EXPECT_EQ(counts, naive(spec, v, g));
+}
+
+TEST(Grouped, RefusesNaNGroupsOutOfRangeAndTooManyCells)
+{
+    GroupedSpec spec{BucketSpec{-1, 1, 10, BucketRule::pg16}, 3};
+    std::vector<double> v = {0.1, 0.2, NAN, 0.3};
+    std::vector<uint32_t> g = {0, 1, 2, 2};
+    std::vector<int64_t> counts(size_t(gh::grouped_cells(spec)), 0);
+    EXPECT_EQ(gh::cpu_bin_grouped(spec, v.data(), g.data(), v.size(), counts.data()), Status::nan_value);
+    v[2] = 0.0;
+    g[3] = 3;
+    EXPECT_EQ(gh::cpu_bin_grouped(spec, v.data(), g.data(), v.size(), counts.data()), Status::internal_error);
+    /* cells beyond int32, and no groups at all, are refused before anything is counted */
+    counts.assign(counts.size(), 0);
+    GroupedSpec huge{BucketSpec{0, 1, 1000000, BucketRule::pg15}, 3000};
+    EXPECT_FALSE(gh::grouped_spec_fits(huge));
+    EXPECT_EQ(gh::cpu_bin_grouped(huge, v.data(), g.data(), v.size(), counts.data()), Status::internal_error);
+    GroupedSpec none{BucketSpec{0, 1, 10, BucketRule::pg15}, 0};
+    EXPECT_EQ(gh::cpu_bin_grouped(none, v.data(), g.data(), v.size(), counts.data()), Status::internal_error);
+    EXPECT_EQ(counts, std::vector<int64_t>(counts.size(), 0));
+}
