@@ -9,56 +9,89 @@
 # same rows as 10 range partitions on ts.  Serial, device = cpu, prewarmed,
 # TimeZone America/New_York; every time is a median over interleaved rounds
 # (sql_timing.py) and the ratios are to count(x) over the whole table, the
-# cost of just reading the column.  GH_DEVICE, GH_WORKERS and GH_SHARED_BUFFERS
-# change the device, the workers per Gather and the buffer pool (the GPU host
-# runs it with device=gpu and 8 workers).  It prints; it does not assert.
+# cost of just reading the column.  GH_CONFIGS lists device:workers pairs to
+# run the queries under (default cpu:0; the GPU host runs "cpu:0 gpu:0 cpu:8
+# gpu:8"), GH_PARTITIONS=0 leaves out the partitioned copy and the shapes
+# beyond GROUP BY g and the heatmap, GH_SHARED_BUFFERS sizes the buffer pool.
+# GH_USE_EXISTING=1 uses the server PGHOST and PGPORT name (the benchmark
+# command's dashboards section, the GPU host) and keeps its tables
+# (ghb_dash_ROWS, ghb_dash_parts_ROWS) for the next run.  It prints; it does
+# not assert.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rows=${1:-10000000}
 rounds=${2:-7}
-device=${GH_DEVICE:-cpu}
-workers=${GH_WORKERS:-0}
-source test/lib/prepare.sh
-gh_find_pg_config
-gh_check_pg_config >/dev/null
-set --
-# shellcheck source=../pg_temp_server.sh
-source test/pg_temp_server.sh -c shared_buffers="${GH_SHARED_BUFFERS:-3GB}" -c max_worker_processes=16 \
-    -c max_parallel_workers=16 || exit 1
-psql -X -q -v ON_ERROR_STOP=1 -c "CREATE EXTENSION gpu_histogram" -c "CREATE EXTENSION pg_prewarm" \
-    -c "CREATE TABLE t AS SELECT random() AS x, (i % 100)::int AS g,
-            timestamptz '2026-01-01 00:00:00+00' + i * interval '1 second' AS ts, 'key ' || (i * 7 % 100) AS s
-        FROM generate_series(1, $rows) i" \
-    -c "CREATE TABLE tp (LIKE t) PARTITION BY RANGE (ts)" \
-    -c "DO \$\$
-        DECLARE lo timestamptz := '2026-01-01 00:00:00+00'; span interval := ($rows / 10 + 1) * interval '1 second';
-        BEGIN
-            FOR p IN 0 .. 9 LOOP
-                EXECUTE format('CREATE TABLE tp_%s PARTITION OF tp FOR VALUES FROM (%L) TO (%L)', p,
-                               CASE WHEN p = 0 THEN '-infinity' ELSE (lo + p * span)::text END,
-                               CASE WHEN p = 9 THEN 'infinity' ELSE (lo + (p + 1) * span)::text END);
-            END LOOP;
-        END \$\$" \
-    -c "INSERT INTO tp SELECT * FROM t" \
-    -c "VACUUM ANALYZE t" -c "VACUUM ANALYZE tp" -c "SELECT pg_prewarm('t')" \
-    -c "SELECT pg_prewarm(c.oid) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'tp'::regclass" \
+configs=${GH_CONFIGS:-cpu:0}     # device:workers, space-separated
+partitions=${GH_PARTITIONS:-1}   # 0: the GROUP BY g and heatmap figures only, no partitioned copy
+if [ "${GH_USE_EXISTING:-0}" != 1 ]; then
+    source test/lib/prepare.sh
+    gh_find_pg_config
+    gh_check_pg_config >/dev/null
+    set --
+    # shellcheck source=../pg_temp_server.sh
+    source test/pg_temp_server.sh -c shared_buffers="${GH_SHARED_BUFFERS:-3GB}" -c max_worker_processes=16 \
+        -c max_parallel_workers=16 || exit 1
+fi
+t=ghb_dash_$rows
+tp=ghb_dash_parts_$rows
+psql -X -q -v ON_ERROR_STOP=1 -c "CREATE EXTENSION IF NOT EXISTS gpu_histogram" \
+    -c "CREATE EXTENSION IF NOT EXISTS pg_prewarm" >/dev/null
+if [ "$(psql -X -At -c "SELECT to_regclass('$t') IS NOT NULL AND to_regclass('$tp') IS NOT NULL")" != t ]; then
+    psql -X -q -v ON_ERROR_STOP=1 -c "DROP TABLE IF EXISTS $t, $tp" \
+        -c "CREATE TABLE $t AS SELECT random() AS x, (i % 100)::int AS g,
+                timestamptz '2026-01-01 00:00:00+00' + i * interval '1 second' AS ts, 'key ' || (i * 7 % 100) AS s
+            FROM generate_series(1, $rows) i" \
+        -c "CREATE TABLE $tp (LIKE $t) PARTITION BY RANGE (ts)" \
+        -c "DO \$\$
+            DECLARE lo timestamptz := '2026-01-01 00:00:00+00'; span interval := ($rows / 10 + 1) * interval '1 second';
+            BEGIN
+                FOR p IN 0 .. 9 LOOP
+                    EXECUTE format('CREATE TABLE %I PARTITION OF $tp FOR VALUES FROM (%L) TO (%L)', '${tp}_' || p,
+                                   CASE WHEN p = 0 THEN '-infinity' ELSE (lo + p * span)::text END,
+                                   CASE WHEN p = 9 THEN 'infinity' ELSE (lo + (p + 1) * span)::text END);
+                END LOOP;
+            END \$\$" \
+        -c "INSERT INTO $tp SELECT * FROM $t WHERE $partitions = 1" \
+        -c "VACUUM ANALYZE $t" -c "VACUUM ANALYZE $tp" >/dev/null
+fi
+psql -X -q -v ON_ERROR_STOP=1 -c "SELECT pg_prewarm('$t')" \
+    -c "SELECT pg_prewarm(c.oid) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = '$tp'::regclass" \
     >/dev/null
 range="ts >= '2026-02-01 00:00:00+00' AND ts < '2026-02-15 00:00:00+00'"
 on="SET gpu_histogram.scan = on;"
 off="SET gpu_histogram.scan = off;"
-python3 test/bench/sql_timing.py --rounds "$rounds" --warmup 1 \
-    --setup "SET max_parallel_workers_per_gather = $workers" --setup "SET gpu_histogram.device = $device" \
-    --setup "SET jit = off" --setup "SET TimeZone = 'America/New_York'" \
-    "count(x)=$on SELECT count(x) FROM t" \
-    "ungrouped histogram=$on SELECT gpu_histogram(x, 0, 1, 64) FROM t" \
-    "GROUP BY g=$on SELECT g, gpu_histogram(x, 0, 1, 64) FROM t GROUP BY g" \
-    "GROUP BY g, plain SQL=$off SELECT g, width_bucket(x, 0, 1, 64), count(*) FROM t GROUP BY 1, 2" \
-    "hourly heatmap, New York=$on SELECT date_trunc('hour', ts), count(*), gpu_histogram(x, 0, 1, 64) FROM t GROUP BY 1" \
-    "hourly heatmap, plain SQL=$off SELECT date_trunc('hour', ts), width_bucket(x, 0, 1, 64), count(*) FROM t GROUP BY 1, 2" \
-    "date_bin 1 hour=$on SELECT date_bin('1 hour', ts, timestamptz '2026-01-01 00:00:00+00'), gpu_histogram(x, 0, 1, 64) FROM t GROUP BY 1" \
-    "GROUP BY text key=$on SELECT s, gpu_histogram(x, 0, 1, 64) FROM t GROUP BY s" \
-    "10 partitions, ungrouped=$on SELECT gpu_histogram(x, 0, 1, 64) FROM tp" \
-    "10 partitions, heatmap=$on SELECT date_trunc('hour', ts), gpu_histogram(x, 0, 1, 64) FROM tp GROUP BY 1" \
-    "2 weeks of 16, native range=$on SELECT gpu_histogram(x, 0, 1, 64) FROM t WHERE $range"
-pg_temp_stop
-trap - EXIT
+queries=(
+    "count(x)=$on SELECT count(x) FROM $t"
+    "ungrouped histogram=$on SELECT gpu_histogram(x, 0, 1, 64) FROM $t"
+    "GROUP BY g=$on SELECT g, gpu_histogram(x, 0, 1, 64) FROM $t GROUP BY g"
+    "GROUP BY g, plain SQL=$off SELECT g, width_bucket(x, 0, 1, 64), count(*) FROM $t GROUP BY 1, 2"
+    "hourly heatmap, New York=$on SELECT date_trunc('hour', ts), count(*), gpu_histogram(x, 0, 1, 64) FROM $t GROUP BY 1"
+    "hourly heatmap, plain SQL=$off SELECT date_trunc('hour', ts), width_bucket(x, 0, 1, 64), count(*) FROM $t GROUP BY 1, 2"
+)
+if [ "$partitions" = 1 ]; then
+    queries+=(
+        "date_bin 1 hour=$on SELECT date_bin('1 hour', ts, timestamptz '2026-01-01 00:00:00+00'), gpu_histogram(x, 0, 1, 64) FROM $t GROUP BY 1"
+        "GROUP BY text key=$on SELECT s, gpu_histogram(x, 0, 1, 64) FROM $t GROUP BY s"
+        "10 partitions, ungrouped=$on SELECT gpu_histogram(x, 0, 1, 64) FROM $tp"
+        "10 partitions, heatmap=$on SELECT date_trunc('hour', ts), gpu_histogram(x, 0, 1, 64) FROM $tp GROUP BY 1"
+        "2 weeks of 16, native range=$on SELECT gpu_histogram(x, 0, 1, 64) FROM $t WHERE $range"
+    )
+fi
+for config in $configs; do
+    device=${config%:*}
+    workers=${config#*:}
+    echo "== device = $device, max_parallel_workers_per_gather = $workers"
+    run=("${queries[@]}")
+    if [ "$device" != cpu ]; then
+        # the plain SQL runs no gpu_histogram: its figures are the cpu run's
+        run=()
+        for q in "${queries[@]}"; do [[ $q == *"plain SQL="* ]] || run+=("$q"); done
+    fi
+    python3 test/bench/sql_timing.py --rounds "$rounds" --warmup 1 \
+        --setup "SET max_parallel_workers_per_gather = $workers" --setup "SET gpu_histogram.device = $device" \
+        --setup "SET jit = off" --setup "SET TimeZone = 'America/New_York'" "${run[@]}"
+done
+if [ "${GH_USE_EXISTING:-0}" != 1 ]; then
+    pg_temp_stop
+    trap - EXIT
+fi

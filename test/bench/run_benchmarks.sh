@@ -6,7 +6,7 @@
 #   bash test/bench/run_benchmarks.sh [--sizes 1000000,10000000] [--rounds 5]
 #        [--workers 0,2,8] [--label NAME] [--quick] [--use-existing]
 #        [--shared-buffers 4GB] [--work-mem 256MB] [--out DIR]
-#        [--sections distributions,nbins,workers,groups,scan,window,shards,forms,kernel,startup]
+#        [--sections distributions,nbins,workers,groups,scan,dashboards,window,shards,forms,kernel,startup]
 #
 # Without --use-existing it starts a throwaway server (test/pg_temp_server.sh)
 # with shared_buffers sized to hold every table; with it, it uses the server
@@ -31,6 +31,12 @@
 #                  with a WHERE clause on another column, and with x after a
 #                  text column, at the smallest.  The other sections run with the scan on (the
 #                  default), so their gpu_histogram figures are the scan's.
+#   dashboards     test/bench/dashboards_bench.sh over the largest size: GROUP BY
+#                  g, the hourly heatmap in New York's time zone, date_bin, a
+#                  text key, 10 range partitions and a two-week range, each
+#                  against count(x) and the plain SQL; serial, and with the
+#                  most workers, on the CPU and (with a GPU) device=gpu.  Its
+#                  table is printed into the report as it comes.
 #   window         the smallest size, ordered by i, nbins 64, the moving frame
 #                  ROWS BETWEEN 1000 PRECEDING AND CURRENT ROW: gpu_histogram
 #                  (adds and removes one row per row) against the same
@@ -77,7 +83,7 @@ done
 
 sizes="" rounds=5 workers_wanted="0,2,8" label="" quick=no use_existing=no
 shared_buffers="" work_mem=256MB out_dir=$BENCH_DIR/results
-sections=distributions,nbins,workers,groups,scan,window,shards,forms,kernel,startup
+sections=distributions,nbins,workers,groups,scan,dashboards,window,shards,forms,kernel,startup
 while [ $# -gt 0 ]; do
     case $1 in
         --sizes) sizes=$2; shift ;;
@@ -445,6 +451,19 @@ if [ -n "$gpu_name" ] && want kernel; then
     fi
 fi
 
+# Dashboards: grouped shapes, partitions, time ranges ---------------------------
+if want dashboards; then
+    step "SQL: dashboards ($largest rows)"
+    dash_configs="cpu:0"
+    if [ $sql_gpu = yes ]; then dash_configs+=" gpu:0"; fi
+    if [ "$max_workers" -gt 0 ]; then
+        dash_configs+=" cpu:$max_workers"
+        if [ $sql_gpu = yes ]; then dash_configs+=" gpu:$max_workers"; fi
+    fi
+    GH_USE_EXISTING=1 GH_CONFIGS="$dash_configs" bash "$BENCH_DIR/dashboards_bench.sh" "$largest" "$rounds" |
+        tee "$WORK/dashboards.txt"
+fi
+
 # GPU: CUDA start-up, in fresh sessions ----------------------------------------
 # Each psql is a new backend.  Times come from \timing (the server round
 # trip, not psql's own start); first and second query of one session.
@@ -505,4 +524,9 @@ mkdir -p "$out_dir"
 prefix="$out_dir/$(date +%F)-$label-$device"
 step "report: $prefix.md"
 "$REPORT_PY" "$BENCH_DIR/make_report.py" "$WORK" "$prefix"
+if [ -s "$WORK/dashboards.txt" ]; then
+    printf '\n## Dashboards (test/bench/dashboards_bench.sh, %s rows)\n\n```\n' "$largest" >>"$prefix.md"
+    cat "$WORK/dashboards.txt" >>"$prefix.md"
+    printf '```\n' >>"$prefix.md"
+fi
 echo "done in $(($(date +%s) - started)) s; raw results kept in $WORK"
