@@ -101,7 +101,40 @@ double key_bound(PlannerInfo *root, Index relid, const GroupKeyDef &def)
     return span / length + 3.0; /* both partial ends, and infinities or NULLs */
 }
 
+/* The correlation of the column's values with the rows' physical order, 0 if unknown. */
+double column_correlation(PlannerInfo *root, Index relid, AttrNumber attno, Oid type)
+{
+    Var *var = makeVar(relid, attno, type, -1, InvalidOid, 0);
+    VariableStatData vardata;
+    examine_variable(root, reinterpret_cast<Node *>(var), 0, &vardata);
+    double correlation = 0;
+    if (HeapTupleIsValid(vardata.statsTuple)) {
+        AttStatsSlot slot;
+        if (get_attstatsslot(&slot, vardata.statsTuple, STATISTIC_KIND_CORRELATION, InvalidOid,
+                             ATTSTATSSLOT_NUMBERS)) {
+            if (slot.nnumbers == 1)
+                correlation = slot.numbers[0];
+            free_attstatsslot(&slot);
+        }
+    }
+    ReleaseVariableStats(vardata);
+    return correlation;
+}
+
 } // namespace
+
+bool keys_follow_physical_order(PlannerInfo *root, Index relid, List *keys)
+{
+    ListCell *lc;
+    foreach (lc, keys) {
+        GroupKeyDef def;
+        if (!group_key_parse(static_cast<Expr *>(lfirst(lc)), relid, &def) || def.kind == KeyKind::width_bucket)
+            continue; /* width_bucket's groups do not follow its column's order */
+        if (fabs(column_correlation(root, relid, def.attno, def.coltype)) >= 0.9)
+            return true;
+    }
+    return false;
+}
 
 double estimate_scan_groups(PlannerInfo *root, Index relid, List *keys, double input_rows)
 {

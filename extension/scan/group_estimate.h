@@ -22,4 +22,12 @@ extern "C" {
 /* The groups of GROUP BY keys (their expressions) over input_rows rows of table relid. */
 double estimate_scan_groups(PlannerInfo *root, Index relid, List *keys, double input_rows);
 
+/*
+ * Whether the rows come in the order of one of the keys' columns (its
+ * statistics' correlation at least 0.9 either way): then a key's rows lie
+ * together, and a grouped scan that outgrows its memory and emits its
+ * groups emits each about once (a time-ordered table grouped by hour).
+ */
+bool keys_follow_physical_order(PlannerInfo *root, Index relid, List *keys);
+
 #endif /* GH_SCAN_GROUP_ESTIMATE_H */

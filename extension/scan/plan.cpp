@@ -194,9 +194,15 @@ bool rel_fits(PlannerInfo *root, RelOptInfo *rel, List *keys, List *aggrefs, Can
     c->groups = 1;
     if (keys != NIL) {
         c->groups = estimate_scan_groups(root, rel->relid, keys, rel->rows);
-        /* HashAggregate's bound: a plan whose groups would not fit keeps the ordinary plan */
+        /*
+         * HashAggregate's bound: groups that would not fit keep the ordinary
+         * plan, unless they come one after another in the table (a time
+         * bucket over a time-ordered table): the scan then emits each
+         * group about once when its memory fills (group_table.h).
+         */
         double bytes = c->groups * group_table_bytes_per_group(c->ncells, 8 * (1 + list_length(keys)) + 32);
-        if (bytes > static_cast<double>(get_hash_memory_limit()))
+        if (bytes > static_cast<double>(get_hash_memory_limit()) &&
+            !keys_follow_physical_order(root, rel->relid, keys))
             return false;
     }
 

@@ -12,7 +12,8 @@
 # cost of just reading the column.  GH_CONFIGS lists device:workers pairs to
 # run the queries under (default cpu:0; the GPU host runs "cpu:0 gpu:0 cpu:8
 # gpu:8"), GH_PARTITIONS=0 leaves out the partitioned copy and the shapes
-# beyond GROUP BY g and the heatmap, GH_SHARED_BUFFERS sizes the buffer pool.
+# beyond GROUP BY g and the heatmap, GH_PLAIN_CONFIGS limits the plain SQL to
+# the configurations it lists, GH_SHARED_BUFFERS sizes the buffer pool.
 # GH_USE_EXISTING=1 uses the server PGHOST and PGPORT name (the benchmark
 # command's dashboards section, the GPU host) and keeps its tables
 # (ghb_dash_ROWS, ghb_dash_parts_ROWS) for the next run.  It prints; it does
@@ -82,7 +83,7 @@ for config in $configs; do
     workers=${config#*:}
     echo "== device = $device, max_parallel_workers_per_gather = $workers"
     run=("${queries[@]}")
-    if [ "$device" != cpu ]; then
+    if [ "$device" != cpu ] || [[ " ${GH_PLAIN_CONFIGS:-$config} " != *" $config "* ]]; then
         # the plain SQL runs no gpu_histogram: its figures are the cpu run's
         run=()
         for q in "${queries[@]}"; do [[ $q == *"plain SQL="* ]] || run+=("$q"); done
