@@ -202,8 +202,8 @@ bool rel_fits(PlannerInfo *root, RelOptInfo *rel, List *keys, List *aggrefs, Can
          */
         double bytes = c->groups * group_table_bytes_per_group(c->ncells, 8 * (1 + list_length(keys)) + 32);
         if (bytes > static_cast<double>(get_hash_memory_limit()) &&
-            !keys_follow_physical_order(root, rel->relid, keys))
-            return false;
+            (c->groups * 8 > rel->rows || !keys_follow_physical_order(root, rel->relid, keys)))
+            return false; /* (a group of a few rows would cost a partial row each) */
     }
 
     /* Quals of lower security levels (row-level security) must run first. */
