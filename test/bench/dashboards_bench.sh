@@ -5,8 +5,9 @@
 #   bash test/bench/dashboards_bench.sh [ROWS] [ROUNDS]   (default 10,000,000 and 7)
 #
 # Issue 15's table: x float8 in [0,1), g int (100 values), ts timestamptz
-# one row a second, s text (100 values) (16 weeks at 10M rows), and the
-# same rows as 10 range partitions on ts.  Serial, device = cpu, prewarmed,
+# one row a second (16 weeks at 10M rows), the same rows as 10 range
+# partitions on ts, and for the text key a table of x and s text (100
+# values, rows about as wide).  Serial, device = cpu, prewarmed,
 # TimeZone America/New_York; every time is a median over interleaved rounds
 # (sql_timing.py) and the ratios are to count(x) over the whole table, the
 # cost of just reading the column.  GH_CONFIGS lists device:workers pairs to
@@ -35,13 +36,17 @@ if [ "${GH_USE_EXISTING:-0}" != 1 ]; then
 fi
 t=ghb_dash_$rows
 tp=ghb_dash_parts_$rows
+tt=ghb_dash_text_$rows
 psql -X -q -v ON_ERROR_STOP=1 -c "CREATE EXTENSION IF NOT EXISTS gpu_histogram" \
     -c "CREATE EXTENSION IF NOT EXISTS pg_prewarm" >/dev/null
-if [ "$(psql -X -At -c "SELECT to_regclass('$t') IS NOT NULL AND to_regclass('$tp') IS NOT NULL")" != t ]; then
-    psql -X -q -v ON_ERROR_STOP=1 -c "DROP TABLE IF EXISTS $t, $tp" \
+if [ "$(psql -X -At -c "SELECT to_regclass('$t') IS NOT NULL AND to_regclass('$tp') IS NOT NULL
+                          AND to_regclass('$tt') IS NOT NULL")" != t ]; then
+    psql -X -q -v ON_ERROR_STOP=1 -c "DROP TABLE IF EXISTS $t, $tp, $tt" \
         -c "CREATE TABLE $t AS SELECT random() AS x, (i % 100)::int AS g,
-                timestamptz '2026-01-01 00:00:00+00' + i * interval '1 second' AS ts, 'key ' || (i * 7 % 100) AS s
+                timestamptz '2026-01-01 00:00:00+00' + i * interval '1 second' AS ts
             FROM generate_series(1, $rows) i" \
+        -c "CREATE TABLE $tt AS SELECT random() AS x, 'key ' || (i * 7 % 100) AS s
+            FROM generate_series(1, $rows * $partitions) i" \
         -c "CREATE TABLE $tp (LIKE $t) PARTITION BY RANGE (ts)" \
         -c "DO \$\$
             DECLARE lo timestamptz := '2026-01-01 00:00:00+00'; span interval := ($rows / 10 + 1) * interval '1 second';
@@ -53,9 +58,9 @@ if [ "$(psql -X -At -c "SELECT to_regclass('$t') IS NOT NULL AND to_regclass('$t
                 END LOOP;
             END \$\$" \
         -c "INSERT INTO $tp SELECT * FROM $t WHERE $partitions = 1" \
-        -c "VACUUM ANALYZE $t" -c "VACUUM ANALYZE $tp" >/dev/null
+        -c "VACUUM ANALYZE $t" -c "VACUUM ANALYZE $tp" -c "VACUUM ANALYZE $tt" >/dev/null
 fi
-psql -X -q -v ON_ERROR_STOP=1 -c "SELECT pg_prewarm('$t')" \
+psql -X -q -v ON_ERROR_STOP=1 -c "SELECT pg_prewarm('$t')" -c "SELECT pg_prewarm('$tt')" \
     -c "SELECT pg_prewarm(c.oid) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = '$tp'::regclass" \
     >/dev/null
 range="ts >= '2026-02-01 00:00:00+00' AND ts < '2026-02-15 00:00:00+00'"
@@ -72,7 +77,7 @@ queries=(
 if [ "$partitions" = 1 ]; then
     queries+=(
         "date_bin 1 hour=$on SELECT date_bin('1 hour', ts, timestamptz '2026-01-01 00:00:00+00'), gpu_histogram(x, 0, 1, 64) FROM $t GROUP BY 1"
-        "GROUP BY text key=$on SELECT s, gpu_histogram(x, 0, 1, 64) FROM $t GROUP BY s"
+        "GROUP BY text key=$on SELECT s, gpu_histogram(x, 0, 1, 64) FROM $tt GROUP BY s"
         "10 partitions, ungrouped=$on SELECT gpu_histogram(x, 0, 1, 64) FROM $tp"
         "10 partitions, heatmap=$on SELECT date_trunc('hour', ts), gpu_histogram(x, 0, 1, 64) FROM $tp GROUP BY 1"
         "2 weeks of 16, native range=$on SELECT gpu_histogram(x, 0, 1, 64) FROM $t WHERE $range"
