@@ -60,7 +60,6 @@ struct ScanExecState {
     int nhist;                /* aggregates: histograms, and counts when grouped */
     bool partial;             /* emit serialized partial states */
     ScanAggregate *aggs;
-    HistogramCall *calls;
     HeapColumn *columns;
     ExprState **arg_states;   /* lo, hi, nbins of each histogram */
     HistogramArgs *args;
@@ -127,7 +126,6 @@ void begin_scan(CustomScanState *node, EState *estate, int)
     s->nhist = intVal(linitial(cscan->custom_private));
     s->nkeys = intVal(lsecond(cscan->custom_private));
     s->aggs = static_cast<ScanAggregate *>(palloc0(sizeof(ScanAggregate) * s->nhist));
-    s->calls = static_cast<HistogramCall *>(palloc0(sizeof(HistogramCall) * s->nhist));
     s->columns = static_cast<HeapColumn *>(palloc0(sizeof(HeapColumn) * s->nhist));
     s->arg_states = static_cast<ExprState **>(palloc0(sizeof(ExprState *) * 3 * s->nhist));
     s->args = static_cast<HistogramArgs *>(palloc0(sizeof(HistogramArgs) * s->nhist));
@@ -138,7 +136,7 @@ void begin_scan(CustomScanState *node, EState *estate, int)
     for (int h = 0; h < s->nhist; h++) {
         Expr *target = static_cast<TargetEntry *>(list_nth(cscan->custom_scan_tlist, h))->expr;
         Aggref *aggref = reinterpret_cast<Aggref *>(target);
-        HistogramCall &call = s->calls[h];
+        HistogramCall &call = s->aggs[h].call;
         if (!IsA(aggref, Aggref))
             elog(ERROR, "gpu_histogram scan: unexpected scan target %d", h + 1);
         s->partial = DO_AGGSPLIT_SKIPFINAL(aggref->aggsplit);
@@ -149,7 +147,6 @@ void begin_scan(CustomScanState *node, EState *estate, int)
         if (!histogram_call_parse(aggref, cscan->scan.scanrelid, &call))
             elog(ERROR, "gpu_histogram scan: unexpected scan target %d", h + 1);
         s->aggs[h].kind = AggKind::histogram;
-        s->aggs[h].call = call;
         s->columns[h] = heap_column(desc, call.attno, call.coltype);
         s->arg_states[3 * h] = ExecInitExpr(call.lo, &node->ss.ps);
         s->arg_states[3 * h + 1] = ExecInitExpr(call.hi, &node->ss.ps);
@@ -458,9 +455,7 @@ void rescan(CustomScanState *node)
         native_quals_unprepare(&s->native_quals); /* new parameter values, perhaps */
     if (s->grouped) {
         group_agg_reset(&s->group_agg);
-        for (int k = 0; k < s->nkeys; k++)
-            group_key_unprepare(&s->keys[k]);
-        s->keys_prepared = false;
+        s->keys_prepared = false; /* new parameter values, perhaps */
     }
 }
 

@@ -198,7 +198,6 @@ void group_key_prepare(GroupKey *key, ExprContext *econtext)
         key->wb_checked = key->wb_fast = false;
     }
     ResetExprContext(econtext);
-    key->prepared = true;
 }
 
 bool group_key_word(GroupKey *key, TupleDesc desc, HeapTupleData *t, int64 *word)

@@ -47,7 +47,6 @@ struct GroupKey {
     GroupKeyDef def;
     HeapColumn column;
     ExprState *arg_states[3];
-    bool prepared;      /* the arguments are evaluated */
     TimeKey time;
     /* width_bucket: its arguments, and the fast path once PostgreSQL accepted them */
     bool wb_null;       /* a NULL bound or count: every key is NULL */
@@ -60,14 +59,11 @@ struct GroupKey {
 /* Sets up key from def for the table's descriptor; expressions initialized under parent. */
 void group_key_init(GroupKey *key, const GroupKeyDef &def, TupleDesc desc, PlanState *parent);
 
-/* Evaluates the key's fixed arguments (user code: never under a buffer lock). */
+/*
+ * Evaluates the key's fixed arguments (user code: never under a buffer
+ * lock); once per scan, and again on a rescan.
+ */
 void group_key_prepare(GroupKey *key, ExprContext *econtext);
-
-/* Forget the arguments: a rescan evaluates them again. */
-static inline void group_key_unprepare(GroupKey *key)
-{
-    key->prepared = false;
-}
 
 /* Whether the key is text: read with group_key_bytes(), else group_key_word(). */
 static inline bool group_key_is_text(const GroupKey *key)

@@ -163,7 +163,6 @@ void time_key_init(TimeKey *k, TimeKeyKind kind, bool with_tz, Datum unit_text, 
     k->hit_hi = 0;
     k->kind = kind;
     k->with_tz = with_tz;
-    k->unit = unit;
     k->unit_text = unit_text;
     switch (unit) {
     case DTK_MICROSEC: k->unit_usec = 1; break;

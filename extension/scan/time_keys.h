@@ -61,7 +61,6 @@ struct TimeKey {
     int64 hit_result;
     TimeKeyKind kind;
     bool with_tz;          /* the column is timestamptz */
-    int unit;              /* date_trunc: DTK_MICROSEC .. DTK_MILLENNIUM */
     int64 unit_usec;       /* date_trunc below a day: the unit's length; else 0 */
     Datum unit_text;       /* date_trunc's first argument, for PostgreSQL's function */
     /* date_bin's stride and origin, set by time_key_set_bin() */
