@@ -385,9 +385,10 @@ TupleTableSlot *next_group(ScanExecState *s)
                 s->args_evaluated = false;
             }
             s->scan_paused = scan_pages(s);
+            group_agg_collect(&s->group_agg);
             if (!s->scan_paused) {
                 gh_values_binned_on_cpu += s->group_agg.values_binned;
-                record_totals(s, s->group_agg.values_binned, 0);
+                record_totals(s, s->group_agg.values_binned, s->group_agg.values_gpu);
             }
             s->emitting = true;
         }
@@ -396,8 +397,11 @@ TupleTableSlot *next_group(ScanExecState *s)
             slot->tts_isnull[i] = true;
         if (group_agg_next(&s->group_agg, slot, s->partial))
             return ExecStoreVirtualTuple(slot);
-        if (!s->scan_paused)
+        if (!s->scan_paused) {
+            /* under an Append, the next partition's scan may want the service's room */
+            group_agg_done(&s->group_agg);
             return NULL;
+        }
         group_agg_restart(&s->group_agg);
         s->emitting = false;
         s->flushes++;
@@ -555,8 +559,7 @@ void explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
                             es);
     if (cscan->custom_exprs != NIL)
         ExplainPropertyText("Filter Evaluation", s->native ? "native" : "executor", es);
-    /* grouped scans bin on the CPU whatever the setting: say so */
-    ExplainPropertyText("Device", s->grouped && gh_device_mode != DEVICE_CPU ? "cpu (grouped)" : device_setting(), es);
+    ExplainPropertyText("Device", device_setting(), es);
     if (es->analyze) {
         const ScanTotals &t = s->totals;
         if (s->nkeys > 0 && !s->totals_from_shared) {

@@ -3,6 +3,8 @@
  */
 #include "group_agg.h"
 
+#include <cmath>
+
 #include "../errors.h"
 #include "../histogram_state.h"
 
@@ -208,6 +210,27 @@ void count_histogram(GroupAgg *ga, int a, TupleDesc desc, HeapTupleData *tuples,
         return;
     }
     uint64 binned = 0;
+    GroupGpu *gg = &ga->gpu[a];
+    if (gg->active) {
+        for (int i = 0; i < n; i++) {
+            if (ga->page_nulls[i])
+                continue;
+            double x = ga->page_values[i];
+            if (unlikely(std::isnan(x)))
+                report_engine_status(gh::Status::nan_value); /* here, as the CPU would: not at the read */
+            ScanGroup *g = ga->page_groups[i];
+            if (group_gpu_takes(gg, g->index)) {
+                group_gpu_add(gg, x, g->index, ga->table.groups);
+                continue;
+            }
+            int64 *c = g->cells + off;
+            c[0]++;
+            c[1 + gh::width_bucket(x, spec)]++;
+            binned++;
+        }
+        ga->values_binned += binned;
+        return;
+    }
     for (int i = 0; i < n; i++) {
         if (ga->page_nulls[i])
             continue;
@@ -242,6 +265,15 @@ void lay_out(GroupAgg *ga, const HistogramArgs *args)
     Size limit = ga->nkeys > 0 ? get_hash_memory_limit() : SIZE_MAX;
     group_table_init(&ga->table, ga->cxt, ncells, limit, ga->can_flush);
     ga->laid_out = true;
+    if (!ga->gpu_ready) {
+        /* no more groups than the table can hold before it is full */
+        Size per_group = group_table_bytes_per_group(ncells, static_cast<int32>(fixed_key_bytes(ga)));
+        uint32 max_groups = ga->nkeys == 0 ? 1 : static_cast<uint32>(Min(limit / per_group + 1, Size(PG_UINT32_MAX)));
+        for (int a = 0; a < ga->naggs; a++)
+            if (ga->aggs[a].kind == AggKind::histogram && !args[a].skip && ga->spec_valid[a])
+                group_gpu_init(&ga->gpu[a], ga->specs[a], ga->offsets[a], max_groups, ga->gpu_cxt);
+        ga->gpu_ready = true;
+    }
 }
 
 /* One histogram's result from its cells: the bigint[] or the serialized state. */
@@ -319,7 +351,11 @@ void group_agg_init(GroupAgg *ga, ScanAggregate *aggs, int naggs, GroupKey *keys
     ga->page_values = static_cast<double *>(palloc(sizeof(double) * MaxHeapTuplesPerPage));
     ga->page_nulls = static_cast<bool *>(palloc(sizeof(bool) * MaxHeapTuplesPerPage));
     ga->word_cache = static_cast<WordCacheEntry *>(palloc0(sizeof(WordCacheEntry) << kWordCacheBits));
+    ga->gpu = static_cast<GroupGpu *>(palloc(sizeof(GroupGpu) * naggs));
+    for (int a = 0; a < naggs; a++)
+        group_gpu_none(&ga->gpu[a]);
     ga->cxt = AllocSetContextCreate(parent_cxt, "GpuHistogramScan groups", ALLOCSET_DEFAULT_SIZES);
+    ga->gpu_cxt = AllocSetContextCreate(parent_cxt, "GpuHistogramScan GPU batches", ALLOCSET_DEFAULT_SIZES);
     ga->page_cxt = AllocSetContextCreate(parent_cxt, "GpuHistogramScan page keys", ALLOCSET_DEFAULT_SIZES);
     ga->row_cxt = AllocSetContextCreate(parent_cxt, "GpuHistogramScan output row", ALLOCSET_DEFAULT_SIZES);
 }
@@ -383,7 +419,32 @@ bool group_agg_next(GroupAgg *ga, TupleTableSlot *slot, bool partial)
     return more;
 }
 
-void group_agg_reset(GroupAgg *ga)
+void group_agg_collect(GroupAgg *ga)
+{
+    if (!ga->laid_out || ga->collected)
+        return;
+    for (int a = 0; a < ga->naggs; a++) {
+        GroupGpu *gg = &ga->gpu[a];
+        if (!gg->active && gg->hist.index < 0 && gg->filled == 0)
+            continue;
+        group_gpu_collect(gg, ga->table.groups, ga->table.ngroups);
+        ga->values_gpu += gg->sent;
+        ga->values_binned += gg->on_cpu;
+        gg->sent = gg->on_cpu = 0;
+    }
+    ga->collected = true;
+}
+
+void group_agg_done(GroupAgg *ga)
+{
+    for (int a = 0; a < ga->naggs; a++)
+        group_gpu_close(&ga->gpu[a]);
+}
+
+namespace {
+
+/* Every group gone; the GPU's share stays for the groups to come. */
+void forget_groups(GroupAgg *ga)
 {
     MemoryContextReset(ga->cxt);
     MemoryContextReset(ga->page_cxt);
@@ -394,14 +455,25 @@ void group_agg_reset(GroupAgg *ga)
     ga->null_group = NULL;
     ga->next = 0;
     ga->emitted_empty = false;
+    ga->collected = false;
+}
+
+} // namespace
+
+void group_agg_reset(GroupAgg *ga)
+{
+    forget_groups(ga);
+    /* new arguments perhaps: the device histograms go back (the callbacks close them) */
+    MemoryContextReset(ga->gpu_cxt);
+    for (int a = 0; a < ga->naggs; a++)
+        group_gpu_none(&ga->gpu[a]);
+    ga->gpu_ready = false;
     ga->values_binned = 0;
+    ga->values_gpu = 0;
     ga->groups_emitted = 0;
 }
 
 void group_agg_restart(GroupAgg *ga)
 {
-    uint64 binned = ga->values_binned, emitted = ga->groups_emitted;
-    group_agg_reset(ga);
-    ga->values_binned = binned;
-    ga->groups_emitted = emitted;
+    forget_groups(ga);
 }

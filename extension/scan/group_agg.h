@@ -16,12 +16,14 @@
  * Finalize Aggregate above combines a key's several partial rows).
  *
  * Without keys the scan still emits exactly one row, empty input included,
- * as an ungrouped aggregate does.  The histograms bin on the CPU here; the
- * ungrouped scan without counts keeps exec.cpp's batched path to the GPU.
+ * as an ungrouped aggregate does.  With device 'gpu' or 'auto', each
+ * histogram's values and group numbers may go to the GPU service instead
+ * (group_gpu.h), read back into the groups' cells before they are emitted.
  */
 #ifndef GH_SCAN_GROUP_AGG_H
 #define GH_SCAN_GROUP_AGG_H
 
+#include "group_gpu.h"
 #include "group_keys.h"
 #include "group_table.h"
 #include "scan_node.h"
@@ -52,8 +54,13 @@ struct GroupAgg {
     uint32 next;               /* the next group to emit */
     bool emitted_empty;        /* no keys and no rows: the one row was emitted */
     bool can_flush;            /* partial states: emit the groups when they fill the memory bound */
+    GroupGpu *gpu;             /* each histogram's share of the GPU service */
+    bool gpu_ready;            /* gpu[] set up for these arguments (kept across restarts) */
+    MemoryContext gpu_cxt;     /* their buffers: reset on rescan, which gives the service back its share */
+    bool collected;            /* the GPU's cells of the current groups are in their rows */
     uint64 groups_emitted;
-    uint64 values_binned;
+    uint64 values_binned;      /* on the CPU */
+    uint64 values_gpu;
 };
 
 /*
@@ -68,6 +75,15 @@ static inline bool group_agg_full(const GroupAgg *ga)
 {
     return ga->laid_out && ga->table.full;
 }
+
+/*
+ * The scan stopped (at its end, or with the groups full): the GPU's counts
+ * join the groups' rows, ready for group_agg_next().
+ */
+void group_agg_collect(GroupAgg *ga);
+
+/* Every group was emitted and no more will come: gives the service back its share now. */
+void group_agg_done(GroupAgg *ga);
 
 /* Forgets the emitted groups and goes on aggregating (partial states only). */
 void group_agg_restart(GroupAgg *ga);

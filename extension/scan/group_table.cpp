@@ -113,6 +113,7 @@ ScanGroup *group_table_insert(GroupTable *t, const char *key, uint32 len, uint64
         t->groups_cap *= 2;
         t->groups = static_cast<ScanGroup **>(repalloc(t->groups, sizeof(ScanGroup *) * t->groups_cap));
     }
+    g->index = t->ngroups;
     t->groups[t->ngroups++] = g;
     if (t->ngroups * 4 > t->capacity * 3)
         grow(t);

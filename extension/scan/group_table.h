@@ -20,6 +20,7 @@
 
 struct ScanGroup {
     uint64 hash;
+    uint32 index;      /* its place in GroupTable.groups: the group's number on the GPU */
     uint32 keylen;
     char *key;
     int64 *cells;

@@ -9,7 +9,8 @@
  * then loops: run the queued requests in the order they were queued (copy
  * and bin a batch, load thresholds, read counters back), give slots back as
  * soon as the GPU has copied them, and free the histograms their owners
- * closed.  Device histograms live here, indexed like the shared table.
+ * closed.  A grouped batch (many groups' histograms as one array of cells)
+ * carries its group numbers in the same slot, behind its values.  Device histograms live here, indexed like the shared table.
  *
  * A CUDA error other than running out of memory may leave the context
  * unusable, so it records the error and exits with status 1; the supervisor
@@ -52,10 +53,13 @@ struct LocalHistogram {
 struct InFlight {
     int32 slot;
     gh::BatchBuffer *batch;
+    gh::BatchBuffer *groups; /* a grouped batch's group numbers, or NULL */
 };
 
 LocalHistogram *locals;
 gh::BatchBuffer **batches; /* [slot * kMaxDevices + device], created on first use */
+/* The group-number part of each slot (service_slot_groups) as a buffer of its own, created on first use. */
+gh::BatchBuffer **group_batches;
 InFlight *in_flight;
 int n_in_flight;
 uint32 applied_fail_request;
@@ -246,7 +250,19 @@ gh::Status open_device_histogram(LocalHistogram *local, const ServiceHistogram &
             return gh::Status::internal_error;
         spec.thresholds.thresholds = local->thresholds;
     }
+    if (h.groups > 0)
+        return gh::gpu_grouped_open(gh::GroupedSpec{spec.interval, h.groups}, h.device, &local->device);
     return gh::gpu_histogram_open(spec, h.device, &local->device);
+}
+
+void count_batch(const ServiceHistogram &h, int32 values)
+{
+    service_lock();
+    gh_service->batches++;
+    gh_service->values += values;
+    gh_service->devices[h.device].batches++;
+    gh_service->devices[h.device].values += values;
+    service_unlock();
 }
 
 gh::Status run_bin(int32 i, const ServiceSlot &req, LocalHistogram *local, const ServiceHistogram &h)
@@ -263,13 +279,37 @@ gh::Status run_bin(int32 i, const ServiceSlot &req, LocalHistogram *local, const
     s = gh::gpu_histogram_submit(local->device, *batch, static_cast<size_t>(req.count));
     if (s != gh::Status::ok)
         return s;
-    in_flight[n_in_flight++] = InFlight{i, *batch};
-    service_lock();
-    gh_service->batches++;
-    gh_service->values += req.count;
-    gh_service->devices[h.device].batches++;
-    gh_service->devices[h.device].values += req.count;
-    service_unlock();
+    in_flight[n_in_flight++] = InFlight{i, *batch, NULL};
+    count_batch(h, req.count);
+    return gh::Status::ok;
+}
+
+/* A grouped batch: the slot's values and, further on in the same slot, their group numbers. */
+gh::Status run_bin_grouped(int32 i, const ServiceSlot &req, LocalHistogram *local, const ServiceHistogram &h)
+{
+    if (h.groups == 0 || req.count > service_grouped_values())
+        return gh::Status::internal_error;
+    gh::Status s = open_device_histogram(local, h);
+    if (s != gh::Status::ok)
+        return s;
+    gh::BatchBuffer **batch = &batches[i * gh::kMaxDevices + h.device];
+    if (*batch == NULL) {
+        s = gh::gpu_batch_create(h.device, service_slot_values(i), static_cast<size_t>(gh_service->slot_values), batch);
+        if (s != gh::Status::ok)
+            return s;
+    }
+    gh::BatchBuffer **groups = &group_batches[i * gh::kMaxDevices + h.device];
+    if (*groups == NULL) {
+        s = gh::gpu_batch_create(h.device, reinterpret_cast<const double *>(service_slot_groups(i)),
+                                 static_cast<size_t>(gh_service->slot_values - service_grouped_values()), groups);
+        if (s != gh::Status::ok)
+            return s;
+    }
+    s = gh::gpu_grouped_submit(local->device, *batch, *groups, static_cast<size_t>(req.count));
+    if (s != gh::Status::ok)
+        return s;
+    in_flight[n_in_flight++] = InFlight{i, *batch, *groups};
+    count_batch(h, req.count);
     return gh::Status::ok;
 }
 
@@ -315,6 +355,11 @@ void run_request(int32 i)
         return;
     case REQUEST_BIN:
         s = run_bin(i, req, local, h);
+        if (s == gh::Status::ok)
+            return;
+        break;
+    case REQUEST_BIN_GROUPED:
+        s = run_bin_grouped(i, req, local, h);
         if (s == gh::Status::ok)
             return;
         break;
@@ -364,6 +409,8 @@ void retire_batches(void)
     for (int k = 0; k < n_in_flight; k++) {
         bool busy = false;
         gh::Status s = gh::gpu_batch_busy(in_flight[k].batch, &busy);
+        if (s == gh::Status::ok && !busy && in_flight[k].groups != NULL)
+            s = gh::gpu_batch_busy(in_flight[k].groups, &busy);
         if (s != gh::Status::ok)
             exit_on_cuda_error(s);
         if (busy)
@@ -567,6 +614,8 @@ void cuda_process_main(pid_t supervisor)
     locals = static_cast<LocalHistogram *>(
         MemoryContextAllocZero(TopMemoryContext, sizeof(LocalHistogram) * gh_service->nhistograms));
     batches = static_cast<gh::BatchBuffer **>(MemoryContextAllocZero(
+        TopMemoryContext, sizeof(gh::BatchBuffer *) * gh_service->nslots * gh::kMaxDevices));
+    group_batches = static_cast<gh::BatchBuffer **>(MemoryContextAllocZero(
         TopMemoryContext, sizeof(gh::BatchBuffer *) * gh_service->nslots * gh::kMaxDevices));
     in_flight = static_cast<InFlight *>(MemoryContextAllocZero(TopMemoryContext, sizeof(InFlight) * gh_service->nslots));
 

@@ -76,9 +76,11 @@ void register_exit_callback(void)
     }
 }
 
-Size histogram_device_bytes(const gh::HistogramSpec &spec)
+Size histogram_device_bytes(const gh::HistogramSpec &spec, uint32 groups)
 {
-    Size bytes = sizeof(int64) * (static_cast<Size>(gh::histogram_slots(spec)) + 1);
+    Size cells = groups > 0 ? static_cast<Size>(gh::grouped_cells(gh::GroupedSpec{spec.interval, groups}))
+                            : static_cast<Size>(gh::histogram_slots(spec));
+    Size bytes = sizeof(int64) * (cells + 1);
     if (spec.kind == gh::SpecKind::thresholds)
         bytes += sizeof(double) * static_cast<Size>(spec.thresholds.count);
     return bytes;
@@ -115,9 +117,9 @@ int32 pick_device(void)
 enum OpenAttempt { OPEN_TAKEN, OPEN_NO_ROOM, OPEN_SERVICE_DOWN, OPEN_NEVER_FITS };
 
 /* One attempt under the lock. */
-OpenAttempt try_open(const gh::HistogramSpec &spec, bool transient, ServiceHistogramRef *out)
+OpenAttempt try_open(const gh::HistogramSpec &spec, uint32 groups, bool transient, ServiceHistogramRef *out)
 {
-    int64 bytes = static_cast<int64>(histogram_device_bytes(spec));
+    int64 bytes = static_cast<int64>(histogram_device_bytes(spec, groups));
     OpenAttempt result = OPEN_NO_ROOM;
     service_lock();
     int32 nhist = gh_service->nhistograms;
@@ -149,6 +151,7 @@ OpenAttempt try_open(const gh::HistogramSpec &spec, bool transient, ServiceHisto
         h->device_bytes = bytes;
         h->spec = spec;
         h->spec.thresholds.thresholds = NULL;
+        h->groups = groups;
         gh_service->histograms_open++;
         gh_service->device_bytes += bytes;
         gh_service->devices[h->device].histograms++;
@@ -246,17 +249,25 @@ void gpu_service_require(void)
                     errhint("Set gpu_histogram.device to 'auto' or 'cpu'.")));
 }
 
+int64 gpu_service_device_memory(void)
+{
+    return gh_service != NULL ? gh_service->device_memory_limit : 0;
+}
+
 int32 gpu_service_slot_capacity(void)
 {
     return gh_service != NULL ? gh_service->slot_values : INT32_MAX;
 }
 
-bool gpu_service_open(const gh::HistogramSpec &spec, bool transient, ServiceWait wait, ServiceHistogramRef *out)
+namespace {
+
+bool open_histogram(const gh::HistogramSpec &spec, uint32 groups, bool transient, ServiceWait wait,
+                    ServiceHistogramRef *out)
 {
     out->index = -1;
     register_exit_callback();
     for (;;) {
-        OpenAttempt got = try_open(spec, transient, out);
+        OpenAttempt got = try_open(spec, groups, transient, out);
         if (got == OPEN_TAKEN)
             break;
         if (wait == SERVICE_NO_WAIT) {
@@ -273,7 +284,7 @@ bool gpu_service_open(const gh::HistogramSpec &spec, bool transient, ServiceWait
             ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
                             errmsg("gpu_histogram: the histogram needs %zu bytes of device memory, more than "
                                    "gpu_histogram.service_device_memory allows",
-                                   histogram_device_bytes(spec)),
+                                   histogram_device_bytes(spec, groups)),
                             errhint("Raise gpu_histogram.service_device_memory, or set "
                                     "gpu_histogram.device to 'auto'.")));
         }
@@ -286,6 +297,39 @@ bool gpu_service_open(const gh::HistogramSpec &spec, bool transient, ServiceWait
         return false;
     }
     return true;
+}
+
+} // namespace
+
+bool gpu_service_open(const gh::HistogramSpec &spec, bool transient, ServiceWait wait, ServiceHistogramRef *out)
+{
+    return open_histogram(spec, 0, transient, wait, out);
+}
+
+bool gpu_service_open_grouped(const gh::GroupedSpec &spec, ServiceWait wait, ServiceHistogramRef *out)
+{
+    if (!gh::grouped_spec_fits(spec))
+        elog(ERROR, "gpu_histogram: a grouped histogram of %u groups of %d buckets is too large", spec.groups,
+             spec.interval.nbins);
+    return open_histogram(gh::float_histogram(spec.interval), spec.groups, false, wait, out);
+}
+
+int32 gpu_service_grouped_capacity(void)
+{
+    return gh_service != NULL ? service_grouped_values() : 0;
+}
+
+uint32 *gpu_service_slot_groups(int32 slot)
+{
+    return service_slot_groups(slot);
+}
+
+void gpu_service_bin_grouped(int32 slot, const ServiceHistogramRef *ref, int32 n)
+{
+    Assert(n <= service_grouped_values());
+    queue_request(slot, REQUEST_BIN_GROUPED, ref, 0, n);
+    gh_values_sent_to_gpu += n;
+    gh_batches_sent_to_gpu++;
 }
 
 void gpu_service_close(ServiceHistogramRef *ref)
@@ -378,11 +422,16 @@ void gpu_service_release_slot(int32 slot)
 
 void gpu_service_read(const ServiceHistogramRef *ref, int32 nslots, int64 *counts, int32 *slot)
 {
+    gpu_service_read_range(ref, 0, nslots, counts, slot);
+}
+
+void gpu_service_read_range(const ServiceHistogramRef *ref, int32 start, int32 count, int64 *counts, int32 *slot)
+{
     int32 capacity = gpu_service_slot_capacity();
-    for (int32 first = 0; first < nslots; first += capacity) {
-        int32 n = Min(capacity, nslots - first);
+    for (int32 first = 0; first < count; first += capacity) {
+        int32 n = Min(capacity, count - first);
         *slot = gpu_service_take_slot(SERVICE_WAIT);
-        queue_request(*slot, REQUEST_READ, ref, first, n);
+        queue_request(*slot, REQUEST_READ, ref, start + first, n);
         ServiceSlot *s = &gh_service_slots[*slot];
         gh::Status result;
         /* the CUDA process (or the supervisor, if it died) sets this process's latch when the slot is DONE */

@@ -19,6 +19,7 @@
 #define GH_SERVICE_CLIENT_H
 
 #include "../pg_headers.h"
+#include "../../gpu/grouped_spec.h"
 #include "../../gpu/histogram_spec.h"
 
 /* A histogram entry taken in the service. */
@@ -32,6 +33,9 @@ bool gpu_service_up(void);
 
 /* Raises the ERROR that device = 'gpu' gives when the service has no GPU to offer. */
 void gpu_service_require(void);
+
+/* The device memory the service's histograms may take, in bytes (0 without a service). */
+int64 gpu_service_device_memory(void);
 
 /* The largest batch a slot holds (INT32_MAX without a service). */
 int32 gpu_service_slot_capacity(void);
@@ -51,6 +55,21 @@ enum ServiceWait {
  * waits.
  */
 bool gpu_service_open(const gh::HistogramSpec &spec, bool transient, ServiceWait wait, ServiceHistogramRef *out);
+
+/*
+ * Opens a grouped histogram (gpu/grouped_spec.h): spec.groups histograms of
+ * spec.interval as one array of cells, always a lease, as gpu_service_open.
+ */
+bool gpu_service_open_grouped(const gh::GroupedSpec &spec, ServiceWait wait, ServiceHistogramRef *out);
+
+/* The most values a grouped batch holds (a slot also carries their group numbers). */
+int32 gpu_service_grouped_capacity(void);
+
+/* Where a slot's group numbers go, value i's at [i]. */
+uint32 *gpu_service_slot_groups(int32 slot);
+
+/* Queues the slot's first n values, each in the group its number names, for a grouped histogram. */
+void gpu_service_bin_grouped(int32 slot, const ServiceHistogramRef *ref, int32 n);
 
 /* Closes the histogram; the service frees its device memory.  Never fails. */
 void gpu_service_close(ServiceHistogramRef *ref);
@@ -74,6 +93,9 @@ void gpu_service_release_slot(int32 slot);
  * cancel), and is -1 again on return.
  */
 void gpu_service_read(const ServiceHistogramRef *ref, int32 nslots, int64 *counts, int32 *slot);
+
+/* The same for counters [first, first + n), added into counts[0 .. n). */
+void gpu_service_read_range(const ServiceHistogramRef *ref, int32 first, int32 n, int64 *counts, int32 *slot);
 
 /* Testing: the service's Nth CUDA call from now on fails. */
 void gpu_service_fail_after(int32 calls);

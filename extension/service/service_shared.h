@@ -52,6 +52,7 @@ enum SlotRequest : int32 {
     REQUEST_BIN,        /* bin `count` values of the slot into `hist` */
     REQUEST_THRESHOLDS, /* `count` thresholds of `hist`, from index `first` on */
     REQUEST_READ,       /* counters [first, first + count) of `hist` into the slot, zeroing them */
+    REQUEST_BIN_GROUPED, /* bin `count` values of the slot, each with its group number, into grouped `hist` */
 };
 
 struct ServiceSlot {
@@ -79,6 +80,7 @@ struct ServiceHistogram {
     int32 error;         /* gh::Status of a failed request: the next read reports it */
     int64 device_bytes;  /* reserved out of device_memory_limit */
     gh::HistogramSpec spec; /* spec.thresholds.thresholds is meaningless here: they travel in slots */
+    uint32 groups;       /* > 0: a grouped histogram of spec.interval (gh::GroupedSpec), groups side by side */
 };
 
 struct ServiceDevice {
@@ -143,6 +145,21 @@ extern double *gh_service_batches;
 static inline double *service_slot_values(int32 slot)
 {
     return gh_service_batches + static_cast<Size>(slot) * static_cast<Size>(gh_service->slot_values);
+}
+
+/*
+ * A grouped batch (REQUEST_BIN_GROUPED) shares one slot between its values
+ * and their group numbers: at most this many doubles from the slot's start,
+ * then as many uint32 group numbers from word service_grouped_values() on.
+ */
+static inline int32 service_grouped_values(void)
+{
+    return static_cast<int32>(static_cast<int64>(gh_service->slot_values) * 2 / 3);
+}
+
+static inline uint32 *service_slot_groups(int32 slot)
+{
+    return reinterpret_cast<uint32 *>(service_slot_values(slot) + service_grouped_values());
 }
 
 /* Bytes of page-aligned batch memory, and where the aligned area starts. */

@@ -9,6 +9,7 @@
 #
 # 1. the whole pg_regress suite with gpu_histogram.device = gpu, same expected files;
 # 2. gpu_histogram_stats() shows the values went through the GPU;
+# 2b. grouped scans binned on the GPU equal the ordinary plan (grouped_checks.sh);
 # 3. N (default 1000) queries in one backend, with ERRORs mid-aggregation,
 #    statement_timeout cancels, NaN values and injected fatal CUDA failures
 #    in the GPU service (each one restarts it) among them, leave the
@@ -59,10 +60,13 @@ else
 fi
 psql_q -c "DROP DATABASE IF EXISTS gh_gpu_regress" >/dev/null
 
+# 2b. grouped scans on the GPU
+if bash test/gpu/grouped_checks.sh; then :; else failures=$((failures + 1)); fi
+
 # 2 and 3 run in one backend: stats, then the leak loop
 # x is numeric (the aggregate path); xf is float8, which the custom scan reads
 # straight from the pages; gh_leak_nan has one NaN in the middle.
-psql_q -c "DROP TABLE IF EXISTS gh_leak, gh_leak_nan; CREATE TABLE gh_leak AS SELECT (i % 1000) / 1000.0 AS x, ((i % 1000) / 1000.0)::float8 AS xf, i FROM generate_series(1, 300000) i; ANALYZE gh_leak" \
+psql_q -c "DROP TABLE IF EXISTS gh_leak, gh_leak_nan; CREATE TABLE gh_leak AS SELECT (i % 1000) / 1000.0 AS x, ((i % 1000) / 1000.0)::float8 AS xf, i, i % 100 AS g FROM generate_series(1, 300000) i; ANALYZE gh_leak" \
        -c "CREATE TABLE gh_leak_nan AS SELECT CASE WHEN i = 200000 THEN 'NaN' ELSE i / 300000.0 END::float8 AS xf FROM generate_series(1, 300000) i" \
        -c "VACUUM ANALYZE gh_leak_nan"
 sql=$(mktemp /tmp/gh_leak.XXXXXX.sql)
@@ -74,15 +78,15 @@ sql=$(mktemp /tmp/gh_leak.XXXXXX.sql)
     # once: a CUDA context keeps what its kernels made it grow (local memory for the suite's
     # largest histograms, 64 MiB in run 29), and the loop's service is restarted anyway.
     echo "SET gpu_histogram.debug_fail_cuda_call = 1; SELECT gpu_histogram(x, 0, 1, 256) IS NOT NULL FROM gh_leak; RESET gpu_histogram.debug_fail_cuda_call;"
-    for _ in 1 2 3; do echo "SELECT gpu_histogram(x, 0, 1, 256) IS NOT NULL FROM gh_leak;"; echo "SELECT count(*) FROM (SELECT i % 100, gpu_histogram(x, 0, 1, 64) FROM gh_leak GROUP BY 1) s;"; done
+    for _ in 1 2 3; do echo "SELECT gpu_histogram(x, 0, 1, 256) IS NOT NULL FROM gh_leak;"; echo "SELECT count(*) FROM (SELECT i % 100, gpu_histogram(x, 0, 1, 64) FROM gh_leak GROUP BY 1) s;"; echo "SELECT sum(cardinality(h)) FROM (SELECT g, gpu_histogram(xf, 0, 1, 1000) h FROM gh_leak GROUP BY g) s;"; done
     echo "SELECT gpu_histogram(xf, 0, 1, 256) IS NOT NULL FROM gh_leak; SELECT gpu_histogram(x, '{0.1,0.2,0.5,0.9}'::float8[]) IS NOT NULL FROM gh_leak;"
     echo "SELECT gpu_histogram('2024-01-01'::timestamptz + i * interval '1 second', '2024-01-01', '2024-01-05', 1440) IS NOT NULL FROM gh_leak;"
     # the service trims its memory pools and reads free memory after a second idle
     echo "SELECT pg_sleep(1.5); SELECT 'before', device_histograms, service_slots_in_use, service_device_histograms, service_device_bytes, (SELECT string_agg(free_memory::text, ',' ORDER BY ordinal) FROM gpu_histogram_devices()) FROM gpu_histogram_stats();"
     for ((q = 0; q < leak_queries; q++)); do
-        kind=$((q % 12))
+        kind=$((q % 15))
         # an injected failure restarts the service (about half a second): one cycle in four injects
-        if [ $((q % 48)) -ge 12 ] && { [ $kind = 4 ] || [ $kind = 9 ] || [ $kind = 10 ]; }; then kind=0; fi
+        if [ $((q % 60)) -ge 15 ] && { [ $kind = 4 ] || [ $kind = 9 ] || [ $kind = 10 ] || [ $kind = 14 ]; }; then kind=0; fi
         case $kind in
         0) echo "SELECT gpu_histogram(x, 0, 1, 256) IS NOT NULL FROM gh_leak;" ;;
         1) echo "SELECT gpu_histogram(x / (CASE WHEN i = 250000 THEN 0 ELSE 1 END), 0, 1, 256) FROM gh_leak;" ;;
@@ -98,6 +102,10 @@ sql=$(mktemp /tmp/gh_leak.XXXXXX.sql)
         # the time and threshold forms: an injected CUDA failure, a division by zero mid-scan
         10) echo "SET gpu_histogram.debug_fail_cuda_call = $((q % 19 + 1)); SELECT gpu_histogram(x, '{0.1,0.2,0.5,0.9}'::float8[]) IS NOT NULL FROM gh_leak; RESET gpu_histogram.debug_fail_cuda_call;" ;;
         11) echo "SELECT gpu_histogram('2024-01-01'::timestamptz + i * interval '1 second' / (CASE WHEN i = 250000 THEN 0 ELSE 1 END), '2024-01-01', '2024-01-05', 1440) FROM gh_leak;" ;;
+        # the grouped scan on the GPU: an error mid-scan, a cancel, a CUDA failure
+        12) echo "SELECT sum(cardinality(h)) FROM (SELECT g, gpu_histogram(xf, 0, 1, 256) h FROM gh_leak WHERE 1 / (i - 250000) > -2 GROUP BY g) s;" ;;
+        13) echo "SET statement_timeout = '3ms'; SELECT sum(cardinality(h)) FROM (SELECT g, gpu_histogram(xf, 0, 1, 1000) h FROM gh_leak GROUP BY g) s; RESET statement_timeout;" ;;
+        14) echo "SET gpu_histogram.debug_fail_cuda_call = $((q % 13 + 1)); SELECT sum(cardinality(h)) FROM (SELECT g, gpu_histogram(xf, 0, 1, 256) h FROM gh_leak GROUP BY g) s; RESET gpu_histogram.debug_fail_cuda_call;" ;;
         esac
     done
     echo "SELECT pg_sleep(1.5); SELECT 'after', device_histograms, service_slots_in_use, service_device_histograms, service_device_bytes, (SELECT string_agg(free_memory::text, ',' ORDER BY ordinal) FROM gpu_histogram_devices()) FROM gpu_histogram_stats();"

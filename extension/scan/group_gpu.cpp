@@ -1,0 +1,149 @@
+/*
+ * group_gpu.cpp: a grouped scan's histogram on the GPU service (group_gpu.h).
+ */
+#include "group_gpu.h"
+
+#include "../errors.h"
+#include "../gpu_binning.h"
+#include "../settings.h"
+
+namespace {
+
+/* Cells read back per request round: a bounded buffer, whatever the number of groups. */
+constexpr int32 kReadChunk = 1 << 18;
+
+void release(void *arg)
+{
+    group_gpu_close(static_cast<GroupGpu *>(arg));
+}
+
+/* The buffered values into their groups' host cells. */
+void bin_on_cpu(GroupGpu *gg, ScanGroup *const *groups)
+{
+    for (int32 i = 0; i < gg->filled; i++) {
+        int64 *c = groups[gg->numbers[i]]->cells + gg->off;
+        c[0]++;
+        c[1 + gh::width_bucket(gg->values[i], gg->spec)]++; /* NaN was refused when the value came */
+    }
+    gg->on_cpu += static_cast<uint64>(gg->filled);
+    gg->filled = 0;
+}
+
+/*
+ * The device histogram, opened at the first batch: in 'auto' only if the
+ * service has room now; in 'gpu' waiting for room unless this process
+ * already holds others (which it could be waiting for), then the CPU.
+ */
+bool open_histogram(GroupGpu *gg)
+{
+    if (gg->hist.index >= 0)
+        return true;
+    gh::GroupedSpec spec{gg->spec, gg->groups};
+    if (gh_device_mode != DEVICE_GPU)
+        return gpu_service_up() && gpu_service_open_grouped(spec, SERVICE_NO_WAIT, &gg->hist);
+    gpu_service_require();
+    if (gpu_service_open_grouped(spec, SERVICE_NO_WAIT, &gg->hist))
+        return true;
+    return gh_histograms_open == 0 && gpu_service_open_grouped(spec, SERVICE_WAIT, &gg->hist);
+}
+
+/* Hands the buffer to the service; false: no room ('auto'), the caller bins it. */
+bool submit(GroupGpu *gg)
+{
+    if (!open_histogram(gg))
+        return false;
+    gg->slot = gpu_service_take_slot(gh_device_mode == DEVICE_GPU ? SERVICE_WAIT : SERVICE_NO_WAIT);
+    if (gg->slot < 0)
+        return false;
+    memcpy(gpu_service_slot(gg->slot), gg->values, sizeof(double) * static_cast<Size>(gg->filled));
+    memcpy(gpu_service_slot_groups(gg->slot), gg->numbers, sizeof(uint32) * static_cast<Size>(gg->filled));
+    int32 slot = gg->slot;
+    gg->slot = -1;
+    gpu_service_bin_grouped(slot, &gg->hist, gg->filled);
+    gg->sent += static_cast<uint64>(gg->filled);
+    gg->filled = 0;
+    return true;
+}
+
+} // namespace
+
+void group_gpu_init(GroupGpu *gg, const gh::BucketSpec &spec, int32 off, uint32 max_groups, MemoryContext cxt)
+{
+    group_gpu_none(gg);
+    gg->spec = spec;
+    gg->off = off;
+    if (gh_device_mode == DEVICE_CPU)
+        return;
+    if (gh_device_mode == DEVICE_GPU)
+        gpu_service_require();
+    else if (!gpu_service_up())
+        return;
+    gg->capacity = Min(gpu_binning_batch_size(), gpu_service_grouped_capacity());
+    int64 slots = static_cast<int64>(spec.nbins) + 2;
+    /* a sixteenth of the service's device memory at most: the other histograms of the server need room too */
+    int64 groups = Min(static_cast<int64>(max_groups), gh::kMaxGroupedCells / slots);
+    groups = Min(groups, gpu_service_device_memory() / 16 / (slots * static_cast<int64>(sizeof(int64))));
+    if (gg->capacity <= 0 || groups <= 0)
+        return;
+    gg->groups = static_cast<uint32>(groups);
+    gg->values = static_cast<double *>(MemoryContextAlloc(cxt, sizeof(double) * static_cast<Size>(gg->capacity)));
+    gg->numbers = static_cast<uint32 *>(MemoryContextAlloc(cxt, sizeof(uint32) * static_cast<Size>(gg->capacity)));
+    gg->cleanup.func = release;
+    gg->cleanup.arg = gg;
+    MemoryContextRegisterResetCallback(cxt, &gg->cleanup);
+    gg->active = true;
+}
+
+void group_gpu_ship(GroupGpu *gg, ScanGroup *const *groups)
+{
+    if (submit(gg))
+        return;
+    bin_on_cpu(gg, groups);
+    if (gg->hist.index < 0 && gh_device_mode != DEVICE_GPU)
+        gg->active = false; /* 'auto' and no device histogram to be had: the rest of the scan stays here */
+}
+
+void group_gpu_collect(GroupGpu *gg, ScanGroup *const *groups, uint32 ngroups)
+{
+    if (gg->filled > 0) {
+        /* 'auto' sends no partial batch to a GPU it has not used yet */
+        if (gg->hist.index < 0 && gh_device_mode != DEVICE_GPU)
+            bin_on_cpu(gg, groups);
+        else
+            group_gpu_ship(gg, groups);
+    }
+    if (gg->hist.index < 0)
+        return;
+    const int32 slots = gg->spec.nbins + 2;
+    const int64 cells = static_cast<int64>(Min(ngroups, gg->groups)) * slots;
+    int32 chunk_groups = Max(1, kReadChunk / slots);
+    int64 *counts = static_cast<int64 *>(palloc(sizeof(int64) * static_cast<Size>(chunk_groups) * slots));
+    for (int64 first = 0; first < cells; first += static_cast<int64>(chunk_groups) * slots) {
+        int32 n = static_cast<int32>(Min(cells - first, static_cast<int64>(chunk_groups) * slots));
+        memset(counts, 0, sizeof(int64) * static_cast<Size>(n));
+        gpu_service_read_range(&gg->hist, static_cast<int32>(first), n, counts, &gg->slot);
+        uint32 g0 = static_cast<uint32>(first / slots);
+        for (int32 j = 0; j < n / slots; j++) {
+            int64 *c = groups[g0 + j]->cells + gg->off;
+            const int64 *d = counts + static_cast<Size>(j) * slots;
+            int64 total = 0;
+            for (int32 b = 0; b < slots; b++) {
+                c[1 + b] += d[b];
+                total += d[b];
+            }
+            c[0] += total;
+        }
+    }
+    pfree(counts);
+}
+
+void group_gpu_close(GroupGpu *gg)
+{
+    if (gg->slot >= 0) {
+        gpu_service_release_slot(gg->slot);
+        gg->slot = -1;
+    }
+    if (gg->hist.index >= 0)
+        gpu_service_close(&gg->hist);
+    gg->filled = 0;
+}

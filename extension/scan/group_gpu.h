@@ -1,0 +1,91 @@
+/*
+ * group_gpu.h: a grouped scan's histogram binned by the GPU service.
+ *
+ * The scan finds each row's group on the host (group_agg.cpp); what the GPU
+ * takes over is the binning: the values and their groups' numbers go to
+ * the service in batches, and one grouped device histogram (group x bucket
+ * cells, gpu/grouped_spec.h) counts them.  When the scan emits its groups,
+ * the cells are read back into the groups' host counters.
+ *
+ * Values gather in a buffer of this process first and are copied into a
+ * service slot only when a batch is full, so the scan never holds a slot
+ * while it reads pages: waiting for one (device = 'gpu') can never wait on
+ * itself.  The device histogram holds a fixed number of groups, as many as
+ * the memory bound lets the host table have (less if the service's device
+ * memory is short); a group numbered beyond it, and in device = 'auto' any
+ * batch the service has no room for, is counted on the CPU instead.  Host
+ * and device counts add up to the same cells, so where a value was binned
+ * never changes the answer.
+ *
+ * Device = 'auto' only turns to the GPU once a batch is full: a scan that
+ * ends before that bins its few values on the CPU.  Everything held in the
+ * service is given back when the scan is done, on rescan, and, through a
+ * memory context callback, after an ERROR or a cancel.
+ */
+#ifndef GH_SCAN_GROUP_GPU_H
+#define GH_SCAN_GROUP_GPU_H
+
+#include "../service/service_client.h"
+#include "group_table.h"
+
+struct GroupGpu {
+    bool active;               /* values of groups below `groups` gather in the buffer */
+    uint32 groups;             /* group numbers the device histogram holds */
+    gh::BucketSpec spec;
+    ServiceHistogramRef hist;  /* opened at the first full batch */
+    int32 capacity;            /* values a batch holds */
+    int32 filled;
+    double *values;
+    uint32 *numbers;
+    int32 slot;                /* a slot held while copying a batch or reading: released after an ERROR */
+    int32 off;                 /* the histogram's first cell in a group's row (its values count) */
+    uint64 sent;               /* values handed to the GPU */
+    uint64 on_cpu;             /* values of full batches the service had no room for, binned here */
+    MemoryContextCallback cleanup;
+};
+
+/* A histogram that does not use the GPU (nothing held, nothing to give back). */
+static inline void group_gpu_none(GroupGpu *gg)
+{
+    memset(gg, 0, sizeof *gg);
+    gg->hist.index = -1;
+    gg->slot = -1;
+}
+
+/*
+ * Whether this histogram can use the GPU (device setting, service up), and
+ * if so prepares it, in cxt, for groups numbered below max_groups; off is
+ * its first cell in a group's row.  device = 'gpu' raises the service's
+ * ERROR when it has no GPU.
+ */
+void group_gpu_init(GroupGpu *gg, const gh::BucketSpec &spec, int32 off, uint32 max_groups, MemoryContext cxt);
+
+/* Ships the full buffer (or bins it on the CPU, into groups' cells). */
+void group_gpu_ship(GroupGpu *gg, ScanGroup *const *groups);
+
+/* Whether the GPU takes the value of group number g: else the caller bins it. */
+static inline bool group_gpu_takes(const GroupGpu *gg, uint32 g)
+{
+    return gg->active && g < gg->groups;
+}
+
+/* Adds one value of group number g (group_gpu_takes() said yes). */
+static inline void group_gpu_add(GroupGpu *gg, double x, uint32 g, ScanGroup *const *groups)
+{
+    gg->values[gg->filled] = x;
+    gg->numbers[gg->filled] = g;
+    if (++gg->filled == gg->capacity)
+        group_gpu_ship(gg, groups);
+}
+
+/*
+ * Before the groups are emitted: what is buffered goes out, and the device
+ * cells of groups[0 .. ngroups) are added into their host rows and zeroed
+ * in the service.
+ */
+void group_gpu_collect(GroupGpu *gg, ScanGroup *const *groups, uint32 ngroups);
+
+/* Gives the device histogram and any slot back; the histogram may be used again (it reopens). */
+void group_gpu_close(GroupGpu *gg);
+
+#endif /* GH_SCAN_GROUP_GPU_H */

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# grouped_checks.sh: grouped custom scans binned on the GPU (issue 15, part
+# 5), against whatever PostgreSQL the environment points at, with a usable
+# GPU service.  run_gpu_checks.sh calls it; it can also run alone.
+#
+# Each query runs three ways in one session: the ordinary plan
+# (gpu_histogram.scan = off, the reference), the scan with device = gpu and
+# the scan with device = auto.  The answers must be equal row for row, and
+# EXPLAIN ANALYZE must show the values binned on the GPU where the device
+# should have taken them.  The shapes: GROUP BY a column with count(*), an
+# hourly heatmap in a DST zone with two histograms, NULL values, more groups
+# than the device histogram holds (the rest binned on the CPU), a memory
+# bound small enough to flush the groups many times, parallel workers, and
+# a partitioned table (one scan per partition, one after the other).
+set -uo pipefail
+psql_q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
+failures=0
+
+psql_q <<'SQL' || exit 1
+DROP TABLE IF EXISTS gh_grp, gh_grp_parts;
+CREATE TABLE gh_grp AS
+SELECT CASE WHEN i % 37 = 0 THEN NULL ELSE ((i * 7919) % 100003) / 100003.0 END::float8 AS x,
+       i % 100 AS g, (i * 13) % 100000 AS big,
+       '2024-03-09 00:00+00'::timestamptz + i * interval '1 second' AS ts
+FROM generate_series(1, 1200000) i;
+VACUUM ANALYZE gh_grp;
+CREATE TABLE gh_grp_parts (x float8, g int, ts timestamptz) PARTITION BY RANGE (ts);
+CREATE TABLE gh_grp_parts_1 PARTITION OF gh_grp_parts FOR VALUES FROM ('2024-03-09') TO ('2024-03-12');
+CREATE TABLE gh_grp_parts_2 PARTITION OF gh_grp_parts FOR VALUES FROM ('2024-03-12') TO ('2024-03-15');
+CREATE TABLE gh_grp_parts_3 PARTITION OF gh_grp_parts FOR VALUES FROM ('2024-03-15') TO ('2024-03-30');
+INSERT INTO gh_grp_parts SELECT x, g, ts FROM gh_grp;
+VACUUM ANALYZE gh_grp_parts;
+SQL
+
+# check NAME SETTINGS QUERY: the three answers, and where the values went
+check() {
+    local name=$1 settings=$2 query=$3
+    local out
+    out=$(psql -X -q -At -v ON_ERROR_STOP=1 2>&1 <<SQL
+SET gpu_histogram.batch_size = 65536;
+$settings
+SET gpu_histogram.device = gpu;
+CREATE TEMP TABLE r_gpu AS $query;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $query;
+SET gpu_histogram.device = auto;
+CREATE TEMP TABLE r_auto AS $query;
+SET gpu_histogram.scan = off;
+CREATE TEMP TABLE r_plain AS $query;
+EXPLAIN (COSTS OFF) $query;
+SELECT 'rows ' || (SELECT count(*) FROM r_plain);
+SELECT 'diff_gpu ' || ((SELECT count(*) FROM (TABLE r_gpu EXCEPT ALL TABLE r_plain) a) +
+                       (SELECT count(*) FROM (TABLE r_plain EXCEPT ALL TABLE r_gpu) b));
+SELECT 'diff_auto ' || ((SELECT count(*) FROM (TABLE r_auto EXCEPT ALL TABLE r_plain) a) +
+                        (SELECT count(*) FROM (TABLE r_plain EXCEPT ALL TABLE r_auto) b));
+SQL
+)
+    local rows diff_gpu diff_auto on_gpu scans
+    rows=$(echo "$out" | sed -n 's/^rows //p')
+    diff_gpu=$(echo "$out" | sed -n 's/^diff_gpu //p')
+    diff_auto=$(echo "$out" | sed -n 's/^diff_auto //p')
+    on_gpu=$(echo "$out" | sed -n 's/.*Values Binned on GPU: //p' | awk '{ s += $1 } END { print s + 0 }')
+    scans=$(echo "$out" | grep -c "Custom Scan (GpuHistogramScan)")
+    if [ -n "$rows" ] && [ "$rows" -gt 0 ] && [ "$diff_gpu" = 0 ] && [ "$diff_auto" = 0 ] && [ "${on_gpu:-0}" -gt 0 ]; then
+        echo "PASS: $name: $rows rows, gpu and auto equal the ordinary plan; $on_gpu values binned on the GPU"
+    else
+        echo "FAIL: $name (rows ${rows:-?}, differences gpu ${diff_gpu:-?} auto ${diff_auto:-?}, on GPU ${on_gpu:-0}, scans $scans)"
+        echo "$out" | head -60 | sed 's/^/  /'
+        failures=$((failures + 1))
+    fi
+}
+
+check "GROUP BY g, count(*)" "SET max_parallel_workers_per_gather = 0;" \
+    "SELECT g, gpu_histogram(x, 0, 1, 64) AS h, count(*) AS n FROM gh_grp GROUP BY g"
+check "hourly heatmap, America/New_York across the DST change, two histograms" \
+    "SET max_parallel_workers_per_gather = 0; SET TimeZone = 'America/New_York';" \
+    "SELECT date_trunc('hour', ts) AS hour, gpu_histogram(x, 0, 1, 64) AS h, gpu_histogram(x, 0.25, 0.75, 10) AS h2, count(x) AS n FROM gh_grp GROUP BY 1"
+check "100,000 groups of 258 cells, work_mem 1GB (more than the device histogram holds)" \
+    "SET max_parallel_workers_per_gather = 0; SET work_mem = '1GB';" \
+    "SELECT big, gpu_histogram(x, 0, 1, 256) AS h FROM gh_grp GROUP BY big"
+check "100,000 groups, work_mem 64kB (the groups flush many times)" \
+    "SET max_parallel_workers_per_gather = 0; SET work_mem = '64kB';" \
+    "SELECT big, gpu_histogram(x, 0, 1, 16) AS h FROM gh_grp GROUP BY big"
+check "4 workers, GROUP BY g and date_bin" \
+    "SET max_parallel_workers_per_gather = 4; SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;" \
+    "SELECT g, date_bin('6 hours', ts, '2024-01-01 00:00+00') AS bin, gpu_histogram(x, 0, 1, 32) AS h FROM gh_grp GROUP BY 1, 2"
+check "3 partitions, GROUP BY g, one pruned by the time range" \
+    "SET max_parallel_workers_per_gather = 0;" \
+    "SELECT g, gpu_histogram(x, 0, 1, 64) AS h, count(*) AS n FROM gh_grp_parts WHERE ts >= '2024-03-10' GROUP BY g"
+check "ungrouped, count(*) beside the histogram" "SET max_parallel_workers_per_gather = 0;" \
+    "SELECT gpu_histogram(x, 0, 1, 100) AS h, count(*) AS n FROM gh_grp"
+
+# a NaN in the middle: the same ERROR as the ordinary plan, and nothing left in the service
+out=$(psql -X -q -At 2>&1 <<'SQL'
+SET max_parallel_workers_per_gather = 0; SET gpu_histogram.device = gpu;
+CREATE TEMP TABLE nan AS SELECT CASE WHEN i = 500000 THEN 'NaN' ELSE i / 1e6 END::float8 AS x, i % 10 AS g FROM generate_series(1, 1000000) i;
+VACUUM ANALYZE nan;
+SELECT g, gpu_histogram(x, 0, 1, 10) FROM nan GROUP BY g;
+SELECT pg_sleep(0.5);
+SELECT 'held ' || device_histograms || ' ' || service_slots_in_use FROM gpu_histogram_stats();
+SQL
+)
+if echo "$out" | grep -q 'ERROR:.*NaN' && echo "$out" | grep -q '^held 0 0$'; then
+    echo "PASS: a NaN in a grouped scan on the GPU raises width_bucket's error and leaves nothing held"
+else
+    echo "FAIL: NaN in a grouped scan on the GPU"; echo "$out" | sed 's/^/  /'; failures=$((failures + 1))
+fi
+
+psql_q -c "DROP TABLE gh_grp, gh_grp_parts"
+[ $failures -eq 0 ] && echo "grouped GPU checks: all passed" || echo "grouped GPU checks: $failures FAILED"
+exit $failures
