@@ -72,8 +72,10 @@ SELECT gpu_histogram(x, 0, 1, 1000) = (SELECT up FROM par_serial) AS up,
 FROM par_t;
 
 -- GROUP BY: partial hash aggregates in the workers, combined in the leader.
+SET gpu_histogram.device = auto;
 EXPLAIN (COSTS OFF)
 SELECT g, gpu_histogram(x, 0, 1, 20) FROM par_t GROUP BY g;
+RESET gpu_histogram.device;
 SELECT count(*) AS groups,
        count(*) FILTER (WHERE p.h IS DISTINCT FROM s.h) AS mismatches,
        count(*) FILTER (WHERE p.hg IS DISTINCT FROM s.hg) AS mismatches_g
