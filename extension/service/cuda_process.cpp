@@ -58,7 +58,7 @@ struct InFlight {
 
 LocalHistogram *locals;
 gh::BatchBuffer **batches; /* [slot * kMaxDevices + device], created on first use */
-/* The group-number part of each slot (service_slot_groups) as a buffer of its own, created on first use. */
+/* The group-number part of each slot (service_slot_groups) as a buffer of its own, made at the start too. */
 gh::BatchBuffer **group_batches;
 InFlight *in_flight;
 int n_in_flight;
@@ -163,6 +163,10 @@ bool start_gpus(void)
         for (int device = 0; device < ndevices; device++) {
             s = gh::gpu_batch_create(device, service_slot_values(slot), static_cast<size_t>(gh_service->slot_values),
                                      &batches[slot * gh::kMaxDevices + device]);
+            if (s == gh::Status::ok)
+                s = gh::gpu_batch_create(device, reinterpret_cast<const double *>(service_slot_groups(slot)),
+                                         static_cast<size_t>(gh_service->slot_values - service_grouped_values()),
+                                         &group_batches[slot * gh::kMaxDevices + device]);
             if (s != gh::Status::ok) {
                 /* not fatal: a service that cannot start would only be started again and again */
                 char text[300];
@@ -299,12 +303,8 @@ gh::Status run_bin_grouped(int32 i, const ServiceSlot &req, LocalHistogram *loca
             return s;
     }
     gh::BatchBuffer **groups = &group_batches[i * gh::kMaxDevices + h.device];
-    if (*groups == NULL) {
-        s = gh::gpu_batch_create(h.device, reinterpret_cast<const double *>(service_slot_groups(i)),
-                                 static_cast<size_t>(gh_service->slot_values - service_grouped_values()), groups);
-        if (s != gh::Status::ok)
-            return s;
-    }
+    if (*groups == NULL)
+        return gh::Status::internal_error; /* made with the slot's buffer at the start */
     s = gh::gpu_grouped_submit(local->device, *batch, *groups, static_cast<size_t>(req.count));
     if (s != gh::Status::ok)
         return s;
