@@ -675,12 +675,15 @@ SELECT q, c.* FROM (VALUES
 RESET work_mem;
 RESET hash_mem_multiplier;
 
--- Parallel settings: the scan over leaves is serial; the planner chooses
--- between it and a parallel ordinary plan, and either answers right.
+-- Parallel settings: a Gather over a Parallel Append of parallel-aware
+-- scans, the workers spread over the leaves and sharing a large one's
+-- blocks; the leader joins in, and with no worker at all it reads every
+-- leaf itself.
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
+SELECT pt_explain($$SELECT g, count(x), gpu_histogram(x, 0, 1, 8) FROM pt_range WHERE tz >= '2026-01-10' GROUP BY g$$);
 SELECT q, pt_plan(q) LIKE '%Gather%' AS gather, c.* FROM (VALUES
     ($$SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pt_range$$),
     ($$SELECT g, count(x), gpu_histogram(x, 0, 1, 8) FROM pt_range GROUP BY g$$),

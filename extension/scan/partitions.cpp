@@ -11,6 +11,11 @@
  * partitionwise aggregation builds, with the scan in place of each leaf's
  * Partial Aggregate over a Seq Scan.  Every leaf must take the scan (a heap
  * table whose columns fit); otherwise the query keeps the ordinary plan.
+ *
+ * When the leaves may be read in parallel, a second plan puts a Gather over
+ * a Parallel Append of parallel-aware scans: the workers spread over the
+ * leaves and share the blocks of a large one, as PostgreSQL's own parallel
+ * partitionwise aggregation does; the planner keeps the cheaper plan.
  * Partitions pruned at run time are still read: the scan does not yet
  * prune with a Param.
  */
@@ -18,6 +23,7 @@
 
 extern "C" {
 #include "optimizer/appendinfo.h"
+#include "optimizer/cost.h"
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
 #include "optimizer/tlist.h"
@@ -71,6 +77,44 @@ bool collect_leaves(PlannerInfo *root, RelOptInfo *top, Index parent, const Quer
     return true;
 }
 
+/*
+ * Finalize Aggregate -> Gather -> Parallel Append -> a parallel-aware scan
+ * per leaf, if every leaf can be scanned in parallel; the workers as
+ * add_paths_to_append_rel() counts them.
+ */
+void add_parallel_partition_path(PlannerInfo *root, RelOptInfo *parent, RelOptInfo *grouped_rel,
+                                 const QueryShape &shape, PathTarget *partial, List *leaves, double groups)
+{
+    if (!parent->consider_parallel || !grouped_rel->consider_parallel || !enable_parallel_append ||
+        max_parallel_workers_per_gather <= 0)
+        return;
+    List *subpaths = NIL;
+    int workers = 0;
+    ListCell *lc;
+    foreach (lc, leaves) {
+        Leaf *leaf = static_cast<Leaf *>(lfirst(lc));
+        if (!leaf->rel->consider_parallel || !leaf->c.parallel_safe_args || leaf->rel->partial_pathlist == NIL)
+            return;
+        /* a small leaf still gets one process: a partial path of one worker's share */
+        int leaf_workers =
+            Max(1, compute_parallel_worker(leaf->rel, leaf->rel->pages, -1, max_parallel_workers_per_gather));
+        workers = Max(workers, leaf_workers);
+        RelOptInfo *leaf_rel = fetch_upper_rel(root, UPPERREL_PARTIAL_GROUP_AGG, leaf->rel->relids);
+        subpaths = lappend(subpaths, make_scan_path(root, leaf->rel, leaf_rel, leaf->target, leaf->c, leaf_workers));
+    }
+    workers = Max(workers, pg_leftmost_one_pos32(list_length(leaves)) + 1);
+    workers = Min(workers, max_parallel_workers_per_gather);
+    RelOptInfo *partial_rel = fetch_upper_rel(root, UPPERREL_PARTIAL_GROUP_AGG, parent->relids);
+    partial_rel->consider_parallel = true; /* the Append is parallel safe: every leaf's scan is */
+    AppendPath *append = create_append_path(root, partial_rel, NIL, subpaths, NIL, NULL, workers, true, groups);
+    append->path.pathtarget = partial;
+    double rows = append->path.rows * workers;
+    Path *gather = &create_gather_path(root, partial_rel, &append->path, partial, NULL, &rows)->path;
+    bool grouped = shape.keys != NIL;
+    add_path(grouped_rel, finalize_path(root, grouped_rel, gather, grouped, grouped ? groups : 1,
+                                        static_cast<Leaf *>(linitial(leaves))->c));
+}
+
 } // namespace
 
 void add_partition_paths(PlannerInfo *root, RelOptInfo *parent, RelOptInfo *grouped_rel, const QueryShape &shape)
@@ -94,4 +138,5 @@ void add_partition_paths(PlannerInfo *root, RelOptInfo *parent, RelOptInfo *grou
     bool grouped = shape.keys != NIL;
     add_path(grouped_rel, finalize_path(root, grouped_rel, &append->path, grouped, grouped ? groups : 1,
                                         static_cast<Leaf *>(linitial(leaves))->c));
+    add_parallel_partition_path(root, parent, grouped_rel, shape, partial, leaves, groups);
 }
