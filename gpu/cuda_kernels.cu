@@ -4,9 +4,11 @@
  *
  * Few counters (up to kSharedMaxSlots) are counted in shared memory in
  * several copies per block; more, in one copy per large block, 32-bit up
- * to what a block holds, then 16-bit, in up to kMaxSlices slices; more than
+ * to what a block holds, then 16-bit; more than one block holds, in a
+ * thread block cluster's blocks (kernel_cluster.cuh) where the device has
+ * clusters, else in up to kMaxSlices slices of 16-bit counters; more than
  * that with global atomics.  The measurements behind the thresholds are in
- * test/gpu/RUNS.md (runs 39 and 40) and docs/performance.md.  Every kind
+ * test/gpu/RUNS.md (runs 39, 40 and 45) and docs/performance.md.  Every kind
  * of histogram goes through the same launch() with its binner
  * (kernel_binners.cuh).  Inputs of 2^31 values and more are binned in
  * launches of fewer, so that no 32-bit counter in shared memory or in a
@@ -14,10 +16,11 @@
  */
 #include "cuda_kernels.cuh"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "gpu_backend.h"
-#include "kernel_block.cuh"
+#include "kernel_cluster.cuh"
 
 #ifdef POSTGRES_H
 static_assert(false, "the engine is PostgreSQL-free: it must not include PostgreSQL headers");
@@ -54,6 +57,45 @@ int shared_copies(int32_t counters, size_t table_bytes, const KernelLimits &limi
            shared_bytes(counters, copies, table_bytes) > static_cast<size_t>(limits.max_shared_per_sm) / 4)
         copies /= 2;
     return copies;
+}
+
+/*
+ * Outbox entries per owner and round for a cluster of `blocks` blocks that
+ * own per_block counters each: what shared memory leaves, at most a round's
+ * values, and few enough that a pull adds at most kRound values to a
+ * 16-bit counter (kernel_cluster.cuh).  0 if the counters do not fit.
+ */
+int32_t cluster_capacity(int32_t blocks, int32_t per_block, size_t table_bytes, const KernelLimits &limits)
+{
+    const size_t max_shared = static_cast<size_t>(limits.max_shared_per_block);
+    const size_t fixed = cluster_outbox_offset(table_bytes, per_block);
+    if (fixed >= max_shared)
+        return 0;
+    int64_t q = static_cast<int64_t>((max_shared - fixed) / (sizeof(uint32_t) * 2 * static_cast<size_t>(blocks)));
+    q = std::min<int64_t>({q, kClusterRound, kRound / (blocks - 1)});
+    return static_cast<int32_t>(q / 4 * 4);
+}
+
+/*
+ * The cluster of the fewest blocks (2 to limits.max_cluster, or exactly
+ * `forced`) whose outboxes hold a quarter more than uniform input sends an
+ * owner in a round (a forced size needs room for 4 entries only).  Global
+ * if none does.
+ */
+KernelPlan cluster_plan(int32_t slots, size_t table_bytes, int forced, const KernelLimits &limits)
+{
+    for (int32_t blocks = 2; blocks <= limits.max_cluster && blocks <= kMaxCluster; blocks *= 2) {
+        if (forced != 0 && blocks != forced)
+            continue;
+        int64_t per_block = (static_cast<int64_t>(slots) + blocks - 1) / blocks;
+        per_block += per_block & 1; /* whole words */
+        if (per_block > INT32_MAX / 2)
+            continue;
+        const int32_t need = forced != 0 ? 4 : kClusterRound / blocks * 5 / 4;
+        if (cluster_capacity(blocks, static_cast<int32_t>(per_block), table_bytes, limits) >= need)
+            return KernelPlan{KernelPath::cluster, blocks, static_cast<int32_t>(per_block)};
+    }
+    return KernelPlan{KernelPath::global, 0, 0};
 }
 
 /* The plan for `slots` counters with a binner table of table_bytes in every block. */
@@ -95,6 +137,12 @@ KernelPlan plan_for(int32_t slots, size_t sample_bytes, size_t table_bytes, cons
     }
     case KernelPath::global:
         return global;
+    case KernelPath::cluster: {
+        KernelPlan p = cluster_plan(slots, table_bytes, limits.cluster_blocks, limits);
+        if (p.path == KernelPath::cluster)
+            return p;
+        break;
+    }
     case KernelPath::automatic:
         break;
     }
@@ -102,6 +150,11 @@ KernelPlan plan_for(int32_t slots, size_t sample_bytes, size_t table_bytes, cons
         return shared;
     if (slots <= words)
         return block(false, 1);
+    if (slots <= 2 * words)
+        return block(true, 1);
+    const KernelPlan cluster = cluster_plan(slots, table_bytes, 0, limits);
+    if (cluster.path == KernelPath::cluster)
+        return cluster;
     return block(true, kMaxSlices);
 }
 
@@ -283,6 +336,114 @@ cudaError_t launch_block(const T *values, size_t n, const Binner &binner, const 
                : launch_block<T, Binner, false>(values, n, binner, plan, counts, flags, limits, stream);
 }
 
+/*
+ * Clusters of `blocks` blocks of a kernel that can be resident at once at
+ * `smem` bytes each (0: none), asked of the runtime once per kernel and
+ * device and remembered like resident_blocks(); also raises the kernel's
+ * shared memory limit and, past 8 blocks, allows non-portable sizes.
+ */
+struct ClusterCache {
+    const void *kernel;
+    int device;
+    size_t smem;
+    int blocks;
+    int clusters;
+};
+
+template <typename Kernel>
+cudaError_t resident_clusters(Kernel kernel, int device, size_t smem, int blocks, int *clusters)
+{
+    constexpr int kEntries = 64 * kMaxDevices;
+    static ClusterCache cache[kEntries];
+    static int used = 0;
+    const void *key = reinterpret_cast<const void *>(kernel);
+    ClusterCache *c = nullptr;
+    for (int i = 0; i < used && c == nullptr; i++)
+        if (cache[i].kernel == key && cache[i].device == device)
+            c = &cache[i];
+    if (c == nullptr) {
+        if (used == kEntries)
+            return cudaErrorUnknown; /* cannot happen: fewer kernels exist */
+        c = &cache[used++];
+        *c = ClusterCache{key, device, static_cast<size_t>(-1), 0, 0};
+    }
+    if (c->smem != smem || c->blocks != blocks) {
+        int per_sm = 0;
+        cudaError_t err = resident_blocks(kernel, device, kBlockThreads, smem, &per_sm);
+        if (err != cudaSuccess)
+            return err;
+        if (blocks > 8 &&
+            (err = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1)) != cudaSuccess)
+            return err;
+        cudaLaunchConfig_t config = {};
+        cudaLaunchAttribute attribute[1];
+        attribute[0].id = cudaLaunchAttributeClusterDimension;
+        attribute[0].val.clusterDim.x = static_cast<unsigned>(blocks);
+        attribute[0].val.clusterDim.y = 1;
+        attribute[0].val.clusterDim.z = 1;
+        config.gridDim = dim3(static_cast<unsigned>(blocks));
+        config.blockDim = dim3(kBlockThreads);
+        config.dynamicSmemBytes = smem;
+        config.attrs = attribute;
+        config.numAttrs = 1;
+        int n = 0;
+        if (cudaOccupancyMaxActiveClusters(&n, kernel, &config) != cudaSuccess) {
+            (void)cudaGetLastError(); /* a size this device cannot schedule: none */
+            n = 0;
+        }
+        c->smem = smem;
+        c->blocks = blocks;
+        c->clusters = n;
+    }
+    *clusters = c->clusters;
+    return cudaSuccess;
+}
+
+/*
+ * The cluster path; sets *launched to false, launching nothing, where the
+ * device cannot make such clusters resident (the caller takes another path).
+ */
+template <typename T, typename Binner>
+cudaError_t launch_cluster(const T *values, size_t n, const Binner &binner, const KernelPlan &plan,
+                           unsigned long long *counts, int *flags, const KernelLimits &limits, cudaStream_t stream,
+                           bool *launched)
+{
+    *launched = false;
+    ClusterLayout layout{};
+    layout.blocks = plan.slices;
+    while ((1 << layout.log2_blocks) < layout.blocks)
+        layout.log2_blocks++;
+    layout.per_block = plan.per_block;
+    layout.capacity = cluster_capacity(plan.slices, plan.per_block, binner.table_bytes(), limits);
+    layout.inverse = 1.0f / static_cast<float>(plan.per_block);
+    if (layout.capacity < 4)
+        return cudaSuccess;
+    const size_t smem = cluster_bytes(binner.table_bytes(), layout.per_block, layout.blocks, layout.capacity);
+    auto kernel = histogram_cluster<T, Binner>;
+    int resident = 0;
+    cudaError_t err = resident_clusters(kernel, limits.device, smem, layout.blocks, &resident);
+    if (err != cudaSuccess || resident == 0)
+        return err;
+    size_t clusters = (blocks_wanted<T>(n, kBlockThreads) + layout.blocks - 1) / layout.blocks;
+    clusters = std::min(clusters, static_cast<size_t>(resident));
+    if (limits.max_blocks > 0)
+        clusters = std::min(clusters, static_cast<size_t>(std::max(1, limits.max_blocks / layout.blocks)));
+    cudaLaunchConfig_t config = {};
+    cudaLaunchAttribute attribute[1];
+    attribute[0].id = cudaLaunchAttributeClusterDimension;
+    attribute[0].val.clusterDim.x = static_cast<unsigned>(layout.blocks);
+    attribute[0].val.clusterDim.y = 1;
+    attribute[0].val.clusterDim.z = 1;
+    config.gridDim = dim3(static_cast<unsigned>(clusters * layout.blocks));
+    config.blockDim = dim3(kBlockThreads);
+    config.dynamicSmemBytes = smem;
+    config.stream = stream;
+    config.attrs = attribute;
+    config.numAttrs = 1;
+    *launched = true;
+    return cudaLaunchKernelEx(&config, kernel, values, n, binner, layout, counts, flags);
+}
+
 template <typename T, typename Binner>
 cudaError_t launch(const T *values, size_t n, const Binner &binner, const KernelPlan &plan,
                    unsigned long long *counts, int *flags, const KernelLimits &limits, cudaStream_t stream)
@@ -297,6 +458,16 @@ cudaError_t launch(const T *values, size_t n, const Binner &binner, const Kernel
             err = launch_shared(values + done, part, b, counts, flags, limits, stream);
         } else if (plan.path == KernelPath::block || plan.path == KernelPath::narrow) {
             err = launch_block(values + done, part, b, plan, counts, flags, limits, stream);
+        } else if (plan.path == KernelPath::cluster) {
+            bool launched = false;
+            err = launch_cluster(values + done, part, b, plan, counts, flags, limits, stream, &launched);
+            if (err == cudaSuccess && !launched) { /* no such clusters here after all: the plan without them */
+                KernelLimits without = limits;
+                without.max_cluster = 0;
+                without.force_path = KernelPath::automatic;
+                return launch(values + done, n - done, b, plan_for(b.slots(), sizeof(T), b.table_bytes(), without),
+                              counts, flags, without, stream);
+            }
         } else {
             err = launch_global(values + done, part, b, counts, flags, limits, stream);
         }
@@ -344,6 +515,24 @@ cudaError_t describe_device(int device, KernelLimits *limits)
         (err = cudaDeviceGetAttribute(&limits->max_shared_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor,
                                       device)))
         return err;
+    /*
+     * Clusters: 8 blocks are portable where the device launches clusters at
+     * all; 16 where it can hold such a cluster of full-memory blocks, asked
+     * of one cluster kernel (they all take 1024 threads and as much memory).
+     */
+    int clusters = 0;
+    if ((err = cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device)) != cudaSuccess)
+        return err;
+    if (clusters != 0) {
+        limits->max_cluster = 8;
+        int resident = 0;
+        if (resident_clusters(histogram_cluster<double, FloatBinner<true, BucketRule::pg15>>, device,
+                              static_cast<size_t>(limits->max_shared_per_block), kMaxCluster,
+                              &resident) == cudaSuccess &&
+            resident > 0)
+            limits->max_cluster = kMaxCluster;
+        (void)cudaGetLastError();
+    }
     return cudaSuccess;
 }
 
@@ -369,7 +558,9 @@ const char *describe_plan(const KernelPlan &plan, char *buf, size_t size)
                        : plan.path == KernelPath::block ? "block"
                        : plan.path == KernelPath::narrow ? "narrow"
                                                          : "global";
-    if ((plan.path == KernelPath::block || plan.path == KernelPath::narrow) && plan.slices > 1)
+    if (plan.path == KernelPath::cluster)
+        snprintf(buf, size, "cluster of %d", plan.slices);
+    else if ((plan.path == KernelPath::block || plan.path == KernelPath::narrow) && plan.slices > 1)
         snprintf(buf, size, "%s x %d slices", what, plan.slices);
     else
         snprintf(buf, size, "%s", what);
