@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 
 #include "gpu_backend.h"
 #include "kernel_cluster.cuh"
@@ -39,6 +40,16 @@ constexpr int kMaxSlices = 4;
 constexpr int kMaxForcedSlices = 64;
 /* Values per launch: below 2^31, so no 32-bit counter can overflow (a multiple of 16 bytes of any sample). */
 constexpr size_t kMaxPerLaunch = size_t(1) << 31;
+/*
+ * Which kinds the engine bins on the cluster path where it fits: float8 and
+ * grouped intervals.  The time form's and the thresholds' binning costs
+ * more than their counting, and a cluster's rounds hold fewer values in
+ * flight than global atomics' grid (RUNS.md, run 45).
+ */
+constexpr bool kClustersForThresholds = false;
+template <typename Binner> constexpr bool clusters_for(const Binner &) { return true; }
+constexpr bool clusters_for(const Int64Binner &) { return false; }
+
 /* Thresholds: all of them in shared memory up to this many, else the search tree's top levels. */
 constexpr int32_t kAllThresholdsUpTo = 4096;
 constexpr int32_t kTreeLevels = 11; /* 16 KB: leaves room for 16-bit counters of 100,000 thresholds */
@@ -60,46 +71,75 @@ int shared_copies(int32_t counters, size_t table_bytes, const KernelLimits &limi
 }
 
 /*
- * Outbox entries per owner and round for a cluster of `blocks` blocks that
- * own per_block counters each: what shared memory leaves, at most a round's
- * values, and few enough that a pull adds at most kRound values to a
- * 16-bit counter (kernel_cluster.cuh).  0 if the counters do not fit.
+ * The outboxes of a cluster of `blocks` blocks owning per_block counters
+ * each (kernel_cluster.cuh): what shared memory leaves them, at most what a
+ * pull may add to a 16-bit counter between barriers (kRound) and at most a
+ * round's values, 16 bytes of entries at a time; and the most steps per
+ * round (fewer barriers) for which they hold a quarter more than uniform
+ * input sends an owner.  steps 0: does not fit (forced: room for 8 entries
+ * is enough).
  */
-int32_t cluster_capacity(int32_t blocks, int32_t per_block, size_t table_bytes, const KernelLimits &limits)
+struct ClusterShape {
+    int32_t steps;
+    int32_t capacity;
+};
+
+ClusterShape cluster_shape(int32_t blocks, int32_t per_block, size_t table_bytes, bool forced,
+                           const KernelLimits &limits)
 {
     const size_t max_shared = static_cast<size_t>(limits.max_shared_per_block);
     const size_t fixed = cluster_outbox_offset(table_bytes, per_block);
     if (fixed >= max_shared)
-        return 0;
-    int64_t q = static_cast<int64_t>((max_shared - fixed) / (sizeof(uint32_t) * 2 * static_cast<size_t>(blocks)));
-    q = std::min<int64_t>({q, kClusterRound, kRound / (blocks - 1)});
-    return static_cast<int32_t>(q / 4 * 4);
+        return ClusterShape{0, 0};
+    int64_t q = static_cast<int64_t>((max_shared - fixed) /
+                                     (cluster_entry_bytes(per_block) * 2 * static_cast<size_t>(blocks)));
+    q = std::min<int64_t>(q, kRound / (blocks - 1)) / 8 * 8;
+    for (int32_t steps = kMaxClusterSteps; steps >= 1; steps--) {
+        const int64_t round = int64_t(kClusterStep) * steps;
+        if (q >= round / blocks * 5 / 4)
+            return ClusterShape{steps, static_cast<int32_t>(std::min(q, round))};
+    }
+    if (forced && q >= 8)
+        return ClusterShape{1, static_cast<int32_t>(std::min<int64_t>(q, kClusterStep))};
+    return ClusterShape{0, 0};
+}
+
+/* Counters per block in a cluster of `blocks`: whole words. */
+int64_t cluster_per_block(int32_t slots, int32_t blocks)
+{
+    int64_t per_block = (static_cast<int64_t>(slots) + blocks - 1) / blocks;
+    return per_block + (per_block & 1);
 }
 
 /*
- * The cluster of the fewest blocks (2 to limits.max_cluster, or exactly
- * `forced`) whose outboxes hold a quarter more than uniform input sends an
- * owner in a round (a forced size needs room for 4 entries only).  Global
- * if none does.
+ * The cluster for `slots` counters: exactly `forced` blocks, else the fewest
+ * (2 to limits.max_cluster) that take at least 2 steps a round, else the
+ * fewest that fit.  Global if none does.
  */
 KernelPlan cluster_plan(int32_t slots, size_t table_bytes, int forced, const KernelLimits &limits)
 {
-    for (int32_t blocks = 2; blocks <= limits.max_cluster && blocks <= kMaxCluster; blocks *= 2) {
-        if (forced != 0 && blocks != forced)
-            continue;
-        int64_t per_block = (static_cast<int64_t>(slots) + blocks - 1) / blocks;
-        per_block += per_block & 1; /* whole words */
-        if (per_block > INT32_MAX / 2)
-            continue;
-        const int32_t need = forced != 0 ? 4 : kClusterRound / blocks * 5 / 4;
-        if (cluster_capacity(blocks, static_cast<int32_t>(per_block), table_bytes, limits) >= need)
-            return KernelPlan{KernelPath::cluster, blocks, static_cast<int32_t>(per_block)};
-    }
+    for (int32_t min_steps = 2; min_steps >= 1; min_steps--)
+        for (int32_t blocks = 2; blocks <= limits.max_cluster && blocks <= kMaxCluster; blocks *= 2) {
+            if (forced != 0 && blocks != forced)
+                continue;
+            const int64_t per_block = cluster_per_block(slots, blocks);
+            if (per_block > INT32_MAX / 2)
+                continue;
+            const ClusterShape shape =
+                cluster_shape(blocks, static_cast<int32_t>(per_block), table_bytes, forced != 0, limits);
+            if (shape.steps >= (forced != 0 ? 1 : min_steps))
+                return KernelPlan{KernelPath::cluster, blocks, static_cast<int32_t>(per_block)};
+        }
     return KernelPlan{KernelPath::global, 0, 0};
 }
 
-/* The plan for `slots` counters with a binner table of table_bytes in every block. */
-KernelPlan plan_for(int32_t slots, size_t sample_bytes, size_t table_bytes, const KernelLimits &limits)
+/*
+ * The plan for `slots` counters with a binner table of table_bytes in every
+ * block.  `clusters`: whether the engine takes the cluster path for this
+ * kind (forced, every kind does).
+ */
+KernelPlan plan_for(int32_t slots, size_t sample_bytes, size_t table_bytes, const KernelLimits &limits,
+                    bool clusters)
 {
     const KernelPlan shared{KernelPath::shared, 0, 0};
     const KernelPlan global{KernelPath::global, 0, 0};
@@ -152,7 +192,7 @@ KernelPlan plan_for(int32_t slots, size_t sample_bytes, size_t table_bytes, cons
         return block(false, 1);
     if (slots <= 2 * words)
         return block(true, 1);
-    const KernelPlan cluster = cluster_plan(slots, table_bytes, 0, limits);
+    const KernelPlan cluster = clusters ? cluster_plan(slots, table_bytes, 0, limits) : global;
     if (cluster.path == KernelPath::cluster)
         return cluster;
     return block(true, kMaxSlices);
@@ -172,11 +212,13 @@ KernelPlan plan_thresholds(int32_t count, const KernelLimits &limits, int32_t *l
 {
     if (count <= kAllThresholdsUpTo) {
         *levels = 0;
-        return plan_for(count + 1, sizeof(double), sizeof(double) * static_cast<size_t>(count), limits);
+        return plan_for(count + 1, sizeof(double), sizeof(double) * static_cast<size_t>(count), limits,
+                        kClustersForThresholds);
     }
     const int32_t depth = search_depth(count);
     int32_t l = depth < kTreeLevels ? depth : kTreeLevels;
-    KernelPlan plan = plan_for(count + 1, sizeof(double), ThresholdTreeBinner::tree_bytes(l), limits);
+    KernelPlan plan =
+        plan_for(count + 1, sizeof(double), ThresholdTreeBinner::tree_bytes(l), limits, kClustersForThresholds);
     /* more levels where the counters leave room for them */
     if (plan.path == KernelPath::block || plan.path == KernelPath::narrow) {
         const size_t counters = plan.path == KernelPath::narrow ? sizeof(uint16_t) : sizeof(uint32_t);
@@ -394,6 +436,8 @@ cudaError_t resident_clusters(Kernel kernel, int device, size_t smem, int blocks
         c->smem = smem;
         c->blocks = blocks;
         c->clusters = n;
+        if (getenv("GH_CLUSTER_VARIANT") != nullptr)
+            fprintf(stderr, "clusters of %d, %zu bytes: %d resident\n", blocks, smem, n);
     }
     *clusters = c->clusters;
     return cudaSuccess;
@@ -409,15 +453,22 @@ cudaError_t launch_cluster(const T *values, size_t n, const Binner &binner, cons
                            bool *launched)
 {
     *launched = false;
+    const ClusterShape shape = cluster_shape(plan.slices, plan.per_block, binner.table_bytes(), true, limits);
+    if (shape.steps == 0)
+        return cudaSuccess;
     ClusterLayout layout{};
     layout.blocks = plan.slices;
-    while ((1 << layout.log2_blocks) < layout.blocks)
-        layout.log2_blocks++;
     layout.per_block = plan.per_block;
-    layout.capacity = cluster_capacity(plan.slices, plan.per_block, binner.table_bytes(), limits);
+    layout.capacity = shape.capacity;
+    layout.steps = shape.steps;
+    layout.wide = cluster_entry_bytes(plan.per_block) == sizeof(uint32_t);
     layout.inverse = 1.0f / static_cast<float>(plan.per_block);
-    if (layout.capacity < 4)
-        return cudaSuccess;
+    static const char *variant = getenv("GH_CLUSTER_VARIANT"); /* experiments */
+    static const char *steps = getenv("GH_CLUSTER_STEPS");
+    if (variant != nullptr)
+        layout.variant = atoi(variant);
+    if (steps != nullptr && atoi(steps) > 0 && atoi(steps) < layout.steps)
+        layout.steps = atoi(steps);
     const size_t smem = cluster_bytes(binner.table_bytes(), layout.per_block, layout.blocks, layout.capacity);
     auto kernel = histogram_cluster<T, Binner>;
     int resident = 0;
@@ -465,8 +516,9 @@ cudaError_t launch(const T *values, size_t n, const Binner &binner, const Kernel
                 KernelLimits without = limits;
                 without.max_cluster = 0;
                 without.force_path = KernelPath::automatic;
-                return launch(values + done, n - done, b, plan_for(b.slots(), sizeof(T), b.table_bytes(), without),
-                              counts, flags, without, stream);
+                return launch(values + done, n - done, b,
+                              plan_for(b.slots(), sizeof(T), b.table_bytes(), without, false), counts, flags,
+                              without, stream);
             }
         } else {
             err = launch_global(values + done, part, b, counts, flags, limits, stream);
@@ -481,8 +533,9 @@ template <typename T, typename Binner>
 cudaError_t launch(const T *values, size_t n, const Binner &binner, unsigned long long *counts, int *flags,
                    const KernelLimits &limits, cudaStream_t stream)
 {
-    return launch(values, n, binner, plan_for(binner.slots(), sizeof(T), binner.table_bytes(), limits), counts, flags,
-                  limits, stream);
+    return launch(values, n, binner,
+                  plan_for(binner.slots(), sizeof(T), binner.table_bytes(), limits, clusters_for(binner)), counts,
+                  flags, limits, stream);
 }
 
 /* Calls f with the float binner for the spec's bound order and rule: each is a kernel of its own. */
@@ -538,12 +591,12 @@ cudaError_t describe_device(int device, KernelLimits *limits)
 
 KernelPlan kernel_plan(int32_t slots, size_t sample_bytes, const KernelLimits &limits)
 {
-    return plan_for(slots, sample_bytes, 0, limits);
+    return plan_for(slots, sample_bytes, 0, limits, true);
 }
 
 KernelPlan time_plan(int32_t nbins, const KernelLimits &limits)
 {
-    return plan_for(nbins + 2, sizeof(int64_t), 0, limits);
+    return plan_for(nbins + 2, sizeof(int64_t), 0, limits, clusters_for(Int64Binner{}));
 }
 
 KernelPlan threshold_plan(int32_t count, const KernelLimits &limits)

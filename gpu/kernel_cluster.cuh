@@ -49,17 +49,19 @@ namespace gh {
 namespace kernels {
 
 constexpr int kMaxCluster = 16;          /* non-portable on sm_90; 8 is portable */
-constexpr int kClusterValues = 8;        /* values a thread bins per round */
-constexpr int kClusterRound = kBlockThreads * kClusterValues; /* values a block bins per round */
-/* outbox counts [2][16], pull starts [17] and counts [16]: 65 words, padded to 16 bytes */
-constexpr size_t kClusterHeader = (sizeof(uint32_t) * (2 * kMaxCluster + 2 * kMaxCluster + 1) + 15) / 16 * 16;
+constexpr int kClusterValues = 8;        /* values a thread bins per step */
+constexpr int kClusterStep = kBlockThreads * kClusterValues; /* values a block bins per step */
+constexpr int kMaxClusterSteps = 4;      /* steps per round: at most kRound values a block routes to itself */
+constexpr size_t kClusterHeader = 16 * 8; /* outbox counts [2][16], padded */
 
 /* How a cluster's blocks share the counters; computed on the host (cuda_kernels.cu). */
 struct ClusterLayout {
     int32_t blocks;    /* C, a power of two from 2 to kMaxCluster */
-    int32_t log2_blocks;
     int32_t per_block; /* P, even: counters each block owns */
-    int32_t capacity;  /* entries an outbox holds per owner and round, a multiple of 4 */
+    int32_t capacity;  /* entries an outbox holds per owner and round: 16 bytes of them at a time */
+    int32_t steps;     /* steps of kClusterValues values a thread routes per round: 1 to kMaxClusterSteps */
+    int32_t wide;      /* entries are uint32_t (per_block > 65,536), else uint16_t */
+    int32_t variant;   /* how a thread takes its outbox slot (experiments): 0 shared atomic, 1 ballots, 2 match */
     float inverse;     /* 1 / per_block, for the owner's guess (corrected exactly) */
 };
 
@@ -72,11 +74,15 @@ __host__ __device__ inline size_t cluster_outbox_offset(size_t table_bytes, int3
 {
     return cluster_counter_offset(table_bytes) + (static_cast<size_t>(per_block) * 2 + 15) / 16 * 16;
 }
+__host__ __device__ inline size_t cluster_entry_bytes(int32_t per_block)
+{
+    return per_block > 65536 ? sizeof(uint32_t) : sizeof(uint16_t);
+}
 __host__ __device__ inline size_t cluster_bytes(size_t table_bytes, int32_t per_block, int32_t blocks,
                                                 int32_t capacity)
 {
     return cluster_outbox_offset(table_bytes, per_block) +
-           sizeof(uint32_t) * 2 * static_cast<size_t>(blocks) * static_cast<size_t>(capacity);
+           cluster_entry_bytes(per_block) * 2 * static_cast<size_t>(blocks) * static_cast<size_t>(capacity);
 }
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -84,6 +90,17 @@ __host__ __device__ inline size_t cluster_bytes(size_t table_bytes, int32_t per_
 template <typename P> __device__ __forceinline__ P *in_block(P *p, uint32_t rank)
 {
     return static_cast<P *>(__cluster_map_shared_rank(const_cast<void *>(static_cast<const void *>(p)), rank));
+}
+/* The cluster barrier, every thread of a warp together (the warp is converged first). */
+__device__ __forceinline__ void cluster_arrive()
+{
+    __syncwarp();
+    asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
+}
+__device__ __forceinline__ void cluster_wait()
+{
+    __syncwarp();
+    asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 }
 #endif
 
@@ -95,18 +112,16 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     static_assert(sizeof(T) >= 4, "1-byte samples are counted in shared memory");
     constexpr int kPer = Vec16<T>::kCount;
-    constexpr int kVectors = kClusterValues / kPer; /* 16-byte loads per thread and round */
+    constexpr int kVectors = kClusterValues / kPer; /* 16-byte loads per thread and step */
     unsigned char *smem = dynamic_shared();
     const size_t table = table_space(binner.table_bytes());
     uint32_t *out_count = reinterpret_cast<uint32_t *>(smem + table); /* [2][kMaxCluster] */
-    uint32_t *in_start = out_count + 2 * kMaxCluster;                   /* [kMaxCluster + 1], in vectors */
-    uint32_t *in_count = in_start + kMaxCluster + 1;                    /* [kMaxCluster] */
     uint32_t *words = reinterpret_cast<uint32_t *>(smem + cluster_counter_offset(binner.table_bytes()));
-    uint32_t *outbox =
-        reinterpret_cast<uint32_t *>(smem + cluster_outbox_offset(binner.table_bytes(), layout.per_block));
+    unsigned char *outbox = smem + cluster_outbox_offset(binner.table_bytes(), layout.per_block);
     const uint32_t nblocks = static_cast<uint32_t>(layout.blocks);
     const uint32_t me = __clusterRelativeBlockRank();
     const int32_t P = layout.per_block, Q = layout.capacity;
+    const bool wide = layout.wide != 0;
     const int64_t first = static_cast<int64_t>(me) * P;
 
     binner.attach(smem);
@@ -115,8 +130,8 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     if (threadIdx.x < 2 * kMaxCluster)
         out_count[threadIdx.x] = 0;
     /* every block of the cluster runs and has zeroed its counts before any reads another's */
-    __cluster_barrier_arrive();
-    __cluster_barrier_wait();
+    cluster_arrive();
+    cluster_wait();
 
     int errors = 0;
     auto global_add = [&](int32_t b, uint32_t k) {
@@ -164,7 +179,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     };
     constexpr int32_t kNone = INT32_MIN; /* no value at this place: past the end */
     int32_t bucket[kClusterValues];
-    auto bin = [&](uint32_t s) { /* the values of `next`, loaded for round s */
+    auto bin = [&](uint32_t s) { /* the values of `next`, loaded for step s */
 #pragma unroll
         for (int u = 0; u < kVectors; u++) {
             const uint32_t v = tid + s + u * nthreads;
@@ -175,32 +190,45 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
         }
     };
 
-    Run run;
-    /* hands one value of another block's cells to outbox `box` (warp-wide: every lane calls it) */
+    /* one value of another block's cells into outbox `box` (warp-wide: every lane calls it) */
     auto route = [&](bool wanted, uint32_t owner, uint32_t local, int box) {
-        const unsigned want = __ballot_sync(0xffffffffu, wanted);
-        if (want == 0)
-            return;
-        /* the lanes with the same owner: one ballot per bit of the owner's rank */
-        unsigned peers = want;
-        for (int32_t bit = 0; bit < layout.log2_blocks; bit++) {
-            const bool set = (owner >> bit) & 1;
-            const unsigned m = __ballot_sync(0xffffffffu, set);
-            peers &= set ? m : ~m;
+        uint32_t slot;
+        if (layout.variant == 0) {
+            if (!wanted)
+                return;
+            slot = atomicAdd(&out_count[box * kMaxCluster + owner], 1u);
+        } else {
+            const unsigned want = __ballot_sync(0xffffffffu, wanted);
+            if (want == 0)
+                return;
+            unsigned peers; /* the lanes with the same owner */
+            if (layout.variant == 1) {
+                peers = want;
+                for (uint32_t bit = 1; bit < nblocks; bit *= 2) {
+                    const bool set = (owner & bit) != 0;
+                    const unsigned m = __ballot_sync(0xffffffffu, set);
+                    peers &= set ? m : ~m;
+                }
+            } else {
+                peers = __match_any_sync(0xffffffffu, wanted ? owner : 0xffffffffu);
+            }
+            const unsigned lane = threadIdx.x & 31;
+            const int leader = wanted ? __ffs(peers) - 1 : static_cast<int>(lane);
+            uint32_t base = 0;
+            if (wanted && leader == static_cast<int>(lane))
+                base = atomicAdd(&out_count[box * kMaxCluster + owner], static_cast<uint32_t>(__popc(peers)));
+            base = __shfl_sync(0xffffffffu, base, leader);
+            if (!wanted)
+                return;
+            slot = base + __popc(peers & ((1u << lane) - 1));
         }
-        const unsigned lane = threadIdx.x & 31;
-        const int leader = wanted ? __ffs(peers) - 1 : static_cast<int>(lane);
-        uint32_t base = 0;
-        if (wanted && leader == static_cast<int>(lane))
-            base = atomicAdd(&out_count[box * kMaxCluster + owner], static_cast<uint32_t>(__popc(peers)));
-        base = __shfl_sync(0xffffffffu, base, leader);
-        if (wanted) {
-            const uint32_t slot = base + __popc(peers & ((1u << lane) - 1));
-            if (slot < static_cast<uint32_t>(Q))
-                outbox[(static_cast<size_t>(box) * nblocks + owner) * Q + slot] = local;
-            else /* full: skewed input */
-                global_add(static_cast<int32_t>(static_cast<int64_t>(owner) * P + local), 1);
-        }
+        const size_t at = (static_cast<size_t>(box) * nblocks + owner) * Q + slot;
+        if (slot >= static_cast<uint32_t>(Q)) /* full: skewed input */
+            global_add(static_cast<int32_t>(static_cast<int64_t>(owner) * P + local), 1);
+        else if (wide)
+            reinterpret_cast<uint32_t *>(outbox)[at] = local;
+        else
+            reinterpret_cast<uint16_t *>(outbox)[at] = static_cast<uint16_t>(local);
     };
     /* the owner and index in it of cell b (b < blocks * P < 2^31): a float guess, corrected */
     auto split = [&](int32_t b, uint32_t &owner, uint32_t &local) {
@@ -216,13 +244,9 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
         owner = static_cast<uint32_t>(o);
         local = static_cast<uint32_t>(r);
     };
-
-    uint32_t s = 0;
-    load(0);
-    bin(0);
-    load(step);
-    for (int box = 0; cluster_tid + s < nvec; s += step, box ^= 1) {
-        /* route this round's buckets, run by run */
+    Run run;
+    /* the buckets of one step, run by run: a run of one value is routed, a longer one added at once */
+    auto route_step = [&](int box) {
 #pragma unroll
         for (int j = 0; j < kClusterValues; j++) {
             bool wanted = false;
@@ -247,73 +271,76 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
             }
             route(wanted, owner, local, box);
         }
-        __cluster_barrier_arrive(); /* release: this round's outbox is written */
-        bin(s + step);
-        load(s + 2 * step);
-        __cluster_barrier_wait(); /* acquire: every block's outbox of this round */
+    };
 
+    /* the pull: this block's entries from every other block's outbox `box`, a share of threads per block */
+    const uint32_t per_source = kBlockThreads / nblocks;
+    const uint32_t source = threadIdx.x / per_source;
+    const uint32_t per_vector = wide ? 4 : 8;
+    auto pull = [&](int box) {
+        if (source == me)
+            return;
+        uint32_t c = *in_block(&out_count[box * kMaxCluster + me], source);
+        c = c < static_cast<uint32_t>(Q) ? c : static_cast<uint32_t>(Q);
+        const uint32_t vectors = (c + per_vector - 1) / per_vector;
+        const uint4 *from = in_block(
+            reinterpret_cast<const uint4 *>(outbox + (static_cast<size_t>(box) * nblocks + me) * Q *
+                                                         cluster_entry_bytes(P)),
+            source);
+        constexpr int kAhead = 2; /* remote loads in flight per thread */
+        for (uint32_t v0 = threadIdx.x % per_source; v0 < vectors; v0 += kAhead * per_source) {
+            uint4 e[kAhead];
+#pragma unroll
+            for (int u = 0; u < kAhead; u++) /* all loads first: their latency overlaps */
+                if (v0 + u * per_source < vectors)
+                    e[u] = from[v0 + u * per_source];
+#pragma unroll
+            for (int u = 0; u < kAhead; u++) {
+                const uint32_t v = v0 + u * per_source;
+                if (v >= vectors)
+                    break;
+                const uint32_t left = c - v * per_vector; /* entries from this vector on, at least 1 */
+                const uint32_t w[4] = {e[u].x, e[u].y, e[u].z, e[u].w};
+                if (wide) {
+#pragma unroll
+                    for (int q = 0; q < 4; q++)
+                        if (left > static_cast<uint32_t>(q))
+                            local_add(w[q]);
+                } else {
+#pragma unroll
+                    for (int q = 0; q < 8; q++)
+                        if (left > static_cast<uint32_t>(q))
+                            local_add((w[q / 2] >> (16 * (q % 2))) & 0xffffu);
+                }
+            }
+        }
+    };
+
+    /*
+     * Round: route `steps` steps into outbox `box`, arrive, bin the next
+     * round's first step, wait, pull.  bucket[] holds the step at s.
+     */
+    uint32_t s = 0;
+    load(0);
+    bin(0);
+    load(step);
+    for (int box = 0; cluster_tid + s < nvec; box ^= 1) {
+        for (int32_t t = 0; t < layout.steps; t++) {
+            route_step(box);
+            s += step;
+            if (t + 1 < layout.steps) {
+                bin(s);
+                load(s + step);
+            }
+        }
+        cluster_arrive(); /* release: this round's outbox is written */
+        bin(s);
+        load(s + step);
+        cluster_wait(); /* acquire: every block's outbox of this round */
         /* outbox box ^ 1 is read by nobody now (every pull of the round before is done) */
         if (threadIdx.x < kMaxCluster)
             out_count[(box ^ 1) * kMaxCluster + threadIdx.x] = 0;
-        /* pull: the entries for this block from every block's outbox `box` */
-        if (threadIdx.x < 32) {
-            const uint32_t src = threadIdx.x;
-            uint32_t c = 0;
-            if (src < nblocks && src != me) {
-                c = *in_block(&out_count[box * kMaxCluster + me], src);
-                c = c < static_cast<uint32_t>(Q) ? c : static_cast<uint32_t>(Q);
-            }
-            uint32_t vecs = (c + 3) / 4, sum = vecs;
-#pragma unroll
-            for (int d = 1; d < 32; d *= 2) { /* inclusive scan over the lanes */
-                const uint32_t up = __shfl_up_sync(0xffffffffu, sum, d);
-                if (static_cast<int>(src) >= d)
-                    sum += up;
-            }
-            if (src < nblocks) {
-                in_start[src] = sum - vecs;
-                in_count[src] = c;
-            }
-            if (src == nblocks - 1)
-                in_start[nblocks] = sum;
-        }
-        __syncthreads();
-        const uint32_t total = in_start[nblocks];
-        const uint4 *box_of = reinterpret_cast<const uint4 *>(outbox + (static_cast<size_t>(box) * nblocks + me) * Q);
-        constexpr int kPullAhead = 2; /* remote loads in flight per thread */
-        for (uint32_t v0 = threadIdx.x; v0 < total; v0 += kPullAhead * kBlockThreads) {
-            uint4 e[kPullAhead];
-            uint32_t left[kPullAhead];
-#pragma unroll
-            for (int u = 0; u < kPullAhead; u++) { /* all loads first: their latency overlaps */
-                const uint32_t v = v0 + u * kBlockThreads;
-                left[u] = 0;
-                if (v < total) {
-                    uint32_t lo = 0, hi = nblocks; /* the last source whose start <= v */
-                    while (hi - lo > 1) {
-                        const uint32_t mid = (lo + hi) / 2;
-                        if (in_start[mid] <= v)
-                            lo = mid;
-                        else
-                            hi = mid;
-                    }
-                    const uint32_t at = v - in_start[lo];
-                    left[u] = in_count[lo] - 4 * at; /* its entries from this vector on, at least 1 */
-                    e[u] = in_block(box_of, lo)[at];
-                }
-            }
-#pragma unroll
-            for (int u = 0; u < kPullAhead; u++) {
-                if (left[u] > 0)
-                    local_add(e[u].x);
-                if (left[u] > 1)
-                    local_add(e[u].y);
-                if (left[u] > 2)
-                    local_add(e[u].z);
-                if (left[u] > 3)
-                    local_add(e[u].w);
-            }
-        }
+        pull(box);
         __syncthreads(); /* pulls done before the next round routes (counts, and the 16-bit bound) */
     }
     run.finish(global_add);
@@ -329,8 +356,8 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
         }
     }
     /* no block leaves while another may still read its outboxes */
-    __cluster_barrier_arrive();
-    __cluster_barrier_wait();
+    cluster_arrive();
+    cluster_wait();
 #else
     __trap(); /* never launched: the host plans clusters only where the device has them */
 #endif
