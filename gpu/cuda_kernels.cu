@@ -17,8 +17,8 @@
 #include "cuda_kernels.cuh"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
-#include <cstdlib>
 
 #include "gpu_backend.h"
 #include "kernel_cluster.cuh"
@@ -42,9 +42,10 @@ constexpr int kMaxForcedSlices = 64;
 constexpr size_t kMaxPerLaunch = size_t(1) << 31;
 /*
  * Which kinds the engine bins on the cluster path where it fits: float8 and
- * grouped intervals.  The time form's and the thresholds' binning costs
- * more than their counting, and a cluster's rounds hold fewer values in
- * flight than global atomics' grid (RUNS.md, run 45).
+ * grouped intervals (plan_for: 8-byte samples only).  Where binning costs
+ * more than counting (the time form, thresholds, float4's twice as many
+ * values a byte), the rounds' barriers cost more than they save, on
+ * constant input at least (RUNS.md, run 45).
  */
 constexpr bool kClustersForThresholds = false;
 template <typename Binner> constexpr bool clusters_for(const Binner &) { return true; }
@@ -74,34 +75,42 @@ int shared_copies(int32_t counters, size_t table_bytes, const KernelLimits &limi
  * The outboxes of a cluster of `blocks` blocks owning per_block counters
  * each (kernel_cluster.cuh): what shared memory leaves them, at most what a
  * pull may add to a 16-bit counter between barriers (kRound) and at most a
- * round's values, 16 bytes of entries at a time; and the most steps per
- * round (fewer barriers) for which they hold a quarter more than uniform
- * input sends an owner.  steps 0: does not fit (forced: room for 8 entries
- * is enough).
+ * round's values, 16 bytes of entries at a time; the most steps per round
+ * (fewer barriers) for which an outbox holds what uniform input sends an
+ * owner in a round plus three standard deviations (more goes to global
+ * atomics, exactly, only slower); and the part for an owner's cells below
+ * 65,536, in proportion.  steps 0: does not fit (forced: room for 8
+ * entries a part is enough).
  */
 struct ClusterShape {
     int32_t steps;
     int32_t capacity;
+    int32_t low;
 };
 
 ClusterShape cluster_shape(int32_t blocks, int32_t per_block, size_t table_bytes, bool forced,
                            const KernelLimits &limits)
 {
+    const ClusterShape none{0, 0, 0};
     const size_t max_shared = static_cast<size_t>(limits.max_shared_per_block);
     const size_t fixed = cluster_outbox_offset(table_bytes, per_block);
-    if (fixed >= max_shared)
-        return ClusterShape{0, 0};
-    int64_t q = static_cast<int64_t>((max_shared - fixed) /
-                                     (cluster_entry_bytes(per_block) * 2 * static_cast<size_t>(blocks)));
+    if (per_block > kMaxClusterSlice || fixed >= max_shared)
+        return none;
+    int64_t q = static_cast<int64_t>((max_shared - fixed) / (sizeof(uint16_t) * 2 * static_cast<size_t>(blocks)));
     q = std::min<int64_t>(q, kRound / (blocks - 1)) / 8 * 8;
+    auto shaped = [&](int32_t steps, int64_t capacity) {
+        int64_t low = per_block <= 65536 ? capacity : capacity * 65536 / per_block / 8 * 8;
+        if (capacity - low < (per_block > 65536 ? 8 : 0) || low < 8)
+            return none;
+        return ClusterShape{steps, static_cast<int32_t>(capacity), static_cast<int32_t>(low)};
+    };
     for (int32_t steps = kMaxClusterSteps; steps >= 1; steps--) {
-        const int64_t round = int64_t(kClusterStep) * steps;
-        if (q >= round / blocks * 5 / 4)
-            return ClusterShape{steps, static_cast<int32_t>(std::min(q, round))};
+        const int64_t round = int64_t(kClusterStep) * steps, mean = round / blocks;
+        const int64_t need = mean + 3 * static_cast<int64_t>(std::sqrt(static_cast<double>(mean))) + 8;
+        if (q >= need)
+            return shaped(steps, std::min(q, round));
     }
-    if (forced && q >= 8)
-        return ClusterShape{1, static_cast<int32_t>(std::min<int64_t>(q, kClusterStep))};
-    return ClusterShape{0, 0};
+    return forced ? shaped(1, std::min<int64_t>(q, kClusterStep)) : none;
 }
 
 /* Counters per block in a cluster of `blocks`: whole words. */
@@ -113,17 +122,18 @@ int64_t cluster_per_block(int32_t slots, int32_t blocks)
 
 /*
  * The cluster for `slots` counters: exactly `forced` blocks, else the fewest
- * (2 to limits.max_cluster) that take at least 2 steps a round, else the
- * fewest that fit.  Global if none does.
+ * (2 to limits.max_cluster) that take at least 3 steps a round (fewer
+ * blocks: fewer values routed; more steps: fewer barriers; run 45), else at
+ * least 2, else 1.  Global if none fits.
  */
 KernelPlan cluster_plan(int32_t slots, size_t table_bytes, int forced, const KernelLimits &limits)
 {
-    for (int32_t min_steps = 2; min_steps >= 1; min_steps--)
+    for (int32_t min_steps = 3; min_steps >= 1; min_steps--)
         for (int32_t blocks = 2; blocks <= limits.max_cluster && blocks <= kMaxCluster; blocks *= 2) {
             if (forced != 0 && blocks != forced)
                 continue;
             const int64_t per_block = cluster_per_block(slots, blocks);
-            if (per_block > INT32_MAX / 2)
+            if (per_block > kMaxClusterSlice)
                 continue;
             const ClusterShape shape =
                 cluster_shape(blocks, static_cast<int32_t>(per_block), table_bytes, forced != 0, limits);
@@ -192,7 +202,7 @@ KernelPlan plan_for(int32_t slots, size_t sample_bytes, size_t table_bytes, cons
         return block(false, 1);
     if (slots <= 2 * words)
         return block(true, 1);
-    const KernelPlan cluster = clusters ? cluster_plan(slots, table_bytes, 0, limits) : global;
+    const KernelPlan cluster = clusters && sample_bytes == 8 ? cluster_plan(slots, table_bytes, 0, limits) : global;
     if (cluster.path == KernelPath::cluster)
         return cluster;
     return block(true, kMaxSlices);
@@ -436,8 +446,6 @@ cudaError_t resident_clusters(Kernel kernel, int device, size_t smem, int blocks
         c->smem = smem;
         c->blocks = blocks;
         c->clusters = n;
-        if (getenv("GH_CLUSTER_VARIANT") != nullptr)
-            fprintf(stderr, "clusters of %d, %zu bytes: %d resident\n", blocks, smem, n);
     }
     *clusters = c->clusters;
     return cudaSuccess;
@@ -460,15 +468,9 @@ cudaError_t launch_cluster(const T *values, size_t n, const Binner &binner, cons
     layout.blocks = plan.slices;
     layout.per_block = plan.per_block;
     layout.capacity = shape.capacity;
+    layout.low = shape.low;
     layout.steps = shape.steps;
-    layout.wide = cluster_entry_bytes(plan.per_block) == sizeof(uint32_t);
     layout.inverse = 1.0f / static_cast<float>(plan.per_block);
-    static const char *variant = getenv("GH_CLUSTER_VARIANT"); /* experiments */
-    static const char *steps = getenv("GH_CLUSTER_STEPS");
-    if (variant != nullptr)
-        layout.variant = atoi(variant);
-    if (steps != nullptr && atoi(steps) > 0 && atoi(steps) < layout.steps)
-        layout.steps = atoi(steps);
     const size_t smem = cluster_bytes(binner.table_bytes(), layout.per_block, layout.blocks, layout.capacity);
     auto kernel = histogram_cluster<T, Binner>;
     int resident = 0;

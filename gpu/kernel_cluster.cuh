@@ -14,14 +14,19 @@
  * an outbox in its own shared memory, one per owner, and after a cluster
  * barrier each owner reads its entries from every outbox with 16-byte
  * loads of distributed shared memory and adds them into its own counters.
- * Only the owner ever touches its counters.
+ * Only the owner ever touches its counters.  An entry is 16 bits: an
+ * owner's outbox has a part for its cells below 65,536 and one for the
+ * rest (P <= 131,072), sized in proportion.  A thread takes its slot with
+ * a shared atomic on the outbox's count (warp-aggregated slots, by ballots
+ * or __match_any_sync, were slower: RUNS.md, run 45).
  *
- * Rounds.  Each round a thread bins 8 values; round k writes outbox k % 2
- * while the owners read outbox (k - 1) % 2, so one cluster barrier per
- * round suffices, and the barrier's wait is placed after the binning of
- * the next round's values, which hides it:
+ * Rounds.  A step bins 8 values a thread; a round routes `steps` steps
+ * (as many as the outboxes hold: fewer barriers) into outbox k % 2 while
+ * the owners read outbox (k - 1) % 2, so one cluster barrier per round
+ * suffices, and its wait is placed after the binning of the next round's
+ * first step, which hides it:
  *
- *   route(k) -> arrive -> bin(k + 1), load(k + 2) -> wait -> pull(k) -> __syncthreads
+ *   route(k) -> arrive -> bin, load ahead -> wait -> pull(k) -> __syncthreads
  *
  * Outbox k % 2 is written again in round k + 2, after the wait of round
  * k + 1, which every thread of the cluster reaches only after its pull(k).
@@ -31,13 +36,13 @@
  * first and after the last 16-byte vector, and an entry that finds its
  * outbox full (skewed input) go straight to the 64-bit device counters; so
  * do the flushes.  Every entry routed is one value.  A 16-bit counter is
- * added to only by its owner's threads, between block barriers, at most
- * kClusterRound + 1 values in the routing interval (its own block's values)
+ * added to only by its owner's threads, between block barriers: at most
+ * steps * 8 values a thread (<= kRound a block) in the routing interval,
  * and at most (C - 1) * capacity <= kRound in the pull interval, so the
  * kernel_block.cuh argument holds as it is: each counter starts every
  * interval below kCarry, the one add that reaches kCarry moves kCarry to
  * the device counter before the next barrier, and none exceeds 65,535.
- * Outbox counters keep counting past the capacity; owners read at most the
+ * Outbox counts keep counting past the capacity; owners read at most the
  * capacity.
  */
 #ifndef GH_KERNEL_CLUSTER_CUH
@@ -51,17 +56,17 @@ namespace kernels {
 constexpr int kMaxCluster = 16;          /* non-portable on sm_90; 8 is portable */
 constexpr int kClusterValues = 8;        /* values a thread bins per step */
 constexpr int kClusterStep = kBlockThreads * kClusterValues; /* values a block bins per step */
-constexpr int kMaxClusterSteps = 4;      /* steps per round: at most kRound values a block routes to itself */
-constexpr size_t kClusterHeader = 16 * 8; /* outbox counts [2][16], padded */
+constexpr int kMaxClusterSteps = kRound / kClusterStep;      /* a block routes at most kRound values to itself */
+constexpr int32_t kMaxClusterSlice = 131072; /* counters a block owns at most: 16-bit entries in two parts */
+constexpr size_t kClusterHeader = sizeof(uint32_t) * 2 * kMaxCluster * 2; /* outbox counts [2][16][2] */
 
 /* How a cluster's blocks share the counters; computed on the host (cuda_kernels.cu). */
 struct ClusterLayout {
     int32_t blocks;    /* C, a power of two from 2 to kMaxCluster */
-    int32_t per_block; /* P, even: counters each block owns */
-    int32_t capacity;  /* entries an outbox holds per owner and round: 16 bytes of them at a time */
-    int32_t steps;     /* steps of kClusterValues values a thread routes per round: 1 to kMaxClusterSteps */
-    int32_t wide;      /* entries are uint32_t (per_block > 65,536), else uint16_t */
-    int32_t variant;   /* how a thread takes its outbox slot (experiments): 0 shared atomic, 1 ballots, 2 match */
+    int32_t per_block; /* P, even, at most kMaxClusterSlice: counters each block owns */
+    int32_t capacity;  /* entries an outbox holds per owner and round, a multiple of 8 (16 bytes) */
+    int32_t low;       /* of which for the owner's cells below 65,536, a multiple of 8 */
+    int32_t steps;     /* steps a round: 1 to kMaxClusterSteps */
     float inverse;     /* 1 / per_block, for the owner's guess (corrected exactly) */
 };
 
@@ -74,15 +79,11 @@ __host__ __device__ inline size_t cluster_outbox_offset(size_t table_bytes, int3
 {
     return cluster_counter_offset(table_bytes) + (static_cast<size_t>(per_block) * 2 + 15) / 16 * 16;
 }
-__host__ __device__ inline size_t cluster_entry_bytes(int32_t per_block)
-{
-    return per_block > 65536 ? sizeof(uint32_t) : sizeof(uint16_t);
-}
 __host__ __device__ inline size_t cluster_bytes(size_t table_bytes, int32_t per_block, int32_t blocks,
                                                 int32_t capacity)
 {
     return cluster_outbox_offset(table_bytes, per_block) +
-           cluster_entry_bytes(per_block) * 2 * static_cast<size_t>(blocks) * static_cast<size_t>(capacity);
+           sizeof(uint16_t) * 2 * static_cast<size_t>(blocks) * static_cast<size_t>(capacity);
 }
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -115,19 +116,20 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     constexpr int kVectors = kClusterValues / kPer; /* 16-byte loads per thread and step */
     unsigned char *smem = dynamic_shared();
     const size_t table = table_space(binner.table_bytes());
-    uint32_t *out_count = reinterpret_cast<uint32_t *>(smem + table); /* [2][kMaxCluster] */
+    uint32_t *out_count = reinterpret_cast<uint32_t *>(smem + table); /* [2][kMaxCluster][2] */
     uint32_t *words = reinterpret_cast<uint32_t *>(smem + cluster_counter_offset(binner.table_bytes()));
-    unsigned char *outbox = smem + cluster_outbox_offset(binner.table_bytes(), layout.per_block);
+    uint16_t *outbox =
+        reinterpret_cast<uint16_t *>(smem + cluster_outbox_offset(binner.table_bytes(), layout.per_block));
     const uint32_t nblocks = static_cast<uint32_t>(layout.blocks);
     const uint32_t me = __clusterRelativeBlockRank();
     const int32_t P = layout.per_block, Q = layout.capacity;
-    const bool wide = layout.wide != 0;
+    const uint32_t low_part = static_cast<uint32_t>(layout.low), high_part = static_cast<uint32_t>(Q - layout.low);
     const int64_t first = static_cast<int64_t>(me) * P;
 
     binner.attach(smem);
     for (int32_t i = threadIdx.x; i < P / 2; i += kBlockThreads)
         words[i] = 0;
-    if (threadIdx.x < 2 * kMaxCluster)
+    if (threadIdx.x < 4 * kMaxCluster)
         out_count[threadIdx.x] = 0;
     /* every block of the cluster runs and has zeroed its counts before any reads another's */
     cluster_arrive();
@@ -190,45 +192,15 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
         }
     };
 
-    /* one value of another block's cells into outbox `box` (warp-wide: every lane calls it) */
-    auto route = [&](bool wanted, uint32_t owner, uint32_t local, int box) {
-        uint32_t slot;
-        if (layout.variant == 0) {
-            if (!wanted)
-                return;
-            slot = atomicAdd(&out_count[box * kMaxCluster + owner], 1u);
-        } else {
-            const unsigned want = __ballot_sync(0xffffffffu, wanted);
-            if (want == 0)
-                return;
-            unsigned peers; /* the lanes with the same owner */
-            if (layout.variant == 1) {
-                peers = want;
-                for (uint32_t bit = 1; bit < nblocks; bit *= 2) {
-                    const bool set = (owner & bit) != 0;
-                    const unsigned m = __ballot_sync(0xffffffffu, set);
-                    peers &= set ? m : ~m;
-                }
-            } else {
-                peers = __match_any_sync(0xffffffffu, wanted ? owner : 0xffffffffu);
-            }
-            const unsigned lane = threadIdx.x & 31;
-            const int leader = wanted ? __ffs(peers) - 1 : static_cast<int>(lane);
-            uint32_t base = 0;
-            if (wanted && leader == static_cast<int>(lane))
-                base = atomicAdd(&out_count[box * kMaxCluster + owner], static_cast<uint32_t>(__popc(peers)));
-            base = __shfl_sync(0xffffffffu, base, leader);
-            if (!wanted)
-                return;
-            slot = base + __popc(peers & ((1u << lane) - 1));
-        }
-        const size_t at = (static_cast<size_t>(box) * nblocks + owner) * Q + slot;
-        if (slot >= static_cast<uint32_t>(Q)) /* full: skewed input */
+    /* one value of another block's cells into outbox `box`: its low 16 bits, in the part its 17th bit says */
+    auto route = [&](uint32_t owner, uint32_t local, int box) {
+        const uint32_t high = local >> 16;
+        const uint32_t slot = atomicAdd(&out_count[(box * kMaxCluster + owner) * 2 + high], 1u);
+        if (slot < (high ? high_part : low_part))
+            outbox[(static_cast<size_t>(box) * nblocks + owner) * Q + (high ? low_part : 0) + slot] =
+                static_cast<uint16_t>(local);
+        else /* full: skewed input */
             global_add(static_cast<int32_t>(static_cast<int64_t>(owner) * P + local), 1);
-        else if (wide)
-            reinterpret_cast<uint32_t *>(outbox)[at] = local;
-        else
-            reinterpret_cast<uint16_t *>(outbox)[at] = static_cast<uint16_t>(local);
     };
     /* the owner and index in it of cell b (b < blocks * P < 2^31): a float guess, corrected */
     auto split = [&](int32_t b, uint32_t &owner, uint32_t &local) {
@@ -249,69 +221,63 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     auto route_step = [&](int box) {
 #pragma unroll
         for (int j = 0; j < kClusterValues; j++) {
-            bool wanted = false;
-            uint32_t owner = 0, local = 0;
             const int32_t b = bucket[j];
-            if (b != kNone) {
-                if (b == run.bucket) {
-                    run.count++;
-                } else {
-                    if (run.count == 1 && run.bucket >= 0) {
-                        split(run.bucket, owner, local);
-                        if (owner == me)
-                            local_add(local);
-                        else
-                            wanted = true;
-                    } else if (run.count != 0) {
-                        global_add(run.bucket, run.count);
-                    }
-                    run.bucket = b;
-                    run.count = 1;
-                }
+            if (b == kNone)
+                continue;
+            if (b == run.bucket) {
+                run.count++;
+                continue;
             }
-            route(wanted, owner, local, box);
+            if (run.count == 1 && run.bucket >= 0) {
+                uint32_t owner, local;
+                split(run.bucket, owner, local);
+                if (owner == me)
+                    local_add(local);
+                else
+                    route(owner, local, box);
+            } else if (run.count != 0) {
+                global_add(run.bucket, run.count);
+            }
+            run.bucket = b;
+            run.count = 1;
         }
     };
 
     /* the pull: this block's entries from every other block's outbox `box`, a share of threads per block */
     const uint32_t per_source = kBlockThreads / nblocks;
     const uint32_t source = threadIdx.x / per_source;
-    const uint32_t per_vector = wide ? 4 : 8;
     auto pull = [&](int box) {
         if (source == me)
             return;
-        uint32_t c = *in_block(&out_count[box * kMaxCluster + me], source);
-        c = c < static_cast<uint32_t>(Q) ? c : static_cast<uint32_t>(Q);
-        const uint32_t vectors = (c + per_vector - 1) / per_vector;
-        const uint4 *from = in_block(
-            reinterpret_cast<const uint4 *>(outbox + (static_cast<size_t>(box) * nblocks + me) * Q *
-                                                         cluster_entry_bytes(P)),
-            source);
+        const uint32_t *count = in_block(&out_count[(box * kMaxCluster + me) * 2], source);
+        const uint32_t low = min(count[0], low_part), high = min(count[1], high_part);
+        const uint32_t low_vectors = (low + 7) / 8;
+        /* the two parts' vectors one after the other; each starts on 16 bytes (low_part % 8 == 0) */
+        const uint4 *from =
+            in_block(reinterpret_cast<const uint4 *>(outbox + (static_cast<size_t>(box) * nblocks + me) * Q), source);
+        const uint32_t total = low_vectors + (high + 7) / 8;
         constexpr int kAhead = 2; /* remote loads in flight per thread */
-        for (uint32_t v0 = threadIdx.x % per_source; v0 < vectors; v0 += kAhead * per_source) {
+        for (uint32_t v0 = threadIdx.x % per_source; v0 < total; v0 += kAhead * per_source) {
             uint4 e[kAhead];
 #pragma unroll
-            for (int u = 0; u < kAhead; u++) /* all loads first: their latency overlaps */
-                if (v0 + u * per_source < vectors)
-                    e[u] = from[v0 + u * per_source];
+            for (int u = 0; u < kAhead; u++) { /* all loads first: their latency overlaps */
+                const uint32_t v = v0 + u * per_source;
+                if (v < total)
+                    e[u] = from[v < low_vectors ? v : low_part / 8 + (v - low_vectors)];
+            }
 #pragma unroll
             for (int u = 0; u < kAhead; u++) {
                 const uint32_t v = v0 + u * per_source;
-                if (v >= vectors)
+                if (v >= total)
                     break;
-                const uint32_t left = c - v * per_vector; /* entries from this vector on, at least 1 */
+                const bool in_high = v >= low_vectors;
+                const uint32_t left = in_high ? high - 8 * (v - low_vectors) : low - 8 * v; /* >= 1 */
+                const uint32_t base = in_high ? 65536u : 0u;
                 const uint32_t w[4] = {e[u].x, e[u].y, e[u].z, e[u].w};
-                if (wide) {
 #pragma unroll
-                    for (int q = 0; q < 4; q++)
-                        if (left > static_cast<uint32_t>(q))
-                            local_add(w[q]);
-                } else {
-#pragma unroll
-                    for (int q = 0; q < 8; q++)
-                        if (left > static_cast<uint32_t>(q))
-                            local_add((w[q / 2] >> (16 * (q % 2))) & 0xffffu);
-                }
+                for (int q = 0; q < 8; q++)
+                    if (left > static_cast<uint32_t>(q))
+                        local_add(base | ((w[q / 2] >> (16 * (q % 2))) & 0xffffu));
             }
         }
     };
@@ -338,8 +304,8 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
         load(s + step);
         cluster_wait(); /* acquire: every block's outbox of this round */
         /* outbox box ^ 1 is read by nobody now (every pull of the round before is done) */
-        if (threadIdx.x < kMaxCluster)
-            out_count[(box ^ 1) * kMaxCluster + threadIdx.x] = 0;
+        if (threadIdx.x < 2 * kMaxCluster)
+            out_count[(box ^ 1) * 2 * kMaxCluster + threadIdx.x] = 0;
         pull(box);
         __syncthreads(); /* pulls done before the next round routes (counts, and the 16-bit bound) */
     }

@@ -226,9 +226,11 @@ inline void paths_section(CellBuffers &b, const gh::KernelLimits &lim, void *tmp
                 all.push_back(l);
         }
         l.force_path = gh::KernelPath::cluster;
-        for (l.cluster_blocks = 2; l.cluster_blocks <= lim.max_cluster; l.cluster_blocks *= 2)
-            if (gh::kernel_plan(slots, 8, l).path == gh::KernelPath::cluster)
+        for (l.cluster_blocks = 2; l.cluster_blocks <= lim.max_cluster; l.cluster_blocks *= 2) {
+            gh::KernelPlan plan = gh::kernel_plan(slots, 8, l);
+            if (plan.path == gh::KernelPath::cluster && plan.slices == l.cluster_blocks)
                 all.push_back(l);
+        }
         for (const gh::KernelLimits &p : all)
             f(p, plan_label(gh::kernel_plan(slots, 8, p)));
     };

@@ -4,7 +4,8 @@
  * boundary between two blocks' slices, in clusters of every size the
  * device makes, each hit so often that its 16-bit counter hands 2^15 to
  * the device counter many times and the outboxes overflow into global
- * atomics; one cluster alone, so each block routes the most values; the
+ * atomics, with slices below and above 65,536 cells (an outbox's two
+ * parts); one cluster alone, so each block routes the most values; the
  * grouped form across slice boundaries; and the engine's choice of
  * clusters.  Against the CPU backend; skips without a GPU or without
  * clusters (devices before sm_90).
@@ -92,7 +93,7 @@ TEST_F(ClusterTest, SliceBoundariesInEveryClusterSize)
     for (int blocks = 2; blocks <= limits.max_cluster; blocks *= 2) {
         /*
          * slices that do not divide the cells evenly (the last block owns
-         * fewer); 16-bit outbox entries, then 32-bit ones (over 65,536 a block)
+         * fewer); blocks that own more than 65,536 cells (outboxes in two parts)
          */
         for (int32_t nbins : {blocks * 1000 + 5, blocks * 45000 - 7, blocks * 70000 - 7}) {
             BucketSpec spec{-100, 900, nbins, BucketRule::pg15};
