@@ -105,21 +105,21 @@ TEST_F(ClusterTest, SliceBoundariesInEveryClusterSize)
             /* every boundary; then only the first, so that two owners take all and outboxes overflow */
             for (const std::vector<int64_t> &hot :
                  {boundary_cells(cells, p), std::vector<int64_t>{p.per_block - 1, p.per_block}}) {
-            /* 21M values: each hot cell is hit more than 2^16 times */
-            std::vector<double> v = hammering(spec, hot, 21000017, uint64_t(nbins));
-            DeviceArray<double> d(v);
-            const std::vector<int64_t> want = on_cpu(spec, v);
-            for (int max_blocks : {0, blocks}) { /* every cluster the device holds, then one */
-                gh::KernelLimits l = clustered(limits, blocks, max_blocks);
-                gh_test::Binned b = binned(size_t(cells), [&](unsigned long long *c, int *f) {
-                    return gh::bin_on_device(d.get(), v.size(), spec, c, f, l, nullptr);
-                });
-                ASSERT_EQ(b.flags, 0);
-                for (int64_t cell : hot)
-                    ASSERT_EQ(b.counts[size_t(cell)], want[size_t(cell)])
-                        << "cell " << cell << ", " << plan_name(cells, l) << ", max_blocks " << max_blocks;
-                ASSERT_EQ(b.counts, want) << plan_name(cells, l) << ", max_blocks " << max_blocks;
-            }
+                /* 21M values: each hot cell is hit more than 2^16 times */
+                std::vector<double> v = hammering(spec, hot, 21000017, uint64_t(nbins));
+                DeviceArray<double> d(v);
+                const std::vector<int64_t> want = on_cpu(spec, v);
+                for (int max_blocks : {0, blocks}) { /* every cluster the device holds, then one */
+                    gh::KernelLimits l = clustered(limits, blocks, max_blocks);
+                    gh_test::Binned b = binned(size_t(cells), [&](unsigned long long *c, int *f) {
+                        return gh::bin_on_device(d.get(), v.size(), spec, c, f, l, nullptr);
+                    });
+                    ASSERT_EQ(b.flags, 0);
+                    for (int64_t cell : hot)
+                        ASSERT_EQ(b.counts[size_t(cell)], want[size_t(cell)])
+                            << "cell " << cell << ", " << plan_name(cells, l) << ", max_blocks " << max_blocks;
+                    ASSERT_EQ(b.counts, want) << plan_name(cells, l) << ", max_blocks " << max_blocks;
+                }
             }
         }
     }

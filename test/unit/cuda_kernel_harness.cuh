@@ -108,7 +108,8 @@ inline std::vector<gh::KernelLimits> every_path(const gh::KernelLimits &limits, 
     gh::KernelPlan fewest = gh::kernel_plan(slots, sample_bytes, clustered(limits, 0));
     if (fewest.path == gh::KernelPath::cluster)
         out.push_back(clustered(limits, 0));
-    if (fewest.slices != 16 && gh::kernel_plan(slots, sample_bytes, clustered(limits, 16)).path == gh::KernelPath::cluster)
+    gh::KernelPlan sixteen = gh::kernel_plan(slots, sample_bytes, clustered(limits, 16));
+    if (fewest.slices != 16 && sixteen.path == gh::KernelPath::cluster && sixteen.slices == 16)
         out.push_back(clustered(limits, 16));
     return out;
 }
