@@ -4,9 +4,11 @@
  *
  * Few counters (up to kSharedMaxSlots) are counted in shared memory in
  * several copies per block; more, in one copy per large block, 32-bit up
- * to what a block holds, then 16-bit, in up to kMaxSlices slices; more than
+ * to what a block holds, then 16-bit; more than one block holds, in a
+ * thread block cluster's blocks (kernel_cluster.cuh) where the device has
+ * clusters, else in up to kMaxSlices slices of 16-bit counters; more than
  * that with global atomics.  The measurements behind the thresholds are in
- * test/gpu/RUNS.md (runs 39 and 40) and docs/performance.md.  Every kind
+ * test/gpu/RUNS.md (runs 39, 40 and 45) and docs/performance.md.  Every kind
  * of histogram goes through the same launch() with its binner
  * (kernel_binners.cuh).  Inputs of 2^31 values and more are binned in
  * launches of fewer, so that no 32-bit counter in shared memory or in a
@@ -14,10 +16,12 @@
  */
 #include "cuda_kernels.cuh"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "gpu_backend.h"
-#include "kernel_block.cuh"
+#include "kernel_cluster.cuh"
 
 #ifdef POSTGRES_H
 static_assert(false, "the engine is PostgreSQL-free: it must not include PostgreSQL headers");
@@ -36,6 +40,17 @@ constexpr int kMaxSlices = 4;
 constexpr int kMaxForcedSlices = 64;
 /* Values per launch: below 2^31, so no 32-bit counter can overflow (a multiple of 16 bytes of any sample). */
 constexpr size_t kMaxPerLaunch = size_t(1) << 31;
+/*
+ * Which kinds the engine bins on the cluster path where it fits: float8 and
+ * grouped intervals (plan_for: 8-byte samples only).  Where binning costs
+ * more than counting (the time form, thresholds, float4's twice as many
+ * values a byte), the rounds' barriers cost more than they save, on
+ * constant input at least (RUNS.md, run 45).
+ */
+constexpr bool kClustersForThresholds = false;
+template <typename Binner> constexpr bool clusters_for(const Binner &) { return true; }
+constexpr bool clusters_for(const Int64Binner &) { return false; }
+
 /* Thresholds: all of them in shared memory up to this many, else the search tree's top levels. */
 constexpr int32_t kAllThresholdsUpTo = 4096;
 constexpr int32_t kTreeLevels = 11; /* 16 KB: leaves room for 16-bit counters of 100,000 thresholds */
@@ -56,8 +71,85 @@ int shared_copies(int32_t counters, size_t table_bytes, const KernelLimits &limi
     return copies;
 }
 
-/* The plan for `slots` counters with a binner table of table_bytes in every block. */
-KernelPlan plan_for(int32_t slots, size_t sample_bytes, size_t table_bytes, const KernelLimits &limits)
+/*
+ * The outboxes of a cluster of `blocks` blocks owning per_block counters
+ * each (kernel_cluster.cuh): what shared memory leaves them, at most what a
+ * pull may add to a 16-bit counter between barriers (kRound) and at most a
+ * round's values, 16 bytes of entries at a time; the most steps per round
+ * (fewer barriers) for which an outbox holds what uniform input sends an
+ * owner in a round plus three standard deviations (more goes to global
+ * atomics, exactly, only slower); and the part for an owner's cells below
+ * 65,536, in proportion.  steps 0: does not fit (forced: room for 8
+ * entries a part is enough).
+ */
+struct ClusterShape {
+    int32_t steps;
+    int32_t capacity;
+    int32_t low;
+};
+
+ClusterShape cluster_shape(int32_t blocks, int32_t per_block, size_t table_bytes, bool forced,
+                           const KernelLimits &limits)
+{
+    const ClusterShape none{0, 0, 0};
+    const size_t max_shared = static_cast<size_t>(limits.max_shared_per_block);
+    const size_t fixed = cluster_outbox_offset(table_bytes, per_block);
+    if (per_block > kMaxClusterSlice || fixed >= max_shared)
+        return none;
+    int64_t q = static_cast<int64_t>((max_shared - fixed) / (sizeof(uint16_t) * 2 * static_cast<size_t>(blocks)));
+    q = std::min<int64_t>(q, kRound / (blocks - 1)) / 8 * 8;
+    auto shaped = [&](int32_t steps, int64_t capacity) {
+        int64_t low = per_block <= 65536 ? capacity : capacity * 65536 / per_block / 8 * 8;
+        if (capacity - low < (per_block > 65536 ? 8 : 0) || low < 8)
+            return none;
+        return ClusterShape{steps, static_cast<int32_t>(capacity), static_cast<int32_t>(low)};
+    };
+    for (int32_t steps = kMaxClusterSteps; steps >= 1; steps--) {
+        const int64_t round = int64_t(kClusterStep) * steps, mean = round / blocks;
+        const int64_t need = mean + 3 * static_cast<int64_t>(std::sqrt(static_cast<double>(mean))) + 8;
+        if (q >= need)
+            return shaped(steps, std::min(q, round));
+    }
+    return forced ? shaped(1, std::min<int64_t>(q, kClusterStep)) : none;
+}
+
+/* Counters per block in a cluster of `blocks`: whole words. */
+int64_t cluster_per_block(int32_t slots, int32_t blocks)
+{
+    int64_t per_block = (static_cast<int64_t>(slots) + blocks - 1) / blocks;
+    return per_block + (per_block & 1);
+}
+
+/*
+ * The cluster for `slots` counters: exactly `forced` blocks, else the fewest
+ * (2 to limits.max_cluster) that take at least 3 steps a round (fewer
+ * blocks: fewer values routed; more steps: fewer barriers; run 45), else at
+ * least 2, else 1.  Global if none fits.
+ */
+KernelPlan cluster_plan(int32_t slots, size_t table_bytes, int forced, const KernelLimits &limits)
+{
+    for (int32_t min_steps = 3; min_steps >= 1; min_steps--)
+        for (int32_t blocks = 2; blocks <= limits.max_cluster && blocks <= kMaxCluster; blocks *= 2) {
+            if (forced != 0 && blocks != forced)
+                continue;
+            const int64_t per_block = cluster_per_block(slots, blocks);
+            if (per_block > kMaxClusterSlice)
+                continue;
+            const ClusterShape shape =
+                cluster_shape(blocks, static_cast<int32_t>(per_block), table_bytes, forced != 0, limits);
+            if (shape.steps >= (forced != 0 ? 1 : min_steps))
+                return KernelPlan{KernelPath::cluster, blocks, static_cast<int32_t>(per_block)};
+        }
+    return KernelPlan{KernelPath::global, 0, 0};
+}
+
+/*
+ * The plan for `slots` counters with a binner table of table_bytes in every
+ * block.  `clusters`: whether the engine takes the cluster path for this
+ * kind (forced, every kind does).
+ */
+KernelPlan plan_for(int32_t slots, size_t sample_bytes, size_t table_bytes, const KernelLimits &limits,
+                    bool clusters)
 {
     const KernelPlan shared{KernelPath::shared, 0, 0};
     const KernelPlan global{KernelPath::global, 0, 0};
@@ -95,6 +187,12 @@ KernelPlan plan_for(int32_t slots, size_t sample_bytes, size_t table_bytes, cons
     }
     case KernelPath::global:
         return global;
+    case KernelPath::cluster: {
+        KernelPlan p = cluster_plan(slots, table_bytes, limits.cluster_blocks, limits);
+        if (p.path == KernelPath::cluster)
+            return p;
+        break;
+    }
     case KernelPath::automatic:
         break;
     }
@@ -102,6 +200,11 @@ KernelPlan plan_for(int32_t slots, size_t sample_bytes, size_t table_bytes, cons
         return shared;
     if (slots <= words)
         return block(false, 1);
+    if (slots <= 2 * words)
+        return block(true, 1);
+    const KernelPlan cluster = clusters && sample_bytes == 8 ? cluster_plan(slots, table_bytes, 0, limits) : global;
+    if (cluster.path == KernelPath::cluster)
+        return cluster;
     return block(true, kMaxSlices);
 }
 
@@ -119,11 +222,13 @@ KernelPlan plan_thresholds(int32_t count, const KernelLimits &limits, int32_t *l
 {
     if (count <= kAllThresholdsUpTo) {
         *levels = 0;
-        return plan_for(count + 1, sizeof(double), sizeof(double) * static_cast<size_t>(count), limits);
+        return plan_for(count + 1, sizeof(double), sizeof(double) * static_cast<size_t>(count), limits,
+                        kClustersForThresholds);
     }
     const int32_t depth = search_depth(count);
     int32_t l = depth < kTreeLevels ? depth : kTreeLevels;
-    KernelPlan plan = plan_for(count + 1, sizeof(double), ThresholdTreeBinner::tree_bytes(l), limits);
+    KernelPlan plan =
+        plan_for(count + 1, sizeof(double), ThresholdTreeBinner::tree_bytes(l), limits, kClustersForThresholds);
     /* more levels where the counters leave room for them */
     if (plan.path == KernelPath::block || plan.path == KernelPath::narrow) {
         const size_t counters = plan.path == KernelPath::narrow ? sizeof(uint16_t) : sizeof(uint32_t);
@@ -283,6 +388,115 @@ cudaError_t launch_block(const T *values, size_t n, const Binner &binner, const 
                : launch_block<T, Binner, false>(values, n, binner, plan, counts, flags, limits, stream);
 }
 
+/*
+ * Clusters of `blocks` blocks of a kernel that can be resident at once at
+ * `smem` bytes each (0: none), asked of the runtime once per kernel and
+ * device and remembered like resident_blocks(); also raises the kernel's
+ * shared memory limit and, past 8 blocks, allows non-portable sizes.
+ */
+struct ClusterCache {
+    const void *kernel;
+    int device;
+    size_t smem;
+    int blocks;
+    int clusters;
+};
+
+template <typename Kernel>
+cudaError_t resident_clusters(Kernel kernel, int device, size_t smem, int blocks, int *clusters)
+{
+    constexpr int kEntries = 64 * kMaxDevices;
+    static ClusterCache cache[kEntries];
+    static int used = 0;
+    const void *key = reinterpret_cast<const void *>(kernel);
+    ClusterCache *c = nullptr;
+    for (int i = 0; i < used && c == nullptr; i++)
+        if (cache[i].kernel == key && cache[i].device == device)
+            c = &cache[i];
+    if (c == nullptr) {
+        if (used == kEntries)
+            return cudaErrorUnknown; /* cannot happen: fewer kernels exist */
+        c = &cache[used++];
+        *c = ClusterCache{key, device, static_cast<size_t>(-1), 0, 0};
+    }
+    if (c->smem != smem || c->blocks != blocks) {
+        int per_sm = 0;
+        cudaError_t err = resident_blocks(kernel, device, kBlockThreads, smem, &per_sm);
+        if (err != cudaSuccess)
+            return err;
+        if (blocks > 8 &&
+            (err = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1)) != cudaSuccess)
+            return err;
+        cudaLaunchConfig_t config = {};
+        cudaLaunchAttribute attribute[1];
+        attribute[0].id = cudaLaunchAttributeClusterDimension;
+        attribute[0].val.clusterDim.x = static_cast<unsigned>(blocks);
+        attribute[0].val.clusterDim.y = 1;
+        attribute[0].val.clusterDim.z = 1;
+        config.gridDim = dim3(static_cast<unsigned>(blocks));
+        config.blockDim = dim3(kBlockThreads);
+        config.dynamicSmemBytes = smem;
+        config.attrs = attribute;
+        config.numAttrs = 1;
+        int n = 0;
+        if (cudaOccupancyMaxActiveClusters(&n, kernel, &config) != cudaSuccess) {
+            (void)cudaGetLastError(); /* a size this device cannot schedule: none */
+            n = 0;
+        }
+        c->smem = smem;
+        c->blocks = blocks;
+        c->clusters = n;
+    }
+    *clusters = c->clusters;
+    return cudaSuccess;
+}
+
+/*
+ * The cluster path; sets *launched to false, launching nothing, where the
+ * device cannot make such clusters resident (the caller takes another path).
+ */
+template <typename T, typename Binner>
+cudaError_t launch_cluster(const T *values, size_t n, const Binner &binner, const KernelPlan &plan,
+                           unsigned long long *counts, int *flags, const KernelLimits &limits, cudaStream_t stream,
+                           bool *launched)
+{
+    *launched = false;
+    const ClusterShape shape = cluster_shape(plan.slices, plan.per_block, binner.table_bytes(), true, limits);
+    if (shape.steps == 0)
+        return cudaSuccess;
+    ClusterLayout layout{};
+    layout.blocks = plan.slices;
+    layout.per_block = plan.per_block;
+    layout.capacity = shape.capacity;
+    layout.low = shape.low;
+    layout.steps = shape.steps;
+    layout.inverse = 1.0f / static_cast<float>(plan.per_block);
+    const size_t smem = cluster_bytes(binner.table_bytes(), layout.per_block, layout.blocks, layout.capacity);
+    auto kernel = histogram_cluster<T, Binner>;
+    int resident = 0;
+    cudaError_t err = resident_clusters(kernel, limits.device, smem, layout.blocks, &resident);
+    if (err != cudaSuccess || resident == 0)
+        return err;
+    size_t clusters = (blocks_wanted<T>(n, kBlockThreads) + layout.blocks - 1) / layout.blocks;
+    clusters = std::min(clusters, static_cast<size_t>(resident));
+    if (limits.max_blocks > 0)
+        clusters = std::min(clusters, static_cast<size_t>(std::max(1, limits.max_blocks / layout.blocks)));
+    cudaLaunchConfig_t config = {};
+    cudaLaunchAttribute attribute[1];
+    attribute[0].id = cudaLaunchAttributeClusterDimension;
+    attribute[0].val.clusterDim.x = static_cast<unsigned>(layout.blocks);
+    attribute[0].val.clusterDim.y = 1;
+    attribute[0].val.clusterDim.z = 1;
+    config.gridDim = dim3(static_cast<unsigned>(clusters * layout.blocks));
+    config.blockDim = dim3(kBlockThreads);
+    config.dynamicSmemBytes = smem;
+    config.stream = stream;
+    config.attrs = attribute;
+    config.numAttrs = 1;
+    *launched = true;
+    return cudaLaunchKernelEx(&config, kernel, values, n, binner, layout, counts, flags);
+}
+
 template <typename T, typename Binner>
 cudaError_t launch(const T *values, size_t n, const Binner &binner, const KernelPlan &plan,
                    unsigned long long *counts, int *flags, const KernelLimits &limits, cudaStream_t stream)
@@ -297,6 +511,17 @@ cudaError_t launch(const T *values, size_t n, const Binner &binner, const Kernel
             err = launch_shared(values + done, part, b, counts, flags, limits, stream);
         } else if (plan.path == KernelPath::block || plan.path == KernelPath::narrow) {
             err = launch_block(values + done, part, b, plan, counts, flags, limits, stream);
+        } else if (plan.path == KernelPath::cluster) {
+            bool launched = false;
+            err = launch_cluster(values + done, part, b, plan, counts, flags, limits, stream, &launched);
+            if (err == cudaSuccess && !launched) { /* no such clusters here after all: the plan without them */
+                KernelLimits without = limits;
+                without.max_cluster = 0;
+                without.force_path = KernelPath::automatic;
+                return launch(values + done, n - done, b,
+                              plan_for(b.slots(), sizeof(T), b.table_bytes(), without, false), counts, flags,
+                              without, stream);
+            }
         } else {
             err = launch_global(values + done, part, b, counts, flags, limits, stream);
         }
@@ -310,8 +535,9 @@ template <typename T, typename Binner>
 cudaError_t launch(const T *values, size_t n, const Binner &binner, unsigned long long *counts, int *flags,
                    const KernelLimits &limits, cudaStream_t stream)
 {
-    return launch(values, n, binner, plan_for(binner.slots(), sizeof(T), binner.table_bytes(), limits), counts, flags,
-                  limits, stream);
+    return launch(values, n, binner,
+                  plan_for(binner.slots(), sizeof(T), binner.table_bytes(), limits, clusters_for(binner)), counts,
+                  flags, limits, stream);
 }
 
 /* Calls f with the float binner for the spec's bound order and rule: each is a kernel of its own. */
@@ -344,17 +570,35 @@ cudaError_t describe_device(int device, KernelLimits *limits)
         (err = cudaDeviceGetAttribute(&limits->max_shared_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor,
                                       device)))
         return err;
+    /*
+     * Clusters: 8 blocks are portable where the device launches clusters at
+     * all; 16 where it can hold such a cluster of full-memory blocks, asked
+     * of one cluster kernel (they all take 1024 threads and as much memory).
+     */
+    int clusters = 0;
+    if ((err = cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device)) != cudaSuccess)
+        return err;
+    if (clusters != 0) {
+        limits->max_cluster = 8;
+        int resident = 0;
+        if (resident_clusters(histogram_cluster<double, FloatBinner<true, BucketRule::pg15>>, device,
+                              static_cast<size_t>(limits->max_shared_per_block), kMaxCluster,
+                              &resident) == cudaSuccess &&
+            resident > 0)
+            limits->max_cluster = kMaxCluster;
+        (void)cudaGetLastError();
+    }
     return cudaSuccess;
 }
 
 KernelPlan kernel_plan(int32_t slots, size_t sample_bytes, const KernelLimits &limits)
 {
-    return plan_for(slots, sample_bytes, 0, limits);
+    return plan_for(slots, sample_bytes, 0, limits, true);
 }
 
 KernelPlan time_plan(int32_t nbins, const KernelLimits &limits)
 {
-    return plan_for(nbins + 2, sizeof(int64_t), 0, limits);
+    return plan_for(nbins + 2, sizeof(int64_t), 0, limits, clusters_for(Int64Binner{}));
 }
 
 KernelPlan threshold_plan(int32_t count, const KernelLimits &limits)
@@ -369,7 +613,9 @@ const char *describe_plan(const KernelPlan &plan, char *buf, size_t size)
                        : plan.path == KernelPath::block ? "block"
                        : plan.path == KernelPath::narrow ? "narrow"
                                                          : "global";
-    if ((plan.path == KernelPath::block || plan.path == KernelPath::narrow) && plan.slices > 1)
+    if (plan.path == KernelPath::cluster)
+        snprintf(buf, size, "cluster of %d", plan.slices);
+    else if ((plan.path == KernelPath::block || plan.path == KernelPath::narrow) && plan.slices > 1)
         snprintf(buf, size, "%s x %d slices", what, plan.slices);
     else
         snprintf(buf, size, "%s", what);

@@ -4,8 +4,8 @@
  *
  * Layering as in CUB: bin_on_device() picks the path (kernel_plan()) and
  * sizes the grid from the device's properties; the kernels in
- * kernel_paths.cuh and kernel_block.cuh do the per-block work.  Values
- * are read where they lie in device memory.
+ * kernel_paths.cuh, kernel_block.cuh and kernel_cluster.cuh do the
+ * per-block work.  Values are read where they lie in device memory.
  */
 #ifndef GH_CUDA_KERNELS_CUH
 #define GH_CUDA_KERNELS_CUH
@@ -20,13 +20,14 @@
 
 namespace gh {
 
-/* How a launch counts (kernel_paths.cuh and kernel_block.cuh say why there are four ways). */
+/* How a launch counts (kernel_paths.cuh, kernel_block.cuh and kernel_cluster.cuh say why there are five ways). */
 enum class KernelPath : int32_t {
     automatic = 0, /* only in KernelLimits::force_path: the engine's choice */
     shared,        /* copies of every counter in each block's shared memory */
     block,         /* one copy of 32-bit counters per large block, in slices if need be */
     narrow,        /* the same with 16-bit counters: twice as many per block */
     global,        /* 64-bit atomics in device memory */
+    cluster,       /* one copy of 16-bit counters spread over a thread block cluster (sm_90) */
 };
 
 /* What a launch needs to know about the device; filled once by describe_device(). */
@@ -35,13 +36,16 @@ struct KernelLimits {
     int multiprocessors;
     int max_shared_per_block; /* opt-in limit, bytes */
     int max_shared_per_sm;
+    int max_cluster; /* blocks a cluster of full-memory blocks may have: 0 (no clusters), 8 or 16 */
     /*
      * Tests and benchmarks only (describe_device() leaves them 0): take
      * force_path where it can bin the histogram, in at most max_blocks
-     * blocks (at least one per slice).
+     * blocks (at least one per slice, one cluster), a forced cluster path
+     * in clusters of cluster_blocks (0: the fewest that fit).
      */
     KernelPath force_path;
     int max_blocks;
+    int cluster_blocks;
 };
 
 cudaError_t describe_device(int device, KernelLimits *limits);
@@ -49,8 +53,8 @@ cudaError_t describe_device(int device, KernelLimits *limits);
 /* The choice a launch makes for a histogram, as kernel_plan() and threshold_plan() report it. */
 struct KernelPlan {
     KernelPath path;
-    int slices;        /* side-by-side passes (block paths) */
-    int32_t per_block; /* counters in each block's shared memory (block paths) */
+    int slices;        /* side-by-side passes (block paths), blocks per cluster (cluster path) */
+    int32_t per_block; /* counters in each block's shared memory (block and cluster paths) */
 };
 
 /* The plan for `slots` counters of samples `sample_bytes` wide (1, 4 or 8), without a table. */
@@ -59,7 +63,7 @@ KernelPlan kernel_plan(int32_t slots, size_t sample_bytes, const KernelLimits &l
 KernelPlan time_plan(int32_t nbins, const KernelLimits &limits);
 /* The plan for `count` thresholds (count + 1 counters, and part of the search in shared memory). */
 KernelPlan threshold_plan(int32_t count, const KernelLimits &limits);
-/* "shared", "block", "narrow x 3 slices", "global": for benchmarks' labels. */
+/* "shared", "block", "narrow x 3 slices", "global", "cluster of 16": for benchmarks' labels. */
 const char *describe_plan(const KernelPlan &plan, char *buf, size_t size);
 
 /* Whether bin_on_device counts float8 samples in shared memory for nbins (1-byte samples always do). */

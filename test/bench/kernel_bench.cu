@@ -2,11 +2,12 @@
  * kernel_bench.cu: the engine's kernels side by side with CUB and simpler
  * kernels, on device-resident data, in one run on one GPU.
  *
- *   kernel_bench [--quick] [--sections engine,bytes,forms,grouped,pipeline,paths] > results.csv
+ *   kernel_bench [--quick] [--sections engine,bytes,forms,grouped,pipeline,paths,atomics] > results.csv
  *
- * CSV on stdout, a summary on stderr.  Every section but "paths" runs by
- * default; paths (kernel_bench_cells.cuh) forces each way of counting in
- * turn, for choosing between them.  For each case: median of 15 timed runs
+ * CSV on stdout, a summary on stderr.  Every section but "paths" and
+ * "atomics" runs by default; paths (kernel_bench_cells.cuh) forces each way
+ * of counting in turn, for choosing between them, and atomics measures
+ * global atomics alone.  For each case: median of 15 timed runs
  * (CUDA events) after 3 warm-ups, reported as time and as bytes of input
  * read per second.  The read ceiling is cub::DeviceReduce::Sum over the
  * same data.  CUB's HistogramEven bins with its own float formula, so it is
@@ -283,11 +284,11 @@ void pipeline_section(size_t batch, int batches)
 
 } // namespace
 
-/* Whether `name` is in the comma-separated list (an empty list: every section but paths). */
+/* Whether `name` is in the comma-separated list (an empty list: every section but paths and atomics). */
 bool wanted(const std::string &list, const char *name)
 {
     if (list.empty())
-        return strcmp(name, "paths") != 0;
+        return strcmp(name, "paths") != 0 && strcmp(name, "atomics") != 0;
     return ("," + list + ",").find("," + std::string(name) + ",") != std::string::npos;
 }
 
@@ -301,7 +302,8 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--sections") && i + 1 < argc)
             sections = argv[++i];
         else {
-            fprintf(stderr, "usage: kernel_bench [--quick] [--sections engine,bytes,forms,grouped,pipeline,paths]\n");
+            fprintf(stderr, "usage: kernel_bench [--quick] [--sections "
+                            "engine,bytes,forms,grouped,pipeline,paths,atomics]\n");
             return 2;
         }
     }
@@ -314,8 +316,8 @@ int main(int argc, char **argv)
     CHECK(cudaGetDeviceProperties(&p, 0));
     gh::KernelLimits lim;
     CHECK(gh::describe_device(0, &lim));
-    fprintf(stderr, "device: %s, %d SMs, %d KB of shared memory a block\n", p.name, p.multiProcessorCount,
-            lim.max_shared_per_block / 1024);
+    fprintf(stderr, "device: %s, %d SMs, %d KB of shared memory a block, clusters of up to %d blocks\n", p.name,
+            p.multiProcessorCount, lim.max_shared_per_block / 1024, lim.max_cluster);
     size_t tmp_bytes = 256 << 20;
     void *tmp;
     CHECK(cudaMalloc(&tmp, tmp_bytes));
@@ -331,7 +333,8 @@ int main(int argc, char **argv)
     }
     if (wanted(sections, "bytes"))
         bytes_section(quick ? (1ul << 26) : (1ul << 30), lim, tmp, tmp_bytes);
-    if (wanted(sections, "forms") || wanted(sections, "grouped") || wanted(sections, "paths")) {
+    if (wanted(sections, "forms") || wanted(sections, "grouped") || wanted(sections, "paths") ||
+        wanted(sections, "atomics")) {
         CellBuffers cells(n8);
         if (wanted(sections, "forms"))
             forms_section(cells, lim, tmp, tmp_bytes);
@@ -339,6 +342,8 @@ int main(int argc, char **argv)
             grouped_section(cells, lim, tmp, tmp_bytes);
         if (wanted(sections, "paths"))
             paths_section(cells, lim, tmp, tmp_bytes);
+        if (wanted(sections, "atomics"))
+            atomics_section(cells, lim, tmp, tmp_bytes);
     }
     if (wanted(sections, "pipeline"))
         pipeline_section(1 << 20, quick ? 8 : 64);

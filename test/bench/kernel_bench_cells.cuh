@@ -9,6 +9,7 @@
  *   paths    (only when asked for) every way of counting forced in turn,
  *            at the bucket counts where the engine's choice changes: the
  *            measurements behind cuda_kernels.cu's thresholds
+ *   atomics  (only when asked for) global atomics alone, 64- and 32-bit
  *
  * Each reports the bytes it reads (a grouped value is 12: the value and
  * its group number) against the read ceiling of the same run.
@@ -171,10 +172,49 @@ inline void grouped_section(CellBuffers &b, const gh::KernelLimits &lim, void *t
     }
 }
 
+/* Global atomics alone, n of them at hashed cells: 64-bit, 32-bit, and 32-bit with the carry into a 64-bit word. */
+__global__ void atomics_u64(size_t n, uint32_t cells, unsigned long long *c)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        atomicAdd(&c[mix(i) % cells], 1ull);
+}
+__global__ void atomics_u32(size_t n, uint32_t cells, unsigned int *c)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        atomicAdd(&c[mix(i) % cells], 1u);
+}
+__global__ void atomics_u32_carry(size_t n, uint32_t cells, unsigned long long *c)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        unsigned int *word = reinterpret_cast<unsigned int *>(&c[mix(i) % cells]);
+        if (atomicAdd(word, 1u) == 0xffffffffu)
+            atomicAdd(word + 1, 1u);
+    }
+}
+
+/* The probe behind the choice of 64-bit device counters (only when asked for): 2^28 atomics each. */
+inline void atomics_section(CellBuffers &b, const gh::KernelLimits &lim, void *tmp, size_t tmp_bytes)
+{
+    b.fill(false, 1);
+    float ceiling_ms = read_ceiling(b.x, b.n, tmp, tmp_bytes, b.sum_out);
+    float ceiling = b.n * 8 / (ceiling_ms * 1e-3) / 1e9;
+    const int grid = lim.multiprocessors * 8;
+    for (uint32_t cells : {262144u, 1000000u}) {
+        float u64 = b.zeroed_ms(cells, [&] { atomics_u64<<<grid, 256>>>(b.n, cells, b.counts); }, 1, 5);
+        report("atomics", "float8", "uniform", int(cells), "red.global.add.u64", b.n * 8, u64, ceiling);
+        float u32 = b.zeroed_ms(cells, [&] {
+            atomics_u32<<<grid, 256>>>(b.n, cells, reinterpret_cast<unsigned int *>(b.counts));
+        }, 1, 5);
+        report("atomics", "float8", "uniform", int(cells), "red.global.add.u32", b.n * 8, u32, ceiling);
+        float carry = b.zeroed_ms(cells, [&] { atomics_u32_carry<<<grid, 256>>>(b.n, cells, b.counts); }, 1, 5);
+        report("atomics", "float8", "uniform", int(cells), "atom.global.add.u32 + carry", b.n * 8, carry, ceiling);
+    }
+}
+
 /* Every path forced in turn at the counts where the choice changes (fewer runs each: only for choosing). */
 inline void paths_section(CellBuffers &b, const gh::KernelLimits &lim, void *tmp, size_t tmp_bytes)
 {
-    /* shared (where it fits), block and narrow (at most 8 slices), global */
+    /* shared (where it fits), block and narrow (at most 8 slices), global, clusters of each size that fits */
     auto each_path = [&](int32_t slots, const std::function<void(const gh::KernelLimits &, const std::string &)> &f) {
         std::vector<gh::KernelLimits> all;
         gh::KernelLimits l = lim;
@@ -183,6 +223,12 @@ inline void paths_section(CellBuffers &b, const gh::KernelLimits &lim, void *tmp
             l.force_path = p;
             gh::KernelPlan plan = gh::kernel_plan(slots, 8, l);
             if (plan.path == p && plan.slices <= 8)
+                all.push_back(l);
+        }
+        l.force_path = gh::KernelPath::cluster;
+        for (l.cluster_blocks = 2; l.cluster_blocks <= lim.max_cluster; l.cluster_blocks *= 2) {
+            gh::KernelPlan plan = gh::kernel_plan(slots, 8, l);
+            if (plan.path == gh::KernelPath::cluster && plan.slices == l.cluster_blocks)
                 all.push_back(l);
         }
         for (const gh::KernelLimits &p : all)

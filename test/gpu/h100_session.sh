@@ -33,7 +33,7 @@ if has unit; then
     grep -E "^\[ +(PASSED|FAILED|SKIPPED) |FAILED|Failure" "$OUT/unit.log" | head -15
 fi
 if has sanitize; then
-    filter='Cuda.SizesAndMisalignedStarts:Cuda.NaNSetsTheFlag:Cuda.FourAndOneByteSamples:Cuda.Pg15RoundingQuirkOnDevice:Cuda.InjectedFailureIsReportedAndRecovered:Cuda.TimeKernelOnConstantInputAndOddSizes:Cuda.ThresholdKernelFollowsTheServersSearchOnUnsortedAndNaN:Cuda.PipelineForTimeAndThresholds:Cuda.CallerHostMemoryRegistersAndFeedsBatches:Cuda.BatchBufferReusedAcrossSubmits:Cuda.ChunkedDrainsEqualAWholeDrain:Cuda.InterruptedDrainLosesNothing:Cuda.HistogramsOnEveryDevice:Cuda.LargeSharedMemoryOnEveryDevice:CudaEngine.RefusesUnknownDevicesAndOversizedBatches:KernelTest.NaNSetsTheFlagOnEveryPath:KernelTest.FewBlocksOddSizesAndMisalignedStarts:KernelTest.GroupedThroughThePipeline'
+    filter='Cuda.SizesAndMisalignedStarts:Cuda.NaNSetsTheFlag:Cuda.FourAndOneByteSamples:Cuda.Pg15RoundingQuirkOnDevice:Cuda.InjectedFailureIsReportedAndRecovered:Cuda.TimeKernelOnConstantInputAndOddSizes:Cuda.ThresholdKernelFollowsTheServersSearchOnUnsortedAndNaN:Cuda.PipelineForTimeAndThresholds:Cuda.CallerHostMemoryRegistersAndFeedsBatches:Cuda.BatchBufferReusedAcrossSubmits:Cuda.ChunkedDrainsEqualAWholeDrain:Cuda.InterruptedDrainLosesNothing:Cuda.HistogramsOnEveryDevice:Cuda.LargeSharedMemoryOnEveryDevice:CudaEngine.RefusesUnknownDevicesAndOversizedBatches:KernelTest.NaNSetsTheFlagOnEveryPath:KernelTest.FewBlocksOddSizesAndMisalignedStarts:KernelTest.GroupedThroughThePipeline:ClusterTest.GroupedAcrossSliceBoundaries'
     for tool in memcheck racecheck; do
         echo "== compute-sanitizer $tool"
         timeout 200 compute-sanitizer --tool $tool --error-exitcode 9 .gpu/bin/cuda_backend_tests \

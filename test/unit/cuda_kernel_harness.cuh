@@ -82,7 +82,19 @@ inline gh::KernelLimits forced(gh::KernelLimits limits, gh::KernelPath path, int
     return limits;
 }
 
-/* Every path for `slots` counters: shared (where it fits), block, narrow, global. */
+/* The limits with the cluster path forced in clusters of `blocks` (0: the fewest that fit). */
+inline gh::KernelLimits clustered(gh::KernelLimits limits, int blocks, int max_blocks = 0)
+{
+    limits = forced(limits, gh::KernelPath::cluster, max_blocks);
+    limits.cluster_blocks = blocks;
+    return limits;
+}
+
+/*
+ * Every path for `slots` counters: shared (where it fits), block, narrow,
+ * global, and clusters where the device has them: the fewest blocks that
+ * fit, and 16 where the device makes such clusters.
+ */
 inline std::vector<gh::KernelLimits> every_path(const gh::KernelLimits &limits, int32_t slots,
                                                 size_t sample_bytes = 8)
 {
@@ -91,6 +103,14 @@ inline std::vector<gh::KernelLimits> every_path(const gh::KernelLimits &limits, 
         out.push_back(forced(limits, gh::KernelPath::shared));
     for (gh::KernelPath p : {gh::KernelPath::block, gh::KernelPath::narrow, gh::KernelPath::global})
         out.push_back(forced(limits, p));
+    if (sample_bytes == 1)
+        return out;
+    gh::KernelPlan fewest = gh::kernel_plan(slots, sample_bytes, clustered(limits, 0));
+    if (fewest.path == gh::KernelPath::cluster)
+        out.push_back(clustered(limits, 0));
+    gh::KernelPlan sixteen = gh::kernel_plan(slots, sample_bytes, clustered(limits, 16));
+    if (fewest.slices != 16 && sixteen.path == gh::KernelPath::cluster && sixteen.slices == 16)
+        out.push_back(clustered(limits, 16));
     return out;
 }
 
