@@ -425,8 +425,6 @@ void group_agg_collect(GroupAgg *ga)
         return;
     for (int a = 0; a < ga->naggs; a++) {
         GroupGpu *gg = &ga->gpu[a];
-        if (!gg->active && gg->hist.index < 0 && gg->filled == 0)
-            continue;
         group_gpu_collect(gg, ga->table.groups, ga->table.ngroups);
         ga->values_gpu += gg->sent;
         ga->values_binned += gg->on_cpu;

@@ -57,8 +57,8 @@ struct InFlight {
 };
 
 LocalHistogram *locals;
-gh::BatchBuffer **batches; /* [slot * kMaxDevices + device], created on first use */
-/* The group-number part of each slot (service_slot_groups) as a buffer of its own, made at the start too. */
+gh::BatchBuffer **batches; /* [slot * kMaxDevices + device], all made by start_gpus() */
+/* The group-number part of each slot (service_slot_groups) as a buffer of its own, made with it. */
 gh::BatchBuffer **group_batches;
 InFlight *in_flight;
 int n_in_flight;
@@ -274,16 +274,11 @@ gh::Status run_bin(int32 i, const ServiceSlot &req, LocalHistogram *local, const
     gh::Status s = open_device_histogram(local, h);
     if (s != gh::Status::ok)
         return s;
-    gh::BatchBuffer **batch = &batches[i * gh::kMaxDevices + h.device];
-    if (*batch == NULL) {
-        s = gh::gpu_batch_create(h.device, service_slot_values(i), static_cast<size_t>(gh_service->slot_values), batch);
-        if (s != gh::Status::ok)
-            return s;
-    }
-    s = gh::gpu_histogram_submit(local->device, *batch, static_cast<size_t>(req.count));
+    gh::BatchBuffer *batch = batches[i * gh::kMaxDevices + h.device];
+    s = gh::gpu_histogram_submit(local->device, batch, static_cast<size_t>(req.count));
     if (s != gh::Status::ok)
         return s;
-    in_flight[n_in_flight++] = InFlight{i, *batch, NULL};
+    in_flight[n_in_flight++] = InFlight{i, batch, NULL};
     count_batch(h, req.count);
     return gh::Status::ok;
 }
@@ -296,19 +291,12 @@ gh::Status run_bin_grouped(int32 i, const ServiceSlot &req, LocalHistogram *loca
     gh::Status s = open_device_histogram(local, h);
     if (s != gh::Status::ok)
         return s;
-    gh::BatchBuffer **batch = &batches[i * gh::kMaxDevices + h.device];
-    if (*batch == NULL) {
-        s = gh::gpu_batch_create(h.device, service_slot_values(i), static_cast<size_t>(gh_service->slot_values), batch);
-        if (s != gh::Status::ok)
-            return s;
-    }
-    gh::BatchBuffer **groups = &group_batches[i * gh::kMaxDevices + h.device];
-    if (*groups == NULL)
-        return gh::Status::internal_error; /* made with the slot's buffer at the start */
-    s = gh::gpu_grouped_submit(local->device, *batch, *groups, static_cast<size_t>(req.count));
+    gh::BatchBuffer *batch = batches[i * gh::kMaxDevices + h.device];
+    gh::BatchBuffer *groups = group_batches[i * gh::kMaxDevices + h.device];
+    s = gh::gpu_grouped_submit(local->device, batch, groups, static_cast<size_t>(req.count));
     if (s != gh::Status::ok)
         return s;
-    in_flight[n_in_flight++] = InFlight{i, *batch, *groups};
+    in_flight[n_in_flight++] = InFlight{i, batch, groups};
     count_batch(h, req.count);
     return gh::Status::ok;
 }
