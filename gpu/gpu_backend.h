@@ -25,6 +25,7 @@
 
 #include "grouped_spec.h"
 #include "histogram_spec.h"
+#include "page_spec.h"
 #include "status.h"
 
 namespace gh {
@@ -135,6 +136,32 @@ Status gpu_grouped_open(const GroupedSpec &spec, int device, DeviceHistogram **o
  * other (Status::internal_error).
  */
 Status gpu_grouped_submit(DeviceHistogram *h, BatchBuffer *values, BatchBuffer *groups, size_t n) noexcept;
+
+/*
+ * Registers the server's shared buffer pool, [host, host + bytes) of 8 kB
+ * pages (page_spec.h), with CUDA once for the life of the process:
+ * page-locked and mapped into every device's address space, so that the
+ * page kernel reads pages where they lie, with no copy on the host.  On
+ * failure nothing stays registered, and pages are parsed on the CPU.
+ */
+Status gpu_pool_register(void *host, size_t bytes) noexcept;
+bool gpu_pool_registered() noexcept;
+
+/*
+ * Queues a copy of `pages`' host words [0 .. n) (page_word()s of buffers in
+ * the registered pool) and the kernel that reads those pages: for every
+ * normal tuple among each page's first `lines` line pointers it extracts
+ * col (NULLs skipped) and bins it into the histogram, which must be a
+ * float_interval one, not grouped.  Returns at once.  The pages must stay
+ * pinned until gpu_batch_finished() says the buffer's kernel is done.  A
+ * NaN value makes the next drain answer Status::nan_value.  A line pointer
+ * or tuple header that points outside its page is skipped (it cannot
+ * happen on a pinned page; the kernel only never reads out of bounds).
+ */
+Status gpu_pages_submit(DeviceHistogram *h, BatchBuffer *pages, size_t n, const PageColumn &col) noexcept;
+
+/* Whether the kernel that read the buffer's last batch has finished: its pages may be unpinned then. */
+Status gpu_batch_finished(BatchBuffer *b, bool *finished) noexcept;
 
 /* Frees the device counters once the GPU is done with them.  Never fails. */
 void gpu_histogram_close(DeviceHistogram *h) noexcept;
