@@ -24,6 +24,7 @@ void _PG_init(void);
 
 int gh_device_mode = DEVICE_AUTO;
 int gh_batch_size = 1 << 20;
+bool gh_pages_on_gpu = true;
 static int gh_fail_cuda_call = 0;
 static bool gh_crash_cuda_process = false;
 
@@ -65,6 +66,11 @@ void _PG_init(void)
                             "is at most gpu_histogram.service_slot_size values.",
                             &gh_batch_size, 1 << 20, 16384, 64 << 20, PGC_USERSET, 0, NULL, NULL,
                             NULL);
+    DefineCustomBoolVariable("gpu_histogram.pages_on_gpu",
+                             "Whether the custom scan hands pinned all-visible pages to the GPU.",
+                             "The GPU then reads the pages out of the shared buffer pool and extracts the "
+                             "values itself; off: the scan extracts them and sends values, as before.",
+                             &gh_pages_on_gpu, true, PGC_USERSET, 0, NULL, NULL, NULL);
     DefineCustomIntVariable("gpu_histogram.debug_fail_cuda_call",
                             "Testing only: makes the GPU service's Nth CUDA call from now on fail (0: never).",
                             "Used by the GPU checks to show that a failing CUDA call leaks nothing and "

@@ -14,7 +14,9 @@
  *
  * Every CUDA call goes through check(), which records the error text and,
  * for the failure tests, can be told to fail the Nth call on purpose.
- * Nothing here throws: the entry points catch everything.
+ * Nothing here throws: the entry points catch everything.  The state and
+ * those helpers are in cuda_backend_state.cuh, shared with cuda_pages.cu,
+ * which holds the registered buffer pool and the page batches.
  */
 #include <cuda_runtime.h>
 
@@ -25,8 +27,7 @@
 #include <thread>
 #include <vector>
 
-#include "cuda_kernels.cuh"
-#include "gpu_backend.h"
+#include "cuda_backend_state.cuh"
 
 #ifdef POSTGRES_H
 static_assert(false, "the engine is PostgreSQL-free: it must not include PostgreSQL headers");
@@ -34,41 +35,8 @@ static_assert(false, "the engine is PostgreSQL-free: it must not include Postgre
 
 namespace gh {
 
-struct BatchBuffer {
-    const double *host; /* the caller's (registered) area */
-    size_t capacity;
-    int device;
-    double *on_device;  /* the device copy the kernel reads */
-    cudaEvent_t copied; /* recorded on the copy stream after the copy into on_device */
-    cudaEvent_t done;   /* recorded after the kernel that reads on_device */
-};
+namespace cuda_state {
 
-struct DeviceHistogram {
-    int device;
-    HistogramSpec spec;         /* for thresholds, spec.thresholds points at the device copy */
-    uint32_t groups;            /* grouped: spec.interval in this many groups; 0: not grouped */
-    int32_t cells;              /* counters: histogram_slots(spec), or grouped_cells() */
-    unsigned long long *counts; /* `cells` on the device */
-    int *flags;                 /* on the device, after the counts: 1 NaN, 2 group out of range */
-    cudaEvent_t drained;
-};
-
-namespace {
-
-struct Device {
-    cudaStream_t stream = nullptr;      /* kernels, memsets, read-backs */
-    cudaStream_t copy_stream = nullptr; /* host-to-device batch copies, overlapping the kernels */
-    KernelLimits limits{};
-};
-
-struct Backend {
-    bool started = false;
-    int ndevices = 0;
-    Device devices[kMaxDevices];
-    GpuCounters counters{};
-    char last_error[256] = "";
-    long fail_countdown = 0; /* > 0: the countdown-th CUDA call fails on purpose */
-};
 Backend g;
 
 bool check(cudaError_t err, const char *what)
@@ -90,12 +58,19 @@ Status status_of(cudaError_t err)
     return err == cudaErrorMemoryAllocation ? Status::out_of_memory : Status::cuda_error;
 }
 
-#define GH_CUDA(call)                                                                              \
-    do {                                                                                           \
-        cudaError_t err_ = (call);                                                                 \
-        if (!check(err_, #call))                                                                   \
-            return status_of(err_);                                                                \
-    } while (0)
+Status set_device(int device)
+{
+    if (!g.started || device < 0 || device >= g.ndevices)
+        return Status::no_device;
+    GH_CUDA(cudaSetDevice(device));
+    return Status::ok;
+}
+
+} // namespace cuda_state
+
+using namespace cuda_state;
+
+namespace {
 
 /*
  * Polls `event` until it completes, asking `interrupted` between polls.
@@ -180,14 +155,6 @@ Status start()
     g.counters.startup_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     g.started = true;
-    return Status::ok;
-}
-
-Status set_device(int device)
-{
-    if (!g.started || device < 0 || device >= g.ndevices)
-        return Status::no_device;
-    GH_CUDA(cudaSetDevice(device));
     return Status::ok;
 }
 
@@ -379,15 +346,6 @@ Status drain(DeviceHistogram *h, int32_t first, int32_t n, int64_t *counts, Inte
 } // namespace
 
 /* ---- the interface of gpu_backend.h: every entry point catches everything ---- */
-
-#define GH_ENTRY(...)                                                                              \
-    try {                                                                                          \
-        __VA_ARGS__                                                                                \
-    } catch (const std::bad_alloc &) {                                                             \
-        return Status::out_of_memory;                                                              \
-    } catch (...) {                                                                                \
-        return Status::internal_error;                                                             \
-    }
 
 Status gpu_start() noexcept { GH_ENTRY(return start();) }
 

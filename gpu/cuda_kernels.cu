@@ -22,6 +22,7 @@
 
 #include "gpu_backend.h"
 #include "kernel_cluster.cuh"
+#include "kernel_launch.cuh"
 
 #ifdef POSTGRES_H
 static_assert(false, "the engine is PostgreSQL-free: it must not include PostgreSQL headers");
@@ -239,58 +240,6 @@ KernelPlan plan_thresholds(int32_t count, const KernelLimits &limits, int32_t *l
     }
     *levels = l;
     return plan;
-}
-
-/*
- * Blocks per SM for a kernel at a given dynamic shared memory size, asked of
- * the runtime once per kernel, device and size and remembered: per-batch
- * launches should cost a launch, not three API calls.  Keyed by the kernel
- * itself (every instantiation has its own attributes) and by the device:
- * a kernel's dynamic shared memory limit is an attribute of its copy in one
- * device's context, so a limit raised on one GPU says nothing of another's
- * (a launch past 48 KB on a GPU where it was not raised fails with "invalid
- * argument").  The limit is only ever raised.  The service calls this from
- * one thread; there are about a hundred kernels per device.
- */
-struct LaunchCache {
-    const void *kernel;
-    int device;
-    size_t smem;            /* the size `blocks` was computed for */
-    int blocks;
-    size_t attribute_smem;  /* the dynamic shared memory limit set so far on this device */
-};
-
-template <typename Kernel>
-cudaError_t resident_blocks(Kernel kernel, int device, int threads, size_t smem, int *blocks)
-{
-    constexpr int kEntries = 128 * kMaxDevices;
-    static LaunchCache cache[kEntries];
-    static int used = 0;
-    const void *key = reinterpret_cast<const void *>(kernel);
-    LaunchCache *c = nullptr;
-    for (int i = 0; i < used && c == nullptr; i++)
-        if (cache[i].kernel == key && cache[i].device == device)
-            c = &cache[i];
-    if (c == nullptr) {
-        if (used == kEntries)
-            return cudaErrorUnknown; /* cannot happen: fewer kernels exist */
-        c = &cache[used++];
-        *c = LaunchCache{key, device, static_cast<size_t>(-1), 0, 0};
-    }
-    if (smem != c->smem) {
-        cudaError_t err;
-        if (smem > c->attribute_smem) {
-            if ((err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            static_cast<int>(smem))) != cudaSuccess)
-                return err;
-            c->attribute_smem = smem;
-        }
-        if ((err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&c->blocks, kernel, threads, smem)) != cudaSuccess)
-            return err;
-        c->smem = smem;
-    }
-    *blocks = c->blocks > 0 ? c->blocks : 1;
-    return cudaSuccess;
 }
 
 /* A binner for values[first ..]: only a grouped binner's group numbers move with the values. */
@@ -538,17 +487,6 @@ cudaError_t launch(const T *values, size_t n, const Binner &binner, unsigned lon
     return launch(values, n, binner,
                   plan_for(binner.slots(), sizeof(T), binner.table_bytes(), limits, clusters_for(binner)), counts,
                   flags, limits, stream);
-}
-
-/* Calls f with the float binner for the spec's bound order and rule: each is a kernel of its own. */
-template <typename F> cudaError_t with_float_binner(const BucketSpec &s, F f)
-{
-    bool up = s.lo < s.hi;
-    if (s.rule == BucketRule::pg15)
-        return up ? f(FloatBinner<true, BucketRule::pg15>{s.lo, s.hi, s.nbins})
-                  : f(FloatBinner<false, BucketRule::pg15>{s.lo, s.hi, s.nbins});
-    return up ? f(FloatBinner<true, BucketRule::pg16>{s.lo, s.hi, s.nbins})
-              : f(FloatBinner<false, BucketRule::pg16>{s.lo, s.hi, s.nbins});
 }
 
 template <bool Ascending, BucketRule Rule>

@@ -5,7 +5,9 @@
  * Layering as in CUB: bin_on_device() picks the path (kernel_plan()) and
  * sizes the grid from the device's properties; the kernels in
  * kernel_paths.cuh, kernel_block.cuh and kernel_cluster.cuh do the
- * per-block work.  Values are read where they lie in device memory.
+ * per-block work.  Values are read where they lie in device memory; the
+ * page kernel (bin_pages_on_device) reads heap pages where they lie in
+ * mapped host memory.
  */
 #ifndef GH_CUDA_KERNELS_CUH
 #define GH_CUDA_KERNELS_CUH
@@ -17,6 +19,7 @@
 
 #include "grouped_spec.h"
 #include "histogram_spec.h"
+#include "page_spec.h"
 
 namespace gh {
 
@@ -100,6 +103,35 @@ cudaError_t bin_thresholds_on_device(const double *values, size_t n, const doubl
 cudaError_t bin_grouped_on_device(const double *values, const uint32_t *groups, size_t n, const GroupedSpec &spec,
                                   unsigned long long *counts, int *flags, const KernelLimits &limits,
                                   cudaStream_t stream);
+
+/*
+ * The page kernel (kernel_pages.cuh, cuda_page_kernels.cu): for each of the
+ * npages page words page_words[0 .. npages) (device memory, page_word()s)
+ * it reads buffer page_word_buffer() at pool + buffer * 8192, a device
+ * pointer to mapped host memory of pool_pages pages (a word naming a
+ * buffer past them is skipped), and adds the float8 bucket of column col
+ * of each normal tuple among its first lines line pointers (at most
+ * heap_layout::kMaxTuplesPerPage) to counts[0 .. nbins + 1], ORing 1 into
+ * *flags for a NaN.  pool must be 16-byte aligned and col fit
+ * page_column_fits(), else cudaErrorInvalidValue and nothing launched.
+ * limits.force_path may pick shared or global, and limits.max_blocks cap
+ * the grid (tests only).
+ */
+cudaError_t bin_pages_on_device(const uint64_t *page_words, size_t npages, const unsigned char *pool,
+                                uint64_t pool_pages, const PageColumn &col, const BucketSpec &spec,
+                                unsigned long long *counts, int *flags, const KernelLimits &limits,
+                                cudaStream_t stream);
+
+/*
+ * Whether the page kernel can read col: attno from 1, nprefix attno - 1
+ * (at most kMaxPagePrefix), the column's length its type's, alignments of
+ * 1, 2, 4 or 8, lengths above 0, and fixed_offset what the walk over every
+ * earlier column gives.
+ */
+bool page_column_fits(const PageColumn &col);
+
+/* Where the page kernel counts nbins buckets: KernelPath::shared (beside the page) or KernelPath::global. */
+KernelPath page_path(int32_t nbins, const KernelLimits &limits);
 
 } // namespace gh
 

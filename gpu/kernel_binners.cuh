@@ -1,6 +1,7 @@
 /*
  * kernel_binners.cuh: what a kernel needs to know to bin one value, one
- * struct per kind of histogram, for cuda_kernels.cu only.
+ * struct per kind of histogram, for cuda_kernels.cu and the page kernel
+ * (kernel_pages.cuh).
  *
  * The kernels (kernel_paths.cuh) are written once and bin every kind
  * through a binner passed by value: float8 intervals (bucket.h), int64
@@ -70,6 +71,20 @@ template <bool Ascending, BucketRule Rule> struct GroupedBinner {
         return static_cast<int32_t>(g) * bucket_of.slots() + b; /* < kMaxGroupedCells */
     }
 };
+
+/*
+ * Calls f with the float binner for the spec's bound order and rule: each is
+ * a kernel of its own.  Host code, for every launcher of float8 intervals.
+ */
+template <typename F> cudaError_t with_float_binner(const BucketSpec &s, F f)
+{
+    bool up = s.lo < s.hi;
+    if (s.rule == BucketRule::pg15)
+        return up ? f(FloatBinner<true, BucketRule::pg15>{s.lo, s.hi, s.nbins})
+                  : f(FloatBinner<false, BucketRule::pg15>{s.lo, s.hi, s.nbins});
+    return up ? f(FloatBinner<true, BucketRule::pg16>{s.lo, s.hi, s.nbins})
+              : f(FloatBinner<false, BucketRule::pg16>{s.lo, s.hi, s.nbins});
+}
 
 /*
  * Thresholds: PostgreSQL's binary search, step for step (threshold_step),

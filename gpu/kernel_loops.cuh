@@ -1,6 +1,7 @@
 /*
  * kernel_loops.cuh: how every histogram kernel reads its input, for
- * cuda_kernels.cu only.
+ * cuda_kernels.cu (the page kernel, kernel_pages.cuh, takes its Run and
+ * its shared memory).
  *
  * The kernels differ in where they count (kernel_paths.cuh); they all read
  * the same way, so that way is written once: 16-byte loads over the aligned

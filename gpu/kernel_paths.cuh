@@ -1,6 +1,8 @@
 /*
  * kernel_paths.cuh: the histogram kernels, one per way of counting, for
- * cuda_kernels.cu only (which picks one per launch and sizes its grid).
+ * cuda_kernels.cu only (which picks one per launch and sizes its grid);
+ * the page kernel (kernel_pages.cuh) shares its shared memory layout and
+ * error bits.
  *
  *   histogram_shared   few counters: each block keeps copies of all of
  *                      them in shared memory, one per group of warps, so

@@ -53,6 +53,17 @@ Status gpu_grouped_submit(DeviceHistogram *, BatchBuffer *, BatchBuffer *, size_
 {
     return Status::not_built;
 }
+Status gpu_pool_register(void *, size_t) noexcept { return Status::not_built; }
+bool gpu_pool_registered() noexcept { return false; }
+Status gpu_pages_submit(DeviceHistogram *, BatchBuffer *, size_t, const PageColumn &) noexcept
+{
+    return Status::not_built;
+}
+Status gpu_batch_finished(BatchBuffer *, bool *finished) noexcept
+{
+    *finished = true; /* nothing was ever submitted */
+    return Status::not_built;
+}
 void gpu_histogram_close(DeviceHistogram *) noexcept {}
 int gpu_histogram_device(const DeviceHistogram *) noexcept { return 0; }
 

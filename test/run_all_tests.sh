@@ -103,6 +103,19 @@ else
     record "GPU checks" skipped "test/gpu/run_gpu_checks.sh does not exist"
 fi
 
+# -- 4b. the scan's pages under concurrent writers (on the CPU path without a GPU) --
+gh_step "bash test/gpu/page_checks.sh 20"
+set +e
+bash test/gpu/page_checks.sh 20 2>&1 | tee "$LOGS/page_checks.log"
+rc=${PIPESTATUS[0]}
+set -e
+last=$(grep -v '^[[:space:]]*$' "$LOGS/page_checks.log" | tail -n 1 | cut -c1-110) || true
+if [ "$rc" = 0 ]; then
+    record "pages under concurrent writers" ok "$last"
+else
+    record "pages under concurrent writers" FAILED "exit status $rc: $(grep -m 1 'FAIL' "$LOGS/page_checks.log" | cut -c1-100)"
+fi
+
 pg_temp_stop
 trap - EXIT
 

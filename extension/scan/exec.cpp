@@ -19,6 +19,7 @@
 #include "group_agg.h"
 #include "heap_reader.h"
 #include "native_quals.h"
+#include "page_gpu.h"
 
 #include "../errors.h"
 #include "../histogram_state.h"
@@ -41,6 +42,7 @@ namespace {
 /* Where the values went, for EXPLAIN ANALYZE. */
 struct ScanTotals {
     HeapReadCounters read;
+    uint64 pages_gpu;
     uint64 values_cpu;
     uint64 values_gpu;
 };
@@ -50,6 +52,7 @@ struct SharedScan {
     pg_atomic_uint64 pages;
     pg_atomic_uint64 all_visible_pages;
     pg_atomic_uint64 tuples;
+    pg_atomic_uint64 pages_gpu;
     pg_atomic_uint64 values_cpu;
     pg_atomic_uint64 values_gpu;
 };
@@ -63,6 +66,7 @@ struct ScanExecState {
     HeapColumn *columns;
     ExprState **arg_states;   /* lo, hi, nbins of each histogram */
     HistogramArgs *args;
+    bool *skip;               /* args[h].skip, as page_gpu.h takes it */
     bool args_evaluated;      /* at the first row that passes the quals, as the aggregate does */
     ExprState *qual;          /* the WHERE clause, through the executor ... */
     bool native;              /* ... or evaluated natively (native_quals.h) */
@@ -75,6 +79,8 @@ struct ScanExecState {
     bool grouped;             /* group_agg.h aggregates: keys, or counts alongside */
     bool keys_prepared;
     GroupAgg group_agg;
+    bool pages;               /* ungrouped, no WHERE: pages may go to the GPU (page_gpu.h) */
+    PageGpu page_gpu;
     double *page_values;      /* nhist * MaxHeapTuplesPerPage */
     const double **page_start; /* each histogram's values of the page ... */
     int *page_counts;          /* ... and how many */
@@ -129,6 +135,7 @@ void begin_scan(CustomScanState *node, EState *estate, int)
     s->columns = static_cast<HeapColumn *>(palloc0(sizeof(HeapColumn) * s->nhist));
     s->arg_states = static_cast<ExprState **>(palloc0(sizeof(ExprState *) * 3 * s->nhist));
     s->args = static_cast<HistogramArgs *>(palloc0(sizeof(HistogramArgs) * s->nhist));
+    s->skip = static_cast<bool *>(palloc0(sizeof(bool) * s->nhist));
     s->states = static_cast<HistogramState **>(palloc0(sizeof(HistogramState *) * s->nhist));
     s->page_values = static_cast<double *>(palloc(sizeof(double) * MaxHeapTuplesPerPage * s->nhist));
     s->page_start = static_cast<const double **>(palloc0(sizeof(double *) * s->nhist));
@@ -187,6 +194,7 @@ void begin_scan(CustomScanState *node, EState *estate, int)
     if (s->grouped)
         group_agg_init(&s->group_agg, s->aggs, s->nhist, s->keys, s->nkeys, desc, estate->es_query_cxt,
                        s->partial && s->nkeys > 0);
+    s->pages = !s->grouped && s->qual == NULL && !s->native;
 }
 
 void evaluate_args(ScanExecState *s)
@@ -204,6 +212,7 @@ void evaluate_args(ScanExecState *s)
         a.lo = a.skip ? 0 : DatumGetFloat8(lo);
         a.hi = a.skip ? 0 : DatumGetFloat8(hi);
         a.nbins = a.skip ? 0 : DatumGetInt32(nbins);
+        s->skip[h] = a.skip;
     }
     ResetExprContext(econtext);
 }
@@ -242,6 +251,24 @@ void append_page(ScanExecState *s, int h)
     histogram_state_append_many(s->states[h], values, n);
 }
 
+/* A batch of pinned pages the GPU did not take: their values, as append_page() would add them. */
+void parse_batch(ScanExecState *s, PageBatch *b)
+{
+    TupleDesc desc = RelationGetDescr(s->css.ss.ss_currentRelation);
+    for (int i = 0; i < b->npages; i++) {
+        Page page = BufferGetPage(b->buffers[i]);
+        for (int h = 0; h < s->nhist; h++) {
+            if (s->skip[h])
+                continue;
+            double *buf = s->page_values + static_cast<Size>(h) * MaxHeapTuplesPerPage;
+            int ntuples;
+            int k = heap_page_column_values(s->columns[h], desc, page, b->lines[i], buf, &ntuples);
+            histogram_state_append_many(s->states[h], buf + MaxHeapTuplesPerPage - k, k);
+        }
+    }
+    page_gpu_release(b);
+}
+
 /*
  * A grouped scan's page: keys and counters may run PostgreSQL's functions
  * (date_trunc's fallback, date_bin, detoasting a text key), so the page is
@@ -276,8 +303,16 @@ bool scan_pages(ScanExecState *s)
         heap_reader_begin(r, rel, s->css.ss.ps.state->es_snapshot, s->pscan,
                           s->qual != NULL || s->native || s->grouped);
         s->reader_active = true;
+        if (s->pages)
+            page_gpu_begin(&s->page_gpu, rel, s->columns, s->nhist, s->states_cxt);
     }
     while (heap_reader_next_page(r)) {
+        if (s->pages && page_gpu_accepts(&s->page_gpu, r, s->states, s->skip)) {
+            PageBatch *back = page_gpu_add(&s->page_gpu, r, s->states, s->skip);
+            if (back != NULL)
+                parse_batch(s, back);
+            continue;
+        }
         int n = r->ntuples;
         if (s->native) {
             if (!s->native_quals.prepared && n > 0) {
@@ -301,7 +336,7 @@ bool scan_pages(ScanExecState *s)
             double *buf = s->page_values + static_cast<Size>(h) * MaxHeapTuplesPerPage;
             int k;
             if (r->whole_page) {
-                k = heap_page_column_values(s->columns[h], desc, r->page, buf, &n);
+                k = heap_page_column_values(s->columns[h], desc, r->page, PageGetMaxOffsetNumber(r->page), buf, &n);
                 s->page_start[h] = buf + MaxHeapTuplesPerPage - k;
             } else {
                 k = heap_column_values(s->columns[h], desc, r->tuples, n, buf);
@@ -326,6 +361,12 @@ bool scan_pages(ScanExecState *s)
     }
     heap_reader_end(r);
     s->reader_active = false;
+    if (s->pages) {
+        PageBatch *back = page_gpu_flush(&s->page_gpu, s->states, s->skip);
+        if (back != NULL)
+            parse_batch(s, back);
+        page_gpu_finish(&s->page_gpu, s->states);
+    }
     return false;
 }
 
@@ -356,6 +397,8 @@ TupleTableSlot *result_row(ScanExecState *s)
 void record_totals(ScanExecState *s, uint64 values_cpu, uint64 values_gpu)
 {
     const HeapReadCounters &c = s->reader.counters;
+    uint64 pages_gpu = s->pages ? s->page_gpu.pages_gpu : 0;
+    s->totals.pages_gpu += pages_gpu;
     s->totals.read.pages += c.pages;
     s->totals.read.all_visible_pages += c.all_visible_pages;
     s->totals.read.tuples += c.tuples;
@@ -365,6 +408,7 @@ void record_totals(ScanExecState *s, uint64 values_cpu, uint64 values_gpu)
         pg_atomic_fetch_add_u64(&s->shared->pages, c.pages);
         pg_atomic_fetch_add_u64(&s->shared->all_visible_pages, c.all_visible_pages);
         pg_atomic_fetch_add_u64(&s->shared->tuples, c.tuples);
+        pg_atomic_fetch_add_u64(&s->shared->pages_gpu, pages_gpu);
         pg_atomic_fetch_add_u64(&s->shared->values_cpu, values_cpu);
         pg_atomic_fetch_add_u64(&s->shared->values_gpu, values_gpu);
     }
@@ -438,6 +482,8 @@ TupleTableSlot *exec_scan(CustomScanState *node)
 void end_scan(CustomScanState *node)
 {
     ScanExecState *s = scan_state(node);
+    if (s->pages)
+        page_gpu_end(&s->page_gpu);
     heap_reader_end(&s->reader);
     /* gives the states' slots and device histograms back to the GPU service now, not at query end */
     MemoryContextDelete(s->states_cxt);
@@ -446,6 +492,8 @@ void end_scan(CustomScanState *node)
 void rescan(CustomScanState *node)
 {
     ScanExecState *s = scan_state(node);
+    if (s->pages)
+        page_gpu_end(&s->page_gpu);
     heap_reader_end(&s->reader);
     MemoryContextReset(s->states_cxt);
     for (int h = 0; h < s->nhist; h++)
@@ -481,6 +529,7 @@ void initialize_dsm(CustomScanState *node, ParallelContext *, void *coordinate)
     pg_atomic_init_u64(&s->shared->pages, 0);
     pg_atomic_init_u64(&s->shared->all_visible_pages, 0);
     pg_atomic_init_u64(&s->shared->tuples, 0);
+    pg_atomic_init_u64(&s->shared->pages_gpu, 0);
     pg_atomic_init_u64(&s->shared->values_cpu, 0);
     pg_atomic_init_u64(&s->shared->values_gpu, 0);
     table_block_parallelscan_initialize(node->ss.ss_currentRelation,
@@ -508,6 +557,7 @@ void shutdown_scan(CustomScanState *node)
     s->totals.read.pages = pg_atomic_read_u64(&s->shared->pages);
     s->totals.read.all_visible_pages = pg_atomic_read_u64(&s->shared->all_visible_pages);
     s->totals.read.tuples = pg_atomic_read_u64(&s->shared->tuples);
+    s->totals.pages_gpu = pg_atomic_read_u64(&s->shared->pages_gpu);
     s->totals.values_cpu = pg_atomic_read_u64(&s->shared->values_cpu);
     s->totals.values_gpu = pg_atomic_read_u64(&s->shared->values_gpu);
     s->totals_from_shared = true;
@@ -569,6 +619,7 @@ void explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
         }
         ExplainPropertyUInteger("Pages", NULL, t.read.pages, es);
         ExplainPropertyUInteger("All-Visible Pages", NULL, t.read.all_visible_pages, es);
+        ExplainPropertyUInteger("Pages Parsed on GPU", NULL, t.pages_gpu, es);
         ExplainPropertyUInteger("Visible Tuples", NULL, t.read.tuples, es);
         ExplainPropertyUInteger("Values Binned on CPU", NULL, t.values_cpu, es);
         ExplainPropertyUInteger("Values Binned on GPU", NULL, t.values_gpu, es);

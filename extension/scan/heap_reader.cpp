@@ -114,6 +114,27 @@ bool heap_reader_next_page(HeapReader *r)
     return true;
 }
 
+bool heap_reader_page_shareable(const HeapReader *r)
+{
+    return r->whole_page && !BufferIsLocal(r->buffer) && !PageHasFreeLinePointers(r->page);
+}
+
+Buffer heap_reader_take_page(HeapReader *r, OffsetNumber *lines)
+{
+    Assert(r->locked && r->whole_page);
+    OffsetNumber n = PageGetMaxOffsetNumber(r->page);
+    int normal = 0;
+    for (OffsetNumber off = FirstOffsetNumber; off <= n; off++)
+        normal += ItemIdIsNormal(PageGetItemId(r->page, off));
+    heap_reader_count_tuples(r, normal);
+    heap_reader_unlock(r);
+    Buffer buffer = r->buffer;
+    r->buffer = InvalidBuffer;
+    r->whole_page = false;
+    *lines = n;
+    return buffer;
+}
+
 void heap_reader_count_tuples(HeapReader *r, int n)
 {
     r->counters.tuples += n;
@@ -251,9 +272,9 @@ int column_values_each(const HeapColumn &col, TupleDesc desc, const HeapTupleDat
  * the first value of a scan is the one whose row the aggregate checks first.
  */
 template <typename T>
-int page_column_values(const HeapColumn &col, TupleDesc desc, Page page, double *buf, int *ntuples)
+int page_column_values(const HeapColumn &col, TupleDesc desc, Page page, OffsetNumber lines, double *buf,
+                       int *ntuples)
 {
-    OffsetNumber lines = PageGetMaxOffsetNumber(page);
     double *out = buf + MaxHeapTuplesPerPage;
     int n = 0;
     for (OffsetNumber off = lines; off >= FirstOffsetNumber; off--) {
@@ -288,10 +309,11 @@ template <typename Fn> int by_column_type(Oid type, Fn &&fn)
 
 } // namespace
 
-int heap_page_column_values(const HeapColumn &col, TupleDesc desc, Page page, double *buf, int *ntuples)
+int heap_page_column_values(const HeapColumn &col, TupleDesc desc, Page page, OffsetNumber lines, double *buf,
+                            int *ntuples)
 {
     return by_column_type(col.type, [&](auto v) {
-        return page_column_values<decltype(v)>(col, desc, page, buf, ntuples);
+        return page_column_values<decltype(v)>(col, desc, page, lines, buf, ntuples);
     });
 }
 

@@ -72,6 +72,24 @@ void heap_reader_begin(HeapReader *r, Relation rel, Snapshot snapshot, ParallelB
  */
 bool heap_reader_next_page(HeapReader *r);
 
+/*
+ * Whether the current page may be read with only a pin, by the GPU or
+ * later on the CPU: whole_page, a shared buffer, and no free line pointer.
+ * While it stays pinned, no tuple up to its current line pointer count can
+ * move or change its column values; an insert into its free space adds
+ * line pointers past that count, and with no unused one (PD_HAS_FREE_LINES
+ * clear) none below it can be reused: only pruning, which needs a cleanup
+ * lock, could set that flag.
+ */
+bool heap_reader_page_shareable(const HeapReader *r);
+
+/*
+ * Takes the current page's pin over (the caller releases it with
+ * ReleaseBuffer) after counting its normal tuples as read; unlocks it.
+ * *lines is its line pointer count under the lock.
+ */
+Buffer heap_reader_take_page(HeapReader *r, OffsetNumber *lines);
+
 /* Counts n tuples of a whole_page page as read (statistics, EXPLAIN). */
 void heap_reader_count_tuples(HeapReader *r, int n);
 
@@ -168,10 +186,11 @@ void heap_column_values_each(const HeapColumn &col, TupleDesc desc, const HeapTu
                              double *out, bool *isnull);
 
 /*
- * The same for every normal tuple of a whole_page page, counted in
- * *ntuples: the k values it returns end at buf[MaxHeapTuplesPerPage - 1],
- * in the page's order.
+ * The same for every normal tuple among the first `lines` line pointers
+ * of a whole_page page, counted in *ntuples: the k values it returns end
+ * at buf[MaxHeapTuplesPerPage - 1], in the page's order.
  */
-int heap_page_column_values(const HeapColumn &col, TupleDesc desc, Page page, double *buf, int *ntuples);
+int heap_page_column_values(const HeapColumn &col, TupleDesc desc, Page page, OffsetNumber lines, double *buf,
+                            int *ntuples);
 
 #endif /* GH_SCAN_HEAP_READER_H */

@@ -28,6 +28,8 @@
 #include "cuda_process.h"
 
 extern "C" {
+#include "portability/instr_time.h"
+#include "storage/bufmgr.h"
 #include "storage/ipc.h"
 #include "storage/pg_shmem.h"
 #include "storage/proc.h"
@@ -54,6 +56,7 @@ struct InFlight {
     int32 slot;
     gh::BatchBuffer *batch;
     gh::BatchBuffer *groups; /* a grouped batch's group numbers, or NULL */
+    bool pages;              /* a page batch: done when its kernel is, not its copy (the pages stay pinned till then) */
 };
 
 LocalHistogram *locals;
@@ -189,13 +192,45 @@ bool start_gpus(void)
     return true;
 }
 
+/*
+ * Maps the shared buffer pool for every GPU, once: scans then send pinned
+ * pages by buffer number, and the page kernel reads them where they lie.
+ * Done after the service is up, since pinning tens of gigabytes takes a
+ * second or more and values need not wait for it.  A failure (a locked
+ * memory limit, say) only keeps pages on the CPU.
+ */
+void map_buffer_pool(void)
+{
+    if (!gh_service->map_buffers)
+        return;
+    instr_time start, elapsed;
+    INSTR_TIME_SET_CURRENT(start);
+    Size bytes = static_cast<Size>(NBuffers) * BLCKSZ;
+    gh::Status s = gh::gpu_pool_register(BufferBlocks, bytes);
+    INSTR_TIME_SET_CURRENT(elapsed);
+    INSTR_TIME_SUBTRACT(elapsed, start);
+    double ms = INSTR_TIME_GET_MILLISEC(elapsed);
+    if (s != gh::Status::ok) {
+        if (s == gh::Status::cuda_error || s == gh::Status::internal_error)
+            ereport(LOG, (errmsg("gpu_histogram CUDA process: the shared buffer pool is not mapped for the GPU, "
+                                 "pages are parsed on the CPU: %s", gh::gpu_last_error())));
+        return;
+    }
+    service_lock();
+    gh_service->pool_registered = true;
+    gh_service->pool_register_ms = ms;
+    service_unlock();
+    ereport(LOG, (errmsg("gpu_histogram CUDA process: shared buffer pool (%zu MB) mapped for the GPU in %.1f ms",
+                         bytes >> 20, ms)));
+}
+
 /* Marks a slot free (or leaves a read's answer in it) and wakes whoever waits. */
 void finish_slot(int32 i, gh::Status result)
 {
     ServiceSlot *slot = &gh_service_slots[i];
     bool answer = false;
     service_lock();
-    if (slot->request == REQUEST_READ && !slot->abandoned) {
+    if (request_answers_owner(slot->request) && !slot->abandoned) {
         slot->state = SLOT_DONE;
         slot->result = static_cast<int32>(result);
         answer = true;
@@ -278,8 +313,30 @@ gh::Status run_bin(int32 i, const ServiceSlot &req, LocalHistogram *local, const
     s = gh::gpu_histogram_submit(local->device, batch, static_cast<size_t>(req.count));
     if (s != gh::Status::ok)
         return s;
-    in_flight[n_in_flight++] = InFlight{i, batch, NULL};
+    in_flight[n_in_flight++] = InFlight{i, batch, NULL, false};
     count_batch(h, req.count);
+    return gh::Status::ok;
+}
+
+/* A page batch: the slot holds page words; the kernel reads the pages out of the mapped buffer pool. */
+gh::Status run_bin_pages(int32 i, const ServiceSlot &req, LocalHistogram *local, const ServiceHistogram &h)
+{
+    if (!h.pages || h.groups > 0 || req.count > gh_service->slot_values)
+        return gh::Status::internal_error;
+    if (!gh_service->pool_registered) /* sent to an earlier incarnation that had it: the histogram fails */
+        return gh::Status::no_device;
+    gh::Status s = open_device_histogram(local, h);
+    if (s != gh::Status::ok)
+        return s;
+    gh::BatchBuffer *batch = batches[i * gh::kMaxDevices + h.device];
+    s = gh::gpu_pages_submit(local->device, batch, static_cast<size_t>(req.count), h.column);
+    if (s != gh::Status::ok)
+        return s;
+    in_flight[n_in_flight++] = InFlight{i, batch, NULL, true};
+    service_lock();
+    gh_service->batches++;
+    gh_service->devices[h.device].batches++;
+    service_unlock();
     return gh::Status::ok;
 }
 
@@ -296,7 +353,7 @@ gh::Status run_bin_grouped(int32 i, const ServiceSlot &req, LocalHistogram *loca
     s = gh::gpu_grouped_submit(local->device, batch, groups, static_cast<size_t>(req.count));
     if (s != gh::Status::ok)
         return s;
-    in_flight[n_in_flight++] = InFlight{i, batch, groups};
+    in_flight[n_in_flight++] = InFlight{i, batch, groups, false};
     count_batch(h, req.count);
     return gh::Status::ok;
 }
@@ -351,6 +408,11 @@ void run_request(int32 i)
         if (s == gh::Status::ok)
             return;
         break;
+    case REQUEST_BIN_PAGES:
+        s = run_bin_pages(i, req, local, h);
+        if (s == gh::Status::ok)
+            return;
+        break;
     case REQUEST_READ:
         s = run_read(i, req, local, h);
         if (s == gh::Status::interrupted)
@@ -396,7 +458,14 @@ void retire_batches(void)
     int kept = 0;
     for (int k = 0; k < n_in_flight; k++) {
         bool busy = false;
-        gh::Status s = gh::gpu_batch_busy(in_flight[k].batch, &busy);
+        gh::Status s;
+        if (in_flight[k].pages) {
+            bool finished = false;
+            s = gh::gpu_batch_finished(in_flight[k].batch, &finished);
+            busy = !finished;
+        } else {
+            s = gh::gpu_batch_busy(in_flight[k].batch, &busy);
+        }
         if (s == gh::Status::ok && !busy && in_flight[k].groups != NULL)
             s = gh::gpu_batch_busy(in_flight[k].groups, &busy);
         if (s != gh::Status::ok)
@@ -595,6 +664,7 @@ void cuda_process_main(pid_t supervisor)
     gh_service->state = SERVICE_STARTING;
     gh_service->start_status = static_cast<int32>(gh::Status::ok);
     gh_service->pid = MyProcPid;
+    gh_service->pool_registered = false;
     applied_fail_request = gh_service->fail_request;
     applied_crash_request = gh_service->crash_request;
     service_unlock();
@@ -618,7 +688,9 @@ void cuda_process_main(pid_t supervisor)
     gh_service->state = gpus ? SERVICE_UP : SERVICE_NO_GPU;
     service_unlock();
     ask_for_broadcast(); /* device = 'gpu' sessions wait for the start */
-    if (gpus)
+    if (gpus) {
+        map_buffer_pool();
         serve();
+    }
     idle();
 }

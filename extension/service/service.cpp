@@ -29,6 +29,7 @@ int setting_slots = 32;
 int setting_slot_values = 1 << 20;
 int setting_histograms = 1024;
 int setting_device_memory_mb = 512;
+bool setting_map_buffers = true;
 
 shmem_request_hook_type prev_shmem_request_hook = NULL;
 shmem_startup_hook_type prev_shmem_startup_hook = NULL;
@@ -82,6 +83,7 @@ void attach_shared_memory(void)
         gh_service->slot_values = setting_slot_values;
         gh_service->nhistograms = setting_histograms;
         gh_service->device_memory_limit = static_cast<int64>(setting_device_memory_mb) * 1024 * 1024;
+        gh_service->map_buffers = setting_map_buffers;
         gh_service->state = SERVICE_DOWN;
         gh_service->next_serial = 1;
         gh_service->next_seq = 1;
@@ -162,7 +164,7 @@ void service_fail_all_locked(const char *failure)
     for (int i = 0; i < gh_service->nslots; i++) {
         ServiceSlot *slot = &gh_service_slots[i];
         if (slot->state == SLOT_QUEUED || slot->state == SLOT_RUNNING) {
-            if (slot->abandoned || slot->request != REQUEST_READ) {
+            if (slot->abandoned || !request_answers_owner(slot->request)) {
                 slot->state = SLOT_FREE;
                 slot->abandoned = false;
             } else {
@@ -230,6 +232,11 @@ void gpu_service_init(void)
                             "Batch buffers on the device (one per slot and device) come on top.",
                             &setting_device_memory_mb, 512, 1, 1024 * 1024, PGC_POSTMASTER, GUC_UNIT_MB, NULL,
                             NULL, NULL);
+    DefineCustomBoolVariable("gpu_histogram.service_map_buffers",
+                             "Whether the GPU service maps the shared buffer pool for the GPUs.",
+                             "Then the custom scan hands pinned all-visible pages to the GPU, which reads "
+                             "them from host memory and extracts the values itself.",
+                             &setting_map_buffers, true, PGC_POSTMASTER, 0, NULL, NULL, NULL);
     prev_shmem_request_hook = shmem_request_hook;
     shmem_request_hook = request_shared_memory;
     prev_shmem_startup_hook = shmem_startup_hook;

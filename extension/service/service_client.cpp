@@ -117,7 +117,8 @@ int32 pick_device(void)
 enum OpenAttempt { OPEN_TAKEN, OPEN_NO_ROOM, OPEN_SERVICE_DOWN, OPEN_NEVER_FITS };
 
 /* One attempt under the lock. */
-OpenAttempt try_open(const gh::HistogramSpec &spec, uint32 groups, bool transient, ServiceHistogramRef *out)
+OpenAttempt try_open(const gh::HistogramSpec &spec, uint32 groups, const gh::PageColumn *column, bool transient,
+                     ServiceHistogramRef *out)
 {
     int64 bytes = static_cast<int64>(histogram_device_bytes(spec, groups));
     OpenAttempt result = OPEN_NO_ROOM;
@@ -152,6 +153,9 @@ OpenAttempt try_open(const gh::HistogramSpec &spec, uint32 groups, bool transien
         h->spec = spec;
         h->spec.thresholds.thresholds = NULL;
         h->groups = groups;
+        h->pages = column != NULL;
+        if (column != NULL)
+            h->column = *column;
         gh_service->histograms_open++;
         gh_service->device_bytes += bytes;
         gh_service->devices[h->device].histograms++;
@@ -195,6 +199,37 @@ bool load_thresholds(const gh::HistogramSpec &spec, const ServiceHistogramRef *r
         queue_request(slot, REQUEST_THRESHOLDS, ref, first, n);
     }
     return true;
+}
+
+/*
+ * Whether the request queued on slot (a read, a page batch) has its answer,
+ * in *result; with wait, waits for it.  The CUDA process (or the
+ * supervisor, if the process died) sets this process's latch when the slot
+ * is DONE; a service that went down without answering answers cuda_error.
+ */
+bool await_answer(int32 slot, bool wait, gh::Status *result)
+{
+    ServiceSlot *s = &gh_service_slots[slot];
+    for (;;) {
+        if (wait)
+            ResetLatch(MyLatch);
+        service_lock();
+        SlotState state = s->state;
+        *result = static_cast<gh::Status>(s->result);
+        ServiceState service = gh_service->state;
+        service_unlock();
+        if (state == SLOT_DONE)
+            return true;
+        if (service != SERVICE_UP && service != SERVICE_STARTING) {
+            /* the CUDA process is gone and did not answer: what it held is lost */
+            *result = gh::Status::cuda_error;
+            return true;
+        }
+        if (!wait)
+            return false;
+        (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1000, PG_WAIT_EXTENSION);
+        CHECK_FOR_INTERRUPTS();
+    }
 }
 
 } // namespace
@@ -261,13 +296,13 @@ int32 gpu_service_slot_capacity(void)
 
 namespace {
 
-bool open_histogram(const gh::HistogramSpec &spec, uint32 groups, bool transient, ServiceWait wait,
-                    ServiceHistogramRef *out)
+bool open_histogram(const gh::HistogramSpec &spec, uint32 groups, const gh::PageColumn *column, bool transient,
+                    ServiceWait wait, ServiceHistogramRef *out)
 {
     out->index = -1;
     register_exit_callback();
     for (;;) {
-        OpenAttempt got = try_open(spec, groups, transient, out);
+        OpenAttempt got = try_open(spec, groups, column, transient, out);
         if (got == OPEN_TAKEN)
             break;
         if (wait == SERVICE_NO_WAIT) {
@@ -303,7 +338,7 @@ bool open_histogram(const gh::HistogramSpec &spec, uint32 groups, bool transient
 
 bool gpu_service_open(const gh::HistogramSpec &spec, bool transient, ServiceWait wait, ServiceHistogramRef *out)
 {
-    return open_histogram(spec, 0, transient, wait, out);
+    return open_histogram(spec, 0, NULL, transient, wait, out);
 }
 
 bool gpu_service_open_grouped(const gh::GroupedSpec &spec, ServiceWait wait, ServiceHistogramRef *out)
@@ -311,7 +346,7 @@ bool gpu_service_open_grouped(const gh::GroupedSpec &spec, ServiceWait wait, Ser
     if (!gh::grouped_spec_fits(spec))
         elog(ERROR, "gpu_histogram: a grouped histogram of %u groups of %d buckets is too large", spec.groups,
              spec.interval.nbins);
-    return open_histogram(gh::float_histogram(spec.interval), spec.groups, false, wait, out);
+    return open_histogram(gh::float_histogram(spec.interval), spec.groups, NULL, false, wait, out);
 }
 
 int32 gpu_service_grouped_capacity(void)
@@ -432,26 +467,8 @@ void gpu_service_read_range(const ServiceHistogramRef *ref, int32 start, int32 c
         int32 n = Min(capacity, count - first);
         *slot = gpu_service_take_slot(SERVICE_WAIT);
         queue_request(*slot, REQUEST_READ, ref, start + first, n);
-        ServiceSlot *s = &gh_service_slots[*slot];
         gh::Status result;
-        /* the CUDA process (or the supervisor, if it died) sets this process's latch when the slot is DONE */
-        for (;;) {
-            ResetLatch(MyLatch);
-            service_lock();
-            SlotState state = s->state;
-            result = static_cast<gh::Status>(s->result);
-            ServiceState service = gh_service->state;
-            service_unlock();
-            if (state == SLOT_DONE)
-                break;
-            if (service != SERVICE_UP && service != SERVICE_STARTING) {
-                /* the CUDA process is gone and did not answer: what it held is lost */
-                result = gh::Status::cuda_error;
-                break;
-            }
-            (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1000, PG_WAIT_EXTENSION);
-            CHECK_FOR_INTERRUPTS();
-        }
+        (void)await_answer(*slot, true, &result);
         if (result == gh::Status::ok) {
             const int64 *answer = reinterpret_cast<const int64 *>(service_slot_values(*slot));
             for (int32 i = 0; i < n; i++)
@@ -483,4 +500,51 @@ void gpu_service_fail_after(int32 calls)
     gh_service->fail_request++;
     service_unlock();
     service_wake();
+}
+
+bool gpu_service_pages_ready(void)
+{
+    if (gh_service == NULL)
+        return false;
+    service_lock();
+    bool ready = gh_service->state == SERVICE_UP && gh_service->pool_registered;
+    service_unlock();
+    return ready;
+}
+
+bool gpu_service_open_pages(const gh::HistogramSpec &spec, const gh::PageColumn &column, ServiceWait wait,
+                            ServiceHistogramRef *out)
+{
+    return open_histogram(spec, 0, &column, false, wait, out);
+}
+
+int32 gpu_service_page_capacity(void)
+{
+    return gh_service != NULL ? gh_service->slot_values : 0;
+}
+
+uint64 *gpu_service_slot_pages(int32 slot)
+{
+    return reinterpret_cast<uint64 *>(service_slot_values(slot));
+}
+
+void gpu_service_bin_pages(int32 slot, const ServiceHistogramRef *ref, int32 npages)
+{
+    Assert(npages <= gh_service->slot_values);
+    queue_request(slot, REQUEST_BIN_PAGES, ref, 0, npages);
+    gh_batches_sent_to_gpu++;
+}
+
+bool gpu_service_pages_done(int32 slot, bool wait, gh::Status *result)
+{
+    if (!await_answer(slot, wait, result))
+        return false;
+    gpu_service_release_slot(slot);
+    return true;
+}
+
+void gpu_service_report(gh::Status s)
+{
+    if (s != gh::Status::ok)
+        report_service_error(s);
 }

@@ -21,6 +21,8 @@
 #include "../pg_headers.h"
 #include "../../gpu/grouped_spec.h"
 #include "../../gpu/histogram_spec.h"
+#include "../../gpu/page_spec.h"
+#include "../../gpu/status.h"
 
 /* A histogram entry taken in the service. */
 struct ServiceHistogramRef {
@@ -96,6 +98,38 @@ void gpu_service_read(const ServiceHistogramRef *ref, int32 nslots, int64 *count
 
 /* The same for counters [first, first + n), added into counts[0 .. n). */
 void gpu_service_read_range(const ServiceHistogramRef *ref, int32 first, int32 n, int64 *counts, int32 *slot);
+
+/*
+ * Page batches (gpu/page_spec.h): instead of values, a scan sends the
+ * numbers of shared buffers it holds pinned, and the GPU reads the pages
+ * out of the mapped buffer pool.  Whether the service can take them now:
+ * it is up and has mapped the pool.
+ */
+bool gpu_service_pages_ready(void);
+
+/* Opens a lease on a device histogram fed by page batches that read `column`, as gpu_service_open. */
+bool gpu_service_open_pages(const gh::HistogramSpec &spec, const gh::PageColumn &column, ServiceWait wait,
+                            ServiceHistogramRef *out);
+
+/* The most page words a slot holds. */
+int32 gpu_service_page_capacity(void);
+
+/* Where a slot's page words go. */
+uint64 *gpu_service_slot_pages(int32 slot);
+
+/* Queues the slot's first n page words; the pages stay pinned until gpu_service_pages_done() says so. */
+void gpu_service_bin_pages(int32 slot, const ServiceHistogramRef *ref, int32 n);
+
+/*
+ * Whether the page batch queued on slot is done (the GPU has read its
+ * pages); with wait, waits for it, interruptibly.  When done, the slot is
+ * free again and *result is the batch's gh::Status (cuda_error if the
+ * service died meanwhile).
+ */
+bool gpu_service_pages_done(int32 slot, bool wait, gh::Status *result);
+
+/* Raises the ERROR for a request's failed gh::Status (nothing for ok). */
+void gpu_service_report(gh::Status s);
 
 /* Testing: the service's Nth CUDA call from now on fails. */
 void gpu_service_fail_after(int32 calls);

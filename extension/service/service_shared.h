@@ -38,6 +38,7 @@ extern "C" {
 
 #include "../../gpu/gpu_backend.h"
 #include "../../gpu/histogram_spec.h"
+#include "../../gpu/page_spec.h"
 
 enum ServiceState : int32 {
     SERVICE_DOWN = 0, /* no CUDA process (exited, or not started yet) */
@@ -53,7 +54,18 @@ enum SlotRequest : int32 {
     REQUEST_THRESHOLDS, /* `count` thresholds of `hist`, from index `first` on */
     REQUEST_READ,       /* counters [first, first + count) of `hist` into the slot, zeroing them */
     REQUEST_BIN_GROUPED, /* bin `count` values of the slot, each with its group number, into grouped `hist` */
+    REQUEST_BIN_PAGES,   /* parse `count` pinned pages (page words, gpu/page_spec.h) and bin hist's column */
 };
+
+/*
+ * Requests whose owner waits for the answer: a read's counters, or the end
+ * of a page batch, after which its pages may be unpinned.  The service
+ * leaves them DONE and sets the owner's latch; the owner frees the slot.
+ */
+static inline bool request_answers_owner(SlotRequest request)
+{
+    return request == REQUEST_READ || request == REQUEST_BIN_PAGES;
+}
 
 struct ServiceSlot {
     SlotState state;
@@ -81,6 +93,8 @@ struct ServiceHistogram {
     int64 device_bytes;  /* reserved out of device_memory_limit */
     gh::HistogramSpec spec; /* spec.thresholds.thresholds is meaningless here: they travel in slots */
     uint32 groups;       /* > 0: a grouped histogram of spec.interval (gh::GroupedSpec), groups side by side */
+    bool pages;          /* fed by REQUEST_BIN_PAGES: `column` says what to read out of each page */
+    gh::PageColumn column;
 };
 
 struct ServiceDevice {
@@ -112,6 +126,9 @@ struct ServiceShared {
     int32 starts;
     double startup_ms;    /* CUDA start-up of the current incarnation */
     bool registered;      /* batch memory page-locked with CUDA */
+    bool map_buffers;     /* gpu_histogram.service_map_buffers: register the shared buffer pool */
+    bool pool_registered; /* the shared buffer pool is mapped for the GPUs: scans may send pages */
+    double pool_register_ms;
     char message[256];    /* why there is no GPU ("" when there is one) */
     int32 start_status;   /* gh::Status of starting CUDA: not_built, no_device, ... */
     char last_failure[256]; /* the last fatal CUDA error, kept across restarts for the clients it failed */

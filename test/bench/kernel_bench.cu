@@ -2,13 +2,16 @@
  * kernel_bench.cu: the engine's kernels side by side with CUB and simpler
  * kernels, on device-resident data, in one run on one GPU.
  *
- *   kernel_bench [--quick] [--sections engine,bytes,forms,grouped,pipeline,paths,atomics] > results.csv
+ *   kernel_bench [--quick] [--sections engine,bytes,forms,grouped,pipeline,paths,atomics,pages]
+ *                [--pool-gb N] > results.csv
  *
- * CSV on stdout, a summary on stderr.  Every section but "paths" and
- * "atomics" runs by default; paths (kernel_bench_cells.cuh) forces each way
- * of counting in turn, for choosing between them, and atomics measures
- * global atomics alone.  For each case: median of 15 timed runs
- * (CUDA events) after 3 warm-ups, reported as time and as bytes of input
+ * CSV on stdout, a summary on stderr.  Every section but "paths", "atomics"
+ * and "pages" runs by default; paths (kernel_bench_cells.cuh) forces each
+ * way of counting in turn, for choosing between them, atomics measures
+ * global atomics alone, and pages (kernel_bench_pages.cuh) reads heap pages
+ * from a registered host pool of N GB (default 4, 1 with --quick).  For
+ * each case: median of 15 timed runs (CUDA events) after 3 warm-ups (the
+ * pages section: fewer, its header says), reported as time and as bytes of input
  * read per second.  The read ceiling is cub::DeviceReduce::Sum over the
  * same data.  CUB's HistogramEven bins with its own float formula, so it is
  * a speed reference, not a correctness one; the engine's results are
@@ -29,6 +32,7 @@
 #include "gpu_backend.h"
 #include "kernel_bench_cells.cuh"
 #include "kernel_bench_common.cuh"
+#include "kernel_bench_pages.cuh"
 
 namespace {
 
@@ -284,11 +288,11 @@ void pipeline_section(size_t batch, int batches)
 
 } // namespace
 
-/* Whether `name` is in the comma-separated list (an empty list: every section but paths and atomics). */
+/* Whether `name` is in the comma-separated list (an empty list: every section but paths, atomics and pages). */
 bool wanted(const std::string &list, const char *name)
 {
     if (list.empty())
-        return strcmp(name, "paths") != 0 && strcmp(name, "atomics") != 0;
+        return strcmp(name, "paths") != 0 && strcmp(name, "atomics") != 0 && strcmp(name, "pages") != 0;
     return ("," + list + ",").find("," + std::string(name) + ",") != std::string::npos;
 }
 
@@ -296,14 +300,17 @@ int main(int argc, char **argv)
 {
     bool quick = false;
     std::string sections;
+    size_t pool_gb = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick"))
             quick = true;
         else if (!strcmp(argv[i], "--sections") && i + 1 < argc)
             sections = argv[++i];
+        else if (!strcmp(argv[i], "--pool-gb") && i + 1 < argc)
+            pool_gb = strtoul(argv[++i], nullptr, 10);
         else {
             fprintf(stderr, "usage: kernel_bench [--quick] [--sections "
-                            "engine,bytes,forms,grouped,pipeline,paths,atomics]\n");
+                            "engine,bytes,forms,grouped,pipeline,paths,atomics,pages] [--pool-gb N]\n");
             return 2;
         }
     }
@@ -347,6 +354,8 @@ int main(int argc, char **argv)
     }
     if (wanted(sections, "pipeline"))
         pipeline_section(1 << 20, quick ? 8 : 64);
+    if (wanted(sections, "pages"))
+        pages_section(pool_gb > 0 ? pool_gb : quick ? 1 : 4, quick ? 16 : 64);
     cudaFree(tmp);
     return 0;
 }

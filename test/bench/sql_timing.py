@@ -7,10 +7,16 @@ query and its ratio to the first (the baseline).  Used by the benchmark
 scripts; it prints, it does not assert: speed is shown by ratios, not by
 timed tests.
 
-    sql_timing.py --rounds 7 --warmup 1 [--setup SQL]... LABEL=[SET ...;] QUERY ...
+    sql_timing.py --rounds 7 --warmup 1 [--setup SQL]... [--cpu] LABEL=[SET ...;] QUERY ...
+
+--cpu also reports the backend's own CPU time for each query (from
+/proc/PID/schedstat, read by psql's \! before and after it): the host's
+share of the work, which wall time hides when a GPU or parallel workers do
+the rest.  It needs the server on this machine.
 """
 import argparse
 import json
+import os
 import re
 import statistics
 import subprocess
@@ -23,6 +29,7 @@ def main():
     ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--setup", action="append", default=[], help="SQL run once first (SET ...)")
     ap.add_argument("--json", help="write the medians here as JSON")
+    ap.add_argument("--cpu", action="store_true", help="also the backend's CPU time per query")
     ap.add_argument("queries", nargs="+", help="LABEL=QUERY")
     args = ap.parse_args()
 
@@ -33,6 +40,13 @@ def main():
         queries.append(sql.strip().rstrip(";"))
 
     script = ["\\set ON_ERROR_STOP 1"] + [s.rstrip(";") + ";" for s in args.setup]
+    cpu_file = None
+    if args.cpu:
+        cpu_file = f"/tmp/sql_timing_cpu.{os.getpid()}"
+        open(cpu_file, "w").close()
+        os.chmod(cpu_file, 0o666)
+        script += ["SELECT pg_backend_pid() AS gh_pid \\gset", "\\setenv GH_PID :gh_pid"]
+    sample = f"\\! cut -d' ' -f1 /proc/$GH_PID/schedstat >> {cpu_file}" if cpu_file else None
     # results go to /dev/null; psql still prints its timings on stdout
     script += ["\\timing on", "\\o /dev/null"]
     # A query may start with settings ("SET a = b; SELECT ..."): only its last
@@ -42,7 +56,11 @@ def main():
             *settings, timed = [part.strip() for part in sql.split(";") if part.strip()]
             if settings:
                 script += ["\\timing off"] + [x + ";" for x in settings] + ["\\timing on"]
+            if sample:
+                script.append(sample)
             script.append(timed + ";")
+            if sample:
+                script.append(sample)
     proc = subprocess.run(["psql", "-X", "-q", "-At"], input="\n".join(script) + "\n",
                           capture_output=True, text=True)
     if proc.returncode != 0:
@@ -53,15 +71,24 @@ def main():
         sys.exit(f"expected {n * (args.warmup + args.rounds)} timings, got {len(times)}:\n{proc.stdout}")
     times = times[n * args.warmup:]
     medians = [statistics.median(times[i::n]) for i in range(n)]
+    cpu = None
+    if cpu_file:
+        ns = [int(line) for line in open(cpu_file).read().split()]
+        os.unlink(cpu_file)
+        spent = [(ns[2 * k + 1] - ns[2 * k]) / 1e6 for k in range(len(ns) // 2)][n * args.warmup:]
+        cpu = [statistics.median(spent[i::n]) for i in range(n)] if len(spent) == len(times) else None
     base = medians[0]
     width = max(len(l) for l in labels)
-    print(f"{'query':<{width}}  median ms  ratio to {labels[0]}  (min..max ms, {args.rounds} rounds)")
+    head = f"{'query':<{width}}  median ms  ratio to {labels[0]}  (min..max ms, {args.rounds} rounds)"
+    print(head + ("  backend CPU ms" if cpu else ""))
     for label, med, i in zip(labels, medians, range(n)):
         runs = times[i::n]
-        print(f"{label:<{width}}  {med:9.1f}  {med / base:8.3f}x  ({min(runs):.1f}..{max(runs):.1f})")
+        line = f"{label:<{width}}  {med:9.1f}  {med / base:8.3f}x  ({min(runs):.1f}..{max(runs):.1f})"
+        print(line + (f"  {cpu[i]:10.1f}" if cpu else ""))
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({l: {"median_ms": m, "ratio": m / base, "runs_ms": times[i::n]}
+            json.dump({l: {"median_ms": m, "ratio": m / base, "runs_ms": times[i::n],
+                           "backend_cpu_ms": cpu[i] if cpu else None}
                        for i, (l, m) in enumerate(zip(labels, medians))}, f, indent=1)
 
 

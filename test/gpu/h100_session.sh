@@ -7,7 +7,13 @@
 # kernel_bench).  Writes its logs under $OUT (or /tmp/gh_out).
 #
 #   bash test/gpu/h100_session.sh [unit] [sanitize] [kernels] [sql] [shards] [e2e] [scan] [bench] [service] [crash]
+#                                 [gpuchecks] [pages]
 #
+# gpuchecks: run_gpu_checks.sh without the pg_regress suite (grouped and page
+# checks, the leak loop), log $OUT/gpu_checks.log.
+# pages: test/bench/pages_bench.sh (issue 13) over GH_PAGES_ROWS (default
+# 100M) rows, GH_PAGES_ROUNDS rounds, GH_PAGES_SECONDS of pgbench; log
+# $OUT/pages_bench.log.
 # scan: the benchmark command's custom-scan section over 10M and 100M rows
 # (serial, WHERE, text column, 8 workers), report under $OUT/bench.
 # shards: test/fdw/run_shard_checks.sh with every server at device=gpu.
@@ -45,7 +51,7 @@ if has kernels; then
     echo "== kernel benchmark"; .gpu/bin/kernel_bench >"$OUT/kernel_bench.csv" 2>"$OUT/kernel_bench.txt"
     cat "$OUT/kernel_bench.txt"
 fi
-if has sql || has shards || has e2e || has scan || has bench || has service || has crash; then
+if has sql || has shards || has e2e || has scan || has bench || has service || has crash || has gpuchecks || has pages; then
     # preloaded: the custom scan's planner hook is there for every session
     source .gpu/pg-up.sh .gpu/pg.tar.gz .gpu/stage -- -c shared_buffers=24GB -c max_worker_processes=16 \
         -c shared_preload_libraries=gpu_histogram -c max_connections=100 \
@@ -59,6 +65,15 @@ if has sql; then
     PGOPTIONS="-c gpu_histogram.device=cpu" $PG_REGRESS --inputdir=. --outputdir=/tmp/regress_cpu \
         --bindir="$PG_BIN_DIR" --load-extension=gpu_histogram \
         --dbname=gh_cpu_regress $(sed -n 's/^REGRESS *= *//p' Makefile) 2>&1 | tail -3
+fi
+if has gpuchecks; then
+    echo "== GPU checks (no pg_regress)"
+    bash test/gpu/run_gpu_checks.sh --no-regress --leak-queries "${GH_LEAK_QUERIES:-170}" 2>&1 | tee "$OUT/gpu_checks.log"
+fi
+if has pages; then
+    echo "== benchmark: pages parsed on the GPU"
+    bash test/bench/pages_bench.sh "${GH_PAGES_ROWS:-100000000}" "${GH_PAGES_ROUNDS:-3}" "${GH_PAGES_SECONDS:-30}" 2>&1 |
+        tee "$OUT/pages_bench.log"
 fi
 if has service; then
     echo "== GPU service checks"; OUT=$OUT bash test/gpu/service_checks.sh 2>&1 | tee "$OUT/service_checks.log"

@@ -10,6 +10,8 @@
 # 1. the whole pg_regress suite with gpu_histogram.device = gpu, same expected files;
 # 2. gpu_histogram_stats() shows the values went through the GPU;
 # 2b. grouped scans binned on the GPU equal the ordinary plan (grouped_checks.sh);
+# 2c. pages parsed by the GPU equal the ordinary plan, also under concurrent
+#     writers (page_checks.sh);
 # 3. N (default 1000) queries in one backend, with ERRORs mid-aggregation,
 #    statement_timeout cancels, NaN values and injected fatal CUDA failures
 #    in the GPU service (each one restarts it) among them, leave the
@@ -63,12 +65,19 @@ psql_q -c "DROP DATABASE IF EXISTS gh_gpu_regress" >/dev/null
 # 2b. grouped scans on the GPU
 if bash test/gpu/grouped_checks.sh; then :; else failures=$((failures + 1)); fi
 
+# 2c. pages parsed on the GPU: layouts, and MVCC under concurrent writers
+if bash test/gpu/page_checks.sh; then :; else failures=$((failures + 1)); fi
+
 # 2 and 3 run in one backend: stats, then the leak loop
 # x is numeric (the aggregate path); xf is float8, which the custom scan reads
-# straight from the pages; gh_leak_nan has one NaN in the middle.
-psql_q -c "DROP TABLE IF EXISTS gh_leak, gh_leak_nan; CREATE TABLE gh_leak AS SELECT (i % 1000) / 1000.0 AS x, ((i % 1000) / 1000.0)::float8 AS xf, i, i % 100 AS g FROM generate_series(1, 300000) i; ANALYZE gh_leak" \
+# straight from the pages; gh_leak_nan has one NaN in the middle; gh_leak_pages
+# is all-visible with nothing but fixed-width columns, so the GPU parses its pages.
+psql_q -c "DROP TABLE IF EXISTS gh_leak, gh_leak_nan, gh_leak_pages; CREATE TABLE gh_leak AS SELECT (i % 1000) / 1000.0 AS x, ((i % 1000) / 1000.0)::float8 AS xf, i, i % 100 AS g FROM generate_series(1, 300000) i" \
+       -c "VACUUM ANALYZE gh_leak" \
        -c "CREATE TABLE gh_leak_nan AS SELECT CASE WHEN i = 200000 THEN 'NaN' ELSE i / 300000.0 END::float8 AS xf FROM generate_series(1, 300000) i" \
-       -c "VACUUM ANALYZE gh_leak_nan"
+       -c "VACUUM ANALYZE gh_leak_nan" \
+       -c "CREATE TABLE gh_leak_pages AS SELECT ((i % 1000) / 1000.0)::float8 AS xf, i FROM generate_series(1, 600000) i" \
+       -c "VACUUM ANALYZE gh_leak_pages"
 sql=$(mktemp /tmp/gh_leak.XXXXXX.sql)
 {
     echo "SET gpu_histogram.device = gpu; SET gpu_histogram.batch_size = 16384; SET max_parallel_workers_per_gather = 0;"
@@ -80,13 +89,14 @@ sql=$(mktemp /tmp/gh_leak.XXXXXX.sql)
     echo "SET gpu_histogram.debug_fail_cuda_call = 1; SELECT gpu_histogram(x, 0, 1, 256) IS NOT NULL FROM gh_leak; RESET gpu_histogram.debug_fail_cuda_call;"
     for _ in 1 2 3; do echo "SELECT gpu_histogram(x, 0, 1, 256) IS NOT NULL FROM gh_leak;"; echo "SELECT count(*) FROM (SELECT i % 100, gpu_histogram(x, 0, 1, 64) FROM gh_leak GROUP BY 1) s;"; echo "SELECT sum(cardinality(h)) FROM (SELECT g, gpu_histogram(xf, 0, 1, 1000) h FROM gh_leak GROUP BY g) s;"; done
     echo "SELECT gpu_histogram(xf, 0, 1, 256) IS NOT NULL FROM gh_leak; SELECT gpu_histogram(x, '{0.1,0.2,0.5,0.9}'::float8[]) IS NOT NULL FROM gh_leak;"
+    echo "SELECT gpu_histogram(xf, 0, 1, 256) IS NOT NULL FROM gh_leak_pages;"
     echo "SELECT gpu_histogram('2024-01-01'::timestamptz + i * interval '1 second', '2024-01-01', '2024-01-05', 1440) IS NOT NULL FROM gh_leak;"
     # the service trims its memory pools and reads free memory after a second idle
     echo "SELECT pg_sleep(1.5); SELECT 'before', device_histograms, service_slots_in_use, service_device_histograms, service_device_bytes, (SELECT string_agg(free_memory::text, ',' ORDER BY ordinal) FROM gpu_histogram_devices()) FROM gpu_histogram_stats();"
     for ((q = 0; q < leak_queries; q++)); do
-        kind=$((q % 15))
+        kind=$((q % 17))
         # an injected failure restarts the service (about half a second): one cycle in four injects
-        if [ $((q % 60)) -ge 15 ] && { [ $kind = 4 ] || [ $kind = 9 ] || [ $kind = 10 ] || [ $kind = 14 ]; }; then kind=0; fi
+        if [ $((q % 60)) -ge 15 ] && { [ $kind = 4 ] || [ $kind = 9 ] || [ $kind = 10 ] || [ $kind = 14 ] || [ $kind = 16 ]; }; then kind=0; fi
         case $kind in
         0) echo "SELECT gpu_histogram(x, 0, 1, 256) IS NOT NULL FROM gh_leak;" ;;
         1) echo "SELECT gpu_histogram(x / (CASE WHEN i = 250000 THEN 0 ELSE 1 END), 0, 1, 256) FROM gh_leak;" ;;
@@ -106,6 +116,9 @@ sql=$(mktemp /tmp/gh_leak.XXXXXX.sql)
         12) echo "SELECT sum(cardinality(h)) FROM (SELECT g, gpu_histogram(xf, 0, 1, 256) h FROM gh_leak WHERE 1 / (i - 250000) > -2 GROUP BY g) s;" ;;
         13) echo "SET statement_timeout = '3ms'; SELECT sum(cardinality(h)) FROM (SELECT g, gpu_histogram(xf, 0, 1, 1000) h FROM gh_leak GROUP BY g) s; RESET statement_timeout;" ;;
         14) echo "SET gpu_histogram.debug_fail_cuda_call = $((q % 13 + 1)); SELECT sum(cardinality(h)) FROM (SELECT g, gpu_histogram(xf, 0, 1, 256) h FROM gh_leak GROUP BY g) s; RESET gpu_histogram.debug_fail_cuda_call;" ;;
+        # pages parsed on the GPU: a cancel while pages are pinned and in flight, a CUDA failure
+        15) echo "SET statement_timeout = '2ms'; SELECT gpu_histogram(xf, 0, 1, 1000) IS NOT NULL FROM gh_leak_pages; RESET statement_timeout;" ;;
+        16) echo "SET gpu_histogram.debug_fail_cuda_call = $((q % 11 + 1)); SELECT gpu_histogram(xf, 0, 1, 256) IS NOT NULL FROM gh_leak_pages; RESET gpu_histogram.debug_fail_cuda_call;" ;;
         esac
     done
     echo "SELECT pg_sleep(1.5); SELECT 'after', device_histograms, service_slots_in_use, service_device_histograms, service_device_bytes, (SELECT string_agg(free_memory::text, ',' ORDER BY ordinal) FROM gpu_histogram_devices()) FROM gpu_histogram_stats();"
@@ -128,6 +141,6 @@ else
 fi
 sort "$sql.err" | sed 's/ \(at character\|LINE\).*//' | sort | uniq -c | sort -rn | head -8 | sed 's/^/  /'
 rm -f "$sql" "$sql.err"
-psql_q -c "DROP TABLE gh_leak, gh_leak_nan"
+psql_q -c "DROP TABLE gh_leak, gh_leak_nan, gh_leak_pages"
 [ $failures -eq 0 ] && echo "GPU checks: all passed" || echo "GPU checks: $failures FAILED"
 exit $failures

@@ -1,0 +1,242 @@
+/*
+ * page_gpu.cpp: batches of pinned pages for the GPU service (page_gpu.h).
+ */
+#include "page_gpu.h"
+
+#include "page_layout.h"
+
+#include "../settings.h"
+
+extern "C" {
+#include "utils/memutils.h"
+#include "utils/rel.h"
+}
+
+namespace {
+
+/*
+ * Pages per batch: about 460,000 rows of one float8 column, 16 MB that the
+ * GPU reads in a third of a millisecond, against a few hundred microseconds
+ * of the host's pinning, so one batch on the GPU while the next fills
+ * keeps both busy.  Two batches hold at most this many pins twice.
+ */
+constexpr int32 kPagesPerBatch = 2048;
+
+/* The service's slots and leases go back when the scan's memory does (ERROR, cancel, end). */
+void give_back(void *arg)
+{
+    PageGpu *pg = static_cast<PageGpu *>(arg);
+    for (PageBatch &b : pg->batch) {
+        for (int h = 0; h < pg->nhist; h++) {
+            gpu_service_release_slot(b.slots[h]);
+            b.slots[h] = -1;
+        }
+        /* the pins are the resource owner's to release after an ERROR; page_gpu_end() releases them otherwise */
+        b.npages = 0;
+        b.on_gpu = false;
+    }
+    gpu_service_release_slot(pg->read_slot);
+    pg->read_slot = -1;
+    for (int h = 0; h < pg->nhist; h++)
+        gpu_service_close(&pg->hist[h]);
+}
+
+/* Whether histogram h takes part: it has a column the kernel reads and input. */
+bool binned(const PageGpu *pg, int h, const bool *skip)
+{
+    return pg->columns[h].attno > 0 && !skip[h];
+}
+
+/* Waits for a batch on the GPU, unpins it; raises the service's error if the GPU failed it. */
+void complete(PageGpu *pg, PageBatch *b)
+{
+    if (!b->on_gpu)
+        return;
+    gh::Status failure = gh::Status::ok;
+    for (int h = 0; h < pg->nhist; h++) {
+        if (b->slots[h] < 0)
+            continue;
+        gh::Status result;
+        (void)gpu_service_pages_done(b->slots[h], true, &result);
+        b->slots[h] = -1;
+        if (failure == gh::Status::ok)
+            failure = result;
+    }
+    b->on_gpu = false;
+    pg->pages_gpu += b->npages;
+    page_gpu_release(b);
+    gpu_service_report(failure);
+}
+
+/* Takes a lease per histogram and a slot per histogram without waiting, and queues the batch; false: no room. */
+bool send(PageGpu *pg, PageBatch *b, HistogramState *const *states, const bool *skip)
+{
+    if (!gpu_service_pages_ready())
+        return false;
+    for (int h = 0; h < pg->nhist; h++) {
+        if (!binned(pg, h, skip) || pg->hist[h].index >= 0)
+            continue;
+        if (!gpu_service_open_pages(states[h]->spec, pg->columns[h], SERVICE_NO_WAIT, &pg->hist[h]))
+            return false;
+    }
+    for (int h = 0; h < pg->nhist; h++) {
+        if (!binned(pg, h, skip))
+            continue;
+        b->slots[h] = gpu_service_take_slot(SERVICE_NO_WAIT);
+        if (b->slots[h] < 0) {
+            for (int k = 0; k < h; k++) {
+                gpu_service_release_slot(b->slots[k]);
+                b->slots[k] = -1;
+            }
+            return false;
+        }
+    }
+    for (int h = 0; h < pg->nhist; h++) {
+        if (b->slots[h] < 0)
+            continue;
+        uint64 *words = gpu_service_slot_pages(b->slots[h]);
+        for (int i = 0; i < b->npages; i++)
+            words[i] = gh::page_word(static_cast<uint64>(b->buffers[i] - 1), b->lines[i]);
+    }
+    for (int h = 0; h < pg->nhist; h++)
+        if (b->slots[h] >= 0)
+            gpu_service_bin_pages(b->slots[h], &pg->hist[h], b->npages);
+    b->on_gpu = true;
+    return true;
+}
+
+/*
+ * The filling batch is ready: the other one is collected first (one batch
+ * on the GPU at a time per scan), then this one goes if the service has
+ * room; if not, it is the caller's to parse.
+ */
+PageBatch *ship(PageGpu *pg, HistogramState *const *states, const bool *skip)
+{
+    PageBatch *b = &pg->batch[pg->filling];
+    if (b->npages == 0)
+        return NULL;
+    complete(pg, &pg->batch[1 - pg->filling]);
+    if (!send(pg, b, states, skip))
+        return b;
+    pg->filling = 1 - pg->filling;
+    return NULL;
+}
+
+} // namespace
+
+void page_gpu_begin(PageGpu *pg, Relation rel, const HeapColumn *columns, int nhist, MemoryContext cxt)
+{
+    *pg = PageGpu{};
+    pg->nhist = nhist;
+    pg->read_slot = -1;
+    if (gh_device_mode == DEVICE_CPU || !gh_pages_on_gpu || RelationUsesLocalBuffers(rel) ||
+        !gpu_service_pages_ready() || !page_layout_matches())
+        return;
+    MemoryContext old = MemoryContextSwitchTo(cxt);
+    pg->columns = static_cast<gh::PageColumn *>(palloc0(sizeof(gh::PageColumn) * nhist));
+    pg->hist = static_cast<ServiceHistogramRef *>(palloc(sizeof(ServiceHistogramRef) * nhist));
+    TupleDesc desc = RelationGetDescr(rel);
+    bool any = false;
+    for (int h = 0; h < nhist; h++) {
+        pg->hist[h] = ServiceHistogramRef{-1, 0};
+        if (columns[h].attno > 0 && page_column_for(desc, columns[h], &pg->columns[h]))
+            any = true;
+        else if (columns[h].attno > 0) {
+            /* one histogram the kernel cannot read would need every page on the CPU anyway */
+            any = false;
+            break;
+        }
+    }
+    pg->capacity = Min(kPagesPerBatch, gpu_service_page_capacity());
+    for (PageBatch &b : pg->batch) {
+        b.buffers = static_cast<Buffer *>(palloc(sizeof(Buffer) * pg->capacity));
+        b.lines = static_cast<OffsetNumber *>(palloc(sizeof(OffsetNumber) * pg->capacity));
+        b.slots = static_cast<int32 *>(palloc(sizeof(int32) * nhist));
+        for (int h = 0; h < nhist; h++)
+            b.slots[h] = -1;
+    }
+    MemoryContextSwitchTo(old);
+    pg->cleanup.func = give_back;
+    pg->cleanup.arg = pg;
+    MemoryContextRegisterResetCallback(cxt, &pg->cleanup);
+    pg->possible = any;
+}
+
+bool page_gpu_accepts(const PageGpu *pg, const HeapReader *r, HistogramState *const *states, const bool *skip)
+{
+    if (!pg->possible || !heap_reader_page_shareable(r))
+        return false;
+    for (int h = 0; h < pg->nhist; h++)
+        if (binned(pg, h, skip) && states[h] == NULL)
+            return false;
+    return true;
+}
+
+PageBatch *page_gpu_add(PageGpu *pg, HeapReader *r, HistogramState *const *states, const bool *skip)
+{
+    PageBatch *b = &pg->batch[pg->filling];
+    b->buffers[b->npages] = heap_reader_take_page(r, &b->lines[b->npages]);
+    b->npages++;
+    if (b->npages < pg->capacity)
+        return NULL;
+    return ship(pg, states, skip);
+}
+
+PageBatch *page_gpu_flush(PageGpu *pg, HistogramState *const *states, const bool *skip)
+{
+    if (!pg->possible)
+        return NULL;
+    PageBatch *b = &pg->batch[pg->filling];
+    /* auto: a table smaller than a batch, with no lease yet, is parsed here rather than wait for the GPU */
+    bool leased = false;
+    for (int h = 0; h < pg->nhist; h++)
+        leased = leased || pg->hist[h].index >= 0;
+    if (b->npages > 0 && gh_device_mode != DEVICE_GPU && !leased)
+        return b;
+    return ship(pg, states, skip);
+}
+
+void page_gpu_release(PageBatch *b)
+{
+    for (int i = 0; i < b->npages; i++)
+        ReleaseBuffer(b->buffers[i]);
+    b->npages = 0;
+}
+
+void page_gpu_finish(PageGpu *pg, HistogramState *const *states)
+{
+    if (!pg->possible)
+        return;
+    for (PageBatch &b : pg->batch)
+        complete(pg, &b);
+    for (int h = 0; h < pg->nhist; h++) {
+        if (pg->hist[h].index < 0)
+            continue;
+        HistogramState *st = states[h];
+        int32 nslots = histogram_state_slots(st);
+        int64 *counts = static_cast<int64 *>(palloc0(sizeof(int64) * nslots));
+        gpu_service_read(&pg->hist[h], nslots, counts, &pg->read_slot);
+        gpu_service_close(&pg->hist[h]);
+        int64 *into = histogram_state_counts(st);
+        int64 total = 0;
+        for (int32 i = 0; i < nslots; i++) {
+            into[i] += counts[i];
+            total += counts[i];
+        }
+        st->nvalues += total;
+        pg->values_gpu += total;
+        gh_values_sent_to_gpu += total;
+        pfree(counts);
+    }
+}
+
+void page_gpu_end(PageGpu *pg)
+{
+    if (!pg->possible)
+        return;
+    for (PageBatch &b : pg->batch) {
+        /* still on the GPU only if the scan stopped early: unpinning then is safe, its histogram goes unread */
+        page_gpu_release(&b);
+    }
+    give_back(pg);
+}

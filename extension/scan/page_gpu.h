@@ -1,0 +1,94 @@
+/*
+ * page_gpu.h: the scan hands pinned pages to the GPU instead of values.
+ *
+ * For an ungrouped scan without a WHERE clause, reading the tuples is the
+ * query: the host's share of the work is the line pointer, the header and
+ * the copy of each value.  Here the host only pins each all-visible page,
+ * notes its line pointer count under the share lock and unlocks; a batch of
+ * such pages goes to the GPU service as buffer numbers, one request per
+ * histogram, and the GPU reads the pages out of the mapped buffer pool,
+ * extracts each histogram's column and bins it (gpu/page_spec.h).  The
+ * pins are kept until the GPU has read the pages.
+ *
+ * Each batch decides for itself: it goes to the GPU if the service has
+ * room for it (a lease per histogram, a slot per histogram, taken without
+ * waiting), otherwise the caller parses its pinned pages on the CPU, so
+ * that under load both devices work at once.  With device = 'gpu' a
+ * refused batch is parsed on the CPU too and its values go to the GPU the
+ * old way, through the histogram states.
+ *
+ * Pins follow PostgreSQL's rules: an ERROR or a cancel releases them with
+ * the resource owner, while the GPU may still be reading those pages; what
+ * it reads then goes into histograms that are closed unread, and the page
+ * kernel never reads outside the pool.  The memory context callback only
+ * gives the service's slots and leases back.
+ */
+#ifndef GH_SCAN_PAGE_GPU_H
+#define GH_SCAN_PAGE_GPU_H
+
+#include "heap_reader.h"
+
+#include "../histogram_state.h"
+#include "../service/service_client.h"
+
+/* Pinned pages on their way to the GPU, or back to the CPU. */
+struct PageBatch {
+    int npages;
+    Buffer *buffers;     /* pinned */
+    OffsetNumber *lines; /* each page's line pointer count under its lock */
+    int32 *slots;        /* one per histogram while the batch is on the GPU, else -1 */
+    bool on_gpu;
+};
+
+struct PageGpu {
+    bool possible;              /* the table, the columns and the service allow pages on the GPU */
+    int nhist;
+    gh::PageColumn *columns;    /* what the page kernel reads for each histogram */
+    ServiceHistogramRef *hist;  /* each histogram's lease, opened by the first batch that goes */
+    int32 capacity;             /* pages per batch */
+    PageBatch batch[2];         /* one filling while the other is on the GPU */
+    int filling;
+    int32 read_slot;            /* the slot of a read in progress, for the cleanup */
+    uint64 pages_gpu;
+    uint64 values_gpu;
+    MemoryContextCallback cleanup;
+};
+
+/*
+ * Decides whether pages can go to the GPU at all for this scan of rel,
+ * whose histograms read columns[0 .. nhist) (histograms with a NULL column
+ * do not count), and prepares the batches in cxt.
+ */
+void page_gpu_begin(PageGpu *pg, Relation rel, const HeapColumn *columns, int nhist, MemoryContext cxt);
+
+/*
+ * Whether the reader's current page goes into a batch: the scan may use
+ * the GPU, the page can be read under a pin alone, and every histogram
+ * has its state (the first row has been checked on the CPU) or no input.
+ */
+bool page_gpu_accepts(const PageGpu *pg, const HeapReader *r, HistogramState *const *states,
+                      const bool *skip);
+
+/*
+ * Takes the reader's page into the filling batch.  When that fills, it is
+ * sent, or returned: the caller parses the returned batch's pages on the
+ * CPU and calls page_gpu_release().
+ */
+PageBatch *page_gpu_add(PageGpu *pg, HeapReader *r, HistogramState *const *states, const bool *skip);
+
+/* At the scan's end: the partial batch, sent or returned as above (NULL if empty or sent). */
+PageBatch *page_gpu_flush(PageGpu *pg, HistogramState *const *states, const bool *skip);
+
+/* Unpins a returned batch's pages and empties it. */
+void page_gpu_release(PageBatch *b);
+
+/*
+ * Waits for the batches on the GPU, unpins them, and adds each device
+ * histogram into its state's counters; the leases go back.
+ */
+void page_gpu_finish(PageGpu *pg, HistogramState *const *states);
+
+/* Unpins and gives back everything (rescan, end of scan): not after an ERROR, whose pins are gone. */
+void page_gpu_end(PageGpu *pg);
+
+#endif /* GH_SCAN_PAGE_GPU_H */

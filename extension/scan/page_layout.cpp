@@ -1,0 +1,102 @@
+/*
+ * page_layout.cpp: checks gpu/page_spec.h against this server's headers and
+ * describes a column for the page kernel.
+ */
+#include "page_layout.h"
+
+extern "C" {
+#include "access/tupdesc_details.h"
+#include "storage/bufpage.h"
+#include "storage/itemid.h"
+}
+
+#include <cstddef>
+
+namespace hl = gh::heap_layout;
+
+static_assert(offsetof(PageHeaderData, pd_lower) == hl::kPdLowerOffset, "pd_lower moved");
+static_assert(SizeOfPageHeaderData == hl::kLinePointers, "the line pointer array moved");
+static_assert(sizeof(ItemIdData) == 4, "a line pointer is not 4 bytes");
+static_assert(LP_NORMAL == hl::kLpNormal, "LP_NORMAL changed");
+static_assert(offsetof(HeapTupleHeaderData, t_infomask2) == hl::kInfomask2Offset, "t_infomask2 moved");
+static_assert(offsetof(HeapTupleHeaderData, t_infomask) == hl::kInfomaskOffset, "t_infomask moved");
+static_assert(offsetof(HeapTupleHeaderData, t_hoff) == hl::kHoffOffset, "t_hoff moved");
+static_assert(offsetof(HeapTupleHeaderData, t_bits) == hl::kBitsOffset, "t_bits moved");
+static_assert(MAXALIGN(SizeofHeapTupleHeader) == hl::kMinHoff, "the tuple header's size changed");
+static_assert(HEAP_HASNULL == hl::kHasNull, "HEAP_HASNULL changed");
+static_assert(HEAP_NATTS_MASK == hl::kNattsMask, "HEAP_NATTS_MASK changed");
+
+bool page_layout_matches(void)
+{
+    /* the block size and the bit fields' order are the compiler's and the build's, not the standard's */
+    if (BLCKSZ != hl::kPageBytes || MaxHeapTuplesPerPage != hl::kMaxTuplesPerPage)
+        return false;
+    ItemIdData item;
+    ItemIdSetNormal(&item, 0x1234, 0x567);
+    uint32 word;
+    memcpy(&word, &item, sizeof word);
+    return (word & hl::kLpOffMask) == 0x1234 && ((word >> hl::kLpFlagsShift) & 3) == LP_NORMAL &&
+           (word >> hl::kLpLenShift) == 0x567;
+}
+
+namespace {
+
+uint8 align_bytes(char align)
+{
+    switch (align) {
+    case TYPALIGN_CHAR: return 1;
+    case TYPALIGN_SHORT: return ALIGNOF_SHORT;
+    case TYPALIGN_INT: return ALIGNOF_INT;
+    default: return ALIGNOF_DOUBLE;
+    }
+}
+
+bool value_type(Oid type, gh::PageValueType *out)
+{
+    switch (type) {
+    case FLOAT8OID: *out = gh::PageValueType::float8; return true;
+    case FLOAT4OID: *out = gh::PageValueType::float4; return true;
+    case INT2OID: *out = gh::PageValueType::int2; return true;
+    case INT4OID: *out = gh::PageValueType::int4; return true;
+    case INT8OID: *out = gh::PageValueType::int8; return true;
+    }
+    return false;
+}
+
+/* The missing value as the float8 the implicit cast gives, as heap_reader.cpp converts stored values. */
+double missing_as_float8(Oid type, Datum d)
+{
+    switch (type) {
+    case FLOAT8OID: return DatumGetFloat8(d);
+    case FLOAT4OID: return DatumGetFloat4(d);
+    case INT2OID: return DatumGetInt16(d);
+    case INT4OID: return DatumGetInt32(d);
+    default: return static_cast<double>(DatumGetInt64(d));
+    }
+}
+
+} // namespace
+
+bool page_column_for(TupleDesc desc, const HeapColumn &col, gh::PageColumn *out)
+{
+    *out = gh::PageColumn{};
+    if (col.fixed_offset < 0 || col.nprefix > gh::kMaxPagePrefix || col.len <= 0 ||
+        !value_type(col.type, &out->type))
+        return false;
+    out->attno = col.attno;
+    out->attr = gh::PageAttr{col.len, align_bytes(col.align)};
+    out->fixed_offset = col.fixed_offset;
+    out->nprefix = col.nprefix;
+    for (int i = 0; i < col.nprefix; i++)
+        out->prefix[i] = gh::PageAttr{col.prefix[i].len, align_bytes(col.prefix[i].align)};
+    /* a tuple stored before ADD COLUMN ... DEFAULT has the default, as getmissingattr() gives */
+    Form_pg_attribute att = TupleDescAttr(desc, col.attno - 1);
+    if (att->atthasmissing && desc->constr != NULL && desc->constr->missing != NULL) {
+        const AttrMissing &m = desc->constr->missing[col.attno - 1];
+        if (m.am_present) {
+            out->has_missing = true;
+            out->missing_value = missing_as_float8(col.type, m.am_value);
+        }
+    }
+    return true;
+}

@@ -1,0 +1,26 @@
+/*
+ * page_layout.h: the bridge between PostgreSQL's heap page format and the
+ * engine's spelled-out copy of it (gpu/page_spec.h).
+ *
+ * The engine reads pages without PostgreSQL's headers, so every constant
+ * it uses is checked here against the server's: at compile time where C++
+ * can, and once at run time for the line pointer's bit fields and the
+ * block size.  A server whose layout differs keeps its pages on the CPU.
+ */
+#ifndef GH_SCAN_PAGE_LAYOUT_H
+#define GH_SCAN_PAGE_LAYOUT_H
+
+#include "heap_reader.h"
+
+#include "../../gpu/page_spec.h"
+
+/* Whether this server's heap pages are laid out as gpu/page_spec.h says. */
+bool page_layout_matches(void);
+
+/*
+ * What the page kernel needs to read col out of rel's tuples, or false if
+ * it cannot: an earlier column is not fixed width, or too many precede it.
+ */
+bool page_column_for(TupleDesc desc, const HeapColumn &col, gh::PageColumn *out);
+
+#endif /* GH_SCAN_PAGE_LAYOUT_H */

@@ -1,0 +1,92 @@
+/*
+ * cuda_backend_state.cuh: the CUDA backend's state and the helpers every
+ * part of it uses, for cuda_backend.cu (devices, batches, histograms) and
+ * cuda_pages.cu (the registered buffer pool and the page batches) only.
+ *
+ * One Backend per process, as gpu_backend.h says: a context and two
+ * streams per device, the counters, the text of the last CUDA failure and
+ * the failure injection of the tests.  Every CUDA call goes through
+ * check(), so that an injected failure can land on any of them, in either
+ * file.
+ */
+#ifndef GH_CUDA_BACKEND_STATE_CUH
+#define GH_CUDA_BACKEND_STATE_CUH
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <new>
+
+#include "cuda_kernels.cuh"
+#include "gpu_backend.h"
+
+namespace gh {
+
+struct BatchBuffer {
+    const double *host; /* the caller's (registered) area */
+    size_t capacity;
+    int device;
+    double *on_device;  /* the device copy the kernel reads */
+    cudaEvent_t copied; /* recorded on the copy stream after the copy into on_device */
+    cudaEvent_t done;   /* recorded after the kernel that reads on_device */
+};
+
+struct DeviceHistogram {
+    int device;
+    HistogramSpec spec;         /* for thresholds, spec.thresholds points at the device copy */
+    uint32_t groups;            /* grouped: spec.interval in this many groups; 0: not grouped */
+    int32_t cells;              /* counters: histogram_slots(spec), or grouped_cells() */
+    unsigned long long *counts; /* `cells` on the device */
+    int *flags;                 /* on the device, after the counts: 1 NaN, 2 group out of range */
+    cudaEvent_t drained;
+};
+
+namespace cuda_state {
+
+struct Device {
+    cudaStream_t stream = nullptr;      /* kernels, memsets, read-backs */
+    cudaStream_t copy_stream = nullptr; /* host-to-device batch copies, overlapping the kernels */
+    KernelLimits limits{};
+    const unsigned char *pool = nullptr; /* the registered buffer pool, as this device addresses it */
+};
+
+struct Backend {
+    bool started = false;
+    int ndevices = 0;
+    Device devices[kMaxDevices];
+    GpuCounters counters{};
+    char last_error[256] = "";
+    long fail_countdown = 0; /* > 0: the countdown-th CUDA call fails on purpose */
+    void *pool_host = nullptr; /* the buffer pool gpu_pool_register was given, once it is registered */
+    size_t pool_bytes = 0;
+};
+extern Backend g;
+
+/* Records a failure's text (or fails a successful call on purpose); true if the call may go on. */
+bool check(cudaError_t err, const char *what);
+Status status_of(cudaError_t err);
+/* Makes `device` current, if it is one gpu_start() opened. */
+Status set_device(int device);
+
+#define GH_CUDA(call)                                                                              \
+    do {                                                                                           \
+        cudaError_t err_ = (call);                                                                 \
+        if (!check(err_, #call))                                                                   \
+            return status_of(err_);                                                                \
+    } while (0)
+
+/* The body of an entry point of gpu_backend.h: nothing escapes it. */
+#define GH_ENTRY(...)                                                                              \
+    try {                                                                                          \
+        __VA_ARGS__                                                                                \
+    } catch (const std::bad_alloc &) {                                                             \
+        return Status::out_of_memory;                                                              \
+    } catch (...) {                                                                                \
+        return Status::internal_error;                                                             \
+    }
+
+} // namespace cuda_state
+} // namespace gh
+
+#endif /* GH_CUDA_BACKEND_STATE_CUH */

@@ -1,0 +1,128 @@
+/*
+ * cuda_page_kernels.cu: launches the page kernel (kernel_pages.cuh): checks
+ * the column's description, picks where to count, sizes the grid.
+ *
+ * A separate file from cuda_kernels.cu because the page kernel reads
+ * differently from every value kernel (whole pages over PCIe, one block a
+ * page) and counts in only two ways: shared counters beside the page while
+ * they fit, global atomics above.  The grid fills every SM with as many
+ * blocks as fit, since more blocks are more pages in flight, but never more
+ * blocks than pages.
+ */
+#include "cuda_kernels.cuh"
+
+#include "kernel_launch.cuh"
+#include "kernel_pages.cuh"
+
+#ifdef POSTGRES_H
+static_assert(false, "the engine is PostgreSQL-free: it must not include PostgreSQL headers");
+#endif
+
+namespace gh {
+namespace {
+
+using namespace kernels;
+
+/* Pages per launch: even at kMaxTuplesPerPage values each, a launch bins fewer than 2^31 values. */
+constexpr size_t kMaxPagesPerLaunch = size_t(1) << 22;
+static_assert(kMaxPagesPerLaunch * heap_layout::kMaxTuplesPerPage < (size_t(1) << 31), "32-bit counts");
+
+bool valid_attr(const PageAttr &a)
+{
+    return a.len > 0 && (a.align == 1 || a.align == 2 || a.align == 4 || a.align == 8);
+}
+
+size_t page_shared_bytes(int32_t slots, size_t table_bytes, bool shared)
+{
+    return heap_layout::kPageBytes + table_space(table_bytes) +
+           (shared ? sizeof(unsigned int) * static_cast<size_t>(slots) : 0);
+}
+
+/* Whether `slots` counters are counted in shared memory beside the page. */
+bool counts_in_shared(int32_t slots, size_t table_bytes, const KernelLimits &limits)
+{
+    if (limits.force_path == KernelPath::global)
+        return false;
+    const bool fits = page_shared_bytes(slots, table_bytes, true) <= static_cast<size_t>(limits.max_shared_per_block);
+    if (limits.force_path == KernelPath::shared)
+        return fits;
+    return fits && slots <= kPageSharedMaxSlots;
+}
+
+template <typename Binner, bool Shared>
+cudaError_t launch_pages(const uint64_t *words, size_t n, const unsigned char *pool, uint64_t pool_pages,
+                         const PageColumn &col, const Binner &binner, unsigned long long *counts, int *flags,
+                         const KernelLimits &limits, cudaStream_t stream)
+{
+    const size_t smem = page_shared_bytes(binner.slots(), binner.table_bytes(), Shared);
+    auto kernel = histogram_pages<Binner, Shared>;
+    int per_sm = 0;
+    cudaError_t err = resident_blocks(kernel, limits.device, kPageThreads, smem, &per_sm);
+    if (err != cudaSuccess)
+        return err;
+    size_t grid = static_cast<size_t>(limits.multiprocessors) * static_cast<size_t>(per_sm);
+    if (limits.max_blocks > 0 && grid > static_cast<size_t>(limits.max_blocks))
+        grid = static_cast<size_t>(limits.max_blocks);
+    for (size_t done = 0; done < n; done += kMaxPagesPerLaunch) {
+        const size_t part = n - done < kMaxPagesPerLaunch ? n - done : kMaxPagesPerLaunch;
+        const unsigned blocks = static_cast<unsigned>(part < grid ? part : grid);
+        kernel<<<blocks, kPageThreads, smem, stream>>>(words + done, part, pool, pool_pages, col, binner, counts,
+                                                       flags);
+        if ((err = cudaGetLastError()) != cudaSuccess)
+            return err;
+    }
+    return cudaSuccess;
+}
+
+} // namespace
+
+bool page_column_fits(const PageColumn &col)
+{
+    if (col.attno < 1 || col.nprefix != col.attno - 1 || col.nprefix > kMaxPagePrefix)
+        return false;
+    switch (col.type) {
+    case PageValueType::float8:
+    case PageValueType::float4:
+    case PageValueType::int2:
+    case PageValueType::int4:
+    case PageValueType::int8:
+        break;
+    default:
+        return false;
+    }
+    if (!valid_attr(col.attr) || static_cast<uint32_t>(col.attr.len) != page_value_bytes(col.type))
+        return false;
+    /* the offset the kernel takes for a tuple without NULLs must be the walk's over every earlier column */
+    uint32_t at = 0;
+    for (int32_t a = 0; a < col.nprefix; a++) {
+        if (!valid_attr(col.prefix[a]))
+            return false;
+        at = align_offset(at, col.prefix[a].align) + static_cast<uint32_t>(col.prefix[a].len);
+    }
+    return col.fixed_offset >= 0 && static_cast<uint32_t>(col.fixed_offset) == align_offset(at, col.attr.align);
+}
+
+KernelPath page_path(int32_t nbins, const KernelLimits &limits)
+{
+    return counts_in_shared(nbins + 2, 0, limits) ? KernelPath::shared : KernelPath::global;
+}
+
+cudaError_t bin_pages_on_device(const uint64_t *page_words, size_t npages, const unsigned char *pool,
+                                uint64_t pool_pages, const PageColumn &col, const BucketSpec &spec,
+                                unsigned long long *counts, int *flags, const KernelLimits &limits,
+                                cudaStream_t stream)
+{
+    if (!page_column_fits(col) || reinterpret_cast<uintptr_t>(pool) % 16 != 0)
+        return cudaErrorInvalidValue;
+    if (npages == 0)
+        return cudaSuccess;
+    return with_float_binner(spec, [&](auto binner) {
+        return counts_in_shared(binner.slots(), binner.table_bytes(), limits)
+                   ? launch_pages<decltype(binner), true>(page_words, npages, pool, pool_pages, col, binner, counts,
+                                                          flags, limits, stream)
+                   : launch_pages<decltype(binner), false>(page_words, npages, pool, pool_pages, col, binner,
+                                                           counts, flags, limits, stream);
+    });
+}
+
+} // namespace gh

@@ -1,0 +1,126 @@
+/*
+ * cuda_pages.cu: the CUDA backend's side of reading heap pages on the GPU
+ * (gpu_backend.h: gpu_pool_register, gpu_pages_submit, gpu_batch_finished).
+ *
+ * The server's buffer pool is registered once, page-locked and mapped, so
+ * that the page kernel (kernel_pages.cuh) reads pinned pages where they
+ * lie, with no copy on the host.  Each device may see the mapping at its
+ * own address (the same as the host's wherever the device can use host
+ * pointers for registered memory, as with unified addressing on 64-bit
+ * Linux), so the backend keeps one per device and the caller only ever
+ * names buffers by their index.
+ *
+ * A page batch moves like a value batch (cuda_backend.cu's submit()): its
+ * page words are copied on the device's copy stream once the buffer's last
+ * kernel is done, and the kernel waits for that copy; only the kernel
+ * reads the pages, so gpu_batch_finished, not gpu_batch_busy, says when
+ * they may be unpinned.
+ */
+#include <cuda_runtime.h>
+
+#include <cstdio>
+
+#include "cuda_backend_state.cuh"
+
+#ifdef POSTGRES_H
+static_assert(false, "the engine is PostgreSQL-free: it must not include PostgreSQL headers");
+#endif
+
+namespace gh {
+
+using namespace cuda_state;
+
+namespace {
+
+/* Pages of the registered pool; its device addresses are in Device::pool. */
+uint64_t pool_pages() { return g.pool_bytes / heap_layout::kPageBytes; }
+
+/*
+ * Registers [host, host + bytes) mapped and portable (every device's
+ * context may read it), then asks each started device where it sees it.
+ * Any failure, an injected one too, unregisters what was registered.
+ */
+Status register_pool(void *host, size_t bytes)
+{
+    if (!g.started)
+        return Status::no_device;
+    if (g.pool_host != nullptr) /* once per process: the same pool again is no news, another one a bug */
+        return host == g.pool_host && bytes == g.pool_bytes ? Status::ok : Status::internal_error;
+    if (host == nullptr || bytes < heap_layout::kPageBytes || reinterpret_cast<uintptr_t>(host) % 16 != 0) {
+        snprintf(g.last_error, sizeof g.last_error, "the buffer pool must be 16-byte aligned and hold a page");
+        return Status::internal_error;
+    }
+    cudaError_t err = cudaHostRegister(host, bytes, cudaHostRegisterMapped | cudaHostRegisterPortable);
+    if (!check(err, "cudaHostRegister")) {
+        if (err == cudaSuccess) /* an injected failure: undo what did happen */
+            cudaHostUnregister(host);
+        return status_of(err);
+    }
+    const unsigned char *mapped[kMaxDevices] = {};
+    for (int i = 0; i < g.ndevices; i++) {
+        void *p = nullptr;
+        if (!check(err = cudaSetDevice(i), "cudaSetDevice") ||
+            !check(err = cudaHostGetDevicePointer(&p, host, 0), "cudaHostGetDevicePointer")) {
+            cudaHostUnregister(host);
+            return status_of(err);
+        }
+        if (reinterpret_cast<uintptr_t>(p) % 16 != 0) { /* the kernel's 16-byte loads need it */
+            snprintf(g.last_error, sizeof g.last_error, "device %d maps the buffer pool at an unaligned address", i);
+            cudaHostUnregister(host);
+            return Status::internal_error;
+        }
+        mapped[i] = static_cast<const unsigned char *>(p);
+    }
+    for (int i = 0; i < g.ndevices; i++)
+        g.devices[i].pool = mapped[i];
+    g.pool_host = host;
+    g.pool_bytes = bytes;
+    return Status::ok;
+}
+
+Status submit_pages(DeviceHistogram *h, BatchBuffer *b, size_t n, const PageColumn &col)
+{
+    if (h->groups != 0 || h->spec.kind != SpecKind::float_interval || b->device != h->device || n > b->capacity ||
+        g.pool_host == nullptr || !page_column_fits(col))
+        return Status::internal_error;
+    Status s = set_device(h->device);
+    if (s != Status::ok)
+        return s;
+    const Device &d = g.devices[h->device];
+    /* as submit(): the copy waits for the buffer's last kernel, the kernel for this copy */
+    GH_CUDA(cudaStreamWaitEvent(d.copy_stream, b->done, 0));
+    GH_CUDA(cudaMemcpyAsync(b->on_device, b->host, n * sizeof(uint64_t), cudaMemcpyHostToDevice, d.copy_stream));
+    GH_CUDA(cudaEventRecord(b->copied, d.copy_stream));
+    GH_CUDA(cudaStreamWaitEvent(d.stream, b->copied, 0));
+    GH_CUDA(bin_pages_on_device(reinterpret_cast<const uint64_t *>(b->on_device), n, d.pool, pool_pages(), col,
+                                h->spec.interval, h->counts, h->flags, d.limits, d.stream));
+    GH_CUDA(cudaEventRecord(b->done, d.stream));
+    /* values_binned stays: the host never learns how many tuples the pages held */
+    g.counters.batches++;
+    return Status::ok;
+}
+
+} // namespace
+
+Status gpu_pool_register(void *host, size_t bytes) noexcept { GH_ENTRY(return register_pool(host, bytes);) }
+
+bool gpu_pool_registered() noexcept { return g.pool_host != nullptr; }
+
+Status gpu_pages_submit(DeviceHistogram *h, BatchBuffer *pages, size_t n, const PageColumn &col) noexcept
+{
+    GH_ENTRY(return submit_pages(h, pages, n, col);)
+}
+
+Status gpu_batch_finished(BatchBuffer *b, bool *finished) noexcept
+{
+    *finished = false;
+    cudaError_t err = cudaEventQuery(b->done); /* never recorded: finished */
+    if (err == cudaErrorNotReady)
+        return Status::ok;
+    if (!check(err, "cudaEventQuery"))
+        return Status::cuda_error;
+    *finished = true;
+    return Status::ok;
+}
+
+} // namespace gh

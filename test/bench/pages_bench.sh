@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# pages_bench.sh: the GPU parsing heap pages (issue 13), side by side in one
+# run, against whatever PostgreSQL the environment points at (a server on
+# this machine: the backend's CPU time is read from /proc).
+#
+#   bash test/bench/pages_bench.sh [ROWS] [ROUNDS] [PGBENCH_SECONDS]
+#
+# Defaults: 100M rows, 5 rounds, 30 s.  A table of one float8 column,
+# all-visible (VACUUM FREEZE) and read once to warm the buffer pool
+# (shared_buffers must hold it), then:
+#   1. serial: count(x), and gpu_histogram(x, 0, 1, 256) through the scan
+#      with device = cpu, with device = gpu sending values (pages_on_gpu
+#      off, the earlier path), and with device = gpu sending pages; median
+#      time, ratio to count(x), and the backend's CPU time per query;
+#   2. the same with 8 workers;
+#   3. pgbench, 64 clients, each transaction one histogram over a 10M-row
+#      table, device = cpu against device = auto; every transaction checks
+#      its answer against width_bucket's (computed once, by the ordinary
+#      plan), and a wrong one fails the client.
+# It prints; it asserts nothing.  Set GH_USE_EXISTING=1 to keep tables from
+# an earlier run.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+rows=${1:-100000000}
+rounds=${2:-5}
+seconds=${3:-30}
+export LC_ALL=C
+psql_q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
+t=gh_pages_$rows
+small=gh_pages_10m
+
+make_table() { # name rows
+    if [ "${GH_USE_EXISTING:-0}" = 1 ] && [ "$(psql_q -c "SELECT to_regclass('$1') IS NOT NULL")" = t ]; then
+        return
+    fi
+    psql_q -c "DROP TABLE IF EXISTS $1" \
+           -c "CREATE TABLE $1 (x float8) WITH (autovacuum_enabled = off)" \
+           -c "INSERT INTO $1 SELECT ((i::bigint * 7919) % 1000003) / 1000003.0 FROM generate_series(1, $2) i" \
+           -c "VACUUM (FREEZE, ANALYZE) $1" || exit 1
+}
+echo "== setup: $rows rows (and 10M for pgbench)"
+make_table "$t" "$rows"
+make_table "$small" 10000000
+psql_q -c "ALTER TABLE $t SET (parallel_workers = 8)"
+psql_q -c "SELECT 'table ' || pg_size_pretty(pg_relation_size('$t')) || ', shared_buffers ' || current_setting('shared_buffers')"
+psql_q -c "SELECT 'service: ' || service_state || ', pool mapped for the GPU: ' || coalesce(current_setting('gpu_histogram.service_map_buffers', true), '?') FROM gpu_histogram_stats()"
+psql_q -o /dev/null -c "SELECT count(x) FROM $t" -c "SELECT count(x) FROM $t" -c "SELECT count(x) FROM $small"
+
+queries() {
+    echo "count=SELECT count(x) FROM $t"
+    echo "scan_cpu=SET gpu_histogram.device = cpu; SELECT gpu_histogram(x, 0, 1, 256) FROM $t"
+    echo "scan_gpu_values=SET gpu_histogram.device = gpu; SET gpu_histogram.pages_on_gpu = off; SELECT gpu_histogram(x, 0, 1, 256) FROM $t"
+    echo "scan_gpu_pages=SET gpu_histogram.device = gpu; SET gpu_histogram.pages_on_gpu = on; SELECT gpu_histogram(x, 0, 1, 256) FROM $t"
+}
+mapfile -t q < <(queries)
+echo "== 1. serial"
+python3 test/bench/sql_timing.py --rounds "$rounds" --warmup 1 --cpu \
+    --setup "SET max_parallel_workers_per_gather = 0" "${q[@]}"
+echo "== 2. 8 workers"
+python3 test/bench/sql_timing.py --rounds "$rounds" --warmup 1 --cpu \
+    --setup "SET max_parallel_workers_per_gather = 8" --setup "SET parallel_setup_cost = 0" \
+    --setup "SET parallel_tuple_cost = 0" "${q[@]}"
+psql -X -c "SET gpu_histogram.device = gpu" -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) SELECT gpu_histogram(x, 0, 1, 256) FROM $t" |
+    grep -E "Workers|Pages|Values|Execution" | sed 's/^/  /'
+
+echo "== 3. pgbench, 64 clients, $seconds s, one 10M-row histogram per transaction"
+psql_q -c "DROP TABLE IF EXISTS gh_pages_expected" \
+       -c "SET gpu_histogram.scan = off" \
+       -c "CREATE TABLE gh_pages_expected AS SELECT (SELECT array_agg(coalesce(c, 0) ORDER BY b) FROM generate_series(0, 257) b LEFT JOIN (SELECT width_bucket(x, 0, 1, 256) b, count(*) c FROM $small GROUP BY 1) w USING (b))::text AS h"
+script=$(mktemp /tmp/gh_pages_bench.XXXXXX.sql)
+# the comparison must not wrap the histogram (that would leave the scan): fetch it, then compare
+cat >"$script" <<SQL
+SELECT gpu_histogram(x, 0, 1, 256) AS h FROM $small \gset
+SELECT 1 / (h = ':h')::int FROM gh_pages_expected;
+SQL
+for device in cpu auto; do
+    out=$(PGOPTIONS="-c gpu_histogram.device=$device -c max_parallel_workers_per_gather=0" \
+          pgbench -n -c 64 -j 16 -T "$seconds" -f "$script" 2>&1)
+    tps=$(echo "$out" | sed -n 's/^tps = \([0-9.]*\).*/\1/p' | head -1)
+    done_tx=$(echo "$out" | sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p')
+    failed=$(echo "$out" | sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p')
+    aborted=$(echo "$out" | grep -c "aborted")
+    echo "  device=$device: tps ${tps:-?}, transactions ${done_tx:-?}, failed ${failed:-0}, clients aborted $aborted"
+    [ "$aborted" -gt 0 ] && echo "$out" | grep -m 3 -i "error\|abort" | sed 's/^/    /'
+done
+rm -f "$script"

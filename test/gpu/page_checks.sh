@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# page_checks.sh: the GPU reads heap pages itself (issue 13), against
+# whatever PostgreSQL the environment points at.  run_gpu_checks.sh calls
+# it; it can also run alone.
+#
+#   bash test/gpu/page_checks.sh [SECONDS]    (the concurrent writers' time, default 40)
+#
+# 1. Exactness: each column type and tuple layout the page kernel reads
+#    (padding after a narrower column, NULLs before and in the column, a
+#    column added with a default after the rows were stored, a dropped
+#    column, several histograms in one scan, parallel workers), and layouts
+#    it leaves to the CPU (a varlena column before the binned one, a
+#    temporary table).  Each answer with device = gpu and auto must equal
+#    the ordinary plan's (gpu_histogram.scan = off), and EXPLAIN ANALYZE
+#    must show pages parsed on the GPU exactly where the GPU can read them.
+# 2. MVCC under concurrent writers: while other sessions insert into the
+#    free space of all-visible pages, update (HOT, into the same pages),
+#    delete, and VACUUM (which sets all-visible again and frees line
+#    pointers), a session repeats, in one REPEATABLE READ transaction at a
+#    time, the scan with device = gpu and the same histogram from
+#    width_bucket with the ordinary plan: every pair must be equal.
+#
+# Without a usable GPU it runs the same queries on the CPU path (the
+# answers must still be equal) and says that the GPU part was skipped.
+set -uo pipefail
+seconds=${1:-40}
+psql_q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
+failures=0
+gpu=$(psql_q -c "SELECT coalesce(min(status), 'none') = 'usable' FROM gpu_histogram_devices()")
+device=gpu
+[ "$gpu" = t ] || { device=cpu; echo "page checks: no usable GPU, the queries run on the CPU path (GPU part SKIPPED)"; }
+
+psql_q <<'SQL' || exit 1
+DROP TABLE IF EXISTS gh_pg_types, gh_pg_layout, gh_pg_varlena;
+CREATE TABLE gh_pg_types AS
+SELECT CASE WHEN i % 41 = 0 THEN NULL ELSE ((i::bigint * 7919) % 100003) / 100003.0 END::float8 AS f8,
+       (((i::bigint * 104729) % 99991) / 99991.0)::float4 AS f4,
+       ((i * 37) % 30011 - 15000)::int2 AS i2,
+       (i * 7) % 1000003 - 500000 AS i4,
+       (i::bigint * 2654435761) % 9007199254740993 AS i8
+FROM generate_series(1, 1500000) i;
+-- padding (int2 then float8), NULLs in earlier columns and in the binned one
+CREATE TABLE gh_pg_layout AS
+SELECT (i % 3)::int2 AS a, CASE WHEN i % 5 = 0 THEN NULL ELSE i END AS b,
+       CASE WHEN i % 7 = 0 THEN NULL ELSE (i % 1000) / 1000.0 END::float8 AS x,
+       CASE WHEN i % 11 = 0 THEN NULL ELSE i::bigint END AS c
+FROM generate_series(1, 1200000) i;
+-- rows stored before ADD COLUMN ... DEFAULT have the default; a dropped column keeps its storage
+ALTER TABLE gh_pg_layout ADD COLUMN d float8 DEFAULT 0.625, ADD COLUMN e int4;
+ALTER TABLE gh_pg_layout DROP COLUMN a;
+INSERT INTO gh_pg_layout (b, x, c, d, e) SELECT i, (i % 997) / 997.0, i, (i % 89) / 89.0, i % 50 FROM generate_series(1, 300000) i;
+-- a varlena before the binned column: the CPU walks it
+CREATE TABLE gh_pg_varlena AS SELECT repeat('v', i % 20) AS label, (i % 1000) / 1000.0::float8 AS x FROM generate_series(1, 800000) i;
+VACUUM (FREEZE, ANALYZE) gh_pg_types, gh_pg_layout, gh_pg_varlena;
+SQL
+
+# check NAME GPU_PAGES(yes|no) SETTINGS QUERY
+check() {
+    local name=$1 want=$2 settings=$3 query=$4
+    local out
+    out=$(psql -X -q -At -v ON_ERROR_STOP=1 2>&1 <<SQL
+SET max_parallel_workers_per_gather = 0;
+$settings
+SET gpu_histogram.device = $device;
+CREATE TEMP TABLE r_gpu AS $query;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $query;
+SET gpu_histogram.device = auto;
+CREATE TEMP TABLE r_auto AS $query;
+SET gpu_histogram.scan = off;
+CREATE TEMP TABLE r_plain AS $query;
+SELECT 'diff ' || ((SELECT count(*) FROM (TABLE r_gpu EXCEPT ALL TABLE r_plain) a) +
+                   (SELECT count(*) FROM (TABLE r_plain EXCEPT ALL TABLE r_gpu) b) +
+                   (SELECT count(*) FROM (TABLE r_auto EXCEPT ALL TABLE r_plain) c) +
+                   (SELECT count(*) FROM (TABLE r_plain EXCEPT ALL TABLE r_auto) d));
+SQL
+)
+    local diff pages scanned ok=yes
+    diff=$(echo "$out" | sed -n 's/^diff //p')
+    pages=$(echo "$out" | sed -n 's/.*Pages Parsed on GPU: //p' | awk '{ s += $1 } END { print s + 0 }')
+    scanned=$(echo "$out" | grep -c "GpuHistogramScan")
+    [ "$diff" = 0 ] && [ "$scanned" -gt 0 ] || ok=no
+    if [ "$device" = gpu ]; then
+        [ "$want" = yes ] && [ "$pages" -eq 0 ] && ok=no
+        [ "$want" = no ] && [ "$pages" -ne 0 ] && ok=no
+    fi
+    if [ $ok = yes ]; then
+        echo "PASS: $name: gpu and auto equal the ordinary plan; $pages pages parsed on the GPU"
+    else
+        echo "FAIL: $name (differences ${diff:-?}, pages on the GPU $pages, wanted $want, scans $scanned)"
+        echo "$out" | head -40 | sed 's/^/  /'
+        failures=$((failures + 1))
+    fi
+}
+
+check "float8 with NULLs" yes "" "SELECT gpu_histogram(f8, 0, 1, 64) AS h FROM gh_pg_types"
+check "float4" yes "" "SELECT gpu_histogram(f4, 0, 1, 1000) AS h FROM gh_pg_types"
+check "int2" yes "" "SELECT gpu_histogram(i2, -20000, 20000, 100) AS h FROM gh_pg_types"
+check "int4, descending bounds" yes "" "SELECT gpu_histogram(i4, 600000, -600000, 77) AS h FROM gh_pg_types"
+check "int8 beyond 2^53, 100,000 buckets" yes "" \
+    "SELECT gpu_histogram(i8, -1, 9007199254740993, 100000) AS h FROM gh_pg_types"
+check "three histograms in one scan" yes "" \
+    "SELECT gpu_histogram(f8, 0, 1, 16) AS a, gpu_histogram(i4, -500000, 500000, 10) AS b, gpu_histogram(f4, 0.25, 0.5, 3) AS c FROM gh_pg_types"
+check "padding, NULLs before the column, a dropped column" yes "" \
+    "SELECT gpu_histogram(x, 0, 1, 50) AS h, gpu_histogram(c, 0, 1500000, 15) AS h2 FROM gh_pg_layout"
+check "a column added with a default after the rows were stored" yes "" \
+    "SELECT gpu_histogram(d, 0, 1, 8) AS h, gpu_histogram(e, 0, 50, 5) AS h2 FROM gh_pg_layout"
+check "4 workers" yes "SET max_parallel_workers_per_gather = 4; SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;" \
+    "SELECT gpu_histogram(f8, 0, 1, 256) AS h FROM gh_pg_types"
+check "a varlena before the column (CPU path)" no "" "SELECT gpu_histogram(x, 0, 1, 64) AS h FROM gh_pg_varlena"
+check "a WHERE clause (CPU path)" no "" "SELECT gpu_histogram(f8, 0, 1, 64) AS h FROM gh_pg_types WHERE i4 > 0"
+check "gpu_histogram.pages_on_gpu = off" no "SET gpu_histogram.pages_on_gpu = off;" \
+    "SELECT gpu_histogram(f8, 0, 1, 64) AS h FROM gh_pg_types"
+
+# a temporary table lives in local buffers, which the GPU cannot see
+out=$(psql -X -q -At 2>&1 <<SQL
+SET gpu_histogram.device = $device;
+CREATE TEMP TABLE tmp AS SELECT (i % 1000) / 1000.0::float8 AS x FROM generate_series(1, 600000) i;
+VACUUM tmp;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT gpu_histogram(x, 0, 1, 64) FROM tmp;
+SELECT 'same ' || ((SELECT gpu_histogram(x, 0, 1, 64) FROM tmp) =
+       (SELECT array_agg(coalesce(c, 0) ORDER BY b) FROM generate_series(0, 65) b
+        LEFT JOIN (SELECT width_bucket(x, 0, 1, 64) b, count(*) c FROM tmp GROUP BY 1) w USING (b)));
+SQL
+)
+if echo "$out" | grep -q 'Pages Parsed on GPU: 0' && echo "$out" | grep -q '^same true$'; then
+    echo "PASS: a temporary table is parsed on the CPU and equals width_bucket"
+else
+    echo "FAIL: temporary table"; echo "$out" | sed 's/^/  /'; failures=$((failures + 1))
+fi
+
+# 2. MVCC under concurrent writers
+psql_q <<'SQL' || exit 1
+DROP TABLE IF EXISTS gh_pg_mvcc;
+CREATE TABLE gh_pg_mvcc (id int, x float8) WITH (fillfactor = 60, autovacuum_enabled = off);
+INSERT INTO gh_pg_mvcc SELECT i, (i % 1000) / 1000.0 FROM generate_series(1, 1500000) i;
+VACUUM (FREEZE, ANALYZE) gh_pg_mvcc;
+SQL
+stop_at=$(( $(date +%s) + seconds ))
+writer() {
+    local k=0
+    while [ "$(date +%s)" -lt "$stop_at" ]; do
+        k=$((k + 1))
+        case $1 in
+        insert) echo "INSERT INTO gh_pg_mvcc SELECT -i, (i % 500) / 500.0 + 0.0005 FROM generate_series(1, 2000) i;" ;;
+        update) echo "UPDATE gh_pg_mvcc SET x = x + 0.0003 WHERE id % 997 = $((k % 997)) AND id > 0;" ;;
+        delete) echo "DELETE FROM gh_pg_mvcc WHERE id % 1009 = $((k % 1009)) AND id > 0;" ;;
+        vacuum) echo "VACUUM gh_pg_mvcc;"; echo "SELECT pg_sleep(0.2);" ;;
+        esac
+    done | psql -X -q -o /dev/null 2>/dev/null
+}
+pids=()
+for w in insert update delete vacuum; do writer $w & pids+=($!); done
+rounds=0 equal=0 on_gpu=0
+while [ "$(date +%s)" -lt "$stop_at" ]; do
+    out=$(psql -X -q -At 2>&1 <<SQL
+SET max_parallel_workers_per_gather = 0;
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SET LOCAL gpu_histogram.device = $device;
+CREATE TEMP TABLE scan_answer AS SELECT gpu_histogram(x, 0, 1, 100) AS h FROM gh_pg_mvcc;
+SET LOCAL gpu_histogram.scan = off;
+SELECT 'same ' || ((SELECT h FROM scan_answer) = (SELECT array_agg(coalesce(c, 0) ORDER BY b)
+       FROM generate_series(0, 101) b LEFT JOIN (SELECT width_bucket(x, 0, 1, 100) b, count(*) c
+       FROM gh_pg_mvcc GROUP BY 1) w USING (b)));
+COMMIT;
+SET gpu_histogram.device = $device;
+EXPLAIN (ANALYZE, FORMAT JSON) SELECT gpu_histogram(x, 0, 1, 100) FROM gh_pg_mvcc;
+SQL
+)
+    rounds=$((rounds + 1))
+    echo "$out" | grep -q '^same true$' && equal=$((equal + 1))
+    p=$(echo "$out" | sed -n 's/.*"Pages Parsed on GPU": \([0-9]*\).*/\1/p' | head -1)
+    on_gpu=$((on_gpu + ${p:-0}))
+    echo "$out" | grep -q '^same false$' && echo "$out" | head -5 | sed 's/^/  differs: /'
+done
+wait "${pids[@]}"
+rows=$(psql_q -c "SELECT count(*) FROM gh_pg_mvcc")
+if [ $rounds -gt 0 ] && [ $equal -eq $rounds ] && { [ "$device" = cpu ] || [ $on_gpu -gt 0 ]; }; then
+    echo "PASS: MVCC under concurrent inserts, updates, deletes and VACUUM: $equal of $rounds REPEATABLE READ rounds equal width_bucket's answer in the same snapshot; $on_gpu pages parsed on the GPU; $rows rows at the end"
+else
+    echo "FAIL: MVCC under concurrent writers: $equal of $rounds rounds equal; $on_gpu pages parsed on the GPU"
+    failures=$((failures + 1))
+fi
+
+psql_q -c "DROP TABLE gh_pg_types, gh_pg_layout, gh_pg_varlena, gh_pg_mvcc"
+[ $failures -eq 0 ] && echo "page checks: all passed" || echo "page checks: $failures FAILED"
+exit $failures

@@ -1,0 +1,258 @@
+/*
+ * heap_pages.h: heap pages written the way PostgreSQL 15 writes them, for
+ * the page kernel's tests (cuda_pages_test.cu) and its benchmark
+ * (test/bench/kernel_bench_pages.cuh).
+ *
+ * The layout is spelled out here again, from PostgreSQL's own description
+ * rather than from page_spec.h: PageInit and PageAddItem (bufpage.c) for
+ * the page, heap_form_tuple and heap_fill_tuple (heaptuple.c) for the
+ * tuple.  A page that the kernel reads differently from how these
+ * functions lay it out then shows as a wrong histogram, instead of the
+ * test and the kernel agreeing on the same mistake.  Plain C++: no CUDA,
+ * no GoogleTest.
+ */
+#ifndef GH_TEST_HEAP_PAGES_H
+#define GH_TEST_HEAP_PAGES_H
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <vector>
+
+#include "page_spec.h"
+
+namespace heap_pages {
+
+constexpr uint32_t kBlockSize = 8192;      /* BLCKSZ */
+constexpr uint32_t kPageHeaderSize = 24;   /* SizeOfPageHeaderData */
+constexpr uint32_t kTupleHeaderSize = 23;  /* offsetof(HeapTupleHeaderData, t_bits) */
+constexpr uint32_t kMaxHeapTuples = 291;   /* MaxHeapTuplesPerPage */
+enum LinePointerFlags : uint32_t { lp_unused = 0, lp_normal = 1, lp_redirect = 2, lp_dead = 3 };
+
+inline uint32_t align_to(uint32_t n, uint32_t align) { return (n + align - 1) / align * align; }
+inline uint32_t maxalign(uint32_t n) { return align_to(n, 8); }
+
+/* One column's value as stored: its bytes, little-endian in the low attlen bytes of `bits`, or NULL. */
+struct Datum {
+    bool null = true;
+    uint64_t bits = 0;
+};
+inline Datum null_datum() { return Datum{}; }
+inline Datum float8_datum(double v)
+{
+    Datum d{false, 0};
+    std::memcpy(&d.bits, &v, 8);
+    return d;
+}
+inline Datum float4_datum(float v)
+{
+    uint32_t b;
+    std::memcpy(&b, &v, 4);
+    return Datum{false, b};
+}
+/* int2, int4, int8 and any other fixed-width filler: the low bytes are what is stored */
+inline Datum int_datum(int64_t v) { return Datum{false, static_cast<uint64_t>(v)}; }
+
+/* The stored value read back as the float8 PostgreSQL's cast from its type gives. */
+inline double as_float8(const Datum &d, gh::PageValueType type)
+{
+    switch (type) {
+    case gh::PageValueType::float8: {
+        double v;
+        std::memcpy(&v, &d.bits, 8);
+        return v;
+    }
+    case gh::PageValueType::float4: {
+        float v;
+        uint32_t b = static_cast<uint32_t>(d.bits);
+        std::memcpy(&v, &b, 4);
+        return static_cast<double>(v);
+    }
+    case gh::PageValueType::int2: return static_cast<double>(static_cast<int16_t>(d.bits));
+    case gh::PageValueType::int4: return static_cast<double>(static_cast<int32_t>(d.bits));
+    case gh::PageValueType::int8: return static_cast<double>(static_cast<int64_t>(d.bits));
+    }
+    return 0;
+}
+
+/* A table's columns: attlen and attalign (bytes) of each, in attribute order. */
+using Layout = std::vector<gh::PageAttr>;
+
+/* What one line pointer of a page was made as: its flags and, for a tuple, the values it holds. */
+struct Line {
+    uint32_t flags;
+    std::vector<Datum> values; /* natts of them */
+};
+
+/*
+ * The column `attno` of `type` as PageColumn describes it: where the
+ * value lies in a tuple without NULLs is heap_compute_data_size's walk.
+ */
+inline gh::PageColumn page_column(const Layout &layout, int attno, gh::PageValueType type, bool has_missing = false,
+                                  double missing_value = 0)
+{
+    gh::PageColumn col{};
+    col.attno = attno;
+    col.type = type;
+    col.attr = layout[static_cast<size_t>(attno - 1)];
+    col.nprefix = attno - 1;
+    uint32_t at = 0;
+    for (int a = 0; a < attno - 1; a++) {
+        col.prefix[a] = layout[static_cast<size_t>(a)];
+        at = align_to(at, col.prefix[a].align) + static_cast<uint32_t>(col.prefix[a].len);
+    }
+    col.fixed_offset = static_cast<int32_t>(align_to(at, col.attr.align));
+    col.has_missing = has_missing;
+    col.missing_value = missing_value;
+    return col;
+}
+
+/* What a scan of the column finds in a line: nothing (not a tuple, or NULL), or the value as a float8. */
+inline std::optional<double> column_value(const Line &line, const gh::PageColumn &col)
+{
+    if (line.flags != lp_normal)
+        return std::nullopt;
+    if (line.values.size() < static_cast<size_t>(col.attno)) /* stored before the column was added */
+        return col.has_missing ? std::optional<double>(col.missing_value) : std::nullopt;
+    const Datum &d = line.values[static_cast<size_t>(col.attno - 1)];
+    if (d.null)
+        return std::nullopt;
+    return as_float8(d, col.type);
+}
+
+/* Writes one 8 kB heap page in place, as PageInit, then PageAddItem for each tuple, leave it. */
+class PageWriter {
+  public:
+    explicit PageWriter(unsigned char *page) : page_(page)
+    {
+        std::memset(page_, 0, kBlockSize);
+        put16(10, 0x0004);                         /* pd_flags: PD_ALL_VISIBLE, as the scan's pages are */
+        put16(12, kPageHeaderSize);                /* pd_lower */
+        put16(14, kBlockSize);                     /* pd_upper: a heap page has no special space */
+        put16(16, kBlockSize);                     /* pd_special */
+        put16(18, static_cast<uint16_t>(kBlockSize | 4)); /* pd_pagesize_version: layout version 4 */
+    }
+
+    unsigned char *page() const { return page_; }
+    const std::vector<Line> &lines() const { return lines_; }
+    uint32_t line_count() const { return (get16(12) - kPageHeaderSize) / 4; }
+
+    /*
+     * heap_form_tuple over the first values.size() columns of `layout`
+     * (natts = values.size()), then PageAddItem.  False, changing nothing,
+     * when the page is full.
+     */
+    bool add_tuple(const Layout &layout, const std::vector<Datum> &values)
+    {
+        const uint32_t natts = static_cast<uint32_t>(values.size());
+        bool hasnull = false;
+        uint32_t data = 0;
+        for (uint32_t a = 0; a < natts; a++) {
+            if (values[a].null)
+                hasnull = true;
+            else
+                data = align_to(data, layout[a].align) + static_cast<uint32_t>(layout[a].len);
+        }
+        const uint32_t hoff = maxalign(kTupleHeaderSize + (hasnull ? (natts + 7) / 8 : 0));
+        const uint32_t size = hoff + data;
+        uint32_t off = 0;
+        if (!reserve(size, &off))
+            return false;
+        unsigned char *t = page_ + off;
+        put32(t + 0, 1000);        /* t_xmin: long frozen */
+        put32(t + 4, 0);           /* t_xmax */
+        put16(t + 12, 0);          /* t_ctid: block 0 ... */
+        put16(t + 16, static_cast<uint16_t>(lines_.size() + 1)); /* ... this offset */
+        put16(t + 18, static_cast<uint16_t>(natts));             /* t_infomask2 */
+        put16(t + 20, static_cast<uint16_t>((hasnull ? 0x0001 : 0) | 0x0100 | 0x0800)); /* HASNULL, XMIN_COMMITTED, XMAX_INVALID */
+        t[22] = static_cast<unsigned char>(hoff);
+        uint32_t at = 0;
+        for (uint32_t a = 0; a < natts; a++) {
+            if (values[a].null)
+                continue; /* its bit stays 0 */
+            if (hasnull)
+                t[kTupleHeaderSize + a / 8] |= static_cast<unsigned char>(1u << (a % 8));
+            at = align_to(at, layout[a].align);
+            for (int k = 0; k < layout[a].len; k++)
+                t[hoff + at + static_cast<uint32_t>(k)] = static_cast<unsigned char>(values[a].bits >> (8 * (k % 8)));
+            at += static_cast<uint32_t>(layout[a].len);
+        }
+        set_line(static_cast<uint32_t>(lines_.size()), lp_normal, off, size);
+        lines_.push_back(Line{lp_normal, values});
+        put16(12, static_cast<uint16_t>(get16(12) + 4));
+        return true;
+    }
+
+    /* A line pointer with no tuple of its own: unused, a redirect, a dead item, or a damaged one. */
+    bool add_line_pointer(uint32_t flags, uint32_t off, uint32_t len)
+    {
+        if (lines_.size() >= kMaxHeapTuples || get16(12) + 4 > get16(14))
+            return false;
+        set_line(static_cast<uint32_t>(lines_.size()), flags, off, len);
+        lines_.push_back(Line{flags == lp_normal ? 0xFFu : flags, {}}); /* a damaged "normal" one is never counted */
+        put16(12, static_cast<uint16_t>(get16(12) + 4));
+        return true;
+    }
+
+    /* Changes line i's flags, keeping its offset and length (as ItemIdMarkDead does). */
+    void set_flags(uint32_t i, uint32_t flags)
+    {
+        const uint32_t word = get32(page_ + kPageHeaderSize + 4 * i);
+        set_line(i, flags, word & 0x7FFF, word >> 17);
+        lines_[i].flags = flags;
+    }
+
+    /* Rewrites line i's pointer as given, keeping what the line is expected to hold (to damage it). */
+    void rewrite_line(uint32_t i, uint32_t flags, ptrdiff_t off, uint32_t len)
+    {
+        set_line(i, flags, static_cast<uint32_t>(off), len);
+    }
+
+    /* Line i's tuple, to damage it; its offset and length. */
+    unsigned char *tuple(uint32_t i) const { return page_ + (get32(page_ + kPageHeaderSize + 4 * i) & 0x7FFF); }
+    uint32_t tuple_length(uint32_t i) const { return get32(page_ + kPageHeaderSize + 4 * i) >> 17; }
+    /* Marks line i as one the scan must not count, whatever it holds (for damaged tuples). */
+    void expect_skipped(uint32_t i) { lines_[i].flags = 0xFF; }
+
+  private:
+    /* PageAddItem's room check: a line pointer and the MAXALIGNed tuple, below MaxHeapTuplesPerPage. */
+    bool reserve(uint32_t size, uint32_t *off)
+    {
+        const uint32_t lower = get16(12) + 4;
+        const uint32_t aligned = maxalign(size);
+        if (lines_.size() >= kMaxHeapTuples || get16(14) < aligned || lower > get16(14) - aligned)
+            return false;
+        *off = get16(14) - aligned;
+        put16(14, static_cast<uint16_t>(*off));
+        return true;
+    }
+    /* ItemIdData: lp_off:15, lp_flags:2, lp_len:15, low bits first (little-endian bit-fields). */
+    void set_line(uint32_t i, uint32_t flags, uint32_t off, uint32_t len)
+    {
+        put32(page_ + kPageHeaderSize + 4 * i, (off & 0x7FFF) | (flags & 3) << 15 | (len & 0x7FFF) << 17);
+    }
+    uint32_t get16(uint32_t at) const { return static_cast<uint32_t>(page_[at] | page_[at + 1] << 8); }
+    static uint32_t get32(const unsigned char *p)
+    {
+        return static_cast<uint32_t>(p[0] | p[1] << 8 | p[2] << 16) | static_cast<uint32_t>(p[3]) << 24;
+    }
+    void put16(uint32_t at, uint32_t v) { put16(page_ + at, v); }
+    static void put16(unsigned char *p, uint32_t v)
+    {
+        p[0] = static_cast<unsigned char>(v);
+        p[1] = static_cast<unsigned char>(v >> 8);
+    }
+    static void put32(unsigned char *p, uint32_t v)
+    {
+        put16(p, v);
+        put16(p + 2, v >> 16);
+    }
+
+    unsigned char *page_;
+    std::vector<Line> lines_;
+};
+
+} // namespace heap_pages
+
+#endif /* GH_TEST_HEAP_PAGES_H */
