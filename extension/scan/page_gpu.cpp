@@ -47,17 +47,22 @@ bool binned(const PageGpu *pg, int h, const bool *skip)
     return pg->columns[h].attno > 0 && !skip[h];
 }
 
-/* Waits for a batch on the GPU, unpins it; raises the service's error if the GPU failed it. */
-void complete(PageGpu *pg, PageBatch *b)
+/*
+ * Collects a batch on the GPU once the GPU is done with it (waiting for
+ * that with `wait`), unpins it, and raises the service's error if the GPU
+ * failed it; false if it is still on the GPU (only without wait).
+ */
+bool complete(PageGpu *pg, PageBatch *b, bool wait)
 {
     if (!b->on_gpu)
-        return;
+        return true;
     gh::Status failure = gh::Status::ok;
     for (int h = 0; h < pg->nhist; h++) {
         if (b->slots[h] < 0)
             continue;
         gh::Status result;
-        (void)gpu_service_pages_done(b->slots[h], true, &result);
+        if (!gpu_service_pages_done(b->slots[h], wait, &result))
+            return false;
         b->slots[h] = -1;
         if (failure == gh::Status::ok)
             failure = result;
@@ -66,6 +71,7 @@ void complete(PageGpu *pg, PageBatch *b)
     pg->pages_gpu += b->npages;
     page_gpu_release(b);
     gpu_service_report(failure);
+    return true;
 }
 
 /* Takes a lease per histogram and a slot per histogram without waiting, and queues the batch; false: no room. */
@@ -108,14 +114,18 @@ bool send(PageGpu *pg, PageBatch *b, HistogramState *const *states, const bool *
 /*
  * The filling batch is ready: the other one is collected first (one batch
  * on the GPU at a time per scan), then this one goes if the service has
- * room; if not, it is the caller's to parse.
+ * room; if not, it is the caller's to parse.  auto never waits: when the
+ * GPU has not finished the other batch yet (it is busy with other
+ * sessions' batches), this one is parsed on the CPU meanwhile, so that
+ * under load both devices stay busy.
  */
 PageBatch *ship(PageGpu *pg, HistogramState *const *states, const bool *skip)
 {
     PageBatch *b = &pg->batch[pg->filling];
     if (b->npages == 0)
         return NULL;
-    complete(pg, &pg->batch[1 - pg->filling]);
+    if (!complete(pg, &pg->batch[1 - pg->filling], gh_device_mode == DEVICE_GPU))
+        return b;
     if (!send(pg, b, states, skip))
         return b;
     pg->filling = 1 - pg->filling;
@@ -208,7 +218,7 @@ void page_gpu_finish(PageGpu *pg, HistogramState *const *states)
     if (!pg->possible)
         return;
     for (PageBatch &b : pg->batch)
-        complete(pg, &b);
+        (void)complete(pg, &b, true);
     for (int h = 0; h < pg->nhist; h++) {
         if (pg->hist[h].index < 0)
             continue;

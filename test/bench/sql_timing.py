@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""sql_timing.py: times SQL queries side by side in one psql session.
+r"""sql_timing.py: times SQL queries side by side in one psql session.
 
 Each round runs every query once, in order, so slow drift of the machine
 hits all queries alike; after warm-up rounds, reports the median time of each

@@ -31,6 +31,7 @@ device=gpu
 [ "$gpu" = t ] || { device=cpu; echo "page checks: no usable GPU, the queries run on the CPU path (GPU part SKIPPED)"; }
 
 psql_q <<'SQL' || exit 1
+SET client_min_messages = warning;
 DROP TABLE IF EXISTS gh_pg_types, gh_pg_layout, gh_pg_varlena;
 CREATE TABLE gh_pg_types AS
 SELECT CASE WHEN i % 41 = 0 THEN NULL ELSE ((i::bigint * 7919) % 100003) / 100003.0 END::float8 AS f8,
@@ -130,23 +131,26 @@ fi
 
 # 2. MVCC under concurrent writers
 psql_q <<'SQL' || exit 1
+SET client_min_messages = warning;
 DROP TABLE IF EXISTS gh_pg_mvcc;
 CREATE TABLE gh_pg_mvcc (id int, x float8) WITH (fillfactor = 60, autovacuum_enabled = off);
 INSERT INTO gh_pg_mvcc SELECT i, (i % 1000) / 1000.0 FROM generate_series(1, 1500000) i;
 VACUUM (FREEZE, ANALYZE) gh_pg_mvcc;
 SQL
 stop_at=$(( $(date +%s) + seconds ))
+# one statement per connection, so that a writer stops when the time is up (a pipe would queue work)
 writer() {
-    local k=0
+    local k=0 sql
     while [ "$(date +%s)" -lt "$stop_at" ]; do
         k=$((k + 1))
         case $1 in
-        insert) echo "INSERT INTO gh_pg_mvcc SELECT -i, (i % 500) / 500.0 + 0.0005 FROM generate_series(1, 2000) i;" ;;
-        update) echo "UPDATE gh_pg_mvcc SET x = x + 0.0003 WHERE id % 997 = $((k % 997)) AND id > 0;" ;;
-        delete) echo "DELETE FROM gh_pg_mvcc WHERE id % 1009 = $((k % 1009)) AND id > 0;" ;;
-        vacuum) echo "VACUUM gh_pg_mvcc;"; echo "SELECT pg_sleep(0.2);" ;;
+        insert) sql="INSERT INTO gh_pg_mvcc SELECT -i, (i % 500) / 500.0 + 0.0005 FROM generate_series(1, 2000) i" ;;
+        update) sql="UPDATE gh_pg_mvcc SET x = x + 0.0003 WHERE id % 997 = $((k % 997)) AND id > 0" ;;
+        delete) sql="DELETE FROM gh_pg_mvcc WHERE id % 1009 = $((k % 1009)) AND id > 0" ;;
+        vacuum) sql="VACUUM gh_pg_mvcc" ;;
         esac
-    done | psql -X -q -o /dev/null 2>/dev/null
+        psql -X -q -o /dev/null -c "$sql" 2>/dev/null
+    done
 }
 pids=()
 for w in insert update delete vacuum; do writer $w & pids+=($!); done
