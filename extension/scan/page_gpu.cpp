@@ -77,7 +77,7 @@ bool complete(PageGpu *pg, PageBatch *b, bool wait)
 /* Takes a lease per histogram and a slot per histogram without waiting, and queues the batch; false: no room. */
 bool send(PageGpu *pg, PageBatch *b, HistogramState *const *states, const bool *skip)
 {
-    if (!gpu_service_pages_ready())
+    if (!gpu_service_pages_ready() || (gh_device_mode != DEVICE_GPU && gpu_service_pages_backlogged()))
         return false;
     for (int h = 0; h < pg->nhist; h++) {
         if (!binned(pg, h, skip) || pg->hist[h].index >= 0)
@@ -126,8 +126,11 @@ PageBatch *ship(PageGpu *pg, HistogramState *const *states, const bool *skip)
         return NULL;
     if (!complete(pg, &pg->batch[1 - pg->filling], gh_device_mode == DEVICE_GPU))
         return b;
-    if (!send(pg, b, states, skip))
+    if (!send(pg, b, states, skip)) {
+        if (gh_device_mode != DEVICE_GPU)
+            pg->cpu_pages_left = pg->capacity; /* no room after all: the next batch's worth as it comes */
         return b;
+    }
     pg->filling = 1 - pg->filling;
     return NULL;
 }
@@ -172,13 +175,31 @@ void page_gpu_begin(PageGpu *pg, Relation rel, const HeapColumn *columns, int nh
     pg->possible = any;
 }
 
-bool page_gpu_accepts(const PageGpu *pg, const HeapReader *r, HistogramState *const *states, const bool *skip)
+bool page_gpu_accepts(PageGpu *pg, const HeapReader *r, HistogramState *const *states, const bool *skip)
 {
     if (!pg->possible || !heap_reader_page_shareable(r))
         return false;
     for (int h = 0; h < pg->nhist; h++)
         if (binned(pg, h, skip) && states[h] == NULL)
             return false;
+    if (pg->cpu_pages_left > 0) {
+        pg->cpu_pages_left--;
+        return false;
+    }
+    /*
+     * auto decides before it pins a batch's worth of pages: a batch the GPU
+     * then refuses would be read twice, the second time out of cache, which
+     * under load costs more than the GPU saves.  So while the GPU has
+     * enough work queued, or this scan's earlier batch is still on it, the
+     * next batch's worth of pages takes the CPU path as it comes.
+     */
+    PageBatch *b = &pg->batch[pg->filling];
+    if (b->npages == 0 && gh_device_mode != DEVICE_GPU &&
+        (!gpu_service_pages_ready() || gpu_service_pages_backlogged() ||
+         !complete(pg, &pg->batch[1 - pg->filling], false))) {
+        pg->cpu_pages_left = pg->capacity - 1;
+        return false;
+    }
     return true;
 }
 

@@ -48,6 +48,7 @@ struct PageGpu {
     int32 capacity;             /* pages per batch */
     PageBatch batch[2];         /* one filling while the other is on the GPU */
     int filling;
+    int32 cpu_pages_left;       /* auto: pages that take the CPU path before the GPU is asked again */
     int32 read_slot;            /* the slot of a read in progress, for the cleanup */
     uint64 pages_gpu;
     uint64 values_gpu;
@@ -63,10 +64,12 @@ void page_gpu_begin(PageGpu *pg, Relation rel, const HeapColumn *columns, int nh
 
 /*
  * Whether the reader's current page goes into a batch: the scan may use
- * the GPU, the page can be read under a pin alone, and every histogram
- * has its state (the first row has been checked on the CPU) or no input.
+ * the GPU, the page can be read under a pin alone, every histogram has its
+ * state (the first row has been checked on the CPU) or no input, and, in
+ * auto, the GPU is likely to take the batch (else a batch's worth of pages
+ * takes the CPU path first).
  */
-bool page_gpu_accepts(const PageGpu *pg, const HeapReader *r, HistogramState *const *states,
+bool page_gpu_accepts(PageGpu *pg, const HeapReader *r, HistogramState *const *states,
                       const bool *skip);
 
 /*

@@ -28,6 +28,16 @@ int32 gh_histograms_open = 0;
 
 namespace {
 
+/*
+ * Page batches queued or on the GPU, per device, beyond which auto parses
+ * pages on the CPU: a batch takes the GPU about 0.4 ms, so four keep it
+ * busy, while more would only lengthen every session's wait for its own
+ * batches (and hold their pins longer).  Measured with 64 pgbench clients
+ * on the H100 host: with the queue bounded only by the 32 slots, auto was
+ * slower than the CPU alone.
+ */
+constexpr int32 kPageBacklogPerDevice = 4;
+
 /* How long device = 'gpu' waits for a restarting service before it gives up. */
 constexpr int kServiceStartWaitMs = 30000;
 
@@ -510,6 +520,19 @@ bool gpu_service_pages_ready(void)
     bool ready = gh_service->state == SERVICE_UP && gh_service->pool_registered;
     service_unlock();
     return ready;
+}
+
+bool gpu_service_pages_backlogged(void)
+{
+    int32 queued = 0;
+    service_lock();
+    for (int32 i = 0; i < gh_service->nslots; i++) {
+        const ServiceSlot *slot = &gh_service_slots[i];
+        queued += slot->request == REQUEST_BIN_PAGES && (slot->state == SLOT_QUEUED || slot->state == SLOT_RUNNING);
+    }
+    int32 devices = Max(gh_service->ndevices, 1);
+    service_unlock();
+    return queued >= kPageBacklogPerDevice * devices;
 }
 
 bool gpu_service_open_pages(const gh::HistogramSpec &spec, const gh::PageColumn &column, ServiceWait wait,

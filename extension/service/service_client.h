@@ -107,6 +107,9 @@ void gpu_service_read_range(const ServiceHistogramRef *ref, int32 first, int32 n
  */
 bool gpu_service_pages_ready(void);
 
+/* Whether the GPUs already have enough page batches queued: auto then parses its pages on the CPU. */
+bool gpu_service_pages_backlogged(void);
+
 /* Opens a lease on a device histogram fed by page batches that read `column`, as gpu_service_open. */
 bool gpu_service_open_pages(const gh::HistogramSpec &spec, const gh::PageColumn &column, ServiceWait wait,
                             ServiceHistogramRef *out);

@@ -18,7 +18,9 @@
 #      its answer against width_bucket's (computed once, by the ordinary
 #      plan), and a wrong one fails the client.
 # It prints; it asserts nothing.  Set GH_USE_EXISTING=1 to keep tables from
-# an earlier run.
+# an earlier run, GH_PGBENCH_CLIENTS (default 64) and GH_PGBENCH_DEVICES
+# (default "cpu auto") to vary the load, GH_PAGES_SECTIONS (default
+# "serial workers pgbench") to run fewer sections.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 rows=${1:-100000000}
@@ -53,17 +55,24 @@ queries() {
     echo "scan_gpu_pages=SET gpu_histogram.device = gpu; SET gpu_histogram.pages_on_gpu = on; SELECT gpu_histogram(x, 0, 1, 256) FROM $t"
 }
 mapfile -t q < <(queries)
+sections=" ${GH_PAGES_SECTIONS:-serial workers pgbench} "
+clients=${GH_PGBENCH_CLIENTS:-64}
+if [[ $sections == *" serial "* ]]; then
 echo "== 1. serial"
 python3 test/bench/sql_timing.py --rounds "$rounds" --warmup 1 --cpu \
     --setup "SET max_parallel_workers_per_gather = 0" "${q[@]}"
+fi
+if [[ $sections == *" workers "* ]]; then
 echo "== 2. 8 workers"
 python3 test/bench/sql_timing.py --rounds "$rounds" --warmup 1 --cpu \
     --setup "SET max_parallel_workers_per_gather = 8" --setup "SET parallel_setup_cost = 0" \
     --setup "SET parallel_tuple_cost = 0" "${q[@]}"
-psql -X -c "SET gpu_histogram.device = gpu" -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) SELECT gpu_histogram(x, 0, 1, 256) FROM $t" |
+psql -X -c "SET gpu_histogram.device = gpu" -c "SET max_parallel_workers_per_gather = 8" -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) SELECT gpu_histogram(x, 0, 1, 256) FROM $t" |
     grep -E "Workers|Pages|Values|Execution" | sed 's/^/  /'
+fi
+[[ $sections == *" pgbench "* ]] || exit 0
 
-echo "== 3. pgbench, 64 clients, $seconds s, one 10M-row histogram per transaction"
+echo "== 3. pgbench, $clients clients, $seconds s, one 10M-row histogram per transaction"
 psql_q -c "DROP TABLE IF EXISTS gh_pages_expected" \
        -c "SET gpu_histogram.scan = off" \
        -c "CREATE TABLE gh_pages_expected AS SELECT (SELECT array_agg(coalesce(c, 0) ORDER BY b) FROM generate_series(0, 257) b LEFT JOIN (SELECT width_bucket(x, 0, 1, 256) b, count(*) c FROM $small GROUP BY 1) w USING (b))::text AS h"
@@ -73,9 +82,9 @@ cat >"$script" <<SQL
 SELECT gpu_histogram(x, 0, 1, 256) AS h FROM $small \gset
 SELECT 1 / (h = ':h')::int FROM gh_pages_expected;
 SQL
-for device in cpu auto; do
+for device in ${GH_PGBENCH_DEVICES:-cpu auto}; do
     out=$(PGOPTIONS="-c gpu_histogram.device=$device -c max_parallel_workers_per_gather=0" \
-          pgbench -n -c 64 -j 16 -T "$seconds" -f "$script" 2>&1)
+          pgbench -n -c "$clients" -j 16 -T "$seconds" -f "$script" 2>&1)
     tps=$(echo "$out" | sed -n 's/^tps = \([0-9.]*\).*/\1/p' | head -1)
     done_tx=$(echo "$out" | sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p')
     failed=$(echo "$out" | sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p')
