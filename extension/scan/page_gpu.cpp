@@ -240,6 +240,10 @@ void page_gpu_finish(PageGpu *pg, HistogramState *const *states)
         return;
     for (PageBatch &b : pg->batch)
         (void)complete(pg, &b, true);
+    /* the states hand back any slot they fill (device = 'gpu'): a read must not wait while this process holds one */
+    for (int h = 0; h < pg->nhist; h++)
+        if (pg->hist[h].index >= 0)
+            histogram_state_flush(states[h]);
     for (int h = 0; h < pg->nhist; h++) {
         if (pg->hist[h].index < 0)
             continue;

@@ -161,9 +161,8 @@ void map_buffer_pool(void)
     INSTR_TIME_SUBTRACT(elapsed, start);
     double ms = INSTR_TIME_GET_MILLISEC(elapsed);
     if (s != gh::Status::ok) {
-        if (s == gh::Status::cuda_error || s == gh::Status::internal_error)
-            ereport(LOG, (errmsg("gpu_histogram CUDA process: the shared buffer pool is not mapped for the GPU, "
-                                 "pages are parsed on the CPU: %s", gh::gpu_last_error())));
+        ereport(LOG, (errmsg("gpu_histogram CUDA process: the shared buffer pool is not mapped for the GPU, "
+                             "pages are parsed on the CPU: %s: %s", gh::status_text(s), gh::gpu_last_error())));
         return;
     }
     service_lock();
