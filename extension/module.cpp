@@ -25,6 +25,7 @@ void _PG_init(void);
 int gh_device_mode = DEVICE_AUTO;
 int gh_batch_size = 1 << 20;
 bool gh_pages_on_gpu = true;
+bool gh_debug_pages_on_cpu = false;
 static int gh_fail_cuda_call = 0;
 static bool gh_crash_cuda_process = false;
 
@@ -84,6 +85,12 @@ void _PG_init(void)
                              "that the service repairs its shared memory and comes back.",
                              &gh_crash_cuda_process, false, PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL,
                              assign_crash_cuda_process, NULL);
+    DefineCustomBoolVariable("gpu_histogram.debug_pages_on_cpu",
+                             "Testing only: the custom scan gathers pinned pages in batches as for the GPU, "
+                             "and parses every batch on the CPU as if the GPU had refused it.",
+                             "Lets a machine without a GPU run the page path's pinning, batching and "
+                             "unpinning, also under concurrent writers.",
+                             &gh_debug_pages_on_cpu, false, PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
     gpu_histogram_plan_args_init();
     gpu_histogram_scan_init();
     gpu_service_init();

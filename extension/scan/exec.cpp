@@ -266,6 +266,7 @@ void parse_batch(ScanExecState *s, PageBatch *b)
             histogram_state_append_many(s->states[h], buf + MaxHeapTuplesPerPage - k, k);
         }
     }
+    page_gpu_parsed_on_cpu(&s->page_gpu, b);
     page_gpu_release(b);
 }
 

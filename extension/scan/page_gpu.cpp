@@ -77,7 +77,8 @@ bool complete(PageGpu *pg, PageBatch *b, bool wait)
 /* Takes a lease per histogram and a slot per histogram without waiting, and queues the batch; false: no room. */
 bool send(PageGpu *pg, PageBatch *b, HistogramState *const *states, const bool *skip)
 {
-    if (!gpu_service_pages_ready() || (gh_device_mode != DEVICE_GPU && gpu_service_pages_backlogged()))
+    if (pg->cpu_only || !gpu_service_pages_ready() ||
+        (gh_device_mode != DEVICE_GPU && gpu_service_pages_backlogged()))
         return false;
     for (int h = 0; h < pg->nhist; h++) {
         if (!binned(pg, h, skip) || pg->hist[h].index >= 0)
@@ -127,7 +128,7 @@ PageBatch *ship(PageGpu *pg, HistogramState *const *states, const bool *skip)
     if (!complete(pg, &pg->batch[1 - pg->filling], gh_device_mode == DEVICE_GPU))
         return b;
     if (!send(pg, b, states, skip)) {
-        if (gh_device_mode != DEVICE_GPU)
+        if (gh_device_mode != DEVICE_GPU && !pg->cpu_only)
             pg->cpu_pages_left = pg->capacity; /* no room after all: the next batch's worth as it comes */
         return b;
     }
@@ -142,8 +143,9 @@ void page_gpu_begin(PageGpu *pg, Relation rel, const HeapColumn *columns, int nh
     *pg = PageGpu{};
     pg->nhist = nhist;
     pg->read_slot = -1;
-    if (gh_device_mode == DEVICE_CPU || !gh_pages_on_gpu || RelationUsesLocalBuffers(rel) ||
-        !gpu_service_pages_ready() || !page_layout_matches())
+    pg->cpu_only = gh_debug_pages_on_cpu;
+    if (RelationUsesLocalBuffers(rel) || !page_layout_matches() ||
+        (!pg->cpu_only && (gh_device_mode == DEVICE_CPU || !gh_pages_on_gpu || !gpu_service_pages_ready())))
         return;
     MemoryContext old = MemoryContextSwitchTo(cxt);
     pg->columns = static_cast<gh::PageColumn *>(palloc0(sizeof(gh::PageColumn) * nhist));
@@ -194,7 +196,7 @@ bool page_gpu_accepts(PageGpu *pg, const HeapReader *r, HistogramState *const *s
      * next batch's worth of pages takes the CPU path as it comes.
      */
     PageBatch *b = &pg->batch[pg->filling];
-    if (b->npages == 0 && gh_device_mode != DEVICE_GPU &&
+    if (b->npages == 0 && gh_device_mode != DEVICE_GPU && !pg->cpu_only &&
         (!gpu_service_pages_ready() || gpu_service_pages_backlogged() ||
          !complete(pg, &pg->batch[1 - pg->filling], false))) {
         pg->cpu_pages_left = pg->capacity - 1;
@@ -234,10 +236,18 @@ void page_gpu_release(PageBatch *b)
     b->npages = 0;
 }
 
+void page_gpu_parsed_on_cpu(PageGpu *pg, const PageBatch *b)
+{
+    pg->pages_cpu += b->npages;
+}
+
 void page_gpu_finish(PageGpu *pg, HistogramState *const *states)
 {
     if (!pg->possible)
         return;
+    if (pg->cpu_only)
+        elog(DEBUG1, "gpu_histogram scan: %llu pages pinned in batches and parsed on the CPU",
+             static_cast<unsigned long long>(pg->pages_cpu));
     for (PageBatch &b : pg->batch)
         (void)complete(pg, &b, true);
     /* the states hand back any slot they fill (device = 'gpu'): a read must not wait while this process holds one */

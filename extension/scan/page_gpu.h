@@ -17,6 +17,10 @@
  * refused batch is parsed on the CPU too and its values go to the GPU the
  * old way, through the histogram states.
  *
+ * gpu_histogram.debug_pages_on_cpu (testing) makes every batch one the GPU
+ * refused, so that a machine without a GPU runs this pinning, batching and
+ * unpinning too (test/gpu/page_checks.sh in CI).
+ *
  * Pins follow PostgreSQL's rules: an ERROR or a cancel releases them with
  * the resource owner, while the GPU may still be reading those pages; what
  * it reads then goes into histograms that are closed unread, and the page
@@ -42,6 +46,7 @@ struct PageBatch {
 
 struct PageGpu {
     bool possible;              /* the table, the columns and the service allow pages on the GPU */
+    bool cpu_only;              /* gpu_histogram.debug_pages_on_cpu: every batch is parsed on the CPU */
     int nhist;
     gh::PageColumn *columns;    /* what the page kernel reads for each histogram */
     ServiceHistogramRef *hist;  /* each histogram's lease, opened by the first batch that goes */
@@ -51,6 +56,7 @@ struct PageGpu {
     int32 cpu_pages_left;       /* auto: pages that take the CPU path before the GPU is asked again */
     int32 read_slot;            /* the slot of a read in progress, for the cleanup */
     uint64 pages_gpu;
+    uint64 pages_cpu;           /* pages batched, then parsed on the CPU */
     uint64 values_gpu;
     MemoryContextCallback cleanup;
 };
@@ -84,6 +90,9 @@ PageBatch *page_gpu_flush(PageGpu *pg, HistogramState *const *states, const bool
 
 /* Unpins a returned batch's pages and empties it. */
 void page_gpu_release(PageBatch *b);
+
+/* Counts a returned batch's pages as parsed on the CPU (before page_gpu_release). */
+void page_gpu_parsed_on_cpu(PageGpu *pg, const PageBatch *b);
 
 /*
  * Waits for the batches on the GPU, unpins them, and adds each device
