@@ -269,7 +269,6 @@ void page_gpu_finish(PageGpu *pg, HistogramState *const *states)
             total += counts[i];
         }
         st->nvalues += total;
-        pg->values_gpu += total;
         gh_values_sent_to_gpu += total;
         pfree(counts);
     }

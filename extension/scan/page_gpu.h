@@ -57,7 +57,6 @@ struct PageGpu {
     int32 read_slot;            /* the slot of a read in progress, for the cleanup */
     uint64 pages_gpu;
     uint64 pages_cpu;           /* pages batched, then parsed on the CPU */
-    uint64 values_gpu;
     MemoryContextCallback cleanup;
 };
 

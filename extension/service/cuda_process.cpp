@@ -167,7 +167,6 @@ void map_buffer_pool(void)
     }
     service_lock();
     gh_service->pool_registered = true;
-    gh_service->pool_register_ms = ms;
     service_unlock();
     ereport(LOG, (errmsg("gpu_histogram CUDA process: shared buffer pool (%zu MB) mapped for the GPU in %.1f ms",
                          bytes >> 20, ms)));

@@ -128,7 +128,6 @@ struct ServiceShared {
     bool registered;      /* batch memory page-locked with CUDA */
     bool map_buffers;     /* gpu_histogram.service_map_buffers: register the shared buffer pool */
     bool pool_registered; /* the shared buffer pool is mapped for the GPUs: scans may send pages */
-    double pool_register_ms;
     char message[256];    /* why there is no GPU ("" when there is one) */
     int32 start_status;   /* gh::Status of starting CUDA: not_built, no_device, ... */
     char last_failure[256]; /* the last fatal CUDA error, kept across restarts for the clients it failed */
