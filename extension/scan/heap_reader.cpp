@@ -47,6 +47,21 @@ void heap_reader_begin(HeapReader *r, Relation rel, Snapshot snapshot, ParallelB
     pgstat_count_heap_scan(rel);
 }
 
+/*
+ * Asks for every cache line of the page's tuples at once, before the
+ * first is read.  Read in order they would arrive one or two at a time:
+ * pages lie scattered over the buffer pool, and the hardware prefetcher
+ * starts again at each one (and at each 4 KB within it).  Asked for
+ * together they come in parallel.  Only for pages the host itself parses:
+ * a page on its way to the GPU is never read here.
+ */
+static inline void prefetch_tuples(Page page)
+{
+    const PageHeader header = reinterpret_cast<PageHeader>(page);
+    for (uint32 off = header->pd_upper & ~63u; off < header->pd_special; off += 64)
+        __builtin_prefetch(page + off);
+}
+
 static BlockNumber next_block(HeapReader *r)
 {
     if (r->pscan != NULL) {
@@ -93,6 +108,7 @@ bool heap_reader_next_page(HeapReader *r)
         return true;
     }
     OffsetNumber lines = PageGetMaxOffsetNumber(page);
+    prefetch_tuples(page);
     int n = 0;
     for (OffsetNumber off = FirstOffsetNumber; off <= lines; off++) {
         ItemId item = PageGetItemId(page, off);
@@ -277,6 +293,7 @@ int page_column_values(const HeapColumn &col, TupleDesc desc, Page page, OffsetN
 {
     double *out = buf + MaxHeapTuplesPerPage;
     int n = 0;
+    prefetch_tuples(page);
     for (OffsetNumber off = lines; off >= FirstOffsetNumber; off--) {
         ItemId item = PageGetItemId(page, off);
         if (!ItemIdIsNormal(item))
