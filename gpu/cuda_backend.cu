@@ -212,7 +212,8 @@ Status open(const HistogramSpec &spec, uint32_t groups, int32_t cells, int devic
     h->spec = spec;
     h->groups = groups;
     h->cells = cells;
-    size_t bytes = sizeof(unsigned long long) * static_cast<size_t>(cells);
+    /* the cells, then the page kernel's tuple counter (drained as cell `cells`), the flags, the thresholds */
+    size_t bytes = sizeof(unsigned long long) * (static_cast<size_t>(cells) + 1);
     size_t table = spec.kind == SpecKind::thresholds ? sizeof(double) * static_cast<size_t>(spec.thresholds.count) : 0;
     cudaError_t err = cudaMallocAsync(reinterpret_cast<void **>(&h->counts), bytes + 8 + table, stream);
     bool ok = check(err, "cudaMallocAsync");
@@ -316,7 +317,7 @@ Status submit_grouped(DeviceHistogram *h, BatchBuffer *values, BatchBuffer *grou
 
 Status drain(DeviceHistogram *h, int32_t first, int32_t n, int64_t *counts, InterruptCheck interrupted)
 {
-    if (first < 0 || n < 0 || first + static_cast<int64_t>(n) > h->cells)
+    if (first < 0 || n < 0 || first + static_cast<int64_t>(n) > static_cast<int64_t>(h->cells) + 1)
         return Status::internal_error;
     Status s = set_device(h->device);
     if (s != Status::ok)

@@ -112,15 +112,16 @@ cudaError_t bin_grouped_on_device(const double *values, const uint32_t *groups, 
  * buffer past them is skipped), and adds the float8 bucket of column col
  * of each normal tuple among its first lines line pointers (at most
  * heap_layout::kMaxTuplesPerPage) to counts[0 .. nbins + 1], ORing 1 into
- * *flags for a NaN.  pool must be 16-byte aligned and col fit
- * page_column_fits(), else cudaErrorInvalidValue and nothing launched.
+ * *flags for a NaN, and the number of those normal tuples, NULL or not,
+ * to *tuples.  pool must be 16-byte aligned, col fit page_column_fits()
+ * and tuples be given, else cudaErrorInvalidValue and nothing launched.
  * limits.force_path may pick shared or global, and limits.max_blocks cap
  * the grid (tests only).
  */
 cudaError_t bin_pages_on_device(const uint64_t *page_words, size_t npages, const unsigned char *pool,
                                 uint64_t pool_pages, const PageColumn &col, const BucketSpec &spec,
-                                unsigned long long *counts, int *flags, const KernelLimits &limits,
-                                cudaStream_t stream);
+                                unsigned long long *counts, int *flags, unsigned long long *tuples,
+                                const KernelLimits &limits, cudaStream_t stream);
 
 /*
  * Whether the page kernel can read col: attno from 1, nprefix attno - 1

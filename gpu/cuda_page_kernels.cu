@@ -52,7 +52,7 @@ bool counts_in_shared(int32_t slots, size_t table_bytes, const KernelLimits &lim
 template <typename Binner, bool Shared>
 cudaError_t launch_pages(const uint64_t *words, size_t n, const unsigned char *pool, uint64_t pool_pages,
                          const PageColumn &col, const Binner &binner, unsigned long long *counts, int *flags,
-                         const KernelLimits &limits, cudaStream_t stream)
+                         unsigned long long *tuples, const KernelLimits &limits, cudaStream_t stream)
 {
     const size_t smem = page_shared_bytes(binner.slots(), binner.table_bytes(), Shared);
     auto kernel = histogram_pages<Binner, Shared>;
@@ -67,7 +67,7 @@ cudaError_t launch_pages(const uint64_t *words, size_t n, const unsigned char *p
         const size_t part = n - done < kMaxPagesPerLaunch ? n - done : kMaxPagesPerLaunch;
         const unsigned blocks = static_cast<unsigned>(part < grid ? part : grid);
         kernel<<<blocks, kPageThreads, smem, stream>>>(words + done, part, pool, pool_pages, col, binner, counts,
-                                                       flags);
+                                                       flags, tuples);
         if ((err = cudaGetLastError()) != cudaSuccess)
             return err;
     }
@@ -109,19 +109,19 @@ KernelPath page_path(int32_t nbins, const KernelLimits &limits)
 
 cudaError_t bin_pages_on_device(const uint64_t *page_words, size_t npages, const unsigned char *pool,
                                 uint64_t pool_pages, const PageColumn &col, const BucketSpec &spec,
-                                unsigned long long *counts, int *flags, const KernelLimits &limits,
-                                cudaStream_t stream)
+                                unsigned long long *counts, int *flags, unsigned long long *tuples,
+                                const KernelLimits &limits, cudaStream_t stream)
 {
-    if (!page_column_fits(col) || reinterpret_cast<uintptr_t>(pool) % 16 != 0)
+    if (!page_column_fits(col) || reinterpret_cast<uintptr_t>(pool) % 16 != 0 || tuples == nullptr)
         return cudaErrorInvalidValue;
     if (npages == 0)
         return cudaSuccess;
     return with_float_binner(spec, [&](auto binner) {
         return counts_in_shared(binner.slots(), binner.table_bytes(), limits)
                    ? launch_pages<decltype(binner), true>(page_words, npages, pool, pool_pages, col, binner, counts,
-                                                          flags, limits, stream)
+                                                          flags, tuples, limits, stream)
                    : launch_pages<decltype(binner), false>(page_words, npages, pool, pool_pages, col, binner,
-                                                           counts, flags, limits, stream);
+                                                           counts, flags, tuples, limits, stream);
     });
 }
 

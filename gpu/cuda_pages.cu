@@ -93,9 +93,9 @@ Status submit_pages(DeviceHistogram *h, BatchBuffer *b, size_t n, const PageColu
     GH_CUDA(cudaEventRecord(b->copied, d.copy_stream));
     GH_CUDA(cudaStreamWaitEvent(d.stream, b->copied, 0));
     GH_CUDA(bin_pages_on_device(reinterpret_cast<const uint64_t *>(b->on_device), n, d.pool, pool_pages(), col,
-                                h->spec.interval, h->counts, h->flags, d.limits, d.stream));
+                                h->spec.interval, h->counts, h->flags, h->counts + h->cells, d.limits, d.stream));
     GH_CUDA(cudaEventRecord(b->done, d.stream));
-    /* values_binned stays: the host never learns how many tuples the pages held */
+    /* values_binned stays: the pages' values are counted when they are drained */
     g.counters.batches++;
     return Status::ok;
 }

@@ -112,6 +112,9 @@ Status gpu_histogram_submit(DeviceHistogram *h, BatchBuffer *b, size_t n) noexce
  * Waits for the submitted work, adds device counters [first, first + n)
  * into counts[0 .. n) and zeroes them on the device.  Status::nan_value if
  * any binned value was NaN (for grouped histograms, see gpu_grouped_submit).
+ * One counter follows the histogram's own (the cell at index slots, or
+ * grouped_cells, which may be drained too): the normal tuples that
+ * gpu_pages_submit's kernels found; 0 for a histogram fed values.
  */
 Status gpu_histogram_drain(DeviceHistogram *h, int32_t first, int32_t n, int64_t *counts,
                            InterruptCheck interrupted) noexcept;
@@ -152,7 +155,9 @@ bool gpu_pool_registered() noexcept;
  * the registered pool) and the kernel that reads those pages: for every
  * normal tuple among each page's first `lines` line pointers it extracts
  * col (NULLs skipped) and bins it into the histogram, which must be a
- * float_interval one, not grouped.  Returns at once.  The pages must stay
+ * float_interval one, not grouped; it also adds the number of those
+ * normal tuples to the counter past the histogram's slots (see
+ * gpu_histogram_drain).  Returns at once.  The pages must stay
  * pinned until gpu_batch_finished() says the buffer's kernel is done.  A
  * NaN value makes the next drain answer Status::nan_value.  A line pointer
  * or tuple header that points outside its page is skipped (it cannot

@@ -255,17 +255,20 @@ void append_page(ScanExecState *s, int h)
 void parse_batch(ScanExecState *s, PageBatch *b)
 {
     TupleDesc desc = RelationGetDescr(s->css.ss.ss_currentRelation);
+    uint64 tuples = 0;
     for (int i = 0; i < b->npages; i++) {
         Page page = BufferGetPage(b->buffers[i]);
+        int ntuples = -1;
         for (int h = 0; h < s->nhist; h++) {
             if (s->skip[h])
                 continue;
             double *buf = s->page_values + static_cast<Size>(h) * MaxHeapTuplesPerPage;
-            int ntuples;
             int k = heap_page_column_values(s->columns[h], desc, page, b->lines[i], buf, &ntuples);
             histogram_state_append_many(s->states[h], buf + MaxHeapTuplesPerPage - k, k);
         }
+        tuples += ntuples >= 0 ? ntuples : heap_page_normal_tuples(page, b->lines[i]);
     }
+    heap_reader_count_tuples(&s->reader, tuples);
     page_gpu_parsed_on_cpu(&s->page_gpu, b);
     page_gpu_release(b);
 }
@@ -366,7 +369,7 @@ bool scan_pages(ScanExecState *s)
         PageBatch *back = page_gpu_flush(&s->page_gpu, s->states, s->skip);
         if (back != NULL)
             parse_batch(s, back);
-        page_gpu_finish(&s->page_gpu, s->states);
+        heap_reader_count_tuples(r, page_gpu_finish(&s->page_gpu, s->states));
     }
     return false;
 }

@@ -138,20 +138,23 @@ bool heap_reader_page_shareable(const HeapReader *r)
 Buffer heap_reader_take_page(HeapReader *r, OffsetNumber *lines)
 {
     Assert(r->locked && r->whole_page);
-    OffsetNumber n = PageGetMaxOffsetNumber(r->page);
-    int normal = 0;
-    for (OffsetNumber off = FirstOffsetNumber; off <= n; off++)
-        normal += ItemIdIsNormal(PageGetItemId(r->page, off));
-    heap_reader_count_tuples(r, normal);
+    *lines = PageGetMaxOffsetNumber(r->page);
     heap_reader_unlock(r);
     Buffer buffer = r->buffer;
     r->buffer = InvalidBuffer;
     r->whole_page = false;
-    *lines = n;
     return buffer;
 }
 
-void heap_reader_count_tuples(HeapReader *r, int n)
+int heap_page_normal_tuples(Page page, OffsetNumber lines)
+{
+    int normal = 0;
+    for (OffsetNumber off = FirstOffsetNumber; off <= lines; off++)
+        normal += ItemIdIsNormal(PageGetItemId(page, off));
+    return normal;
+}
+
+void heap_reader_count_tuples(HeapReader *r, uint64 n)
 {
     r->counters.tuples += n;
     if (pgstat_should_count_relation(r->rel))

@@ -85,13 +85,18 @@ bool heap_reader_page_shareable(const HeapReader *r);
 
 /*
  * Takes the current page's pin over (the caller releases it with
- * ReleaseBuffer) after counting its normal tuples as read; unlocks it.
- * *lines is its line pointer count under the lock.
+ * ReleaseBuffer) and unlocks it.  *lines is its line pointer count under
+ * the lock.  Its tuples are not counted as read: whoever parses the page
+ * counts them (heap_reader_count_tuples), the GPU included, so that the
+ * host never walks the line pointers of a page it does not parse.
  */
 Buffer heap_reader_take_page(HeapReader *r, OffsetNumber *lines);
 
-/* Counts n tuples of a whole_page page as read (statistics, EXPLAIN). */
-void heap_reader_count_tuples(HeapReader *r, int n);
+/* Counts n tuples of whole_page pages as read (statistics, EXPLAIN). */
+void heap_reader_count_tuples(HeapReader *r, uint64 n);
+
+/* The normal tuples among the first `lines` line pointers of a whole_page page. */
+int heap_page_normal_tuples(Page page, OffsetNumber lines);
 
 /* Releases the page's lock, keeping the pin (tuple data stays valid). */
 void heap_reader_unlock(HeapReader *r);

@@ -57,6 +57,7 @@ bool complete(PageGpu *pg, PageBatch *b, bool wait)
     if (!b->on_gpu)
         return true;
     gh::Status failure = gh::Status::ok;
+    bool counted = false;
     for (int h = 0; h < pg->nhist; h++) {
         if (b->slots[h] < 0)
             continue;
@@ -64,11 +65,14 @@ bool complete(PageGpu *pg, PageBatch *b, bool wait)
         if (!gpu_service_pages_done(b->slots[h], wait, &result))
             return false;
         b->slots[h] = -1;
+        counted = true;
         if (failure == gh::Status::ok)
             failure = result;
     }
     b->on_gpu = false;
     pg->pages_gpu += b->npages;
+    for (int i = 0; !counted && i < b->npages; i++)
+        pg->tuples_uncounted += heap_page_normal_tuples(BufferGetPage(b->buffers[i]), b->lines[i]);
     page_gpu_release(b);
     gpu_service_report(failure);
     return true;
@@ -241,10 +245,10 @@ void page_gpu_parsed_on_cpu(PageGpu *pg, const PageBatch *b)
     pg->pages_cpu += b->npages;
 }
 
-void page_gpu_finish(PageGpu *pg, HistogramState *const *states)
+uint64 page_gpu_finish(PageGpu *pg, HistogramState *const *states)
 {
     if (!pg->possible)
-        return;
+        return 0;
     if (pg->cpu_only)
         elog(DEBUG1, "gpu_histogram scan: %llu pages pinned in batches and parsed on the CPU",
              static_cast<unsigned long long>(pg->pages_cpu));
@@ -254,14 +258,25 @@ void page_gpu_finish(PageGpu *pg, HistogramState *const *states)
     for (int h = 0; h < pg->nhist; h++)
         if (pg->hist[h].index >= 0)
             histogram_state_flush(states[h]);
+    /*
+     * Every batch on the GPU went to every histogram that takes part, so
+     * the first one's device histogram holds the batches' tuple count, in
+     * the counter past its slots.
+     */
+    uint64 tuples = pg->tuples_uncounted;
+    bool tuples_read = false;
     for (int h = 0; h < pg->nhist; h++) {
         if (pg->hist[h].index < 0)
             continue;
         HistogramState *st = states[h];
         int32 nslots = histogram_state_slots(st);
-        int64 *counts = static_cast<int64 *>(palloc0(sizeof(int64) * nslots));
-        gpu_service_read(&pg->hist[h], nslots, counts, &pg->read_slot);
+        int32 nread = tuples_read ? nslots : nslots + 1;
+        int64 *counts = static_cast<int64 *>(palloc0(sizeof(int64) * nread));
+        gpu_service_read(&pg->hist[h], nread, counts, &pg->read_slot);
         gpu_service_close(&pg->hist[h]);
+        if (!tuples_read)
+            tuples += static_cast<uint64>(counts[nslots]);
+        tuples_read = true;
         int64 *into = histogram_state_counts(st);
         int64 total = 0;
         for (int32 i = 0; i < nslots; i++) {
@@ -272,6 +287,7 @@ void page_gpu_finish(PageGpu *pg, HistogramState *const *states)
         gh_values_sent_to_gpu += total;
         pfree(counts);
     }
+    return tuples;
 }
 
 void page_gpu_end(PageGpu *pg)

@@ -57,6 +57,7 @@ struct PageGpu {
     int32 read_slot;            /* the slot of a read in progress, for the cleanup */
     uint64 pages_gpu;
     uint64 pages_cpu;           /* pages batched, then parsed on the CPU */
+    uint64 tuples_uncounted;    /* normal tuples of batches no kernel read (no histogram took part) */
     MemoryContextCallback cleanup;
 };
 
@@ -95,9 +96,11 @@ void page_gpu_parsed_on_cpu(PageGpu *pg, const PageBatch *b);
 
 /*
  * Waits for the batches on the GPU, unpins them, and adds each device
- * histogram into its state's counters; the leases go back.
+ * histogram into its state's counters; the leases go back.  Answers the
+ * normal tuples of the pages that went to the GPU, which the kernel
+ * counted (the host only noted each page's line pointer count).
  */
-void page_gpu_finish(PageGpu *pg, HistogramState *const *states);
+uint64 page_gpu_finish(PageGpu *pg, HistogramState *const *states);
 
 /* Unpins and gives back everything (rescan, end of scan): not after an ERROR, whose pins are gone. */
 void page_gpu_end(PageGpu *pg);

@@ -12,7 +12,9 @@
 #    it leaves to the CPU (a varlena column before the binned one, a
 #    temporary table).  Each answer with device = gpu and auto must equal
 #    the ordinary plan's (gpu_histogram.scan = off), and EXPLAIN ANALYZE
-#    must show pages parsed on the GPU exactly where the GPU can read them.
+#    must show pages parsed on the GPU exactly where the GPU can read them,
+#    and as many tuples read as the table has rows (the kernel counts
+#    those of the pages it parses).
 # 2. MVCC under concurrent writers: while other sessions insert into the
 #    free space of all-visible pages, update (HOT, into the same pages),
 #    delete, and VACUUM (which sets all-visible again and frees line
@@ -66,7 +68,8 @@ SQL
 # check NAME GPU_PAGES(yes|no) SETTINGS QUERY
 check() {
     local name=$1 want=$2 settings=$3 query=$4
-    local out
+    local out table
+    table=$(echo "$query" | sed -n 's/.* FROM \([a-z_0-9]*\).*/\1/p')
     out=$(psql -X -q -At -v ON_ERROR_STOP=1 2>&1 <<SQL
 SET max_parallel_workers_per_gather = 0;
 $settings
@@ -81,27 +84,31 @@ SET gpu_histogram.device = auto;
 CREATE TEMP TABLE r_auto AS $query;
 SET gpu_histogram.scan = off;
 CREATE TEMP TABLE r_plain AS $query;
+SELECT 'rows ' || count(*) FROM $table;
 SELECT 'diff ' || ((SELECT count(*) FROM (TABLE r_gpu EXCEPT ALL TABLE r_plain) a) +
                    (SELECT count(*) FROM (TABLE r_plain EXCEPT ALL TABLE r_gpu) b) +
                    (SELECT count(*) FROM (TABLE r_auto EXCEPT ALL TABLE r_plain) c) +
                    (SELECT count(*) FROM (TABLE r_plain EXCEPT ALL TABLE r_auto) d));
 SQL
 )
-    local diff pages scanned ok=yes
+    local diff pages scanned rows visible ok=yes
     diff=$(echo "$out" | sed -n 's/^diff //p')
     pages=$(echo "$out" | sed -n 's/.*Pages Parsed on GPU: //p' | awk '{ s += $1 } END { print s + 0 }')
     [ "$device" = cpu ] && pages=$(echo "$out" | sed -n 's/.* \([0-9]*\) pages pinned in batches and parsed on the CPU.*/\1/p' |
         awk '{ s += $1 } END { print s + 0 }')
     scanned=$(echo "$out" | grep -c "GpuHistogramScan")
-    [ "$diff" = 0 ] && [ "$scanned" -gt 0 ] || ok=no
+    # the tuples EXPLAIN counts as read (the kernel counts those of the pages it parses) are the table's rows
+    rows=$(echo "$out" | sed -n 's/^rows //p')
+    visible=$(echo "$out" | sed -n 's/.*Visible Tuples: //p' | head -1)
+    [ "$diff" = 0 ] && [ "$scanned" -gt 0 ] && [ -n "$rows" ] && [ "$visible" = "$rows" ] || ok=no
     [ "$want" = yes ] && [ "$pages" -eq 0 ] && ok=no
     [ "$want" = no ] && [ "$pages" -ne 0 ] && ok=no
     local where="parsed on the GPU"
     [ "$device" = cpu ] && where="pinned in batches"
     if [ $ok = yes ]; then
-        echo "PASS: $name: $device and auto equal the ordinary plan; $pages pages $where"
+        echo "PASS: $name: $device and auto equal the ordinary plan; $pages pages $where; $visible tuples read"
     else
-        echo "FAIL: $name (differences ${diff:-?}, pages $where $pages, wanted $want, scans $scanned)"
+        echo "FAIL: $name (differences ${diff:-?}, pages $where $pages, wanted $want, scans $scanned, tuples read ${visible:-?} of ${rows:-?})"
         echo "$out" | head -40 | sed 's/^/  /'
         failures=$((failures + 1))
     fi

@@ -107,6 +107,29 @@ inline std::vector<double> scanned(const Written &written, const std::vector<std
     return out;
 }
 
+/*
+ * What the host's walk counted before the GPU counted it: the line pointers
+ * flagged LP_NORMAL among the first `lines` (at most kMaxTuplesPerPage) of
+ * each page in the pool that the words name, read from the pages' bytes.
+ */
+inline uint64_t normal_tuples(const std::vector<std::vector<uint64_t>> &batches)
+{
+    uint64_t n = 0;
+    for (const auto &words : batches)
+        for (uint64_t w : words) {
+            const size_t b = gh::page_word_buffer(w);
+            if (b >= kPoolPages)
+                continue;
+            const uint32_t lines = std::min<uint32_t>(gh::page_word_lines(w), gh::heap_layout::kMaxTuplesPerPage);
+            for (uint32_t i = 0; i < lines; i++) {
+                uint32_t item;
+                std::memcpy(&item, pool_page(b) + heap_pages::kPageHeaderSize + 4 * i, sizeof item);
+                n += (item >> 15 & 3) == heap_pages::lp_normal;
+            }
+        }
+    return n;
+}
+
 /* The reference: the CPU backend's width_bucket over those values (Status::nan_value if one is NaN). */
 inline Status expected(const BucketSpec &spec, const std::vector<double> &values, std::vector<int64_t> *counts)
 {
@@ -168,11 +191,15 @@ class WordBuffers {
     Status status_ = Status::ok;
 };
 
-/* One histogram through gpu_pages_submit: open, one submit per batch (in turn over the buffers), drain, close. */
+/*
+ * One histogram through gpu_pages_submit: open, one submit per batch (in
+ * turn over the buffers), drain, close.  The drain takes the tuple counter
+ * past the slots too: into *tuples.
+ */
 inline Status on_gpu(const BucketSpec &spec, const gh::PageColumn &col, const std::vector<std::vector<uint64_t>> &batches,
-              const WordBuffers &buffers, std::vector<int64_t> *counts)
+              const WordBuffers &buffers, std::vector<int64_t> *counts, int64_t *tuples = nullptr)
 {
-    counts->assign(static_cast<size_t>(spec.nbins) + 2, 0);
+    counts->assign(static_cast<size_t>(spec.nbins) + 3, 0);
     gh::DeviceHistogram *h = nullptr;
     Status s = gh::gpu_histogram_open(gh::float_histogram(spec), 0, &h);
     if (s != Status::ok)
@@ -185,13 +212,16 @@ inline Status on_gpu(const BucketSpec &spec, const gh::PageColumn &col, const st
         s = gh::gpu_pages_submit(h, buffers.buffer(k), batches[i].size(), col);
     }
     if (s == Status::ok)
-        s = gh::gpu_histogram_drain(h, 0, spec.nbins + 2, counts->data(), nullptr);
+        s = gh::gpu_histogram_drain(h, 0, spec.nbins + 3, counts->data(), nullptr);
     gh::gpu_histogram_close(h);
+    if (tuples != nullptr)
+        *tuples = counts->back();
+    counts->pop_back();
     return s;
 }
 
 inline Status on_gpu(const BucketSpec &spec, const gh::PageColumn &col, const std::vector<std::vector<uint64_t>> &batches,
-              std::vector<int64_t> *counts)
+              std::vector<int64_t> *counts, int64_t *tuples = nullptr)
 {
     size_t most = 1;
     for (const auto &b : batches)
@@ -199,10 +229,13 @@ inline Status on_gpu(const BucketSpec &spec, const gh::PageColumn &col, const st
     WordBuffers buffers(most, 2);
     if (buffers.status() != Status::ok)
         return buffers.status();
-    return on_gpu(spec, col, batches, buffers, counts);
+    return on_gpu(spec, col, batches, buffers, counts, tuples);
 }
 
-/* The kernel alone, on limits that may force its path or cap its grid. */
+/*
+ * The kernel alone, on limits that may force its path or cap its grid; it
+ * must count the words' normal tuples too (normal_tuples()).
+ */
 inline gh_test::Binned on_kernel(const BucketSpec &spec, const gh::PageColumn &col, const std::vector<uint64_t> &words,
                           const gh::KernelLimits &limits)
 {
@@ -210,10 +243,14 @@ inline gh_test::Binned on_kernel(const BucketSpec &spec, const gh::PageColumn &c
     void *mapped = nullptr;
     EXPECT_EQ(cudaHostGetDevicePointer(&mapped, pool(), 0), cudaSuccess);
     gh_test::DeviceArray<uint64_t> d_words(words);
-    return gh_test::binned(static_cast<size_t>(spec.nbins) + 2, [&](unsigned long long *counts, int *flags) {
+    const size_t slots = static_cast<size_t>(spec.nbins) + 2;
+    gh_test::Binned out = gh_test::binned(slots + 1, [&](unsigned long long *counts, int *flags) {
         return gh::bin_pages_on_device(d_words.get(), words.size(), static_cast<const unsigned char *>(mapped),
-                                       kPoolPages, col, spec, counts, flags, limits, nullptr);
+                                       kPoolPages, col, spec, counts, flags, counts + slots, limits, nullptr);
     });
+    EXPECT_EQ(static_cast<uint64_t>(out.counts.back()), normal_tuples({words})) << "the kernel's tuple count";
+    out.counts.pop_back();
+    return out;
 }
 
 /* Asserts that the histogram of the column over the batches is the reference's, through gpu_pages_submit. */
@@ -221,10 +258,13 @@ inline void expect_histogram(const BucketSpec &spec, const gh::PageColumn &col, 
                       const std::vector<std::vector<uint64_t>> &batches, const std::string &what)
 {
     std::vector<int64_t> want, got;
+    int64_t tuples = -1;
     const Status reference = expected(spec, scanned(written, batches, col), &want);
-    ASSERT_EQ(on_gpu(spec, col, batches, &got), reference) << what << ": " << gh::gpu_last_error();
-    if (reference == Status::ok)
+    ASSERT_EQ(on_gpu(spec, col, batches, &got, &tuples), reference) << what << ": " << gh::gpu_last_error();
+    if (reference == Status::ok) {
         EXPECT_EQ(got, want) << what;
+        EXPECT_EQ(static_cast<uint64_t>(tuples), normal_tuples(batches)) << what << ": the tuples counted";
+    }
 }
 
 /* A value around [lo, hi): mostly inside, some outside, some exactly on bucket edges. */
