@@ -52,6 +52,13 @@ constexpr bool kClustersForThresholds = false;
 template <typename Binner> constexpr bool clusters_for(const Binner &) { return true; }
 constexpr bool clusters_for(const Int64Binner &) { return false; }
 
+/*
+ * Steps a round on the cluster path at most (kernel_cluster.cuh allows
+ * kMaxClusterSteps); KernelLimits::max_cluster_steps overrides it
+ * (benchmarks, tests).
+ */
+constexpr int32_t kClusterSteps = 4;
+
 /* Thresholds: all of them in shared memory up to this many, else the search tree's top levels. */
 constexpr int32_t kAllThresholdsUpTo = 4096;
 constexpr int32_t kTreeLevels = 11; /* 16 KB: leaves room for 16-bit counters of 100,000 thresholds */
@@ -89,6 +96,13 @@ struct ClusterShape {
     int32_t low;
 };
 
+/* The most steps a round: the engine's cap, or the caller's (tests and benchmarks). */
+int32_t most_cluster_steps(const KernelLimits &limits)
+{
+    const int32_t most = limits.max_cluster_steps > 0 ? limits.max_cluster_steps : kClusterSteps;
+    return std::min<int32_t>(most, kMaxClusterSteps);
+}
+
 ClusterShape cluster_shape(int32_t blocks, int32_t per_block, size_t table_bytes, bool forced,
                            const KernelLimits &limits)
 {
@@ -105,7 +119,7 @@ ClusterShape cluster_shape(int32_t blocks, int32_t per_block, size_t table_bytes
             return none;
         return ClusterShape{steps, static_cast<int32_t>(capacity), static_cast<int32_t>(low)};
     };
-    for (int32_t steps = kMaxClusterSteps; steps >= 1; steps--) {
+    for (int32_t steps = most_cluster_steps(limits); steps >= 1; steps--) {
         const int64_t round = int64_t(kClusterStep) * steps, mean = round / blocks;
         const int64_t need = mean + 3 * static_cast<int64_t>(std::sqrt(static_cast<double>(mean))) + 8;
         if (q >= need)
@@ -125,11 +139,11 @@ int64_t cluster_per_block(int32_t slots, int32_t blocks)
  * The cluster for `slots` counters: exactly `forced` blocks, else the fewest
  * (2 to limits.max_cluster) that take at least 3 steps a round (fewer
  * blocks: fewer values routed; more steps: fewer barriers; run 45), else at
- * least 2, else 1.  Global if none fits.
+ * least 2, else 1 (or the cap's).  Global if none fits.
  */
 KernelPlan cluster_plan(int32_t slots, size_t table_bytes, int forced, const KernelLimits &limits)
 {
-    for (int32_t min_steps = 3; min_steps >= 1; min_steps--)
+    for (int32_t min_steps = std::min<int32_t>(3, most_cluster_steps(limits)); min_steps >= 1; min_steps--)
         for (int32_t blocks = 2; blocks <= limits.max_cluster && blocks <= kMaxCluster; blocks *= 2) {
             if (forced != 0 && blocks != forced)
                 continue;
@@ -139,7 +153,7 @@ KernelPlan cluster_plan(int32_t slots, size_t table_bytes, int forced, const Ker
             const ClusterShape shape =
                 cluster_shape(blocks, static_cast<int32_t>(per_block), table_bytes, forced != 0, limits);
             if (shape.steps >= (forced != 0 ? 1 : min_steps))
-                return KernelPlan{KernelPath::cluster, blocks, static_cast<int32_t>(per_block)};
+                return KernelPlan{KernelPath::cluster, blocks, static_cast<int32_t>(per_block), shape.steps};
         }
     return KernelPlan{KernelPath::global, 0, 0};
 }
@@ -552,7 +566,7 @@ const char *describe_plan(const KernelPlan &plan, char *buf, size_t size)
                        : plan.path == KernelPath::narrow ? "narrow"
                                                          : "global";
     if (plan.path == KernelPath::cluster)
-        snprintf(buf, size, "cluster of %d", plan.slices);
+        snprintf(buf, size, "cluster of %d, %d step%s", plan.slices, plan.steps, plan.steps == 1 ? "" : "s");
     else if ((plan.path == KernelPath::block || plan.path == KernelPath::narrow) && plan.slices > 1)
         snprintf(buf, size, "%s x %d slices", what, plan.slices);
     else
