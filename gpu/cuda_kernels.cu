@@ -54,10 +54,12 @@ constexpr bool clusters_for(const Int64Binner &) { return false; }
 
 /*
  * Steps a round on the cluster path at most (kernel_cluster.cuh allows
- * kMaxClusterSteps); KernelLimits::max_cluster_steps overrides it
- * (benchmarks, tests).
+ * kMaxClusterSteps), and steps of input prefetched into L2 ahead of the
+ * loads (0: none); KernelLimits may override both (benchmarks, tests).
+ * Measured in RUNS.md, run 56.
  */
 constexpr int32_t kClusterSteps = 4;
+constexpr int32_t kClusterPrefetch = 0;
 
 /* Thresholds: all of them in shared memory up to this many, else the search tree's top levels. */
 constexpr int32_t kAllThresholdsUpTo = 4096;
@@ -433,6 +435,9 @@ cudaError_t launch_cluster(const T *values, size_t n, const Binner &binner, cons
     layout.capacity = shape.capacity;
     layout.low = shape.low;
     layout.steps = shape.steps;
+    layout.prefetch = limits.cluster_prefetch > 0   ? limits.cluster_prefetch
+                      : limits.cluster_prefetch < 0 ? 0
+                                                    : kClusterPrefetch;
     layout.inverse = 1.0f / static_cast<float>(plan.per_block);
     const size_t smem = cluster_bytes(binner.table_bytes(), layout.per_block, layout.blocks, layout.capacity);
     auto kernel = histogram_cluster<T, Binner>;

@@ -45,13 +45,15 @@ struct KernelLimits {
      * force_path where it can bin the histogram, in at most max_blocks
      * blocks (at least one per slice, one cluster), a forced cluster path
      * in clusters of cluster_blocks (0: the fewest that fit), with at most
-     * max_cluster_steps steps a round (0: the engine's cap; kernel_bench
-     * sweeps it).
+     * max_cluster_steps steps a round (0: the engine's cap) and
+     * cluster_prefetch steps of input prefetched into L2 ahead of the loads
+     * (0: the engine's choice, -1: none).  kernel_bench sweeps them.
      */
     KernelPath force_path;
     int max_blocks;
     int cluster_blocks;
     int max_cluster_steps;
+    int cluster_prefetch;
 };
 
 cudaError_t describe_device(int device, KernelLimits *limits);

@@ -2,7 +2,7 @@
  * kernel_bench.cu: the engine's kernels side by side with CUB and simpler
  * kernels, on device-resident data, in one run on one GPU.
  *
- *   kernel_bench [--quick] [--sections engine,bytes,forms,grouped,pipeline,paths,steps,atomics,pages]
+ *   kernel_bench [--quick] [--once] [--sections engine,bytes,forms,grouped,pipeline,paths,steps,atomics,pages]
  *                [--pool-gb N] > results.csv
  *
  * CSV on stdout, a summary on stderr.  Every section but "paths", "steps",
@@ -13,7 +13,8 @@
  * (kernel_bench_pages.cuh) reads heap pages from a registered host pool of
  * N GB (default 4, 1 with --quick).  For each case: median of 15 timed
  * runs (CUDA events) after 3 warm-ups (the pages section: fewer, its
- * header says), reported as time and as bytes of input read per second.  The read ceiling is cub::DeviceReduce::Sum over the
+ * header says), reported as time and as bytes of input read per second;
+ * --once runs each such case once, without warm-up, for a profiler (ncu).  The read ceiling is cub::DeviceReduce::Sum over the
  * same data.  CUB's HistogramEven bins with its own float formula, so it is
  * a speed reference, not a correctness one; the engine's results are
  * checked against the CPU backend elsewhere (test/unit/cuda_*_test.cu).
@@ -307,12 +308,14 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick"))
             quick = true;
+        else if (!strcmp(argv[i], "--once"))
+            g_warmups = 0, g_reps = 1;
         else if (!strcmp(argv[i], "--sections") && i + 1 < argc)
             sections = argv[++i];
         else if (!strcmp(argv[i], "--pool-gb") && i + 1 < argc)
             pool_gb = strtoul(argv[++i], nullptr, 10);
         else {
-            fprintf(stderr, "usage: kernel_bench [--quick] [--sections "
+            fprintf(stderr, "usage: kernel_bench [--quick] [--once] [--sections "
                             "engine,bytes,forms,grouped,pipeline,paths,steps,atomics,pages] [--pool-gb N]\n");
             return 2;
         }

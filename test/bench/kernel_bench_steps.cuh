@@ -4,10 +4,12 @@
  *
  * The cluster path (gpu/kernel_cluster.cuh) routes a round of up to four
  * steps into its outboxes between two cluster barriers; how many steps a
- * round and how many blocks a cluster are the engine's two choices there
- * (cuda_kernels.cu: cluster_shape, cluster_plan).  This section measures
- * every pair that fits, for the shapes issue 15 is about, so that one run
- * of the device decides them: float8 histograms of 262,144 and 1,000,000
+ * round, how many blocks a cluster and how far ahead the input is
+ * prefetched into L2 are the engine's choices there (cuda_kernels.cu:
+ * cluster_shape, cluster_plan, kClusterPrefetch).  This section measures
+ * every size and cap that fit, each without prefetch and 1, 2 and 4 steps
+ * ahead, for the shapes issue 15 is about, so that one run of the device
+ * decides them: float8 histograms of 262,144 and 1,000,000
  * buckets and grouped ones of 65,536 x 18 and 2,778 x 66 cells, uniform
  * and constant, each against the read ceiling of the same run; then the
  * engine's own choice for those and for 4,096 and 65,536 buckets, where
@@ -41,15 +43,18 @@ inline void steps_section(CellBuffers &b, const gh::KernelLimits &lim, void *tmp
         float ceiling_ms = read_ceiling(b.x, b.n, tmp, tmp_bytes, b.sum_out);
         float ceiling = b.n * 8 / (ceiling_ms * 1e-3) / 1e9;
         report("steps", "float8", input, 0, "cub DeviceReduce::Sum", b.n * 8, ceiling_ms, ceiling);
-        /* one launch of a shape under limits l, reported with its plan */
+        /* one launch of a shape under limits l, reported with its plan and prefetch */
         auto measure = [&](const StepsShape &shape, const gh::KernelLimits &l, const char *prefix) {
+            const std::string prefetch = l.cluster_prefetch == 0   ? ""
+                                         : l.cluster_prefetch < 0 ? ", no prefetch"
+                                                                  : ", prefetch " + std::to_string(l.cluster_prefetch);
             if (shape.groups == 0) {
                 const gh::BucketSpec spec{0, 1200, shape.nbins, gh::BucketRule::pg15};
                 const int32_t cells = shape.nbins + 2;
                 float ms = b.zeroed_ms(size_t(cells), [&] {
                     CHECK(gh::bin_on_device(b.x, b.n, spec, b.counts, b.flags, l, nullptr));
                 });
-                std::string what = std::string(prefix) + "float " + plan_label(gh::kernel_plan(cells, 8, l));
+                std::string what = std::string(prefix) + "float " + plan_label(gh::kernel_plan(cells, 8, l)) + prefetch;
                 report("steps", "float8", input, shape.nbins, what.c_str(), b.n * 8, ms, ceiling);
                 return;
             }
@@ -60,7 +65,7 @@ inline void steps_section(CellBuffers &b, const gh::KernelLimits &lim, void *tmp
             });
             std::string what = std::string(prefix) + "grouped " + std::to_string(shape.groups) + " x " +
                                std::to_string(shape.nbins + 2) + " (" + plan_label(gh::kernel_plan(cells, 8, l)) +
-                               ")";
+                               prefetch + ")";
             report("steps", "float8", input, cells, what.c_str(), b.n * 12, ms, ceiling);
         };
         for (const StepsShape &shape : swept) {
@@ -81,7 +86,11 @@ inline void steps_section(CellBuffers &b, const gh::KernelLimits &lim, void *tmp
                     if (plan.path != gh::KernelPath::cluster || plan.slices != l.cluster_blocks ||
                         plan.steps != l.max_cluster_steps)
                         continue; /* does not fit, or the same launch as a smaller cap */
-                    measure(shape, l, "");
+                    for (int prefetch : {-1, 1, 2, 4}) {
+                        l.cluster_prefetch = prefetch;
+                        measure(shape, l, "");
+                    }
+                    l.cluster_prefetch = 0;
                 }
         }
         for (const StepsShape &shape : unchanged)
