@@ -39,8 +39,11 @@
  * the copy engine to bring the block's share of step s + d into L2
  * (cp.async.bulk.prefetch.L2, 16 KB a request; a grouped binner's group
  * numbers too) when its threads load step s, so the loads find L2 and the
- * memory keeps reading through the barriers.  A prefetch is a hint: it
- * changes no count, and it names only bytes of the input.
+ * memory keeps reading through the barriers.  One step ahead is the
+ * engine's choice (cuda_kernels.cu, kClusterPrefetch: 6-12 % faster, RUNS.md
+ * run 56); further ahead the prefetched data outgrew what L2 kept.  A
+ * prefetch is a hint: it changes no count, and it names only bytes of the
+ * input.
  *
  * Exactness.  A run of equal buckets in a thread (kernel_loops.cuh) of more
  * than one value, an out-of-range group or NaN, the few values before the

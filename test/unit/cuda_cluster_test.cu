@@ -173,7 +173,7 @@ TEST_F(ClusterTest, EveryStepsCapAndPrefetchCountExactly)
     const int32_t cells = spec.nbins + 2;
     std::mt19937_64 rng(7);
     std::uniform_real_distribution<double> any(spec.lo - 5, spec.hi + 5);
-    std::vector<double> v(600003);
+    std::vector<double> v(200003);
     for (size_t i = 0; i < v.size(); i++)
         v[i] = i % 3 == 0 ? value_in(spec, int64_t(i % 7) * 37449) : any(rng); /* some equal neighbours */
     DeviceArray<double> d(v);
