@@ -35,11 +35,11 @@
  * round all blocks of the cluster wait for each other: on constant input,
  * where routing costs nothing, the path read at 63-67 % of the read ceiling
  * (RUNS.md, run 47) while one block per SM without cluster barriers reads
- * at 94 %.  With layout.prefetch = d > 0, four threads of each block ask
- * the copy engine to bring the block's share of step s + d into L2
- * (cp.async.bulk.prefetch.L2, 16 KB a request; a grouped binner's group
- * numbers too) when its threads load step s, so the loads find L2 and the
- * memory keeps reading through the barriers.  One step ahead is the
+ * at 94 %.  With layout.prefetch = d > 0, kVectors threads of each block
+ * (four for float8) ask the copy engine to bring the block's share of step
+ * s + d into L2 (cp.async.bulk.prefetch.L2, 16 KB a request; a grouped
+ * binner's group numbers too) when its threads load step s, so the loads
+ * find L2 and the memory keeps reading through the barriers.  One step ahead is the
  * engine's choice (cuda_kernels.cu, kClusterPrefetch: 6-12 % faster, RUNS.md
  * run 56); further ahead the prefetched data outgrew what L2 kept.  A
  * prefetch is a hint: it changes no count, and it names only bytes of the
