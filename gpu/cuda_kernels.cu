@@ -52,6 +52,19 @@ constexpr bool kClustersForThresholds = false;
 template <typename Binner> constexpr bool clusters_for(const Binner &) { return true; }
 constexpr bool clusters_for(const Int64Binner &) { return false; }
 
+/*
+ * Steps a round on the cluster path at most (kernel_cluster.cuh allows
+ * kMaxClusterSteps), and steps of input prefetched into L2 ahead of the
+ * loads (0: none); KernelLimits may override both (benchmarks, tests).
+ * RUNS.md, run 56: every shape was fastest at the most steps that fit (a
+ * cap of 3 lost 1-2 % where 4 fit), and one step of prefetch gained 6-8 %
+ * on uniform input and 9-12 % on constant input; two steps were no better
+ * for float8 and 17-34 % slower for grouped histograms (their group numbers
+ * too: more than L2 keeps), four worse everywhere.
+ */
+constexpr int32_t kClusterSteps = kMaxClusterSteps;
+constexpr int32_t kClusterPrefetch = 1;
+
 /* Thresholds: all of them in shared memory up to this many, else the search tree's top levels. */
 constexpr int32_t kAllThresholdsUpTo = 4096;
 constexpr int32_t kTreeLevels = 11; /* 16 KB: leaves room for 16-bit counters of 100,000 thresholds */
@@ -89,6 +102,13 @@ struct ClusterShape {
     int32_t low;
 };
 
+/* The most steps a round: the engine's cap, or the caller's (tests and benchmarks). */
+int32_t most_cluster_steps(const KernelLimits &limits)
+{
+    const int32_t most = limits.max_cluster_steps > 0 ? limits.max_cluster_steps : kClusterSteps;
+    return std::min<int32_t>(most, kMaxClusterSteps);
+}
+
 ClusterShape cluster_shape(int32_t blocks, int32_t per_block, size_t table_bytes, bool forced,
                            const KernelLimits &limits)
 {
@@ -105,7 +125,7 @@ ClusterShape cluster_shape(int32_t blocks, int32_t per_block, size_t table_bytes
             return none;
         return ClusterShape{steps, static_cast<int32_t>(capacity), static_cast<int32_t>(low)};
     };
-    for (int32_t steps = kMaxClusterSteps; steps >= 1; steps--) {
+    for (int32_t steps = most_cluster_steps(limits); steps >= 1; steps--) {
         const int64_t round = int64_t(kClusterStep) * steps, mean = round / blocks;
         const int64_t need = mean + 3 * static_cast<int64_t>(std::sqrt(static_cast<double>(mean))) + 8;
         if (q >= need)
@@ -125,11 +145,11 @@ int64_t cluster_per_block(int32_t slots, int32_t blocks)
  * The cluster for `slots` counters: exactly `forced` blocks, else the fewest
  * (2 to limits.max_cluster) that take at least 3 steps a round (fewer
  * blocks: fewer values routed; more steps: fewer barriers; run 45), else at
- * least 2, else 1.  Global if none fits.
+ * least 2, else 1 (or the cap's).  Global if none fits.
  */
 KernelPlan cluster_plan(int32_t slots, size_t table_bytes, int forced, const KernelLimits &limits)
 {
-    for (int32_t min_steps = 3; min_steps >= 1; min_steps--)
+    for (int32_t min_steps = std::min<int32_t>(3, most_cluster_steps(limits)); min_steps >= 1; min_steps--)
         for (int32_t blocks = 2; blocks <= limits.max_cluster && blocks <= kMaxCluster; blocks *= 2) {
             if (forced != 0 && blocks != forced)
                 continue;
@@ -139,7 +159,7 @@ KernelPlan cluster_plan(int32_t slots, size_t table_bytes, int forced, const Ker
             const ClusterShape shape =
                 cluster_shape(blocks, static_cast<int32_t>(per_block), table_bytes, forced != 0, limits);
             if (shape.steps >= (forced != 0 ? 1 : min_steps))
-                return KernelPlan{KernelPath::cluster, blocks, static_cast<int32_t>(per_block)};
+                return KernelPlan{KernelPath::cluster, blocks, static_cast<int32_t>(per_block), shape.steps};
         }
     return KernelPlan{KernelPath::global, 0, 0};
 }
@@ -419,6 +439,9 @@ cudaError_t launch_cluster(const T *values, size_t n, const Binner &binner, cons
     layout.capacity = shape.capacity;
     layout.low = shape.low;
     layout.steps = shape.steps;
+    layout.prefetch = limits.cluster_prefetch > 0   ? limits.cluster_prefetch
+                      : limits.cluster_prefetch < 0 ? 0
+                                                    : kClusterPrefetch;
     layout.inverse = 1.0f / static_cast<float>(plan.per_block);
     const size_t smem = cluster_bytes(binner.table_bytes(), layout.per_block, layout.blocks, layout.capacity);
     auto kernel = histogram_cluster<T, Binner>;
@@ -552,7 +575,7 @@ const char *describe_plan(const KernelPlan &plan, char *buf, size_t size)
                        : plan.path == KernelPath::narrow ? "narrow"
                                                          : "global";
     if (plan.path == KernelPath::cluster)
-        snprintf(buf, size, "cluster of %d", plan.slices);
+        snprintf(buf, size, "cluster of %d, %d step%s", plan.slices, plan.steps, plan.steps == 1 ? "" : "s");
     else if ((plan.path == KernelPath::block || plan.path == KernelPath::narrow) && plan.slices > 1)
         snprintf(buf, size, "%s x %d slices", what, plan.slices);
     else

@@ -44,11 +44,16 @@ struct KernelLimits {
      * Tests and benchmarks only (describe_device() leaves them 0): take
      * force_path where it can bin the histogram, in at most max_blocks
      * blocks (at least one per slice, one cluster), a forced cluster path
-     * in clusters of cluster_blocks (0: the fewest that fit).
+     * in clusters of cluster_blocks (0: the fewest that fit), with at most
+     * max_cluster_steps steps a round (0: the engine's cap) and
+     * cluster_prefetch steps of input prefetched into L2 ahead of the loads
+     * (0: the engine's choice, -1: none).  kernel_bench sweeps them.
      */
     KernelPath force_path;
     int max_blocks;
     int cluster_blocks;
+    int max_cluster_steps;
+    int cluster_prefetch;
 };
 
 cudaError_t describe_device(int device, KernelLimits *limits);
@@ -58,6 +63,7 @@ struct KernelPlan {
     KernelPath path;
     int slices;        /* side-by-side passes (block paths), blocks per cluster (cluster path) */
     int32_t per_block; /* counters in each block's shared memory (block and cluster paths) */
+    int steps;         /* steps a round (cluster path) */
 };
 
 /* The plan for `slots` counters of samples `sample_bytes` wide (1, 4 or 8), without a table. */
@@ -66,7 +72,7 @@ KernelPlan kernel_plan(int32_t slots, size_t sample_bytes, const KernelLimits &l
 KernelPlan time_plan(int32_t nbins, const KernelLimits &limits);
 /* The plan for `count` thresholds (count + 1 counters, and part of the search in shared memory). */
 KernelPlan threshold_plan(int32_t count, const KernelLimits &limits);
-/* "shared", "block", "narrow x 3 slices", "global", "cluster of 16": for benchmarks' labels. */
+/* "shared", "block", "narrow x 3 slices", "global", "cluster of 16, 3 steps": for benchmarks' labels. */
 const char *describe_plan(const KernelPlan &plan, char *buf, size_t size);
 
 /* Whether bin_on_device counts float8 samples in shared memory for nbins (1-byte samples always do). */

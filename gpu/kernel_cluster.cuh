@@ -31,6 +31,20 @@
  * Outbox k % 2 is written again in round k + 2, after the wait of round
  * k + 1, which every thread of the cluster reaches only after its pull(k).
  *
+ * Prefetch.  A thread's loads run one step ahead of its binning, and every
+ * round all blocks of the cluster wait for each other: on constant input,
+ * where routing costs nothing, the path read at 63-67 % of the read ceiling
+ * (RUNS.md, run 47) while one block per SM without cluster barriers reads
+ * at 94 %.  With layout.prefetch = d > 0, kVectors threads of each block
+ * (four for float8) ask the copy engine to bring the block's share of step
+ * s + d into L2 (cp.async.bulk.prefetch.L2, 16 KB a request; a grouped
+ * binner's group numbers too) when its threads load step s, so the loads
+ * find L2 and the memory keeps reading through the barriers.  One step ahead is the
+ * engine's choice (cuda_kernels.cu, kClusterPrefetch: 6-12 % faster, RUNS.md
+ * run 56); further ahead the prefetched data outgrew what L2 kept.  A
+ * prefetch is a hint: it changes no count, and it names only bytes of the
+ * input.
+ *
  * Exactness.  A run of equal buckets in a thread (kernel_loops.cuh) of more
  * than one value, an out-of-range group or NaN, the few values before the
  * first and after the last 16-byte vector, and an entry that finds its
@@ -67,6 +81,7 @@ struct ClusterLayout {
     int32_t capacity;  /* entries an outbox holds per owner and round, a multiple of 8 (16 bytes) */
     int32_t low;       /* of which for the owner's cells below 65,536, a multiple of 8 */
     int32_t steps;     /* steps a round: 1 to kMaxClusterSteps */
+    int32_t prefetch;  /* steps of input prefetched into L2 ahead of the loads (0: none) */
     float inverse;     /* 1 / per_block, for the owner's guess (corrected exactly) */
 };
 
@@ -87,6 +102,23 @@ __host__ __device__ inline size_t cluster_bytes(size_t table_bytes, int32_t per_
 }
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+/* Brings global memory [p, p + bytes) into L2 (p 16-byte aligned, bytes a multiple of 16). */
+__device__ __forceinline__ void prefetch_l2(const void *p, uint32_t bytes)
+{
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(__cvta_generic_to_global(p)), "r"(bytes)
+                 : "memory");
+}
+/* What a binner reads beside the values, for values [first, first + count): nothing... */
+template <typename Binner> __device__ __forceinline__ void prefetch_beside(const Binner &, size_t, size_t) {}
+/* ...but a grouped binner's group numbers: the whole 16-byte units inside their range. */
+template <bool Ascending, BucketRule Rule>
+__device__ __forceinline__ void prefetch_beside(const GroupedBinner<Ascending, Rule> &b, size_t first, size_t count)
+{
+    const uintptr_t from = (reinterpret_cast<uintptr_t>(b.groups + first) + 15) & ~uintptr_t(15);
+    const uintptr_t to = reinterpret_cast<uintptr_t>(b.groups + first + count) & ~uintptr_t(15);
+    if (to > from)
+        prefetch_l2(reinterpret_cast<const void *>(from), static_cast<uint32_t>(to - from));
+}
 /* The shared memory address `p` of this block, as block `rank` of the cluster holds it. */
 template <typename P> __device__ __forceinline__ P *in_block(P *p, uint32_t rank)
 {
@@ -170,8 +202,21 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
         global_add(binner(values[tail_start + tid], tail_start + tid), 1);
 
     const uint32_t step = kVectors * nthreads;
+    /* the block's share of the step at s into L2: kVectors runs of kBlockThreads vectors, one thread each */
+    auto prefetch = [&](uint64_t s) {
+        if (threadIdx.x >= kVectors)
+            return;
+        const uint64_t from = uint64_t(blockIdx.x) * kBlockThreads + s + uint64_t(threadIdx.x) * nthreads;
+        if (from >= nvec)
+            return;
+        const uint64_t count = min(from + kBlockThreads, uint64_t(nvec)) - from;
+        prefetch_l2(body + from * kPer, static_cast<uint32_t>(count * 16));
+        prefetch_beside(binner, head + from * kPer, count * kPer);
+    };
     Vec16<T> next[kVectors];
     auto load = [&](uint32_t s) {
+        if (layout.prefetch > 0)
+            prefetch(s + uint64_t(layout.prefetch) * step);
 #pragma unroll
         for (int u = 0; u < kVectors; u++) {
             const uint32_t v = tid + s + u * nthreads;
@@ -287,6 +332,8 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
      * round's first step, wait, pull.  bucket[] holds the step at s.
      */
     uint32_t s = 0;
+    for (int32_t d = 1; d < layout.prefetch; d++) /* the steps before the first that load(0) prefetches */
+        prefetch(uint64_t(d) * step);
     load(0);
     bin(0);
     load(step);

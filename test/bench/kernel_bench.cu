@@ -2,17 +2,19 @@
  * kernel_bench.cu: the engine's kernels side by side with CUB and simpler
  * kernels, on device-resident data, in one run on one GPU.
  *
- *   kernel_bench [--quick] [--sections engine,bytes,forms,grouped,pipeline,paths,atomics,pages]
+ *   kernel_bench [--quick] [--once] [--sections engine,bytes,forms,grouped,pipeline,paths,steps,atomics,pages]
  *                [--pool-gb N] > results.csv
  *
- * CSV on stdout, a summary on stderr.  Every section but "paths", "atomics"
- * and "pages" runs by default; paths (kernel_bench_cells.cuh) forces each
- * way of counting in turn, for choosing between them, atomics measures
- * global atomics alone, and pages (kernel_bench_pages.cuh) reads heap pages
- * from a registered host pool of N GB (default 4, 1 with --quick).  For
- * each case: median of 15 timed runs (CUDA events) after 3 warm-ups (the
- * pages section: fewer, its header says), reported as time and as bytes of input
- * read per second.  The read ceiling is cub::DeviceReduce::Sum over the
+ * CSV on stdout, a summary on stderr.  Every section but "paths", "steps",
+ * "atomics" and "pages" runs by default; paths (kernel_bench_cells.cuh)
+ * forces each way of counting in turn, for choosing between them, steps
+ * (kernel_bench_steps.cuh) each cluster size and steps a round of the
+ * cluster path, atomics measures global atomics alone, and pages
+ * (kernel_bench_pages.cuh) reads heap pages from a registered host pool of
+ * N GB (default 4, 1 with --quick).  For each case: median of 15 timed
+ * runs (CUDA events) after 3 warm-ups (the pages section: fewer, its
+ * header says), reported as time and as bytes of input read per second;
+ * --once runs each such case once, without warm-up, for a profiler (ncu).  The read ceiling is cub::DeviceReduce::Sum over the
  * same data.  CUB's HistogramEven bins with its own float formula, so it is
  * a speed reference, not a correctness one; the engine's results are
  * checked against the CPU backend elsewhere (test/unit/cuda_*_test.cu).
@@ -33,6 +35,7 @@
 #include "kernel_bench_cells.cuh"
 #include "kernel_bench_common.cuh"
 #include "kernel_bench_pages.cuh"
+#include "kernel_bench_steps.cuh"
 
 namespace {
 
@@ -288,11 +291,12 @@ void pipeline_section(size_t batch, int batches)
 
 } // namespace
 
-/* Whether `name` is in the comma-separated list (an empty list: every section but paths, atomics and pages). */
+/* Whether `name` is in the comma-separated list (an empty list: every section but paths, steps, atomics and pages). */
 bool wanted(const std::string &list, const char *name)
 {
     if (list.empty())
-        return strcmp(name, "paths") != 0 && strcmp(name, "atomics") != 0 && strcmp(name, "pages") != 0;
+        return strcmp(name, "paths") != 0 && strcmp(name, "steps") != 0 && strcmp(name, "atomics") != 0 &&
+               strcmp(name, "pages") != 0;
     return ("," + list + ",").find("," + std::string(name) + ",") != std::string::npos;
 }
 
@@ -304,13 +308,15 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick"))
             quick = true;
+        else if (!strcmp(argv[i], "--once"))
+            g_warmups = 0, g_reps = 1;
         else if (!strcmp(argv[i], "--sections") && i + 1 < argc)
             sections = argv[++i];
         else if (!strcmp(argv[i], "--pool-gb") && i + 1 < argc)
             pool_gb = strtoul(argv[++i], nullptr, 10);
         else {
-            fprintf(stderr, "usage: kernel_bench [--quick] [--sections "
-                            "engine,bytes,forms,grouped,pipeline,paths,atomics,pages] [--pool-gb N]\n");
+            fprintf(stderr, "usage: kernel_bench [--quick] [--once] [--sections "
+                            "engine,bytes,forms,grouped,pipeline,paths,steps,atomics,pages] [--pool-gb N]\n");
             return 2;
         }
     }
@@ -341,7 +347,7 @@ int main(int argc, char **argv)
     if (wanted(sections, "bytes"))
         bytes_section(quick ? (1ul << 26) : (1ul << 30), lim, tmp, tmp_bytes);
     if (wanted(sections, "forms") || wanted(sections, "grouped") || wanted(sections, "paths") ||
-        wanted(sections, "atomics")) {
+        wanted(sections, "steps") || wanted(sections, "atomics")) {
         CellBuffers cells(n8);
         if (wanted(sections, "forms"))
             forms_section(cells, lim, tmp, tmp_bytes);
@@ -349,6 +355,8 @@ int main(int argc, char **argv)
             grouped_section(cells, lim, tmp, tmp_bytes);
         if (wanted(sections, "paths"))
             paths_section(cells, lim, tmp, tmp_bytes);
+        if (wanted(sections, "steps"))
+            steps_section(cells, lim, tmp, tmp_bytes);
         if (wanted(sections, "atomics"))
             atomics_section(cells, lim, tmp, tmp_bytes);
     }

@@ -87,7 +87,7 @@ struct CellBuffers {
         }
         CHECK(cudaDeviceSynchronize());
     }
-    float zeroed_ms(size_t cells, const std::function<void()> &bin, int warmup = 3, int reps = 15)
+    float zeroed_ms(size_t cells, const std::function<void()> &bin, int warmup = g_warmups, int reps = g_reps)
     {
         return median_ms(
             [&] {

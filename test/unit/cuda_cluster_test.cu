@@ -6,8 +6,8 @@
  * the device counter many times and the outboxes overflow into global
  * atomics, with slices below and above 65,536 cells (an outbox's two
  * parts); one cluster alone, so each block routes the most values; the
- * grouped form across slice boundaries; and the engine's choice of
- * clusters.  Against the CPU backend; skips without a GPU or without
+ * grouped form across slice boundaries; every cap on the steps a round
+ * and prefetch distance; and the engine's choice of clusters.  Against the CPU backend; skips without a GPU or without
  * clusters (devices before sm_90).
  */
 #include <random>
@@ -157,6 +157,66 @@ TEST_F(ClusterTest, GroupedAcrossSliceBoundaries)
         });
         ASSERT_EQ(b.flags, 0);
         ASSERT_EQ(b.counts, want) << plan_name(cells, l);
+    }
+}
+
+TEST_F(ClusterTest, EveryStepsCapAndPrefetchCountExactly)
+{
+    /*
+     * 262,144 buckets in one cluster of each size (each block routes the
+     * most), every cap on the steps a round, prefetch off and three steps
+     * ahead: misaligned values, an odd count, and fewer values than one
+     * step (prefetches past the end are skipped); grouped, with the group
+     * numbers misaligned too.  Small enough for compute-sanitizer.
+     */
+    BucketSpec spec{0, 1000, 262144, BucketRule::pg15};
+    const int32_t cells = spec.nbins + 2;
+    std::mt19937_64 rng(7);
+    std::uniform_real_distribution<double> any(spec.lo - 5, spec.hi + 5);
+    std::vector<double> v(200003);
+    for (size_t i = 0; i < v.size(); i++)
+        v[i] = i % 3 == 0 ? value_in(spec, int64_t(i % 7) * 37449) : any(rng); /* some equal neighbours */
+    DeviceArray<double> d(v);
+    std::vector<double> gv(v.size()); /* the same values over the grouped histogram's [0, 16) */
+    for (size_t i = 0; i < v.size(); i++)
+        gv[i] = v[i] / 62.5;
+    DeviceArray<double> dgv(gv);
+    gh::GroupedSpec gspec{BucketSpec{0, 16, 16, BucketRule::pg16}, 14563}; /* 262,134 cells */
+    const int32_t gcells = int32_t(gh::grouped_cells(gspec));
+    std::vector<uint32_t> groups(v.size());
+    for (size_t i = 0; i < groups.size(); i++)
+        groups[i] = uint32_t(rng() % gspec.groups);
+    DeviceArray<uint32_t> dg(groups);
+    for (size_t n : {v.size() - 1, size_t(999)}) {
+        const std::vector<double> part(v.begin() + 1, v.begin() + 1 + long(n));
+        const std::vector<int64_t> want = on_cpu(spec, part);
+        std::vector<int64_t> gwant(size_t(gcells), 0);
+        ASSERT_EQ(gh::cpu_bin_grouped(gspec, gv.data() + 1, groups.data() + 1, n, gwant.data()), Status::ok);
+        for (int blocks = 2; blocks <= limits.max_cluster; blocks *= 2)
+            for (int steps = 1; steps <= 4; steps++)
+                for (int prefetch : {-1, 3}) {
+                    gh::KernelLimits l = clustered(limits, blocks, blocks);
+                    l.max_cluster_steps = steps;
+                    l.cluster_prefetch = prefetch;
+                    const std::string what = plan_name(cells, l) + ", prefetch " + std::to_string(prefetch) +
+                                             ", " + std::to_string(n) + " values";
+                    const gh::KernelPlan p = gh::kernel_plan(cells, 8, l), gp = gh::kernel_plan(gcells, 8, l);
+                    if (p.path == KernelPath::cluster && p.slices == blocks) {
+                        gh_test::Binned b = binned(size_t(cells), [&](unsigned long long *c, int *f) {
+                            return gh::bin_on_device(d.get() + 1, n, spec, c, f, l, nullptr);
+                        });
+                        ASSERT_EQ(b.flags, 0) << what;
+                        ASSERT_EQ(b.counts, want) << what;
+                    }
+                    if (gp.path == KernelPath::cluster && gp.slices == blocks) {
+                        gh_test::Binned b = binned(size_t(gcells), [&](unsigned long long *c, int *f) {
+                            return gh::bin_grouped_on_device(dgv.get() + 1, dg.get() + 1, n, gspec, c, f, l,
+                                                             nullptr);
+                        });
+                        ASSERT_EQ(b.flags, 0) << what;
+                        ASSERT_EQ(b.counts, gwant) << "grouped, " << what;
+                    }
+                }
     }
 }
 
