@@ -7,8 +7,9 @@
  * atomics, with slices below and above 65,536 cells (an outbox's two
  * parts); one cluster alone, so each block routes the most values; the
  * grouped form across slice boundaries; every cap on the steps a round
- * and prefetch distance; and the engine's choice of clusters.  Against the CPU backend; skips without a GPU or without
- * clusters (devices before sm_90).
+ * and prefetch distance; a test small enough for racecheck; and the
+ * engine's choice of clusters.  Against the CPU backend; skips without a
+ * GPU or without clusters (devices before sm_90).
  */
 #include <random>
 #include <string>
@@ -217,6 +218,35 @@ TEST_F(ClusterTest, EveryStepsCapAndPrefetchCountExactly)
                         ASSERT_EQ(b.counts, gwant) << "grouped, " << what;
                     }
                 }
+    }
+}
+
+TEST_F(ClusterTest, SeveralRoundsInEveryClusterSizeSmallEnoughForRacecheck)
+{
+    /*
+     * What compute-sanitizer's racecheck can finish: it ran about 150,000
+     * values a second on the H100 and did not finish the tests above in
+     * minutes (RUNS.md, run 56).  One cluster of each size, one step a
+     * round, so that both outboxes are written and pulled at least twice
+     * each, the hot cells at every slice boundary; the engine's prefetch.
+     */
+    const BucketSpec spec{0, 1000, 262144, BucketRule::pg15};
+    const int32_t cells = spec.nbins + 2;
+    constexpr size_t kStep = 1024 * 8; /* values a block bins in a step (kernel_cluster.cuh) */
+    for (int blocks = 2; blocks <= limits.max_cluster; blocks *= 2) {
+        gh::KernelLimits l = clustered(limits, blocks, blocks);
+        l.max_cluster_steps = 1;
+        const gh::KernelPlan p = gh::kernel_plan(cells, 8, l);
+        if (p.path != KernelPath::cluster || p.slices != blocks)
+            continue;
+        const size_t n = 5 * kStep * size_t(blocks) + 13; /* five rounds and a ragged end */
+        const std::vector<double> v = hammering(spec, boundary_cells(cells, p), n, uint64_t(blocks));
+        DeviceArray<double> d(v);
+        gh_test::Binned b = binned(size_t(cells), [&](unsigned long long *c, int *f) {
+            return gh::bin_on_device(d.get(), n, spec, c, f, l, nullptr);
+        });
+        ASSERT_EQ(b.flags, 0) << plan_name(cells, l);
+        EXPECT_EQ(b.counts, on_cpu(spec, v)) << plan_name(cells, l);
     }
 }
 
