@@ -307,10 +307,16 @@ bool scan_pages(ScanExecState *s)
         heap_reader_begin(r, rel, s->css.ss.ps.state->es_snapshot, s->pscan,
                           s->qual != NULL || s->native || s->grouped);
         s->reader_active = true;
-        if (s->pages)
+        if (s->pages) {
             page_gpu_begin(&s->page_gpu, rel, s->columns, s->nhist, s->states_cxt);
+            heap_reader_read_ahead(r);
+        }
     }
-    while (heap_reader_next_page(r)) {
+    for (;;) {
+        /* the next page is worth asking for now where the host will parse it */
+        r->prefetch_next = s->pages && page_gpu_parses_next_on_host(&s->page_gpu);
+        if (!heap_reader_next_page(r))
+            break;
         if (s->pages && page_gpu_accepts(&s->page_gpu, r, s->states, s->skip)) {
             PageBatch *back = page_gpu_add(&s->page_gpu, r, s->states, s->skip);
             if (back != NULL)

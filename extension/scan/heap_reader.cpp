@@ -40,6 +40,9 @@ void heap_reader_begin(HeapReader *r, Relation rel, Snapshot snapshot, ParallelB
     r->start = r->syncscan ? ss_get_location(rel, r->nblocks) : 0;
     r->next_serial = 0;
     r->buffer = InvalidBuffer;
+    r->read_ahead = false;
+    r->prefetch_next = false;
+    r->ahead = InvalidBuffer;
     r->locked = false;
     r->ntuples = 0;
     r->counters = HeapReadCounters{};
@@ -80,17 +83,42 @@ static BlockNumber next_block(HeapReader *r)
     return block;
 }
 
+/* Pins the scan's next page; InvalidBuffer at its end. */
+static Buffer pin_next(HeapReader *r)
+{
+    BlockNumber block = next_block(r);
+    if (block == InvalidBlockNumber)
+        return InvalidBuffer;
+    return ReadBufferExtended(r->rel, MAIN_FORKNUM, block, RBM_NORMAL, r->strategy);
+}
+
+void heap_reader_read_ahead(HeapReader *r)
+{
+    r->read_ahead = true;
+}
+
 bool heap_reader_next_page(HeapReader *r)
 {
     heap_reader_release(r);
     /* a page at a time, never under a lock: a cancel is served within a page */
     CHECK_FOR_INTERRUPTS();
-    BlockNumber block = next_block(r);
-    if (block == InvalidBlockNumber)
+    Buffer buffer = BufferIsValid(r->ahead) ? r->ahead : pin_next(r);
+    r->ahead = InvalidBuffer;
+    if (!BufferIsValid(buffer))
         return false;
+    r->buffer = buffer;
+    if (r->read_ahead) {
+        r->ahead = pin_next(r);
+        /* the whole page, its header unread: pd_upper would cost the miss this hides */
+        if (BufferIsValid(r->ahead) && r->prefetch_next) {
+            const char *next = BufferGetPage(r->ahead);
+            for (int off = 0; off < BLCKSZ; off += 64)
+                __builtin_prefetch(next + off);
+        }
+    }
 
     Relation rel = r->rel;
-    r->buffer = ReadBufferExtended(rel, MAIN_FORKNUM, block, RBM_NORMAL, r->strategy);
+    BlockNumber block = BufferGetBlockNumber(buffer);
     heap_page_prune_opt(rel, r->buffer);
     LockBuffer(r->buffer, BUFFER_LOCK_SHARE);
     r->locked = true;
@@ -183,6 +211,10 @@ void heap_reader_release(HeapReader *r)
 void heap_reader_end(HeapReader *r)
 {
     heap_reader_release(r);
+    if (BufferIsValid(r->ahead)) {
+        ReleaseBuffer(r->ahead);
+        r->ahead = InvalidBuffer;
+    }
     if (r->strategy != NULL) {
         FreeAccessStrategy(r->strategy);
         r->strategy = NULL;

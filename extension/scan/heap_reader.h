@@ -43,6 +43,14 @@ struct HeapReader {
     bool syncscan;
     BufferAccessStrategy strategy;
     bool list_all_visible;   /* fill tuples[] on all-visible pages too */
+    /*
+     * Reading ahead (heap_reader_read_ahead): the next page, pinned while
+     * the current one is read, and whether to ask for all of it now
+     * because the host will parse it.
+     */
+    bool read_ahead;
+    bool prefetch_next;
+    Buffer ahead;
     /* the current page */
     Buffer buffer;
     Page page;
@@ -97,6 +105,15 @@ void heap_reader_count_tuples(HeapReader *r, uint64 n);
 
 /* The normal tuples among the first `lines` line pointers of a whole_page page. */
 int heap_page_normal_tuples(Page page, OffsetNumber lines);
+
+/*
+ * From now on, pin the scan's next page while the current one is read
+ * and, while prefetch_next is set, ask for all of its lines then: parsed
+ * on the host, it is in cache by the time the current one is done.  For
+ * an ungrouped scan of whole pages (the ungrouped CPU scan: 20% faster on
+ * the dev VM); a grouped scan measured 5% slower with it.
+ */
+void heap_reader_read_ahead(HeapReader *r);
 
 /* Releases the page's lock, keeping the pin (tuple data stays valid). */
 void heap_reader_unlock(HeapReader *r);

@@ -79,6 +79,16 @@ bool page_gpu_accepts(PageGpu *pg, const HeapReader *r, HistogramState *const *s
                       const bool *skip);
 
 /*
+ * Whether the reader's next page will likely be parsed on the host as it
+ * comes (no GPU for this scan, or auto's stretch of CPU pages), so that
+ * asking for its lines ahead pays; not a batch's, parsed later or never.
+ */
+static inline bool page_gpu_parses_next_on_host(const PageGpu *pg)
+{
+    return !pg->possible || pg->cpu_pages_left > 0;
+}
+
+/*
  * Takes the reader's page into the filling batch.  When that fills, it is
  * sent, or returned: the caller parses the returned batch's pages on the
  * CPU and calls page_gpu_release().
