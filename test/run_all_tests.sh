@@ -14,6 +14,8 @@
 # 5. test/fdw/run_shard_checks.sh: three shard servers and a coordinator of
 #    its own, on 127.0.0.1, through postgres_fdw; skipped (exit 77) when
 #    postgres_fdw is not installed
+#    then test/scan/buffer_hint_checks.sh: pages pinned through the buffers
+#    they were last seen in, after the pages moved, on a 16 MB buffer pool
 # 6. test/service/run_preload_checks.sh: the GPU service from the outside, on
 #    a server without the library preloaded and one with it
 # 7. test/service/run_crash_isolation.sh: the CUDA process killed with
@@ -138,6 +140,9 @@ run_checks() { # name, script, log
 
 # -- 5. scale-out over postgres_fdw --------------------------------------------
 run_checks "shards (postgres_fdw)" test/fdw/run_shard_checks.sh shard_checks.log
+
+# -- 5b. pages pinned through stale buffer hints, on a small buffer pool -------
+run_checks "buffer hints" test/scan/buffer_hint_checks.sh buffer_hint_checks.log
 
 # -- 6. the GPU service, with and without preloading ----------------------------
 run_checks "GPU service (preload checks)" test/service/run_preload_checks.sh preload_checks.log

@@ -47,7 +47,7 @@ struct ScanTotals {
     uint64 values_gpu;
 };
 
-/* In the parallel query's DSM: the counters, then the shared block scan. */
+/* In the parallel query's DSM: the counters, the shared block scan, then the buffer hints. */
 struct SharedScan {
     pg_atomic_uint64 pages;
     pg_atomic_uint64 all_visible_pages;
@@ -86,6 +86,8 @@ struct ScanExecState {
     int *page_counts;          /* ... and how many */
     SharedScan *shared;
     ParallelBlockTableScanDesc pscan;
+    BlockNumber hinted_blocks; /* the table's size when the DSM was sized */
+    BufferHints shared_hints;
     bool done;
     bool scanned;
     bool reader_active;       /* scan_pages() paused: the grouped scan's groups were full */
@@ -305,7 +307,7 @@ bool scan_pages(ScanExecState *s)
     TupleDesc desc = RelationGetDescr(rel);
     if (!s->reader_active) {
         heap_reader_begin(r, rel, s->css.ss.ps.state->es_snapshot, s->pscan,
-                          s->qual != NULL || s->native || s->grouped);
+                          s->pscan != NULL ? &s->shared_hints : NULL, s->qual != NULL || s->native || s->grouped);
         s->reader_active = true;
         if (s->pages) {
             page_gpu_begin(&s->page_gpu, rel, s->columns, s->nhist, s->states_cxt);
@@ -521,9 +523,22 @@ void rescan(CustomScanState *node)
     }
 }
 
+Size pscan_size(Relation rel)
+{
+    return MAXALIGN(table_block_parallelscan_estimate(rel));
+}
+
 Size estimate_dsm(CustomScanState *node, ParallelContext *)
 {
-    return kSharedHeader + table_block_parallelscan_estimate(node->ss.ss_currentRelation);
+    ScanExecState *s = scan_state(node);
+    Relation rel = node->ss.ss_currentRelation;
+    s->hinted_blocks = RelationGetNumberOfBlocks(rel);
+    return kSharedHeader + pscan_size(rel) + buffer_hints_shared_size(rel, s->hinted_blocks);
+}
+
+void *hints_space(CustomScanState *node, void *coordinate)
+{
+    return static_cast<char *>(coordinate) + kSharedHeader + pscan_size(node->ss.ss_currentRelation);
 }
 
 void attach_shared(ScanExecState *s, void *coordinate)
@@ -536,6 +551,7 @@ void initialize_dsm(CustomScanState *node, ParallelContext *, void *coordinate)
 {
     ScanExecState *s = scan_state(node);
     attach_shared(s, coordinate);
+    s->shared_hints = buffer_hints_share(node->ss.ss_currentRelation, s->hinted_blocks, hints_space(node, coordinate));
     pg_atomic_init_u64(&s->shared->pages, 0);
     pg_atomic_init_u64(&s->shared->all_visible_pages, 0);
     pg_atomic_init_u64(&s->shared->tuples, 0);
@@ -555,7 +571,9 @@ void reinitialize_dsm(CustomScanState *node, ParallelContext *, void *)
 
 void initialize_worker(CustomScanState *node, shm_toc *, void *coordinate)
 {
-    attach_shared(scan_state(node), coordinate);
+    ScanExecState *s = scan_state(node);
+    attach_shared(s, coordinate);
+    s->shared_hints = buffer_hints_attach(hints_space(node, coordinate));
 }
 
 /* The leader keeps every participant's counters before the DSM goes away. */
@@ -571,6 +589,8 @@ void shutdown_scan(CustomScanState *node)
     s->totals.values_cpu = pg_atomic_read_u64(&s->shared->values_cpu);
     s->totals.values_gpu = pg_atomic_read_u64(&s->shared->values_gpu);
     s->totals_from_shared = true;
+    buffer_hints_keep(node->ss.ss_currentRelation, s->shared_hints);
+    s->shared_hints = BufferHints{};
     s->shared = NULL;
 }
 

@@ -23,7 +23,7 @@ extern "C" {
 }
 
 void heap_reader_begin(HeapReader *r, Relation rel, Snapshot snapshot, ParallelBlockTableScanDesc pscan,
-                       bool list_all_visible)
+                       const BufferHints *shared_hints, bool list_all_visible)
 {
     r->list_all_visible = list_all_visible;
     r->rel = rel;
@@ -39,6 +39,12 @@ void heap_reader_begin(HeapReader *r, Relation rel, Snapshot snapshot, ParallelB
     r->syncscan = pscan == NULL && large && synchronize_seqscans;
     r->start = r->syncscan ? ss_get_location(rel, r->nblocks) : 0;
     r->next_serial = 0;
+    r->hints = shared_hints != NULL ? *shared_hints : buffer_hints_local(rel, r->nblocks);
+    r->queue_head = 0;
+    r->queued = 0;
+    /* with no hints there is nothing to ask for ahead */
+    r->lookahead = r->hints.buffers != NULL ? lengthof(r->queue) : 1;
+    r->blocks_done = false;
     r->buffer = InvalidBuffer;
     r->read_ahead = false;
     r->prefetch_next = false;
@@ -83,13 +89,32 @@ static BlockNumber next_block(HeapReader *r)
     return block;
 }
 
-/* Pins the scan's next page; InvalidBuffer at its end. */
+/*
+ * Pins the scan's next page; InvalidBuffer at its end.  Blocks are claimed
+ * `lookahead` ahead of their pinning, so that the hinted buffer's
+ * descriptor and header have arrived by then: a parallel scan's chunks
+ * hand out consecutive blocks, and claiming a few early changes only when
+ * this process asks.
+ */
 static Buffer pin_next(HeapReader *r)
 {
-    BlockNumber block = next_block(r);
-    if (block == InvalidBlockNumber)
+    int size = lengthof(r->queue);
+    while (r->queued < r->lookahead && !r->blocks_done) {
+        BlockNumber block = next_block(r);
+        if (block == InvalidBlockNumber) {
+            r->blocks_done = true;
+            break;
+        }
+        r->queue[(r->queue_head + r->queued) % size] = block;
+        r->queued++;
+        buffer_hints_prefetch(r->hints, block);
+    }
+    if (r->queued == 0)
         return InvalidBuffer;
-    return ReadBufferExtended(r->rel, MAIN_FORKNUM, block, RBM_NORMAL, r->strategy);
+    BlockNumber block = r->queue[r->queue_head];
+    r->queue_head = (r->queue_head + 1) % size;
+    r->queued--;
+    return buffer_hints_read(r->hints, r->rel, block, r->strategy);
 }
 
 void heap_reader_read_ahead(HeapReader *r)

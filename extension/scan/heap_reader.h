@@ -13,6 +13,7 @@
 #define GH_SCAN_HEAP_READER_H
 
 #include "../pg_headers.h"
+#include "buffer_hints.h"
 
 extern "C" {
 #include "access/htup_details.h"
@@ -42,6 +43,17 @@ struct HeapReader {
     BlockNumber next_serial; /* blocks handed out so far (serial) */
     bool syncscan;
     BufferAccessStrategy strategy;
+    /*
+     * Where the blocks were last seen in shared buffers (buffer_hints.h),
+     * and the blocks claimed from the allocation but not yet pinned: their
+     * buffers' descriptors and headers are asked for that many pages ahead.
+     */
+    BufferHints hints;
+    BlockNumber queue[8];
+    int queue_head;
+    int queued;
+    int lookahead;
+    bool blocks_done;
     bool list_all_visible;   /* fill tuples[] on all-visible pages too */
     /*
      * Reading ahead (heap_reader_read_ahead): the next page, pinned while
@@ -67,12 +79,13 @@ struct HeapReader {
 
 /*
  * Prepares a scan of rel under snapshot; pscan is the shared block scan, or
- * NULL.  list_all_visible: list the tuples of all-visible pages in tuples[]
- * as well (a caller that evaluates quals needs them); otherwise such pages
- * come back as whole_page.
+ * NULL, and shared_hints the parallel scan's hints (NULL: this backend's
+ * own).  list_all_visible: list the tuples of all-visible pages in
+ * tuples[] as well (a caller that evaluates quals needs them); otherwise
+ * such pages come back as whole_page.
  */
 void heap_reader_begin(HeapReader *r, Relation rel, Snapshot snapshot, ParallelBlockTableScanDesc pscan,
-                       bool list_all_visible);
+                       const BufferHints *shared_hints, bool list_all_visible);
 
 /*
  * Pins and share-locks the next page and fills r->tuples with its visible
