@@ -82,14 +82,25 @@ cat >"$script" <<SQL
 SELECT gpu_histogram(x, 0, 1, 256) AS h FROM $small \gset
 SELECT 1 / (h = ':h')::int FROM gh_pages_expected;
 SQL
+# the host's CPU time, busy and all, from /proc/stat
+cpu_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $2 + $3 + $4 + $5 + $6 + $7 + $8 }' /proc/stat; }
+service_batches() { psql_q -c "SELECT coalesce(service_batches, 0) FROM gpu_histogram_stats()"; }
 for device in ${GH_PGBENCH_DEVICES:-cpu auto}; do
+    read -r busy0 total0 < <(cpu_ticks)
+    batches0=$(service_batches)
     out=$(PGOPTIONS="-c gpu_histogram.device=$device -c max_parallel_workers_per_gather=0" \
           pgbench -n -c "$clients" -j 16 -T "$seconds" -f "$script" 2>&1)
+    read -r busy1 total1 < <(cpu_ticks)
+    batches1=$(service_batches)
     tps=$(echo "$out" | sed -n 's/^tps = \([0-9.]*\).*/\1/p' | head -1)
     done_tx=$(echo "$out" | sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p')
     failed=$(echo "$out" | sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p')
     aborted=$(echo "$out" | grep -c "aborted")
-    echo "  device=$device: tps ${tps:-?}, transactions ${done_tx:-?}, failed ${failed:-0}, clients aborted $aborted"
+    # where the pages went: a transaction's 10M rows make about 22 full batches of pages
+    per_tx=$(awk -v b=$((batches1 - batches0)) -v t="${done_tx:-0}" 'BEGIN { printf "%.1f", (t > 0 ? b / t : 0) }')
+    busy=$(awk -v b=$((busy1 - busy0)) -v t=$((total1 - total0)) 'BEGIN { printf "%.0f", (t > 0 ? 100 * b / t : 0) }')
+    echo "  device=$device: tps ${tps:-?}, transactions ${done_tx:-?}, failed ${failed:-0}, clients aborted $aborted;" \
+         "GPU batches a transaction $per_tx, host CPU busy $busy%"
     [ "$aborted" -gt 0 ] && echo "$out" | grep -m 3 -i "error\|abort" | sed 's/^/    /'
 done
 rm -f "$script"
