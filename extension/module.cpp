@@ -25,6 +25,7 @@ void _PG_init(void);
 int gh_device_mode = DEVICE_AUTO;
 int gh_batch_size = 1 << 20;
 bool gh_pages_on_gpu = true;
+int gh_auto_page_batches = 8;
 bool gh_debug_pages_on_cpu = false;
 static int gh_fail_cuda_call = 0;
 static bool gh_crash_cuda_process = false;
@@ -72,6 +73,12 @@ void _PG_init(void)
                              "The GPU then reads the pages out of the shared buffer pool and extracts the "
                              "values itself; off: the scan extracts them and sends values, as before.",
                              &gh_pages_on_gpu, true, PGC_USERSET, 0, NULL, NULL, NULL);
+    DefineCustomIntVariable("gpu_histogram.auto_page_batches",
+                            "With device = auto, how many batches of pages all sessions together keep on "
+                            "each GPU at once.",
+                            "A scan's batch goes to the GPU only while fewer are filling or on it; its other "
+                            "pages are parsed on the CPU meanwhile, so that under load both devices work.",
+                            &gh_auto_page_batches, 8, 1, 1024, PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
     DefineCustomIntVariable("gpu_histogram.debug_fail_cuda_call",
                             "Testing only: makes the GPU service's Nth CUDA call from now on fail (0: never).",
                             "Used by the GPU checks to show that a failing CUDA call leaks nothing and "

@@ -31,6 +31,9 @@ void give_back(void *arg)
             gpu_service_release_slot(b.slots[h]);
             b.slots[h] = -1;
         }
+        if (b.reserved)
+            gpu_service_unreserve_page_batch();
+        b.reserved = false;
         /* the pins are the resource owner's to release after an ERROR; page_gpu_end() releases them otherwise */
         b.npages = 0;
         b.on_gpu = false;
@@ -81,8 +84,7 @@ bool complete(PageGpu *pg, PageBatch *b, bool wait)
 /* Takes a lease per histogram and a slot per histogram without waiting, and queues the batch; false: no room. */
 bool send(PageGpu *pg, PageBatch *b, HistogramState *const *states, const bool *skip)
 {
-    if (pg->cpu_only || !gpu_service_pages_ready() ||
-        (gh_device_mode != DEVICE_GPU && gpu_service_pages_backlogged()))
+    if (pg->cpu_only || !gpu_service_pages_ready())
         return false;
     for (int h = 0; h < pg->nhist; h++) {
         if (!binned(pg, h, skip) || pg->hist[h].index >= 0)
@@ -119,17 +121,17 @@ bool send(PageGpu *pg, PageBatch *b, HistogramState *const *states, const bool *
 /*
  * The filling batch is ready: the other one is collected first (one batch
  * on the GPU at a time per scan), then this one goes if the service has
- * room; if not, it is the caller's to parse.  auto never waits: when the
- * GPU has not finished the other batch yet (it is busy with other
- * sessions' batches), this one is parsed on the CPU meanwhile, so that
- * under load both devices stay busy.
+ * room; if not, it is the caller's to parse.  A batch that auto reserved
+ * waits for the other too: the reservations bound what all sessions have
+ * on the GPU, so the wait is short, and parsing this one instead would
+ * read pages the host never asked for.
  */
 PageBatch *ship(PageGpu *pg, HistogramState *const *states, const bool *skip)
 {
     PageBatch *b = &pg->batch[pg->filling];
     if (b->npages == 0)
         return NULL;
-    if (!complete(pg, &pg->batch[1 - pg->filling], gh_device_mode == DEVICE_GPU))
+    if (!complete(pg, &pg->batch[1 - pg->filling], gh_device_mode == DEVICE_GPU || b->reserved))
         return b;
     if (!send(pg, b, states, skip)) {
         if (gh_device_mode != DEVICE_GPU && !pg->cpu_only)
@@ -195,16 +197,23 @@ bool page_gpu_accepts(PageGpu *pg, const HeapReader *r, HistogramState *const *s
     /*
      * auto decides before it pins a batch's worth of pages: a batch the GPU
      * then refuses would be read twice, the second time out of cache, which
-     * under load costs more than the GPU saves.  So while the GPU has
-     * enough work queued, or this scan's earlier batch is still on it, the
-     * next batch's worth of pages takes the CPU path as it comes.
+     * under load costs more than the GPU saves.  So the batch takes one of
+     * the service's reservations, which bound what all sessions keep on
+     * the GPUs; while none is free, the next batch's worth of pages takes
+     * the CPU path as it comes.
      */
     PageBatch *b = &pg->batch[pg->filling];
-    if (b->npages == 0 && gh_device_mode != DEVICE_GPU && !pg->cpu_only &&
-        (!gpu_service_pages_ready() || gpu_service_pages_backlogged() ||
-         !complete(pg, &pg->batch[1 - pg->filling], false))) {
-        pg->cpu_pages_left = pg->capacity - 1;
-        return false;
+    if (b->npages == 0 && gh_device_mode != DEVICE_GPU && !pg->cpu_only) {
+        if (!gpu_service_reserve_page_batch(gh_auto_page_batches)) {
+            pg->cpu_pages_left = pg->capacity - 1;
+            return false;
+        }
+        b->reserved = true;
+        if (!gpu_service_pages_ready()) {
+            page_gpu_release(b);
+            pg->cpu_pages_left = pg->capacity - 1;
+            return false;
+        }
     }
     return true;
 }
@@ -238,6 +247,9 @@ void page_gpu_release(PageBatch *b)
     for (int i = 0; i < b->npages; i++)
         ReleaseBuffer(b->buffers[i]);
     b->npages = 0;
+    if (b->reserved)
+        gpu_service_unreserve_page_batch();
+    b->reserved = false;
 }
 
 void page_gpu_parsed_on_cpu(PageGpu *pg, const PageBatch *b)

@@ -42,6 +42,7 @@ struct PageBatch {
     OffsetNumber *lines; /* each page's line pointer count under its lock */
     int32 *slots;        /* one per histogram while the batch is on the GPU, else -1 */
     bool on_gpu;
+    bool reserved;       /* auto: it holds one of the service's page batch reservations */
 };
 
 struct PageGpu {
@@ -72,8 +73,9 @@ void page_gpu_begin(PageGpu *pg, Relation rel, const HeapColumn *columns, int nh
  * Whether the reader's current page goes into a batch: the scan may use
  * the GPU, the page can be read under a pin alone, every histogram has its
  * state (the first row has been checked on the CPU) or no input, and, in
- * auto, the GPU is likely to take the batch (else a batch's worth of pages
- * takes the CPU path first).
+ * auto, the batch got one of the service's reservations
+ * (gpu_histogram.auto_page_batches; else a batch's worth of pages takes
+ * the CPU path first).
  */
 bool page_gpu_accepts(PageGpu *pg, const HeapReader *r, HistogramState *const *states,
                       const bool *skip);

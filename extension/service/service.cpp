@@ -78,6 +78,7 @@ void attach_shared_memory(void)
         pg_atomic_init_u32(&gh_service->broadcast_wanted, 0);
         pg_atomic_init_u32(&gh_service->doorbell, 0);
         pg_atomic_init_u32(&gh_service->sleeping, 0);
+        pg_atomic_init_u32(&gh_service->page_batches, 0);
         ConditionVariableInit(&gh_service->slot_freed);
         gh_service->nslots = setting_slots;
         gh_service->slot_values = setting_slot_values;

@@ -28,20 +28,12 @@ int32 gh_histograms_open = 0;
 
 namespace {
 
-/*
- * Page batches queued or on the GPU, per device, beyond which auto parses
- * pages on the CPU: a batch takes the GPU about 0.4 ms, so four keep it
- * busy, while more would only lengthen every session's wait for its own
- * batches (and hold their pins longer).  Measured with 64 pgbench clients
- * on the H100 host: with the queue bounded only by the 32 slots, auto was
- * slower than the CPU alone.
- */
-constexpr int32 kPageBacklogPerDevice = 4;
 
 /* How long device = 'gpu' waits for a restarting service before it gives up. */
 constexpr int kServiceStartWaitMs = 30000;
 
 int32 my_filling = 0; /* slots this process holds in SLOT_FILLING */
+uint32 my_page_batches = 0; /* page batches this process has reserved */
 bool exit_callback_registered = false;
 
 /* Gives back everything this process still holds in the service. */
@@ -49,6 +41,10 @@ void release_all_on_exit(int, Datum)
 {
     if (gh_service == NULL)
         return;
+    if (my_page_batches > 0) {
+        pg_atomic_fetch_sub_u32(&gh_service->page_batches, my_page_batches);
+        my_page_batches = 0;
+    }
     bool any = false;
     service_lock();
     for (int i = 0; i < gh_service->nslots; i++) {
@@ -522,17 +518,31 @@ bool gpu_service_pages_ready(void)
     return ready;
 }
 
-bool gpu_service_pages_backlogged(void)
+bool gpu_service_reserve_page_batch(int32 per_device)
 {
-    int32 queued = 0;
-    service_lock();
-    for (int32 i = 0; i < gh_service->nslots; i++) {
-        const ServiceSlot *slot = &gh_service_slots[i];
-        queued += slot->request == REQUEST_BIN_PAGES && (slot->state == SLOT_QUEUED || slot->state == SLOT_RUNNING);
+    if (gh_service == NULL)
+        return false;
+    /* ndevices is one aligned word: a stale read during a restart only misjudges one batch */
+    uint32 limit = static_cast<uint32>(per_device) * static_cast<uint32>(Max(gh_service->ndevices, 1));
+    /* read first: under load most sessions find it full, and a read does not take the cache line */
+    if (pg_atomic_read_u32(&gh_service->page_batches) >= limit)
+        return false;
+    if (pg_atomic_fetch_add_u32(&gh_service->page_batches, 1) >= limit) {
+        pg_atomic_fetch_sub_u32(&gh_service->page_batches, 1);
+        return false;
     }
-    int32 devices = Max(gh_service->ndevices, 1);
-    service_unlock();
-    return queued >= kPageBacklogPerDevice * devices;
+    register_exit_callback();
+    my_page_batches++;
+    return true;
+}
+
+void gpu_service_unreserve_page_batch(void)
+{
+    Assert(my_page_batches > 0);
+    if (gh_service == NULL || my_page_batches == 0)
+        return;
+    pg_atomic_fetch_sub_u32(&gh_service->page_batches, 1);
+    my_page_batches--;
 }
 
 bool gpu_service_open_pages(const gh::HistogramSpec &spec, const gh::PageColumn &column, ServiceWait wait,

@@ -107,8 +107,17 @@ void gpu_service_read_range(const ServiceHistogramRef *ref, int32 first, int32 n
  */
 bool gpu_service_pages_ready(void);
 
-/* Whether the GPUs already have enough page batches queued: auto then parses its pages on the CPU. */
-bool gpu_service_pages_backlogged(void);
+/*
+ * auto's share of the GPUs: reserves one page batch, to fill and send,
+ * while all sessions together hold fewer than per_device for each GPU;
+ * false: parse pages on the CPU meanwhile.  A counter without a lock,
+ * asked for at every batch; what a process still holds when it exits goes
+ * back.
+ */
+bool gpu_service_reserve_page_batch(int32 per_device);
+
+/* Gives a reservation back: its batch was collected, or parsed on the CPU. */
+void gpu_service_unreserve_page_batch(void);
 
 /* Opens a lease on a device histogram fed by page batches that read `column`, as gpu_service_open. */
 bool gpu_service_open_pages(const gh::HistogramSpec &spec, const gh::PageColumn &column, ServiceWait wait,
