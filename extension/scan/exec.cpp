@@ -249,6 +249,8 @@ void append_page(ScanExecState *s, int h)
     if (s->states[h] == NULL) {
         const HistogramArgs &a = s->args[h];
         s->states[h] = histogram_state_create(s->states_cxt, gh::float_histogram(checked_first_row_spec(values[0], a.lo, a.hi, a.nbins)));
+        if (s->pages)
+            page_gpu_keep_values_on_cpu(&s->page_gpu, s->states[h]);
     }
     histogram_state_append_many(s->states[h], values, n);
 }

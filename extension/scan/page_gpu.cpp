@@ -242,6 +242,12 @@ PageBatch *page_gpu_flush(PageGpu *pg, HistogramState *const *states, const bool
     return ship(pg, states, skip);
 }
 
+void page_gpu_keep_values_on_cpu(const PageGpu *pg, HistogramState *st)
+{
+    if (pg->possible && !pg->cpu_only && gh_device_mode == DEVICE_AUTO)
+        st->gpu.refused = true;
+}
+
 void page_gpu_release(PageBatch *b)
 {
     for (int i = 0; i < b->npages; i++)

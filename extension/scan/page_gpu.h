@@ -81,6 +81,15 @@ bool page_gpu_accepts(PageGpu *pg, const HeapReader *r, HistogramState *const *s
                       const bool *skip);
 
 /*
+ * For a histogram state of this scan, just created: in auto, the values
+ * the host parses itself are binned on the CPU, where they are, and the
+ * GPU takes its share as page batches.  Sent to the GPU as values as well,
+ * they held every one of the service's slots under load (64 sessions, 32
+ * slots), and page batches found none.
+ */
+void page_gpu_keep_values_on_cpu(const PageGpu *pg, HistogramState *st);
+
+/*
  * Whether the reader's next page will likely be parsed on the host as it
  * comes (no GPU for this scan, or auto's stretch of CPU pages), so that
  * asking for its lines ahead pays; not a batch's, parsed later or never.
