@@ -192,6 +192,14 @@ bool page_gpu_accepts(PageGpu *pg, const HeapReader *r, HistogramState *const *s
             return false;
     if (pg->cpu_pages_left > 0) {
         pg->cpu_pages_left--;
+        /*
+         * A batch the GPU has finished is collected during the stretch, not
+         * after it: until then it holds its reservation, and finished
+         * batches waiting for their scans held all of them (auto sent less
+         * than a batch a transaction under 64 pgbench clients).
+         */
+        if (pg->cpu_pages_left % 64 == 0)
+            (void)complete(pg, &pg->batch[1 - pg->filling], false);
         return false;
     }
     /*
