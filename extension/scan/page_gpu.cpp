@@ -134,6 +134,7 @@ PageBatch *ship(PageGpu *pg, HistogramState *const *states, const bool *skip)
     if (!complete(pg, &pg->batch[1 - pg->filling], gh_device_mode == DEVICE_GPU || b->reserved))
         return b;
     if (!send(pg, b, states, skip)) {
+        pg->no_room += !pg->cpu_only;
         if (gh_device_mode != DEVICE_GPU && !pg->cpu_only)
             pg->cpu_pages_left = pg->capacity; /* no room after all: the next batch's worth as it comes */
         return b;
@@ -213,6 +214,7 @@ bool page_gpu_accepts(PageGpu *pg, const HeapReader *r, HistogramState *const *s
     PageBatch *b = &pg->batch[pg->filling];
     if (b->npages == 0 && gh_device_mode != DEVICE_GPU && !pg->cpu_only) {
         if (!gpu_service_reserve_page_batch(gh_auto_page_batches)) {
+            pg->no_reservation++;
             pg->cpu_pages_left = pg->capacity - 1;
             return false;
         }
@@ -277,6 +279,14 @@ uint64 page_gpu_finish(PageGpu *pg, HistogramState *const *states)
         return 0;
     if (pg->cpu_only)
         elog(DEBUG1, "gpu_histogram scan: %llu pages pinned in batches and parsed on the CPU",
+             static_cast<unsigned long long>(pg->pages_cpu));
+    else /* why pages stayed on the CPU: under load, see where auto's share went */
+        elog(DEBUG1,
+             "gpu_histogram scan: batches on the GPU hold %llu pages; %llu batches found no reservation, "
+             "%llu no lease or slot; %llu batched pages parsed on the CPU",
+             static_cast<unsigned long long>(pg->pages_gpu + (pg->batch[0].on_gpu ? pg->batch[0].npages : 0) +
+                                             (pg->batch[1].on_gpu ? pg->batch[1].npages : 0)),
+             static_cast<unsigned long long>(pg->no_reservation), static_cast<unsigned long long>(pg->no_room),
              static_cast<unsigned long long>(pg->pages_cpu));
     for (PageBatch &b : pg->batch)
         (void)complete(pg, &b, true);

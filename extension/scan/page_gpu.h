@@ -58,6 +58,8 @@ struct PageGpu {
     int32 read_slot;            /* the slot of a read in progress, for the cleanup */
     uint64 pages_gpu;
     uint64 pages_cpu;           /* pages batched, then parsed on the CPU */
+    uint64 no_reservation;      /* auto: batches not started for want of a reservation */
+    uint64 no_room;             /* batches the service had no lease or slot for */
     uint64 tuples_uncounted;    /* normal tuples of batches no kernel read (no histogram took part) */
     MemoryContextCallback cleanup;
 };
