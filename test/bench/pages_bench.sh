@@ -88,7 +88,8 @@ service_batches() { psql_q -c "SELECT coalesce(service_batches, 0) FROM gpu_hist
 for device in ${GH_PGBENCH_DEVICES:-cpu auto}; do
     read -r busy0 total0 < <(cpu_ticks)
     batches0=$(service_batches)
-    out=$(PGOPTIONS="-c gpu_histogram.device=$device -c max_parallel_workers_per_gather=0" \
+    # each page scan says at DEBUG1 where its batches went (extension/scan/page_gpu.cpp)
+    out=$(PGOPTIONS="-c gpu_histogram.device=$device -c max_parallel_workers_per_gather=0 -c client_min_messages=debug1" \
           pgbench -n -c "$clients" -j 16 -T "$seconds" -f "$script" 2>&1)
     read -r busy1 total1 < <(cpu_ticks)
     batches1=$(service_batches)
@@ -102,5 +103,8 @@ for device in ${GH_PGBENCH_DEVICES:-cpu auto}; do
     echo "  device=$device: tps ${tps:-?}, transactions ${done_tx:-?}, failed ${failed:-0}, clients aborted $aborted;" \
          "GPU batches a transaction $per_tx, host CPU busy $busy%"
     [ "$aborted" -gt 0 ] && echo "$out" | grep -m 3 -i "error\|abort" | sed 's/^/    /'
+    echo "$out" | sed -n 's/.*batches on the GPU hold \([0-9]*\) pages; \([0-9]*\) batches found no reservation, \([0-9]*\) no lease or slot; \([0-9]*\) batched.*/\1 \2 \3 \4/p' |
+        awk -v t="${done_tx:-0}" 'NF == 4 { g += $1; r += $2; n += $3; c += $4; k++ }
+             END { if (k > 0 && t > 0) printf "    a transaction: %.0f pages in GPU batches, %.1f batches without a reservation, %.1f without a lease or slot, %.0f batched pages parsed on the CPU (%d scans)\n", g / k, r / k, n / k, c / k, k }'
 done
 rm -f "$script"
