@@ -28,7 +28,6 @@ int32 gh_histograms_open = 0;
 
 namespace {
 
-
 /* How long device = 'gpu' waits for a restarting service before it gives up. */
 constexpr int kServiceStartWaitMs = 30000;
 
