@@ -22,6 +22,8 @@
 # latency, 8 workers over 100M rows, pgbench with 64 clients, a fatal CUDA
 # error and the restart, several GPUs); log $OUT/service_checks.log, summary
 # $OUT/service_checks.txt.
+# The server gets huge pages (13,000 of 2 MB reserved when run as root) unless
+# GH_HUGE_PAGES=off.
 # crash: test/service/run_crash_isolation.sh on a server of its own, with
 # GH_KILL_LOAD_CLIENTS (default 32) pgbench clients running histogram queries
 # (device gpu and auto) and inserts while the CUDA process is killed with
@@ -52,8 +54,15 @@ if has kernels; then
     cat "$OUT/kernel_bench.txt"
 fi
 if has sql || has shards || has e2e || has scan || has bench || has service || has crash || has gpuchecks || has pages; then
+    # huge pages for the 24 GB pool, as PostgreSQL recommends (docs/operations.md#huge-pages): with 4 KB
+    # pages every parallel worker page-faults each buffer it touches; GH_HUGE_PAGES=off runs without
+    huge=${GH_HUGE_PAGES:-try}
+    if [ "$huge" != off ] && [ "$(id -u)" = 0 ]; then
+        sysctl -w vm.nr_hugepages=13000 >/dev/null 2>&1 || true
+    fi
+    grep -E "HugePages_(Total|Free)" /proc/meminfo | tr '\n' ' ' >>"$OUT/device.txt"; echo >>"$OUT/device.txt"
     # preloaded: the custom scan's planner hook is there for every session
-    source .gpu/pg-up.sh .gpu/pg.tar.gz .gpu/stage -- -c shared_buffers=24GB -c max_worker_processes=16 \
+    source .gpu/pg-up.sh .gpu/pg.tar.gz .gpu/stage -- -c shared_buffers=24GB -c huge_pages="$huge" -c max_worker_processes=16 \
         -c shared_preload_libraries=gpu_histogram -c max_connections=100 \
         -c max_parallel_workers=16 -c max_parallel_workers_per_gather=8 || exit 1
     export PG_REGRESS=$PG_REGRESS_DIR/pg_regress
