@@ -55,6 +55,12 @@ bool hintable(Relation rel, BlockNumber nblocks)
     return !RelationUsesLocalBuffers(rel) && nblocks > 0 && nblocks <= static_cast<BlockNumber>(NBuffers);
 }
 
+/* A table's array holds an eighth more blocks than it has, so that a growing table is not copied at every scan. */
+BlockNumber with_room(BlockNumber nblocks)
+{
+    return Min(nblocks + nblocks / 8, static_cast<BlockNumber>(NBuffers));
+}
+
 void free_slot(TableHints *t)
 {
     pfree(t->buffers);
@@ -113,10 +119,17 @@ BufferHints buffer_hints_local(Relation rel, BlockNumber nblocks)
             slot = &t;
     }
     if (found != NULL && found->capacity < nblocks && found->lxid != MyProc->lxid) {
-        /* the table grew: start again at its new size */
-        free_slot(found);
-        slot = found;
-        found = NULL;
+        /* the table grew: a bigger array that keeps what is known (marked in use, so that make_room spares it) */
+        found->lxid = MyProc->lxid;
+        BlockNumber capacity = with_room(nblocks);
+        Buffer *bigger = make_room(capacity - found->capacity) ? allocate(capacity) : NULL;
+        if (bigger != NULL) {
+            memcpy(bigger, found->buffers, sizeof(Buffer) * static_cast<Size>(found->capacity));
+            pfree(found->buffers);
+            blocks_held += capacity - found->capacity;
+            found->buffers = bigger;
+            found->capacity = capacity;
+        }
     }
     if (found == NULL) {
         if (slot == NULL) {
@@ -128,13 +141,14 @@ BufferHints buffer_hints_local(Relation rel, BlockNumber nblocks)
                 return BufferHints{NULL, 0};
             free_slot(slot);
         }
-        if (!make_room(nblocks))
+        BlockNumber capacity = with_room(nblocks);
+        if (!make_room(capacity))
             return BufferHints{NULL, 0};
-        Buffer *buffers = allocate(nblocks);
+        Buffer *buffers = allocate(capacity);
         if (buffers == NULL)
             return BufferHints{NULL, 0};
-        *slot = TableHints{rel->rd_node, buffers, nblocks, InvalidLocalTransactionId, 0};
-        blocks_held += nblocks;
+        *slot = TableHints{rel->rd_node, buffers, capacity, InvalidLocalTransactionId, 0};
+        blocks_held += capacity;
         found = slot;
     }
     found->lxid = MyProc->lxid;
