@@ -13,7 +13,7 @@ OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/scan/native_quals.o extension/scan/fixed_exprs.o extension/scan/time_keys.o \
        extension/scan/group_keys.o extension/scan/group_table.o extension/scan/group_agg.o extension/scan/group_gpu.o \
        extension/scan/group_estimate.o extension/scan/partitions.o \
-       extension/scan/page_gpu.o extension/scan/page_layout.o extension/scan/buffer_hints.o \
+       extension/scan/page_gpu.o extension/scan/page_layout.o extension/scan/buffer_hints.o extension/scan/batch_pins.o \
        extension/moving_window.o \
        extension/time_aggregate.o extension/threshold_aggregate.o \
        extension/service/service.o extension/service/supervisor.o \

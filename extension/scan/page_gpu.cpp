@@ -22,11 +22,15 @@ namespace {
  */
 constexpr int32 kPagesPerBatch = 2048;
 
-/* The service's slots and leases go back when the scan's memory does (ERROR, cancel, end). */
+/* The pins, the service's slots and leases go back when the scan's memory does (ERROR, cancel, end). */
 void give_back(void *arg)
 {
     PageGpu *pg = static_cast<PageGpu *>(arg);
     for (PageBatch &b : pg->batch) {
+        for (int i = 0; i < b.npages; i++)
+            batch_pin_drop(b.buffers[i]);
+        b.npages = 0;
+        batch_pins_untrack(&b.pins);
         for (int h = 0; h < pg->nhist; h++) {
             gpu_service_release_slot(b.slots[h]);
             b.slots[h] = -1;
@@ -34,8 +38,6 @@ void give_back(void *arg)
         if (b.reserved)
             gpu_service_unreserve_page_batch();
         b.reserved = false;
-        /* the pins are the resource owner's to release after an ERROR; page_gpu_end() releases them otherwise */
-        b.npages = 0;
         b.on_gpu = false;
     }
     gpu_service_release_slot(pg->read_slot);
@@ -176,6 +178,8 @@ void page_gpu_begin(PageGpu *pg, Relation rel, const HeapColumn *columns, int nh
         b.slots = static_cast<int32 *>(palloc(sizeof(int32) * nhist));
         for (int h = 0; h < nhist; h++)
             b.slots[h] = -1;
+        b.pins = BatchPinList{&b.buffers, &b.npages, NULL};
+        batch_pins_track(&b.pins);
     }
     MemoryContextSwitchTo(old);
     pg->cleanup.func = give_back;
@@ -231,8 +235,11 @@ bool page_gpu_accepts(PageGpu *pg, const HeapReader *r, HistogramState *const *s
 PageBatch *page_gpu_add(PageGpu *pg, HeapReader *r, HistogramState *const *states, const bool *skip)
 {
     PageBatch *b = &pg->batch[pg->filling];
-    b->buffers[b->npages] = heap_reader_take_page(r, &b->lines[b->npages]);
-    b->npages++;
+    Buffer buffer = heap_reader_take_page(r, &b->lines[b->npages]);
+    /* the batch's own pin first, then the ordinary one goes: the page is never unpinned between */
+    batch_pin_add(buffer);
+    b->buffers[b->npages++] = buffer;
+    ReleaseBuffer(buffer);
     if (b->npages < pg->capacity)
         return NULL;
     return ship(pg, states, skip);
@@ -261,7 +268,7 @@ void page_gpu_keep_values_on_cpu(const PageGpu *pg, HistogramState *st)
 void page_gpu_release(PageBatch *b)
 {
     for (int i = 0; i < b->npages; i++)
-        ReleaseBuffer(b->buffers[i]);
+        batch_pin_drop(b->buffers[i]);
     b->npages = 0;
     if (b->reserved)
         gpu_service_unreserve_page_batch();

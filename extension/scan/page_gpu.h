@@ -21,15 +21,16 @@
  * refused, so that a machine without a GPU runs this pinning, batching and
  * unpinning too (test/gpu/page_checks.sh in CI).
  *
- * Pins follow PostgreSQL's rules: an ERROR or a cancel releases them with
- * the resource owner, while the GPU may still be reading those pages; what
- * it reads then goes into histograms that are closed unread, and the page
- * kernel never reads outside the pool.  The memory context callback only
- * gives the service's slots and leases back.
+ * A batch holds its pages' pins itself (batch_pins.h), so the memory
+ * context callback that gives the service's slots and leases back after
+ * an ERROR or a cancel releases them too, while the GPU may still be
+ * reading those pages; what it reads then goes into histograms that are
+ * closed unread, and the page kernel never reads outside the pool.
  */
 #ifndef GH_SCAN_PAGE_GPU_H
 #define GH_SCAN_PAGE_GPU_H
 
+#include "batch_pins.h"
 #include "heap_reader.h"
 
 #include "../histogram_state.h"
@@ -38,11 +39,12 @@
 /* Pinned pages on their way to the GPU, or back to the CPU. */
 struct PageBatch {
     int npages;
-    Buffer *buffers;     /* pinned */
+    Buffer *buffers;     /* pinned by the batch itself (batch_pins.h) */
     OffsetNumber *lines; /* each page's line pointer count under its lock */
     int32 *slots;        /* one per histogram while the batch is on the GPU, else -1 */
     bool on_gpu;
     bool reserved;       /* auto: it holds one of the service's page batch reservations */
+    BatchPinList pins;   /* buffers[0 .. npages), for the exit backstop */
 };
 
 struct PageGpu {
@@ -125,7 +127,7 @@ void page_gpu_parsed_on_cpu(PageGpu *pg, const PageBatch *b);
  */
 uint64 page_gpu_finish(PageGpu *pg, HistogramState *const *states);
 
-/* Unpins and gives back everything (rescan, end of scan): not after an ERROR, whose pins are gone. */
+/* Unpins and gives back everything (rescan, end of scan). */
 void page_gpu_end(PageGpu *pg);
 
 #endif /* GH_SCAN_PAGE_GPU_H */

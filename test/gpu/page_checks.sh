@@ -20,7 +20,11 @@
 #    delete, and VACUUM (which sets all-visible again and frees line
 #    pointers), a session repeats, in one REPEATABLE READ transaction at a
 #    time, the scan with device = gpu and the same histogram from
-#    width_bucket with the ordinary plan: every pair must be equal.
+#    width_bucket with the ordinary plan: every pair must be equal.  Every
+#    other VACUUM is a FREEZE, which waits for a cleanup lock on pages that
+#    a batch holds pinned: it must not wait for a minute.
+# 3. Pins: after cancels mid-scan and a backend terminated mid-scan, none
+#    of the table's buffers is pinned (pg_buffercache).
 #
 # Without a usable GPU it runs the same queries with
 # gpu_histogram.debug_pages_on_cpu: the scan pins pages in batches as for
@@ -169,11 +173,14 @@ writer() {
         insert) sql="INSERT INTO gh_pg_mvcc SELECT -i, (i % 500) / 500.0 + 0.0005 FROM generate_series(1, 2000) i" ;;
         update) sql="UPDATE gh_pg_mvcc SET x = x + 0.0003 WHERE id % 997 = $((k % 997)) AND id > 0" ;;
         delete) sql="DELETE FROM gh_pg_mvcc WHERE id % 1009 = $((k % 1009)) AND id > 0" ;;
-        vacuum) sql="VACUUM gh_pg_mvcc" ;;
+        # FREEZE waits for a cleanup lock on pages a scan's batch has pinned: the batch's unpin must wake it
+        vacuum) sql="VACUUM gh_pg_mvcc"; [ $((k % 2)) = 0 ] && sql="VACUUM (FREEZE) gh_pg_mvcc" ;;
         esac
-        psql -X -q -o /dev/null -c "$sql" 2>/dev/null
+        PGOPTIONS="-c statement_timeout=60s" psql -X -q -o /dev/null -c "$sql" 2>"$tmp.$1" ||
+            { grep -q "statement timeout" "$tmp.$1" && echo "$sql" >>"$tmp.stuck"; }
     done
 }
+tmp=$(mktemp /tmp/gh_page_checks.XXXXXX)
 pids=()
 for w in insert update delete vacuum; do writer $w & pids+=($!); done
 rounds=0 equal=0 on_gpu=0
@@ -213,6 +220,38 @@ if [ $rounds -gt 0 ] && [ $equal -eq $rounds ] && [ $on_gpu -gt 0 ]; then
     echo "PASS: MVCC under concurrent inserts, updates, deletes and VACUUM: $equal of $rounds REPEATABLE READ rounds equal width_bucket's answer in the same snapshot; $on_gpu pages $where; $rows rows at the end"
 else
     echo "FAIL: MVCC under concurrent writers: $equal of $rounds rounds equal; $on_gpu pages $where"
+    failures=$((failures + 1))
+fi
+
+if [ -s "$tmp.stuck" ]; then
+    echo "FAIL: a writer waited a minute (for a cleanup lock?): $(sort "$tmp.stuck" | uniq -c | tr '\n' ' ')"
+    failures=$((failures + 1))
+fi
+rm -f "$tmp" "$tmp".*
+
+# 3. No pin outlives its scan: cancels mid-scan, and a backend terminated while scanning
+psql_q -c "CREATE EXTENSION IF NOT EXISTS pg_buffercache" || exit 1
+{
+    echo "SET max_parallel_workers_per_gather = 0; SET gpu_histogram.device = $device; $batched"
+    for i in $(seq 30); do
+        echo "SET statement_timeout = '$((i % 5 + 1))ms'; SELECT gpu_histogram(x, 0, 1, 100) IS NOT NULL FROM gh_pg_mvcc; RESET statement_timeout;"
+    done
+} | psql -X -q -At >/dev/null 2>&1
+# one session scans in a loop until it is terminated
+{
+    echo "SET max_parallel_workers_per_gather = 0; SET gpu_histogram.device = $device; $batched SET application_name = 'gh_pin_victim';"
+    for i in $(seq 2000); do echo "SELECT gpu_histogram(x, 0, 1, 100) IS NOT NULL FROM gh_pg_mvcc;"; done
+} | psql -X -q -At >/dev/null 2>&1 &
+victim=$!
+sleep 2
+killed=$(psql_q -c "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'gh_pin_victim'")
+wait $victim
+sleep 1
+pinned=$(psql_q -c "SELECT count(*) FROM pg_buffercache WHERE relfilenode = pg_relation_filenode('gh_pg_mvcc') AND pinning_backends > 0")
+if [ "$killed" = 1 ] && [ "$pinned" = 0 ]; then
+    echo "PASS: 30 cancels mid-scan and a backend terminated mid-scan leave none of the table's buffers pinned"
+else
+    echo "FAIL: after cancels and a terminated backend ($killed terminated), $pinned of the table's buffers are still pinned"
     failures=$((failures + 1))
 fi
 
