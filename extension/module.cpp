@@ -76,8 +76,8 @@ void _PG_init(void)
     DefineCustomIntVariable("gpu_histogram.auto_page_batches",
                             "With device = auto, how many batches of pages all sessions together keep on "
                             "each GPU at once.",
-                            "A scan's batch goes to the GPU only while fewer are filling or on it; its other "
-                            "pages are parsed on the CPU meanwhile, so that under load both devices work.",
+                            "A scan's full batch goes to the GPU only while fewer are on it; otherwise its "
+                            "pages are parsed on the CPU, so that under load both devices work.",
                             &gh_auto_page_batches, 8, 1, 1024, PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
     DefineCustomIntVariable("gpu_histogram.debug_fail_cuda_call",
                             "Testing only: makes the GPU service's Nth CUDA call from now on fail (0: never).",

@@ -322,8 +322,8 @@ bool scan_pages(ScanExecState *s)
         if (!heap_reader_next_page(r))
             break;
         if (s->pages && page_gpu_accepts(&s->page_gpu, r, s->states, s->skip)) {
-            PageBatch *back = page_gpu_add(&s->page_gpu, r, s->states, s->skip);
-            if (back != NULL)
+            for (PageBatch *back = page_gpu_add(&s->page_gpu, r, s->states, s->skip); back != NULL;
+                 back = page_gpu_resume(&s->page_gpu, s->states, s->skip))
                 parse_batch(s, back);
             continue;
         }
@@ -376,8 +376,8 @@ bool scan_pages(ScanExecState *s)
     heap_reader_end(r);
     s->reader_active = false;
     if (s->pages) {
-        PageBatch *back = page_gpu_flush(&s->page_gpu, s->states, s->skip);
-        if (back != NULL)
+        for (PageBatch *back = page_gpu_flush(&s->page_gpu, s->states, s->skip); back != NULL;
+             back = page_gpu_resume(&s->page_gpu, s->states, s->skip))
             parse_batch(s, back);
         heap_reader_count_tuples(r, page_gpu_finish(&s->page_gpu, s->states));
     }

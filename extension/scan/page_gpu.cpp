@@ -22,10 +22,26 @@ namespace {
  */
 constexpr int32 kPagesPerBatch = 2048;
 
+/*
+ * While the GPU still has the scan's previous batch, the host parses pages
+ * off the end of the full one instead of waiting, this many at a time
+ * (about 30 us), looking again between: with 8 workers the GPU's link is
+ * the limit, and the workers' otherwise idle cores take a share.
+ */
+constexpr int32 kStealPages = 16;
+
+/* A filling batch looks whether the GPU is done with the other one this often. */
+constexpr int32 kCollectEvery = 64;
+
 /* The pins, the service's slots and leases go back when the scan's memory does (ERROR, cancel, end). */
 void give_back(void *arg)
 {
     PageGpu *pg = static_cast<PageGpu *>(arg);
+    for (int i = 0; i < pg->spill.npages; i++)
+        batch_pin_drop(pg->spill.buffers[i]);
+    pg->spill.npages = 0;
+    batch_pins_untrack(&pg->spill.pins);
+    pg->pending = false;
     for (PageBatch &b : pg->batch) {
         for (int i = 0; i < b.npages; i++)
             batch_pin_drop(b.buffers[i]);
@@ -88,11 +104,20 @@ bool send(PageGpu *pg, PageBatch *b, HistogramState *const *states, const bool *
 {
     if (pg->cpu_only || !gpu_service_pages_ready())
         return false;
+    if (gh_device_mode != DEVICE_GPU && !b->reserved) {
+        if (!gpu_service_reserve_page_batch(gh_auto_page_batches)) {
+            pg->no_reservation++;
+            return false;
+        }
+        b->reserved = true;
+    }
     for (int h = 0; h < pg->nhist; h++) {
         if (!binned(pg, h, skip) || pg->hist[h].index >= 0)
             continue;
-        if (!gpu_service_open_pages(states[h]->spec, pg->columns[h], SERVICE_NO_WAIT, &pg->hist[h]))
+        if (!gpu_service_open_pages(states[h]->spec, pg->columns[h], SERVICE_NO_WAIT, &pg->hist[h])) {
+            pg->no_room++;
             return false;
+        }
     }
     for (int h = 0; h < pg->nhist; h++) {
         if (!binned(pg, h, skip))
@@ -103,6 +128,7 @@ bool send(PageGpu *pg, PageBatch *b, HistogramState *const *states, const bool *
                 gpu_service_release_slot(b->slots[k]);
                 b->slots[k] = -1;
             }
+            pg->no_room++;
             return false;
         }
     }
@@ -120,25 +146,45 @@ bool send(PageGpu *pg, PageBatch *b, HistogramState *const *states, const bool *
     return true;
 }
 
+/* Moves the last pages of the filling batch into the spill batch, for the caller to parse. */
+PageBatch *steal(PageGpu *pg, PageBatch *b)
+{
+    PageBatch *spill = &pg->spill;
+    int32 n = Min(kStealPages, b->npages - 1);
+    b->npages -= n;
+    memcpy(spill->buffers, b->buffers + b->npages, sizeof(Buffer) * n);
+    memcpy(spill->lines, b->lines + b->npages, sizeof(OffsetNumber) * n);
+    spill->npages = n;
+    pg->pending = true;
+    pg->pages_stolen += n;
+    return spill;
+}
+
 /*
- * The filling batch is ready: the other one is collected first (one batch
- * on the GPU at a time per scan), then this one goes if the service has
- * room; if not, it is the caller's to parse.  A batch that auto reserved
- * waits for the other too: the reservations bound what all sessions have
- * on the GPU, so the wait is short, and parsing this one instead would
- * read pages the host never asked for.
+ * The filling batch is ready (full, or the scan's last): it goes to the
+ * GPU once the GPU is done with the scan's other batch (one batch on the
+ * GPU at a time per scan).  Until then the host parses pages off its end
+ * (returned a few at a time in the spill batch, pg->pending set).  Then it
+ * goes if the service has room (in auto, one of the reservations that
+ * bound what all sessions keep on the GPUs); if not, it is the caller's to
+ * parse, and in auto the next batch's worth of pages takes the CPU path as
+ * it comes.
  */
 PageBatch *ship(PageGpu *pg, HistogramState *const *states, const bool *skip)
 {
     PageBatch *b = &pg->batch[pg->filling];
+    pg->pending = false;
     if (b->npages == 0)
         return NULL;
-    if (!complete(pg, &pg->batch[1 - pg->filling], gh_device_mode == DEVICE_GPU || b->reserved))
-        return b;
+    PageBatch *other = &pg->batch[1 - pg->filling];
+    if (!complete(pg, other, false)) {
+        if (b->npages > 1 && !pg->cpu_only)
+            return steal(pg, b);
+        (void)complete(pg, other, true);
+    }
     if (!send(pg, b, states, skip)) {
-        pg->no_room += !pg->cpu_only;
         if (gh_device_mode != DEVICE_GPU && !pg->cpu_only)
-            pg->cpu_pages_left = pg->capacity; /* no room after all: the next batch's worth as it comes */
+            pg->cpu_pages_left = pg->capacity; /* no room: the next batch's worth as it comes */
         return b;
     }
     pg->filling = 1 - pg->filling;
@@ -181,6 +227,10 @@ void page_gpu_begin(PageGpu *pg, Relation rel, const HeapColumn *columns, int nh
         b.pins = BatchPinList{&b.buffers, &b.npages, NULL};
         batch_pins_track(&b.pins);
     }
+    pg->spill.buffers = static_cast<Buffer *>(palloc(sizeof(Buffer) * kStealPages));
+    pg->spill.lines = static_cast<OffsetNumber *>(palloc(sizeof(OffsetNumber) * kStealPages));
+    pg->spill.pins = BatchPinList{&pg->spill.buffers, &pg->spill.npages, NULL};
+    batch_pins_track(&pg->spill.pins);
     MemoryContextSwitchTo(old);
     pg->cleanup.func = give_back;
     pg->cleanup.arg = pg;
@@ -203,31 +253,9 @@ bool page_gpu_accepts(PageGpu *pg, const HeapReader *r, HistogramState *const *s
          * batches waiting for their scans held all of them (auto sent less
          * than a batch a transaction under 64 pgbench clients).
          */
-        if (pg->cpu_pages_left % 64 == 0)
+        if (pg->cpu_pages_left % kCollectEvery == 0)
             (void)complete(pg, &pg->batch[1 - pg->filling], false);
         return false;
-    }
-    /*
-     * auto decides before it pins a batch's worth of pages: a batch the GPU
-     * then refuses would be read twice, the second time out of cache, which
-     * under load costs more than the GPU saves.  So the batch takes one of
-     * the service's reservations, which bound what all sessions keep on
-     * the GPUs; while none is free, the next batch's worth of pages takes
-     * the CPU path as it comes.
-     */
-    PageBatch *b = &pg->batch[pg->filling];
-    if (b->npages == 0 && gh_device_mode != DEVICE_GPU && !pg->cpu_only) {
-        if (!gpu_service_reserve_page_batch(gh_auto_page_batches)) {
-            pg->no_reservation++;
-            pg->cpu_pages_left = pg->capacity - 1;
-            return false;
-        }
-        b->reserved = true;
-        if (!gpu_service_pages_ready()) {
-            page_gpu_release(b);
-            pg->cpu_pages_left = pg->capacity - 1;
-            return false;
-        }
     }
     return true;
 }
@@ -240,9 +268,18 @@ PageBatch *page_gpu_add(PageGpu *pg, HeapReader *r, HistogramState *const *state
     batch_pin_add(buffer);
     b->buffers[b->npages++] = buffer;
     ReleaseBuffer(buffer);
-    if (b->npages < pg->capacity)
+    if (b->npages < pg->capacity) {
+        /* the other batch's slot and reservation go back as soon as the GPU is done with it */
+        if (b->npages % kCollectEvery == 0)
+            (void)complete(pg, &pg->batch[1 - pg->filling], false);
         return NULL;
+    }
     return ship(pg, states, skip);
+}
+
+PageBatch *page_gpu_resume(PageGpu *pg, HistogramState *const *states, const bool *skip)
+{
+    return pg->pending ? ship(pg, states, skip) : NULL;
 }
 
 PageBatch *page_gpu_flush(PageGpu *pg, HistogramState *const *states, const bool *skip)
@@ -290,11 +327,11 @@ uint64 page_gpu_finish(PageGpu *pg, HistogramState *const *states)
     else /* why pages stayed on the CPU: under load, see where auto's share went */
         elog(DEBUG1,
              "gpu_histogram scan: batches on the GPU hold %llu pages; %llu batches found no reservation, "
-             "%llu no lease or slot; %llu batched pages parsed on the CPU",
+             "%llu no lease or slot; %llu batched pages parsed on the CPU, %llu of them while the GPU was busy",
              static_cast<unsigned long long>(pg->pages_gpu + (pg->batch[0].on_gpu ? pg->batch[0].npages : 0) +
                                              (pg->batch[1].on_gpu ? pg->batch[1].npages : 0)),
              static_cast<unsigned long long>(pg->no_reservation), static_cast<unsigned long long>(pg->no_room),
-             static_cast<unsigned long long>(pg->pages_cpu));
+             static_cast<unsigned long long>(pg->pages_cpu), static_cast<unsigned long long>(pg->pages_stolen));
     for (PageBatch &b : pg->batch)
         (void)complete(pg, &b, true);
     /* the states hand back any slot they fill (device = 'gpu'): a read must not wait while this process holds one */

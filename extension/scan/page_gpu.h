@@ -11,11 +11,16 @@
  * pins are kept until the GPU has read the pages.
  *
  * Each batch decides for itself: it goes to the GPU if the service has
- * room for it (a lease per histogram, a slot per histogram, taken without
- * waiting), otherwise the caller parses its pinned pages on the CPU, so
- * that under load both devices work at once.  With device = 'gpu' a
- * refused batch is parsed on the CPU too and its values go to the GPU the
- * old way, through the histogram states.
+ * room for it (in auto, one of the reservations that bound all sessions'
+ * batches on the GPUs; a lease per histogram and a slot per histogram,
+ * taken without waiting), otherwise the caller parses its pinned pages on
+ * the CPU, so that under load both devices work at once.  With device =
+ * 'gpu' a refused batch is parsed on the CPU too and its values go to the
+ * GPU the old way, through the histogram states.  A scan has one batch on
+ * the GPU at a time; while the GPU is still busy with it when the next is
+ * full, the host parses pages off the full one's end rather than wait (with
+ * parallel workers the GPU's link is the limit, and the workers' cores
+ * would otherwise idle).
  *
  * gpu_histogram.debug_pages_on_cpu (testing) makes every batch one the GPU
  * refused, so that a machine without a GPU runs this pinning, batching and
@@ -55,12 +60,15 @@ struct PageGpu {
     ServiceHistogramRef *hist;  /* each histogram's lease, opened by the first batch that goes */
     int32 capacity;             /* pages per batch */
     PageBatch batch[2];         /* one filling while the other is on the GPU */
+    PageBatch spill;            /* pages taken off a full batch's end for the host, while the GPU is busy */
+    bool pending;               /* the filling batch is ready and waits for page_gpu_resume() */
     int filling;
     int32 cpu_pages_left;       /* auto: pages that take the CPU path before the GPU is asked again */
     int32 read_slot;            /* the slot of a read in progress, for the cleanup */
     uint64 pages_gpu;
     uint64 pages_cpu;           /* pages batched, then parsed on the CPU */
-    uint64 no_reservation;      /* auto: batches not started for want of a reservation */
+    uint64 pages_stolen;        /* of those, pages parsed off a ready batch while the GPU was busy */
+    uint64 no_reservation;      /* auto: ready batches that found no reservation */
     uint64 no_room;             /* batches the service had no lease or slot for */
     uint64 tuples_uncounted;    /* normal tuples of batches no kernel read (no histogram took part) */
     MemoryContextCallback cleanup;
@@ -77,9 +85,8 @@ void page_gpu_begin(PageGpu *pg, Relation rel, const HeapColumn *columns, int nh
  * Whether the reader's current page goes into a batch: the scan may use
  * the GPU, the page can be read under a pin alone, every histogram has its
  * state (the first row has been checked on the CPU) or no input, and, in
- * auto, the batch got one of the service's reservations
- * (gpu_histogram.auto_page_batches; else a batch's worth of pages takes
- * the CPU path first).
+ * auto, the pages are not in a stretch that takes the CPU path because the
+ * last ready batch found no room.
  */
 bool page_gpu_accepts(PageGpu *pg, const HeapReader *r, HistogramState *const *states,
                       const bool *skip);
@@ -105,10 +112,15 @@ static inline bool page_gpu_parses_next_on_host(const PageGpu *pg)
 
 /*
  * Takes the reader's page into the filling batch.  When that fills, it is
- * sent, or returned: the caller parses the returned batch's pages on the
- * CPU and calls page_gpu_release().
+ * sent, or a batch is returned: the caller parses the returned batch's
+ * pages on the CPU, calls page_gpu_release(), and then page_gpu_resume()
+ * until that returns NULL.  (While the GPU is busy with the scan's other
+ * batch, the returned batches are a few pages off the full one's end.)
  */
 PageBatch *page_gpu_add(PageGpu *pg, HeapReader *r, HistogramState *const *states, const bool *skip);
+
+/* After a returned batch is parsed: the next to parse, or NULL once the ready batch is sent or parsed. */
+PageBatch *page_gpu_resume(PageGpu *pg, HistogramState *const *states, const bool *skip);
 
 /* At the scan's end: the partial batch, sent or returned as above (NULL if empty or sent). */
 PageBatch *page_gpu_flush(PageGpu *pg, HistogramState *const *states, const bool *skip);

@@ -215,6 +215,14 @@ bool load_thresholds(const gh::HistogramSpec &spec, const ServiceHistogramRef *r
 bool await_answer(int32 slot, bool wait, gh::Status *result)
 {
     ServiceSlot *s = &gh_service_slots[slot];
+    /*
+     * A look without the lock first: auto asks every 64 pages whether its
+     * batch is back, and the answer is mostly no.  A stale read only says
+     * "not yet"; DONE is then read again under the lock with the result.
+     */
+    if (!wait && *reinterpret_cast<volatile SlotState *>(&s->state) != SLOT_DONE &&
+        *reinterpret_cast<volatile ServiceState *>(&gh_service->state) == SERVICE_UP)
+        return false;
     for (;;) {
         if (wait)
             ResetLatch(MyLatch);

@@ -108,9 +108,9 @@ void gpu_service_read_range(const ServiceHistogramRef *ref, int32 first, int32 n
 bool gpu_service_pages_ready(void);
 
 /*
- * auto's share of the GPUs: reserves one page batch, to fill and send,
- * while all sessions together hold fewer than per_device for each GPU;
- * false: parse pages on the CPU meanwhile.  A counter without a lock,
+ * auto's share of the GPUs: reserves a place for one ready page batch on
+ * the GPU while all sessions together hold fewer than per_device for each
+ * GPU; false: its pages are parsed on the CPU.  A counter without a lock,
  * asked for at every batch; what a process still holds when it exits goes
  * back.
  */

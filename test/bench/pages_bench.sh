@@ -10,8 +10,9 @@
 # (shared_buffers must hold it), then:
 #   1. serial: count(x), and gpu_histogram(x, 0, 1, 256) through the scan
 #      with device = cpu, with device = gpu sending values (pages_on_gpu
-#      off, the earlier path), and with device = gpu sending pages; median
-#      time, ratio to count(x), and the backend's CPU time per query;
+#      off, the earlier path), with device = gpu sending pages, and with
+#      device = auto; median time, ratio to count(x), and the backend's CPU
+#      time per query;
 #   2. the same with 8 workers;
 #   3. pgbench, 64 clients, each transaction one histogram over a 10M-row
 #      table, device = cpu against device = auto; every transaction checks
@@ -53,6 +54,7 @@ queries() {
     echo "scan_cpu=SET gpu_histogram.device = cpu; SELECT gpu_histogram(x, 0, 1, 256) FROM $t"
     echo "scan_gpu_values=SET gpu_histogram.device = gpu; SET gpu_histogram.pages_on_gpu = off; SELECT gpu_histogram(x, 0, 1, 256) FROM $t"
     echo "scan_gpu_pages=SET gpu_histogram.device = gpu; SET gpu_histogram.pages_on_gpu = on; SELECT gpu_histogram(x, 0, 1, 256) FROM $t"
+    echo "scan_auto=SET gpu_histogram.device = auto; SELECT gpu_histogram(x, 0, 1, 256) FROM $t"
 }
 mapfile -t q < <(queries)
 sections=" ${GH_PAGES_SECTIONS:-serial workers pgbench} "
@@ -69,6 +71,9 @@ python3 test/bench/sql_timing.py --rounds "$rounds" --warmup 1 --cpu \
     --setup "SET parallel_tuple_cost = 0" "${q[@]}"
 psql -X -c "SET gpu_histogram.device = gpu" -c "SET max_parallel_workers_per_gather = 8" -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) SELECT gpu_histogram(x, 0, 1, 256) FROM $t" |
     grep -E "Workers|Pages|Values|Execution" | sed 's/^/  /'
+# where each participant's pages went (DEBUG1 of page_gpu.cpp; workers' messages reach the leader's client)
+psql -X -c "SET gpu_histogram.device = gpu" -c "SET max_parallel_workers_per_gather = 8" -c "SET client_min_messages = debug1" \
+    -c "SELECT gpu_histogram(x, 0, 1, 256) IS NOT NULL FROM $t" 2>&1 | grep -o "batches on the GPU hold.*" | sed 's/^/  /'
 fi
 [[ $sections == *" pgbench "* ]] || exit 0
 
