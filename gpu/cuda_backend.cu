@@ -344,6 +344,38 @@ Status drain(DeviceHistogram *h, int32_t first, int32_t n, int64_t *counts, Inte
     return Status::ok;
 }
 
+Status drain_async(DeviceHistogram *h, int32_t first, int32_t n, BatchBuffer *b)
+{
+    if (first < 0 || n < 0 || first + static_cast<int64_t>(n) > static_cast<int64_t>(h->cells) + 1 ||
+        static_cast<size_t>(n) + 1 > b->capacity || b->device != h->device)
+        return Status::internal_error;
+    Status s = set_device(h->device);
+    if (s != Status::ok)
+        return s;
+    cudaStream_t stream = g.devices[h->device].stream;
+    /* the host area is registered: these copies are DMA, queued behind the stream's kernels */
+    unsigned long long *host = reinterpret_cast<unsigned long long *>(const_cast<double *>(b->host));
+    size_t bytes = static_cast<size_t>(n) * sizeof(unsigned long long);
+    host[n] = 0;
+    GH_CUDA(cudaMemcpyAsync(host, h->counts + first, bytes, cudaMemcpyDeviceToHost, stream));
+    GH_CUDA(cudaMemcpyAsync(host + n, h->flags, sizeof(int), cudaMemcpyDeviceToHost, stream));
+    GH_CUDA(cudaMemsetAsync(h->counts + first, 0, bytes, stream));
+    GH_CUDA(cudaEventRecord(b->done, stream));
+    return Status::ok;
+}
+
+Status drain_result(BatchBuffer *b, int32_t n)
+{
+    const unsigned long long *host = reinterpret_cast<const unsigned long long *>(b->host);
+    int flags = static_cast<int>(host[n] & 0xffffffffu);
+    if (flags & 2) /* a group number out of range: the caller's bug */
+        return Status::internal_error;
+    if (flags & 1)
+        return Status::nan_value;
+    /* counts below 2^63 are the same bits as int64 */
+    return Status::ok;
+}
+
 } // namespace
 
 /* ---- the interface of gpu_backend.h: every entry point catches everything ---- */
@@ -484,6 +516,13 @@ Status gpu_histogram_drain(DeviceHistogram *h, int32_t first, int32_t n, int64_t
 {
     GH_ENTRY(return drain(h, first, n, counts, interrupted);)
 }
+
+Status gpu_histogram_drain_async(DeviceHistogram *h, int32_t first, int32_t n, BatchBuffer *b) noexcept
+{
+    GH_ENTRY(return drain_async(h, first, n, b);)
+}
+
+Status gpu_drain_result(BatchBuffer *b, int32_t n) noexcept { GH_ENTRY(return drain_result(b, n);) }
 
 void gpu_histogram_close(DeviceHistogram *h) noexcept
 {

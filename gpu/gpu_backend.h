@@ -120,6 +120,20 @@ Status gpu_histogram_drain(DeviceHistogram *h, int32_t first, int32_t n, int64_t
                            InterruptCheck interrupted) noexcept;
 
 /*
+ * gpu_histogram_drain without waiting, for a process that serves many
+ * histograms on one stream and must not stop at each read for all the
+ * work queued ahead of it: queues the copy of counters [first, first + n)
+ * into b's host area (n + 1 <= its capacity: the flags go after the
+ * counts) and their zeroing, and returns.  Once gpu_batch_finished(b)
+ * says so, gpu_drain_result() reads what arrived.  b must be on the
+ * histogram's device, and its host area registered.
+ */
+Status gpu_histogram_drain_async(DeviceHistogram *h, int32_t first, int32_t n, BatchBuffer *b) noexcept;
+
+/* After gpu_histogram_drain_async: turns b's host words [0 .. n) into int64 counts and answers the flags' status. */
+Status gpu_drain_result(BatchBuffer *b, int32_t n) noexcept;
+
+/*
  * A grouped histogram (grouped_spec.h): grouped_cells(spec) zeroed device
  * counters on `device`, fed by gpu_grouped_submit and drained, by ranges of
  * cells, and closed like any other.  Status::internal_error for a spec

@@ -44,6 +44,11 @@ Status gpu_histogram_drain(DeviceHistogram *, int32_t, int32_t, int64_t *, Inter
 {
     return Status::not_built;
 }
+Status gpu_histogram_drain_async(DeviceHistogram *, int32_t, int32_t, BatchBuffer *) noexcept
+{
+    return Status::not_built;
+}
+Status gpu_drain_result(BatchBuffer *, int32_t) noexcept { return Status::not_built; }
 Status gpu_grouped_open(const GroupedSpec &, int, DeviceHistogram **out) noexcept
 {
     *out = nullptr;

@@ -475,7 +475,8 @@ void gpu_service_read(const ServiceHistogramRef *ref, int32 nslots, int64 *count
 
 void gpu_service_read_range(const ServiceHistogramRef *ref, int32 start, int32 count, int64 *counts, int32 *slot)
 {
-    int32 capacity = gpu_service_slot_capacity();
+    /* the service puts the device histogram's flags after the counts */
+    int32 capacity = gpu_service_slot_capacity() - 1;
     for (int32 first = 0; first < count; first += capacity) {
         int32 n = Min(capacity, count - first);
         *slot = gpu_service_take_slot(SERVICE_WAIT);

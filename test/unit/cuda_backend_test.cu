@@ -401,6 +401,63 @@ TEST_F(Cuda, NaNSetsTheFlag)
     gh::gpu_histogram_close(h);
 }
 
+/* Polls gpu_batch_finished until the buffer's last queued work is done. */
+Status wait_finished(gh::BatchBuffer *b)
+{
+    for (;;) {
+        bool finished = false;
+        Status s = gh::gpu_batch_finished(b, &finished);
+        if (s != Status::ok || finished)
+            return s;
+        std::this_thread::yield();
+    }
+}
+
+/*
+ * The GPU service's read: queued behind the batches, answered in a batch
+ * buffer's registered area.  It must equal the waiting drain's counts
+ * (here, the CPU's), zero what it read, refuse a range that leaves no word
+ * for the flags, and report a NaN as the waiting drain does.
+ */
+TEST_F(Cuda, DrainWithoutWaitingEqualsTheWaitingDrain)
+{
+    BucketSpec spec{0, 1, 1000, BucketRule::pg15};
+    std::vector<double> v = adversarial(0, 1, 1000, 3000000, 11);
+    std::vector<int64_t> want = on_cpu(spec, v.data(), v.size());
+    int32_t cells = static_cast<int32_t>(want.size());
+    Batches b(0, 16384);
+    ASSERT_EQ(b.ring.status(), Status::ok) << gh::gpu_last_error();
+    Batches out(0, static_cast<size_t>(cells) + 1, 1);
+    ASSERT_EQ(out.ring.status(), Status::ok) << gh::gpu_last_error();
+    gh::BatchBuffer *into = out.ring.batch(0);
+    gh::DeviceHistogram *h = nullptr;
+    ASSERT_EQ(gh::gpu_histogram_open(gh::float_histogram(spec), 0, &h), Status::ok);
+    ASSERT_EQ(feed(h, b.ring, v, 16384), Status::ok);
+    /* queued right behind the batches: nothing waited for them */
+    ASSERT_EQ(gh::gpu_histogram_drain_async(h, 0, cells, into), Status::ok);
+    ASSERT_EQ(wait_finished(into), Status::ok);
+    ASSERT_EQ(gh::gpu_drain_result(into, cells), Status::ok);
+    const int64_t *got = reinterpret_cast<const int64_t *>(out.ring.area(0));
+    EXPECT_EQ(std::vector<int64_t>(got, got + cells), want);
+    /* what was read is zeroed on the device; a part of the range, later, reads zeros */
+    ASSERT_EQ(gh::gpu_histogram_drain_async(h, 10, 20, into), Status::ok);
+    ASSERT_EQ(wait_finished(into), Status::ok);
+    EXPECT_EQ(std::vector<int64_t>(got, got + 20), std::vector<int64_t>(20, 0));
+    /* the flags take the word after the counts: the whole area is too much */
+    EXPECT_EQ(gh::gpu_histogram_drain_async(h, 0, cells + 1, into), Status::internal_error);
+    EXPECT_EQ(gh::gpu_histogram_drain_async(h, -1, 2, into), Status::internal_error);
+    gh::gpu_histogram_close(h);
+    /* a NaN */
+    std::vector<double> with_nan(50000, 0.5);
+    with_nan[31337] = std::nan("");
+    ASSERT_EQ(gh::gpu_histogram_open(gh::float_histogram(spec), 0, &h), Status::ok);
+    ASSERT_EQ(feed(h, b.ring, with_nan, 16384), Status::ok);
+    ASSERT_EQ(gh::gpu_histogram_drain_async(h, 0, 5, into), Status::ok);
+    ASSERT_EQ(wait_finished(into), Status::ok);
+    EXPECT_EQ(gh::gpu_drain_result(into, 5), Status::nan_value);
+    gh::gpu_histogram_close(h);
+}
+
 TEST_F(Cuda, PinnedPipelineMatchesCpu)
 {
     for (BucketRule rule : {BucketRule::pg15, BucketRule::pg16})
@@ -845,7 +902,8 @@ TEST_F(Cuda, ChunkedDrainsEqualAWholeDrain)
     EXPECT_EQ(gh::gpu_histogram_drain(h, slots, 0, whole.data(), nullptr), Status::ok);
     EXPECT_EQ(gh::gpu_histogram_drain(h, -1, 2, whole.data(), nullptr), Status::internal_error);
     EXPECT_EQ(gh::gpu_histogram_drain(h, 0, -1, whole.data(), nullptr), Status::internal_error);
-    EXPECT_EQ(gh::gpu_histogram_drain(h, 1, slots, whole.data(), nullptr), Status::internal_error);
+    /* the counters and the page kernel's tuple counter after them: slots + 1 in all */
+    EXPECT_EQ(gh::gpu_histogram_drain(h, 2, slots, whole.data(), nullptr), Status::internal_error);
     EXPECT_EQ(gh::gpu_histogram_drain(h, INT32_MAX, 1, whole.data(), nullptr), Status::internal_error);
     EXPECT_EQ(whole, std::vector<int64_t>(size_t(slots), 0));
     ASSERT_EQ(gh::gpu_histogram_drain(h, 0, slots, whole.data(), nullptr), Status::ok);

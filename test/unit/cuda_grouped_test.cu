@@ -248,10 +248,11 @@ TEST_F(KernelTest, GroupedThroughThePipeline)
     EXPECT_EQ(gh::gpu_grouped_submit(plain, values[0], groups[0], 10), Status::internal_error);
     EXPECT_EQ(gh::gpu_grouped_submit(grouped, values[0], values[0], 10), Status::internal_error);
     EXPECT_EQ(gh::gpu_grouped_submit(grouped, values[0], groups[0], batch + 1), Status::internal_error);
-    EXPECT_EQ(gh::gpu_histogram_drain(grouped, 0, 61, nullptr, nullptr), Status::internal_error);
-    std::vector<int64_t> none(60, 0);
-    EXPECT_EQ(gh::gpu_histogram_drain(grouped, 0, 60, none.data(), nullptr), Status::ok);
-    EXPECT_EQ(none, std::vector<int64_t>(60, 0));
+    /* 60 cells and the page kernel's tuple counter after them: 61 may be drained, not 62 */
+    EXPECT_EQ(gh::gpu_histogram_drain(grouped, 0, 62, nullptr, nullptr), Status::internal_error);
+    std::vector<int64_t> none(61, 0);
+    EXPECT_EQ(gh::gpu_histogram_drain(grouped, 0, 61, none.data(), nullptr), Status::ok);
+    EXPECT_EQ(none, std::vector<int64_t>(61, 0));
     gh::gpu_histogram_close(plain);
     gh::gpu_histogram_close(grouped);
     for (int k = 0; k < 2; k++) {
