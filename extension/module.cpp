@@ -25,7 +25,7 @@ void _PG_init(void);
 int gh_device_mode = DEVICE_AUTO;
 int gh_batch_size = 1 << 20;
 bool gh_pages_on_gpu = true;
-int gh_auto_page_batches = 8;
+int gh_auto_page_batches = 32;
 bool gh_debug_pages_on_cpu = false;
 static int gh_fail_cuda_call = 0;
 static bool gh_crash_cuda_process = false;
@@ -78,7 +78,7 @@ void _PG_init(void)
                             "each GPU at once.",
                             "A scan's full batch goes to the GPU only while fewer are on it; otherwise its "
                             "pages are parsed on the CPU, so that under load both devices work.",
-                            &gh_auto_page_batches, 8, 1, 1024, PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
+                            &gh_auto_page_batches, 32, 1, 1024, PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
     DefineCustomIntVariable("gpu_histogram.debug_fail_cuda_call",
                             "Testing only: makes the GPU service's Nth CUDA call from now on fail (0: never).",
                             "Used by the GPU checks to show that a failing CUDA call leaks nothing and "

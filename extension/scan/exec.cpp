@@ -312,7 +312,7 @@ bool scan_pages(ScanExecState *s)
                           s->pscan != NULL ? &s->shared_hints : NULL, s->qual != NULL || s->native || s->grouped);
         s->reader_active = true;
         if (s->pages) {
-            page_gpu_begin(&s->page_gpu, rel, s->columns, s->nhist, s->states_cxt);
+            page_gpu_begin(&s->page_gpu, rel, s->columns, s->nhist, s->pscan != NULL, s->states_cxt);
             heap_reader_read_ahead(r);
         }
     }

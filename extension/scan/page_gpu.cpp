@@ -7,7 +7,11 @@
 
 #include "../settings.h"
 
+#include <cstdio>
+#include <unistd.h>
+
 extern "C" {
+#include "storage/fd.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 }
@@ -23,12 +27,40 @@ namespace {
 constexpr int32 kPagesPerBatch = 2048;
 
 /*
- * While the GPU still has the scan's previous batch, the host parses pages
- * off the end of the full one instead of waiting, this many at a time
- * (about 30 us), looking again between: with 8 workers the GPU's link is
- * the limit, and the workers' otherwise idle cores take a share.
+ * While the GPU still has the scan's previous batch, a parallel scan's
+ * participant parses pages off the end of the full one instead of waiting
+ * (host_has_idle_core says when), this many at a time (about 30 us),
+ * looking again between.
  */
 constexpr int32 kStealPages = 16;
+
+/*
+ * Whether a core would otherwise idle while this process waits for the
+ * GPU: no more processes runnable than there are cores (/proc/loadavg's
+ * running count, this one included).  Stealing only pays then, and only
+ * in a parallel scan, where the participants together outrun the GPU's
+ * link: with 8 workers on 16 cores it took a fifth of the pages and the
+ * scan went from 80 to 59-62 ms on the H100.  A lone scan keeps pace with
+ * the link (119 ms either way), so there it only spent the host's time
+ * (81 ms of CPU became 118).  Under 64 pgbench clients on those 16 cores,
+ * where every core is busy, a page the host steals is one the GPU would
+ * have read for a tenth of the host's time: waiting gave 234 transactions
+ * a second against 219.  Where the count cannot be read, it steals.
+ */
+bool host_has_idle_core()
+{
+    static long cores = 0;
+    if (cores <= 0)
+        cores = sysconf(_SC_NPROCESSORS_ONLN);
+    FILE *f = AllocateFile("/proc/loadavg", "r");
+    if (f == NULL)
+        return true;
+    double avg[3];
+    long running = 0, total = 0;
+    int got = fscanf(f, "%lf %lf %lf %ld/%ld", &avg[0], &avg[1], &avg[2], &running, &total);
+    FreeFile(f);
+    return got != 5 || cores <= 0 || running <= cores;
+}
 
 /* A filling batch looks whether the GPU is done with the other one this often. */
 constexpr int32 kCollectEvery = 64;
@@ -163,8 +195,9 @@ PageBatch *steal(PageGpu *pg, PageBatch *b)
 /*
  * The filling batch is ready (full, or the scan's last): it goes to the
  * GPU once the GPU is done with the scan's other batch (one batch on the
- * GPU at a time per scan).  Until then the host parses pages off its end
- * (returned a few at a time in the spill batch, pg->pending set).  Then it
+ * GPU at a time per scan).  Until then a parallel scan with a core to
+ * spare parses pages off its end (returned a few at a time in the spill
+ * batch, pg->pending set); others wait.  Then it
  * goes if the service has room (in auto, one of the reservations that
  * bound what all sessions keep on the GPUs); if not, it is the caller's to
  * parse, and in auto the next batch's worth of pages takes the CPU path as
@@ -173,12 +206,15 @@ PageBatch *steal(PageGpu *pg, PageBatch *b)
 PageBatch *ship(PageGpu *pg, HistogramState *const *states, const bool *skip)
 {
     PageBatch *b = &pg->batch[pg->filling];
+    bool stealing = pg->pending; /* decided when this batch first found the GPU busy */
     pg->pending = false;
     if (b->npages == 0)
         return NULL;
     PageBatch *other = &pg->batch[1 - pg->filling];
     if (!complete(pg, other, false)) {
-        if (b->npages > 1 && !pg->cpu_only)
+        if (!stealing)
+            stealing = pg->parallel && !pg->cpu_only && host_has_idle_core();
+        if (b->npages > 1 && stealing)
             return steal(pg, b);
         (void)complete(pg, other, true);
     }
@@ -193,10 +229,12 @@ PageBatch *ship(PageGpu *pg, HistogramState *const *states, const bool *skip)
 
 } // namespace
 
-void page_gpu_begin(PageGpu *pg, Relation rel, const HeapColumn *columns, int nhist, MemoryContext cxt)
+void page_gpu_begin(PageGpu *pg, Relation rel, const HeapColumn *columns, int nhist, bool parallel,
+                    MemoryContext cxt)
 {
     *pg = PageGpu{};
     pg->nhist = nhist;
+    pg->parallel = parallel;
     pg->read_slot = -1;
     pg->cpu_only = gh_debug_pages_on_cpu;
     if (RelationUsesLocalBuffers(rel) || !page_layout_matches() ||

@@ -17,10 +17,10 @@
  * the CPU, so that under load both devices work at once.  With device =
  * 'gpu' a refused batch is parsed on the CPU too and its values go to the
  * GPU the old way, through the histogram states.  A scan has one batch on
- * the GPU at a time; while the GPU is still busy with it when the next is
- * full, the host parses pages off the full one's end rather than wait (with
- * parallel workers the GPU's link is the limit, and the workers' cores
- * would otherwise idle).
+ * the GPU at a time.  In a parallel scan, while the GPU is still busy with
+ * it when the next is full, the host parses pages off the full one's end
+ * rather than wait, if a core would otherwise idle: there the GPU's link
+ * is the limit.
  *
  * gpu_histogram.debug_pages_on_cpu (testing) makes every batch one the GPU
  * refused, so that a machine without a GPU runs this pinning, batching and
@@ -55,6 +55,7 @@ struct PageBatch {
 struct PageGpu {
     bool possible;              /* the table, the columns and the service allow pages on the GPU */
     bool cpu_only;              /* gpu_histogram.debug_pages_on_cpu: every batch is parsed on the CPU */
+    bool parallel;              /* a participant of a parallel scan: it may parse pages while the GPU is busy */
     int nhist;
     gh::PageColumn *columns;    /* what the page kernel reads for each histogram */
     ServiceHistogramRef *hist;  /* each histogram's lease, opened by the first batch that goes */
@@ -77,9 +78,11 @@ struct PageGpu {
 /*
  * Decides whether pages can go to the GPU at all for this scan of rel,
  * whose histograms read columns[0 .. nhist) (histograms with a NULL column
- * do not count), and prepares the batches in cxt.
+ * do not count), and prepares the batches in cxt.  `parallel`: this
+ * process is one participant of a parallel scan.
  */
-void page_gpu_begin(PageGpu *pg, Relation rel, const HeapColumn *columns, int nhist, MemoryContext cxt);
+void page_gpu_begin(PageGpu *pg, Relation rel, const HeapColumn *columns, int nhist, bool parallel,
+                    MemoryContext cxt);
 
 /*
  * Whether the reader's current page goes into a batch: the scan may use
