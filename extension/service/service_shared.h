@@ -144,7 +144,7 @@ struct ServiceShared {
     int64 device_bytes;
     int64 batches;
     int64 values;
-    pg_atomic_uint32 page_batches; /* reserved by auto's scans: filling or on a GPU (no lock) */
+    pg_atomic_uint32 page_batches; /* reserved by auto's scans for full batches on a GPU (no lock) */
 
     /* testing: the service applies gpu_fail_after(fail_calls) when fail_request changes */
     uint32 fail_request;
