@@ -210,10 +210,20 @@ PageBatch *ship(PageGpu *pg, HistogramState *const *states, const bool *skip)
     pg->pending = false;
     if (b->npages == 0)
         return NULL;
+    if (pg->cpu_only) {
+        /*
+         * Testing without a GPU: a batch's pages are taken off its end, a
+         * few at a time, as from a batch that waits for a busy GPU, until
+         * half are left; the rest is refused as if the service had no room.
+         */
+        if (b->npages > pg->capacity / 2)
+            return steal(pg, b);
+        return b;
+    }
     PageBatch *other = &pg->batch[1 - pg->filling];
     if (!complete(pg, other, false)) {
         if (!stealing)
-            stealing = pg->parallel && !pg->cpu_only && host_has_idle_core();
+            stealing = pg->parallel && host_has_idle_core();
         if (b->npages > 1 && stealing)
             return steal(pg, b);
         (void)complete(pg, other, true);
@@ -360,8 +370,9 @@ uint64 page_gpu_finish(PageGpu *pg, HistogramState *const *states)
     if (!pg->possible)
         return 0;
     if (pg->cpu_only)
-        elog(DEBUG1, "gpu_histogram scan: %llu pages pinned in batches and parsed on the CPU",
-             static_cast<unsigned long long>(pg->pages_cpu));
+        elog(DEBUG1, "gpu_histogram scan: %llu pages pinned in batches and parsed on the CPU, %llu of them taken off "
+             "a batch's end",
+             static_cast<unsigned long long>(pg->pages_cpu), static_cast<unsigned long long>(pg->pages_stolen));
     else /* why pages stayed on the CPU: under load, see where auto's share went */
         elog(DEBUG1,
              "gpu_histogram scan: batches on the GPU hold %llu pages; %llu batches found no reservation, "

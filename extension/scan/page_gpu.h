@@ -23,8 +23,9 @@
  * is the limit.
  *
  * gpu_histogram.debug_pages_on_cpu (testing) makes every batch one the GPU
- * refused, so that a machine without a GPU runs this pinning, batching and
- * unpinning too (test/gpu/page_checks.sh in CI).
+ * refused, half of it first taken off its end as while the GPU is busy, so
+ * that a machine without a GPU runs this pinning, batching and unpinning
+ * too (test/gpu/page_checks.sh in CI).
  *
  * A batch holds its pages' pins itself (batch_pins.h), so the memory
  * context callback that gives the service's slots and leases back after

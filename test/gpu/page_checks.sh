@@ -181,7 +181,7 @@ writer() {
 }
 pids=()
 for w in insert update delete vacuum; do writer $w & pids+=($!); done
-rounds=0 equal=0 on_gpu=0
+rounds=0 equal=0 on_gpu=0 stolen=0
 while [ "$(date +%s)" -lt "$stop_at" ]; do
     out=$(psql -X -q -At 2>&1 <<SQL
 SET max_parallel_workers_per_gather = 0;
@@ -206,6 +206,9 @@ SQL
         p=$(echo "$out" | sed -n 's/.*"Pages Parsed on GPU": \([0-9]*\).*/\1/p' | head -1)
     else
         p=$(echo "$out" | sed -n 's/.* \([0-9]*\) pages pinned in batches and parsed on the CPU.*/\1/p' | head -1)
+        # half of each batch goes the way of pages taken off a batch that waits for a busy GPU
+        st=$(echo "$out" | sed -n "s/.* \([0-9]*\) of them taken off a batch's end.*/\1/p" | head -1)
+        stolen=$((stolen + ${st:-0}))
     fi
     on_gpu=$((on_gpu + ${p:-0}))
     echo "$out" | grep -q '^same false$' && echo "$out" | head -5 | sed 's/^/  differs: /'
@@ -213,8 +216,8 @@ done
 wait "${pids[@]}"
 rows=$(psql_q -c "SELECT count(*) FROM gh_pg_mvcc")
 where="parsed on the GPU"
-[ "$device" = cpu ] && where="pinned in batches (EXPLAIN ANALYZE runs)"
-if [ $rounds -gt 0 ] && [ $equal -eq $rounds ] && [ $on_gpu -gt 0 ]; then
+[ "$device" = cpu ] && where="pinned in batches (EXPLAIN ANALYZE runs), $stolen of them taken off a batch's end"
+if [ $rounds -gt 0 ] && [ $equal -eq $rounds ] && [ $on_gpu -gt 0 ] && { [ "$device" = gpu ] || [ $stolen -gt 0 ]; }; then
     echo "PASS: MVCC under concurrent inserts, updates, deletes and VACUUM: $equal of $rounds REPEATABLE READ rounds equal width_bucket's answer in the same snapshot; $on_gpu pages $where; $rows rows at the end"
 else
     echo "FAIL: MVCC under concurrent writers: $equal of $rounds rounds equal; $on_gpu pages $where"
