@@ -272,14 +272,21 @@ void page_gpu_begin(PageGpu *pg, Relation rel, const HeapColumn *columns, int nh
         b.slots = static_cast<int32 *>(palloc(sizeof(int32) * nhist));
         for (int h = 0; h < nhist; h++)
             b.slots[h] = -1;
-        b.pins = BatchPinList{&b.buffers, &b.npages, NULL};
-        batch_pins_track(&b.pins);
     }
     pg->spill.buffers = static_cast<Buffer *>(palloc(sizeof(Buffer) * kStealPages));
     pg->spill.lines = static_cast<OffsetNumber *>(palloc(sizeof(OffsetNumber) * kStealPages));
+    MemoryContextSwitchTo(old);
+    /*
+     * Listed for the exit backstop only once nothing more can fail: the
+     * callback that unlists them must be registered before an ERROR could
+     * free this memory.
+     */
+    for (PageBatch &b : pg->batch) {
+        b.pins = BatchPinList{&b.buffers, &b.npages, NULL};
+        batch_pins_track(&b.pins);
+    }
     pg->spill.pins = BatchPinList{&pg->spill.buffers, &pg->spill.npages, NULL};
     batch_pins_track(&pg->spill.pins);
-    MemoryContextSwitchTo(old);
     pg->cleanup.func = give_back;
     pg->cleanup.arg = pg;
     MemoryContextRegisterResetCallback(cxt, &pg->cleanup);
