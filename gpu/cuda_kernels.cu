@@ -442,7 +442,10 @@ cudaError_t launch_cluster(const T *values, size_t n, const Binner &binner, cons
     layout.prefetch = limits.cluster_prefetch > 0   ? limits.cluster_prefetch
                       : limits.cluster_prefetch < 0 ? 0
                                                     : kClusterPrefetch;
-    layout.inverse = 1.0f / static_cast<float>(plan.per_block);
+    layout.owner_of = divisor_for(static_cast<uint32_t>(plan.per_block),
+                                  static_cast<uint64_t>(plan.per_block) * static_cast<uint64_t>(plan.slices));
+    if (layout.owner_of.magic == 0)
+        return cudaSuccess; /* cannot happen for these sizes (exact_divide.h); another path if it did */
     const size_t smem = cluster_bytes(binner.table_bytes(), layout.per_block, layout.blocks, layout.capacity);
     auto kernel = histogram_cluster<T, Binner>;
     int resident = 0;

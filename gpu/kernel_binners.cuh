@@ -7,7 +7,9 @@
  * through a binner passed by value: float8 intervals (bucket.h), int64
  * time intervals (time_bucket.h), thresholds (threshold_bucket.h) and
  * grouped float8 intervals (grouped_spec.h).  Each binner calls the one
- * shared definition of its bucket; none has arithmetic of its own.
+ * shared definition of its bucket; none has arithmetic of its own (float8
+ * intervals go through bucket_fast.h, which multiplies where that cannot
+ * change bucket.h's answer and calls bucket.h everywhere else).
  *
  * A binner answers slots(), its number of counters, and operator()(x, i),
  * the counter of value x at index i, or a negative error code: kNaNBucket
@@ -24,6 +26,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "bucket_fast.h"
 #include "grouped_spec.h"
 #include "threshold_bucket.h"
 #include "time_bucket.h"
@@ -31,16 +34,18 @@
 namespace gh {
 namespace kernels {
 
+/* float8 intervals: bucket.h's answer, by bucket_fast.h's reciprocal (rc = reciprocal_for(spec)). */
 template <bool Ascending, BucketRule Rule> struct FloatBinner {
     double lo, hi;
     int32_t nbins;
+    Reciprocal rc;
     __host__ __device__ int32_t slots() const { return nbins + 2; }
     __host__ __device__ size_t table_bytes() const { return 0; }
     __device__ void attach(unsigned char *) {}
     __device__ int32_t operator()(double x, size_t) const
     {
         BucketSpec s{lo, hi, nbins, Rule};
-        return Ascending ? bucket_ascending(x, s) : bucket_descending(x, s);
+        return Ascending ? bucket_ascending_fast(x, s, rc) : bucket_descending_fast(x, s, rc);
     }
 };
 
@@ -79,11 +84,12 @@ template <bool Ascending, BucketRule Rule> struct GroupedBinner {
 template <typename F> cudaError_t with_float_binner(const BucketSpec &s, F f)
 {
     bool up = s.lo < s.hi;
+    const Reciprocal rc = reciprocal_for(s);
     if (s.rule == BucketRule::pg15)
-        return up ? f(FloatBinner<true, BucketRule::pg15>{s.lo, s.hi, s.nbins})
-                  : f(FloatBinner<false, BucketRule::pg15>{s.lo, s.hi, s.nbins});
-    return up ? f(FloatBinner<true, BucketRule::pg16>{s.lo, s.hi, s.nbins})
-              : f(FloatBinner<false, BucketRule::pg16>{s.lo, s.hi, s.nbins});
+        return up ? f(FloatBinner<true, BucketRule::pg15>{s.lo, s.hi, s.nbins, rc})
+                  : f(FloatBinner<false, BucketRule::pg15>{s.lo, s.hi, s.nbins, rc});
+    return up ? f(FloatBinner<true, BucketRule::pg16>{s.lo, s.hi, s.nbins, rc})
+              : f(FloatBinner<false, BucketRule::pg16>{s.lo, s.hi, s.nbins, rc});
 }
 
 /*

@@ -62,6 +62,7 @@
 #ifndef GH_KERNEL_CLUSTER_CUH
 #define GH_KERNEL_CLUSTER_CUH
 
+#include "exact_divide.h"
 #include "kernel_block.cuh"
 
 namespace gh {
@@ -82,7 +83,7 @@ struct ClusterLayout {
     int32_t low;       /* of which for the owner's cells below 65,536, a multiple of 8 */
     int32_t steps;     /* steps a round: 1 to kMaxClusterSteps */
     int32_t prefetch;  /* steps of input prefetched into L2 ahead of the loads (0: none) */
-    float inverse;     /* 1 / per_block, for the owner's guess (corrected exactly) */
+    Divisor owner_of;  /* cell / per_block for every cell below blocks * per_block (exact_divide.h) */
 };
 
 /* Shared memory of the cluster kernel: table, header, counters (16-byte aligned), two outboxes. */
@@ -247,19 +248,10 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
         else /* full: skewed input */
             global_add(static_cast<int32_t>(static_cast<int64_t>(owner) * P + local), 1);
     };
-    /* the owner and index in it of cell b (b < blocks * P < 2^31): a float guess, corrected */
+    /* the owner and index in it of cell b (0 <= b < blocks * P): exact_divide.h's multiply and shift */
     auto split = [&](int32_t b, uint32_t &owner, uint32_t &local) {
-        int32_t o = static_cast<int32_t>(static_cast<float>(b) * layout.inverse);
-        int32_t r = b - o * P;
-        if (r < 0) {
-            o--;
-            r += P;
-        } else if (r >= P) {
-            o++;
-            r -= P;
-        }
-        owner = static_cast<uint32_t>(o);
-        local = static_cast<uint32_t>(r);
+        owner = divide(static_cast<uint32_t>(b), layout.owner_of);
+        local = static_cast<uint32_t>(b) - owner * static_cast<uint32_t>(P);
     };
     Run run;
     /* the buckets of one step, run by run: a run of one value is routed, a longer one added at once */

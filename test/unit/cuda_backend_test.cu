@@ -346,6 +346,29 @@ TEST_F(Cuda, ConstantInputAndExtremeBucketCounts)
     EXPECT_FALSE(gh::uses_shared_memory(gh::kMaxBins, limits));
 }
 
+/*
+ * Values on bucket edges, where the kernels' reciprocal (gpu/bucket_fast.h)
+ * cannot tell the bucket from its product and takes the exact residual or
+ * the division: integers in integer buckets, both rules, both orders, on the
+ * shared, narrow and cluster paths (1,000,000 buckets of [0, 1e6)).
+ */
+TEST_F(Cuda, EdgeValuesOfRoundRangesOnEveryPath)
+{
+    for (BucketRule rule : {BucketRule::pg15, BucketRule::pg16})
+        for (int32_t nbins : {100, 1200, 65536, 1000000}) {
+            const double top = nbins == 65536 ? 1200.0 : static_cast<double>(nbins);
+            std::vector<double> v;
+            for (int rep = 0; rep < 3; rep++)
+                for (int32_t k = -2; k <= nbins + 2; k++) {
+                    const double x = top * k / nbins;
+                    v.insert(v.end(), {x, std::nextafter(x, -1e9), std::nextafter(x, 1e9)});
+                }
+            for (BucketSpec spec : {BucketSpec{0, top, nbins, rule}, BucketSpec{top, 0, nbins, rule}})
+                ASSERT_EQ(on_gpu_kernel(spec, v, 0, limits), on_cpu(spec, v.data(), v.size()))
+                    << "nbins " << nbins << " rule " << int(rule) << " lo " << spec.lo;
+        }
+}
+
 TEST_F(Cuda, Pg15RoundingQuirkOnDevice)
 {
     BucketSpec spec{-1, 1, 10, BucketRule::pg15};
