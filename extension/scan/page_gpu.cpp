@@ -254,9 +254,11 @@ void page_gpu_begin(PageGpu *pg, Relation rel, const HeapColumn *columns, int nh
     pg->columns = static_cast<gh::PageColumn *>(palloc0(sizeof(gh::PageColumn) * nhist));
     pg->hist = static_cast<ServiceHistogramRef *>(palloc(sizeof(ServiceHistogramRef) * nhist));
     TupleDesc desc = RelationGetDescr(rel);
+    /* every ref, before the loop below may stop early: give_back closes them all */
+    for (int h = 0; h < nhist; h++)
+        pg->hist[h] = ServiceHistogramRef{-1, 0};
     bool any = false;
     for (int h = 0; h < nhist; h++) {
-        pg->hist[h] = ServiceHistogramRef{-1, 0};
         if (columns[h].attno > 0 && page_column_for(desc, columns[h], &pg->columns[h]))
             any = true;
         else if (columns[h].attno > 0) {
