@@ -109,6 +109,28 @@ GH_HOST_DEVICE int32_t inner_bucket(double distance, double range, int32_t nbins
 }
 
 /*
+ * How far xin (from <= xin < to) lies from `from`, and how wide the range
+ * is, as PostgreSQL measures them: PG 16 halves everything when the range
+ * overflows.
+ */
+GH_HOST_DEVICE void measure(double xin, double from, double to, BucketRule rule, double &distance, double &range)
+{
+    if (rule == BucketRule::pg16 && !is_finite(to - from)) {
+        distance = sub(xin / 2, from / 2);
+        range = sub(to / 2, from / 2);
+    } else {
+        distance = sub(xin, from);
+        range = sub(to, from);
+    }
+}
+
+/* The bucket of an x outside [from, to): 0 below, nbins + 1 above, -1 for NaN. */
+GH_HOST_DEVICE int32_t outer_bucket(double x, double from, double to, int32_t nbins)
+{
+    return x >= to ? nbins + 1 : (x < from ? 0 : -1 /* NaN */);
+}
+
+/*
  * The bucket of x, measured from `from` towards `to` (from < to for lo < hi;
  * the caller negates everything for lo > hi, which is exact).  Written with
  * selects rather than early returns so that the CPU loop vectorizes: the
@@ -120,16 +142,9 @@ GH_HOST_DEVICE int32_t bucket_towards(double x, double from, double to, int32_t 
     bool inside = (x >= from) & (x < to);
     double xin = inside ? x : from;
     double distance, range;
-    if (rule == BucketRule::pg16 && !is_finite(to - from)) {
-        /* PG 16 halves everything when the range overflows */
-        distance = sub(xin / 2, from / 2);
-        range = sub(to / 2, from / 2);
-    } else {
-        distance = sub(xin, from);
-        range = sub(to, from);
-    }
+    measure(xin, from, to, rule, distance, range);
     int32_t inner = inner_bucket(distance, range, nbins, rule);
-    int32_t outer = x >= to ? nbins + 1 : (x < from ? 0 : -1 /* NaN */);
+    int32_t outer = outer_bucket(x, from, to, nbins);
     return inside ? inner : outer;
 }
 } // namespace detail

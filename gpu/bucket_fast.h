@@ -190,15 +190,9 @@ GH_HOST_DEVICE int32_t bucket_towards_fast(double x, double from, double to, int
     bool inside = (x >= from) & (x < to);
     double xin = inside ? x : from;
     double distance, range;
-    if (rule == BucketRule::pg16 && !is_finite(to - from)) {
-        distance = sub(xin / 2, from / 2);
-        range = sub(to / 2, from / 2);
-    } else {
-        distance = sub(xin, from);
-        range = sub(to, from);
-    }
+    measure(xin, from, to, rule, distance, range);
     int32_t inner = inner_bucket_fast(distance, range, nbins, rule, rc);
-    int32_t outer = x >= to ? nbins + 1 : (x < from ? 0 : -1 /* NaN */);
+    int32_t outer = outer_bucket(x, from, to, nbins);
     return inside ? inner : outer;
 }
 
@@ -209,8 +203,8 @@ inline Reciprocal reciprocal_for(const BucketSpec &spec)
 {
     const bool up = spec.lo < spec.hi;
     const double from = up ? spec.lo : -spec.lo, to = up ? spec.hi : -spec.hi;
-    const double range =
-        spec.rule == BucketRule::pg16 && !std::isfinite(to - from) ? to / 2 - from / 2 : to - from;
+    double distance, range;
+    detail::measure(from, from, to, spec.rule, distance, range);
     const double inverse = 1.0 / range;
     const bool usable = std::isnormal(range) && std::isnormal(inverse) && spec.nbins > 0;
     return Reciprocal{inverse, usable ? std::ldexp(static_cast<double>(spec.nbins) + 3.0, -48) : 2.0};
