@@ -212,21 +212,26 @@ Status open(const HistogramSpec &spec, uint32_t groups, int32_t cells, int devic
     h->spec = spec;
     h->groups = groups;
     h->cells = cells;
-    /* the cells, then the page kernel's tuple counter (drained as cell `cells`), the flags, the thresholds */
+    /*
+     * The cells, then the page kernel's tuple counter (drained as cell
+     * `cells`), the flags, and 16-byte aligned, the thresholds and their index.
+     */
     size_t bytes = sizeof(unsigned long long) * (static_cast<size_t>(cells) + 1);
-    size_t table = spec.kind == SpecKind::thresholds ? sizeof(double) * static_cast<size_t>(spec.thresholds.count) : 0;
-    cudaError_t err = cudaMallocAsync(reinterpret_cast<void **>(&h->counts), bytes + 8 + table, stream);
+    const size_t table_at = (bytes + sizeof(int) + 15) / 16 * 16;
+    size_t table = spec.kind == SpecKind::thresholds
+                       ? threshold_device_bytes(spec.thresholds.thresholds, spec.thresholds.count)
+                       : 0;
+    cudaError_t err = cudaMallocAsync(reinterpret_cast<void **>(&h->counts), table_at + table, stream);
     bool ok = check(err, "cudaMallocAsync");
     if (ok) {
         char *base = reinterpret_cast<char *>(h->counts);
         h->flags = reinterpret_cast<int *>(base + bytes);
         ok = check(err = cudaMemsetAsync(h->counts, 0, bytes + sizeof(int), stream), "cudaMemsetAsync");
-        if (ok && table > 0) {
-            /* from pageable memory: returns once the source has been read */
-            ok = check(err = cudaMemcpyAsync(base + bytes + 8, spec.thresholds.thresholds, table,
-                                             cudaMemcpyHostToDevice, stream),
-                       "cudaMemcpyAsync");
-            h->spec.thresholds.thresholds = reinterpret_cast<const double *>(base + bytes + 8);
+        if (ok && spec.kind == SpecKind::thresholds) {
+            ok = check(err = stage_thresholds(spec.thresholds.thresholds, spec.thresholds.count, base + table_at,
+                                              stream, &h->thresholds),
+                       "stage_thresholds");
+            h->spec.thresholds.thresholds = h->thresholds.thresholds;
         }
         ok = ok && check(err = cudaEventCreateWithFlags(&h->drained, cudaEventDisableTiming), "cudaEventCreate");
     }
@@ -255,7 +260,7 @@ cudaError_t bin_batch(const DeviceHistogram *h, const double *values, size_t n)
         return bin_int64_on_device(reinterpret_cast<const int64_t *>(values), n, spec.int64, h->counts, h->flags,
                                    d.limits, d.stream);
     case SpecKind::thresholds:
-        return bin_thresholds_on_device(values, n, spec.thresholds.thresholds, spec.thresholds.count, h->counts,
+        return bin_thresholds_on_device(values, n, h->thresholds, h->counts,
                                         h->flags, d.limits, d.stream);
     }
     return cudaErrorInvalidValue;

@@ -35,6 +35,7 @@ struct BatchBuffer {
 struct DeviceHistogram {
     int device;
     HistogramSpec spec;         /* for thresholds, spec.thresholds points at the device copy */
+    DeviceThresholds thresholds; /* thresholds: the device copy and its index (stage_thresholds) */
     uint32_t groups;            /* grouped: spec.interval in this many groups; 0: not grouped */
     int32_t cells;              /* counters: histogram_slots(spec), or grouped_cells() */
     unsigned long long *counts; /* `cells` on the device */

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <new>
 
 #include "gpu_backend.h"
 #include "kernel_cluster.cuh"
@@ -565,10 +566,12 @@ KernelPlan time_plan(int32_t nbins, const KernelLimits &limits)
     return plan_for(nbins + 2, sizeof(int64_t), 0, limits, clusters_for(Int64Binner{}));
 }
 
-KernelPlan threshold_plan(int32_t count, const KernelLimits &limits)
+KernelPlan threshold_plan(const DeviceThresholds &thresholds, const KernelLimits &limits)
 {
+    if (thresholds.index.cells > 0)
+        return plan_for(thresholds.count + 1, sizeof(double), 0, limits, clusters_for(ThresholdIndexBinner{}));
     int32_t levels = 0;
-    return plan_thresholds(count, limits, &levels);
+    return plan_thresholds(thresholds.count, limits, &levels);
 }
 
 const char *describe_plan(const KernelPlan &plan, char *buf, size_t size)
@@ -605,15 +608,65 @@ cudaError_t bin_int64_on_device(const int64_t *values, size_t n, const Int64Spec
     return launch(values, n, Int64Binner{prepare_int64(spec)}, counts, flags, limits, stream);
 }
 
-cudaError_t bin_thresholds_on_device(const double *values, size_t n, const double *device_thresholds, int32_t count,
+namespace {
+
+/* The index when the thresholds get one: more than shared memory holds, and an array it covers. */
+ThresholdIndex index_for(const double *thresholds, int32_t count)
+{
+    return count > kAllThresholdsUpTo ? plan_threshold_index(thresholds, count) : ThresholdIndex{0, 0, 0};
+}
+
+/* The index's cells start 16-byte aligned after the thresholds. */
+size_t index_offset(int32_t count)
+{
+    return (sizeof(double) * static_cast<size_t>(count) + 15) / 16 * 16;
+}
+
+} // namespace
+
+size_t threshold_device_bytes(const double *thresholds, int32_t count)
+{
+    const ThresholdIndex ix = index_for(thresholds, count);
+    return index_offset(count) + sizeof(ThresholdCell) * static_cast<size_t>(ix.cells);
+}
+
+cudaError_t stage_thresholds(const double *thresholds, int32_t count, void *device, cudaStream_t stream,
+                             DeviceThresholds *out)
+{
+    char *base = static_cast<char *>(device);
+    DeviceThresholds t{reinterpret_cast<const double *>(base), count, index_for(thresholds, count), nullptr};
+    cudaError_t err = cudaSuccess;
+    /* from pageable memory: each copy returns once its source has been read */
+    if (count > 0)
+        err = cudaMemcpyAsync(base, thresholds, sizeof(double) * static_cast<size_t>(count), cudaMemcpyHostToDevice,
+                              stream);
+    if (err == cudaSuccess && t.index.cells > 0) {
+        ThresholdCell *cells = new (std::nothrow) ThresholdCell[static_cast<size_t>(t.index.cells)];
+        if (cells == nullptr)
+            return cudaErrorMemoryAllocation;
+        fill_threshold_index(thresholds, count, t.index, cells);
+        t.cells = reinterpret_cast<const ThresholdCell *>(base + index_offset(count));
+        err = cudaMemcpyAsync(base + index_offset(count), cells, sizeof(ThresholdCell) * t.index.cells,
+                              cudaMemcpyHostToDevice, stream);
+        delete[] cells;
+    }
+    if (err == cudaSuccess)
+        *out = t;
+    return err;
+}
+
+cudaError_t bin_thresholds_on_device(const double *values, size_t n, const DeviceThresholds &thresholds,
                                      unsigned long long *counts, int *flags, const KernelLimits &limits,
                                      cudaStream_t stream)
 {
+    if (thresholds.index.cells > 0)
+        return launch(values, n, ThresholdIndexBinner{thresholds}, counts, flags, limits, stream);
     int32_t levels = 0;
+    const int32_t count = thresholds.count;
     KernelPlan plan = plan_thresholds(count, limits, &levels);
     if (levels == 0)
-        return launch(values, n, ThresholdBinner{device_thresholds, count}, plan, counts, flags, limits, stream);
-    return launch(values, n, ThresholdTreeBinner{device_thresholds, count, levels, nullptr}, plan, counts, flags,
+        return launch(values, n, ThresholdBinner{thresholds.thresholds, count}, plan, counts, flags, limits, stream);
+    return launch(values, n, ThresholdTreeBinner{thresholds.thresholds, count, levels, nullptr}, plan, counts, flags,
                   limits, stream);
 }
 

@@ -20,6 +20,7 @@
 #include "grouped_spec.h"
 #include "histogram_spec.h"
 #include "page_spec.h"
+#include "threshold_index.h"
 
 namespace gh {
 
@@ -70,8 +71,8 @@ struct KernelPlan {
 KernelPlan kernel_plan(int32_t slots, size_t sample_bytes, const KernelLimits &limits);
 /* The plan for a time histogram of nbins buckets (int64 samples). */
 KernelPlan time_plan(int32_t nbins, const KernelLimits &limits);
-/* The plan for `count` thresholds (count + 1 counters, and part of the search in shared memory). */
-KernelPlan threshold_plan(int32_t count, const KernelLimits &limits);
+/* The plan for thresholds staged on the device (count + 1 counters; an index, or the search's top in shared memory). */
+KernelPlan threshold_plan(const DeviceThresholds &thresholds, const KernelLimits &limits);
 /* "shared", "block", "narrow x 3 slices", "global", "cluster of 16, 3 steps": for benchmarks' labels. */
 const char *describe_plan(const KernelPlan &plan, char *buf, size_t size);
 
@@ -94,10 +95,29 @@ cudaError_t bin_int64_on_device(const int64_t *values, size_t n, const Int64Spec
                                 int *flags, const KernelLimits &limits, cudaStream_t stream);
 
 /*
- * The same for thresholds: counts[0 .. count] (count + 1 bins), the count
- * thresholds in device memory.  A NaN value has a bin: the flags are never set.
+ * Device memory for `count` thresholds as stage_thresholds() lays them out:
+ * the thresholds, then their index (threshold_index.h) where the kernels
+ * use one: more thresholds than shared memory holds, and an array the index
+ * covers.  Host code; reads the thresholds.
  */
-cudaError_t bin_thresholds_on_device(const double *values, size_t n, const double *device_thresholds, int32_t count,
+size_t threshold_device_bytes(const double *thresholds, int32_t count);
+
+/*
+ * Copies `count` thresholds from host memory, and builds and copies their
+ * index, into `device` (threshold_device_bytes() bytes, 16-byte aligned) on
+ * `stream`; *out says where they are.  Returns once the host's thresholds
+ * have been read (they may go); cudaErrorMemoryAllocation where the host
+ * has no memory for the index.
+ */
+cudaError_t stage_thresholds(const double *thresholds, int32_t count, void *device, cudaStream_t stream,
+                             DeviceThresholds *out);
+
+/*
+ * The same for thresholds: counts[0 .. count] (count + 1 bins), for
+ * thresholds stage_thresholds() put on the device.  A NaN value has a bin:
+ * the flags are never set.
+ */
+cudaError_t bin_thresholds_on_device(const double *values, size_t n, const DeviceThresholds &thresholds,
                                      unsigned long long *counts, int *flags, const KernelLimits &limits,
                                      cudaStream_t stream);
 

@@ -29,6 +29,7 @@
 #include "bucket_fast.h"
 #include "grouped_spec.h"
 #include "threshold_bucket.h"
+#include "threshold_index.h"
 #include "time_bucket.h"
 
 namespace gh {
@@ -186,6 +187,35 @@ struct ThresholdTreeBinner {
             threshold_step(x, __ldg(thresholds + mid), mid, left, right);
         }
         return left;
+    }
+};
+
+/*
+ * Many sorted thresholds: threshold_index.h's cells in device memory (L2
+ * holds them).  A value reads its cell, 16 bytes, and compares with the
+ * cell's thresholds only where the cell has any; the rest of the search,
+ * where a cell holds several, reads the thresholds themselves.
+ */
+struct ThresholdIndexBinner {
+    DeviceThresholds t;
+
+    __host__ __device__ int32_t slots() const { return t.count + 1; }
+    __host__ __device__ size_t table_bytes() const { return 0; }
+    __device__ void attach(unsigned char *) {}
+    __device__ int32_t operator()(double x, size_t) const
+    {
+        if (x != x)
+            return t.count;
+        const int32_t c = threshold_cell(x, t.index);
+        const double2 raw = __ldg(reinterpret_cast<const double2 *>(t.cells + c));
+        const long long word = __double_as_longlong(raw.y);
+        ThresholdCell cell;
+        cell.first = raw.x;
+        cell.base = static_cast<int32_t>(static_cast<uint32_t>(word)); /* little-endian: base, then n */
+        cell.n = static_cast<int32_t>(static_cast<uint32_t>(static_cast<unsigned long long>(word) >> 32));
+        if (cell.n <= 1)
+            return cell.base + (cell.n == 1 && !(x < cell.first) ? 1 : 0);
+        return threshold_bucket_in_cell(x, cell, t.thresholds);
     }
 };
 

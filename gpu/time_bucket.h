@@ -20,9 +20,13 @@
  * kMaxBins buckets always give, so they never decide.)
  *
  * Only libc headers; compiled by g++ and nvcc (unsigned __int128 works in
- * both).  The quotient is first guessed in double precision and then
- * corrected with exact 128-bit multiplications, so no 128-bit division runs
- * per value on either device.
+ * both).  The quotient is first guessed in double precision.  Where the
+ * guess's fraction lies further from an integer than the guess can be off
+ * (a few ulps of at most nbins) plus the window in which numeric's rounding
+ * could carry the quotient up, the guess's floor is the answer: most
+ * values, at a multiplication's cost.  The rest are corrected with exact
+ * 128-bit multiplications, so no 128-bit division runs per value on either
+ * device.
  */
 #ifndef GH_TIME_BUCKET_H
 #define GH_TIME_BUCKET_H
@@ -50,6 +54,7 @@ struct Int64Binning {
     int32_t nbins;
     bool ascending;
     double scale;             /* nbins / range: the first guess of the quotient */
+    double slack;             /* a guess whose fraction is within this of an integer is checked exactly */
     uint64_t round_window;    /* only range - remainder <= this can round up; 0: nothing can */
     int32_t range_weight;     /* base-10000 weight and leading digit of range, as numeric sees it */
     int32_t range_first_digit;
@@ -105,11 +110,24 @@ GH_HOST_DEVICE bool quotient_rounds_up(u128 n, uint64_t r, const Int64Binning &b
     return 2 * static_cast<u128>(gap) * p10 <= b.range;
 }
 
+GH_HOST_DEVICE double floor_of(double x)
+{
+#ifdef __CUDA_ARCH__
+    return floor(x);
+#else
+    return std::floor(x);
+#endif
+}
+
 /* The inner bucket (1 .. nbins, or nbins + 1 through the rounding) at distance 0 <= d < range. */
 GH_HOST_DEVICE int32_t int64_inner_bucket(uint64_t d, const Int64Binning &b)
 {
-    u128 n = static_cast<u128>(d) * static_cast<uint32_t>(b.nbins);
     double guess = mul(static_cast<double>(d), b.scale);
+    const double whole = floor_of(guess);
+    const double fraction = sub(guess, whole); /* exact: guess < 2^24 */
+    if (fraction > b.slack && fraction < 1.0 - b.slack)
+        return static_cast<int32_t>(whole) + 1; /* the exact quotient has the same floor and does not round up */
+    u128 n = static_cast<u128>(d) * static_cast<uint32_t>(b.nbins);
     uint64_t q = guess < static_cast<double>(b.nbins) ? static_cast<uint64_t>(guess) : b.nbins - 1;
     u128 p = static_cast<u128>(q) * b.range;
     while (p > n) { /* the guess is off by at most one; these loops fix it exactly */
@@ -192,6 +210,19 @@ inline Int64Binning prepare_int64(const Int64Spec &spec)
             p10 *= 10u;
         b.round_window = static_cast<uint64_t>(static_cast<u128>(b.range) / (2 * p10));
     }
+    /*
+     * The guess d * scale carries three roundings (d, scale, the product;
+     * four with range's own for the widest ranges): within 2^-51 of the
+     * quotient relatively, so within (nbins + 1) * 2^-51 of it; four times
+     * that is kept.  A quotient whose fraction is more than
+     * round_window / range below 1 cannot round up.  Twice the sum, so that
+     * computing it in doubles cannot make it too small.
+     */
+    const double error = (static_cast<double>(spec.nbins) + 1) * 0x1p-49;
+    const double window = (static_cast<double>(b.round_window) + 1) / static_cast<double>(b.range);
+    b.slack = 2 * (error + window);
+    if (!(b.slack < 0.25))
+        b.slack = 1.0; /* no fraction is further than that from an integer: always exact */
     return b;
 }
 

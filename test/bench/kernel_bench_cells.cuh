@@ -60,7 +60,7 @@ struct CellBuffers {
         CHECK(cudaMalloc(&x, sizeof(double) * n));
         CHECK(cudaMalloc(&t, sizeof(int64_t) * n));
         CHECK(cudaMalloc(&groups, sizeof(uint32_t) * n));
-        CHECK(cudaMalloc(&thresholds, sizeof(double) * 1000000));
+        CHECK(cudaMalloc(&thresholds, sizeof(double) * 1000000 + sizeof(gh::ThresholdCell) * gh::kMaxThresholdCells));
         CHECK(cudaMalloc(&sum_out, sizeof(double)));
         CHECK(cudaMalloc(&counts, sizeof(unsigned long long) * kCells));
         CHECK(cudaMalloc(&flags, sizeof(int)));
@@ -98,13 +98,31 @@ struct CellBuffers {
     }
 };
 
-inline void set_thresholds(CellBuffers &b, int32_t count)
+/*
+ * Stages `count` thresholds as the engine does (with the index where it
+ * gives one); index < 0 drops the index (the search tree instead), > 0
+ * builds one even where the engine would not (a comparison at 4,096).
+ */
+inline gh::DeviceThresholds set_thresholds(CellBuffers &b, int32_t count, int index = 0)
 {
     static const double latency[] = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000};
     std::vector<double> t(static_cast<size_t>(count));
     for (int32_t i = 0; i < count; i++)
         t[static_cast<size_t>(i)] = count == 10 ? latency[i] : 1200.0 * i / count;
-    CHECK(cudaMemcpy(b.thresholds, t.data(), sizeof(double) * count, cudaMemcpyHostToDevice));
+    gh::DeviceThresholds staged{};
+    CHECK(gh::stage_thresholds(t.data(), count, b.thresholds, nullptr, &staged));
+    if (index < 0)
+        staged.index = gh::ThresholdIndex{0, 0, 0};
+    if (index > 0 && staged.index.cells == 0) {
+        staged.index = gh::plan_threshold_index(t.data(), count);
+        std::vector<gh::ThresholdCell> cells(static_cast<size_t>(staged.index.cells));
+        gh::fill_threshold_index(t.data(), count, staged.index, cells.data());
+        gh::ThresholdCell *at = reinterpret_cast<gh::ThresholdCell *>(b.thresholds + 1000000);
+        CHECK(cudaMemcpy(at, cells.data(), sizeof(gh::ThresholdCell) * cells.size(), cudaMemcpyHostToDevice));
+        staged.cells = at;
+    }
+    CHECK(cudaDeviceSynchronize());
+    return staged;
 }
 
 /*
@@ -134,12 +152,15 @@ inline void forms_section(CellBuffers &b, const gh::KernelLimits &lim, void *tmp
             std::string what = "time histogram (" + plan_label(gh::time_plan(nbins, lim)) + ")";
             report("forms", "int64", input, nbins, what.c_str(), bytes, ms, ceiling);
         }
-        for (int32_t count : {10, 100000, 1000000}) {
-            set_thresholds(b, count);
+        /* the engine's choice, then the other search where there is one: the tree, or the index at 4,096 */
+        for (auto [count, index] : {std::pair{10, 0}, std::pair{4096, 0}, std::pair{4096, 1}, std::pair{100000, 0},
+                                    std::pair{100000, -1}, std::pair{1000000, 0}, std::pair{1000000, -1}}) {
+            const gh::DeviceThresholds staged = set_thresholds(b, count, index);
             float ms = b.zeroed_ms(size_t(count) + 1, [&] {
-                CHECK(gh::bin_thresholds_on_device(b.x, b.n, b.thresholds, count, b.counts, b.flags, lim, nullptr));
+                CHECK(gh::bin_thresholds_on_device(b.x, b.n, staged, b.counts, b.flags, lim, nullptr));
             });
-            std::string what = "thresholds (" + plan_label(gh::threshold_plan(count, lim)) + ")";
+            std::string what = std::string("thresholds, ") + (staged.index.cells > 0 ? "index" : "search") + " (" +
+                               plan_label(gh::threshold_plan(staged, lim)) + ")";
             report("forms", "float8", input, count, what.c_str(), bytes, ms, ceiling);
         }
     }
@@ -260,10 +281,10 @@ inline void paths_section(CellBuffers &b, const gh::KernelLimits &lim, void *tmp
             });
         }
         for (int32_t count : {100000, 1000000}) {
-            set_thresholds(b, count);
+            const gh::DeviceThresholds staged = set_thresholds(b, count);
             each_path(count + 1, [&](const gh::KernelLimits &l, const std::string &label) {
                 float ms = b.zeroed_ms(size_t(count) + 1, [&] {
-                    CHECK(gh::bin_thresholds_on_device(b.x, b.n, b.thresholds, count, b.counts, b.flags, l, nullptr));
+                    CHECK(gh::bin_thresholds_on_device(b.x, b.n, staged, b.counts, b.flags, l, nullptr));
                 }, 1, 5);
                 report("paths", "float8", input, count, ("thresholds " + label).c_str(), b.n * 8, ms, ceiling);
             });

@@ -594,13 +594,13 @@ std::vector<int64_t> thresholds_on_cpu(const std::vector<double> &t, const doubl
 std::vector<int64_t> thresholds_on_gpu(const std::vector<double> &t, const std::vector<double> &v, size_t skip,
                                        const gh::KernelLimits &limits)
 {
-    double *d_t = nullptr;
-    EXPECT_EQ(cudaMalloc(&d_t, sizeof(double) * (t.size() + 1)), cudaSuccess);
-    if (!t.empty())
-        EXPECT_EQ(cudaMemcpy(d_t, t.data(), sizeof(double) * t.size(), cudaMemcpyHostToDevice), cudaSuccess);
+    void *d_t = nullptr;
+    EXPECT_EQ(cudaMalloc(&d_t, gh::threshold_device_bytes(t.data(), int32_t(t.size())) + 16), cudaSuccess);
+    gh::DeviceThresholds staged{};
+    EXPECT_EQ(gh::stage_thresholds(t.data(), int32_t(t.size()), d_t, nullptr, &staged), cudaSuccess);
     std::vector<int64_t> counts =
         kernel_counts(v, skip, t.size() + 1, [&](const double *d, size_t n, unsigned long long *c, int *nan) {
-            return gh::bin_thresholds_on_device(d, n, d_t, int32_t(t.size()), c, nan, limits, nullptr);
+            return gh::bin_thresholds_on_device(d, n, staged, c, nan, limits, nullptr);
         });
     cudaFree(d_t);
     return counts;
@@ -658,7 +658,48 @@ TEST_F(Cuda, ThresholdKernelMatchesCpuInSharedAndGlobalMemory)
         ASSERT_EQ(thresholds_on_gpu(t, v, 1, limits), thresholds_on_cpu(t, v.data() + 1, v.size() - 1)) << n;
     }
     /* few thresholds: all in shared memory, with copies of the counters; many: cuda_paths_test.cu */
-    EXPECT_EQ(gh::threshold_plan(10, limits).path, gh::KernelPath::shared);
+    EXPECT_EQ(gh::threshold_plan(gh::DeviceThresholds{nullptr, 10, {}, nullptr}, limits).path,
+              gh::KernelPath::shared);
+}
+
+/*
+ * Sorted arrays of many thresholds go through their index: thresholds
+ * crowded into a few cells (log-spaced: most cells empty, one holding
+ * thousands), runs of equal thresholds, both zeros, spans at the edge of
+ * the doubles (no index), each with the values at and beside every
+ * threshold.
+ */
+TEST_F(Cuda, IndexedThresholdsMatchTheServersSearch)
+{
+    std::mt19937_64 rng(31);
+    std::vector<std::vector<double>> arrays;
+    std::vector<double> t;
+    for (int i = 0; i < 60000; i++)
+        t.push_back(std::pow(10.0, -12 + 24.0 * i / 60000)); /* 1e-12 .. 1e12 */
+    arrays.push_back(t);
+    t.clear();
+    for (int i = 0; i < 30000; i++)
+        t.push_back(double(i / 7) - 2000.0); /* runs of 7 equal thresholds */
+    t.push_back(-0.0);
+    t.push_back(0.0);
+    std::sort(t.begin(), t.end());
+    arrays.push_back(t);
+    t.clear();
+    std::uniform_real_distribution<double> d(-1, 1);
+    for (int i = 0; i < 20000; i++)
+        t.push_back(d(rng) * DBL_MAX); /* the span overflows: no index */
+    std::sort(t.begin(), t.end());
+    arrays.push_back(t);
+    t.clear();
+    for (int i = 0; i < 100000; i++)
+        t.push_back(1e15 + i * 0.125); /* cells finer than the doubles' spacing */
+    arrays.push_back(t);
+    for (const std::vector<double> &a : arrays) {
+        std::vector<double> v = threshold_values(a, 300000, a.size());
+        for (size_t i = 0; i < 100000; i++)
+            v.push_back(a[rng() % a.size()] * (1 + d(rng) * 1e-9));
+        ASSERT_EQ(thresholds_on_gpu(a, v, 0, limits), thresholds_on_cpu(a, v.data(), v.size())) << a.size();
+    }
 }
 
 TEST_F(Cuda, ThresholdKernelFollowsTheServersSearchOnUnsortedAndNaN)

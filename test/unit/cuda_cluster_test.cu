@@ -257,9 +257,10 @@ TEST_F(ClusterTest, TheEnginesChoiceOfClusters)
     gh::KernelPlan p = gh::kernel_plan(262146, 8, limits);
     EXPECT_EQ(p.path, KernelPath::cluster);
     EXPECT_GE(p.slices, 4);
-    /* the time form and thresholds keep their paths */
+    /* the time form and unindexed thresholds keep their paths */
     EXPECT_NE(gh::time_plan(1000000, limits).path, KernelPath::cluster);
-    EXPECT_NE(gh::threshold_plan(1000000, limits).path, KernelPath::cluster);
+    EXPECT_NE(gh::threshold_plan(gh::DeviceThresholds{nullptr, 1000000, {}, nullptr}, limits).path,
+              KernelPath::cluster);
     p = gh::kernel_plan(1000002, 8, limits);
     EXPECT_EQ(p.path, limits.max_cluster >= 16 ? KernelPath::cluster : KernelPath::global);
     /* too many for 16 blocks: global atomics */

@@ -50,6 +50,27 @@ template <typename T> class DeviceArray {
     size_t n_;
 };
 
+/* Thresholds on the device as the engine stages them (stage_thresholds): with their index where they get one. */
+class StagedThresholds {
+  public:
+    explicit StagedThresholds(const std::vector<double> &t)
+    {
+        const size_t bytes = gh::threshold_device_bytes(t.data(), int32_t(t.size()));
+        EXPECT_EQ(cudaMalloc(&p_, bytes > 0 ? bytes : 16), cudaSuccess);
+        EXPECT_EQ(gh::stage_thresholds(t.data(), int32_t(t.size()), p_, nullptr, &staged_), cudaSuccess);
+        EXPECT_EQ(cudaStreamSynchronize(nullptr), cudaSuccess);
+    }
+    ~StagedThresholds() { cudaFree(p_); }
+    StagedThresholds(const StagedThresholds &) = delete;
+    StagedThresholds &operator=(const StagedThresholds &) = delete;
+    const gh::DeviceThresholds &get() const { return staged_; }
+    bool indexed() const { return staged_.index.cells > 0; }
+
+  private:
+    void *p_ = nullptr;
+    gh::DeviceThresholds staged_{};
+};
+
 /* What one launch left: the counters and the flags (1 NaN, 2 group out of range). */
 struct Binned {
     std::vector<int64_t> counts;

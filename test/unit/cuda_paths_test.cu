@@ -30,6 +30,7 @@ using gh_test::DeviceArray;
 using gh_test::forced;
 using gh_test::every_path;
 using gh_test::KernelTest;
+using gh_test::StagedThresholds;
 
 /* Random values around the range, and bucket edges drawn from all of it with their neighbours. */
 std::vector<double> float_values(const BucketSpec &s, size_t n, uint64_t seed)
@@ -200,18 +201,21 @@ TEST_F(KernelTest, TimeAndThresholdKindsOnEveryPath)
             std::vector<int64_t> expected(size_t(count) + 1, 0);
             ASSERT_EQ(gh::cpu_bin_thresholds(gh::ThresholdSpec{t.data(), count}, x.data(), x.size(), expected.data()),
                       Status::ok);
-            DeviceArray<double> dt(t), dx(x);
+            StagedThresholds dt(t);
+            DeviceArray<double> dx(x);
+            /* sorted arrays of more than shared memory holds are indexed; unsorted ones never */
+            EXPECT_EQ(dt.indexed(), sorted && count > 4096) << count;
             for (const gh::KernelLimits &l : every_path(limits, count + 1)) {
                 char buf[64];
                 ASSERT_EQ(binned(size_t(count) + 1,
                                  [&](unsigned long long *c, int *f) {
-                                     return gh::bin_thresholds_on_device(dx.get(), x.size(), dt.get(), count, c, f, l,
+                                     return gh::bin_thresholds_on_device(dx.get(), x.size(), dt.get(), c, f, l,
                                                                          nullptr);
                                  })
                               .counts,
                           expected)
                     << count << " thresholds, sorted " << sorted << ", "
-                    << gh::describe_plan(gh::threshold_plan(count, l), buf, sizeof buf);
+                    << gh::describe_plan(gh::threshold_plan(dt.get(), l), buf, sizeof buf);
             }
         }
     }
@@ -229,7 +233,8 @@ TEST_F(KernelTest, TheEnginesChoice)
     EXPECT_TRUE(gh::uses_shared_memory(256, limits));
     EXPECT_FALSE(gh::uses_shared_memory(65536, limits));
     EXPECT_EQ(gh::time_plan(100000, limits).path, KernelPath::narrow);
-    EXPECT_EQ(gh::threshold_plan(100000, limits).path, KernelPath::narrow);
+    EXPECT_EQ(gh::threshold_plan(gh::DeviceThresholds{nullptr, 100000, {}, nullptr}, limits).path,
+              KernelPath::narrow);
     /* a forced path the histogram cannot take falls back to the engine's choice */
     EXPECT_EQ(gh::kernel_plan(1000002, 8, forced(limits, KernelPath::shared)).path,
               gh::kernel_plan(1000002, 8, limits).path);

@@ -1,0 +1,134 @@
+/*
+ * threshold_index_test.cpp: the CUDA kernels' direct-mapped lookup among
+ * sorted thresholds (gpu/threshold_index.h) against threshold_bucket.h,
+ * the server's binary search step for step, on arrays shaped to break it:
+ * crowded and empty cells, runs of equal thresholds, both zeros, spans at
+ * the doubles' edges, cells finer than the doubles' spacing; and which
+ * arrays get no index at all.  Host code, so CI runs it without a GPU; the
+ * kernels call the same lookup (cuda_backend_test.cu checks them on a GPU).
+ */
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "threshold_index.h"
+
+namespace {
+
+/* The values worth asking about: every threshold, its neighbouring doubles, the ends, random ones. */
+std::vector<double> probes(const std::vector<double> &t, std::mt19937_64 &rng)
+{
+    std::vector<double> v = {INFINITY, -INFINITY, 0.0, -0.0, DBL_MAX, -DBL_MAX, DBL_MIN, -DBL_MIN};
+    for (double e : t) {
+        v.push_back(e);
+        v.push_back(std::nextafter(e, -INFINITY));
+        v.push_back(std::nextafter(e, INFINITY));
+    }
+    const double lo = t.front(), hi = t.back();
+    std::uniform_real_distribution<double> u(0, 1);
+    for (int i = 0; i < 20000; i++) {
+        const double w = u(rng);
+        v.push_back(lo * (1 - w) + hi * w);
+        v.push_back(t[rng() % t.size()] * (1 + (u(rng) - 0.5) * 1e-12));
+    }
+    return v;
+}
+
+/* How many probes the index answers differently from the server's search (the array must be indexed). */
+long wrong(const std::vector<double> &t, std::mt19937_64 &rng)
+{
+    const int32_t count = static_cast<int32_t>(t.size());
+    const gh::ThresholdIndex ix = gh::plan_threshold_index(t.data(), count);
+    EXPECT_GT(ix.cells, 0) << "not indexed: " << count << " thresholds from " << t.front();
+    if (ix.cells == 0)
+        return -1;
+    std::vector<gh::ThresholdCell> cells(static_cast<size_t>(ix.cells));
+    gh::fill_threshold_index(t.data(), count, ix, cells.data());
+    EXPECT_EQ(cells.back().base + cells.back().n, count);
+    long bad = 0;
+    for (double x : probes(t, rng))
+        if (gh::indexed_threshold_bucket(x, t.data(), count, ix, cells.data()) !=
+            gh::threshold_bucket(x, t.data(), count))
+            bad++;
+    if (gh::indexed_threshold_bucket(NAN, t.data(), count, ix, cells.data()) != count)
+        bad++;
+    return bad;
+}
+
+std::vector<double> sorted(std::vector<double> t)
+{
+    std::sort(t.begin(), t.end());
+    return t;
+}
+
+} // namespace
+
+TEST(ThresholdIndex, AgreesWithTheServersSearchOnSortedArrays)
+{
+    std::mt19937_64 rng(5);
+    std::uniform_real_distribution<double> u(-1, 1);
+    std::vector<std::vector<double>> arrays;
+    std::vector<double> t;
+    for (int i = 0; i < 50000; i++)
+        t.push_back(1200.0 * i / 50000); /* evenly spaced, as the benchmark's */
+    arrays.push_back(t);
+    t.clear();
+    for (int i = 0; i < 20000; i++)
+        t.push_back(std::pow(10.0, -12 + 24.0 * i / 20000)); /* log-spaced: one cell holds most */
+    arrays.push_back(t);
+    t.clear();
+    for (int i = 0; i < 9000; i++)
+        t.push_back(double(i / 9) - 500); /* runs of nine equal thresholds */
+    t.push_back(-0.0);
+    t.push_back(0.0);
+    arrays.push_back(sorted(t));
+    t.clear();
+    for (int i = 0; i < 10000; i++)
+        t.push_back(u(rng) * DBL_MAX / 2); /* a span near the largest double */
+    arrays.push_back(sorted(t));
+    t.clear();
+    for (int i = 0; i < 10000; i++)
+        t.push_back(1e15 + 0.125 * i); /* cells finer than the doubles there */
+    arrays.push_back(t);
+    t.clear();
+    for (int i = 0; i < 5000; i++)
+        t.push_back(u(rng) * 1e-300); /* subnormal neighbourhood */
+    arrays.push_back(sorted(t));
+    arrays.push_back({-1, 1});
+    arrays.push_back({0, 0, 0, 1e-300});
+    for (const std::vector<double> &a : arrays)
+        EXPECT_EQ(wrong(a, rng), 0) << a.size() << " thresholds from " << a.front() << " to " << a.back();
+}
+
+TEST(ThresholdIndex, CellsAreBoundedAndSkipEmptyOnes)
+{
+    std::vector<double> t(3000000);
+    for (size_t i = 0; i < t.size(); i++)
+        t[i] = double(i);
+    const gh::ThresholdIndex ix = gh::plan_threshold_index(t.data(), int32_t(t.size()));
+    EXPECT_EQ(ix.cells, gh::kMaxThresholdCells);
+    std::vector<double> few = {0, 1, 2, 3};
+    EXPECT_EQ(gh::plan_threshold_index(few.data(), 4).cells, 4 * gh::kThresholdCellsPerThreshold);
+}
+
+TEST(ThresholdIndex, ArraysTheServerSearchesDifferentlyGetNone)
+{
+    std::vector<std::vector<double>> none = {
+        {},
+        {5},
+        {1, 3, 2},                   /* unsorted: the server's search is not a count */
+        {1, NAN, 3},                 /* NaN sorts above all, but the search does not know */
+        {-INFINITY, 0, 1},           /* no finite span */
+        {0, 1, INFINITY},
+        {2, 2, 2},                   /* no span at all */
+        {-DBL_MAX, DBL_MAX},         /* the span overflows */
+        {-DBL_MAX, 0, 1, DBL_MAX},
+        {0, 0, 1e-320},              /* cells / span overflows */
+    };
+    for (const std::vector<double> &a : none)
+        EXPECT_EQ(gh::plan_threshold_index(a.data(), int32_t(a.size())).cells, 0) << a.size();
+}
