@@ -43,15 +43,23 @@ constexpr int kMaxForcedSlices = 64;
 /* Values per launch: below 2^31, so no 32-bit counter can overflow (a multiple of 16 bytes of any sample). */
 constexpr size_t kMaxPerLaunch = size_t(1) << 31;
 /*
- * Which kinds the engine bins on the cluster path where it fits: float8 and
- * grouped intervals (plan_for: 8-byte samples only).  Where binning costs
- * more than counting (the time form, thresholds, float4's twice as many
- * values a byte), the rounds' barriers cost more than they save, on
- * constant input at least (RUNS.md, run 45).
+ * Which kinds the engine bins on the cluster path where it fits: float8,
+ * grouped and time intervals (plan_for: 8-byte samples only).  Where
+ * binning costs more than counting, the rounds' barriers cost more than
+ * they save: the thresholds' search on constant input (RUNS.md, run 45),
+ * and their index, whose lookups from L2 bound it on every path (run 76:
+ * 1,000,000 thresholds 10.8 % of the read ceiling through global atomics,
+ * 8.1 % in clusters of 16).  The time form was kept off them while its
+ * every value took 128-bit arithmetic; since most values take one
+ * multiplication (time_bucket.h) clusters of 16 read 38 % at 1,000,000
+ * buckets against global atomics' 21 % (run 76).
  */
 constexpr bool kClustersForThresholds = false;
 template <typename Binner> constexpr bool clusters_for(const Binner &) { return true; }
-constexpr bool clusters_for(const Int64Binner &) { return false; }
+template <bool InShared> constexpr bool clusters_for(const ThresholdIndexBinner<InShared> &)
+{
+    return kClustersForThresholds;
+}
 
 /*
  * Steps a round on the cluster path at most (kernel_cluster.cuh allows
@@ -218,7 +226,15 @@ KernelPlan plan_for(int32_t slots, size_t sample_bytes, size_t table_bytes, cons
     case KernelPath::automatic:
         break;
     }
-    if (shared_fits && slots <= kSharedMaxSlots)
+    /*
+     * Copies per block only where four blocks of them fit an SM: a binner
+     * table that leaves room for fewer (the thresholds' index) would leave
+     * the SM a few hundred threads to hide its latency; one block of
+     * kBlockThreads a copy hides it (RUNS.md, run 77).
+     */
+    const bool shared_roomy =
+        shared_bytes(counters, 1, table_bytes) <= static_cast<size_t>(limits.max_shared_per_sm) / 4;
+    if (shared_fits && shared_roomy && slots <= kSharedMaxSlots)
         return shared;
     if (slots <= words)
         return block(false, 1);
@@ -568,8 +584,12 @@ KernelPlan time_plan(int32_t nbins, const KernelLimits &limits)
 
 KernelPlan threshold_plan(const DeviceThresholds &thresholds, const KernelLimits &limits)
 {
+    if (thresholds.index.cells > 0 && thresholds.count <= kAllThresholdsUpTo) {
+        const ThresholdIndexBinner<true> b{thresholds};
+        return plan_for(b.slots(), sizeof(double), b.table_bytes(), limits, clusters_for(b));
+    }
     if (thresholds.index.cells > 0)
-        return plan_for(thresholds.count + 1, sizeof(double), 0, limits, clusters_for(ThresholdIndexBinner{}));
+        return plan_for(thresholds.count + 1, sizeof(double), 0, limits, clusters_for(ThresholdIndexBinner<false>{}));
     int32_t levels = 0;
     return plan_thresholds(thresholds.count, limits, &levels);
 }
@@ -610,10 +630,16 @@ cudaError_t bin_int64_on_device(const int64_t *values, size_t n, const Int64Spec
 
 namespace {
 
-/* The index when the thresholds get one: more than shared memory holds, and an array it covers. */
+/*
+ * The index when the thresholds get one (an array it covers): for up to
+ * kAllThresholdsUpTo, small enough for shared memory, where the search's
+ * dozen steps through shared memory read at 10 % of the read ceiling at
+ * 4,096 thresholds (RUNS.md, run 76); above, in device memory.
+ */
 ThresholdIndex index_for(const double *thresholds, int32_t count)
 {
-    return count > kAllThresholdsUpTo ? plan_threshold_index(thresholds, count) : ThresholdIndex{0, 0, 0};
+    return plan_threshold_index(thresholds, count,
+                                count <= kAllThresholdsUpTo ? kSharedThresholdCells : kMaxThresholdCells);
 }
 
 /* The index's cells start 16-byte aligned after the thresholds. */
@@ -659,8 +685,10 @@ cudaError_t bin_thresholds_on_device(const double *values, size_t n, const Devic
                                      unsigned long long *counts, int *flags, const KernelLimits &limits,
                                      cudaStream_t stream)
 {
+    if (thresholds.index.cells > 0 && thresholds.count <= kAllThresholdsUpTo)
+        return launch(values, n, ThresholdIndexBinner<true>{thresholds}, counts, flags, limits, stream);
     if (thresholds.index.cells > 0)
-        return launch(values, n, ThresholdIndexBinner{thresholds}, counts, flags, limits, stream);
+        return launch(values, n, ThresholdIndexBinner<false>{thresholds}, counts, flags, limits, stream);
     int32_t levels = 0;
     const int32_t count = thresholds.count;
     KernelPlan plan = plan_thresholds(count, limits, &levels);

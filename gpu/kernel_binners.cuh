@@ -191,23 +191,39 @@ struct ThresholdTreeBinner {
 };
 
 /*
- * Many sorted thresholds: threshold_index.h's cells in device memory (L2
- * holds them).  A value reads its cell, 16 bytes, and compares with the
- * cell's thresholds only where the cell has any; the rest of the search,
- * where a cell holds several, reads the thresholds themselves.
+ * Sorted thresholds: threshold_index.h's cells.  A value reads its cell, 16
+ * bytes, and compares with the cell's thresholds only where the cell has
+ * any; the rest of the search, where a cell holds several, reads the
+ * thresholds themselves from device memory.  InShared: every block copies
+ * the cells into its shared memory first (up to kSharedThresholdCells, for
+ * the few thousand thresholds whose counters leave room for them); else the
+ * kernels read them from device memory, where L2 holds them.
  */
-struct ThresholdIndexBinner {
+template <bool InShared> struct ThresholdIndexBinner {
     DeviceThresholds t;
 
     __host__ __device__ int32_t slots() const { return t.count + 1; }
-    __host__ __device__ size_t table_bytes() const { return 0; }
-    __device__ void attach(unsigned char *) {}
+    __host__ __device__ size_t table_bytes() const
+    {
+        return InShared ? sizeof(ThresholdCell) * static_cast<size_t>(t.index.cells) : 0;
+    }
+    __device__ void attach(unsigned char *smem)
+    {
+        if constexpr (InShared) {
+            const double2 *from = reinterpret_cast<const double2 *>(t.cells);
+            double2 *to = reinterpret_cast<double2 *>(smem);
+            for (int32_t i = threadIdx.x; i < t.index.cells; i += blockDim.x)
+                to[i] = __ldg(from + i);
+            t.cells = reinterpret_cast<const ThresholdCell *>(smem);
+        }
+    }
     __device__ int32_t operator()(double x, size_t) const
     {
         if (x != x)
             return t.count;
         const int32_t c = threshold_cell(x, t.index);
-        const double2 raw = __ldg(reinterpret_cast<const double2 *>(t.cells + c));
+        const double2 raw = InShared ? reinterpret_cast<const double2 *>(t.cells)[c]
+                                     : __ldg(reinterpret_cast<const double2 *>(t.cells + c));
         const long long word = __double_as_longlong(raw.y);
         ThresholdCell cell;
         cell.first = raw.x;

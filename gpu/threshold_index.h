@@ -58,9 +58,14 @@ struct alignas(16) ThresholdCell {
 static_assert(sizeof(ThresholdCell) == 16 && offsetof(ThresholdCell, base) == 8 && offsetof(ThresholdCell, n) == 12,
               "the kernels read a cell as two doubles");
 
-/* Cells per threshold, and at most this many cells (32 MB of device memory). */
+/*
+ * Cells per threshold, and at most this many cells: 32 MB of device memory
+ * for an index the kernels read from L2, 96 KB for one small enough that
+ * every block keeps a copy in shared memory (room left for the counters).
+ */
 constexpr int32_t kThresholdCellsPerThreshold = 4;
 constexpr int32_t kMaxThresholdCells = int32_t(1) << 21;
+constexpr int32_t kSharedThresholdCells = 6144;
 
 /* The cell of a value that is not NaN. */
 GH_HOST_DEVICE int32_t threshold_cell(double x, const ThresholdIndex &ix)
@@ -98,9 +103,10 @@ GH_HOST_DEVICE int32_t indexed_threshold_bucket(double x, const double *threshol
 /*
  * Whether and how to index `count` thresholds: sorted ascending (equal
  * neighbours allowed), none NaN or infinite, a span that is finite and not
- * zero.  Host code; reads every threshold once.
+ * zero; in at most max_cells cells.  Host code; reads every threshold once.
  */
-inline ThresholdIndex plan_threshold_index(const double *thresholds, int32_t count)
+inline ThresholdIndex plan_threshold_index(const double *thresholds, int32_t count,
+                                           int32_t max_cells = kMaxThresholdCells)
 {
     const ThresholdIndex none{0, 0, 0};
     if (count < 2)
@@ -115,8 +121,10 @@ inline ThresholdIndex plan_threshold_index(const double *thresholds, int32_t cou
     if (!(span > 0) || !detail::is_finite(span))
         return none;
     int64_t cells = static_cast<int64_t>(count) * kThresholdCellsPerThreshold;
-    if (cells > kMaxThresholdCells)
-        cells = kMaxThresholdCells;
+    if (cells > max_cells)
+        cells = max_cells;
+    if (cells < 1)
+        return none;
     const double scale = static_cast<double>(cells) / span;
     if (!(scale > 0) || !detail::is_finite(scale))
         return none;

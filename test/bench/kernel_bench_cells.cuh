@@ -100,10 +100,9 @@ struct CellBuffers {
 
 /*
  * Stages `count` thresholds as the engine does (with the index where it
- * gives one); index < 0 drops the index (the search tree instead), > 0
- * builds one even where the engine would not (a comparison at 4,096).
+ * gives one); search = true drops the index, for the search it replaced.
  */
-inline gh::DeviceThresholds set_thresholds(CellBuffers &b, int32_t count, int index = 0)
+inline gh::DeviceThresholds set_thresholds(CellBuffers &b, int32_t count, bool search = false)
 {
     static const double latency[] = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000};
     std::vector<double> t(static_cast<size_t>(count));
@@ -111,16 +110,8 @@ inline gh::DeviceThresholds set_thresholds(CellBuffers &b, int32_t count, int in
         t[static_cast<size_t>(i)] = count == 10 ? latency[i] : 1200.0 * i / count;
     gh::DeviceThresholds staged{};
     CHECK(gh::stage_thresholds(t.data(), count, b.thresholds, nullptr, &staged));
-    if (index < 0)
+    if (search)
         staged.index = gh::ThresholdIndex{0, 0, 0};
-    if (index > 0 && staged.index.cells == 0) {
-        staged.index = gh::plan_threshold_index(t.data(), count);
-        std::vector<gh::ThresholdCell> cells(static_cast<size_t>(staged.index.cells));
-        gh::fill_threshold_index(t.data(), count, staged.index, cells.data());
-        gh::ThresholdCell *at = reinterpret_cast<gh::ThresholdCell *>(b.thresholds + 1000000);
-        CHECK(cudaMemcpy(at, cells.data(), sizeof(gh::ThresholdCell) * cells.size(), cudaMemcpyHostToDevice));
-        staged.cells = at;
-    }
     CHECK(cudaDeviceSynchronize());
     return staged;
 }
@@ -152,16 +143,17 @@ inline void forms_section(CellBuffers &b, const gh::KernelLimits &lim, void *tmp
             std::string what = "time histogram (" + plan_label(gh::time_plan(nbins, lim)) + ")";
             report("forms", "int64", input, nbins, what.c_str(), bytes, ms, ceiling);
         }
-        /* the engine's choice, then the other search where there is one: the tree, or the index at 4,096 */
-        for (auto [count, index] : {std::pair{10, 0}, std::pair{4096, 0}, std::pair{4096, 1}, std::pair{100000, 0},
-                                    std::pair{100000, -1}, std::pair{1000000, 0}, std::pair{1000000, -1}}) {
-            const gh::DeviceThresholds staged = set_thresholds(b, count, index);
-            float ms = b.zeroed_ms(size_t(count) + 1, [&] {
-                CHECK(gh::bin_thresholds_on_device(b.x, b.n, staged, b.counts, b.flags, lim, nullptr));
-            });
-            std::string what = std::string("thresholds, ") + (staged.index.cells > 0 ? "index" : "search") + " (" +
-                               plan_label(gh::threshold_plan(staged, lim)) + ")";
-            report("forms", "float8", input, count, what.c_str(), bytes, ms, ceiling);
+        /* the engine's choice (the index: the thresholds are sorted), then the search it replaced */
+        for (int32_t count : {10, 4096, 100000, 1000000}) {
+            for (bool search : {false, true}) {
+                const gh::DeviceThresholds staged = set_thresholds(b, count, search);
+                float ms = b.zeroed_ms(size_t(count) + 1, [&] {
+                    CHECK(gh::bin_thresholds_on_device(b.x, b.n, staged, b.counts, b.flags, lim, nullptr));
+                });
+                std::string what = std::string("thresholds, ") + (staged.index.cells > 0 ? "index" : "search") +
+                                   " (" + plan_label(gh::threshold_plan(staged, lim)) + ")";
+                report("forms", "float8", input, count, what.c_str(), bytes, ms, ceiling);
+            }
         }
     }
 }

@@ -663,19 +663,25 @@ TEST_F(Cuda, ThresholdKernelMatchesCpuInSharedAndGlobalMemory)
 }
 
 /*
- * Sorted arrays of many thresholds go through their index: thresholds
- * crowded into a few cells (log-spaced: most cells empty, one holding
- * thousands), runs of equal thresholds, both zeros, spans at the edge of
- * the doubles (no index), each with the values at and beside every
- * threshold.
+ * Sorted arrays go through their index (in shared memory up to 4,096
+ * thresholds, in device memory above): thresholds crowded into a few cells
+ * (log-spaced: most cells empty, one holding thousands), runs of equal
+ * thresholds, both zeros, spans at the edge of the doubles (no index), each
+ * with the values at and beside every threshold.
  */
 TEST_F(Cuda, IndexedThresholdsMatchTheServersSearch)
 {
     std::mt19937_64 rng(31);
     std::vector<std::vector<double>> arrays;
     std::vector<double> t;
-    for (int i = 0; i < 60000; i++)
-        t.push_back(std::pow(10.0, -12 + 24.0 * i / 60000)); /* 1e-12 .. 1e12 */
+    for (int n : {60000, 4096, 300}) {
+        for (int i = 0; i < n; i++)
+            t.push_back(std::pow(10.0, -12 + 24.0 * i / n)); /* 1e-12 .. 1e12 */
+        arrays.push_back(t);
+        t.clear();
+    }
+    for (int i = 0; i < 4000; i++)
+        t.push_back(double(i / 5) - 200.0); /* runs of 5 equal thresholds, in shared memory */
     arrays.push_back(t);
     t.clear();
     for (int i = 0; i < 30000; i++)

@@ -257,12 +257,14 @@ TEST_F(ClusterTest, TheEnginesChoiceOfClusters)
     gh::KernelPlan p = gh::kernel_plan(262146, 8, limits);
     EXPECT_EQ(p.path, KernelPath::cluster);
     EXPECT_GE(p.slices, 4);
-    /* the time form and unindexed thresholds keep their paths */
-    EXPECT_NE(gh::time_plan(1000000, limits).path, KernelPath::cluster);
-    EXPECT_NE(gh::threshold_plan(gh::DeviceThresholds{nullptr, 1000000, {}, nullptr}, limits).path,
-              KernelPath::cluster);
+    /* the time form takes the float8 intervals' paths; thresholds, indexed or not, keep theirs */
     p = gh::kernel_plan(1000002, 8, limits);
     EXPECT_EQ(p.path, limits.max_cluster >= 16 ? KernelPath::cluster : KernelPath::global);
+    EXPECT_EQ(gh::time_plan(1000000, limits).path, p.path);
+    EXPECT_NE(gh::threshold_plan(gh::DeviceThresholds{nullptr, 1000000, {}, nullptr}, limits).path,
+              KernelPath::cluster);
+    gh::DeviceThresholds indexed{nullptr, 1000000, gh::ThresholdIndex{0, 1, 1 << 21}, nullptr};
+    EXPECT_NE(gh::threshold_plan(indexed, limits).path, KernelPath::cluster);
     /* too many for 16 blocks: global atomics */
     EXPECT_EQ(gh::kernel_plan(4000002, 8, limits).path, KernelPath::global);
     /* without clusters, slices as before */

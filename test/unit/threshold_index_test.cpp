@@ -38,24 +38,32 @@ std::vector<double> probes(const std::vector<double> &t, std::mt19937_64 &rng)
     return v;
 }
 
-/* How many probes the index answers differently from the server's search (the array must be indexed). */
+/*
+ * How many probes the index answers differently from the server's search
+ * (the array must be indexed), with as many cells as the kernels use in
+ * device memory, in shared memory, and far fewer (crowded cells).
+ */
 long wrong(const std::vector<double> &t, std::mt19937_64 &rng)
 {
     const int32_t count = static_cast<int32_t>(t.size());
-    const gh::ThresholdIndex ix = gh::plan_threshold_index(t.data(), count);
-    EXPECT_GT(ix.cells, 0) << "not indexed: " << count << " thresholds from " << t.front();
-    if (ix.cells == 0)
-        return -1;
-    std::vector<gh::ThresholdCell> cells(static_cast<size_t>(ix.cells));
-    gh::fill_threshold_index(t.data(), count, ix, cells.data());
-    EXPECT_EQ(cells.back().base + cells.back().n, count);
+    const std::vector<double> v = probes(t, rng);
     long bad = 0;
-    for (double x : probes(t, rng))
-        if (gh::indexed_threshold_bucket(x, t.data(), count, ix, cells.data()) !=
-            gh::threshold_bucket(x, t.data(), count))
+    for (int32_t max_cells : {gh::kMaxThresholdCells, gh::kSharedThresholdCells, 7}) {
+        const gh::ThresholdIndex ix = gh::plan_threshold_index(t.data(), count, max_cells);
+        EXPECT_GT(ix.cells, 0) << "not indexed: " << count << " thresholds from " << t.front();
+        if (ix.cells == 0)
+            return -1;
+        EXPECT_LE(ix.cells, max_cells);
+        std::vector<gh::ThresholdCell> cells(static_cast<size_t>(ix.cells));
+        gh::fill_threshold_index(t.data(), count, ix, cells.data());
+        EXPECT_EQ(cells.back().base + cells.back().n, count);
+        for (double x : v)
+            if (gh::indexed_threshold_bucket(x, t.data(), count, ix, cells.data()) !=
+                gh::threshold_bucket(x, t.data(), count))
+                bad++;
+        if (gh::indexed_threshold_bucket(NAN, t.data(), count, ix, cells.data()) != count)
             bad++;
-    if (gh::indexed_threshold_bucket(NAN, t.data(), count, ix, cells.data()) != count)
-        bad++;
+    }
     return bad;
 }
 
@@ -113,6 +121,15 @@ TEST(ThresholdIndex, CellsAreBoundedAndSkipEmptyOnes)
     EXPECT_EQ(ix.cells, gh::kMaxThresholdCells);
     std::vector<double> few = {0, 1, 2, 3};
     EXPECT_EQ(gh::plan_threshold_index(few.data(), 4).cells, 4 * gh::kThresholdCellsPerThreshold);
+    /* the bound the kernels' shared memory copy asks for, and arrays indexed under it agree too */
+    const gh::ThresholdIndex small = gh::plan_threshold_index(t.data(), 4096, gh::kSharedThresholdCells);
+    EXPECT_EQ(small.cells, gh::kSharedThresholdCells);
+    std::vector<gh::ThresholdCell> cells(static_cast<size_t>(small.cells));
+    gh::fill_threshold_index(t.data(), 4096, small, cells.data());
+    for (double x = -2; x < 4100; x += 0.25)
+        ASSERT_EQ(gh::indexed_threshold_bucket(x, t.data(), 4096, small, cells.data()),
+                  gh::threshold_bucket(x, t.data(), 4096))
+            << x;
 }
 
 TEST(ThresholdIndex, ArraysTheServerSearchesDifferentlyGetNone)
