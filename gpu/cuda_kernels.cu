@@ -438,6 +438,60 @@ cudaError_t resident_clusters(Kernel kernel, int device, size_t smem, int blocks
 }
 
 /*
+ * The SMs clusters leave idle.  Clusters of 16 fill whole GPCs, and an
+ * H100's 132 SMs hold seven of them: 20 SMs, 15 % of the device, would sit
+ * out the launch.  A second kernel bins the input's last part there with
+ * global atomics (histogram_global), on a stream of its own so that it runs
+ * beside the clusters; the caller's stream waits for both.  Its part is
+ * sized by the two kernels' speeds per SM (kSidecarWeight: of the weights
+ * 25, 50, 75 and 100 % of a cluster SM's speed, 75 read fastest at
+ * 1,000,000 float8 buckets, RUNS.md run 78), and it is launched after the
+ * cluster kernel, whose blocks take their SMs first.  Counts are added by
+ * atomics on both sides, so the split changes no count.
+ */
+constexpr int kSidecarWeight = 75;                    /* a sidecar SM's values per cluster SM's, in percent */
+constexpr size_t kMinSidecarValues = size_t(1) << 20; /* below, a second launch costs more than it gains */
+
+struct Sidecar {
+    cudaStream_t stream = nullptr;
+    cudaEvent_t fork = nullptr, join = nullptr;
+};
+
+/*
+ * The device's sidecar stream and events, made on first use.  The GPU
+ * service launches from one thread a device, and a fatal CUDA error ends
+ * its process, so they live as long as the context.
+ */
+cudaError_t sidecar_for(int device, Sidecar **out)
+{
+    static Sidecar sidecars[kMaxDevices];
+    if (device < 0 || device >= kMaxDevices)
+        return cudaErrorInvalidDevice;
+    Sidecar &sc = sidecars[device];
+    cudaError_t err = cudaSuccess;
+    if (sc.stream == nullptr && (err = cudaStreamCreateWithFlags(&sc.stream, cudaStreamNonBlocking)) != cudaSuccess)
+        return err;
+    if (sc.fork == nullptr && (err = cudaEventCreateWithFlags(&sc.fork, cudaEventDisableTiming)) != cudaSuccess)
+        return err;
+    if (sc.join == nullptr && (err = cudaEventCreateWithFlags(&sc.join, cudaEventDisableTiming)) != cudaSuccess)
+        return err;
+    *out = &sc;
+    return cudaSuccess;
+}
+
+/* Values of n the sidecar takes beside `busy` SMs of clusters (0: none), a multiple of 16. */
+size_t sidecar_share(size_t n, int busy, const KernelLimits &limits)
+{
+    const int idle = limits.multiprocessors - busy;
+    const int weight = limits.cluster_sidecar != 0 ? limits.cluster_sidecar : kSidecarWeight;
+    if (idle <= 0 || busy <= 0 || weight < 0)
+        return 0;
+    const double part = static_cast<double>(idle) * weight / (static_cast<double>(idle) * weight + busy * 100.0);
+    const size_t share = static_cast<size_t>(static_cast<double>(n) * part) / 16 * 16;
+    return share >= kMinSidecarValues && share < n ? share : 0;
+}
+
+/*
  * The cluster path; sets *launched to false, launching nothing, where the
  * device cannot make such clusters resident (the caller takes another path).
  */
@@ -473,6 +527,15 @@ cudaError_t launch_cluster(const T *values, size_t n, const Binner &binner, cons
     clusters = std::min(clusters, static_cast<size_t>(resident));
     if (limits.max_blocks > 0)
         clusters = std::min(clusters, static_cast<size_t>(std::max(1, limits.max_blocks / layout.blocks)));
+    const int busy = static_cast<int>(clusters) * layout.blocks;
+    const size_t side = limits.max_blocks > 0 ? 0 : sidecar_share(n, busy, limits);
+    Sidecar *sc = nullptr;
+    if (side > 0) { /* the sidecar starts after what the stream holds now, not after the clusters */
+        if ((err = sidecar_for(limits.device, &sc)) != cudaSuccess ||
+            (err = cudaEventRecord(sc->fork, stream)) != cudaSuccess ||
+            (err = cudaStreamWaitEvent(sc->stream, sc->fork, 0)) != cudaSuccess)
+            return err;
+    }
     cudaLaunchConfig_t config = {};
     cudaLaunchAttribute attribute[1];
     attribute[0].id = cudaLaunchAttributeClusterDimension;
@@ -486,7 +549,17 @@ cudaError_t launch_cluster(const T *values, size_t n, const Binner &binner, cons
     config.attrs = attribute;
     config.numAttrs = 1;
     *launched = true;
-    return cudaLaunchKernelEx(&config, kernel, values, n, binner, layout, counts, flags);
+    if ((err = cudaLaunchKernelEx(&config, kernel, values, n - side, binner, layout, counts, flags)) != cudaSuccess ||
+        side == 0)
+        return err;
+    /* a grid of the idle SMs' worth of blocks, at most */
+    KernelLimits idle = limits;
+    idle.max_blocks = (limits.multiprocessors - busy) * (2048 / kThreads);
+    if ((err = launch_global(values + (n - side), side, starting_at(binner, n - side), counts, flags, idle,
+                             sc->stream)) != cudaSuccess ||
+        (err = cudaEventRecord(sc->join, sc->stream)) != cudaSuccess)
+        return err;
+    return cudaStreamWaitEvent(stream, sc->join, 0);
 }
 
 template <typename T, typename Binner>

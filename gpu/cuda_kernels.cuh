@@ -48,13 +48,17 @@ struct KernelLimits {
      * in clusters of cluster_blocks (0: the fewest that fit), with at most
      * max_cluster_steps steps a round (0: the engine's cap) and
      * cluster_prefetch steps of input prefetched into L2 ahead of the loads
-     * (0: the engine's choice, -1: none).  kernel_bench sweeps them.
+     * (0: the engine's choice, -1: none), and a sidecar on the SMs that
+     * clusters leave idle weighted cluster_sidecar percent of a cluster's
+     * SM (0: the engine's choice, -1: none; max_blocks > 0 takes none).
+     * kernel_bench sweeps them.
      */
     KernelPath force_path;
     int max_blocks;
     int cluster_blocks;
     int max_cluster_steps;
     int cluster_prefetch;
+    int cluster_sidecar;
 };
 
 cudaError_t describe_device(int device, KernelLimits *limits);

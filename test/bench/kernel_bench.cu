@@ -2,14 +2,15 @@
  * kernel_bench.cu: the engine's kernels side by side with CUB and simpler
  * kernels, on device-resident data, in one run on one GPU.
  *
- *   kernel_bench [--quick] [--once] [--sections engine,bytes,forms,grouped,pipeline,paths,steps,atomics,pages]
+ *   kernel_bench [--quick] [--once] [--sections engine,bytes,forms,grouped,pipeline,paths,steps,atomics,sidecar,pages]
  *                [--pool-gb N] > results.csv
  *
  * CSV on stdout, a summary on stderr.  Every section but "paths", "steps",
- * "atomics" and "pages" runs by default; paths (kernel_bench_cells.cuh)
- * forces each way of counting in turn, for choosing between them, steps
- * (kernel_bench_steps.cuh) each cluster size and steps a round of the
- * cluster path, atomics measures global atomics alone, and pages
+ * "atomics", "sidecar" and "pages" runs by default; paths
+ * (kernel_bench_cells.cuh) forces each way of counting in turn, for
+ * choosing between them, steps (kernel_bench_steps.cuh) each cluster size
+ * and steps a round of the cluster path, atomics measures global atomics
+ * alone, sidecar weighs the kernel beside clusters of 16, and pages
  * (kernel_bench_pages.cuh) reads heap pages from a registered host pool of
  * N GB (default 4, 1 with --quick).  For each case: median of 15 timed
  * runs (CUDA events) after 3 warm-ups (the pages section: fewer, its
@@ -296,7 +297,7 @@ bool wanted(const std::string &list, const char *name)
 {
     if (list.empty())
         return strcmp(name, "paths") != 0 && strcmp(name, "steps") != 0 && strcmp(name, "atomics") != 0 &&
-               strcmp(name, "pages") != 0;
+               strcmp(name, "sidecar") != 0 && strcmp(name, "pages") != 0;
     return ("," + list + ",").find("," + std::string(name) + ",") != std::string::npos;
 }
 
@@ -316,7 +317,7 @@ int main(int argc, char **argv)
             pool_gb = strtoul(argv[++i], nullptr, 10);
         else {
             fprintf(stderr, "usage: kernel_bench [--quick] [--once] [--sections "
-                            "engine,bytes,forms,grouped,pipeline,paths,steps,atomics,pages] [--pool-gb N]\n");
+                            "engine,bytes,forms,grouped,pipeline,paths,steps,atomics,sidecar,pages] [--pool-gb N]\n");
             return 2;
         }
     }
@@ -347,7 +348,7 @@ int main(int argc, char **argv)
     if (wanted(sections, "bytes"))
         bytes_section(quick ? (1ul << 26) : (1ul << 30), lim, tmp, tmp_bytes);
     if (wanted(sections, "forms") || wanted(sections, "grouped") || wanted(sections, "paths") ||
-        wanted(sections, "steps") || wanted(sections, "atomics")) {
+        wanted(sections, "steps") || wanted(sections, "atomics") || wanted(sections, "sidecar")) {
         CellBuffers cells(n8);
         if (wanted(sections, "forms"))
             forms_section(cells, lim, tmp, tmp_bytes);
@@ -359,6 +360,8 @@ int main(int argc, char **argv)
             steps_section(cells, lim, tmp, tmp_bytes);
         if (wanted(sections, "atomics"))
             atomics_section(cells, lim, tmp, tmp_bytes);
+        if (wanted(sections, "sidecar"))
+            sidecar_section(cells, lim, tmp, tmp_bytes);
     }
     if (wanted(sections, "pipeline"))
         pipeline_section(1 << 20, quick ? 8 : 64);

@@ -185,6 +185,53 @@ inline void grouped_section(CellBuffers &b, const gh::KernelLimits &lim, void *t
     }
 }
 
+/*
+ * The sidecar on the SMs clusters leave idle (cuda_kernels.cu), by its
+ * weight: none (-1), the engine's choice, then a quarter to the whole of a
+ * cluster SM's speed.
+ */
+inline void sidecar_section(CellBuffers &b, const gh::KernelLimits &lim, void *tmp, size_t tmp_bytes)
+{
+    const int64_t year = 365LL * 86400000000LL;
+    for (bool constant : {false, true}) {
+        const char *input = constant ? "constant" : "uniform";
+        b.fill(constant, year);
+        fill_groups<<<1024, 256>>>(b.groups, b.n, 65536);
+        float ceiling_ms = read_ceiling(b.x, b.n, tmp, tmp_bytes, b.sum_out);
+        float ceiling = b.n * 8 / (ceiling_ms * 1e-3) / 1e9;
+        report("sidecar", "float8", input, 0, "cub DeviceReduce::Sum", b.n * 8, ceiling_ms, ceiling);
+        for (int weight : {-1, 0, 25, 50, 100}) {
+            gh::KernelLimits l = lim;
+            l.cluster_sidecar = weight;
+            auto label = [&](const char *what, int32_t cells) {
+                const std::string w = weight < 0    ? "off"
+                                      : weight == 0 ? "the engine's"
+                                                    : std::to_string(weight) + " %";
+                return std::string(what) + " (" + plan_label(gh::kernel_plan(cells, 8, l)) + "), sidecar " + w;
+            };
+            for (int32_t nbins : {262144, 1000000}) {
+                gh::BucketSpec spec{0, 1200, nbins, gh::BucketRule::pg15};
+                float ms = b.zeroed_ms(size_t(nbins) + 2, [&] {
+                    CHECK(gh::bin_on_device(b.x, b.n, spec, b.counts, b.flags, l, nullptr));
+                });
+                report("sidecar", "float8", input, nbins, label("float", nbins + 2).c_str(), b.n * 8, ms, ceiling);
+            }
+            gh::Int64Spec tspec{0, year, 1000000};
+            float ms = b.zeroed_ms(1000002, [&] {
+                CHECK(gh::bin_int64_on_device(b.t, b.n, tspec, b.counts, b.flags, l, nullptr));
+            });
+            report("sidecar", "int64", input, 1000000, label("time", 1000002).c_str(), b.n * 8, ms, ceiling);
+            gh::GroupedSpec gspec{gh::BucketSpec{0, 1200, 16, gh::BucketRule::pg15}, 65536};
+            const size_t cells = size_t(gh::grouped_cells(gspec));
+            ms = b.zeroed_ms(cells, [&] {
+                CHECK(gh::bin_grouped_on_device(b.x, b.groups, b.n, gspec, b.counts, b.flags, l, nullptr));
+            });
+            report("sidecar", "float8", input, int(cells), label("grouped 65536 x 18", int32_t(cells)).c_str(),
+                   b.n * 12, ms, ceiling);
+        }
+    }
+}
+
 /* Global atomics alone, n of them at hashed cells: 64-bit, 32-bit, and 32-bit with the carry into a 64-bit word. */
 __global__ void atomics_u64(size_t n, uint32_t cells, unsigned long long *c)
 {

@@ -250,6 +250,70 @@ TEST_F(ClusterTest, SeveralRoundsInEveryClusterSizeSmallEnoughForRacecheck)
     }
 }
 
+TEST_F(ClusterTest, SidecarOnIdleSMsCountsExactly)
+{
+    /*
+     * Clusters of 16 leave SMs idle, where a sidecar kernel bins the
+     * input's last part with global atomics (cuda_kernels.cu).  Weighted
+     * heavily, so that its part is large, and not at all: float8, grouped
+     * and time histograms over a million cells, from a misaligned start,
+     * equal to the CPU's counts either way.
+     */
+    if (gh::kernel_plan(1000002, 8, limits).path != KernelPath::cluster)
+        GTEST_SKIP() << "no clusters of 16 here";
+    const size_t n = 16000003;
+    std::mt19937_64 rng(23);
+    const BucketSpec spec{-5, 5, 1000000, BucketRule::pg16};
+    std::uniform_real_distribution<double> any(-6, 6);
+    std::vector<double> v(n + 1);
+    for (size_t i = 0; i < v.size(); i++)
+        v[i] = i % 4 == 0 ? 1.25 : any(rng); /* runs of equal buckets too */
+    const std::vector<double> part(v.begin() + 1, v.end());
+    const std::vector<int64_t> want = on_cpu(spec, part);
+    DeviceArray<double> d(v);
+
+    const gh::GroupedSpec gspec{BucketSpec{0, 1, 16, BucketRule::pg15}, 60000};
+    std::vector<uint32_t> groups(v.size());
+    std::vector<double> gv(v.size());
+    for (size_t i = 0; i < v.size(); i++) {
+        groups[i] = uint32_t(rng() % gspec.groups);
+        gv[i] = v[i] / 5;
+    }
+    std::vector<int64_t> gwant(size_t(gh::grouped_cells(gspec)), 0);
+    ASSERT_EQ(gh::cpu_bin_grouped(gspec, gv.data() + 1, groups.data() + 1, n, gwant.data()), Status::ok);
+    DeviceArray<double> dgv(gv);
+    DeviceArray<uint32_t> dg(groups);
+
+    const gh::Int64Spec tspec{0, 365LL * 86400000000LL, 1000000};
+    std::vector<int64_t> t(v.size());
+    for (size_t i = 0; i < t.size(); i++)
+        t[i] = int64_t(rng() % uint64_t(tspec.hi + 1000)) - 500;
+    std::vector<int64_t> twant(size_t(tspec.nbins) + 2, 0);
+    ASSERT_EQ(gh::cpu_bin_int64(tspec, t.data() + 1, n, twant.data()), Status::ok);
+    DeviceArray<int64_t> dt(t);
+
+    for (int weight : {400, 0, -1}) {
+        gh::KernelLimits l = limits;
+        l.cluster_sidecar = weight;
+        const std::string what = "sidecar weight " + std::to_string(weight);
+        gh_test::Binned b = binned(want.size(), [&](unsigned long long *c, int *f) {
+            return gh::bin_on_device(d.get() + 1, n, spec, c, f, l, nullptr);
+        });
+        ASSERT_EQ(b.flags, 0) << what;
+        ASSERT_EQ(b.counts, want) << what;
+        b = binned(gwant.size(), [&](unsigned long long *c, int *f) {
+            return gh::bin_grouped_on_device(dgv.get() + 1, dg.get() + 1, n, gspec, c, f, l, nullptr);
+        });
+        ASSERT_EQ(b.flags, 0) << what;
+        ASSERT_EQ(b.counts, gwant) << "grouped, " << what;
+        b = binned(twant.size(), [&](unsigned long long *c, int *f) {
+            return gh::bin_int64_on_device(dt.get() + 1, n, tspec, c, f, l, nullptr);
+        });
+        ASSERT_EQ(b.flags, 0) << what;
+        ASSERT_EQ(b.counts, twant) << "time, " << what;
+    }
+}
+
 TEST_F(ClusterTest, TheEnginesChoiceOfClusters)
 {
     /* one block holds up to about 116,000 16-bit counters; more go to a cluster */
