@@ -44,22 +44,20 @@ constexpr int kMaxForcedSlices = 64;
 constexpr size_t kMaxPerLaunch = size_t(1) << 31;
 /*
  * Which kinds the engine bins on the cluster path where it fits: float8,
- * grouped and time intervals (plan_for: 8-byte samples only).  Where
- * binning costs more than counting, the rounds' barriers cost more than
- * they save: the thresholds' search on constant input (RUNS.md, run 45),
- * and their index, whose lookups from L2 bound it on every path (run 76:
- * 1,000,000 thresholds 10.8 % of the read ceiling through global atomics,
- * 8.1 % in clusters of 16).  The time form was kept off them while its
- * every value took 128-bit arithmetic; since most values take one
- * multiplication (time_bucket.h) clusters of 16 read 38 % at 1,000,000
- * buckets against global atomics' 21 % (run 76).
+ * grouped and time intervals, and sorted thresholds through their index
+ * (plan_for: 8-byte samples only).  Where binning costs more than
+ * counting, the rounds' barriers cost more than they save: the thresholds'
+ * search on constant input (RUNS.md, run 45).  The time form was kept off
+ * them while its every value took 128-bit arithmetic; since most values
+ * take one multiplication (time_bucket.h) clusters of 16 read 38 % at
+ * 1,000,000 buckets against global atomics' 21 % (run 76).  The thresholds'
+ * index, while every value read L2 for its cell, was faster through global
+ * atomics (10.8 against 8.1 % at 1,000,000); with its segments' lines
+ * answering most values from shared memory, clusters of 16 read 27.9 %
+ * against 20.9 % (run 81).
  */
 constexpr bool kClustersForThresholds = false;
 template <typename Binner> constexpr bool clusters_for(const Binner &) { return true; }
-template <bool InShared> constexpr bool clusters_for(const ThresholdIndexBinner<InShared> &)
-{
-    return kClustersForThresholds;
-}
 
 /*
  * Steps a round on the cluster path at most (kernel_cluster.cuh allows
@@ -661,8 +659,10 @@ KernelPlan threshold_plan(const DeviceThresholds &thresholds, const KernelLimits
         const ThresholdIndexBinner<true> b{thresholds};
         return plan_for(b.slots(), sizeof(double), b.table_bytes(), limits, clusters_for(b));
     }
-    if (thresholds.index.cells > 0)
-        return plan_for(thresholds.count + 1, sizeof(double), 0, limits, clusters_for(ThresholdIndexBinner<false>{}));
+    if (thresholds.index.cells > 0) {
+        const ThresholdIndexBinner<false> b{thresholds};
+        return plan_for(b.slots(), sizeof(double), b.table_bytes(), limits, clusters_for(b));
+    }
     int32_t levels = 0;
     return plan_thresholds(thresholds.count, limits, &levels);
 }
@@ -715,10 +715,16 @@ ThresholdIndex index_for(const double *thresholds, int32_t count)
                                 count <= kAllThresholdsUpTo ? kSharedThresholdCells : kMaxThresholdCells);
 }
 
-/* The index's cells start 16-byte aligned after the thresholds. */
+/* The index's cells start 16-byte aligned after the thresholds; the segments follow them. */
 size_t index_offset(int32_t count)
 {
     return (sizeof(double) * static_cast<size_t>(count) + 15) / 16 * 16;
+}
+
+/* Segments for the thresholds whose cells stay in device memory (threshold_index.h). */
+int32_t segments_for(const ThresholdIndex &ix, int32_t count)
+{
+    return ix.cells > 0 && count > kAllThresholdsUpTo ? kThresholdSegments : 0;
 }
 
 } // namespace
@@ -726,14 +732,16 @@ size_t index_offset(int32_t count)
 size_t threshold_device_bytes(const double *thresholds, int32_t count)
 {
     const ThresholdIndex ix = index_for(thresholds, count);
-    return index_offset(count) + sizeof(ThresholdCell) * static_cast<size_t>(ix.cells);
+    return index_offset(count) + sizeof(ThresholdCell) * static_cast<size_t>(ix.cells) +
+           sizeof(ThresholdSegment) * static_cast<size_t>(segments_for(ix, count));
 }
 
 cudaError_t stage_thresholds(const double *thresholds, int32_t count, void *device, cudaStream_t stream,
                              DeviceThresholds *out)
 {
     char *base = static_cast<char *>(device);
-    DeviceThresholds t{reinterpret_cast<const double *>(base), count, index_for(thresholds, count), nullptr};
+    DeviceThresholds t{reinterpret_cast<const double *>(base), count, index_for(thresholds, count), nullptr,
+                       ThresholdIndex{0, 0, 0}, nullptr};
     cudaError_t err = cudaSuccess;
     /* from pageable memory: each copy returns once its source has been read */
     if (count > 0)
@@ -748,6 +756,18 @@ cudaError_t stage_thresholds(const double *thresholds, int32_t count, void *devi
         err = cudaMemcpyAsync(base + index_offset(count), cells, sizeof(ThresholdCell) * t.index.cells,
                               cudaMemcpyHostToDevice, stream);
         delete[] cells;
+    }
+    const int32_t segments = segments_for(t.index, count);
+    if (err == cudaSuccess && segments > 0) {
+        ThresholdSegment *lines = new (std::nothrow) ThresholdSegment[static_cast<size_t>(segments)];
+        if (lines == nullptr)
+            return cudaErrorMemoryAllocation;
+        fill_threshold_segments(thresholds, count, segments, &t.lines, lines);
+        char *at = base + index_offset(count) + sizeof(ThresholdCell) * static_cast<size_t>(t.index.cells);
+        t.segments = reinterpret_cast<const ThresholdSegment *>(at);
+        err = cudaMemcpyAsync(at, lines, sizeof(ThresholdSegment) * static_cast<size_t>(segments),
+                              cudaMemcpyHostToDevice, stream);
+        delete[] lines;
     }
     if (err == cudaSuccess)
         *out = t;

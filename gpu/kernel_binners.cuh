@@ -196,8 +196,10 @@ struct ThresholdTreeBinner {
  * any; the rest of the search, where a cell holds several, reads the
  * thresholds themselves from device memory.  InShared: every block copies
  * the cells into its shared memory first (up to kSharedThresholdCells, for
- * the few thousand thresholds whose counters leave room for them); else the
- * kernels read them from device memory, where L2 holds them.
+ * the few thousand thresholds whose counters leave room for them).  Else
+ * the cells stay in device memory, where L2 holds them, and every block
+ * copies the thresholds' segments instead (threshold_index.h), whose lines
+ * answer most values without reading a cell.
  */
 template <bool InShared> struct ThresholdIndexBinner {
     DeviceThresholds t;
@@ -205,22 +207,31 @@ template <bool InShared> struct ThresholdIndexBinner {
     __host__ __device__ int32_t slots() const { return t.count + 1; }
     __host__ __device__ size_t table_bytes() const
     {
-        return InShared ? sizeof(ThresholdCell) * static_cast<size_t>(t.index.cells) : 0;
+        return InShared ? sizeof(ThresholdCell) * static_cast<size_t>(t.index.cells)
+                        : sizeof(ThresholdSegment) * static_cast<size_t>(t.lines.cells);
     }
     __device__ void attach(unsigned char *smem)
     {
-        if constexpr (InShared) {
-            const double2 *from = reinterpret_cast<const double2 *>(t.cells);
-            double2 *to = reinterpret_cast<double2 *>(smem);
-            for (int32_t i = threadIdx.x; i < t.index.cells; i += blockDim.x)
-                to[i] = __ldg(from + i);
+        const double2 *from = InShared ? reinterpret_cast<const double2 *>(t.cells)
+                                       : reinterpret_cast<const double2 *>(t.segments);
+        double2 *to = reinterpret_cast<double2 *>(smem);
+        const int32_t pairs = static_cast<int32_t>(table_bytes() / sizeof(double2));
+        for (int32_t i = threadIdx.x; i < pairs; i += blockDim.x)
+            to[i] = __ldg(from + i);
+        if (InShared)
             t.cells = reinterpret_cast<const ThresholdCell *>(smem);
-        }
+        else
+            t.segments = reinterpret_cast<const ThresholdSegment *>(smem);
     }
     __device__ int32_t operator()(double x, size_t) const
     {
         if (x != x)
             return t.count;
+        if (!InShared && t.lines.cells > 0) {
+            const int32_t b = segment_bucket(x, t.segments[threshold_cell(x, t.lines)]);
+            if (b >= 0)
+                return b;
+        }
         const int32_t c = threshold_cell(x, t.index);
         const double2 raw = InShared ? reinterpret_cast<const double2 *>(t.cells)[c]
                                      : __ldg(reinterpret_cast<const double2 *>(t.cells + c));

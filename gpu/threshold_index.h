@@ -147,12 +147,111 @@ inline void fill_threshold_index(const double *thresholds, int32_t count, const 
     }
 }
 
+/*
+ * Segments: a line through the thresholds of each piece of the axis, so
+ * that most values find their bin from a small table in shared memory and
+ * never read the cells (which, for many thousands of thresholds, live in
+ * device memory: one random L2 read a value bounds the kernels there,
+ * RUNS.md runs 76 and 80).
+ *
+ * The axis is cut into segments as into cells (threshold_cell(), with a
+ * ThresholdIndex of its own): thresholds of lower segments lie below x,
+ * of higher ones above it.  In x's segment, holding t_0 <= ... <= t_(n-1)
+ * from `base` on, m(x) = (x - a) * s in correctly rounded doubles is
+ * monotone in x, and the host has measured delta >= |m(t_j) - j| for every
+ * j, with delta < 0.5 (so no two thresholds are equal).  m(t) < m(x)
+ * implies t < x, and m(t) > m(x) implies t > x.  So m(x) < -delta puts x
+ * below every t_j (m(t_j) >= j - delta >= -delta); with f = floor(m(x)) in
+ * [0, n) and delta < m(x) - f < 1 - delta, m(t_f) <= f + delta < m(x) <
+ * f + 1 - delta <= m(t_(f+1)), so exactly f + 1 of them are at or below x;
+ * f >= n puts x above them all.  Anything else (a value within delta of a
+ * threshold's place, a segment whose line fits badly) answers -1: the
+ * caller asks the cells, which are exact everywhere.  Evenly spaced
+ * thresholds fit a line to a few ulps; any sorted array is answered
+ * exactly, only more often by the cells.
+ */
+struct alignas(16) ThresholdSegment {
+    double a, s;  /* m(x) = (x - a) * s */
+    double delta; /* >= |m(t_j) - j| for the segment's thresholds; the line is used only below 0.5 */
+    int32_t base; /* thresholds in lower segments */
+    int32_t n;    /* thresholds in this one; -1: no usable line (ask the cells) */
+};
+
+static_assert(sizeof(ThresholdSegment) == 32, "the kernels copy segments as 16-byte pairs");
+
+/* Segments the kernels keep in shared memory beside many thresholds' counters (16 KB). */
+constexpr int32_t kThresholdSegments = 512;
+
+/* The bin of x (not NaN) in segment g by its line, or -1 where the line cannot tell. */
+GH_HOST_DEVICE int32_t segment_bucket(double x, const ThresholdSegment &g)
+{
+    if (g.n <= 0)
+        return g.n == 0 ? g.base : -1;
+    const double m = detail::mul(detail::sub(x, g.a), g.s);
+    if (m < -g.delta)
+        return g.base;
+#ifdef __CUDA_ARCH__
+    const double f = floor(m);
+#else
+    const double f = std::floor(m);
+#endif
+    if (f >= static_cast<double>(g.n))
+        return g.base + g.n;
+    const double fraction = detail::sub(m, f); /* exact: 0 <= f < n <= 2^31 */
+    if (f >= 0 && fraction > g.delta && detail::add(fraction, g.delta) < 1.0)
+        return g.base + static_cast<int32_t>(f) + 1;
+    return -1;
+}
+
+/*
+ * Fills the segments of thresholds indexed as `cells_ix` (plan_threshold_index
+ * accepted them): `segments` of them over the same span; *ix says where
+ * they lie.  Host code.
+ */
+inline void fill_threshold_segments(const double *thresholds, int32_t count, int32_t segments, ThresholdIndex *ix,
+                                    ThresholdSegment *out)
+{
+    *ix = ThresholdIndex{thresholds[0], static_cast<double>(segments) / (thresholds[count - 1] - thresholds[0]),
+                         segments};
+    int32_t i = 0;
+    for (int32_t g = 0; g < segments; g++) {
+        ThresholdSegment &seg = out[g];
+        seg.base = i;
+        while (i < count && threshold_cell(thresholds[i], *ix) == g)
+            i++;
+        const int32_t n = i - seg.base;
+        const double *t = thresholds + seg.base;
+        seg.n = n;
+        seg.a = n > 0 ? t[0] : 0.0;
+        seg.s = n > 1 ? static_cast<double>(n - 1) / (t[n - 1] - t[0]) : 1.0;
+        seg.delta = 0.0;
+        if (n == 0)
+            continue;
+        if (!(seg.s > 0) || !detail::is_finite(seg.s)) {
+            seg.n = -1;
+            continue;
+        }
+        double worst = 0.0;
+        for (int32_t j = 0; j < n; j++) {
+            const double m = detail::mul(detail::sub(t[j], seg.a), seg.s);
+            const double d = std::fabs(m - static_cast<double>(j)); /* within half an ulp of the exact gap */
+            if (!(d <= worst))
+                worst = d; /* NaN too: then nothing below passes */
+        }
+        seg.delta = std::nextafter(worst, INFINITY); /* above the exact gap */
+        if (!(seg.delta < 0.5))
+            seg.n = -1;
+    }
+}
+
 /* Where thresholds indexed on the device live: what the kernels read. */
 struct DeviceThresholds {
     const double *thresholds;   /* count values, device memory */
     int32_t count;
     ThresholdIndex index;       /* index.cells == 0: none */
     const ThresholdCell *cells; /* index.cells cells, device memory */
+    ThresholdIndex lines;       /* segments (lines.cells of them); 0: none */
+    const ThresholdSegment *segments; /* device memory */
 };
 
 } // namespace gh

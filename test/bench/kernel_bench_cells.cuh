@@ -60,7 +60,8 @@ struct CellBuffers {
         CHECK(cudaMalloc(&x, sizeof(double) * n));
         CHECK(cudaMalloc(&t, sizeof(int64_t) * n));
         CHECK(cudaMalloc(&groups, sizeof(uint32_t) * n));
-        CHECK(cudaMalloc(&thresholds, sizeof(double) * 1000000 + sizeof(gh::ThresholdCell) * gh::kMaxThresholdCells));
+        CHECK(cudaMalloc(&thresholds, sizeof(double) * 1000000 + sizeof(gh::ThresholdCell) * gh::kMaxThresholdCells +
+                                           sizeof(gh::ThresholdSegment) * gh::kThresholdSegments));
         CHECK(cudaMalloc(&sum_out, sizeof(double)));
         CHECK(cudaMalloc(&counts, sizeof(unsigned long long) * kCells));
         CHECK(cudaMalloc(&flags, sizeof(int)));
@@ -100,9 +101,12 @@ struct CellBuffers {
 
 /*
  * Stages `count` thresholds as the engine does (with the index where it
- * gives one); search = true drops the index, for the search it replaced.
+ * gives one); search drops the index, for the search it replaced; cells
+ * drops the segments' lines, for the index's cells alone.
  */
-inline gh::DeviceThresholds set_thresholds(CellBuffers &b, int32_t count, bool search = false)
+enum class ThresholdLookup { engine, search, cells };
+inline gh::DeviceThresholds set_thresholds(CellBuffers &b, int32_t count,
+                                           ThresholdLookup lookup = ThresholdLookup::engine)
 {
     static const double latency[] = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000};
     std::vector<double> t(static_cast<size_t>(count));
@@ -110,8 +114,10 @@ inline gh::DeviceThresholds set_thresholds(CellBuffers &b, int32_t count, bool s
         t[static_cast<size_t>(i)] = count == 10 ? latency[i] : 1200.0 * i / count;
     gh::DeviceThresholds staged{};
     CHECK(gh::stage_thresholds(t.data(), count, b.thresholds, nullptr, &staged));
-    if (search)
+    if (lookup == ThresholdLookup::search)
         staged.index = gh::ThresholdIndex{0, 0, 0};
+    if (lookup != ThresholdLookup::engine)
+        staged.lines = gh::ThresholdIndex{0, 0, 0};
     CHECK(cudaDeviceSynchronize());
     return staged;
 }
@@ -143,15 +149,18 @@ inline void forms_section(CellBuffers &b, const gh::KernelLimits &lim, void *tmp
             std::string what = "time histogram (" + plan_label(gh::time_plan(nbins, lim)) + ")";
             report("forms", "int64", input, nbins, what.c_str(), bytes, ms, ceiling);
         }
-        /* the engine's choice (the index: the thresholds are sorted), then the search it replaced */
+        /* the engine's choice (the index: the thresholds are sorted), its cells alone, the search */
         for (int32_t count : {10, 4096, 100000, 1000000}) {
-            for (bool search : {false, true}) {
-                const gh::DeviceThresholds staged = set_thresholds(b, count, search);
+            for (ThresholdLookup lookup : {ThresholdLookup::engine, ThresholdLookup::cells, ThresholdLookup::search}) {
+                if (lookup == ThresholdLookup::cells && count <= 4096)
+                    continue; /* no lines there: the cells are in shared memory */
+                const gh::DeviceThresholds staged = set_thresholds(b, count, lookup);
                 float ms = b.zeroed_ms(size_t(count) + 1, [&] {
                     CHECK(gh::bin_thresholds_on_device(b.x, b.n, staged, b.counts, b.flags, lim, nullptr));
                 });
-                std::string what = std::string("thresholds, ") + (staged.index.cells > 0 ? "index" : "search") +
-                                   " (" + plan_label(gh::threshold_plan(staged, lim)) + ")";
+                const char *how = staged.index.cells == 0 ? "search" : staged.lines.cells > 0 ? "lines, cells" : "cells";
+                std::string what = std::string("thresholds, ") + how + " (" +
+                                   plan_label(gh::threshold_plan(staged, lim)) + ")";
                 report("forms", "float8", input, count, what.c_str(), bytes, ms, ceiling);
             }
         }

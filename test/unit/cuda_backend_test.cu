@@ -700,6 +700,14 @@ TEST_F(Cuda, IndexedThresholdsMatchTheServersSearch)
     for (int i = 0; i < 100000; i++)
         t.push_back(1e15 + i * 0.125); /* cells finer than the doubles' spacing */
     arrays.push_back(t);
+    t.clear();
+    for (int i = 0; i < 200000; i++)
+        t.push_back(-50 + i * 0.001); /* evenly spaced, not exactly: the segments' lines answer most values */
+    arrays.push_back(t);
+    t.clear();
+    for (int i = 0; i < 150000; i++)
+        t.push_back(std::exp(12.0 * i / 150000)); /* geometric: lines that bend a little */
+    arrays.push_back(t);
     for (const std::vector<double> &a : arrays) {
         std::vector<double> v = threshold_values(a, 300000, a.size());
         for (size_t i = 0; i < 100000; i++)

@@ -255,9 +255,9 @@ TEST_F(ClusterTest, SidecarOnIdleSMsCountsExactly)
     /*
      * Clusters of 16 leave SMs idle, where a sidecar kernel bins the
      * input's last part with global atomics (cuda_kernels.cu).  Weighted
-     * heavily, so that its part is large, and not at all: float8, grouped
-     * and time histograms over a million cells, from a misaligned start,
-     * equal to the CPU's counts either way.
+     * heavily, so that its part is large, and not at all: float8, grouped,
+     * time and threshold histograms over a million cells, from a
+     * misaligned start, equal to the CPU's counts either way.
      */
     if (gh::kernel_plan(1000002, 8, limits).path != KernelPath::cluster)
         GTEST_SKIP() << "no clusters of 16 here";
@@ -292,6 +292,21 @@ TEST_F(ClusterTest, SidecarOnIdleSMsCountsExactly)
     ASSERT_EQ(gh::cpu_bin_int64(tspec, t.data() + 1, n, twant.data()), Status::ok);
     DeviceArray<int64_t> dt(t);
 
+    /* a million evenly spaced thresholds: segments' lines for most values, cells beside each threshold */
+    std::vector<double> th(1000000);
+    for (size_t i = 0; i < th.size(); i++)
+        th[i] = -4.5 + 9.0 * double(i) / double(th.size());
+    std::vector<double> tv(v);
+    for (size_t i = 0; i < tv.size(); i += 3)
+        tv[i] = th[rng() % th.size()]; /* on a threshold */
+    std::vector<int64_t> thwant(th.size() + 1, 0);
+    ASSERT_EQ(gh::cpu_bin_thresholds(gh::ThresholdSpec{th.data(), int32_t(th.size())}, tv.data() + 1, n,
+                                     thwant.data()),
+              Status::ok);
+    gh_test::StagedThresholds dth(th);
+    ASSERT_TRUE(dth.indexed());
+    DeviceArray<double> dtv(tv);
+
     for (int weight : {400, 0, -1}) {
         gh::KernelLimits l = limits;
         l.cluster_sidecar = weight;
@@ -311,6 +326,11 @@ TEST_F(ClusterTest, SidecarOnIdleSMsCountsExactly)
         });
         ASSERT_EQ(b.flags, 0) << what;
         ASSERT_EQ(b.counts, twant) << "time, " << what;
+        EXPECT_EQ(gh::threshold_plan(dth.get(), l).path, KernelPath::cluster);
+        b = binned(thwant.size(), [&](unsigned long long *c, int *f) {
+            return gh::bin_thresholds_on_device(dtv.get() + 1, n, dth.get(), c, f, l, nullptr);
+        });
+        ASSERT_EQ(b.counts, thwant) << "thresholds, " << what;
     }
 }
 
@@ -321,14 +341,15 @@ TEST_F(ClusterTest, TheEnginesChoiceOfClusters)
     gh::KernelPlan p = gh::kernel_plan(262146, 8, limits);
     EXPECT_EQ(p.path, KernelPath::cluster);
     EXPECT_GE(p.slices, 4);
-    /* the time form takes the float8 intervals' paths; thresholds, indexed or not, keep theirs */
+    /* the time form and indexed thresholds take the float8 intervals' paths; the thresholds' search keeps its own */
     p = gh::kernel_plan(1000002, 8, limits);
     EXPECT_EQ(p.path, limits.max_cluster >= 16 ? KernelPath::cluster : KernelPath::global);
     EXPECT_EQ(gh::time_plan(1000000, limits).path, p.path);
     EXPECT_NE(gh::threshold_plan(gh::DeviceThresholds{nullptr, 1000000, {}, nullptr}, limits).path,
               KernelPath::cluster);
-    gh::DeviceThresholds indexed{nullptr, 1000000, gh::ThresholdIndex{0, 1, 1 << 21}, nullptr};
-    EXPECT_NE(gh::threshold_plan(indexed, limits).path, KernelPath::cluster);
+    gh::DeviceThresholds indexed{nullptr, 1000000, gh::ThresholdIndex{0, 1, 1 << 21}, nullptr,
+                                 gh::ThresholdIndex{0, 1, gh::kThresholdSegments}, nullptr};
+    EXPECT_EQ(gh::threshold_plan(indexed, limits).path, p.path);
     /* too many for 16 blocks: global atomics */
     EXPECT_EQ(gh::kernel_plan(4000002, 8, limits).path, KernelPath::global);
     /* without clusters, slices as before */

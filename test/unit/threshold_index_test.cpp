@@ -61,6 +61,19 @@ long wrong(const std::vector<double> &t, std::mt19937_64 &rng)
             if (gh::indexed_threshold_bucket(x, t.data(), count, ix, cells.data()) !=
                 gh::threshold_bucket(x, t.data(), count))
                 bad++;
+        /* the segments' lines, where they answer, answer the same; as many segments as cells at most */
+        const int32_t segments = std::min(max_cells, gh::kThresholdSegments);
+        gh::ThresholdIndex lines{};
+        std::vector<gh::ThresholdSegment> seg(static_cast<size_t>(segments));
+        gh::fill_threshold_segments(t.data(), count, segments, &lines, seg.data());
+        EXPECT_EQ(lines.cells, segments);
+        for (double x : v) {
+            if (x != x)
+                continue;
+            const int32_t b = gh::segment_bucket(x, seg[static_cast<size_t>(gh::threshold_cell(x, lines))]);
+            if (b >= 0 && b != gh::threshold_bucket(x, t.data(), count))
+                bad++;
+        }
         if (gh::indexed_threshold_bucket(NAN, t.data(), count, ix, cells.data()) != count)
             bad++;
     }
@@ -110,6 +123,65 @@ TEST(ThresholdIndex, AgreesWithTheServersSearchOnSortedArrays)
     arrays.push_back({0, 0, 0, 1e-300});
     for (const std::vector<double> &a : arrays)
         EXPECT_EQ(wrong(a, rng), 0) << a.size() << " thresholds from " << a.front() << " to " << a.back();
+}
+
+/*
+ * The segments' lines answer most values of evenly spaced thresholds (the
+ * kernels then read no cell), and fall back to the cells near every
+ * threshold, on crowded or uneven segments, and where two thresholds are
+ * equal.
+ */
+TEST(ThresholdIndex, SegmentsAnswerEvenThresholdsAndStepAsideElsewhere)
+{
+    std::mt19937_64 rng(11);
+    std::uniform_real_distribution<double> u(0, 1);
+    auto answered = [&](const std::vector<double> &t, long *wrong_answers) {
+        const int32_t count = static_cast<int32_t>(t.size());
+        gh::ThresholdIndex lines{};
+        std::vector<gh::ThresholdSegment> seg(gh::kThresholdSegments);
+        gh::fill_threshold_segments(t.data(), count, gh::kThresholdSegments, &lines, seg.data());
+        long yes = 0, all = 0;
+        for (int i = 0; i < 200000; i++) {
+            const double x = t.front() + (t.back() - t.front()) * (u(rng) * 1.2 - 0.1);
+            const int32_t b = gh::segment_bucket(x, seg[static_cast<size_t>(gh::threshold_cell(x, lines))]);
+            all++;
+            if (b >= 0) {
+                yes++;
+                if (b != gh::threshold_bucket(x, t.data(), count))
+                    ++*wrong_answers;
+            }
+        }
+        for (size_t j = 0; j < t.size(); j++) /* on and beside each threshold */
+            for (double x : {t[j], std::nextafter(t[j], -INFINITY), std::nextafter(t[j], INFINITY)}) {
+                const int32_t b = gh::segment_bucket(x, seg[static_cast<size_t>(gh::threshold_cell(x, lines))]);
+                if (b >= 0 && b != gh::threshold_bucket(x, t.data(), count))
+                    ++*wrong_answers;
+            }
+        return double(yes) / double(all);
+    };
+    long wrong_answers = 0;
+    std::vector<double> t;
+    for (int i = 0; i < 100000; i++)
+        t.push_back(1200.0 * i / 100000); /* the benchmark's */
+    EXPECT_GT(answered(t, &wrong_answers), 0.99);
+    t.clear();
+    for (int i = 0; i < 100000; i++)
+        t.push_back(std::exp(10.0 * i / 100000)); /* geometric, 1 .. e^10 */
+    EXPECT_GT(answered(t, &wrong_answers), 0.5);
+    t.clear();
+    for (int i = 0; i < 20000; i++)
+        t.push_back(std::pow(10.0, -12 + 24.0 * i / 20000)); /* log-spaced over 24 decades: crowded */
+    answered(t, &wrong_answers);
+    t.clear();
+    for (int i = 0; i < 30000; i++)
+        t.push_back(double(i / 3)); /* runs of equal thresholds: no line */
+    EXPECT_EQ(answered(t, &wrong_answers), 0.0);
+    t.clear();
+    for (int i = 0; i < 50000; i++)
+        t.push_back(u(rng) * 1000);
+    std::sort(t.begin(), t.end()); /* random gaps */
+    answered(t, &wrong_answers);
+    EXPECT_EQ(wrong_answers, 0);
 }
 
 TEST(ThresholdIndex, CellsAreBoundedAndSkipEmptyOnes)
