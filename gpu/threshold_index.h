@@ -197,16 +197,19 @@ GH_HOST_DEVICE int32_t segment_bucket(double x, const ThresholdSegment &g)
 #endif
     if (f >= static_cast<double>(g.n))
         return g.base + g.n;
-    const double fraction = detail::sub(m, f); /* exact: 0 <= f < n <= 2^31 */
-    if (f >= 0 && fraction > g.delta && detail::add(fraction, g.delta) < 1.0)
+    if (f < 0) /* -delta <= m(x) < 0: x may be t_0 */
+        return -1;
+    const double fraction = detail::sub(m, f); /* exact: 0 <= f <= m < n <= 2^31 */
+    if (fraction > g.delta && detail::add(fraction, g.delta) < 1.0) /* the sum rounds to 1 if it reaches 1 */
         return g.base + static_cast<int32_t>(f) + 1;
     return -1;
 }
 
 /*
- * Fills the segments of thresholds indexed as `cells_ix` (plan_threshold_index
- * accepted them): `segments` of them over the same span; *ix says where
- * they lie.  Host code.
+ * Fills `segments` segments over the span of thresholds that
+ * plan_threshold_index() indexed (sorted, finite, a span whose cells'
+ * scale is finite; segments no more than its cells); *ix says where they
+ * lie.  Host code.
  */
 inline void fill_threshold_segments(const double *thresholds, int32_t count, int32_t segments, ThresholdIndex *ix,
                                     ThresholdSegment *out)
