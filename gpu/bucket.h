@@ -58,6 +58,14 @@ GH_HOST_DEVICE bool is_finite(double x)
     return std::isfinite(x);
 #endif
 }
+GH_HOST_DEVICE double floor_of(double x)
+{
+#ifdef __CUDA_ARCH__
+    return floor(x);
+#else
+    return std::floor(x);
+#endif
+}
 GH_HOST_DEVICE double mul(double a, double b)
 {
 #ifdef __CUDA_ARCH__

@@ -190,11 +190,7 @@ GH_HOST_DEVICE int32_t segment_bucket(double x, const ThresholdSegment &g)
     const double m = detail::mul(detail::sub(x, g.a), g.s);
     if (m < -g.delta)
         return g.base;
-#ifdef __CUDA_ARCH__
-    const double f = floor(m);
-#else
-    const double f = std::floor(m);
-#endif
+    const double f = detail::floor_of(m);
     if (f >= static_cast<double>(g.n))
         return g.base + g.n;
     if (f < 0) /* -delta <= m(x) < 0: x may be t_0 */

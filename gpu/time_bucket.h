@@ -110,15 +110,6 @@ GH_HOST_DEVICE bool quotient_rounds_up(u128 n, uint64_t r, const Int64Binning &b
     return 2 * static_cast<u128>(gap) * p10 <= b.range;
 }
 
-GH_HOST_DEVICE double floor_of(double x)
-{
-#ifdef __CUDA_ARCH__
-    return floor(x);
-#else
-    return std::floor(x);
-#endif
-}
-
 /* The inner bucket (1 .. nbins, or nbins + 1 through the rounding) at distance 0 <= d < range. */
 GH_HOST_DEVICE int32_t int64_inner_bucket(uint64_t d, const Int64Binning &b)
 {
