@@ -214,7 +214,8 @@ Status open(const HistogramSpec &spec, uint32_t groups, int32_t cells, int devic
     h->cells = cells;
     /*
      * The cells, then the page kernel's tuple counter (drained as cell
-     * `cells`), the flags, and 16-byte aligned, the thresholds and their index.
+     * `cells`), the flags, and 16-byte aligned, the thresholds with their index
+     * and segments (stage_thresholds).
      */
     size_t bytes = sizeof(unsigned long long) * (static_cast<size_t>(cells) + 1);
     const size_t table_at = (bytes + sizeof(int) + 15) / 16 * 16;
