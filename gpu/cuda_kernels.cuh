@@ -100,18 +100,18 @@ cudaError_t bin_int64_on_device(const int64_t *values, size_t n, const Int64Spec
 
 /*
  * Device memory for `count` thresholds as stage_thresholds() lays them out:
- * the thresholds, then their index (threshold_index.h) where the kernels
- * use one: more thresholds than shared memory holds, and an array the index
- * covers.  Host code; reads the thresholds.
+ * the thresholds, then, for an array the index covers (sorted, finite),
+ * their index's cells and, above 4,096 thresholds, their segments
+ * (threshold_index.h).  Host code; reads the thresholds.
  */
 size_t threshold_device_bytes(const double *thresholds, int32_t count);
 
 /*
  * Copies `count` thresholds from host memory, and builds and copies their
- * index, into `device` (threshold_device_bytes() bytes, 16-byte aligned) on
- * `stream`; *out says where they are.  Returns once the host's thresholds
- * have been read (they may go); cudaErrorMemoryAllocation where the host
- * has no memory for the index.
+ * index and segments, into `device` (threshold_device_bytes() bytes,
+ * 16-byte aligned) on `stream`; *out says where they are.  Returns once the
+ * host's thresholds have been read (they may go); cudaErrorMemoryAllocation
+ * where the host has no memory for the index.
  */
 cudaError_t stage_thresholds(const double *thresholds, int32_t count, void *device, cudaStream_t stream,
                              DeviceThresholds *out);
