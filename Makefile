@@ -55,6 +55,18 @@ $(shlib): $(ENGINE_LIB)
 # PGXS tracks no header dependencies: rebuild every object when any header changes.
 $(OBJS): $(wildcard extension/*.h extension/scan/*.h extension/service/*.h gpu/*.h)
 
+# The objects of extension/ are compiled in the source tree for one server.
+# build/pg_server names that server; when PG_CONFIG points at another one
+# (`make PG_CONFIG=/usr/local/pgsql-18/bin/pg_config`), the file changes and
+# every object is rebuilt against the new headers.  The engine in build/
+# includes no PostgreSQL header and is kept.
+PG_SERVER_ID := $(PG_CONFIG) $(VERSION)
+PG_SERVER_STAMP = $(ENGINE_BUILD)/pg_server
+ifneq ($(PG_SERVER_ID),$(shell cat $(PG_SERVER_STAMP) 2>/dev/null))
+$(shell mkdir -p $(ENGINE_BUILD) && echo '$(PG_SERVER_ID)' > $(PG_SERVER_STAMP))
+endif
+$(OBJS): $(PG_SERVER_STAMP)
+
 $(ENGINE_LIB): engine
 .PHONY: engine unittest
 engine:

@@ -72,7 +72,7 @@ void report_engine_status(gh::Status s)
 
 gh::Int64Spec checked_int64_spec(int64 lo, int64 hi, int32 nbins, bool bound_is_infinite)
 {
-    gh::Int64Spec spec{lo, hi, nbins};
+    gh::Int64Spec spec{lo, hi, nbins, kServerNumericRule};
     gh::SpecError err = gh::validate_int64_spec(spec, bound_is_infinite);
     report_spec_error(err, gh::BucketSpec{0, 0, nbins, kServerRule});
     return spec;

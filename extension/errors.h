@@ -13,9 +13,14 @@
 #include "../gpu/histogram_spec.h"
 #include "../gpu/status.h"
 
-/* The width_bucket formula of the server we are built against. */
+/* The float8 width_bucket formula of the server we are built against. */
 constexpr gh::BucketRule kServerRule =
     PG_VERSION_NUM >= 160000 ? gh::BucketRule::pg16 : gh::BucketRule::pg15;
+
+/* Its numeric width_bucket, which the time histograms follow. */
+constexpr gh::NumericRule kServerNumericRule = PG_VERSION_NUM >= 180000   ? gh::NumericRule::pg18
+                                               : PG_VERSION_NUM >= 160000 ? gh::NumericRule::pg16
+                                                                          : gh::NumericRule::pg15;
 
 /* Raises the error for a refused spec; returns if err is SpecError::none. */
 void report_spec_error(gh::SpecError err, const gh::BucketSpec &spec);
@@ -37,8 +42,7 @@ gh::BucketSpec checked_first_row_spec(double value, double lo, double hi, int32 
  * Raises the error for a row whose lo, hi or nbins differ from those of the
  * group (width_bucket's error first, if the row's own arguments are invalid).
  */
-void report_changed_spec(const gh::BucketSpec &group, double value, double lo, double hi, int32 nbins)
-    pg_attribute_noreturn();
+[[noreturn]] void report_changed_spec(const gh::BucketSpec &group, double value, double lo, double hi, int32 nbins);
 
 /* The same for a time histogram, raising numeric width_bucket's errors. */
 gh::Int64Spec checked_int64_spec(int64 lo, int64 hi, int32 nbins, bool bound_is_infinite);

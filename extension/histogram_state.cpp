@@ -229,7 +229,8 @@ bool histogram_spec_equal(const gh::HistogramSpec &a, const gh::HistogramSpec &b
         return a.interval.lo == b.interval.lo && a.interval.hi == b.interval.hi &&
                a.interval.nbins == b.interval.nbins && a.interval.rule == b.interval.rule;
     case gh::SpecKind::int64_interval:
-        return a.int64.lo == b.int64.lo && a.int64.hi == b.int64.hi && a.int64.nbins == b.int64.nbins;
+        return a.int64.lo == b.int64.lo && a.int64.hi == b.int64.hi && a.int64.nbins == b.int64.nbins &&
+               a.int64.rule == b.int64.rule;
     case gh::SpecKind::thresholds:
         return a.thresholds.count == b.thresholds.count &&
                (a.thresholds.thresholds == b.thresholds.thresholds ||
@@ -319,6 +320,7 @@ bytea *histogram_state_serialize(HistogramState *st)
         break;
     case gh::SpecKind::int64_interval:
         h.size = spec.int64.nbins;
+        h.rule = static_cast<int32>(spec.int64.rule);
         memcpy(h.bounds, &spec.int64.lo, 8);
         memcpy(h.bounds + 8, &spec.int64.hi, 8);
         break;
@@ -338,7 +340,7 @@ bytea *histogram_state_serialize(HistogramState *st)
     return wire;
 }
 
-static void report_bad_wire(const char *what) pg_attribute_noreturn();
+[[noreturn]] static void report_bad_wire(const char *what);
 static void report_bad_wire(const char *what)
 {
     ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION), errmsg("gpu_histogram state has %s", what)));
@@ -369,10 +371,10 @@ HistogramState *histogram_state_deserialize(MemoryContext mcxt, const bytea *wir
         break;
     }
     case gh::SpecKind::int64_interval: {
-        gh::Int64Spec b{0, 0, h.size};
+        gh::Int64Spec b{0, 0, h.size, static_cast<gh::NumericRule>(h.rule)};
         memcpy(&b.lo, h.bounds, 8);
         memcpy(&b.hi, h.bounds + 8, 8);
-        if (gh::validate_int64_spec(b, false) != gh::SpecError::none)
+        if (h.rule != static_cast<int32>(kServerNumericRule) || gh::validate_int64_spec(b, false) != gh::SpecError::none)
             report_bad_wire("invalid bounds or bucket count");
         spec = gh::int64_histogram(b);
         break;

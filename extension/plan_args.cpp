@@ -55,17 +55,11 @@ extern "C" {
 #include "rewrite/rewriteManip.h"
 #include "utils/syscache.h"
 }
+#include "pg_compat.h"
 
 namespace {
 
 planner_hook_type prev_planner_hook = NULL;
-
-using Walker = bool (*)();
-template <typename Context>
-Walker as_walker(bool (*fn)(Node *, Context *))
-{
-    return reinterpret_cast<Walker>(reinterpret_cast<void (*)()>(fn));
-}
 
 /* What one planner call has found out so far. */
 struct Rewriter {
@@ -147,14 +141,14 @@ bool depends_on_row_walker(Node *node, int *depth)
         break;
     case T_Query: {
         (*depth)++;
-        bool found = query_tree_walker(reinterpret_cast<Query *>(node), as_walker(depends_on_row_walker), depth, 0);
+        bool found = query_tree_walker(reinterpret_cast<Query *>(node), GH_WALKER(depends_on_row_walker), depth, 0);
         (*depth)--;
         return found;
     }
     default:
         break;
     }
-    return expression_tree_walker(node, as_walker(depends_on_row_walker), depth);
+    return expression_tree_walker(node, GH_WALKER(depends_on_row_walker), depth);
 }
 
 /* A parameter that the planner replaces by its value (eval_const_expressions' test). */
@@ -184,7 +178,7 @@ bool left_unfolded_walker(Node *node, Rewriter *rw)
         return true;
     if (IsA(node, Param))
         return !param_is_bound_constant(rw, reinterpret_cast<Param *>(node));
-    return expression_tree_walker(node, as_walker(left_unfolded_walker), rw);
+    return expression_tree_walker(node, GH_WALKER(left_unfolded_walker), rw);
 }
 
 bool evaluate_once(Rewriter *rw, Expr *e)
@@ -247,13 +241,13 @@ bool rewrite_walker(Node *node, Rewriter *rw)
     if (IsA(node, Query)) {
         Query *outer = rw->query;
         rw->query = reinterpret_cast<Query *>(node);
-        query_tree_walker(rw->query, as_walker(rewrite_walker), rw, 0);
+        query_tree_walker(rw->query, GH_WALKER(rewrite_walker), rw, 0);
         rw->query = outer;
         return false;
     }
     if (IsA(node, Aggref))
         rewrite_arguments(rw, reinterpret_cast<Aggref *>(node));
-    return expression_tree_walker(node, as_walker(rewrite_walker), rw);
+    return expression_tree_walker(node, GH_WALKER(rewrite_walker), rw);
 }
 
 PlannedStmt *plan_args_planner(Query *parse, const char *query_string, int cursor_options, ParamListInfo bound_params)

@@ -5,7 +5,9 @@
  * It reproduces PostgreSQL's numeric width_bucket(operand, lo, hi, count)
  * over those integers exactly, in integer arithmetic: the quotient
  * q = count * (x - lo) / (hi - lo) (mirrored for lo > hi), plus 1, floored.
- * PostgreSQL 15's numeric division does not truncate that quotient: it
+ * How the server computes q depends on its major (NumericRule): 18 divides
+ * exactly and truncates.  Up to 17, numeric division does not truncate that
+ * quotient: it
  * rounds it (half up) to select_div_scale()'s scale, 16 - 4 * qweight
  * decimal places, where qweight estimates the quotient's weight from the
  * leading base-10000 digits of the two operands.  So where q lies within
@@ -14,7 +16,10 @@
  * 100000000000000003, 20000) is 6668, not 6667).  That needs a range wider
  * than 2 * 10^8 units, i.e. only microsecond ranges of minutes and more with
  * many buckets; int64_bucket() applies the same rounding wherever it can
- * change the result.  (The dividend's and divisor's display scales also
+ * change the result.  Where that rounding carries q up to count itself, 15
+ * answers count + 1 and 16 and 17 clamp it to count
+ * (width_bucket(999999999999999999::numeric, 0, 10^18, 100000) is 100001 on
+ * 15 and 100000 on 17).  (The dividend's and divisor's display scales also
  * enter select_div_scale(); for integers, and for extract(epoch ...) *
  * 1000000 with its scale of 6, they are below the 12 places that at most
  * kMaxBins buckets always give, so they never decide.)
@@ -39,11 +44,19 @@ namespace gh {
 
 using u128 = unsigned __int128;
 
+/* Which server's numeric width_bucket to reproduce. */
+enum class NumericRule : int32_t {
+    pg15 = 15, /* q rounded at select_div_scale()'s places, then floored: PG <= 15 */
+    pg16 = 16, /* the same, but a q rounded up to count gives count: PG 16 and 17 */
+    pg18 = 18, /* the exact q, truncated: PG >= 18 */
+};
+
 /* nbins equal spans between the int64 bounds lo and hi (lo > hi mirrors the numbering). */
 struct Int64Spec {
     int64_t lo;
     int64_t hi;
     int32_t nbins;
+    NumericRule rule;
 };
 
 /* What binning needs, derived once from a validated Int64Spec by prepare_int64(). */
@@ -53,6 +66,7 @@ struct Int64Binning {
     uint64_t range;           /* |hi - lo|: up to 2^64 - 1 */
     int32_t nbins;
     bool ascending;
+    bool clamp_to_count;      /* a q rounded up to nbins stays in bucket nbins (PG 16, 17) */
     double scale;             /* nbins / range: the first guess of the quotient */
     double slack;             /* a guess whose fraction is within this of an integer is checked exactly */
     uint64_t round_window;    /* only range - remainder <= this can round up; 0: nothing can */
@@ -130,7 +144,8 @@ GH_HOST_DEVICE int32_t int64_inner_bucket(uint64_t d, const Int64Binning &b)
         p += b.range;
     }
     uint64_t r = static_cast<uint64_t>(n - p);
-    return static_cast<int32_t>(q) + 1 + (r != 0 && quotient_rounds_up(n, r, b) ? 1 : 0);
+    int32_t bucket = static_cast<int32_t>(q) + 1 + (r != 0 && quotient_rounds_up(n, r, b) ? 1 : 0);
+    return b.clamp_to_count && bucket > b.nbins ? b.nbins : bucket;
 }
 
 } // namespace detail
@@ -178,6 +193,7 @@ inline Int64Binning prepare_int64(const Int64Spec &spec)
     b.hi = spec.hi;
     b.nbins = spec.nbins;
     b.ascending = spec.lo < spec.hi;
+    b.clamp_to_count = spec.rule == NumericRule::pg16;
     b.range = b.ascending ? static_cast<uint64_t>(spec.hi) - static_cast<uint64_t>(spec.lo)
                           : static_cast<uint64_t>(spec.lo) - static_cast<uint64_t>(spec.hi);
     b.scale = static_cast<double>(spec.nbins) / static_cast<double>(b.range);
@@ -193,7 +209,7 @@ inline Int64Binning prepare_int64(const Int64Spec &spec)
     int32_t s_min = 16 - 4 * max_qweight;
     if (s_min < 0)
         s_min = 0;
-    if (s_min >= 19) {
+    if (s_min >= 19 || spec.rule == NumericRule::pg18) { /* 18 never rounds */
         b.round_window = 0;
     } else {
         u128 p10 = 1;
@@ -234,7 +250,7 @@ inline int32_t int64_bucket_reference(int64_t x, const Int64Spec &spec)
                     : static_cast<uint64_t>(spec.lo) - static_cast<uint64_t>(spec.hi);
     u128 n = d * static_cast<uint32_t>(spec.nbins);
     u128 q = n / range, r = n % range;
-    if (r == 0)
+    if (r == 0 || spec.rule == NumericRule::pg18)
         return static_cast<int32_t>(q) + 1;
     /* select_div_scale(), digit by digit */
     auto lead = [](u128 v, int32_t *weight) {
@@ -257,8 +273,10 @@ inline int32_t int64_bucket_reference(int64_t x, const Int64Spec &spec)
         u128 p10 = 1;
         for (int32_t i = 0; i < s; i++)
             p10 *= 10u;
-        if (2 * (range - r) * p10 <= range)
-            return static_cast<int32_t>(q) + 2;
+        if (2 * (range - r) * p10 <= range) /* rounds up to q + 1 */
+            return spec.rule == NumericRule::pg16 && q + 1 >= static_cast<u128>(spec.nbins)
+                       ? spec.nbins
+                       : static_cast<int32_t>(q) + 2;
     }
     return static_cast<int32_t>(q) + 1;
 }

@@ -102,14 +102,16 @@ SELECT gpu_histogram(x, 0, 1, CASE WHEN i < 1000000 THEN 10 ELSE 11 END) FROM pa
 SELECT gpu_histogram(CASE WHEN i = 1500000 THEN 'NaN' ELSE x END, 0, 1, 10) FROM par_t;
 \set VERBOSITY default
 
--- Forced into a worker (force_parallel_mode): the same results.
+-- Forced into a worker: the same results.  16 renamed force_parallel_mode
+-- to debug_parallel_query.
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
-SET force_parallel_mode = on;
+SELECT current_setting('server_version_num')::int >= 160000 AS pg16 \gset
+SELECT set_config(CASE WHEN :'pg16' THEN 'debug_parallel_query' ELSE 'force_parallel_mode' END, 'on', false) AS forced;
 SELECT gpu_histogram(x, 0, 1, 3) FROM (VALUES (0.1::float8), (0.5), (0.9), (1.5)) v(x);
 SELECT gpu_histogram(x, 0, 1, 1000) = (SELECT up FROM par_serial) AS up FROM par_t WHERE i <= 2000000;
-RESET force_parallel_mode;
+SELECT set_config(CASE WHEN :'pg16' THEN 'debug_parallel_query' ELSE 'force_parallel_mode' END, 'off', false) AS reset;
 RESET max_parallel_workers_per_gather;
 
 DROP TABLE par_t, par_serial, par_serial_g;

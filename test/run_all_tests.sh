@@ -1,177 +1,67 @@
 #!/usr/bin/env bash
-# run_all_tests.sh: builds, installs and runs every test of gpu_histogram.
+# run_all_tests.sh: every test of gpu_histogram, on every PostgreSQL major it
+# supports that this machine can run.
 #
-#   bash test/run_all_tests.sh
+#   bash test/run_all_tests.sh                    # 15, 17 and 18
+#   bash test/run_all_tests.sh 18                 # or GH_PG_VERSIONS="17 18"
+#   PG_CONFIG=/path/to/pg_config bash test/run_all_tests.sh   # that server only
 #
-# 1. installs missing packages, `make`, `make install` (test/lib/prepare.sh)
-# 2. `make unittest`: the engine's GoogleTest suite under CTest; its CUDA
-#    tests skip themselves on a machine without a GPU
-# 3. `make installcheck`: the pg_regress suite (sql/, expected/) against a
-#    throwaway server
-# 4. test/gpu/run_gpu_checks.sh, with that server, when the file exists; it
-#    skips itself without a GPU (reported as skipped when it exits 77, or
-#    exits 0 having printed "SKIPPED")
-# 5. test/fdw/run_shard_checks.sh: three shard servers and a coordinator of
-#    its own, on 127.0.0.1, through postgres_fdw; skipped (exit 77) when
-#    postgres_fdw is not installed
-#    then test/scan/buffer_hint_checks.sh: pages pinned through the buffers
-#    they were last seen in, after the pages moved, on a 16 MB buffer pool
-# 6. test/service/run_preload_checks.sh: the GPU service from the outside, on
-#    a server without the library preloaded and one with it
-# 7. test/service/run_crash_isolation.sh: the CUDA process killed with
-#    SIGSEGV, SIGABRT and SIGKILL under queries and an open transaction; the
-#    server must not restart
-# 8. test/sqlsmith/run_sqlsmith.sh: random queries (sqlsmith, installed when
-#    missing) against a throwaway server of its own, 18,000 by default within
-#    a few minutes; fails if the server crashed or the extension raised an
-#    internal error (SQLSTATE class XX); skipped (exit 77) when sqlsmith
-#    cannot be installed
-# 9. test/check_doc_links.py: every relative link and #anchor of README.md
-#    and docs/*.md points at a file and a heading that exist
+# For each major, test/run_suite.sh installs what is missing (Debian's
+# packages for 15; 17 and 18 built from source the first time, about two
+# minutes each), builds the extension against that server and runs the whole
+# suite: the engine's unit tests (once: the engine has no PostgreSQL
+# version), pg_regress, the GPU checks, the pages under concurrent writers,
+# postgres_fdw shards, buffer hints, the GPU service's checks and sqlsmith.
+# 16 compiles by the same rules but is not run: Debian's archive has neither
+# its packages for Debian 12 nor its source.
 #
-# Every step after the build runs even if an earlier one failed; the summary
-# at the end lists each, and the exit status is non-zero if any failed.
+# Every major runs even if an earlier one failed; the summary at the end
+# lists each step of each, and the exit status is non-zero if any failed.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-source test/lib/prepare.sh
 
-gh_prepare
-
-LOGS=$GH_ROOT/build/test-logs
-mkdir -p "$LOGS"
-SUMMARY=()
-FAILED=0
-record() { # record NAME RESULT [DETAIL]
-    SUMMARY+=("$(printf '  %-26s %-8s %s' "$1" "$2" "${3:-}")")
-    [ "$2" != FAILED ] || FAILED=1
-}
-record "build + install" ok "CUDA backend built: $(gh_cuda_backend_built)"
-
-# -- 2. engine unit tests --------------------------------------------------
-gh_step "make unittest (GoogleTest under CTest)"
-if make "${GH_MAKE_VARS[@]}" unittest 2>&1 | tee "$LOGS/unittest.log"; then
-    result=ok
+if [ -n "${PG_CONFIG:-}" ]; then
+    versions=(user)
+elif [ $# -gt 0 ]; then
+    versions=("$@")
 else
-    result=FAILED
+    read -r -a versions <<<"${GH_PG_VERSIONS:-15 17 18}"
 fi
-detail=$(grep -E 'tests passed|tests failed' "$LOGS/unittest.log" | tail -n 1 | sed 's/^ *//') || true
-skipped=$(grep -c -F '***Skipped' "$LOGS/unittest.log") || true
-[ "${skipped:-0}" = 0 ] || detail="$detail; $skipped skipped (no GPU?)"
-record "unit tests (CTest)" "$result" "$detail"
 
-# -- 3. regression tests ---------------------------------------------------
-# shellcheck disable=SC2119  # no postgres options: the defaults
-gh_start_server
-gh_step "make installcheck (pg_regress)"
-rm -f regression.diffs regression.out
-if make "${GH_MAKE_VARS[@]}" installcheck 2>&1 | tee "$LOGS/installcheck.log"; then
-    result=ok
-else
-    result=FAILED
-    if [ -s regression.diffs ]; then
-        gh_step "regression.diffs"
-        cat regression.diffs
+failed=0
+first=1
+summaries=()
+for major in "${versions[@]}"; do
+    printf '\n######## PostgreSQL %s ########\n' "$major"
+    started=$SECONDS
+    set +e
+    if [ "$major" = user ]; then
+        GH_SKIP_UNITTEST=$((1 - first)) bash test/run_suite.sh
+    else
+        GH_PG_MAJOR=$major GH_SKIP_UNITTEST=$((1 - first)) bash test/run_suite.sh
     fi
-    gh_step "last lines of the server log"
-    tail -n 40 "$PG_TEMP_DIR/server.log" || true
-fi
-detail=$(grep -E 'tests? (passed|failed)|tests? .* failed' "$LOGS/installcheck.log" | tail -n 1 | sed 's/^ *//; s/ *$//') || true
-if [ "$result" = FAILED ] && [ -z "$detail" ]; then
-    detail="pg_regress did not finish; see the output above"
-elif [ "$result" = FAILED ] && [ -s regression.diffs ]; then
-    detail="$detail (diffs printed above, also in regression.diffs)"
-fi
-record "regression (pg_regress)" "$result" "$detail"
-
-# -- 4. GPU checks -----------------------------------------------------------
-if [ -f test/gpu/run_gpu_checks.sh ]; then
-    gh_step "bash test/gpu/run_gpu_checks.sh"
-    set +e
-    bash test/gpu/run_gpu_checks.sh 2>&1 | tee "$LOGS/gpu_checks.log"
-    rc=${PIPESTATUS[0]}
+    rc=$?
     set -e
-    last=$(grep -v '^[[:space:]]*$' "$LOGS/gpu_checks.log" | tail -n 1 | cut -c1-110) || true
-    case $rc in
-        0) if grep -q -i 'skipped' "$LOGS/gpu_checks.log"; then
-               record "GPU checks" skipped "$last"
-           else
-               record "GPU checks" ok "$last"
-           fi ;;
-        77) record "GPU checks" skipped "$last" ;;
-        *) record "GPU checks" FAILED "exit status $rc: $last" ;;
-    esac
-else
-    record "GPU checks" skipped "test/gpu/run_gpu_checks.sh does not exist"
-fi
+    first=0
+    if [ "$major" = user ]; then
+        label=$("$PG_CONFIG" --version)
+        major=$("$PG_CONFIG" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
+    else
+        label="PostgreSQL $major"
+    fi
+    [ "$rc" = 0 ] || failed=1
+    summaries+=("$label: $([ "$rc" = 0 ] && echo ok || echo FAILED) in $((SECONDS - started)) s")
+    if [ -f "build/test-logs/pg$major/summary.txt" ]; then
+        while IFS= read -r line; do summaries+=("  $line"); done <"build/test-logs/pg$major/summary.txt"
+    fi
+done
 
-# -- 4b. the scan's pages under concurrent writers (on the CPU path without a GPU) --
-gh_step "bash test/gpu/page_checks.sh 20"
-set +e
-bash test/gpu/page_checks.sh 20 2>&1 | tee "$LOGS/page_checks.log"
-rc=${PIPESTATUS[0]}
-set -e
-last=$(grep -v '^[[:space:]]*$' "$LOGS/page_checks.log" | tail -n 1 | cut -c1-110) || true
-if [ "$rc" = 0 ]; then
-    record "pages under concurrent writers" ok "$last"
-else
-    record "pages under concurrent writers" FAILED "exit status $rc: $(grep -m 1 'FAIL' "$LOGS/page_checks.log" | cut -c1-100)"
-fi
-
-pg_temp_stop
-trap - EXIT
-
-# Runs a check script that starts its own servers, and records it: exit 0
-# ok, 77 skipped, anything else FAILED with its first FAILED line.
-run_checks() { # name, script, log
-    gh_step "bash $2"
-    set +e
-    bash "$2" 2>&1 | tee "$LOGS/$3"
-    local rc=${PIPESTATUS[0]}
-    set -e
-    local last
-    last=$(grep -v '^[[:space:]]*$' "$LOGS/$3" | tail -n 1 | cut -c1-110) || true
-    case $rc in
-        0) record "$1" ok "$last" ;;
-        77) record "$1" skipped "$last" ;;
-        *) record "$1" FAILED "exit status $rc: $(grep -m 1 'FAILED' "$LOGS/$3" | cut -c1-100)" ;;
-    esac
-}
-
-# -- 5. scale-out over postgres_fdw --------------------------------------------
-run_checks "shards (postgres_fdw)" test/fdw/run_shard_checks.sh shard_checks.log
-
-# -- 5b. pages pinned through stale buffer hints, on a small buffer pool -------
-run_checks "buffer hints" test/scan/buffer_hint_checks.sh buffer_hint_checks.log
-
-# -- 6. the GPU service, with and without preloading ----------------------------
-run_checks "GPU service (preload checks)" test/service/run_preload_checks.sh preload_checks.log
-
-# -- 7. a dying CUDA process does not take the server down -----------------------
-run_checks "GPU service (crash isolation)" test/service/run_crash_isolation.sh crash_isolation.log
-
-# -- 8. random queries (sqlsmith) ----------------------------------------------
-run_checks "random queries (sqlsmith)" test/sqlsmith/run_sqlsmith.sh sqlsmith.log
-
-# -- 9. the README's and the docs' links ---------------------------------------
-gh_step "python3 test/check_doc_links.py"
-if python3 test/check_doc_links.py 2>&1 | tee "$LOGS/doc_links.log"; then
-    record "docs links" ok "$(tail -n 1 "$LOGS/doc_links.log")"
-else
-    record "docs links" FAILED "$(tail -n 1 "$LOGS/doc_links.log")"
-fi
-
-gh_step "summary"
-if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
-    echo "  GPU: $(nvidia-smi -L | head -n 1)"
-else
-    echo "  GPU: none visible on this machine"
-fi
-printf '%s\n' "${SUMMARY[@]}"
-echo "  logs: $LOGS"
-if [ "$FAILED" = 0 ]; then
-    echo "all tests passed"
+printf '\n==> summary of every PostgreSQL major\n'
+printf '%s\n' "${summaries[@]}"
+if [ "$failed" = 0 ]; then
+    echo "all tests passed on: ${versions[*]}"
 else
     echo "SOME TESTS FAILED"
 fi
-exit "$FAILED"
+exit "$failed"

@@ -2,7 +2,8 @@
 # setup_and_demo.sh: installs what is missing, builds and installs
 # gpu_histogram, then shows it at work on a throwaway server.
 #
-#   bash test/setup_and_demo.sh
+#   bash test/setup_and_demo.sh        # PostgreSQL 15, Debian 12's own
+#   bash test/setup_and_demo.sh 18     # 17 or 18: built from source once
 #
 # Safe to run again: it installs only missing packages, rebuilds only what
 # changed, and every run uses a fresh server that is removed at the end.
@@ -11,6 +12,7 @@
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+[ $# = 0 ] || GH_PG_MAJOR=$1
 source test/lib/prepare.sh
 
 gh_prepare

@@ -16,12 +16,13 @@ extern "C" {
 #include "storage/buf_internals.h"
 #include "storage/proc.h"
 }
+#include "../pg_compat.h"
 
 namespace {
 
 /* One table's hints, in TopMemoryContext's child hints_cxt. */
 struct TableHints {
-    RelFileNode node;
+    GhRelFile node;
     Buffer *buffers;         /* NULL: the slot is free */
     BlockNumber capacity;
     LocalTransactionId lxid; /* handed out in this transaction: not freed or moved */
@@ -74,7 +75,7 @@ bool make_room(Size need)
     while (blocks_held + need > blocks_bound()) {
         TableHints *victim = NULL;
         for (TableHints &t : tables)
-            if (t.buffers != NULL && t.lxid != MyProc->lxid && (victim == NULL || t.used < victim->used))
+            if (t.buffers != NULL && t.lxid != GH_MY_LXID() && (victim == NULL || t.used < victim->used))
                 victim = &t;
         if (victim == NULL)
             return false;
@@ -113,14 +114,14 @@ BufferHints buffer_hints_local(Relation rel, BlockNumber nblocks)
         return BufferHints{NULL, 0};
     TableHints *found = NULL, *slot = NULL;
     for (TableHints &t : tables) {
-        if (t.buffers != NULL && RelFileNodeEquals(t.node, rel->rd_node))
+        if (t.buffers != NULL && GH_REL_FILE_EQUALS(t.node, GH_REL_FILE(rel)))
             found = &t;
         else if (t.buffers == NULL && slot == NULL)
             slot = &t;
     }
-    if (found != NULL && found->capacity < nblocks && found->lxid != MyProc->lxid) {
+    if (found != NULL && found->capacity < nblocks && found->lxid != GH_MY_LXID()) {
         /* the table grew: a bigger array that keeps what is known (marked in use, so that make_room spares it) */
-        found->lxid = MyProc->lxid;
+        found->lxid = GH_MY_LXID();
         BlockNumber capacity = with_room(nblocks);
         Buffer *bigger = make_room(capacity - found->capacity) ? allocate(capacity) : NULL;
         if (bigger != NULL) {
@@ -135,7 +136,7 @@ BufferHints buffer_hints_local(Relation rel, BlockNumber nblocks)
         if (slot == NULL) {
             /* every slot is taken: the least recently used table not in use goes */
             for (TableHints &t : tables)
-                if (t.lxid != MyProc->lxid && (slot == NULL || t.used < slot->used))
+                if (t.lxid != GH_MY_LXID() && (slot == NULL || t.used < slot->used))
                     slot = &t;
             if (slot == NULL)
                 return BufferHints{NULL, 0};
@@ -147,11 +148,11 @@ BufferHints buffer_hints_local(Relation rel, BlockNumber nblocks)
         Buffer *buffers = allocate(capacity);
         if (buffers == NULL)
             return BufferHints{NULL, 0};
-        *slot = TableHints{rel->rd_node, buffers, capacity, InvalidLocalTransactionId, 0};
+        *slot = TableHints{GH_REL_FILE(rel), buffers, capacity, InvalidLocalTransactionId, 0};
         blocks_held += capacity;
         found = slot;
     }
-    found->lxid = MyProc->lxid;
+    found->lxid = GH_MY_LXID();
     found->used = ++uses;
     return BufferHints{found->buffers, Min(nblocks, found->capacity)};
 }
@@ -199,7 +200,7 @@ Buffer buffer_hints_read(const BufferHints &hints, Relation rel, BlockNumber blo
         return ReadBufferExtended(rel, MAIN_FORKNUM, block, RBM_NORMAL, strategy);
     Buffer hint = hints.buffers[block];
     /* the range check matters: a parallel scan's hints are in shared memory */
-    if (hint > 0 && hint <= NBuffers && ReadRecentBuffer(rel->rd_node, MAIN_FORKNUM, block, hint)) {
+    if (hint > 0 && hint <= NBuffers && ReadRecentBuffer(GH_REL_FILE(rel), MAIN_FORKNUM, block, hint)) {
         pgstat_count_buffer_read(rel);
         pgstat_count_buffer_hit(rel);
         touch_usage(hint, strategy);

@@ -36,6 +36,7 @@ extern "C" {
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
 }
+#include "../pg_compat.h"
 
 namespace {
 
@@ -122,7 +123,7 @@ Node *table_vars_mutator(Node *node, List *scan_tlist)
         var->varno = INDEX_VAR;
         return reinterpret_cast<Node *>(var);
     }
-    return expression_tree_mutator(node, reinterpret_cast<Node *(*)()>(reinterpret_cast<void (*)()>(table_vars_mutator)), scan_tlist);
+    return expression_tree_mutator(node, GH_MUTATOR(table_vars_mutator), scan_tlist);
 }
 
 void begin_scan(CustomScanState *node, EState *estate, int)
@@ -610,7 +611,7 @@ void explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
     ScanExecState *s = scan_state(node);
     CustomScan *cscan = reinterpret_cast<CustomScan *>(node->ss.ps.plan);
     List *context = set_deparse_context_plan(es->deparse_cxt, node->ss.ps.plan, ancestors);
-    bool prefix = list_length(es->rtable) > 1 || es->verbose;
+    bool prefix = GH_EXPLAIN_RTABLE_SIZE(es) > 1 || es->verbose;
 
     StringInfoData histograms, counts;
     initStringInfo(&histograms);

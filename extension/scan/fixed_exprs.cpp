@@ -7,6 +7,7 @@ extern "C" {
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 }
+#include "../pg_compat.h"
 
 namespace {
 
@@ -17,8 +18,7 @@ bool row_dependent_walker(Node *node, void *)
     if (IsA(node, Var) || IsA(node, PlaceHolderVar) || IsA(node, Aggref) || IsA(node, WindowFunc) ||
         IsA(node, GroupingFunc) || IsA(node, SubLink) || IsA(node, SubPlan) || IsA(node, AlternativeSubPlan))
         return true;
-    return expression_tree_walker(node, reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(row_dependent_walker)),
-                                  NULL);
+    return expression_tree_walker(node, GH_WALKER(row_dependent_walker), NULL);
 }
 
 } // namespace

@@ -21,6 +21,7 @@ extern "C" {
 #include "storage/predicate.h"
 #include "utils/rel.h"
 }
+#include "../pg_compat.h"
 
 void heap_reader_begin(HeapReader *r, Relation rel, Snapshot snapshot, ParallelBlockTableScanDesc pscan,
                        const BufferHints *shared_hints, bool list_all_visible)
@@ -150,7 +151,7 @@ bool heap_reader_next_page(HeapReader *r)
 
     Page page = BufferGetPage(r->buffer);
     r->page = page;
-    TestForOldSnapshot(r->snapshot, rel, page);
+    GH_TEST_FOR_OLD_SNAPSHOT(r->snapshot, rel, page);
     bool all_visible = PageIsAllVisible(page) && !r->snapshot->takenDuringRecovery;
     r->counters.pages++;
     r->counters.all_visible_pages += all_visible;
@@ -211,7 +212,7 @@ void heap_reader_count_tuples(HeapReader *r, uint64 n)
 {
     r->counters.tuples += n;
     if (pgstat_should_count_relation(r->rel))
-        r->rel->pgstat_info->t_counts.t_tuples_returned += n;
+        GH_PGSTAT_TUPLES_RETURNED(r->rel) += n;
 }
 
 void heap_reader_unlock(HeapReader *r)

@@ -29,6 +29,7 @@ extern "C" {
 #include "optimizer/tlist.h"
 #include "parser/parsetree.h"
 }
+#include "../pg_compat.h"
 
 namespace {
 
@@ -42,7 +43,7 @@ struct Leaf {
 template <typename T> T *in_leaf(PlannerInfo *root, T *node, RelOptInfo *leaf, RelOptInfo *top)
 {
     return reinterpret_cast<T *>(
-        adjust_appendrel_attrs_multilevel(root, reinterpret_cast<Node *>(node), leaf->relids, top->relids));
+        GH_ADJUST_APPENDREL_MULTILEVEL(root, reinterpret_cast<Node *>(node), leaf, top));
 }
 
 /*

@@ -47,6 +47,7 @@ extern "C" {
 #include "utils/selfuncs.h"
 #include "utils/spccache.h"
 }
+#include "../pg_compat.h"
 
 namespace {
 
@@ -100,8 +101,7 @@ bool column_outside(Node *node, List *keys)
         return false;
     if (IsA(node, Var) || IsA(node, PlaceHolderVar))
         return true;
-    return expression_tree_walker(node, reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(column_outside)),
-                                  keys);
+    return expression_tree_walker(node, GH_WALKER(column_outside), keys);
 }
 
 /* Counters per group for an aggregate: gpu_histogram's buckets, when its count is known. */
@@ -150,7 +150,7 @@ bool query_shape_fits(PlannerInfo *root, RelOptInfo *input_rel, QueryShape *shap
         return false;
     shape->aggrefs = NIL;
     foreach (lc, root->agginfos) {
-        Aggref *aggref = static_cast<AggInfo *>(lfirst(lc))->representative_aggref;
+        Aggref *aggref = GH_AGGINFO_AGGREF(static_cast<AggInfo *>(lfirst(lc)));
         if (!is_our_histogram(aggref->aggfnoid) && aggref->aggfnoid != F_COUNT_ && aggref->aggfnoid != F_COUNT_ANY)
             return false;
         shape->aggrefs = lappend(shape->aggrefs, aggref);

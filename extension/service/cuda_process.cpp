@@ -108,13 +108,13 @@ void wake_room_waiters(void)
 }
 
 /* Leaves without running anything of the supervisor's: what it held is the supervisor's to repair. */
-pg_attribute_noreturn() void leave(int status);
+[[noreturn]] void leave(int status);
 void leave(int status)
 {
     _exit(status);
 }
 
-pg_attribute_noreturn() void exit_on_cuda_error(gh::Status s);
+[[noreturn]] void exit_on_cuda_error(gh::Status s);
 void exit_on_cuda_error(gh::Status s)
 {
     char text[300];
@@ -630,7 +630,7 @@ void serve(void)
 }
 
 /* Waits for SIGTERM: there is no GPU, and clients know it from the state. */
-pg_attribute_noreturn() void idle(void);
+[[noreturn]] void idle(void);
 void idle(void)
 {
     for (;;) {

@@ -8,6 +8,6 @@
 #include <sys/types.h>
 
 /* Runs the CUDA process; never returns (it ends with _exit). */
-pg_attribute_noreturn() void cuda_process_main(pid_t supervisor);
+[[noreturn]] void cuda_process_main(pid_t supervisor);
 
 #endif /* GH_CUDA_PROCESS_H */

@@ -18,6 +18,7 @@ extern "C" {
 #include "storage/proc.h"
 #include "utils/wait_event.h"
 }
+#include "../pg_compat.h"
 
 #include "../errors.h"
 #include "service_shared.h"
@@ -409,7 +410,7 @@ int32 gpu_service_take_slot(ServiceWait wait)
             if (slot->state == SLOT_FREE) {
                 slot->state = SLOT_FILLING;
                 slot->owner = MyProcPid;
-                slot->owner_procno = MyProc->pgprocno;
+                slot->owner_procno = GH_MY_PROCNO();
                 slot->abandoned = false;
                 gh_service->slots_in_use++;
                 taken = i;

@@ -138,7 +138,7 @@ inline void forms_section(CellBuffers &b, const gh::KernelLimits &lim, void *tmp
         float ceiling = bytes / (ceiling_ms * 1e-3) / 1e9;
         report("forms", "float8", input, 0, "cub DeviceReduce::Sum", bytes, ceiling_ms, ceiling);
         for (auto [nbins, span] : {std::pair{1440, day}, std::pair{100000, year}, std::pair{1000000, year}}) {
-            gh::Int64Spec spec{0, span, nbins};
+            gh::Int64Spec spec{0, span, nbins, gh::NumericRule::pg15};
             if (constant)
                 fill_constant<<<1024, 256>>>(b.t, b.n, static_cast<int64_t>(span / 2 + 12345));
             else
@@ -225,7 +225,7 @@ inline void sidecar_section(CellBuffers &b, const gh::KernelLimits &lim, void *t
                 });
                 report("sidecar", "float8", input, nbins, label("float", nbins + 2).c_str(), b.n * 8, ms, ceiling);
             }
-            gh::Int64Spec tspec{0, year, 1000000};
+            gh::Int64Spec tspec{0, year, 1000000, gh::NumericRule::pg15};
             float ms = b.zeroed_ms(1000002, [&] {
                 CHECK(gh::bin_int64_on_device(b.t, b.n, tspec, b.counts, b.flags, l, nullptr));
             });
@@ -320,7 +320,7 @@ inline void paths_section(CellBuffers &b, const gh::KernelLimits &lim, void *tmp
             });
         }
         for (int32_t nbins : {100000, 1000000}) {
-            gh::Int64Spec spec{0, year, nbins};
+            gh::Int64Spec spec{0, year, nbins, gh::NumericRule::pg15};
             each_path(nbins + 2, [&](const gh::KernelLimits &l, const std::string &label) {
                 float ms = b.zeroed_ms(size_t(nbins) + 2, [&] {
                     CHECK(gh::bin_int64_on_device(b.t, b.n, spec, b.counts, b.flags, l, nullptr));

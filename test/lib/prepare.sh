@@ -9,15 +9,20 @@
 # second run installs nothing and `make` rebuilds only what changed.
 #
 # Settings, all optional, read from the environment:
-#   PG_CONFIG     the pg_config of the server to build for; default
-#                 /usr/lib/postgresql/$GH_PG_MAJOR/bin/pg_config (not
-#                 /usr/bin/pg_config, which may be libpq-dev's or another
-#                 major version's)
-#   GH_PG_MAJOR   PostgreSQL major version whose packages to install; 15
+#   GH_PG_MAJOR   the PostgreSQL major to build for and test against: 15
+#                 (the default), 16, 17 or 18.  A major that apt can install
+#                 comes from its Debian packages, into
+#                 /usr/lib/postgresql/$GH_PG_MAJOR; 17 and 18, which Debian
+#                 12 lacks, are built once from source into
+#                 /usr/local/pgsql-$GH_PG_MAJOR (test/lib/postgres_source.sh)
+#   PG_CONFIG     the pg_config of a server installed some other way; it
+#                 overrides GH_PG_MAJOR, and nothing is installed for it
 #   WITH_CUDA     yes or no, passed to make (default: yes when nvcc is found)
 
 GH_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 GH_PG_MAJOR=${GH_PG_MAJOR:-15}
+# shellcheck source=SCRIPTDIR/postgres_source.sh
+source "$GH_ROOT/test/lib/postgres_source.sh"
 
 gh_step() { printf '\n==> %s\n' "$*"; }
 gh_die() { printf 'error: %s\n' "$*" >&2; exit 1; }
@@ -36,7 +41,7 @@ gh_as_root() {
 # The Debian packages this project needs that are not installed yet, one a line.
 gh_missing_packages() {
     local pgdir=/usr/lib/postgresql/$GH_PG_MAJOR
-    if [ -z "${GH_USER_PG_CONFIG:-}" ]; then
+    if [ -z "${GH_USER_PG_CONFIG:-}" ] && [ "$GH_PG_SOURCE" = no ]; then
         [ -x "$pgdir/bin/postgres" ] || echo "postgresql-$GH_PG_MAJOR"
         [ -x "$pgdir/bin/psql" ] || echo "postgresql-client-$GH_PG_MAJOR"
         [ -f "$pgdir/lib/pgxs/src/makefiles/pgxs.mk" ] && \
@@ -78,12 +83,27 @@ gh_install_dependencies() {
     gh_apt_install $missing || gh_die "could not install: $missing"
 }
 
-# Sets PG_CONFIG (and PG_BIN, which pg_temp_server.sh reads) and checks it.
+# Whether apt knows a package (an installed one, or one it could install).
+gh_apt_has() {
+    dpkg -s "$1" >/dev/null 2>&1 && return 0
+    command -v apt-cache >/dev/null 2>&1 || return 1
+    [ -n "$(apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ && $2 != "(none)" {print $2}')" ]
+}
+
+# Sets PG_CONFIG, and GH_PG_SOURCE (yes: built from source here, no: Debian's
+# packages or the user's own server).
 gh_find_pg_config() {
+    GH_PG_SOURCE=no
     if [ -n "${PG_CONFIG:-}" ]; then
         GH_USER_PG_CONFIG=$PG_CONFIG
-    else
+    elif [ -x "/usr/lib/postgresql/$GH_PG_MAJOR/bin/postgres" ] ||
+         gh_apt_has "postgresql-server-dev-$GH_PG_MAJOR"; then
         PG_CONFIG=/usr/lib/postgresql/$GH_PG_MAJOR/bin/pg_config
+    elif gh_pg_source_release "$GH_PG_MAJOR" >/dev/null; then
+        GH_PG_SOURCE=yes
+        PG_CONFIG=$(gh_pg_source_prefix "$GH_PG_MAJOR")/bin/pg_config
+    else
+        gh_die "PostgreSQL $GH_PG_MAJOR has no package here and no known source; install it (for example from the PGDG apt repository) and run again with PG_CONFIG=/path/to/its/pg_config"
     fi
     export PG_CONFIG
 }
@@ -94,7 +114,8 @@ gh_check_pg_config() {
     pgxs=$("$PG_CONFIG" --pgxs)
     [ -f "$pgxs" ] || gh_die "$PG_CONFIG --pgxs names $pgxs, which does not exist (postgresql-server-dev missing?)"
     PG_BIN=$("$PG_CONFIG" --bindir)
-    export PG_BIN
+    GH_PG_SERVER_MAJOR=$("$PG_CONFIG" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
+    export PG_BIN GH_PG_SERVER_MAJOR
     # psql, pg_ctl and pg_regress of the same server first on PATH
     case ":$PATH:" in *":$PG_BIN:"*) ;; *) PATH=$PG_BIN:$PATH ;; esac
     export PATH
@@ -132,6 +153,7 @@ gh_prepare() {
     gh_find_pg_config
     gh_step "dependencies"
     gh_install_dependencies
+    [ "$GH_PG_SOURCE" = no ] || gh_pg_source_install "$GH_PG_MAJOR"
     gh_check_pg_config
     gh_build_and_install
 }

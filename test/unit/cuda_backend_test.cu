@@ -612,15 +612,18 @@ TEST_F(Cuda, TimeKernelMatchesCpu)
 {
     const int64_t day = 86400000000LL;
     const gh::Int64Spec specs[] = {
-        {0, day, 1440},                                     /* minutes of a day */
-        {day, 0, 1440},                                     /* the same, bounds reversed */
-        {-211813488000000000LL, 9223371331200000000LL, 7},  /* the whole timestamp range */
-        {0, 100000000000000003LL, 20000},                   /* numeric's rounding decides */
-        {1000000000000000000LL, -999999999999999983LL, 12345},
-        {5, 2000000000006LL, 99999},                        /* counters in global memory */
-        {0, 365 * day, gh::kMaxBins},
-        {-3, 4, 1},
-        {730000, 740000, 10000},                            /* day numbers of dates */
+        {0, day, 1440, gh::NumericRule::pg15},                                     /* minutes of a day */
+        {day, 0, 1440, gh::NumericRule::pg15},                                     /* the same, bounds reversed */
+        {-211813488000000000LL, 9223371331200000000LL, 7, gh::NumericRule::pg15},  /* the whole timestamp range */
+        {0, 100000000000000003LL, 20000, gh::NumericRule::pg15},                   /* numeric's rounding decides */
+        {1000000000000000000LL, -999999999999999983LL, 12345, gh::NumericRule::pg15},
+        {5, 2000000000006LL, 99999, gh::NumericRule::pg15},                        /* counters in global memory */
+        {0, 365 * day, gh::kMaxBins, gh::NumericRule::pg15},
+        {-3, 4, 1, gh::NumericRule::pg15},
+        {730000, 740000, 10000, gh::NumericRule::pg15},                            /* day numbers of dates */
+        {0, 1000000000000000000LL, 100000, gh::NumericRule::pg16}, /* 16 and 17 clamp a q rounded to count */
+        {0, 100000000000000003LL, 20000, gh::NumericRule::pg18},  /* 18 divides exactly */
+        {day, 0, 1440, gh::NumericRule::pg18},
     };
     for (const gh::Int64Spec &s : specs) {
         std::vector<int64_t> v = int64_values(s, 300000, uint64_t(s.nbins));
@@ -634,7 +637,7 @@ TEST_F(Cuda, TimeKernelMatchesCpu)
 
 TEST_F(Cuda, TimeKernelOnConstantInputAndOddSizes)
 {
-    gh::Int64Spec s{0, 86400000000LL, 1440};
+    gh::Int64Spec s{0, 86400000000LL, 1440, gh::NumericRule::pg15};
     std::vector<int64_t> constant(2000001, 43200000000LL);
     ASSERT_EQ(int64_on_gpu(s, constant, 0, limits), int64_on_cpu(s, constant));
     for (size_t n : {0ul, 1ul, 3ul, 257ul, 100003ul}) {
@@ -730,7 +733,7 @@ TEST_F(Cuda, ThresholdKernelFollowsTheServersSearchOnUnsortedAndNaN)
 
 TEST_F(Cuda, PipelineForTimeAndThresholds)
 {
-    gh::Int64Spec s{0, 100000000000000003LL, 20000};
+    gh::Int64Spec s{0, 100000000000000003LL, 20000, gh::NumericRule::pg15};
     std::vector<int64_t> v = int64_values(s, 2000003, 3);
     std::vector<int64_t> counts;
     ASSERT_EQ(words_on_gpu_pipeline(gh::int64_histogram(s), v, 1 << 18, &counts), Status::ok);
@@ -990,7 +993,7 @@ TEST_F(Cuda, ChunkedDrainsEqualAWholeDrain)
     gh::gpu_histogram_close(h);
 
     /* the time and threshold kinds, in three uneven parts */
-    gh::Int64Spec ts{0, 86400000000LL, 1440};
+    gh::Int64Spec ts{0, 86400000000LL, 1440, gh::NumericRule::pg15};
     std::vector<int64_t> times = int64_values(ts, 400003, 43);
     std::vector<double> t(30000);
     for (size_t i = 0; i < t.size(); i++)
@@ -1081,7 +1084,7 @@ TEST_F(Cuda, HistogramsOnEveryDevice)
 
     /* every device at once, each with data of its own: a float, a time and a threshold histogram on each */
     BucketSpec fs{-3, 3, 5000, BucketRule::pg15};
-    gh::Int64Spec ts{0, 86400000000LL, 1440};
+    gh::Int64Spec ts{0, 86400000000LL, 1440, gh::NumericRule::pg15};
     std::vector<double> t = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000};
     const size_t batch = 1 << 18;
     struct PerDevice {

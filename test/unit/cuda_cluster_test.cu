@@ -284,7 +284,7 @@ TEST_F(ClusterTest, SidecarOnIdleSMsCountsExactly)
     DeviceArray<double> dgv(gv);
     DeviceArray<uint32_t> dg(groups);
 
-    const gh::Int64Spec tspec{0, 365LL * 86400000000LL, 1000000};
+    const gh::Int64Spec tspec{0, 365LL * 86400000000LL, 1000000, gh::NumericRule::pg15};
     std::vector<int64_t> t(v.size());
     for (size_t i = 0; i < t.size(); i++)
         t[i] = int64_t(rng() % uint64_t(tspec.hi + 1000)) - 500;

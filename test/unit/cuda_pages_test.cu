@@ -504,7 +504,7 @@ TEST_F(Pages, RefusedArguments)
     /* only float8 intervals, not grouped */
     const double thresholds[] = {1, 2};
     for (const gh::HistogramSpec &other :
-         {gh::int64_histogram(gh::Int64Spec{0, 100, 10}), gh::threshold_histogram(thresholds, 2)}) {
+         {gh::int64_histogram(gh::Int64Spec{0, 100, 10, gh::NumericRule::pg15}), gh::threshold_histogram(thresholds, 2)}) {
         ASSERT_EQ(gh::gpu_histogram_open(other, 0, &h), Status::ok) << gh::gpu_last_error();
         EXPECT_EQ(gh::gpu_pages_submit(h, buffers.buffer(0), 1, good), Status::internal_error);
         gh::gpu_histogram_close(h);

@@ -167,8 +167,8 @@ TEST_F(KernelTest, TimeAndThresholdKindsOnEveryPath)
 {
     std::mt19937_64 rng(31);
     const int64_t day = 86400000000LL;
-    for (gh::Int64Spec s : {gh::Int64Spec{0, 365 * day, 100000}, gh::Int64Spec{0, 100000000000000003LL, 20000},
-                            gh::Int64Spec{day, 0, 1000000}}) {
+    for (gh::Int64Spec s : {gh::Int64Spec{0, 365 * day, 100000, gh::NumericRule::pg15}, gh::Int64Spec{0, 100000000000000003LL, 20000, gh::NumericRule::pg15},
+                            gh::Int64Spec{day, 0, 1000000, gh::NumericRule::pg15}}) {
         std::vector<int64_t> v(1000000);
         uint64_t lo = uint64_t(std::min(s.lo, s.hi)), width = uint64_t(std::max(s.lo, s.hi)) - lo;
         for (int64_t &x : v)

@@ -2,12 +2,13 @@
  * time_threshold_test.cpp: the formulas of time histograms (time_bucket.h)
  * and threshold bins (threshold_bucket.h), and the CPU loops over them,
  * against brute-force references and against values PostgreSQL 15 itself
- * returned (numeric width_bucket, and width_bucket(float8, float8[])).
+ * returned (and what 16 to 18 changed) (numeric width_bucket, and width_bucket(float8, float8[])).
  * The pg_regress topics `time` and `thresholds` check the rest against a
  * live server on millions of rows.
  */
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -18,10 +19,11 @@
 namespace {
 
 using gh::Int64Spec;
+using gh::NumericRule;
 
-int32_t tb(int64_t x, int64_t lo, int64_t hi, int32_t n)
+int32_t tb(int64_t x, int64_t lo, int64_t hi, int32_t n, NumericRule rule = NumericRule::pg15)
 {
-    return gh::int64_bucket(x, gh::prepare_int64(Int64Spec{lo, hi, n}));
+    return gh::int64_bucket(x, gh::prepare_int64(Int64Spec{lo, hi, n, rule}));
 }
 
 /* x where count * (x - lo) leaves a remainder of range - j: the quotient is just below an integer. */
@@ -91,6 +93,26 @@ TEST(TimeBucket, NumericRoundingAsPostgres15)
     EXPECT_EQ(tb(100000000000000003LL - 33335000000000001LL, 100000000000000003LL, 0, 20000), 6668);
 }
 
+/*
+ * Where 15's rounding carries the quotient up to count: 15 returned 100001
+ * for width_bucket(999999999999999999::numeric, 0, 10^18, 100000); 16 and
+ * 17 clamp that to count; 18 divides exactly.  The rounding cases above
+ * are exact on 18 and unchanged on 17, where q stays below count.
+ */
+TEST(TimeBucket, NumericRuleOfEachMajor)
+{
+    const int64_t x = 999999999999999999LL, hi = 1000000000000000000LL;
+    EXPECT_EQ(tb(x, 0, hi, 100000, NumericRule::pg15), 100001);
+    EXPECT_EQ(tb(x, 0, hi, 100000, NumericRule::pg16), 100000);
+    EXPECT_EQ(tb(x, 0, hi, 100000, NumericRule::pg18), 100000);
+    EXPECT_EQ(tb(x, 0, hi, 10000000, NumericRule::pg15), 10000000); /* q = 9999999.99999999999: not rounded */
+    EXPECT_EQ(tb(33335000000000001LL, 0, 100000000000000003LL, 20000, NumericRule::pg16), 6668);
+    EXPECT_EQ(tb(33335000000000001LL, 0, 100000000000000003LL, 20000, NumericRule::pg18), 6667);
+    EXPECT_EQ(tb(66670000000000002LL, 0, 100000000000000003LL, 20000, NumericRule::pg18), 13334);
+    EXPECT_EQ(tb(6588122883467697004LL, -9223372036854775807LL, 9223372036854775806LL, 7, NumericRule::pg16), 7);
+    EXPECT_EQ(tb(hi - x, hi, 0, 100000, NumericRule::pg16), 100000); /* reversed bounds, mirrored */
+}
+
 TEST(TimeBucket, MatchesReferenceOnRandomSpecsAndEdges)
 {
     std::mt19937_64 rng(9);
@@ -109,7 +131,9 @@ TEST(TimeBucket, MatchesReferenceOnRandomSpecsAndEdges)
         if (hi < lo)
             hi = kMax - 1;
         int32_t nbins = 1 + int32_t(rng() % (trial % 3 == 0 ? 10000000 : 3000));
-        Int64Spec s = trial % 2 ? Int64Spec{lo, hi, nbins} : Int64Spec{hi, lo, nbins};
+        const NumericRule rules[] = {NumericRule::pg15, NumericRule::pg16, NumericRule::pg18};
+        NumericRule rule = rules[(trial / 2) % 3];
+        Int64Spec s = trial % 2 ? Int64Spec{lo, hi, nbins, rule} : Int64Spec{hi, lo, nbins, rule};
         ASSERT_EQ(gh::validate_int64_spec(s, false), gh::SpecError::none);
         gh::Int64Binning b = gh::prepare_int64(s);
         std::vector<int64_t> v = near_edges(s, rng, 200);
@@ -128,18 +152,22 @@ TEST(TimeBucket, MatchesReferenceOnRandomSpecsAndEdges)
 
 TEST(TimeBucket, ValidationOrderMatchesNumericWidthBucket)
 {
-    EXPECT_EQ(gh::validate_int64_spec({0, 0, 0}, true), gh::SpecError::nbins_not_positive);
-    EXPECT_EQ(gh::validate_int64_spec({0, 0, 5}, true), gh::SpecError::bound_not_finite);
-    EXPECT_EQ(gh::validate_int64_spec({3, 3, 5}, false), gh::SpecError::bounds_equal);
-    EXPECT_EQ(gh::validate_int64_spec({0, 1, gh::kMaxBins + 1}, false), gh::SpecError::nbins_too_large);
-    EXPECT_EQ(gh::validate_int64_spec({0, 1, gh::kMaxBins}, false), gh::SpecError::none);
+    EXPECT_EQ(gh::validate_int64_spec({0, 0, 0, NumericRule::pg15}, true), gh::SpecError::nbins_not_positive);
+    EXPECT_EQ(gh::validate_int64_spec({0, 0, 5, NumericRule::pg15}, true), gh::SpecError::bound_not_finite);
+    EXPECT_EQ(gh::validate_int64_spec({3, 3, 5, NumericRule::pg15}, false), gh::SpecError::bounds_equal);
+    EXPECT_EQ(gh::validate_int64_spec({0, 1, gh::kMaxBins + 1, NumericRule::pg15}, false), gh::SpecError::nbins_too_large);
+    EXPECT_EQ(gh::validate_int64_spec({0, 1, gh::kMaxBins, NumericRule::pg15}, false), gh::SpecError::none);
 }
 
 TEST(TimeBucket, CpuLoopMatchesFormula)
 {
     std::mt19937_64 rng(4);
-    for (Int64Spec s : {Int64Spec{0, 86400000000LL, 1440}, Int64Spec{86400000000LL, 0, 1440},
-                        Int64Spec{0, 100000000000000003LL, 20000}, Int64Spec{-5, 5, 3}}) {
+    for (Int64Spec s : {Int64Spec{0, 86400000000LL, 1440, NumericRule::pg15},
+                        Int64Spec{86400000000LL, 0, 1440, NumericRule::pg16},
+                        Int64Spec{0, 100000000000000003LL, 20000, NumericRule::pg15},
+                        Int64Spec{0, 100000000000000003LL, 20000, NumericRule::pg18},
+                        Int64Spec{0, 1000000000000000000LL, 100000, NumericRule::pg16},
+                        Int64Spec{-5, 5, 3, NumericRule::pg18}}) {
         std::vector<int64_t> v = near_edges(s, rng, 3000);
         for (int i = 0; i < 20000; i++)
             v.push_back(int64_t(rng()) >> (rng() % 64));
