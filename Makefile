@@ -10,7 +10,7 @@ OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/aggregate.o extension/merge.o extension/buckets.o \
        extension/gpu_binning.o extension/observability.o extension/plan_args.o \
        extension/scan/plan.o extension/scan/exec.o extension/scan/heap_reader.o \
-       extension/scan/native_quals.o extension/scan/fixed_exprs.o extension/scan/time_keys.o \
+       extension/scan/native_quals.o extension/scan/fixed_exprs.o extension/scan/time_keys.o extension/scan/tsdb_bucket.o \
        extension/scan/group_keys.o extension/scan/group_table.o extension/scan/group_agg.o extension/scan/group_gpu.o \
        extension/scan/group_estimate.o extension/scan/partitions.o \
        extension/scan/page_gpu.o extension/scan/page_layout.o extension/scan/buffer_hints.o extension/scan/batch_pins.o \

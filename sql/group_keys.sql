@@ -213,7 +213,7 @@ CREATE FUNCTION gk_plan_lines(q text) RETURNS SETOF text LANGUAGE plpgsql AS $fn
 DECLARE
     line text;
 BEGIN
-    FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) ' || q LOOP
         RETURN NEXT line;
     END LOOP;
 END
@@ -769,7 +769,7 @@ ANALYZE gk_grow;
 INSERT INTO gk_grow SELECT 100 + i, (i % 89) / 89.0 FROM generate_series(1, 20000) i;
 SET work_mem = '64kB';
 SET hash_mem_multiplier = 1;
-SELECT regexp_replace(line, '\d+', 'N', 'g') AS plan_lines
+SELECT regexp_replace(line, '\d+(\.\d+)?', 'N', 'g') AS plan_lines
 FROM gk_plan_lines($$SELECT k, gpu_histogram(x, 0, 1, 64) FROM gk_grow GROUP BY k$$) line
 WHERE line ~ 'Finalize|GpuHistogramScan|Group Flushes|Batches';
 SELECT * FROM gk_compare($$SELECT k, count(*), gpu_histogram(x, 0, 1, 64) FROM gk_grow GROUP BY k$$);

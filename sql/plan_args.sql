@@ -198,7 +198,7 @@ SELECT gpu_histogram(x, :edges) IS NULL AS no_row_passes FROM pa_t WHERE i < 0;
 SELECT count(*) AS groups FROM (SELECT i, gpu_histogram(x, :edges) FROM pa_t WHERE i < 0 GROUP BY i) s;
 SELECT try_sql('SELECT gpu_histogram(x, ' || :'bad' || ') FROM pa_empty') AS gpu_histogram,
        try_sql('SELECT count(width_bucket(x, ' || :'bad' || ')) FROM pa_empty') AS width_bucket;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT gpu_histogram(x, :edges) FROM pa_empty;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT gpu_histogram(x, :edges) FROM pa_empty;
 -- ... also in the custom scan, which evaluates lo, hi and nbins at the
 -- first row that passes the WHERE clause
 \set fails '100 / (SELECT count(*) FROM pa_empty)'

@@ -25,7 +25,7 @@ BEGIN
     PERFORM set_config('gpu_histogram.scan', 'on', true);
     scan_planned := false;
     filter := '';
-    FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) ' || q LOOP
         scan_planned := scan_planned OR line LIKE '%GpuHistogramScan%';
         IF line LIKE '%Filter Evaluation:%' THEN
             filter := btrim(split_part(line, ':', 2));

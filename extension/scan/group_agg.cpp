@@ -128,6 +128,15 @@ void find_groups_one_word(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, i
             return;
         }
         break;
+    case KeyKind::time_bucket:
+        for (int i = 0; i < n; i++) {
+            int64 ts;
+            ga->page_groups[i] = heap_column_word(key->column, desc, &tuples[i], &ts) &&
+                                         tsdb_bucket_value(&key->tsdb, ts, &word)
+                                     ? word_group(ga, word)
+                                     : null_group(ga);
+        }
+        return;
     case KeyKind::width_bucket:
         break;
     }

@@ -80,9 +80,21 @@ double key_bound(PlannerInfo *root, Index relid, const GroupKeyDef &def)
             return Max(DatumGetInt32(reinterpret_cast<const Const *>(n)->constvalue), 0) + 3.0;
         return 0;
     }
+    double length = 0;
+    if (def.kind == KeyKind::time_bucket && def.coltype != DATEOID) {
+        /* its width, when a constant; a month as its shortest */
+        const Expr *width = def.tsdb.args[0];
+        if (IsA(width, Const) && !reinterpret_cast<const Const *>(width)->constisnull) {
+            const Interval *iv = DatumGetIntervalP(reinterpret_cast<const Const *>(width)->constvalue);
+            length = iv->month * 28 * 86400e6 + iv->day * 86400e6 + static_cast<double>(iv->time);
+        }
+        double span;
+        if (length <= 0 || !column_span(root, relid, def.attno, &span))
+            return 0;
+        return span / length + 3.0;
+    }
     if (def.kind != KeyKind::time)
         return 0;
-    double length = 0;
     switch (def.time_kind) {
     case TimeKeyKind::trunc: length = unit_usec(def.unit); break;
     case TimeKeyKind::to_date: length = unit_usec(DTK_DAY); break;

@@ -10,6 +10,7 @@
 
 extern "C" {
 #include "executor/executor.h"
+#include "nodes/nodeFuncs.h"
 #include "fmgr.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
@@ -128,6 +129,12 @@ bool function_key(const FuncExpr *f, Index relid, GroupKeyDef *out)
         return true;
     }
     }
+    /* not a built-in key: TimescaleDB's time_bucket, where it is installed */
+    if (tsdb_bucket_parse(f, relid, &out->tsdb, &out->attno, &out->coltype)) {
+        out->kind = KeyKind::time_bucket;
+        out->keytype = out->coltype;
+        return true;
+    }
     return false;
 }
 
@@ -177,6 +184,12 @@ void group_key_init(GroupKey *key, const GroupKeyDef &def, TupleDesc desc, PlanS
     for (int i = 0; i < 3; i++)
         if (def.args[i] != NULL)
             key->arg_states[i] = ExecInitExpr(def.args[i], parent);
+    if (def.kind == KeyKind::time_bucket) {
+        for (int i = 0; i < def.tsdb.nargs; i++)
+            if (def.tsdb.args[i] != NULL)
+                key->arg_states[i] = ExecInitExpr(def.tsdb.args[i], parent);
+        tsdb_bucket_init(&key->tsdb, def.tsdb, def.coltype);
+    }
     if (def.kind == KeyKind::time)
         time_key_init(&key->time, def.time_kind, def.coltype == TIMESTAMPTZOID,
                       def.unit_text != NULL ? def.unit_text->constvalue : 0, def.unit);
@@ -189,6 +202,14 @@ void group_key_prepare(GroupKey *key, ExprContext *econtext)
         Datum stride = evaluate_arg(key->arg_states[0], econtext, INTERVALOID, &stride_null);
         Datum origin = evaluate_arg(key->arg_states[1], econtext, key->def.coltype, &origin_null);
         time_key_set_bin(&key->time, stride_null || origin_null, stride, DatumGetInt64(origin));
+    } else if (key->def.kind == KeyKind::time_bucket) {
+        Datum values[5] = {};
+        bool nulls[5] = {};
+        for (int i = 0; i < key->def.tsdb.nargs; i++)
+            if (key->arg_states[i] != NULL)
+                values[i] = evaluate_arg(key->arg_states[i], econtext, exprType(reinterpret_cast<Node *>(key->def.tsdb.args[i])),
+                                         &nulls[i]);
+        tsdb_bucket_set_args(&key->tsdb, values, nulls);
     } else if (key->def.kind == KeyKind::width_bucket) {
         bool lo_null, hi_null, n_null;
         key->wb_lo = evaluate_arg(key->arg_states[0], econtext, FLOAT8OID, &lo_null);
@@ -211,6 +232,10 @@ bool group_key_word(GroupKey *key, TupleDesc desc, HeapTupleData *t, int64 *word
             return false;
         *word = time_key_value(&key->time, ts);
         return true;
+    }
+    case KeyKind::time_bucket: {
+        int64 ts;
+        return heap_column_word(key->column, desc, t, &ts) && tsdb_bucket_value(&key->tsdb, ts, word);
     }
     case KeyKind::width_bucket: {
         double y;
@@ -267,6 +292,7 @@ const char *group_key_describe(const GroupKey *key)
     case KeyKind::column: return "column";
     case KeyKind::time: return time_key_describe(&key->time);
     case KeyKind::width_bucket: return "width_bucket";
+    case KeyKind::time_bucket: return tsdb_bucket_describe(&key->tsdb);
     }
     return "";
 }

@@ -9,7 +9,10 @@
  *     ts) with a constant unit, date_bin(stride, ts, origin), ts::date
  *     (time_keys.h);
  *   - width_bucket(y, lo, hi, n) over a float8 column (or int2, int4, int8,
- *     float4 under the implicit cast): the second axis of a 2-D histogram.
+ *     float4 under the implicit cast): the second axis of a 2-D histogram;
+ *   - TimescaleDB's time_bucket(width, ts, ...) over a timestamptz,
+ *     timestamp or date column, where TimescaleDB is installed
+ *     (tsdb_bucket.h).
  * Arguments other than the column are fixed for the scan (fixed_exprs.h)
  * and evaluated once, at the first row, as the bounds of gpu_histogram are.
  * The planner checks each GROUP BY expression with group_key_parse(); the
@@ -22,10 +25,11 @@
 
 #include "heap_reader.h"
 #include "time_keys.h"
+#include "tsdb_bucket.h"
 
 #include "../../gpu/bucket.h"
 
-enum class KeyKind { column, time, width_bucket };
+enum class KeyKind { column, time, width_bucket, time_bucket };
 
 /* One GROUP BY expression, taken apart. */
 struct GroupKeyDef {
@@ -37,6 +41,7 @@ struct GroupKeyDef {
     int unit;           /* date_trunc's DTK_ unit */
     Const *unit_text;   /* date_trunc's unit */
     Expr *args[3];      /* date_bin: stride, origin; width_bucket: lo, hi, n */
+    TsdbBucketDef tsdb; /* time_bucket */
 };
 
 /* Whether expr is a key of table relid the scan computes; fills *out. */
@@ -46,8 +51,9 @@ bool group_key_parse(Expr *expr, Index relid, GroupKeyDef *out);
 struct GroupKey {
     GroupKeyDef def;
     HeapColumn column;
-    ExprState *arg_states[3];
+    ExprState *arg_states[5];
     TimeKey time;
+    TsdbBucket tsdb;
     /* width_bucket: its arguments, and the fast path once PostgreSQL accepted them */
     bool wb_null;       /* a NULL bound or count: every key is NULL */
     Datum wb_lo, wb_hi, wb_n;

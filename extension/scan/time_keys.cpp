@@ -39,45 +39,11 @@ inline int64 floor_mod(int64 a, int64 b)
     return a - floor_div(a, b) * b;
 }
 
-/*
- * Refills the offset cache around ts: the offset from timestamp2tm (what
- * date_trunc and ::date use), valid from ts's second up to the zone's next
- * transition.  Returns false if ts has no offset PostgreSQL would use here.
- */
-bool refill_offset(TzOffsetCache *c, int64 ts)
-{
-    struct pg_tm tm;
-    fsec_t fsec;
-    int tz;
-    if (timestamp2tm(ts, &tz, &tm, &fsec, NULL, c->tz) != 0)
-        return false;
-    int64 offset = -static_cast<int64>(tz) * USECS_PER_SEC;
-    Timestamp local;
-    if (tm2timestamp(&tm, fsec, NULL, &local) != 0 || local != ts + offset)
-        return false; /* local fields are not ts + offset: never cache */
-    pg_time_t second = floor_div(ts, USECS_PER_SEC) + kEpochShiftSecs;
-    long before_gmtoff, after_gmtoff;
-    int before_isdst, after_isdst;
-    pg_time_t boundary;
-    int found = pg_next_dst_boundary(&second, &before_gmtoff, &before_isdst, &boundary, &after_gmtoff,
-                                     &after_isdst, c->tz);
-    c->offset = offset;
-    c->lo = (second - kEpochShiftSecs) * USECS_PER_SEC;
-    c->hi = c->lo + USECS_PER_SEC; /* at least ts's own second */
-    if (found >= 0 && before_gmtoff * USECS_PER_SEC == offset) {
-        if (found == 0)
-            c->hi = PG_INT64_MAX;
-        else if (boundary - kEpochShiftSecs < kSafeMax / USECS_PER_SEC)
-            c->hi = (boundary - kEpochShiftSecs) * USECS_PER_SEC;
-    }
-    return true;
-}
-
 /* ts's local time in the session's zone, into *local and *offset. */
 inline bool local_time(TzOffsetCache *c, int64 ts, int64 *local, int64 *offset)
 {
     if (unlikely(ts < c->lo || ts >= c->hi)) {
-        if (!refill_offset(c, ts))
+        if (!tz_offset_refill(c, ts))
             return false;
     }
     *offset = c->offset;
@@ -155,6 +121,40 @@ int64 bin_value(TimeKey *k, int64 ts)
 }
 
 } // namespace
+
+/*
+ * Refills the offset cache around ts: the offset from timestamp2tm (what
+ * date_trunc and ::date use), valid from ts's second up to the zone's next
+ * transition.  Returns false if ts has no offset PostgreSQL would use here.
+ */
+bool tz_offset_refill(TzOffsetCache *c, int64 ts)
+{
+    struct pg_tm tm;
+    fsec_t fsec;
+    int tz;
+    if (timestamp2tm(ts, &tz, &tm, &fsec, NULL, c->tz) != 0)
+        return false;
+    int64 offset = -static_cast<int64>(tz) * USECS_PER_SEC;
+    Timestamp local;
+    if (tm2timestamp(&tm, fsec, NULL, &local) != 0 || local != ts + offset)
+        return false; /* local fields are not ts + offset: never cache */
+    pg_time_t second = floor_div(ts, USECS_PER_SEC) + kEpochShiftSecs;
+    long before_gmtoff, after_gmtoff;
+    int before_isdst, after_isdst;
+    pg_time_t boundary;
+    int found = pg_next_dst_boundary(&second, &before_gmtoff, &before_isdst, &boundary, &after_gmtoff,
+                                     &after_isdst, c->tz);
+    c->offset = offset;
+    c->lo = (second - kEpochShiftSecs) * USECS_PER_SEC;
+    c->hi = c->lo + USECS_PER_SEC; /* at least ts's own second */
+    if (found >= 0 && before_gmtoff * USECS_PER_SEC == offset) {
+        if (found == 0)
+            c->hi = PG_INT64_MAX;
+        else if (boundary - kEpochShiftSecs < kSafeMax / USECS_PER_SEC)
+            c->hi = (boundary - kEpochShiftSecs) * USECS_PER_SEC;
+    }
+    return true;
+}
 
 void time_key_init(TimeKey *k, TimeKeyKind kind, bool with_tz, Datum unit_text, int unit)
 {

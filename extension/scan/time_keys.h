@@ -46,6 +46,13 @@ struct TzOffsetCache {
     int64 offset;  /* local = ts + offset */
 };
 
+/*
+ * Refills the cache around ts: the zone's offset at ts (timestamp2tm, what
+ * date_trunc and ::date use), valid from ts's second up to the zone's next
+ * transition.  False if ts has no offset PostgreSQL would use there.
+ */
+bool tz_offset_refill(TzOffsetCache *c, int64 ts);
+
 /* One verified date_bin interval: every ts in [lo, hi] bins to result. */
 struct BinInterval {
     int64 lo;

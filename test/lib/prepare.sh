@@ -23,6 +23,8 @@ GH_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 GH_PG_MAJOR=${GH_PG_MAJOR:-15}
 # shellcheck source=SCRIPTDIR/postgres_source.sh
 source "$GH_ROOT/test/lib/postgres_source.sh"
+# shellcheck source=SCRIPTDIR/timescaledb_source.sh
+source "$GH_ROOT/test/lib/timescaledb_source.sh"
 
 gh_step() { printf '\n==> %s\n' "$*"; }
 gh_die() { printf 'error: %s\n' "$*" >&2; exit 1; }
