@@ -60,6 +60,19 @@ int64 time_edge(int64 lo, int64 hi, int32 k, int32 nbins)
     return up ? static_cast<int64>(static_cast<uint64>(lo) + step) : static_cast<int64>(static_cast<uint64>(lo) - step);
 }
 
+/*
+ * A date edge as its cast to timestamp gives it: an edge past the last
+ * timestamp is refused with the cast's error, not shown as infinity.
+ */
+Timestamp date_edge_timestamp(DateADT d)
+{
+    int overflow = 0;
+    Timestamp t = date2timestamp_opt_overflow(d, &overflow);
+    if (overflow != 0)
+        ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE), errmsg("date out of range for timestamp")));
+    return t;
+}
+
 /* gpu_histogram_buckets for int64 bounds: microseconds, or day numbers for dates. */
 Datum time_buckets(FunctionCallInfo fcinfo, int64 lo, int64 hi, bool dates)
 {
@@ -76,8 +89,7 @@ Datum time_buckets(FunctionCallInfo fcinfo, int64 lo, int64 hi, bool dates)
     ReturnSetInfo *rsinfo = (ReturnSetInfo *)fcinfo->resultinfo;
     bool ascending = lo < hi;
     auto as_timestamp = [dates](int64 t) {
-        int overflow = 0; /* a date past the last timestamp shows as infinity */
-        return TimestampGetDatum(dates ? date2timestamp_opt_overflow(static_cast<DateADT>(t), &overflow) : t);
+        return TimestampGetDatum(dates ? date_edge_timestamp(static_cast<DateADT>(t)) : t);
     };
     for (int32 b = 0; b < n; b++) {
         /* along the numbering, bucket b spans edges b - 1 .. b; the outer ones reach infinity */
