@@ -97,6 +97,12 @@ int32 checked_thresholds(ArrayType *thresholds)
     return count;
 }
 
+void check_histogram_not_empty(ArrayType *hist)
+{
+    if (ArrayGetNItems(ARR_NDIM(hist), ARR_DIMS(hist)) == 0)
+        ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR), errmsg("histogram array must not be empty")));
+}
+
 gh::BucketSpec checked_spec(double lo, double hi, int32 nbins)
 {
     gh::BucketSpec spec{lo, hi, nbins, kServerRule};

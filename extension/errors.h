@@ -49,4 +49,11 @@ gh::Int64Spec checked_int64_spec(int64 lo, int64 hi, int32 nbins, bool bound_is_
  */
 int32 checked_thresholds(ArrayType *thresholds);
 
+/*
+ * A stored histogram given to gpu_histogram_merge or gpu_histogram_buckets
+ * must not be empty: both refuse an empty array with the same error, 2202E
+ * as array_agg() refuses to accumulate one, before their own checks.
+ */
+void check_histogram_not_empty(ArrayType *hist);
+
 #endif /* GH_ERRORS_H */

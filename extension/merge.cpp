@@ -4,6 +4,7 @@
  */
 #include "pg_headers.h"
 
+#include "errors.h"
 #include "histogram_state.h"
 
 namespace {
@@ -31,6 +32,7 @@ void check_counts(const int64 *counts, int32 n, const char *what)
 
 void check_histogram(ArrayType *a, int32 expected_n)
 {
+    check_histogram_not_empty(a);
     if (ARR_NDIM(a) != 1)
         ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
                         errmsg("gpu_histogram_merge expects one-dimensional histograms")));
