@@ -18,7 +18,7 @@ namespace {
  */
 void check_histogram(ArrayType *hist, int32 min_length)
 {
-    check_histogram_not_empty(hist);
+    check_histogram_size(hist);
     if (ARR_NDIM(hist) != 1 || ARR_DIMS(hist)[0] < min_length)
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("a histogram is a one-dimensional bigint[] of at least %d elements", min_length)));

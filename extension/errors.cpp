@@ -97,10 +97,15 @@ int32 checked_thresholds(ArrayType *thresholds)
     return count;
 }
 
-void check_histogram_not_empty(ArrayType *hist)
+void check_histogram_size(ArrayType *hist)
 {
-    if (ArrayGetNItems(ARR_NDIM(hist), ARR_DIMS(hist)) == 0)
+    int32 n = ArrayGetNItems(ARR_NDIM(hist), ARR_DIMS(hist));
+    if (n == 0)
         ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR), errmsg("histogram array must not be empty")));
+    if (n > kMaxHistogramSlots)
+        ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+                        errmsg("gpu_histogram supports histograms of at most %d elements, %d given",
+                               kMaxHistogramSlots, n)));
 }
 
 gh::BucketSpec checked_spec(double lo, double hi, int32 nbins)

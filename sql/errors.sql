@@ -196,6 +196,20 @@ SELECT f, try_sql(q) FROM (VALUES
 SELECT gpu_histogram_merge('{}'::bigint[]);
 \set VERBOSITY default
 SELECT gpu_histogram_merge('{}'::bigint[]);
+-- An array longer than any histogram (10,000,002 elements: 10,000,000
+-- buckets and the two outer ones) is refused by both functions with one
+-- error, 54000 as for too many buckets or thresholds, so that a group's
+-- merged state has the aggregates' bound; the longest histogram is taken.
+SELECT f, try_sql(q) FROM (VALUES
+    ('merge', $$SELECT array_length(gpu_histogram_merge(h), 1) FROM (SELECT array_fill(1::bigint, ARRAY[20000000]) h) s$$),
+    ('merge, later row', $$SELECT array_length(gpu_histogram_merge(h), 1) FROM (VALUES ('{1,2,3}'::bigint[]), (array_fill(1::bigint, ARRAY[10000003]))) v(h)$$),
+    ('merge, longest', $$SELECT array_length(m, 1) || ', last ' || m[10000002] FROM (SELECT gpu_histogram_merge(h) AS m FROM (VALUES (array_fill(1::bigint, ARRAY[10000002])), (array_fill(2::bigint, ARRAY[10000002]))) v(h)) s$$),
+    ('buckets', $$SELECT count(*) FROM gpu_histogram_buckets(array_fill(1::bigint, ARRAY[10000003]), 0, 1)$$),
+    ('buckets, date', $$SELECT count(*) FROM gpu_histogram_buckets(array_fill(1::bigint, ARRAY[10000003]), '2024-01-01'::date, '2024-01-08'::date)$$),
+    ('buckets, thresholds', $$SELECT count(*) FROM gpu_histogram_buckets(array_fill(1::bigint, ARRAY[10000003]), '{0.5}'::float8[])$$),
+    ('buckets, longest', $$SELECT count(*) FROM gpu_histogram_buckets(array_fill(1::bigint, ARRAY[10000002]), 0, 1)$$),
+    ('gpu_histogram', $$SELECT gpu_histogram(0.5, 0, 1, 10000001)$$)
+) v(f, q);
 -- A negative count (issue 14): 22000 in every form, after the shape and
 -- NULL checks and before the bounds' (equal bounds here) or thresholds'.
 SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{1,-2,3}', 0, 1)$$);
