@@ -21,7 +21,9 @@ void check_histogram(ArrayType *hist, int32 min_length)
     check_histogram_size(hist);
     if (ARR_NDIM(hist) != 1 || ARR_DIMS(hist)[0] < min_length)
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                        errmsg("a histogram is a one-dimensional bigint[] of at least %d elements", min_length)));
+                        errmsg_plural("a histogram is a one-dimensional bigint[] of at least %d element",
+                                      "a histogram is a one-dimensional bigint[] of at least %d elements",
+                                      min_length, min_length)));
     if (ARR_HASNULL(hist) && array_contains_nulls(hist))
         ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
                         errmsg("histogram elements must not be null")));
@@ -178,7 +180,9 @@ GH_FUNCTION(gpu_histogram_buckets_thresholds)
     int32 n = ARR_DIMS(hist)[0];
     if (n != count + 1)
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                        errmsg("a histogram over %d thresholds has %d elements, not %d", count, count + 1, n)));
+                        errmsg_plural("a histogram over thresholds of length %d has %d element, not %d",
+                                      "a histogram over thresholds of length %d has %d elements, not %d",
+                                      count + 1, count, count + 1, n)));
     const int64 *counts = reinterpret_cast<const int64 *>(ARR_DATA_PTR(hist));
     const double *t = reinterpret_cast<const double *>(ARR_DATA_PTR(thresholds));
 

@@ -33,7 +33,9 @@ void report_spec_error(gh::SpecError err, const gh::BucketSpec &spec)
         break;
     case gh::SpecError::range_overflows:
         ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-                        errmsg("lower and upper bounds are too far apart for %d buckets", spec.nbins),
+                        errmsg_plural("lower and upper bounds are too far apart for %d bucket",
+                                      "lower and upper bounds are too far apart for %d buckets", spec.nbins,
+                                      spec.nbins),
                         errdetail("count * (upper bound - lower bound) overflows double precision,"
                                   " where width_bucket would return garbage.")));
         break;

@@ -91,6 +91,7 @@ SELECT try_sql('SELECT gpu_histogram(1, 1e308, -1e308, 10)');
 SELECT try_sql('SELECT gpu_histogram(1, -1e307, 1e307, 9)');
 SELECT try_sql('SELECT gpu_histogram(1, 1e307, -1e307, 9)');
 SELECT try_sql('SELECT gpu_histogram(1, 0, 1.7976931348623157e308, 2)');
+SELECT try_sql('SELECT gpu_histogram(1, -1e308, 1e308, 1)');
 \set VERBOSITY sqlstate
 SELECT gpu_histogram(1, -1e308, 1e308, 10);
 \set VERBOSITY default
@@ -180,6 +181,11 @@ SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{1,2,3}', 1, 1)$$);
 SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{1,2,3}', 0, 'NaN')$$);
 SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{1,2,3}', '-Infinity', 0)$$);
 SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{1,2,3,4,5,6,7,8,9,10,11,12}', -1e308, 1e308)$$);
+-- ... and of the thresholds form: at least one element, and one more than
+-- there are thresholds (messages in the singular where a count is 1)
+SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{{1},{2}}', '{0.5}'::float8[])$$);
+SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{1,2,3}', '{}'::float8[])$$);
+SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{1,2,3}', '{0.5}'::float8[])$$);
 -- An empty array is no histogram: one error, 2202E, whichever function and
 -- form gets it, the code with which array_agg refuses an empty array.
 SELECT f, try_sql(q) FROM (VALUES
