@@ -18,9 +18,12 @@ namespace {
  */
 void check_histogram(ArrayType *hist, int32 min_length)
 {
+    check_histogram_size(hist);
     if (ARR_NDIM(hist) != 1 || ARR_DIMS(hist)[0] < min_length)
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                        errmsg("a histogram is a one-dimensional bigint[] of at least %d elements", min_length)));
+                        errmsg_plural("a histogram is a one-dimensional bigint[] of at least %d element",
+                                      "a histogram is a one-dimensional bigint[] of at least %d elements",
+                                      min_length, min_length)));
     if (ARR_HASNULL(hist) && array_contains_nulls(hist))
         ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
                         errmsg("histogram elements must not be null")));
@@ -60,6 +63,19 @@ int64 time_edge(int64 lo, int64 hi, int32 k, int32 nbins)
     return up ? static_cast<int64>(static_cast<uint64>(lo) + step) : static_cast<int64>(static_cast<uint64>(lo) - step);
 }
 
+/*
+ * A date edge as its cast to timestamp gives it: an edge past the last
+ * timestamp is refused with the cast's error, not shown as infinity.
+ */
+Timestamp date_edge_timestamp(DateADT d)
+{
+    int overflow = 0;
+    Timestamp t = date2timestamp_opt_overflow(d, &overflow);
+    if (overflow != 0)
+        ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE), errmsg("date out of range for timestamp")));
+    return t;
+}
+
 /* gpu_histogram_buckets for int64 bounds: microseconds, or day numbers for dates. */
 Datum time_buckets(FunctionCallInfo fcinfo, int64 lo, int64 hi, bool dates)
 {
@@ -76,8 +92,7 @@ Datum time_buckets(FunctionCallInfo fcinfo, int64 lo, int64 hi, bool dates)
     ReturnSetInfo *rsinfo = (ReturnSetInfo *)fcinfo->resultinfo;
     bool ascending = lo < hi;
     auto as_timestamp = [dates](int64 t) {
-        int overflow = 0; /* a date past the last timestamp shows as infinity */
-        return TimestampGetDatum(dates ? date2timestamp_opt_overflow(static_cast<DateADT>(t), &overflow) : t);
+        return TimestampGetDatum(dates ? date_edge_timestamp(static_cast<DateADT>(t)) : t);
     };
     for (int32 b = 0; b < n; b++) {
         /* along the numbering, bucket b spans edges b - 1 .. b; the outer ones reach infinity */
@@ -165,7 +180,9 @@ GH_FUNCTION(gpu_histogram_buckets_thresholds)
     int32 n = ARR_DIMS(hist)[0];
     if (n != count + 1)
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                        errmsg("a histogram over %d thresholds has %d elements, not %d", count, count + 1, n)));
+                        errmsg_plural("a histogram over thresholds of length %d has %d element, not %d",
+                                      "a histogram over thresholds of length %d has %d elements, not %d",
+                                      count + 1, count, count + 1, n)));
     const int64 *counts = reinterpret_cast<const int64 *>(ARR_DATA_PTR(hist));
     const double *t = reinterpret_cast<const double *>(ARR_DATA_PTR(thresholds));
 

@@ -33,7 +33,9 @@ void report_spec_error(gh::SpecError err, const gh::BucketSpec &spec)
         break;
     case gh::SpecError::range_overflows:
         ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-                        errmsg("lower and upper bounds are too far apart for %d buckets", spec.nbins),
+                        errmsg_plural("lower and upper bounds are too far apart for %d bucket",
+                                      "lower and upper bounds are too far apart for %d buckets", spec.nbins,
+                                      spec.nbins),
                         errdetail("count * (upper bound - lower bound) overflows double precision,"
                                   " where width_bucket would return garbage.")));
         break;
@@ -95,6 +97,17 @@ int32 checked_thresholds(ArrayType *thresholds)
                         errmsg("gpu_histogram supports at most %d thresholds, %d given", gh::kMaxThresholds,
                                count)));
     return count;
+}
+
+void check_histogram_size(ArrayType *hist)
+{
+    int32 n = ArrayGetNItems(ARR_NDIM(hist), ARR_DIMS(hist));
+    if (n == 0)
+        ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR), errmsg("histogram array must not be empty")));
+    if (n > kMaxHistogramSlots)
+        ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+                        errmsg("gpu_histogram supports histograms of at most %d elements, %d given",
+                               kMaxHistogramSlots, n)));
 }
 
 gh::BucketSpec checked_spec(double lo, double hi, int32 nbins)

@@ -53,4 +53,17 @@ gh::Int64Spec checked_int64_spec(int64 lo, int64 hi, int32 nbins, bool bound_is_
  */
 int32 checked_thresholds(ArrayType *thresholds);
 
+/* The longest histogram the aggregates make: kMaxBins buckets and the two outer ones. */
+constexpr int32 kMaxHistogramSlots = gh::kMaxBins + 2;
+static_assert(gh::kMaxThresholds + 1 <= kMaxHistogramSlots, "a thresholds histogram is no longer");
+
+/*
+ * A stored histogram given to gpu_histogram_merge or gpu_histogram_buckets,
+ * before their own checks: both refuse an empty array with the same error
+ * (2202E, as array_agg() refuses to accumulate one), and an array longer
+ * than any histogram (54000), which would let a group's state grow without
+ * the bound that the bucket count gives gpu_histogram's.
+ */
+void check_histogram_size(ArrayType *hist);
+
 #endif /* GH_ERRORS_H */

@@ -266,7 +266,7 @@ static char *describe_spec(const gh::HistogramSpec &spec)
     case gh::SpecKind::int64_interval:
         return psprintf("(" INT64_FORMAT ", " INT64_FORMAT ", %d)", spec.int64.lo, spec.int64.hi, spec.int64.nbins);
     case gh::SpecKind::thresholds:
-        return psprintf("%d thresholds", spec.thresholds.count);
+        return psprintf(spec.thresholds.count == 1 ? "%d threshold" : "%d thresholds", spec.thresholds.count);
     }
     return pstrdup("?");
 }
@@ -353,7 +353,8 @@ HistogramState *histogram_state_deserialize(MemoryContext mcxt, const bytea *wir
     WireHeader h;
     if (len < sizeof h)
         ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
-                        errmsg("gpu_histogram state is truncated: %zu bytes", (size_t)len)));
+                        errmsg_plural("gpu_histogram state is truncated: %zu byte",
+                                      "gpu_histogram state is truncated: %zu bytes", len, (size_t)len)));
     memcpy(&h, p, sizeof h);
     if (h.magic != kWireMagic || h.version != kWireVersion)
         ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
@@ -392,8 +393,9 @@ HistogramState *histogram_state_deserialize(MemoryContext mcxt, const bytea *wir
     Size expected = sizeof h + sizeof(double) * nthresholds + sizeof(int64) * ncounts;
     if (len != expected)
         ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
-                        errmsg("gpu_histogram state has %zu bytes, expected %zu for %d buckets",
-                               (size_t)len, (size_t)expected, (int)ncounts)));
+                        errmsg_plural("gpu_histogram state has %zu bytes, expected %zu for %d bucket",
+                                      "gpu_histogram state has %zu bytes, expected %zu for %d buckets", ncounts,
+                                      (size_t)len, (size_t)expected, (int)ncounts)));
     p += sizeof h;
     if (spec.kind == gh::SpecKind::thresholds) {
         /* the payload is not 8-byte aligned: copy before use */

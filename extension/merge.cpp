@@ -4,6 +4,7 @@
  */
 #include "pg_headers.h"
 
+#include "errors.h"
 #include "histogram_state.h"
 
 namespace {
@@ -31,6 +32,7 @@ void check_counts(const int64 *counts, int32 n, const char *what)
 
 void check_histogram(ArrayType *a, int32 expected_n)
 {
+    check_histogram_size(a);
     if (ARR_NDIM(a) != 1)
         ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
                         errmsg("gpu_histogram_merge expects one-dimensional histograms")));
@@ -143,7 +145,10 @@ GH_FUNCTION(gpu_histogram_merge_deserializefn)
     if (len < sizeof(int32))
         ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION), errmsg("gpu_histogram_merge state is truncated")));
     memcpy(&n, VARDATA_ANY(wire), sizeof(int32));
-    if (n < 0 || len != sizeof(int32) + sizeof(int64) * static_cast<Size>(n))
+    if (n < 0 || n > kMaxHistogramSlots)
+        ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
+                        errmsg("gpu_histogram_merge state is corrupt: a histogram of %d elements", n)));
+    if (len != sizeof(int32) + sizeof(int64) * static_cast<Size>(n))
         ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
                         errmsg("gpu_histogram_merge state has %zu bytes, which does not match its length %d",
                                (size_t)len, n)));

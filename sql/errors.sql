@@ -91,6 +91,7 @@ SELECT try_sql('SELECT gpu_histogram(1, 1e308, -1e308, 10)');
 SELECT try_sql('SELECT gpu_histogram(1, -1e307, 1e307, 9)');
 SELECT try_sql('SELECT gpu_histogram(1, 1e307, -1e307, 9)');
 SELECT try_sql('SELECT gpu_histogram(1, 0, 1.7976931348623157e308, 2)');
+SELECT try_sql('SELECT gpu_histogram(1, -1e308, 1e308, 1)');
 \set VERBOSITY sqlstate
 SELECT gpu_histogram(1, -1e308, 1e308, 10);
 \set VERBOSITY default
@@ -174,13 +175,47 @@ SELECT gpu_histogram_merge('{-5,0,7}'::bigint[]);
 -- gpu_histogram_buckets: too short, NULL elements, two dimensions, and the
 -- bounds errors of width_bucket.
 SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{1,2}', 0, 1)$$);
-SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{}', 0, 1)$$);
 SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{1,NULL,3}', 0, 1)$$);
 SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{{1,2,3},{4,5,6}}', 0, 1)$$);
 SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{1,2,3}', 1, 1)$$);
 SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{1,2,3}', 0, 'NaN')$$);
 SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{1,2,3}', '-Infinity', 0)$$);
 SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{1,2,3,4,5,6,7,8,9,10,11,12}', -1e308, 1e308)$$);
+-- ... and of the thresholds form: at least one element, and one more than
+-- there are thresholds (messages in the singular where a count is 1)
+SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{{1},{2}}', '{0.5}'::float8[])$$);
+SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{1,2,3}', '{}'::float8[])$$);
+SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{1,2,3}', '{0.5}'::float8[])$$);
+-- An empty array is no histogram: one error, 2202E, whichever function and
+-- form gets it, the code with which array_agg refuses an empty array.
+SELECT f, try_sql(q) FROM (VALUES
+    ('merge', $$SELECT gpu_histogram_merge('{}'::bigint[])$$),
+    ('merge, later row', $$SELECT gpu_histogram_merge(h) FROM (VALUES ('{1,2,3}'::bigint[]), ('{}')) v(h)$$),
+    ('merge, window', $$SELECT array_agg(m)::text FROM (SELECT gpu_histogram_merge(h) OVER () AS m FROM (VALUES ('{}'::bigint[])) v(h)) s$$),
+    ('buckets', $$SELECT count(*) FROM gpu_histogram_buckets('{}', 0, 1)$$),
+    ('buckets, timestamptz', $$SELECT count(*) FROM gpu_histogram_buckets('{}', '2024-01-01'::timestamptz, '2024-01-02'::timestamptz)$$),
+    ('buckets, date', $$SELECT count(*) FROM gpu_histogram_buckets('{}', '2024-01-01'::date, '2024-01-08'::date)$$),
+    ('buckets, thresholds', $$SELECT count(*) FROM gpu_histogram_buckets('{}', '{}'::float8[])$$),
+    ('array_agg', $$SELECT array_agg(a)::text FROM (VALUES ('{}'::bigint[])) v(a)$$)
+) v(f, q);
+\set VERBOSITY sqlstate
+SELECT gpu_histogram_merge('{}'::bigint[]);
+\set VERBOSITY default
+SELECT gpu_histogram_merge('{}'::bigint[]);
+-- An array longer than any histogram (10,000,002 elements: 10,000,000
+-- buckets and the two outer ones) is refused by both functions with one
+-- error, 54000 as for too many buckets or thresholds, so that a group's
+-- merged state has the aggregates' bound; the longest histogram is taken.
+SELECT f, try_sql(q) FROM (VALUES
+    ('merge', $$SELECT array_length(gpu_histogram_merge(h), 1) FROM (SELECT array_fill(1::bigint, ARRAY[20000000]) h) s$$),
+    ('merge, later row', $$SELECT array_length(gpu_histogram_merge(h), 1) FROM (VALUES ('{1,2,3}'::bigint[]), (array_fill(1::bigint, ARRAY[10000003]))) v(h)$$),
+    ('merge, longest', $$SELECT array_length(m, 1) || ', last ' || m[10000002] FROM (SELECT gpu_histogram_merge(h) AS m FROM (VALUES (array_fill(1::bigint, ARRAY[10000002])), (array_fill(2::bigint, ARRAY[10000002]))) v(h)) s$$),
+    ('buckets', $$SELECT count(*) FROM gpu_histogram_buckets(array_fill(1::bigint, ARRAY[10000003]), 0, 1)$$),
+    ('buckets, date', $$SELECT count(*) FROM gpu_histogram_buckets(array_fill(1::bigint, ARRAY[10000003]), '2024-01-01'::date, '2024-01-08'::date)$$),
+    ('buckets, thresholds', $$SELECT count(*) FROM gpu_histogram_buckets(array_fill(1::bigint, ARRAY[10000003]), '{0.5}'::float8[])$$),
+    ('buckets, longest', $$SELECT count(*) FROM gpu_histogram_buckets(array_fill(1::bigint, ARRAY[10000002]), 0, 1)$$),
+    ('gpu_histogram', $$SELECT gpu_histogram(0.5, 0, 1, 10000001)$$)
+) v(f, q);
 -- A negative count (issue 14): 22000 in every form, after the shape and
 -- NULL checks and before the bounds' (equal bounds here) or thresholds'.
 SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{1,-2,3}', 0, 1)$$);

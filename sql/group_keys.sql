@@ -7,11 +7,12 @@
 -- another column (a 2-D histogram): NULL keys, infinite timestamps, toasted
 -- text keys, several session time zones across their DST changes, historical
 -- local mean time and the far future, parallel plans, prepared statements,
--- WHERE clauses, a tiny work_mem with many groups, and the shapes that keep
--- the ordinary plan.  Every answer is compared with the ordinary plan's
--- (gpu_histogram.scan = off), and once per key kind with width_bucket and
--- count(*) in plain SQL.  gk_compare() prints one line per query:
--- scan_planned | same | rows.
+-- WHERE clauses (also on a key's own expression, a HAVING clause on a key
+-- and a view's qual on its key column), a tiny work_mem with many groups,
+-- and the shapes that keep the ordinary plan.  Every answer is compared
+-- with the ordinary plan's (gpu_histogram.scan = off), and once per key
+-- kind with width_bucket and count(*) in plain SQL.  gk_compare() prints
+-- one line per query: scan_planned | same | rows.
 --
 LOAD 'gpu_histogram'; -- the planner hook, also without shared_preload_libraries
 SET client_min_messages = warning;
@@ -513,6 +514,32 @@ SELECT q, c.* FROM (VALUES
     ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_t WHERE false GROUP BY g4$$)
 ) v(q), LATERAL gk_compare(q) c;
 
+-- A WHERE clause on the key's own expression, a HAVING clause on the key
+-- (which the planner moves to WHERE), and a view's qual on its key column
+-- (which the planner pushes down into the view's WHERE): the scan keeps
+-- them and evaluates the key's expression on each row as the ordinary plan
+-- does.  A qual on the view's histogram stays a HAVING clause, which keeps
+-- the ordinary plan.
+CREATE VIEW gk_hourly AS SELECT date_trunc('hour', tz) AS hour, count(*) AS n, gpu_histogram(x, 0, 1, 8) AS h FROM gk_t GROUP BY 1;
+CREATE VIEW gk_days AS SELECT tz::date AS day, gpu_histogram(x, 0, 1, 8) AS h FROM gk_t GROUP BY 1;
+SELECT gk_explain($$SELECT date_trunc('day', tz), gpu_histogram(x, 0, 1, 16) FROM gk_t WHERE date_trunc('day', tz) >= '2026-03-08' GROUP BY 1$$);
+SELECT gk_explain($$SELECT * FROM gk_hourly WHERE hour >= '2026-03-08'$$);
+SELECT q, c.* FROM (VALUES
+    ($$SELECT date_trunc('day', tz), gpu_histogram(x, 0, 1, 16) FROM gk_t WHERE date_trunc('day', tz) >= '2026-03-08' GROUP BY 1$$),
+    ($$SELECT tz::date, gpu_histogram(x, 0, 1, 8) FROM gk_t WHERE tz::date > '2026-03-07' GROUP BY tz::date$$),
+    ($$SELECT t::date, count(*), gpu_histogram(x, 0, 1, 8) FROM gk_t WHERE t::date BETWEEN '2026-02-27' AND '2026-03-01' OR t::date IS NULL GROUP BY 1$$),
+    ($$SELECT date_trunc('hour', tz), gpu_histogram(x, 0, 1, 8) FROM gk_t WHERE date_trunc('hour', tz) < '2026-03-07' AND x > 0.25 GROUP BY 1$$),
+    ($$SELECT date_trunc('month', t), gpu_histogram(x, 0, 1, 8) FROM gk_t WHERE date_trunc('month', t) IN ('1500-03-01', '2026-01-01') OR date_trunc('month', t) > '2026-02-01' GROUP BY 1$$),
+    ($$SELECT date_bin('15 minutes', t, '2026-01-01'), gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY 1 HAVING date_bin('15 minutes', t, '2026-01-01') < '2026-02-27 06:00'$$),
+    ($$SELECT width_bucket(y, -1, 1, 5), gpu_histogram(x, 0, 1, 8) FROM gk_t WHERE width_bucket(y, -1, 1, 5) IN (0, 2, 6) GROUP BY 1$$),
+    ($$SELECT g4, date_trunc('day', tz), gpu_histogram(x, 0, 1, 8) FROM gk_t WHERE date_trunc('day', tz) = '2026-03-07' GROUP BY 1, 2 HAVING g4 < 20$$),
+    ($$SELECT s COLLATE "C", gpu_histogram(x, 0, 1, 8) FROM gk_t WHERE s COLLATE "C" < 'beta' GROUP BY 1$$),
+    ($$SELECT * FROM gk_hourly WHERE hour >= '2026-03-08'$$),
+    ($$SELECT hour, n, h FROM gk_hourly WHERE hour BETWEEN '2026-03-07 10:00' AND '2026-03-07 20:00' OR hour IS NULL$$),
+    ($$SELECT * FROM gk_days WHERE day > '2026-03-06' AND day < 'infinity'$$),
+    ($$SELECT * FROM gk_days WHERE day = '2026-03-07' OR h IS NULL$$)
+) v(q), LATERAL gk_compare(q) c;
+
 -- Time zones: each time-bucket form in zones with whole, half-hour and
 -- 45-minute offsets, DST changes of an hour and of 30 minutes (at 02:00, and
 -- at midnight in Havana, where some days begin at 01:00), local mean time
@@ -719,6 +746,8 @@ SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
 SELECT gk_explain($$SELECT g4, count(*), gpu_histogram(x, 0, 1, 16) FROM gk_par GROUP BY g4$$);
+CREATE VIEW gk_par_hourly AS SELECT date_trunc('hour', tz) AS hour, gpu_histogram(x, 0, 1, 8) AS h FROM gk_par GROUP BY 1;
+SELECT gk_explain($$SELECT * FROM gk_par_hourly WHERE hour >= '2026-03-03 12:00'$$);
 SELECT q, gk_plan(q) LIKE '%Gather%' AS gather, c.* FROM (VALUES
     ($$SELECT g4, count(*), gpu_histogram(x, 0, 1, 16) FROM gk_par GROUP BY g4$$),
     ($$SELECT b, s, gpu_histogram(x, 0, 1, 16), gpu_histogram(y, 0, 1, 4) FROM gk_par GROUP BY b, s$$),
@@ -727,7 +756,10 @@ SELECT q, gk_plan(q) LIKE '%Gather%' AS gather, c.* FROM (VALUES
     ($$SELECT tz::date, gpu_histogram(x, 0, 1, 8) FROM gk_par GROUP BY 1$$),
     ($$SELECT g4, width_bucket(y, 0, 1, 4), gpu_histogram(x, 0, 1, 8) FROM gk_par GROUP BY 1, 2$$),
     ($$SELECT date_trunc('day', tz), gpu_histogram(x, 0, 1, 8) FROM gk_par WHERE tz >= '2026-03-05' AND x * 2 < 1.5 GROUP BY 1$$),
-    ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_par WHERE g4 < 0 GROUP BY 1$$)
+    ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_par WHERE g4 < 0 GROUP BY 1$$),
+    ($$SELECT date_trunc('day', tz), gpu_histogram(x, 0, 1, 16) FROM gk_par WHERE date_trunc('day', tz) >= '2026-03-02' GROUP BY 1$$),
+    ($$SELECT tz::date, count(*), gpu_histogram(x, 0, 1, 8) FROM gk_par GROUP BY 1 HAVING tz::date < '2026-03-03' OR tz::date IS NULL$$),
+    ($$SELECT * FROM gk_par_hourly WHERE hour >= '2026-03-03 12:00'$$)
 ) v(q), LATERAL gk_compare(q) c;
 SET max_parallel_workers = 0; -- Gather with no worker: the leader reads every block
 SELECT q, gk_plan(q) LIKE '%Gather%' AS gather, c.* FROM (VALUES

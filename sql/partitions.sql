@@ -14,7 +14,8 @@
 -- CHECK constraint that excludes children) and ONLY.  Ungrouped and grouped
 -- (plain keys, date_trunc, date_bin, ::date, width_bucket) with count(*)
 -- and count(col) beside several histograms; plan-time pruning on the key
--- (some, all or none of the leaves), WHERE clauses off the key; prepared
+-- (some, all or none of the leaves), WHERE clauses off the key and on a
+-- key's own expression (a HAVING clause, a view's qual on its key); prepared
 -- statements whose key is compared with a parameter in generic plans (the
 -- ordinary plan prunes at run time; the scan reads every leaf) and in
 -- custom plans; leaves the scan cannot read (another table access method, a
@@ -493,6 +494,25 @@ SELECT q, pt_leaves(q) AS leaves, c.* FROM (VALUES
     ($$SELECT g, gpu_histogram(x, 0, 1, 8) FROM pt_inh_c1 WHERE g > 20 GROUP BY g$$)
 ) v(q), LATERAL pt_compare(q) c;
 
+-- A WHERE clause on the key's own expression (which prunes nothing: it is
+-- not the partition key), a HAVING clause on the key (which the planner
+-- moves to WHERE), and a view's qual on its key column (pushed down into
+-- the view's WHERE): each leaf's scan evaluates the key's expression, in
+-- the leaf's own Vars, on each row as the ordinary plan does.
+CREATE VIEW pt_daily AS SELECT date_trunc('day', tz) AS day, count(*) AS n, gpu_histogram(x, 0, 1, 8) AS h FROM pt_range GROUP BY 1;
+CREATE VIEW pt_inh_days AS SELECT tz::date AS day, gpu_histogram(x, 0, 1, 8) AS h FROM pt_inh GROUP BY 1;
+SELECT pt_explain($$SELECT * FROM pt_inh_days WHERE day BETWEEN '2026-01-10' AND '2026-01-12'$$);
+SELECT q, pt_leaves(q) AS leaves, c.* FROM (VALUES
+    ($$SELECT date_trunc('day', tz), gpu_histogram(x, 0, 1, 16) FROM pt_range WHERE date_trunc('day', tz) >= '2026-02-20' GROUP BY 1$$),
+    ($$SELECT tz::date, count(*), gpu_histogram(x, 0, 1, 8) FROM pt_list WHERE tz::date > '2026-02-25' GROUP BY tz::date$$),
+    ($$SELECT date_trunc('hour', tz), gpu_histogram(x, 0, 1, 8) FROM pt_hash GROUP BY 1 HAVING date_trunc('hour', tz) < '2025-12-12'$$),
+    ($$SELECT width_bucket(y, -1, 1, 5), gpu_histogram(x, 0, 1, 8) FROM pt_inh WHERE width_bucket(y, -1, 1, 5) IN (0, 3) GROUP BY 1$$),
+    ($$SELECT date_trunc('day', tz), gpu_histogram(x, 0, 1, 8) FROM pt_range WHERE tz >= '2026-01-15' AND date_trunc('day', tz) < '2026-01-22' GROUP BY 1$$),
+    ($$SELECT * FROM pt_daily WHERE day >= '2026-02-20'$$),
+    ($$SELECT * FROM pt_daily WHERE day < '2025-12-13' OR day IS NULL$$),
+    ($$SELECT * FROM pt_inh_days WHERE day BETWEEN '2026-01-10' AND '2026-01-12'$$)
+) v(q), LATERAL pt_compare(q) c;
+
 -- Empty tables and partitions, and all-NULL x.
 SELECT q, pt_leaves(q) AS leaves, c.* FROM (VALUES
     ($$SELECT count(*), count(x), gpu_histogram(x, 0, 1, 8) FROM pt_empty$$),
@@ -684,13 +704,17 @@ SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
 SELECT pt_explain($$SELECT g, count(x), gpu_histogram(x, 0, 1, 8) FROM pt_range WHERE tz >= '2026-01-10' GROUP BY g$$);
+SELECT pt_explain($$SELECT * FROM pt_inh_days WHERE day BETWEEN '2026-01-10' AND '2026-01-12'$$);
 SELECT q, pt_plan(q) LIKE '%Gather%' AS gather, c.* FROM (VALUES
     ($$SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pt_range$$),
     ($$SELECT g, count(x), gpu_histogram(x, 0, 1, 8) FROM pt_range GROUP BY g$$),
     ($$SELECT date_trunc('day', tz), gpu_histogram(x, 0, 1, 8) FROM pt_list GROUP BY 1$$),
     ($$SELECT b, s, gpu_histogram(x, 0, 1, 8), gpu_histogram(y, -1, 1, 4) FROM pt_hash GROUP BY b, s$$),
     ($$SELECT width_bucket(y, -1, 1, 4), gpu_histogram(x, 0, 1, 8) FROM pt_inh GROUP BY 1$$),
-    ($$SELECT g, gpu_histogram(x, 0, 1, 8) FROM pt_range WHERE tz >= '2026-01-10' AND tz < '2026-02-20' GROUP BY g$$)
+    ($$SELECT g, gpu_histogram(x, 0, 1, 8) FROM pt_range WHERE tz >= '2026-01-10' AND tz < '2026-02-20' GROUP BY g$$),
+    ($$SELECT date_trunc('day', tz), gpu_histogram(x, 0, 1, 16) FROM pt_range WHERE date_trunc('day', tz) >= '2026-02-20' GROUP BY 1$$),
+    ($$SELECT tz::date, count(*), gpu_histogram(x, 0, 1, 8) FROM pt_inh GROUP BY 1 HAVING tz::date < '2026-01-01' OR tz::date IS NULL$$),
+    ($$SELECT * FROM pt_daily WHERE day >= '2026-02-20'$$)
 ) v(q), LATERAL pt_compare(q) c;
 SET max_parallel_workers = 0; -- Gather with no worker: the leader does everything
 SELECT q, pt_plan(q) LIKE '%Gather%' AS gather, c.* FROM (VALUES

@@ -95,6 +95,8 @@ END
 $fn$;
 
 SHOW gpu_histogram.scan;
+-- what the setting covers, as pg_settings (and SHOW ALL) describe it
+SELECT short_desc, extra_desc FROM pg_settings WHERE name = 'gpu_histogram.scan';
 
 -- A table that makes the column hard to find: a varlena column before it,
 -- NULLs, a dropped column, a column added later with a default (older rows

@@ -300,6 +300,18 @@ SELECT * FROM gpu_histogram_buckets((SELECT gpu_histogram(ts, '2024-03-01', '202
                                     '2024-03-01'::timestamptz, '2024-03-02'::timestamptz);
 SELECT * FROM gpu_histogram_buckets('{1,2,3,4,5}', '2024-01-02'::timestamp, '2024-01-01 00:00:00.000001'::timestamp);
 SELECT * FROM gpu_histogram_buckets('{1,2,3,4,5}', '2024-01-01'::date, '2024-01-11'::date);
+-- Date bounds whose edges pass the last timestamp: the error of the date's
+-- cast to timestamp, as PostgreSQL raises it, ascending and descending; the
+-- last and first dates that are timestamps are edges like any other.
+SELECT try_sql($$SELECT '5874897-12-31'::date::timestamp$$) AS date_cast,
+       try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{0,5,7,0}'::bigint[], '2000-01-01'::date, '5874897-12-31'::date)$$) AS ascending,
+       try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{0,5,7,0}'::bigint[], '294277-01-01'::date, '2000-01-01'::date)$$) AS descending;
+SELECT try_sql($$SELECT '294277-01-01'::date::timestamp$$) AS date_cast;
+\set VERBOSITY sqlstate
+SELECT * FROM gpu_histogram_buckets('{0,5,7,0}'::bigint[], '2000-01-01'::date, '5874897-12-31'::date);
+\set VERBOSITY default
+SELECT * FROM gpu_histogram_buckets('{0,5,7,0}'::bigint[], '2000-01-01'::date, '294276-12-31'::date);
+SELECT * FROM gpu_histogram_buckets('{0,5,7,0}'::bigint[], '2000-01-01'::date, '4714-11-24 BC'::date);
 -- every value lies in the bucket that counts it: the rows of each bucket's
 -- [lower, upper) are its count (the last one holds infinity too)
 SELECT count(*) AS buckets,

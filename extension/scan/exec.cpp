@@ -105,10 +105,27 @@ ScanExecState *scan_state(CustomScanState *node)
     return reinterpret_cast<ScanExecState *>(node);
 }
 
+/* A scan-tlist entry's expression, its table Vars read from the heap tuple in the scan slot. */
+Node *heap_tuple_vars(Node *node, void *context)
+{
+    if (node == NULL)
+        return NULL;
+    if (IsA(node, Var)) {
+        Var *var = static_cast<Var *>(copyObjectImpl(node));
+        var->varno = INDEX_VAR;
+        return reinterpret_cast<Node *>(var);
+    }
+    return expression_tree_mutator(node, reinterpret_cast<Node *(*)()>(reinterpret_cast<void (*)()>(heap_tuple_vars)), context);
+}
+
 /*
- * setrefs.c turned the quals' Vars into references to custom_scan_tlist;
- * point them back at the table's attributes, so that they are evaluated on
- * the heap tuple itself.
+ * setrefs.c turned every subexpression of the quals that equals an entry of
+ * custom_scan_tlist into a reference to it: a column, or a GROUP BY key's
+ * expression when the WHERE clause repeats it (a HAVING clause on the key,
+ * or a view's qual pushed down on its key column, end up there too).  The
+ * quals run on the heap tuple before any key is computed, so each reference
+ * becomes the entry's own expression over the table's attributes again, as
+ * the ordinary plan evaluates it.
  */
 Node *table_vars_mutator(Node *node, List *scan_tlist)
 {
@@ -117,11 +134,7 @@ Node *table_vars_mutator(Node *node, List *scan_tlist)
     if (IsA(node, Var) && reinterpret_cast<Var *>(node)->varno == INDEX_VAR) {
         Var *ref = reinterpret_cast<Var *>(node);
         Expr *target = static_cast<TargetEntry *>(list_nth(scan_tlist, ref->varattno - 1))->expr;
-        if (!IsA(target, Var))
-            elog(ERROR, "gpu_histogram scan: a qual refers to a non-Var scan column");
-        Var *var = static_cast<Var *>(copyObjectImpl(target));
-        var->varno = INDEX_VAR;
-        return reinterpret_cast<Node *>(var);
+        return heap_tuple_vars(reinterpret_cast<Node *>(target), NULL);
     }
     return expression_tree_mutator(node, GH_MUTATOR(table_vars_mutator), scan_tlist);
 }

@@ -31,8 +31,11 @@ void charge(GroupTable *t, Size bytes)
     else
         ereport(ERROR,
                 (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-                 errmsg("gpu_histogram scan: %u groups need more memory than work_mem x hash_mem_multiplier (%zu kB)",
-                        t->ngroups, t->limit / 1024),
+                 errmsg_plural("gpu_histogram scan: %u group needs more memory than work_mem x "
+                               "hash_mem_multiplier (%zu kB)",
+                               "gpu_histogram scan: %u groups need more memory than work_mem x "
+                               "hash_mem_multiplier (%zu kB)",
+                               t->ngroups, t->ngroups, t->limit / 1024),
                  errhint("Raise work_mem or hash_mem_multiplier, or SET gpu_histogram.scan = off to let "
                          "HashAggregate spill to disk.")));
 }

@@ -495,8 +495,10 @@ void gpu_histogram_scan_init(void)
 {
     DefineCustomBoolVariable("gpu_histogram.scan",
                              "Lets gpu_histogram() read heap pages itself (GpuHistogramScan).",
-                             "When on, a query that computes only gpu_histogram() over one table is "
-                             "planned as a custom scan that bins the column straight from the pages.",
+                             "When on, a query whose aggregates are gpu_histogram() calls, with count(*) "
+                             "or count(col) beside them, over one table or one partitioned table or "
+                             "inheritance tree, ungrouped or grouped by keys the scan computes, may be "
+                             "planned as a custom scan that bins the columns straight from the pages.",
                              &gh_scan_enabled, true, PGC_USERSET, 0, NULL, NULL, NULL);
     RegisterCustomScanMethods(&gh_scan_plan_methods);
     prev_upper_paths_hook = create_upper_paths_hook;

@@ -9,8 +9,10 @@
  *   custom_private     (naggs, nkeys): how many of custom_scan_tlist are
  *                      Aggrefs and keys.
  * setrefs.c rewrites the targetlist and custom_exprs to INDEX_VAR references
- * into custom_scan_tlist; the executor maps the quals' references back to
- * the table's own attribute numbers and evaluates them on the heap tuple.
+ * into custom_scan_tlist (a qual that repeats a key's expression refers to
+ * the key); the executor maps the quals' references back to the entries'
+ * expressions over the table's own attributes and evaluates them on the
+ * heap tuple.
  */
 #ifndef GH_SCAN_NODE_H
 #define GH_SCAN_NODE_H

@@ -42,6 +42,8 @@ make_table() { # name rows
            -c "VACUUM (FREEZE, ANALYZE) $1" || exit 1
 }
 echo "== setup: $rows rows (and 10M for pgbench)"
+# a new server's database has no extension yet; dashboards_bench.sh and run_benchmarks.sh create it alike
+psql_q -c "CREATE EXTENSION IF NOT EXISTS gpu_histogram" || exit 1
 make_table "$t" "$rows"
 make_table "$small" 10000000
 psql_q -c "ALTER TABLE $t SET (parallel_workers = 8)"
