@@ -115,7 +115,7 @@ Node *heap_tuple_vars(Node *node, void *context)
         var->varno = INDEX_VAR;
         return reinterpret_cast<Node *>(var);
     }
-    return expression_tree_mutator(node, reinterpret_cast<Node *(*)()>(reinterpret_cast<void (*)()>(heap_tuple_vars)), context);
+    return expression_tree_mutator(node, GH_MUTATOR(heap_tuple_vars), context);
 }
 
 /*
