@@ -29,6 +29,9 @@
 #    a few minutes; fails if the server crashed or the extension raised an
 #    internal error (SQLSTATE class XX); skipped (exit 77) when sqlsmith
 #    cannot be installed
+#    then test/timescaledb/run_timescaledb_checks.sh: the scan over
+#    TimescaleDB hypertables with time_bucket keys, on 17 (TimescaleDB built
+#    from source) and 18 (in a sid chroot); skipped on other majors
 # 9. test/check_doc_links.py: every relative link and #anchor of README.md
 #    and docs/*.md points at a file and a heading that exist
 #
@@ -130,10 +133,10 @@ trap - EXIT
 
 # Runs a check script that starts its own servers, and records it: exit 0
 # ok, 77 skipped, anything else FAILED with its first FAILED line.
-run_checks() { # name, script, log
-    gh_step "bash $2"
+run_checks() { # name, script, log, script arguments...
+    gh_step "bash $2 ${*:4}"
     set +e
-    bash "$2" 2>&1 | tee "$LOGS/$3"
+    bash "$2" "${@:4}" 2>&1 | tee "$LOGS/$3"
     local rc=${PIPESTATUS[0]}
     set -e
     local last
@@ -159,6 +162,9 @@ run_checks "GPU service (crash isolation)" test/service/run_crash_isolation.sh c
 
 # -- 8. random queries (sqlsmith) ----------------------------------------------
 run_checks "random queries (sqlsmith)" test/sqlsmith/run_sqlsmith.sh sqlsmith.log
+
+# -- 8b. TimescaleDB hypertables and time_bucket (17 and 18) -------------------
+run_checks "TimescaleDB hypertables" test/timescaledb/run_timescaledb_checks.sh timescaledb.log "$GH_PG_SERVER_MAJOR"
 
 # -- 9. the README's and the docs' links ---------------------------------------
 gh_step "python3 test/check_doc_links.py"
