@@ -162,8 +162,14 @@ void tsdb_bucket_init(TsdbBucket *b, const TsdbBucketDef &def, Oid coltype)
     b->nargs = def.nargs;
     b->ts_arg = def.ts_arg;
     b->coltype = coltype;
-    for (int i = 0; i < def.nargs; i++)
+    for (int i = 0; i < def.nargs; i++) {
         b->argtypes[i] = def.args[i] != NULL ? exprType(reinterpret_cast<Node *>(def.args[i])) : coltype;
+        /* EXPLAIN names the zone before the first row evaluates the arguments */
+        if (b->argtypes[i] == TEXTOID && i != def.ts_arg) {
+            const Const *k = IsA(def.args[i], Const) ? reinterpret_cast<const Const *>(def.args[i]) : NULL;
+            b->zone_name = k == NULL ? "the timezone argument" : k->constisnull ? "NULL" : TextDatumGetCString(k->constvalue);
+        }
+    }
     b->hit_lo = 1; /* empty */
     b->hit_hi = 0;
     b->cache = static_cast<BinInterval *>(palloc(sizeof(BinInterval) * kBinCacheSize));
@@ -183,7 +189,6 @@ void tsdb_bucket_set_args(TsdbBucket *b, const Datum *values, const bool *nulls)
     b->hit_hi = 0;
     b->span = 0;
     b->nzones = 0;
-    b->zone_name = NULL;
     if (b->nulls[0])
         return;
 
