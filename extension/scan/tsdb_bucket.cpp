@@ -225,7 +225,7 @@ void tsdb_bucket_set_args(TsdbBucket *b, const Datum *values, const bool *nulls)
             }
             b->zone_name = name;
             b->zones[b->nzones].tz = tz;
-                b->zones[b->nzones].lo = b->zones[b->nzones].hi = 0;
+            b->zones[b->nzones].lo = b->zones[b->nzones].hi = 0;
             b->nzones++;
         }
     }
