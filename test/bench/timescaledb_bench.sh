@@ -24,7 +24,7 @@ source test/lib/prepare.sh
 gh_prepare >/dev/null
 gh_timescaledb_install "$GH_PG_MAJOR"
 set --
-# shellcheck source=../pg_temp_server.sh
+# shellcheck source=SCRIPTDIR/../pg_temp_server.sh
 source test/pg_temp_server.sh -c shared_buffers="${GH_SHARED_BUFFERS:-3GB}" \
     -c shared_preload_libraries=timescaledb,gpu_histogram -c timescaledb.max_background_workers=0 \
     -c timescaledb.telemetry_level=off -c max_parallel_workers_per_gather=0 || exit 1

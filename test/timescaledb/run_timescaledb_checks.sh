@@ -72,7 +72,8 @@ case $major in
     18)
         # shellcheck source=SCRIPTDIR/../lib/debian_chroot.sh
         source test/lib/debian_chroot.sh
-        gh_chroot_ensure sid $(gh_chroot_pg_packages 18)
+        read -r -a packages <<<"$(gh_chroot_pg_packages 18)"
+        gh_chroot_ensure sid "${packages[@]}"
         # the tracked files (and the uncommitted changes to them), not this
         # tree's build products, which belong to the host's compiler
         src=$(mktemp -d /var/tmp/gh-chroot-src.XXXXXX)
