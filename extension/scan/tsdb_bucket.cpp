@@ -45,7 +45,7 @@ bool call_bucket(TsdbBucket *b, int64 ts, int64 *result)
     InitFunctionCallInfoData(*fcinfo, &b->flinfo, b->nargs, InvalidOid, NULL, NULL);
     bool any_null = false;
     for (int i = 0; i < b->nargs; i++) {
-        if (i == b->ts_arg) {
+        if (i == kTsdbTsArg) {
             fcinfo->args[i].value = b->coltype == DATEOID ? DateADTGetDatum(static_cast<DateADT>(ts)) : Int64GetDatum(ts);
             fcinfo->args[i].isnull = false;
         } else {
@@ -131,7 +131,7 @@ bool tsdb_bucket_parse(const FuncExpr *f, Index relid, TsdbBucketDef *def, AttrN
     if ((result != TIMESTAMPTZOID && result != TIMESTAMPOID && result != DATEOID) || nargs < 2 || nargs > 5 ||
         exprType(static_cast<Node *>(linitial(f->args))) != INTERVALOID)
         return false;
-    const Expr *col = static_cast<const Expr *>(lsecond(f->args));
+    const Expr *col = static_cast<const Expr *>(list_nth(f->args, kTsdbTsArg));
     if (!IsA(col, Var))
         return false;
     const Var *v = reinterpret_cast<const Var *>(col);
@@ -139,9 +139,8 @@ bool tsdb_bucket_parse(const FuncExpr *f, Index relid, TsdbBucketDef *def, AttrN
         return false;
     memset(def, 0, sizeof *def);
     def->nargs = nargs;
-    def->ts_arg = 1;
     for (int i = 0; i < nargs; i++) {
-        if (i == def->ts_arg)
+        if (i == kTsdbTsArg)
             continue;
         def->args[i] = static_cast<Expr *>(list_nth(f->args, i));
         if (!fixed_for_scan(reinterpret_cast<Node *>(def->args[i])))
@@ -160,12 +159,11 @@ void tsdb_bucket_init(TsdbBucket *b, const TsdbBucketDef &def, Oid coltype)
     memset(b, 0, sizeof *b);
     fmgr_info(def.funcid, &b->flinfo);
     b->nargs = def.nargs;
-    b->ts_arg = def.ts_arg;
     b->coltype = coltype;
     for (int i = 0; i < def.nargs; i++) {
         b->argtypes[i] = def.args[i] != NULL ? exprType(reinterpret_cast<Node *>(def.args[i])) : coltype;
         /* EXPLAIN names the zone before the first row evaluates the arguments */
-        if (b->argtypes[i] == TEXTOID && i != def.ts_arg) {
+        if (b->argtypes[i] == TEXTOID) {
             const Const *k = IsA(def.args[i], Const) ? reinterpret_cast<const Const *>(def.args[i]) : NULL;
             b->zone_name = k == NULL ? "the timezone argument" : k->constisnull ? "NULL" : TextDatumGetCString(k->constvalue);
         }
@@ -214,8 +212,8 @@ void tsdb_bucket_set_args(TsdbBucket *b, const Datum *values, const bool *nulls)
         b->zones[b->nzones].tz = session_timezone;
         b->zones[b->nzones].lo = b->zones[b->nzones].hi = 0;
         b->nzones++;
-        for (int i = 2; i < b->nargs; i++) {
-            if (i == b->ts_arg || b->nulls[i] || b->argtypes[i] != TEXTOID)
+        for (int i = kTsdbTsArg + 1; i < b->nargs; i++) {
+            if (b->nulls[i] || b->argtypes[i] != TEXTOID)
                 continue;
             char *name = TextDatumGetCString(b->args[i]);
             pg_tz *tz = pg_tzset(name);

@@ -25,12 +25,14 @@
 
 #include "time_keys.h"
 
+/* Every time_bucket() form takes the column as its second argument. */
+constexpr int kTsdbTsArg = 1;
+
 /* The planner's view of one time_bucket() key. */
 struct TsdbBucketDef {
     Oid funcid;
     int nargs;      /* 2 to 5: the function's arguments after defaults were added */
-    int ts_arg;     /* which argument is the column (1) */
-    Expr *args[5];  /* the others, fixed for the scan; NULL at ts_arg */
+    Expr *args[5];  /* the others, fixed for the scan; NULL at kTsdbTsArg */
 };
 
 /*
@@ -44,7 +46,6 @@ bool tsdb_bucket_parse(const FuncExpr *f, Index relid, TsdbBucketDef *def, AttrN
 struct TsdbBucket {
     FmgrInfo flinfo;
     int nargs;
-    int ts_arg;
     Oid coltype;
     Oid argtypes[5];
     Datum args[5];        /* the fixed arguments, evaluated once */
