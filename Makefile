@@ -8,7 +8,7 @@ EXTENSION = gpu_histogram
 MODULE_big = gpu_histogram
 OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/aggregate.o extension/merge.o extension/buckets.o \
-       extension/gpu_binning.o extension/observability.o extension/plan_args.o \
+       extension/gpu_binning.o extension/device_policy.o extension/observability.o extension/plan_args.o \
        extension/scan/plan.o extension/scan/exec.o extension/scan/heap_reader.o \
        extension/scan/native_quals.o extension/scan/fixed_exprs.o extension/scan/time_keys.o extension/scan/tsdb_bucket.o \
        extension/scan/group_keys.o extension/scan/group_table.o extension/scan/group_agg.o extension/scan/group_gpu.o \

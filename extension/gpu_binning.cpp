@@ -1,17 +1,17 @@
 /*
- * gpu_binning.cpp: the device policy, over the GPU service's client.
+ * gpu_binning.cpp: a histogram state's leases, over the GPU service's client.
  *
- * auto: a group takes the GPU once it holds a batch's worth of values, if
- * the service is up and grants it a lease and a slot without waiting;
- * otherwise its chunk is binned on the CPU right away, which is never
- * slower than waiting.  Parallel workers do the same: they no longer start
- * CUDA, so the GPU costs them nothing extra.
- * gpu: every full chunk goes to the GPU, waiting for room when there is
- * none; a group that cannot have a lease uses a transient histogram for
- * each chunk.
+ * Where a group's chunk goes is device_policy.h's answer for the group's
+ * values so far: a batch's worth is a full batch.  gpu_now: a lease and a
+ * slot if the service grants them without waiting, else the CPU, which is
+ * never slower than waiting.  gpu_wait: the GPU, waiting for room when
+ * there is none; a group that cannot have a lease uses a transient
+ * histogram for each chunk.  Parallel workers do the same: they do not
+ * start CUDA, so the GPU costs them nothing extra.
  */
 #include "gpu_binning.h"
 
+#include "device_policy.h"
 #include "settings.h"
 
 namespace {
@@ -19,6 +19,11 @@ namespace {
 bool on_gpu_path(const GpuLease *lease)
 {
     return lease->hist.index >= 0;
+}
+
+DeviceChoice choose(const GpuLease *lease, int64 total)
+{
+    return device_choose(DeviceWork{total, total >= gpu_binning_batch_size(), on_gpu_path(lease), lease->refused});
 }
 
 } // namespace
@@ -30,32 +35,24 @@ int32 gpu_binning_batch_size(void)
 
 bool gpu_lease_may_start(const GpuLease *lease, int64 total)
 {
-    switch (gh_device_mode) {
-    case DEVICE_CPU:
-        return false;
-    case DEVICE_GPU:
-        return true;
-    default:
-        return on_gpu_path(lease) || (!lease->refused && total >= gpu_binning_batch_size());
-    }
+    return choose(lease, total) != DeviceChoice::cpu;
 }
 
 SlotAnswer gpu_lease_next_slot(GpuLease *lease, const gh::HistogramSpec &spec, int64 total, bool may_wait,
                                double **values, int32 *capacity)
 {
-    if (!gpu_lease_may_start(lease, total))
+    DeviceChoice choice = choose(lease, total);
+    if (choice == DeviceChoice::cpu)
         return SLOT_ON_CPU;
-    if (gh_device_mode != DEVICE_GPU) {
-        if (!gpu_service_up() ||
-            (!on_gpu_path(lease) && !gpu_service_open(spec, false, SERVICE_NO_WAIT, &lease->hist))) {
-            lease->refused = !on_gpu_path(lease);
+    if (choice == DeviceChoice::gpu_now) {
+        if (!on_gpu_path(lease) && !gpu_service_open(spec, false, SERVICE_NO_WAIT, &lease->hist)) {
+            lease->refused = true;
             return SLOT_ON_CPU;
         }
         lease->slot = gpu_service_take_slot(SERVICE_NO_WAIT);
         if (lease->slot < 0)
             return SLOT_ON_CPU;
     } else {
-        gpu_service_require();
         ServiceWait wait = may_wait ? SERVICE_WAIT : SERVICE_NO_WAIT;
         if (!on_gpu_path(lease)) {
             lease->transient = false;

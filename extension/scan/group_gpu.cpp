@@ -4,8 +4,8 @@
 #include "group_gpu.h"
 
 #include "../errors.h"
+#include "../device_policy.h"
 #include "../gpu_binning.h"
-#include "../settings.h"
 
 namespace {
 
@@ -29,30 +29,34 @@ void bin_on_cpu(GroupGpu *gg, ScanGroup *const *groups)
     gg->filled = 0;
 }
 
+/* The policy's answer for the buffer as it is. */
+DeviceChoice choose(const GroupGpu *gg)
+{
+    return device_choose(DeviceWork{gg->filled, gg->filled == gg->capacity, gg->hist.index >= 0, false});
+}
+
 /*
- * The device histogram, opened at the first batch: in 'auto' only if the
- * service has room now; in 'gpu' waiting for room unless this process
- * already holds others (which it could be waiting for), then the CPU.
+ * The device histogram, opened at the first batch that goes: at once if
+ * the service has room; under gpu_wait, waiting for room unless this
+ * process already holds others (which it could be waiting for).
  */
-bool open_histogram(GroupGpu *gg)
+bool open_histogram(GroupGpu *gg, DeviceChoice choice)
 {
     if (gg->hist.index >= 0)
         return true;
     gh::GroupedSpec spec{gg->spec, gg->groups};
-    if (gh_device_mode != DEVICE_GPU)
-        return gpu_service_up() && gpu_service_open_grouped(spec, SERVICE_NO_WAIT, &gg->hist);
-    gpu_service_require();
     if (gpu_service_open_grouped(spec, SERVICE_NO_WAIT, &gg->hist))
         return true;
-    return gh_histograms_open == 0 && gpu_service_open_grouped(spec, SERVICE_WAIT, &gg->hist);
+    return choice == DeviceChoice::gpu_wait && gh_histograms_open == 0 &&
+           gpu_service_open_grouped(spec, SERVICE_WAIT, &gg->hist);
 }
 
-/* Hands the buffer to the service; false: no room ('auto'), the caller bins it. */
-bool submit(GroupGpu *gg)
+/* Hands the buffer to the service; false: the policy or the service says the CPU, and the caller bins it. */
+bool submit(GroupGpu *gg, DeviceChoice choice)
 {
-    if (!open_histogram(gg))
+    if (choice == DeviceChoice::cpu || !open_histogram(gg, choice))
         return false;
-    gg->slot = gpu_service_take_slot(gh_device_mode == DEVICE_GPU ? SERVICE_WAIT : SERVICE_NO_WAIT);
+    gg->slot = gpu_service_take_slot(choice == DeviceChoice::gpu_wait ? SERVICE_WAIT : SERVICE_NO_WAIT);
     if (gg->slot < 0)
         return false;
     memcpy(gpu_service_slot(gg->slot), gg->values, sizeof(double) * static_cast<Size>(gg->filled));
@@ -72,11 +76,7 @@ void group_gpu_init(GroupGpu *gg, const gh::BucketSpec &spec, int32 off, uint32 
     group_gpu_none(gg);
     gg->spec = spec;
     gg->off = off;
-    if (gh_device_mode == DEVICE_CPU)
-        return;
-    if (gh_device_mode == DEVICE_GPU)
-        gpu_service_require();
-    else if (!gpu_service_up())
+    if (!device_gpu_possible())
         return;
     gg->capacity = Min(gpu_binning_batch_size(), gpu_service_grouped_capacity());
     int64 slots = static_cast<int64>(spec.nbins) + 2;
@@ -96,22 +96,19 @@ void group_gpu_init(GroupGpu *gg, const gh::BucketSpec &spec, int32 off, uint32 
 
 void group_gpu_ship(GroupGpu *gg, ScanGroup *const *groups)
 {
-    if (submit(gg))
+    DeviceChoice choice = choose(gg);
+    if (submit(gg, choice))
         return;
     bin_on_cpu(gg, groups);
-    if (gg->hist.index < 0 && gh_device_mode != DEVICE_GPU)
-        gg->active = false; /* 'auto' and no device histogram to be had: the rest of the scan stays here */
+    if (gg->hist.index < 0 && choice != DeviceChoice::gpu_wait)
+        gg->active = false; /* no device histogram to be had without waiting: the rest of the scan stays here */
 }
 
 void group_gpu_collect(GroupGpu *gg, ScanGroup *const *groups, uint32 ngroups)
 {
-    if (gg->filled > 0) {
-        /* 'auto' sends no partial batch to a GPU it has not used yet */
-        if (gg->hist.index < 0 && gh_device_mode != DEVICE_GPU)
-            bin_on_cpu(gg, groups);
-        else
-            group_gpu_ship(gg, groups);
-    }
+    /* a partial batch goes where the policy says (auto: not to a GPU this scan has not used yet) */
+    if (gg->filled > 0 && !submit(gg, choose(gg)))
+        bin_on_cpu(gg, groups);
     if (gg->hist.index < 0)
         return;
     const int32 slots = gg->spec.nbins + 2;

@@ -5,6 +5,7 @@
 
 #include "page_layout.h"
 
+#include "../device_policy.h"
 #include "../settings.h"
 
 #include <cstdio>
@@ -131,12 +132,33 @@ bool complete(PageGpu *pg, PageBatch *b, bool wait)
     return true;
 }
 
-/* Takes a lease per histogram and a slot per histogram without waiting, and queues the batch; false: no room. */
-bool send(PageGpu *pg, PageBatch *b, HistogramState *const *states, const bool *skip)
+/*
+ * The policy's answer for a ready batch: its line pointers stand for its
+ * values, and a batch short of capacity is the scan's last.
+ */
+DeviceChoice batch_choice(const PageGpu *pg, const PageBatch *b)
 {
-    if (pg->cpu_only || !gpu_service_pages_ready())
+    int64 lines = 0;
+    for (int i = 0; i < b->npages; i++)
+        lines += b->lines[i];
+    bool leased = false;
+    for (int h = 0; h < pg->nhist; h++)
+        leased = leased || pg->hist[h].index >= 0;
+    return device_choose(DeviceWork{lines, b->npages == pg->capacity, leased, false});
+}
+
+/*
+ * Takes a lease per histogram and a slot per histogram without waiting
+ * (pages never wait: with gpu_wait a refused batch's values go to the GPU
+ * through the histogram states), and queues the batch; false: no room.
+ * gpu_now also takes one of the reservations that bound all sessions'
+ * page batches on the GPUs.
+ */
+bool send(PageGpu *pg, PageBatch *b, HistogramState *const *states, const bool *skip, DeviceChoice choice)
+{
+    if (choice == DeviceChoice::cpu || !gpu_service_pages_ready())
         return false;
-    if (gh_device_mode != DEVICE_GPU && !b->reserved) {
+    if (choice == DeviceChoice::gpu_now && !b->reserved) {
         if (!gpu_service_reserve_page_batch(gh_auto_page_batches)) {
             pg->no_reservation++;
             return false;
@@ -228,8 +250,9 @@ PageBatch *ship(PageGpu *pg, HistogramState *const *states, const bool *skip)
             return steal(pg, b);
         (void)complete(pg, other, true);
     }
-    if (!send(pg, b, states, skip)) {
-        if (gh_device_mode != DEVICE_GPU && !pg->cpu_only)
+    DeviceChoice choice = batch_choice(pg, b);
+    if (!send(pg, b, states, skip, choice)) {
+        if (choice == DeviceChoice::gpu_now)
             pg->cpu_pages_left = pg->capacity; /* no room: the next batch's worth as it comes */
         return b;
     }
@@ -248,7 +271,7 @@ void page_gpu_begin(PageGpu *pg, Relation rel, const HeapColumn *columns, int nh
     pg->read_slot = -1;
     pg->cpu_only = gh_debug_pages_on_cpu;
     if (RelationUsesLocalBuffers(rel) || !page_layout_matches() ||
-        (!pg->cpu_only && (gh_device_mode == DEVICE_CPU || !gh_pages_on_gpu || !gpu_service_pages_ready())))
+        (!pg->cpu_only && (!device_gpu_wanted() || !gh_pages_on_gpu || !gpu_service_pages_ready())))
         return;
     MemoryContext old = MemoryContextSwitchTo(cxt);
     pg->columns = static_cast<gh::PageColumn *>(palloc0(sizeof(gh::PageColumn) * nhist));
@@ -343,20 +366,14 @@ PageBatch *page_gpu_flush(PageGpu *pg, HistogramState *const *states, const bool
 {
     if (!pg->possible)
         return NULL;
-    PageBatch *b = &pg->batch[pg->filling];
-    /* auto: a table smaller than a batch, with no lease yet, is parsed here rather than wait for the GPU */
-    bool leased = false;
-    for (int h = 0; h < pg->nhist; h++)
-        leased = leased || pg->hist[h].index >= 0;
-    if (b->npages > 0 && gh_device_mode != DEVICE_GPU && !leased)
-        return b;
+    /* the last, partial batch goes where the policy says (auto: not to a GPU this scan has not used) */
     return ship(pg, states, skip);
 }
 
 void page_gpu_keep_values_on_cpu(const PageGpu *pg, HistogramState *st)
 {
-    if (pg->possible && !pg->cpu_only && gh_device_mode == DEVICE_AUTO)
-        st->gpu.refused = true;
+    if (pg->possible && !pg->cpu_only)
+        st->gpu.refused = true; /* auto heeds it; device = gpu sends every full chunk all the same */
 }
 
 void page_gpu_release(PageBatch *b)
