@@ -9,11 +9,14 @@ MODULE_big = gpu_histogram
 OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/aggregate.o extension/merge.o extension/buckets.o \
        extension/gpu_binning.o extension/device_policy.o extension/observability.o extension/plan_args.o \
-       extension/scan/plan.o extension/scan/exec.o extension/scan/heap_reader.o \
-       extension/scan/native_quals.o extension/scan/fixed_exprs.o extension/scan/time_keys.o extension/scan/tsdb_bucket.o \
-       extension/scan/group_keys.o extension/scan/group_table.o extension/scan/group_agg.o extension/scan/group_gpu.o \
-       extension/scan/group_estimate.o extension/scan/partitions.o \
-       extension/scan/page_gpu.o extension/scan/page_layout.o extension/scan/buffer_hints.o extension/scan/batch_pins.o \
+       extension/scan/plan/plan.o extension/scan/plan/partitions.o extension/scan/plan/group_estimate.o \
+       extension/scan/exec/exec.o \
+       extension/scan/heap/heap_reader.o extension/scan/heap/buffer_hints.o extension/scan/heap/batch_pins.o \
+       extension/scan/heap/page_layout.o \
+       extension/scan/quals/native_quals.o extension/scan/quals/fixed_exprs.o \
+       extension/scan/group/group_keys.o extension/scan/group/time_keys.o extension/scan/group/tsdb_bucket.o \
+       extension/scan/group/group_table.o extension/scan/group/group_agg.o \
+       extension/scan/offload/page_gpu.o extension/scan/offload/group_gpu.o \
        extension/moving_window.o \
        extension/time_aggregate.o extension/threshold_aggregate.o \
        extension/service/service.o extension/service/supervisor.o \
@@ -53,7 +56,7 @@ include $(PGXS)
 $(shlib): $(ENGINE_LIB)
 
 # PGXS tracks no header dependencies: rebuild every object when any header changes.
-$(OBJS): $(wildcard extension/*.h extension/scan/*.h extension/service/*.h gpu/*.h)
+$(OBJS): $(wildcard extension/*.h extension/scan/*.h extension/scan/*/*.h extension/service/*.h gpu/*.h)
 
 # The objects of extension/ are compiled in the source tree for one server.
 # build/pg_server names that server; when PG_CONFIG points at another one

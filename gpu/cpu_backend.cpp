@@ -110,47 +110,81 @@ GH_BIN_VARIANT(bin_up_pg16, true, BucketRule::pg16)
 GH_BIN_VARIANT(bin_down_pg16, false, BucketRule::pg16)
 
 /*
- * Grouped: the same two passes, the second adding the group's offset.  The
- * counters are the caller's int64s (one copy: with many groups there is no
- * room for more), so no chunking is needed.
+ * Many groups: the same two passes, the second adding one to the value's
+ * group's row, which row_of(i) gives (a check that fails stops the loop
+ * with internal_error).  The one loop of every grouped histogram on the
+ * CPU: the rows of a dense group x bucket array, or a grouped scan's rows
+ * wherever its groups keep them.  The counters are the caller's int64s (one
+ * copy: with many groups there is no room for more), so no chunking is
+ * needed.
  */
-template <bool Ascending, BucketRule Rule>
-__attribute__((always_inline)) inline Status bin_grouped(const GroupedSpec &spec, const double *values,
-                                                         const uint32_t *groups, size_t n, int64_t *counts)
+template <bool Ascending, BucketRule Rule, typename RowOf>
+__attribute__((always_inline)) inline Status bin_grouped(const BucketSpec &spec, const double *values, size_t n,
+                                                         RowOf row_of)
 {
-    const FloatBinner<Ascending, Rule> bucket_of{
-        BucketSpec{spec.interval.lo, spec.interval.hi, spec.interval.nbins, Rule}};
-    const uint32_t last = static_cast<uint32_t>(spec.interval.nbins) + 1;
-    const int64_t slots = grouped_slots(spec);
+    const FloatBinner<Ascending, Rule> bucket_of{BucketSpec{spec.lo, spec.hi, spec.nbins, Rule}};
+    const uint32_t last = static_cast<uint32_t>(spec.nbins) + 1;
     int32_t bucket[kBlock];
     for (size_t start = 0; start < n; start += kBlock) {
         size_t len = n - start < kBlock ? n - start : kBlock;
         const double *v = values + start;
-        const uint32_t *g = groups + start;
         for (size_t i = 0; i < len; i++)
             bucket[i] = bucket_of(v[i]);
         for (size_t i = 0; i < len; i++) {
             uint32_t b = static_cast<uint32_t>(bucket[i]);
             if (b > last) /* kNaNBucket */
                 return Status::nan_value;
-            if (g[i] >= spec.groups)
+            int64_t *row = row_of(start + i);
+            if (row == nullptr)
                 return Status::internal_error;
-            counts[g[i] * slots + b]++;
+            row[b]++;
         }
     }
     return Status::ok;
 }
 
+/* Rows of counts, spec.groups of them, each grouped_slots(spec) long. */
+struct DenseRows {
+    const uint32_t *groups;
+    uint32_t ngroups;
+    int64_t slots;
+    int64_t *counts;
+    int64_t *operator()(size_t i) const
+    {
+        return groups[i] < ngroups ? counts + groups[i] * slots : nullptr;
+    }
+};
+
+/* The caller's own row pointers. */
+struct GivenRows {
+    int64_t *const *rows;
+    int64_t *operator()(size_t i) const { return rows[i]; }
+};
+
 #define GH_GROUPED_VARIANT(name, ascending, rule)                                                  \
-    GH_CPU_CLONES Status name(const GroupedSpec &spec, const double *values, const uint32_t *groups, \
-                              size_t n, int64_t *counts)                                           \
+    GH_CPU_CLONES Status name##_dense(const BucketSpec &spec, const double *values, size_t n,      \
+                                      DenseRows rows)                                              \
     {                                                                                              \
-        return bin_grouped<ascending, rule>(spec, values, groups, n, counts);                       \
+        return bin_grouped<ascending, rule>(spec, values, n, rows);                                \
+    }                                                                                              \
+    GH_CPU_CLONES Status name##_rows(const BucketSpec &spec, const double *values, size_t n,       \
+                                     GivenRows rows)                                               \
+    {                                                                                              \
+        return bin_grouped<ascending, rule>(spec, values, n, rows);                                \
     }
 GH_GROUPED_VARIANT(grouped_up_pg15, true, BucketRule::pg15)
 GH_GROUPED_VARIANT(grouped_down_pg15, false, BucketRule::pg15)
 GH_GROUPED_VARIANT(grouped_up_pg16, true, BucketRule::pg16)
 GH_GROUPED_VARIANT(grouped_down_pg16, false, BucketRule::pg16)
+
+/* The variant for spec's direction and rule. */
+template <typename Rows>
+Status bin_grouped_any(const BucketSpec &spec, const double *values, size_t n, Rows rows,
+                       Status (*const variants[4])(const BucketSpec &, const double *, size_t, Rows))
+{
+    int which = (spec.rule == BucketRule::pg15 ? 0 : 2) + (spec.lo < spec.hi ? 0 : 1);
+    return variants[which](spec, values, n, rows);
+}
 
 constexpr size_t kMaxPerLoop = size_t(1) << 30;
 
@@ -216,10 +250,17 @@ Status cpu_bin_grouped(const GroupedSpec &spec, const double *values, const uint
 {
     if (!grouped_spec_fits(spec))
         return Status::internal_error;
-    bool ascending = spec.interval.lo < spec.interval.hi;
-    auto loop = spec.interval.rule == BucketRule::pg15 ? (ascending ? grouped_up_pg15 : grouped_down_pg15)
-                                                       : (ascending ? grouped_up_pg16 : grouped_down_pg16);
-    return loop(spec, values, groups, n, counts);
+    static Status (*const variants[4])(const BucketSpec &, const double *, size_t, DenseRows) = {
+        grouped_up_pg15_dense, grouped_down_pg15_dense, grouped_up_pg16_dense, grouped_down_pg16_dense};
+    return bin_grouped_any(spec.interval, values, n, DenseRows{groups, spec.groups, grouped_slots(spec), counts},
+                           variants);
+}
+
+Status cpu_bin_rows(const BucketSpec &spec, const double *values, int64_t *const *rows, size_t n) noexcept
+{
+    static Status (*const variants[4])(const BucketSpec &, const double *, size_t, GivenRows) = {
+        grouped_up_pg15_rows, grouped_down_pg15_rows, grouped_up_pg16_rows, grouped_down_pg16_rows};
+    return bin_grouped_any(spec, values, n, GivenRows{rows}, variants);
 }
 
 Status cpu_count_one(const BucketSpec &spec, double value, int64_t delta, int64_t *counts) noexcept

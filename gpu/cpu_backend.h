@@ -49,6 +49,15 @@ Status cpu_bin_grouped(const GroupedSpec &spec, const double *values, const uint
                        int64_t *counts) noexcept;
 
 /*
+ * The same loop over rows the caller keeps wherever it likes: adds one to
+ * rows[i][width_bucket(values[i], spec)] for every i < n, each row having
+ * nbins + 2 counters (a grouped scan's groups).  Returns Status::nan_value
+ * at the first NaN, Status::internal_error for a null row, leaving the
+ * counts partly updated.
+ */
+Status cpu_bin_rows(const BucketSpec &spec, const double *values, int64_t *const *rows, size_t n) noexcept;
+
+/*
  * Adds delta to counts[width_bucket(value, spec)]: one value at a time, for a
  * moving window frame, which adds each row that enters the frame (+1) and
  * removes each row that leaves it (-1) with the same formula as cpu_bin.

@@ -95,7 +95,7 @@ service_batches() { psql_q -c "SELECT coalesce(service_batches, 0) FROM gpu_hist
 for device in ${GH_PGBENCH_DEVICES:-cpu auto}; do
     read -r busy0 total0 < <(cpu_ticks)
     batches0=$(service_batches)
-    # each page scan says at DEBUG1 where its batches went (extension/scan/page_gpu.cpp)
+    # each page scan says at DEBUG1 where its batches went (extension/scan/offload/page_gpu.cpp)
     out=$(PGOPTIONS="-c gpu_histogram.device=$device -c max_parallel_workers_per_gather=0 -c client_min_messages=debug1" \
           pgbench -n -c "$clients" -j 16 -T "$seconds" -f "$script" 2>&1)
     read -r busy1 total1 < <(cpu_ticks)

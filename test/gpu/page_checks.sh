@@ -21,7 +21,7 @@
 #    pointers), a session repeats, in one REPEATABLE READ transaction at a
 #    time, the scan with device = gpu and the same histogram from
 #    width_bucket with the ordinary plan: every pair must be equal.
-# 3. Pins, which a batch holds itself (extension/scan/batch_pins.h): a
+# 3. Pins, which a batch holds itself (extension/scan/heap/batch_pins.h): a
 #    VACUUM (FREEZE) waiting for a cleanup lock on a page pinned in a batch
 #    is woken when the batch lets go, and after cancels mid-scan and a
 #    backend terminated mid-scan none of the table's buffers is pinned

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # buffer_hint_checks.sh: the scan pins pages through the buffers it saw
-# them in last time (extension/scan/buffer_hints.h), on a throwaway server
+# them in last time (extension/scan/heap/buffer_hints.h), on a throwaway server
 # with 16 MB of shared buffers, small enough to move pages around in.
 #
 #   bash test/scan/buffer_hint_checks.sh

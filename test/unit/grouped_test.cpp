@@ -1,9 +1,10 @@
 /*
- * grouped_test.cpp: the CPU's grouped binning (cpu_bin_grouped) against
- * the naive per-value formula, and against one cpu_bin per group: random
- * and edge values, random and constant group numbers, both bound orders
- * and both rules, and its refusals (NaN, a group out of range, a spec too
- * large).
+ * grouped_test.cpp: the CPU's grouped binning (cpu_bin_grouped, and
+ * cpu_bin_rows, the same loop over rows kept anywhere, as a grouped scan
+ * keeps its groups) against the naive per-value formula, and against one
+ * cpu_bin per group: random and edge values, random and constant group
+ * numbers, both bound orders and both rules, and its refusals (NaN, a group
+ * out of range, a spec too large, a null row).
  */
 #include <gtest/gtest.h>
 
@@ -81,6 +82,42 @@ TEST(Grouped, MatchesTheNaiveFormulaAndOneHistogramPerGroup)
             }
         }
     }
+}
+
+TEST(Grouped, RowsKeptAnywhereGetTheSameCounts)
+{
+    std::mt19937_64 rng(7);
+    std::uniform_real_distribution<double> bound(-1e3, 1e3);
+    for (int trial = 0; trial < 8; trial++) {
+        BucketSpec interval{bound(rng), bound(rng), int32_t(1 + rng() % 500),
+                            trial % 2 ? BucketRule::pg16 : BucketRule::pg15};
+        GroupedSpec spec{interval, 37};
+        std::vector<double> v = values_for(interval, 5000, rng);
+        std::vector<uint32_t> g(v.size());
+        for (uint32_t &x : g)
+            x = static_cast<uint32_t>(rng() % spec.groups);
+        /* each group's row in a block of its own, with a guard cell on each side */
+        const size_t slots = size_t(gh::grouped_slots(spec));
+        std::vector<std::vector<int64_t>> blocks(spec.groups, std::vector<int64_t>(slots + 2, 0));
+        std::vector<int64_t *> rows(v.size());
+        for (size_t i = 0; i < v.size(); i++)
+            rows[i] = blocks[g[i]].data() + 1;
+        ASSERT_EQ(gh::cpu_bin_rows(interval, v.data(), rows.data(), v.size()), Status::ok);
+        std::vector<int64_t> want = naive(spec, v, g);
+        for (uint32_t k = 0; k < spec.groups; k++) {
+            EXPECT_EQ(blocks[k].front(), 0);
+            EXPECT_EQ(blocks[k].back(), 0);
+            ASSERT_TRUE(std::equal(blocks[k].begin() + 1, blocks[k].end() - 1, want.begin() + k * slots)) << k;
+        }
+    }
+    std::vector<double> nan = {0.5, NAN};
+    std::vector<int64_t> row(18, 0);
+    std::vector<int64_t *> rows = {row.data(), row.data()};
+    EXPECT_EQ(gh::cpu_bin_rows(BucketSpec{0, 1, 16, BucketRule::pg15}, nan.data(), rows.data(), 2), Status::nan_value);
+    rows[1] = nullptr;
+    nan[1] = 0.25;
+    EXPECT_EQ(gh::cpu_bin_rows(BucketSpec{0, 1, 16, BucketRule::pg15}, nan.data(), rows.data(), 2),
+              Status::internal_error);
 }
 
 TEST(Grouped, ConstantInputAndEmptyBatches)

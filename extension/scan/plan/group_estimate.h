@@ -13,7 +13,7 @@
 #ifndef GH_SCAN_GROUP_ESTIMATE_H
 #define GH_SCAN_GROUP_ESTIMATE_H
 
-#include "../pg_headers.h"
+#include "../../pg_headers.h"
 
 extern "C" {
 #include "nodes/pathnodes.h"

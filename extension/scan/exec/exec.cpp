@@ -15,15 +15,15 @@
  * clause is evaluated on each visible tuple after the page is unlocked, as
  * heapam's page mode returns tuples, or natively (native_quals.h).
  */
-#include "scan_node.h"
-#include "group_agg.h"
-#include "heap_reader.h"
-#include "native_quals.h"
-#include "page_gpu.h"
+#include "../scan_node.h"
+#include "../group/group_agg.h"
+#include "../heap/heap_reader.h"
+#include "../quals/native_quals.h"
+#include "../offload/page_gpu.h"
 
-#include "../errors.h"
-#include "../histogram_state.h"
-#include "../settings.h"
+#include "../../errors.h"
+#include "../../histogram_state.h"
+#include "../../settings.h"
 
 extern "C" {
 #include "access/parallel.h"
@@ -36,7 +36,7 @@ extern "C" {
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
 }
-#include "../pg_compat.h"
+#include "../../pg_compat.h"
 
 namespace {
 

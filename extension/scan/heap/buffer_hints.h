@@ -20,7 +20,7 @@
 #ifndef GH_SCAN_BUFFER_HINTS_H
 #define GH_SCAN_BUFFER_HINTS_H
 
-#include "../pg_headers.h"
+#include "../../pg_headers.h"
 
 extern "C" {
 #include "storage/bufmgr.h"

@@ -29,7 +29,7 @@ extern "C" {
 #include "optimizer/tlist.h"
 #include "parser/parsetree.h"
 }
-#include "../pg_compat.h"
+#include "../../pg_compat.h"
 
 namespace {
 

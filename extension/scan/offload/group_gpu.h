@@ -1,11 +1,13 @@
 /*
  * group_gpu.h: a grouped scan's histogram binned by the GPU service.
  *
- * The scan finds each row's group on the host (group_agg.cpp); what the GPU
- * takes over is the binning: the values and their groups' numbers go to
- * the service in batches, and one grouped device histogram (group x bucket
- * cells, gpu/grouped_spec.h) counts them.  When the scan emits its groups,
- * the cells are read back into the groups' host counters.
+ * The scan finds each row's group on the host (scan/group/group_agg.cpp);
+ * what the GPU takes over is the binning: the values and their groups'
+ * numbers go to the service in batches, and one grouped device histogram
+ * (group x bucket cells, gpu/grouped_spec.h) counts them.  When the scan
+ * emits its groups, it reads the cells back into its groups' rows.  This
+ * file knows groups only by number: where their rows live, and binning on
+ * the CPU, are the grouped scan's.
  *
  * Values gather in a buffer of this process first and are copied into a
  * service slot only when a batch is full, so the scan never holds a slot
@@ -25,8 +27,7 @@
 #ifndef GH_SCAN_GROUP_GPU_H
 #define GH_SCAN_GROUP_GPU_H
 
-#include "../service/service_client.h"
-#include "group_table.h"
+#include "../../service/service_client.h"
 
 struct GroupGpu {
     bool active;               /* values of groups below `groups` gather in the buffer */
@@ -38,9 +39,7 @@ struct GroupGpu {
     double *values;
     uint32 *numbers;
     int32 slot;                /* a slot held while copying a batch or reading: released after an ERROR */
-    int32 off;                 /* the histogram's first cell in a group's row (its values count) */
     uint64 sent;               /* values handed to the GPU */
-    uint64 on_cpu;             /* values of full batches the service had no room for, binned here */
     MemoryContextCallback cleanup;
 };
 
@@ -54,14 +53,10 @@ static inline void group_gpu_none(GroupGpu *gg)
 
 /*
  * Whether this histogram can use the GPU (device setting, service up), and
- * if so prepares it, in cxt, for groups numbered below max_groups; off is
- * its first cell in a group's row.  device = 'gpu' raises the service's
- * ERROR when it has no GPU.
+ * if so prepares it, in cxt, for groups numbered below max_groups.  device
+ * = 'gpu' raises the service's ERROR when it has no GPU.
  */
-void group_gpu_init(GroupGpu *gg, const gh::BucketSpec &spec, int32 off, uint32 max_groups, MemoryContext cxt);
-
-/* Ships the full buffer (or bins it on the CPU, into groups' cells). */
-void group_gpu_ship(GroupGpu *gg, ScanGroup *const *groups);
+void group_gpu_init(GroupGpu *gg, const gh::BucketSpec &spec, uint32 max_groups, MemoryContext cxt);
 
 /* Whether the GPU takes the value of group number g: else the caller bins it. */
 static inline bool group_gpu_takes(const GroupGpu *gg, uint32 g)
@@ -69,21 +64,40 @@ static inline bool group_gpu_takes(const GroupGpu *gg, uint32 g)
     return gg->active && g < gg->groups;
 }
 
-/* Adds one value of group number g (group_gpu_takes() said yes). */
-static inline void group_gpu_add(GroupGpu *gg, double x, uint32 g, ScanGroup *const *groups)
+/* Adds one value of group number g (group_gpu_takes() said yes); true: the buffer is full, ship it. */
+static inline bool group_gpu_add(GroupGpu *gg, double x, uint32 g)
 {
     gg->values[gg->filled] = x;
     gg->numbers[gg->filled] = g;
-    if (++gg->filled == gg->capacity)
-        group_gpu_ship(gg, groups);
+    return ++gg->filled == gg->capacity;
 }
 
 /*
- * Before the groups are emitted: what is buffered goes out, and the device
- * cells of groups[0 .. ngroups) are added into their host rows and zeroed
- * in the service.
+ * Hands the buffer (full, or what is left when the scan stops) to the
+ * service where device_policy.h says so.  false: the caller bins
+ * values[0 .. filled) into groups numbers[0 .. filled) on the CPU, then
+ * calls group_gpu_clear().  A full batch that found no device histogram
+ * without waiting keeps the rest of the scan on the CPU.
  */
-void group_gpu_collect(GroupGpu *gg, ScanGroup *const *groups, uint32 ngroups);
+bool group_gpu_ship(GroupGpu *gg);
+
+/* The buffer was binned on the CPU. */
+static inline void group_gpu_clear(GroupGpu *gg)
+{
+    gg->filled = 0;
+}
+
+/* How many of ngroups groups have cells on the device (0 when nothing went there). */
+static inline uint32 group_gpu_groups_held(const GroupGpu *gg, uint32 ngroups)
+{
+    return gg->hist.index >= 0 ? Min(ngroups, gg->groups) : 0;
+}
+
+/*
+ * The device cells of groups first .. first + n - 1 (of those held), nbins
+ * + 2 each, into cells[0 .. n * (nbins + 2)), zeroed in the service.
+ */
+void group_gpu_read(GroupGpu *gg, uint32 first, uint32 n, int64 *cells);
 
 /* Gives the device histogram and any slot back; the histogram may be used again (it reopens). */
 void group_gpu_close(GroupGpu *gg);

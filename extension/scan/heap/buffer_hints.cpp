@@ -16,7 +16,7 @@ extern "C" {
 #include "storage/buf_internals.h"
 #include "storage/proc.h"
 }
-#include "../pg_compat.h"
+#include "../../pg_compat.h"
 
 namespace {
 

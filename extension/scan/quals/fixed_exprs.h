@@ -9,7 +9,7 @@
 #ifndef GH_SCAN_FIXED_EXPRS_H
 #define GH_SCAN_FIXED_EXPRS_H
 
-#include "../pg_headers.h"
+#include "../../pg_headers.h"
 
 /*
  * True when e reads no column (Var or PlaceHolderVar), holds no aggregate,

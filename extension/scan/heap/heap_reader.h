@@ -12,7 +12,7 @@
 #ifndef GH_SCAN_HEAP_READER_H
 #define GH_SCAN_HEAP_READER_H
 
-#include "../pg_headers.h"
+#include "../../pg_headers.h"
 #include "buffer_hints.h"
 
 extern "C" {

@@ -4,7 +4,7 @@
  * why a verified interval holds one bucket).
  */
 #include "tsdb_bucket.h"
-#include "fixed_exprs.h"
+#include "../quals/fixed_exprs.h"
 
 extern "C" {
 #include "catalog/dependency.h"

@@ -12,7 +12,7 @@
 
 #include "heap_reader.h"
 
-#include "../../gpu/page_spec.h"
+#include "../../../gpu/page_spec.h"
 
 /* Whether this server's heap pages are laid out as gpu/page_spec.h says. */
 bool page_layout_matches(void);

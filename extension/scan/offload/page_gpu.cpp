@@ -3,10 +3,10 @@
  */
 #include "page_gpu.h"
 
-#include "page_layout.h"
+#include "../heap/page_layout.h"
 
-#include "../device_policy.h"
-#include "../settings.h"
+#include "../../device_policy.h"
+#include "../../settings.h"
 
 #include <cstdio>
 #include <unistd.h>

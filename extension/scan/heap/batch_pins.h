@@ -26,7 +26,7 @@
 #ifndef GH_SCAN_BATCH_PINS_H
 #define GH_SCAN_BATCH_PINS_H
 
-#include "../pg_headers.h"
+#include "../../pg_headers.h"
 
 extern "C" {
 #include "storage/bufmgr.h"

@@ -36,11 +36,11 @@
 #ifndef GH_SCAN_PAGE_GPU_H
 #define GH_SCAN_PAGE_GPU_H
 
-#include "batch_pins.h"
-#include "heap_reader.h"
+#include "../heap/batch_pins.h"
+#include "../heap/heap_reader.h"
 
-#include "../histogram_state.h"
-#include "../service/service_client.h"
+#include "../../histogram_state.h"
+#include "../../service/service_client.h"
 
 /* Pinned pages on their way to the GPU, or back to the CPU. */
 struct PageBatch {

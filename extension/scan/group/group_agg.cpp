@@ -5,8 +5,9 @@
 
 #include <cmath>
 
-#include "../errors.h"
-#include "../histogram_state.h"
+#include "../../errors.h"
+#include "../../histogram_state.h"
+#include "../../../gpu/cpu_backend.h"
 
 extern "C" {
 #include "executor/nodeHash.h"
@@ -202,14 +203,46 @@ void find_groups(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n)
     }
 }
 
-/* One histogram over the page's tuples, into their groups' cells. */
+/* Rows handed to the grouped loop at once when a GPU batch comes back to the CPU. */
+constexpr int32 kRowsAtOnce = 1024;
+
+/* The one grouped loop (gh::cpu_bin_rows) over values[0 .. n) into rows[0 .. n). */
+void bin_rows(GroupAgg *ga, int a, const double *values, int64 *const *rows, int n)
+{
+    report_engine_status(gh::cpu_bin_rows(ga->specs[a], values, rows, static_cast<size_t>(n)));
+    ga->values_binned += static_cast<uint64>(n);
+}
+
+/* A GPU batch the service did not take, binned into its groups' rows here. */
+void bin_batch_on_cpu(GroupAgg *ga, int a)
+{
+    GroupGpu *gg = &ga->gpu[a];
+    int64 *rows[kRowsAtOnce];
+    for (int32 start = 0; start < gg->filled; start += kRowsAtOnce) {
+        int32 n = Min(kRowsAtOnce, gg->filled - start);
+        for (int32 i = 0; i < n; i++)
+            rows[i] = ga->table.groups[gg->numbers[start + i]]->cells + ga->offsets[a];
+        bin_rows(ga, a, gg->values + start, rows, n);
+    }
+    group_gpu_clear(gg);
+}
+
+void ship_batch(GroupAgg *ga, int a)
+{
+    if (!group_gpu_ship(&ga->gpu[a]))
+        bin_batch_on_cpu(ga, a);
+}
+
+/*
+ * One histogram over the page's tuples: values whose group the GPU holds
+ * go into its buffer, the others into their groups' rows on the CPU.
+ */
 void count_histogram(GroupAgg *ga, int a, TupleDesc desc, HeapTupleData *tuples, int n)
 {
     const HistogramArgs &arg = ga->args[a];
     if (arg.skip)
         return;
     heap_column_values_each(ga->columns[a], desc, tuples, n, ga->page_values, ga->page_nulls);
-    const gh::BucketSpec spec = ga->specs[a];
     const int32 off = ga->offsets[a];
     if (unlikely(!ga->spec_valid[a])) {
         /* the first value in the page's order (the tuples are reversed) gets width_bucket's error */
@@ -218,41 +251,39 @@ void count_histogram(GroupAgg *ga, int a, TupleDesc desc, HeapTupleData *tuples,
                 checked_first_row_spec(ga->page_values[i], arg.lo, arg.hi, arg.nbins);
         return;
     }
-    uint64 binned = 0;
     GroupGpu *gg = &ga->gpu[a];
-    if (gg->active) {
-        for (int i = 0; i < n; i++) {
-            if (ga->page_nulls[i])
-                continue;
-            double x = ga->page_values[i];
-            if (unlikely(std::isnan(x)))
-                report_engine_status(gh::Status::nan_value); /* here, as the CPU would: not at the read */
-            ScanGroup *g = ga->page_groups[i];
-            if (group_gpu_takes(gg, g->index)) {
-                group_gpu_add(gg, x, g->index, ga->table.groups);
-                continue;
-            }
-            int64 *c = g->cells + off;
-            c[0]++;
-            c[1 + gh::width_bucket(x, spec)]++;
-            binned++;
-        }
-        ga->values_binned += binned;
-        return;
-    }
+    int kept = 0;
     for (int i = 0; i < n; i++) {
         if (ga->page_nulls[i])
             continue;
         double x = ga->page_values[i];
-        int32 b = gh::width_bucket(x, spec);
-        if (unlikely(b == gh::kNaNBucket))
-            report_engine_status(gh::Status::nan_value);
-        int64 *c = ga->page_groups[i]->cells + off;
-        c[0]++;
-        c[1 + b]++;
-        binned++;
+        ScanGroup *g = ga->page_groups[i];
+        if (group_gpu_takes(gg, g->index)) {
+            if (unlikely(std::isnan(x)))
+                report_engine_status(gh::Status::nan_value); /* here, as the CPU would: not at the read */
+            if (group_gpu_add(gg, x, g->index))
+                ship_batch(ga, a);
+            continue;
+        }
+        ga->page_values[kept] = x;
+        ga->page_rows[kept++] = g->cells + off;
     }
-    ga->values_binned += binned;
+    bin_rows(ga, a, ga->page_values, ga->page_rows, kept);
+}
+
+/* A histogram's slots in a row: nbins + 2, from its first cell. */
+int32 histogram_slots(const GroupAgg *ga, int a)
+{
+    return ga->specs[a].nbins + 2;
+}
+
+/* The values a histogram's slots counted: every value falls in exactly one. */
+int64 histogram_values(const GroupAgg *ga, int a, const int64 *c)
+{
+    int64 total = 0;
+    for (int32 b = 0; b < histogram_slots(ga, a); b++)
+        total += c[b];
+    return total;
 }
 
 /* Each aggregate's cells, once the histograms' arguments are known. */
@@ -261,13 +292,16 @@ void lay_out(GroupAgg *ga, const HistogramArgs *args)
     int32 ncells = 0;
     for (int a = 0; a < ga->naggs; a++) {
         ga->offsets[a] = ncells;
-        ncells += 1; /* values (histogram) or rows (count) */
-        if (ga->aggs[a].kind != AggKind::histogram || args[a].skip)
+        if (ga->aggs[a].kind != AggKind::histogram) {
+            ncells += 1; /* the rows counted */
+            continue;
+        }
+        if (args[a].skip)
             continue;
         ga->specs[a] = gh::BucketSpec{args[a].lo, args[a].hi, args[a].nbins, kServerRule};
         ga->spec_valid[a] = gh::validate_spec(ga->specs[a]) == gh::SpecError::none;
         if (ga->spec_valid[a])
-            ncells += args[a].nbins + 2;
+            ncells += histogram_slots(ga, a);
     }
     ga->args = args;
     /* one group is what the ordinary aggregate takes too: bounded only by the keys' groups */
@@ -280,7 +314,7 @@ void lay_out(GroupAgg *ga, const HistogramArgs *args)
         uint32 max_groups = ga->nkeys == 0 ? 1 : static_cast<uint32>(Min(limit / per_group + 1, Size(PG_UINT32_MAX)));
         for (int a = 0; a < ga->naggs; a++)
             if (ga->aggs[a].kind == AggKind::histogram && !args[a].skip && ga->spec_valid[a])
-                group_gpu_init(&ga->gpu[a], ga->specs[a], ga->offsets[a], max_groups, ga->gpu_cxt);
+                group_gpu_init(&ga->gpu[a], ga->specs[a], max_groups, ga->gpu_cxt);
         ga->gpu_ready = true;
     }
 }
@@ -288,12 +322,12 @@ void lay_out(GroupAgg *ga, const HistogramArgs *args)
 /* One histogram's result from its cells: the bigint[] or the serialized state. */
 Datum histogram_datum(GroupAgg *ga, int a, const int64 *c, bool partial)
 {
-    int32 slots = ga->specs[a].nbins + 2;
+    int32 slots = histogram_slots(ga, a);
     if (!partial)
-        return PointerGetDatum(int64_array(c + 1, slots));
+        return PointerGetDatum(int64_array(c, slots));
     HistogramState *st = histogram_state_create(ga->row_cxt, gh::float_histogram(ga->specs[a]));
-    memcpy(histogram_state_counts(st), c + 1, sizeof(int64) * slots);
-    st->nvalues = c[0];
+    memcpy(histogram_state_counts(st), c, sizeof(int64) * slots);
+    st->nvalues = histogram_values(ga, a, c);
     return PointerGetDatum(histogram_state_serialize(st));
 }
 
@@ -303,7 +337,7 @@ void fill_row(GroupAgg *ga, const ScanGroup *g, TupleTableSlot *slot, bool parti
     for (int a = 0; a < ga->naggs; a++) {
         const int64 *c = g != NULL ? g->cells + ga->offsets[a] : no_cells;
         bool has_values = ga->aggs[a].kind != AggKind::histogram ||
-                          (g != NULL && !ga->args[a].skip && c[0] > 0);
+                          (g != NULL && !ga->args[a].skip && ga->spec_valid[a] && histogram_values(ga, a, c) > 0);
         slot->tts_isnull[a] = !has_values;
         slot->tts_values[a] = !has_values ? 0
                               : ga->aggs[a].kind == AggKind::histogram ? histogram_datum(ga, a, c, partial)
@@ -357,6 +391,7 @@ void group_agg_init(GroupAgg *ga, ScanAggregate *aggs, int naggs, GroupKey *keys
     ga->keybuf_cap = 256 + fixed_key_bytes(ga);
     ga->keybuf = static_cast<char *>(palloc(ga->keybuf_cap));
     ga->page_groups = static_cast<ScanGroup **>(palloc(sizeof(ScanGroup *) * MaxHeapTuplesPerPage));
+    ga->page_rows = static_cast<int64 **>(palloc(sizeof(int64 *) * MaxHeapTuplesPerPage));
     ga->page_values = static_cast<double *>(palloc(sizeof(double) * MaxHeapTuplesPerPage));
     ga->page_nulls = static_cast<bool *>(palloc(sizeof(bool) * MaxHeapTuplesPerPage));
     ga->word_cache = static_cast<WordCacheEntry *>(palloc0(sizeof(WordCacheEntry) << kWordCacheBits));
@@ -428,16 +463,35 @@ bool group_agg_next(GroupAgg *ga, TupleTableSlot *slot, bool partial)
     return more;
 }
 
+/* Cells read back per request round: a bounded buffer, whatever the number of groups. */
+constexpr int32 kReadCells = 1 << 18;
+
 void group_agg_collect(GroupAgg *ga)
 {
     if (!ga->laid_out || ga->collected)
         return;
     for (int a = 0; a < ga->naggs; a++) {
         GroupGpu *gg = &ga->gpu[a];
-        group_gpu_collect(gg, ga->table.groups, ga->table.ngroups);
+        if (gg->filled > 0)
+            ship_batch(ga, a); /* the partial batch: the GPU or here, as the policy says */
+        const int32 slots = histogram_slots(ga, a);
+        const uint32 held = group_gpu_groups_held(gg, ga->table.ngroups);
+        const uint32 per_read = static_cast<uint32>(Max(1, kReadCells / slots));
+        int64 *cells = held > 0 ? static_cast<int64 *>(palloc(sizeof(int64) * per_read * slots)) : NULL;
+        for (uint32 first = 0; first < held; first += per_read) {
+            uint32 n = Min(per_read, held - first);
+            group_gpu_read(gg, first, n, cells);
+            for (uint32 j = 0; j < n; j++) {
+                int64 *c = ga->table.groups[first + j]->cells + ga->offsets[a];
+                const int64 *d = cells + static_cast<Size>(j) * slots;
+                for (int32 b = 0; b < slots; b++)
+                    c[b] += d[b];
+            }
+        }
+        if (cells != NULL)
+            pfree(cells);
         ga->values_gpu += gg->sent;
-        ga->values_binned += gg->on_cpu;
-        gg->sent = gg->on_cpu = 0;
+        gg->sent = 0;
     }
     ga->collected = true;
 }

@@ -7,7 +7,7 @@ extern "C" {
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 }
-#include "../pg_compat.h"
+#include "../../pg_compat.h"
 
 namespace {
 

@@ -25,7 +25,7 @@
 #ifndef GH_SCAN_NATIVE_QUALS_H
 #define GH_SCAN_NATIVE_QUALS_H
 
-#include "heap_reader.h"
+#include "../heap/heap_reader.h"
 
 /* Comparisons, as btree strategies number them, plus <>. */
 enum class Comparison { lt, le, eq, ge, gt, ne };

@@ -3,30 +3,15 @@
  */
 #include "group_gpu.h"
 
-#include "../errors.h"
-#include "../device_policy.h"
-#include "../gpu_binning.h"
+#include "../../errors.h"
+#include "../../device_policy.h"
+#include "../../gpu_binning.h"
 
 namespace {
-
-/* Cells read back per request round: a bounded buffer, whatever the number of groups. */
-constexpr int32 kReadChunk = 1 << 18;
 
 void release(void *arg)
 {
     group_gpu_close(static_cast<GroupGpu *>(arg));
-}
-
-/* The buffered values into their groups' host cells. */
-void bin_on_cpu(GroupGpu *gg, ScanGroup *const *groups)
-{
-    for (int32 i = 0; i < gg->filled; i++) {
-        int64 *c = groups[gg->numbers[i]]->cells + gg->off;
-        c[0]++;
-        c[1 + gh::width_bucket(gg->values[i], gg->spec)]++; /* NaN was refused when the value came */
-    }
-    gg->on_cpu += static_cast<uint64>(gg->filled);
-    gg->filled = 0;
 }
 
 /* The policy's answer for the buffer as it is. */
@@ -71,11 +56,10 @@ bool submit(GroupGpu *gg, DeviceChoice choice)
 
 } // namespace
 
-void group_gpu_init(GroupGpu *gg, const gh::BucketSpec &spec, int32 off, uint32 max_groups, MemoryContext cxt)
+void group_gpu_init(GroupGpu *gg, const gh::BucketSpec &spec, uint32 max_groups, MemoryContext cxt)
 {
     group_gpu_none(gg);
     gg->spec = spec;
-    gg->off = off;
     if (!device_gpu_possible())
         return;
     gg->capacity = Min(gpu_binning_batch_size(), gpu_service_grouped_capacity());
@@ -94,44 +78,22 @@ void group_gpu_init(GroupGpu *gg, const gh::BucketSpec &spec, int32 off, uint32 
     gg->active = true;
 }
 
-void group_gpu_ship(GroupGpu *gg, ScanGroup *const *groups)
+bool group_gpu_ship(GroupGpu *gg)
 {
     DeviceChoice choice = choose(gg);
     if (submit(gg, choice))
-        return;
-    bin_on_cpu(gg, groups);
-    if (gg->hist.index < 0 && choice != DeviceChoice::gpu_wait)
+        return true;
+    if (gg->filled == gg->capacity && gg->hist.index < 0 && choice != DeviceChoice::gpu_wait)
         gg->active = false; /* no device histogram to be had without waiting: the rest of the scan stays here */
+    return false;
 }
 
-void group_gpu_collect(GroupGpu *gg, ScanGroup *const *groups, uint32 ngroups)
+void group_gpu_read(GroupGpu *gg, uint32 first, uint32 n, int64 *cells)
 {
-    /* a partial batch goes where the policy says (auto: not to a GPU this scan has not used yet) */
-    if (gg->filled > 0 && !submit(gg, choose(gg)))
-        bin_on_cpu(gg, groups);
-    if (gg->hist.index < 0)
-        return;
-    const int32 slots = gg->spec.nbins + 2;
-    const int64 cells = static_cast<int64>(Min(ngroups, gg->groups)) * slots;
-    int32 chunk_groups = Max(1, kReadChunk / slots);
-    int64 *counts = static_cast<int64 *>(palloc(sizeof(int64) * static_cast<Size>(chunk_groups) * slots));
-    for (int64 first = 0; first < cells; first += static_cast<int64>(chunk_groups) * slots) {
-        int32 n = static_cast<int32>(Min(cells - first, static_cast<int64>(chunk_groups) * slots));
-        memset(counts, 0, sizeof(int64) * static_cast<Size>(n));
-        gpu_service_read_range(&gg->hist, static_cast<int32>(first), n, counts, &gg->slot);
-        uint32 g0 = static_cast<uint32>(first / slots);
-        for (int32 j = 0; j < n / slots; j++) {
-            int64 *c = groups[g0 + j]->cells + gg->off;
-            const int64 *d = counts + static_cast<Size>(j) * slots;
-            int64 total = 0;
-            for (int32 b = 0; b < slots; b++) {
-                c[1 + b] += d[b];
-                total += d[b];
-            }
-            c[0] += total;
-        }
-    }
-    pfree(counts);
+    const int64 slots = static_cast<int64>(gg->spec.nbins) + 2;
+    memset(cells, 0, sizeof(int64) * static_cast<Size>(n * slots));
+    gpu_service_read_range(&gg->hist, static_cast<int32>(first * slots), static_cast<int32>(n * slots), cells,
+                           &gg->slot);
 }
 
 void group_gpu_close(GroupGpu *gg)

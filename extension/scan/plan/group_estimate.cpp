@@ -3,7 +3,7 @@
  * scan's key functions can produce (group_estimate.h).
  */
 #include "group_estimate.h"
-#include "group_keys.h"
+#include "../group/group_keys.h"
 
 extern "C" {
 #include "catalog/pg_statistic.h"

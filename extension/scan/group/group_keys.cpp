@@ -3,10 +3,10 @@
  * computing them per row (see group_keys.h).
  */
 #include "group_keys.h"
-#include "fixed_exprs.h"
-#include "scan_node.h"
+#include "../quals/fixed_exprs.h"
+#include "../scan_node.h"
 
-#include "../errors.h"
+#include "../../errors.h"
 
 extern "C" {
 #include "executor/executor.h"

@@ -29,7 +29,7 @@
 #ifndef GH_SCAN_TIME_KEYS_H
 #define GH_SCAN_TIME_KEYS_H
 
-#include "../pg_headers.h"
+#include "../../pg_headers.h"
 
 extern "C" {
 #include "pgtime.h"

@@ -21,7 +21,7 @@ extern "C" {
 #include "storage/predicate.h"
 #include "utils/rel.h"
 }
-#include "../pg_compat.h"
+#include "../../pg_compat.h"
 
 void heap_reader_begin(HeapReader *r, Relation rel, Snapshot snapshot, ParallelBlockTableScanDesc pscan,
                        const BufferHints *shared_hints, bool list_all_visible)

@@ -12,12 +12,12 @@
  * CPU, which is what the scan saves; the planner compares it with the
  * ordinary plans as usual.
  */
-#include "fixed_exprs.h"
+#include "../quals/fixed_exprs.h"
 #include "group_estimate.h"
-#include "group_keys.h"
-#include "group_table.h"
+#include "../group/group_keys.h"
+#include "../group/group_table.h"
 #include "plan_paths.h"
-#include "scan_node.h"
+#include "../scan_node.h"
 
 extern "C" {
 #include "access/heapam.h"
@@ -47,7 +47,7 @@ extern "C" {
 #include "utils/selfuncs.h"
 #include "utils/spccache.h"
 }
-#include "../pg_compat.h"
+#include "../../pg_compat.h"
 
 namespace {
 

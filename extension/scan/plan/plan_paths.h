@@ -10,7 +10,7 @@
 #ifndef GH_SCAN_PLAN_PATHS_H
 #define GH_SCAN_PLAN_PATHS_H
 
-#include "../pg_headers.h"
+#include "../../pg_headers.h"
 
 extern "C" {
 #include "nodes/pathnodes.h"

@@ -5,9 +5,9 @@
  * histograms, the executor hands each page's visible, qualifying tuples to
  * group_agg_add(), which computes each tuple's key (group_keys.h), finds its
  * group (group_table.h) and counts the tuple into the group's cells: per
- * histogram, the number of values and one counter per bucket, binned with
- * bucket.h's width_bucket, the same formula as every other path; per count,
- * one counter.  Then group_agg_next() emits one row per group: the finished
+ * histogram, one counter per bucket, binned by the engine's one grouped
+ * loop (gh::cpu_bin_rows, bucket.h's width_bucket like every other path);
+ * per count, one counter.  Then group_agg_next() emits one row per group: the finished
  * histograms and counts, or under a Gather the partial states the leader's
  * Finalize Aggregate combines.
  *
@@ -18,15 +18,17 @@
  * Without keys the scan still emits exactly one row, empty input included,
  * as an ungrouped aggregate does.  With device 'gpu' or 'auto', each
  * histogram's values and group numbers may go to the GPU service instead
- * (group_gpu.h), read back into the groups' cells before they are emitted.
+ * (scan/offload/group_gpu.h), read back into the groups' cells before they
+ * are emitted; a batch the service does not take comes back to the same
+ * loop here.
  */
 #ifndef GH_SCAN_GROUP_AGG_H
 #define GH_SCAN_GROUP_AGG_H
 
-#include "group_gpu.h"
+#include "../offload/group_gpu.h"
 #include "group_keys.h"
 #include "group_table.h"
-#include "scan_node.h"
+#include "../scan_node.h"
 
 struct GroupAgg {
     int naggs;
@@ -47,6 +49,7 @@ struct GroupAgg {
     MemoryContext page_cxt;    /* detoasted keys of one page */
     MemoryContext row_cxt;     /* one output row */
     ScanGroup **page_groups;   /* each tuple's group, for one page */
+    int64 **page_rows;         /* a histogram's first cell in each value's group, for the CPU's loop */
     double *page_values;       /* one histogram's values of the page ... */
     bool *page_nulls;          /* ... and which are NULL */
     struct WordCacheEntry *word_cache; /* one fixed-width key: its recent groups by value */

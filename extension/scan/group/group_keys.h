@@ -23,11 +23,11 @@
 #ifndef GH_SCAN_GROUP_KEYS_H
 #define GH_SCAN_GROUP_KEYS_H
 
-#include "heap_reader.h"
+#include "../heap/heap_reader.h"
 #include "time_keys.h"
 #include "tsdb_bucket.h"
 
-#include "../../gpu/bucket.h"
+#include "../../../gpu/bucket.h"
 
 enum class KeyKind { column, time, width_bucket, time_bucket };
 
