@@ -1,0 +1,155 @@
+/*
+ * rows_grouped.cpp: the row strategy of a scan with GROUP BY keys, or with
+ * count(*) / count(col) alongside its histograms (scan_exec.h).
+ *
+ * Keys and counters may run PostgreSQL's functions (date_trunc's fallback,
+ * date_bin, detoasting a text key), so each page is unlocked before its
+ * tuples go to scan/group/group_agg.h; its pin keeps them in place.  A row
+ * per group comes out: first the scan, then its groups; when the groups
+ * fill the memory bound before the end (partial states only), those groups,
+ * then the rest of the scan, and so on.
+ */
+#include "scan_exec.h"
+
+#include "../group/group_agg.h"
+
+#include "../../histogram_state.h"
+
+extern "C" {
+#include "nodes/pg_list.h"
+#include "utils/rel.h"
+#include "utils/ruleutils.h"
+}
+
+struct GroupedRows {
+    int nkeys;
+    GroupKey *keys;
+    bool keys_prepared;
+    GroupAgg group_agg;
+    bool scanned;     /* the first scan_read() started */
+    bool emitting;    /* the groups are being emitted */
+    bool scan_paused; /* scan_read() stopped with the groups full */
+    uint64 flushes;   /* times the groups were emitted before the end */
+};
+
+namespace {
+
+void begin(ScanExec *s, CustomScan *cscan, EState *estate)
+{
+    GroupedRows *g = static_cast<GroupedRows *>(palloc0(sizeof(GroupedRows)));
+    TupleDesc desc = RelationGetDescr(s->css.ss.ss_currentRelation);
+    g->nkeys = intVal(lsecond(cscan->custom_private));
+    g->keys = static_cast<GroupKey *>(palloc0(sizeof(GroupKey) * Max(g->nkeys, 1)));
+    for (int k = 0; k < g->nkeys; k++) {
+        Expr *target = static_cast<TargetEntry *>(list_nth(cscan->custom_scan_tlist, s->naggs + k))->expr;
+        GroupKeyDef def;
+        if (!group_key_parse(target, cscan->scan.scanrelid, &def))
+            elog(ERROR, "gpu_histogram scan: unexpected group key %d", k + 1);
+        group_key_init(&g->keys[k], def, desc, &s->css.ss.ps);
+    }
+    group_agg_init(&g->group_agg, s->aggs, s->naggs, g->keys, g->nkeys, desc, estate->es_query_cxt,
+                   s->partial && g->nkeys > 0);
+    s->grouped = g;
+}
+
+bool add_tuples(ScanExec *s, HeapReader *r, int n)
+{
+    GroupedRows *g = s->grouped;
+    heap_reader_unlock(r);
+    if (n > 0 && !s->args_evaluated) {
+        scan_evaluate_args(s);
+        s->args_evaluated = true;
+    }
+    if (n > 0 && !g->keys_prepared) {
+        for (int k = 0; k < g->nkeys; k++)
+            group_key_prepare(&g->keys[k], s->css.ss.ps.ps_ExprContext);
+        g->keys_prepared = true;
+    }
+    group_agg_add(&g->group_agg, RelationGetDescr(s->css.ss.ss_currentRelation), r->tuples, n, s->args);
+    heap_reader_release(r);
+    return group_agg_full(&g->group_agg);
+}
+
+TupleTableSlot *next_row(ScanExec *s)
+{
+    GroupedRows *g = s->grouped;
+    for (;;) {
+        if (!g->emitting) {
+            if (!g->scanned) {
+                g->scanned = true;
+                s->args_evaluated = false;
+            }
+            g->scan_paused = scan_read(s);
+            group_agg_collect(&g->group_agg);
+            if (!g->scan_paused) {
+                gh_values_binned_on_cpu += g->group_agg.values_binned;
+                scan_record_totals(s, 0, g->group_agg.values_binned, g->group_agg.values_gpu);
+            }
+            g->emitting = true;
+        }
+        TupleTableSlot *slot = scan_empty_slot(s);
+        if (group_agg_next(&g->group_agg, slot, s->partial))
+            return ExecStoreVirtualTuple(slot);
+        if (!g->scan_paused) {
+            /* under an Append, the next partition's scan may want the service's room */
+            group_agg_done(&g->group_agg);
+            return NULL;
+        }
+        group_agg_restart(&g->group_agg);
+        g->emitting = false;
+        g->flushes++;
+    }
+}
+
+void rescan(ScanExec *s)
+{
+    GroupedRows *g = s->grouped;
+    g->scanned = false;
+    g->emitting = false;
+    g->scan_paused = false;
+    group_agg_reset(&g->group_agg);
+    g->keys_prepared = false; /* new parameter values, perhaps */
+}
+
+void explain_plan(ScanExec *s, List *deparse_context, bool prefix, ExplainState *es)
+{
+    GroupedRows *g = s->grouped;
+    if (g->nkeys == 0)
+        return;
+    CustomScan *cscan = reinterpret_cast<CustomScan *>(s->css.ss.ps.plan);
+    List *keys = NIL, *how = NIL;
+    for (int k = 0; k < g->nkeys; k++) {
+        Node *key = reinterpret_cast<Node *>(
+            static_cast<TargetEntry *>(list_nth(cscan->custom_scan_tlist, s->naggs + k))->expr);
+        keys = lappend(keys, deparse_expression(key, deparse_context, prefix, false));
+        how = lappend(how, pstrdup(group_key_describe(&g->keys[k])));
+    }
+    ExplainPropertyList("Group Key", keys, es);
+    ExplainPropertyList("Key Computation", how, es);
+}
+
+void explain_analyze(ScanExec *s, ExplainState *es)
+{
+    GroupedRows *g = s->grouped;
+    if (g->nkeys == 0 || s->totals_from_shared)
+        return;
+    ExplainPropertyUInteger("Groups", NULL, g->group_agg.groups_emitted, es);
+    if (g->flushes > 0) /* the groups outgrew work_mem x hash_mem_multiplier */
+        ExplainPropertyUInteger("Group Flushes", NULL, g->flushes, es);
+}
+
+} // namespace
+
+const RowStrategy grouped_rows = {
+    true, /* lists_tuples: the groups need each tuple */
+    begin,
+    NULL, /* begin_read */
+    NULL, /* take_page: no page goes anywhere whole */
+    add_tuples,
+    NULL, /* end_read */
+    next_row,
+    rescan,
+    NULL, /* end: the groups live in the query's memory */
+    explain_plan,
+    explain_analyze,
+};

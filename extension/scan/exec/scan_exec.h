@@ -1,0 +1,120 @@
+/*
+ * scan_exec.h: what the GpuHistogramScan node (exec.cpp) and its two row
+ * strategies share.
+ *
+ * The node owns everything every scan has: the table's reader, the WHERE
+ * clause, the aggregates and their arguments, the parallel scan's shared
+ * state and the counters EXPLAIN ANALYZE shows.  What it does with the
+ * visible, qualifying tuples of each page, and which rows come out, is a
+ * RowStrategy's:
+ *   - ungrouped_rows (rows_ungrouped.cpp): histograms only, no GROUP BY;
+ *     each histogram's column goes into a HistogramState, or whole pinned
+ *     pages go to the GPU; one row comes out.
+ *   - grouped_rows (rows_grouped.cpp): GROUP BY keys, or counts alongside;
+ *     scan/group/group_agg.h counts each tuple into its group's cells; a
+ *     row per group.
+ * The node calls the strategy only through RowStrategy.
+ */
+#ifndef GH_SCAN_EXEC_H
+#define GH_SCAN_EXEC_H
+
+#include "../heap/heap_reader.h"
+#include "../quals/native_quals.h"
+#include "../scan_node.h"
+
+extern "C" {
+#include "access/relscan.h"
+#include "commands/explain.h"
+#include "nodes/execnodes.h"
+#include "port/atomics.h"
+}
+#include "../../pg_compat.h"
+
+/* Where the values went, for EXPLAIN ANALYZE. */
+struct ScanTotals {
+    HeapReadCounters read;
+    uint64 pages_gpu;
+    uint64 values_cpu;
+    uint64 values_gpu;
+};
+
+/* In the parallel query's DSM: the counters, the shared block scan, then the buffer hints. */
+struct SharedScan {
+    pg_atomic_uint64 pages;
+    pg_atomic_uint64 all_visible_pages;
+    pg_atomic_uint64 tuples;
+    pg_atomic_uint64 pages_gpu;
+    pg_atomic_uint64 values_cpu;
+    pg_atomic_uint64 values_gpu;
+};
+
+struct ScanExec;
+struct UngroupedRows;
+struct GroupedRows;
+
+struct RowStrategy {
+    /* the reader lists each page's tuples even without a WHERE clause */
+    bool lists_tuples;
+    /* after the node's own set-up in ExecInitCustomScan */
+    void (*begin)(ScanExec *s, CustomScan *cscan, EState *estate);
+    /* the reader starts (or restarts after a rescan) */
+    void (*begin_read)(ScanExec *s);
+    /* the reader's page before its tuples are looked at: true if the strategy took it whole */
+    bool (*take_page)(ScanExec *s, HeapReader *r);
+    /* the current page's first n tuples passed the quals: true stops reading (called again later) */
+    bool (*add_tuples)(ScanExec *s, HeapReader *r, int n);
+    /* the reader reached the table's end */
+    void (*end_read)(ScanExec *s);
+    /* the next row, into the scan slot; NULL after the last */
+    TupleTableSlot *(*next_row)(ScanExec *s);
+    void (*rescan)(ScanExec *s);
+    void (*end)(ScanExec *s);
+    /* EXPLAIN: after the aggregates (group keys), and the ANALYZE figures of its own (NULL: none) */
+    void (*explain_plan)(ScanExec *s, List *deparse_context, bool prefix, ExplainState *es);
+    void (*explain_analyze)(ScanExec *s, ExplainState *es);
+};
+
+extern const RowStrategy ungrouped_rows;
+extern const RowStrategy grouped_rows;
+
+struct ScanExec {
+    CustomScanState css;
+    const RowStrategy *rows;
+    UngroupedRows *ungrouped;  /* the strategy's own state, one of these */
+    GroupedRows *grouped;
+    int naggs;                 /* the Aggrefs: histograms, and counts when grouped */
+    bool partial;              /* emit serialized partial states */
+    ScanAggregate *aggs;
+    ExprState **arg_states;    /* lo, hi, nbins of each histogram */
+    HistogramArgs *args;
+    bool args_evaluated;       /* at the first row that passes the quals, as the aggregate does */
+    ExprState *qual;           /* the WHERE clause, through the executor ... */
+    bool native;               /* ... or evaluated natively (native_quals.h) */
+    NativeQuals native_quals;
+    TupleTableSlot *heap_slot;
+    SharedScan *shared;
+    ParallelBlockTableScanDesc pscan;
+    BlockNumber hinted_blocks; /* the table's size when the DSM was sized */
+    BufferHints shared_hints;
+    bool reader_active;        /* a scan_read() stopped before the end, to be called again */
+    bool totals_from_shared;
+    ScanTotals totals;
+    HeapReader reader;
+};
+
+/* The histograms' arguments, once, at the first row that reaches them (as the aggregate evaluates them). */
+void scan_evaluate_args(ScanExec *s);
+
+/*
+ * Reads the table to its end (false), or until the strategy's add_tuples
+ * asks to stop (true: call again to go on).
+ */
+bool scan_read(ScanExec *s);
+
+/* This process's reading and binning, into the totals and the parallel scan's shared counters. */
+void scan_record_totals(ScanExec *s, uint64 pages_gpu, uint64 values_cpu, uint64 values_gpu);
+
+/* The scan slot emptied, every column NULL. */
+TupleTableSlot *scan_empty_slot(ScanExec *s);
+
+#endif /* GH_SCAN_EXEC_H */
