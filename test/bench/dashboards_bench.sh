@@ -28,7 +28,9 @@
 # VM: test/lib/duckdb_fetch.sh fetches it from npm into .duckdb/ on first
 # use), capi its libduckdb.so through the C API (the GPU host, no network:
 # carry .duckdb/libduckdb.so.xz), auto (default) node where installed, else
-# capi, off none; without either it says "DuckDB side skipped".
+# capi, off none; without either it says "DuckDB side skipped".  The rows
+# travel as CSV files under GH_DUCKDB_TMP (default /tmp; about 5 GB at 100M
+# rows), removed once loaded.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rows=${1:-10000000}

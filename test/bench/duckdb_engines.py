@@ -14,6 +14,7 @@ import lzma
 import os
 import shutil
 import subprocess
+import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -63,10 +64,18 @@ def _library_path():
     if not os.path.exists(so) or (os.path.exists(xz) and os.path.getmtime(so) < os.path.getmtime(xz)):
         if not os.path.exists(xz):
             return None
-        with lzma.open(xz) as src, open(so + ".part", "wb") as dst:
-            shutil.copyfileobj(src, dst, 1 << 22)
-        os.replace(so + ".part", so)
+        try:
+            _unpack(xz, so)
+        except OSError:  # a read-only checkout: unpack it elsewhere
+            so = os.path.join(tempfile.gettempdir(), f"gh_libduckdb_{os.getpid()}.so")
+            _unpack(xz, so)
     return so
+
+
+def _unpack(xz, so):
+    with lzma.open(xz) as src, open(so + ".part", "wb") as dst:
+        shutil.copyfileobj(src, dst, 1 << 22)
+    os.replace(so + ".part", so)
 
 
 class CapiEngine:
