@@ -25,9 +25,9 @@
 # timed alike and printed beside ours in one table with ratios, after
 # checking its bucket counts against width_bucket (test/bench/duckdb_side.py;
 # a mismatch fails the run).  GH_DUCKDB=node uses @duckdb/node-api (the dev
-# VM: test/lib/duckdb_fetch.sh fetches it from npm into .duckdb/ on first
-# use), capi its libduckdb.so through the C API (the GPU host, no network:
-# carry .duckdb/libduckdb.so.xz), auto (default) node where installed, else
+# VM: test/lib/duckdb_fetch.sh fetches it from npm into build/duckdb/ on
+# first use), capi its libduckdb.so through the C API (the GPU host, no network:
+# carry the folder .duckdb, 15 MB), auto (default) node where installed, else
 # capi, off none; without either it says "DuckDB side skipped".  The rows
 # travel as CSV files under GH_DUCKDB_TMP (default /tmp; about 5 GB at 100M
 # rows), removed once loaded.

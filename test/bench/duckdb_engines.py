@@ -18,8 +18,9 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-DUCKDB_DIR = os.path.join(ROOT, ".duckdb")
-NODE_MODULES = os.path.join(DUCKDB_DIR, "node", "node_modules")
+CARRIED = os.path.join(ROOT, ".duckdb")         # libduckdb.so.xz, what the GPU host gets
+CACHE = os.path.join(ROOT, "build", "duckdb")   # node-api and the unpacked .so, never carried
+NODE_MODULES = os.path.join(CACHE, "node", "node_modules")
 
 
 class DuckDBError(Exception):
@@ -57,10 +58,10 @@ class _Result(ctypes.Structure):
 
 
 def _library_path():
-    """libduckdb.so: GH_DUCKDB_LIB, or .duckdb's, unpacked from the carried .xz once."""
+    """libduckdb.so: GH_DUCKDB_LIB, or the one in .duckdb/, unpacked once."""
     if os.environ.get("GH_DUCKDB_LIB"):
         return os.environ["GH_DUCKDB_LIB"]
-    so, xz = os.path.join(DUCKDB_DIR, "libduckdb.so"), os.path.join(DUCKDB_DIR, "libduckdb.so.xz")
+    so, xz = os.path.join(CACHE, "libduckdb.so"), os.path.join(CARRIED, "libduckdb.so.xz")
     if not os.path.exists(so) or (os.path.exists(xz) and os.path.getmtime(so) < os.path.getmtime(xz)):
         if not os.path.exists(xz):
             return None
@@ -73,6 +74,7 @@ def _library_path():
 
 
 def _unpack(xz, so):
+    os.makedirs(os.path.dirname(so), exist_ok=True)
     with lzma.open(xz) as src, open(so + ".part", "wb") as dst:
         shutil.copyfileobj(src, dst, 1 << 22)
     os.replace(so + ".part", so)
@@ -140,7 +142,7 @@ def open_engine(kind):
     try:
         if kind == "node":
             if not have_node:
-                return None, "no node, or no @duckdb/node-api in .duckdb/ (bash test/lib/duckdb_fetch.sh)"
+                return None, "no node, or no @duckdb/node-api in build/duckdb/ (bash test/lib/duckdb_fetch.sh)"
             return NodeEngine(), None
         return CapiEngine(), None
     except (DuckDBError, OSError) as e:
