@@ -27,7 +27,7 @@
 # a mismatch fails the run).  GH_DUCKDB=node uses @duckdb/node-api (the dev
 # VM: test/lib/duckdb_fetch.sh fetches it from npm into build/duckdb/ on
 # first use), capi its libduckdb.so through the C API (the GPU host, no network:
-# carry the folder .duckdb, 15 MB), auto (default) node where installed, else
+# carry the folder .duckdb, 14.3 MiB), auto (default) node where installed, else
 # capi, off none; without either it says "DuckDB side skipped".  The rows
 # travel as CSV files under GH_DUCKDB_TMP (default /tmp; about 5 GB at 100M
 # rows), removed once loaded.

@@ -9,7 +9,7 @@
 #   the checkout plus at most 64 MiB of ignored paths.  npm's libduckdb.so
 #   (in @duckdb/node-bindings-linux-x64, which node-api pulls in) is 67 MiB,
 #   so it is stripped of its debugging symbols (the C API's dynamic symbols
-#   stay) and xz-compressed: about 14 MiB, the one folder to carry.
+#   stay) and xz-compressed: 14.3 MiB, the one folder to carry.
 #   duckdb_engines.py unpacks it into build/duckdb/.
 # A second run fetches nothing; after `make clean` only node-api again.
 set -euo pipefail
