@@ -19,6 +19,18 @@
 # command's dashboards section, the GPU host) and keeps its tables
 # (ghb_dash_ROWS, ghb_dash_parts_ROWS) for the next run.  It prints; it does
 # not assert.
+#
+# Then DuckDB, what a user would pick instead (issue 28): the same rows,
+# copied from the table, the same shapes, all cores (GH_DUCKDB_THREADS),
+# timed alike and printed beside ours in one table with ratios, after
+# checking its bucket counts against width_bucket (test/bench/duckdb_side.py;
+# a mismatch fails the run).  GH_DUCKDB=node uses @duckdb/node-api (the dev
+# VM: test/lib/duckdb_fetch.sh fetches it from npm into build/duckdb/ on
+# first use), capi its libduckdb.so through the C API (the GPU host, no network:
+# carry the folder .duckdb, 14.3 MiB), auto (default) node where installed, else
+# capi, off none; without either it says "DuckDB side skipped".  The rows
+# travel as CSV files under GH_DUCKDB_TMP (default /tmp; about 5 GB at 100M
+# rows), removed once loaded.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rows=${1:-10000000}
@@ -83,6 +95,8 @@ if [ "$partitions" = 1 ]; then
         "2 weeks of 16, native range=$on SELECT gpu_histogram(x, 0, 1, 64) FROM $t WHERE $range"
     )
 fi
+ours_dir=$(mktemp -d /tmp/ghb_dash_ours.XXXXXX)
+ours=()   # duckdb_side.py's --ours CONFIG=JSON
 for config in $configs; do
     device=${config%:*}
     workers=${config#*:}
@@ -99,12 +113,25 @@ for config in $configs; do
     if [ "$device" = cpu ] && [[ " ${GH_PLAIN_CONFIGS:-$config} " == *" $config "* ]]; then sessions+=(plain); fi
     for session in "${sessions[@]}"; do
         if [ "$session" = scan ]; then run=("${scan[@]}"); else run=("${plain[@]}"); fi
-        python3 test/bench/sql_timing.py --rounds "$rounds" --warmup 1 \
+        ours+=(--ours "$config=$ours_dir/$config.$session.json")
+        python3 test/bench/sql_timing.py --rounds "$rounds" --warmup 1 --json "$ours_dir/$config.$session.json" \
             --setup "SET max_parallel_workers_per_gather = $workers" --setup "SET gpu_histogram.device = $device" \
             --setup "SET jit = off" --setup "SET TimeZone = 'America/New_York'" "${run[@]}"
     done
 done
+duckdb=${GH_DUCKDB:-auto}
+if [ "$duckdb" = off ]; then
+    echo "DuckDB side skipped: GH_DUCKDB=off"
+else
+    if [ "$duckdb" != capi ] && command -v npm >/dev/null 2>&1; then
+        bash test/lib/duckdb_fetch.sh || echo "fetching DuckDB from npm failed (above)"
+    fi
+    python3 test/bench/duckdb_side.py --engine "$duckdb" --table "$t" --rows "$rows" --rounds "$rounds" \
+        --warmup 1 --threads "${GH_DUCKDB_THREADS:-$(nproc)}" "${ours[@]}" || duckdb_failed=$?
+fi
+rm -rf "$ours_dir"
 if [ "${GH_USE_EXISTING:-0}" != 1 ]; then
     pg_temp_stop
     trap - EXIT
 fi
+exit "${duckdb_failed:-0}"

@@ -1,0 +1,208 @@
+#!/usr/bin/env python3
+r"""duckdb_side.py: DuckDB's column in dashboards_bench.sh (issue 28, item 8).
+
+What a user would run instead of us, on the same rows and the same shapes,
+timed like sql_timing.py (interleaved rounds after warm-up, medians), then
+one table of ours beside DuckDB's with ratios.  The rows come from the
+PostgreSQL table itself (random() made them, so they cannot be regenerated):
+COPY to CSV, in parallel parts, read by DuckDB into its own columns.  Before
+timing, totals and width_bucket counts on a sample (a day, the New York DST
+change of March 2026 when the table reaches it, and the two-week range) must
+equal PostgreSQL's, or it exits 1.
+
+    duckdb_side.py --table T --rows N [--engine auto|node|capi] [--threads N]
+                   [--rounds 7] [--warmup 1] [--ours CONFIG=JSON]...
+
+--ours names sql_timing.py --json files, one or more per configuration
+(device:workers); DuckDB times the shapes they hold (all, without any).
+Needs psql on PATH and PGHOST/PGPORT/PGUSER/PGDATABASE of the server.
+"""
+import argparse
+import concurrent.futures
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+from duckdb_engines import DuckDBError, open_engine
+
+ZONE = "America/New_York"
+START = "2026-01-01 00:00:00+00"  # the bench's first ts (less one second)
+RANGE = "ts >= TIMESTAMPTZ '2026-02-01 00:00:00+00' AND ts < TIMESTAMPTZ '2026-02-15 00:00:00+00'"
+SAMPLE = ("ts < TIMESTAMPTZ '2026-01-02 00:00:00+00' OR ts >= TIMESTAMPTZ '2026-03-07 00:00:00+00'"
+          f" AND ts < TIMESTAMPTZ '2026-03-10 00:00:00+00' OR {RANGE}")
+LO, HI, NBINS = 0, 1, 64
+# width_bucket(x, 0, 1, 64) as PostgreSQL 15 computes it (multiply, then
+# divide; PostgreSQL 16 divides first and clamps, which differs only in the
+# last bit near hi, never for these bounds): DuckDB has no width_bucket.
+BUCKET = (f"CASE WHEN x < {LO} THEN 0 WHEN x >= {HI} THEN {NBINS + 1}"
+          f" ELSE floor({NBINS} * (x - {LO}) / ({HI} - {LO}))::INTEGER + 1 END")
+HOUR = "date_trunc('hour', ts)"
+DATE_BIN = f"time_bucket(INTERVAL '1 hour', ts, TIMESTAMPTZ '{START}')"
+PG_DATE_BIN = f"date_bin('1 hour', ts, timestamptz '{START}')"
+
+
+def shapes(t):
+    """The bench's labels and DuckDB's SQL for the same answer: per group,
+    the count in each bucket (the rows a plain-SQL user would ask for)."""
+    return {
+        "count(x)": f"SELECT count(x) FROM {t}",
+        "ungrouped histogram": f"SELECT {BUCKET} AS b, count(*) FROM {t} GROUP BY b",
+        "GROUP BY g": f"SELECT g, {BUCKET} AS b, count(*) FROM {t} GROUP BY g, b",
+        "hourly heatmap, New York": f"SELECT {HOUR} AS h, {BUCKET} AS b, count(*) FROM {t} GROUP BY h, b",
+        "date_bin 1 hour": f"SELECT {DATE_BIN} AS h, {BUCKET} AS b, count(*) FROM {t} GROUP BY h, b",
+        "2 weeks of 16, native range": f"SELECT {BUCKET} AS b, count(*) FROM {t} WHERE {RANGE} GROUP BY b",
+    }
+
+
+def psql(sql, setup=()):
+    script = "\\set ON_ERROR_STOP 1\n" + "".join(s + ";\n" for s in setup) + sql + ";\n"
+    out = subprocess.run(["psql", "-X", "-q", "-At", "-F", "\t"], input=script, capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(f"psql failed: {out.stderr}")
+    return [line.split("\t") for line in out.stdout.splitlines() if line]
+
+
+def export(table, rows, workdir, parts):
+    """The table as CSV files in ts order, COPY'd by `parts` psql at once."""
+    step = rows // parts + 1
+    quoted = (["timestamptz '-infinity'"]
+              + [f"timestamptz '{START}' + {k * step} * interval '1 second'" for k in range(1, parts)]
+              + ["timestamptz 'infinity'"])
+
+    def one(k):
+        path = os.path.join(workdir, f"part{k:03d}.csv")
+        sql = (f"COPY (SELECT x, g, ts FROM {table} WHERE ts >= {quoted[k]} AND ts < {quoted[k + 1]})"
+               " TO STDOUT (FORMAT csv)")
+        with open(path, "w") as f:
+            env = dict(os.environ, PGOPTIONS="-c TimeZone=UTC -c extra_float_digits=1")
+            if subprocess.run(["psql", "-X", "-q", "-c", sql], stdout=f, env=env).returncode != 0:
+                sys.exit(f"COPY of part {k} failed")
+        return path
+
+    with concurrent.futures.ThreadPoolExecutor(parts) as pool:
+        return list(pool.map(one, range(parts)))
+
+
+def check(db, table):
+    """Totals, then (shape, key, bucket, count) over the sample: DuckDB's must
+    be PostgreSQL's, width_bucket's and the floor formula's alike."""
+    tot = "count(*), sum(g), min(extract(epoch FROM ts))::BIGINT, max(extract(epoch FROM ts))::BIGINT"
+    pg = psql(f"SELECT {tot} FROM {table}")[0]
+    duck = db.run(f"SELECT {tot} FROM {table}", values=True)[2][0]
+    if [str(v) for v in duck] != pg:
+        sys.exit(f"error: DuckDB's table differs from PostgreSQL's: count, sum(g), min and max ts {duck} vs {pg}")
+
+    def sample_sql(bucket, date_bin, cast):
+        keys = [("g", f"g{cast}"), ("heatmap", f"extract(epoch FROM {HOUR})::BIGINT{cast}"),
+                ("date_bin", f"extract(epoch FROM {date_bin})::BIGINT{cast}")]
+        parts = [f"SELECT '{name}' AS shape, {key} AS k, {bucket} AS b, count(*) AS n FROM s"
+                 f" WHERE NOT ({RANGE}) GROUP BY 1, 2, 3" for name, key in keys]
+        parts.append(f"SELECT 'range', '', {bucket}, count(*) FROM s WHERE {RANGE} GROUP BY 1, 2, 3")
+        body = " UNION ALL ".join(f"({p})" for p in parts)
+        return (f"WITH s AS MATERIALIZED (SELECT x, g, ts FROM {table} WHERE {SAMPLE})"
+                f" SELECT shape, k, b{cast}, n{cast} FROM ({body}) u")
+
+    pg = {tuple(r) for r in psql(sample_sql(f"width_bucket(x, {LO}, {HI}, {NBINS})", PG_DATE_BIN, "::text"),
+                                 setup=[f"SET TimeZone = '{ZONE}'"])}
+    duck = {tuple(r) for r in db.run(sample_sql(BUCKET, DATE_BIN, "::VARCHAR"), values=True)[2]}
+    rows = sum(int(r[3]) for r in pg if r[0] in ("g", "range"))
+    dst = 1772953200  # 2026-03-08 03:00 New York, the first hour after the change
+    reached = ["the first day"] + (["the DST change of 2026-03-08"] if ("heatmap", str(dst)) in
+                                   {(r[0], r[1]) for r in pg} else []) + \
+        (["the two-week range"] if any(r[0] == "range" for r in pg) else [])
+    print(f"DuckDB's bucket counts equal PostgreSQL's width_bucket on the sample: {len(pg)} (shape, group, bucket) "
+          f"cells, {rows} rows ({', '.join(reached)}; GROUP BY g, New York hours, date_bin, the range)")
+
+
+def time_shapes(db, queries, rounds, warmup):
+    labels = list(queries)
+    runs = {label: [] for label in labels}
+    for r in range(warmup + rounds):
+        for label in labels:
+            ms = db.run(queries[label])[0]
+            if r >= warmup:
+                runs[label].append(ms)
+    return {label: statistics.median(runs[label]) for label in labels}, runs
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--table", required=True)
+    ap.add_argument("--rows", type=int, required=True)
+    ap.add_argument("--engine", default="auto", choices=["auto", "node", "capi"])
+    ap.add_argument("--threads", type=int, default=os.cpu_count())
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--warmup", type=int, default=1)
+    ap.add_argument("--ours", action="append", default=[], help="CONFIG=sql_timing JSON")
+    args = ap.parse_args()
+
+    ours = {}  # config -> label -> median ms
+    for item in args.ours:
+        config, _, path = item.partition("=")
+        with open(path) as f:
+            for label, v in json.load(f).items():
+                ours.setdefault(config, {}).setdefault(label, v["median_ms"])
+    wanted = {label for medians in ours.values() for label in medians}
+    queries = {k: v for k, v in shapes(args.table).items() if not wanted or k in wanted}
+
+    db, why = open_engine(args.engine)
+    if db is None:
+        print(f"DuckDB side skipped: {why}")
+        return
+    try:
+        version = db.run("SELECT version()", values=True)[2][0][0]
+        db.run(f"SET threads = {args.threads}")
+        db.run(f"SET TimeZone = '{ZONE}'")
+        threads = db.run("SELECT current_setting('threads')::VARCHAR", values=True)[2][0][0]
+        print(f"\n== DuckDB {version} ({db.name}), threads = {threads}, TimeZone {ZONE}")
+        workdir = tempfile.mkdtemp(prefix="gh_duckdb_", dir=os.environ.get("GH_DUCKDB_TMP"))
+        try:
+            start = time.perf_counter()
+            files = export(args.table, args.rows, workdir, max(1, min(8, args.threads)))
+            copy_ms = (time.perf_counter() - start) * 1e3
+            listed = ", ".join(f"'{p}'" for p in files)
+            ms = db.run(f"CREATE TABLE {args.table} AS SELECT * FROM read_csv([{listed}], header = false,"
+                        " auto_detect = false, columns = {'x': 'DOUBLE', 'g': 'INTEGER', 'ts': 'TIMESTAMPTZ'})")[0]
+        finally:
+            shutil.rmtree(workdir)
+        print(f"loaded {args.rows} rows from PostgreSQL's {args.table} (COPY to CSV in {len(files)} parts: {copy_ms:.0f} ms, read_csv: {ms:.0f} ms)")
+        check(db, args.table)
+        medians, runs = time_shapes(db, queries, args.rounds, args.warmup)
+    except DuckDBError as e:
+        sys.exit(f"DuckDB failed: {e}")
+    finally:
+        db.close()
+
+    # no ratios to DuckDB's own count(x): 7.7 ms over 10M rows on the dev
+    # VM, too fast to be reading the values (x has no NULL)
+    width = max(len(label) for label in queries)
+    print(f"{'query':<{width}}  median ms  (min..max ms, {args.rounds} rounds)")
+    for label in queries:
+        print(f"{label:<{width}}  {medians[label]:9.1f}  ({min(runs[label]):.1f}..{max(runs[label]):.1f})")
+    if not ours:
+        return
+    configs = list(ours)
+    rows = list(dict.fromkeys(label for c in configs for label in ours[c]))
+    width = max(len(label) for label in rows)
+    duck_col = f"DuckDB {threads} thr"
+    print(f"\n== side by side: median ms, and DuckDB's time / ours (above 1: we are faster)")
+    head = f"{'query':<{width}}" + "".join(f"  {c:>9}" for c in configs) + f"  {duck_col:>12}"
+    print(head + "".join(f"  {'DuckDB/' + c:>12}" for c in configs))
+    for label in rows:
+        line = f"{label:<{width}}"
+        line += "".join(f"  {ours[c][label]:9.1f}" if label in ours[c] else f"  {'':>9}" for c in configs)
+        duck = medians.get(label)
+        line += f"  {duck:12.1f}" if duck is not None else f"  {'':>12}"
+        if duck is not None:
+            line += "".join(f"  {duck / ours[c][label]:11.2f}x" if label in ours[c] else f"  {'':>12}"
+                            for c in configs)
+        print(line.rstrip())
+
+
+if __name__ == "__main__":
+    main()
