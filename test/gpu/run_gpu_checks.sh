@@ -68,6 +68,9 @@ if bash test/gpu/grouped_checks.sh; then :; else failures=$((failures + 1)); fi
 # 2c. pages parsed on the GPU: layouts, and MVCC under concurrent writers
 if bash test/gpu/page_checks.sh; then :; else failures=$((failures + 1)); fi
 
+# 2d. hundreds of thousands of small groups: no slower than twice the CPU
+if bash test/gpu/many_groups_checks.sh; then :; else failures=$((failures + 1)); fi
+
 # 2 and 3 run in one backend: stats, then the leak loop
 # x is numeric (the aggregate path); xf is float8, which the custom scan reads
 # straight from the pages; gh_leak_nan has one NaN in the middle; gh_leak_pages
