@@ -45,12 +45,16 @@ WITH keys AS (SELECT DISTINCT coalesce(date_trunc('minute', ts)::text, 'NULL') A
            FROM $table WHERE x IS NOT NULL GROUP BY 1, 2)
 SELECT keys.k, CASE WHEN sum(coalesce(w.c, 0)) = 0 THEN NULL ELSE array_agg(coalesce(w.c, 0) ORDER BY s.b) END AS h
 FROM keys CROSS JOIN generate_series(0, 65) s(b) LEFT JOIN w ON w.k = keys.k AND w.b = s.b GROUP BY keys.k;
-\timing on
 SET gpu_histogram.device = cpu;
+\timing on
 CREATE TEMP TABLE r_cpu AS $query;
+\timing off
 SET gpu_histogram.device = gpu;
+\timing on
 CREATE TEMP TABLE r_gpu AS $query;
+\timing off
 SET gpu_histogram.device = auto;
+\timing on
 CREATE TEMP TABLE r_auto AS $query;
 \timing off
 EXPLAIN (COSTS OFF) $query;
