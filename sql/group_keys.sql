@@ -518,8 +518,8 @@ SELECT q, c.* FROM (VALUES
 -- (which the planner moves to WHERE), and a view's qual on its key column
 -- (which the planner pushes down into the view's WHERE): the scan keeps
 -- them and evaluates the key's expression on each row as the ordinary plan
--- does.  A qual on the view's histogram stays a HAVING clause, which keeps
--- the ordinary plan.
+-- does.  A qual on the view's histogram stays a HAVING clause, which the
+-- Finalize Aggregate above the scan evaluates.
 CREATE VIEW gk_hourly AS SELECT date_trunc('hour', tz) AS hour, count(*) AS n, gpu_histogram(x, 0, 1, 8) AS h FROM gk_t GROUP BY 1;
 CREATE VIEW gk_days AS SELECT tz::date AS day, gpu_histogram(x, 0, 1, 8) AS h FROM gk_t GROUP BY 1;
 SELECT gk_explain($$SELECT date_trunc('day', tz), gpu_histogram(x, 0, 1, 16) FROM gk_t WHERE date_trunc('day', tz) >= '2026-03-08' GROUP BY 1$$);
@@ -654,14 +654,31 @@ BEGIN
 END
 $$;
 
+-- HAVING, and an outer query's filter on a grouped subquery's aggregates
+-- (which the planner makes the subquery's HAVING): the scan computes the
+-- groups, and the Finalize Aggregate above it evaluates the clause on the
+-- combined states, as in PostgreSQL's own parallel plans.  The aggregates
+-- only HAVING names are computed by the scan too.
+SELECT gk_explain($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY g4 HAVING count(*) > 396$$);
+SELECT gk_explain($$SELECT * FROM (SELECT date_trunc('hour', tz) AS hour, gpu_histogram(x, 0, 1, 8) AS h FROM gk_t GROUP BY 1) s WHERE h IS NOT NULL$$);
+SELECT q, c.* FROM (VALUES
+    ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY g4 HAVING count(*) > 396$$),
+    ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY g4 HAVING gpu_histogram(x, 0, 1, 8) IS NOT NULL$$),
+    ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY g4 HAVING (gpu_histogram(x, 0, 1, 8))[2] > 20 AND count(x) < count(*)$$),
+    ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY g4 HAVING gpu_histogram(x, 0, 1, 4) IS NULL$$),
+    ($$SELECT * FROM (SELECT date_trunc('hour', tz) AS hour, gpu_histogram(x, 0, 1, 8) AS h FROM gk_t GROUP BY 1) s WHERE h IS NOT NULL$$),
+    ($$SELECT * FROM gk_hourly WHERE n > 30 AND hour IS NOT NULL$$),
+    ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY g4 HAVING g4 > 40 AND random() >= 0$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) FROM gk_t HAVING count(*) > 0$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) FROM gk_t WHERE g4 < -1000000 HAVING count(*) > 0$$)
+) v(q), LATERAL gk_compare(q) c;
+
 -- Shapes that keep the ordinary plan, with the same answer.
 SELECT q, c.* FROM (VALUES
     ($$SELECT f, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY f$$),
     ($$SELECT g4, b, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY ROLLUP (g4, b)$$),
     ($$SELECT b, g2, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY CUBE (b, g2)$$),
     ($$SELECT g4, b, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY GROUPING SETS ((g4), (b), ())$$),
-    ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY g4 HAVING count(*) > 396$$),
-    ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY g4 HAVING gpu_histogram(x, 0, 1, 8) IS NOT NULL$$),
     ($$SELECT lower(s), gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY lower(s)$$),
     ($$SELECT g4 % 7, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY g4 % 7$$),
     ($$SELECT extract(hour FROM tz), gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY 1$$),
@@ -759,8 +776,11 @@ SELECT q, gk_plan(q) LIKE '%Gather%' AS gather, c.* FROM (VALUES
     ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_par WHERE g4 < 0 GROUP BY 1$$),
     ($$SELECT date_trunc('day', tz), gpu_histogram(x, 0, 1, 16) FROM gk_par WHERE date_trunc('day', tz) >= '2026-03-02' GROUP BY 1$$),
     ($$SELECT tz::date, count(*), gpu_histogram(x, 0, 1, 8) FROM gk_par GROUP BY 1 HAVING tz::date < '2026-03-03' OR tz::date IS NULL$$),
-    ($$SELECT * FROM gk_par_hourly WHERE hour >= '2026-03-03 12:00'$$)
+    ($$SELECT * FROM gk_par_hourly WHERE hour >= '2026-03-03 12:00'$$),
+    ($$SELECT * FROM gk_par_hourly WHERE h IS NOT NULL AND (h)[3] % 2 = 0$$),
+    ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_par GROUP BY g4 HAVING count(*) % 2 = 0$$)
 ) v(q), LATERAL gk_compare(q) c;
+SELECT gk_explain($$SELECT * FROM gk_par_hourly WHERE h IS NOT NULL AND (h)[3] % 2 = 0$$);
 SET max_parallel_workers = 0; -- Gather with no worker: the leader reads every block
 SELECT q, gk_plan(q) LIKE '%Gather%' AS gather, c.* FROM (VALUES
     ($$SELECT g4, count(*), gpu_histogram(x, 0, 1, 16) FROM gk_par GROUP BY g4$$)

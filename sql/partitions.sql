@@ -657,12 +657,18 @@ SELECT q, c.* FROM (VALUES
     ($$SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pt_mixed WHERE tz IS NULL$$)
 ) v(q), LATERAL pt_try(q) c;
 
+-- HAVING over the leaves: the Finalize Aggregate above the Append
+-- evaluates it on the combined states.
+SELECT q, c.* FROM (VALUES
+    ($$SELECT g, gpu_histogram(x, 0, 1, 8) FROM pt_range GROUP BY g HAVING count(*) > 860$$),
+    ($$SELECT g, gpu_histogram(x, 0, 1, 8) FROM pt_inh GROUP BY g HAVING gpu_histogram(x, 0, 1, 8) IS NOT NULL$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) FROM pt_list HAVING count(*) > 0$$)
+) v(q), LATERAL pt_compare(q) c;
+
 -- Shapes that keep the ordinary plan, with the same answer; and
 -- PostgreSQL's own partitionwise aggregation, which the scan does not
 -- take part in (the scan's plan competes with it).
 SELECT q, c.* FROM (VALUES
-    ($$SELECT g, gpu_histogram(x, 0, 1, 8) FROM pt_range GROUP BY g HAVING count(*) > 860$$),
-    ($$SELECT g, gpu_histogram(x, 0, 1, 8) FROM pt_inh GROUP BY g HAVING gpu_histogram(x, 0, 1, 8) IS NOT NULL$$),
     ($$SELECT y, gpu_histogram(x, 0, 1, 8) FROM pt_range GROUP BY y$$),
     ($$SELECT g, sum(x), gpu_histogram(x, 0, 1, 8) FROM pt_range GROUP BY g$$),
     ($$SELECT sum(y), gpu_histogram(x, 0, 1, 8) FROM pt_list$$),

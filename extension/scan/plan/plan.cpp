@@ -121,7 +121,7 @@ bool query_shape_fits(PlannerInfo *root, RelOptInfo *input_rel, QueryShape *shap
 {
     Query *parse = root->parse;
     if (parse->commandType != CMD_SELECT || !parse->hasAggs ||
-        parse->groupingSets != NIL || parse->havingQual != NULL ||
+        parse->groupingSets != NIL || contain_subplans(parse->havingQual) ||
         parse->hasWindowFuncs || parse->hasTargetSRFs || parse->distinctClause != NIL ||
         parse->rowMarks != NIL)
         return false;
@@ -341,7 +341,10 @@ PathTarget *partial_target(PlannerInfo *root, PathTarget *target)
         if (ref != 0 && get_sortgroupref_clause_noerr(ref, root->parse->groupClause) != NULL)
             add_column_to_pathtarget(partial, static_cast<Expr *>(lfirst(lc)), ref);
     }
-    List *aggrefs = pull_var_clause(reinterpret_cast<Node *>(target->exprs), PVC_INCLUDE_AGGREGATES);
+    /* HAVING's aggregates too: the Finalize Aggregate evaluates it on the combined states */
+    List *aggrefs = list_concat(
+        pull_var_clause(reinterpret_cast<Node *>(target->exprs), PVC_INCLUDE_AGGREGATES),
+        pull_var_clause(root->parse->havingQual, PVC_INCLUDE_AGGREGATES | PVC_RECURSE_PLACEHOLDERS));
     foreach (lc, aggrefs) {
         if (!IsA(lfirst(lc), Aggref))
             continue;
@@ -356,7 +359,11 @@ PathTarget *partial_target(PlannerInfo *root, PathTarget *target)
  * Finalize Aggregate -> Gather -> the scan as the partial aggregation, which
  * is what the planner builds from a Partial Aggregate.  PostgreSQL 15 calls
  * create_upper_paths_hook for the grouping stage only, not for the partial
- * one, so the scan builds the three levels itself.
+ * one, so the scan builds the three levels itself.  The query's HAVING
+ * clause (an outer query's filter on a grouped subquery's aggregates ends
+ * up there too) is the Finalize Aggregate's qual, as in PostgreSQL's own
+ * parallel plans: the scan still reads the table, and only the groups are
+ * filtered.
  */
 Path *finalize_path(PlannerInfo *root, RelOptInfo *grouped_rel, Path *subpath, bool grouped, double groups,
                     const Candidate &c)
@@ -371,8 +378,8 @@ Path *finalize_path(PlannerInfo *root, RelOptInfo *grouped_rel, Path *subpath, b
      */
     final_costs.transitionSpace = sizeof(int64) * c.ncells + 128 * c.nhist;
     return &create_agg_path(root, grouped_rel, subpath, grouped_rel->reltarget, grouped ? AGG_HASHED : AGG_PLAIN,
-                            AGGSPLIT_FINAL_DESERIAL, grouped ? root->parse->groupClause : NIL, NIL, &final_costs,
-                            groups)
+                            AGGSPLIT_FINAL_DESERIAL, grouped ? root->parse->groupClause : NIL,
+                            reinterpret_cast<List *>(root->parse->havingQual), &final_costs, groups)
                 ->path;
 }
 
@@ -411,7 +418,7 @@ void upper_paths_hook(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *in
     Candidate c;
     if (!rel_fits(root, input_rel, shape.keys, shape.aggrefs, &c))
         return;
-    if (shape.keys == NIL) {
+    if (shape.keys == NIL && root->parse->havingQual == NULL) {
         add_path(output_rel, &make_scan_path(root, input_rel, output_rel, output_rel->reltarget, c, 0)->path);
     } else {
         /*
@@ -419,12 +426,13 @@ void upper_paths_hook(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *in
          * Aggregate even in a serial plan: should its groups outgrow the
          * memory bound (the estimate was wrong), it emits them and starts
          * again, and the Finalize Aggregate combines and spills as
-         * HashAggregate does.
+         * HashAggregate does.  A HAVING clause needs the Finalize
+         * Aggregate ungrouped too: it is that node's qual.
          */
         RelOptInfo *partial_rel = fetch_upper_rel(root, UPPERREL_PARTIAL_GROUP_AGG, input_rel->relids);
         CustomPath *scan =
             make_scan_path(root, input_rel, partial_rel, partial_target(root, output_rel->reltarget), c, 0);
-        add_path(output_rel, finalize_path(root, output_rel, &scan->path, true, c.groups, c));
+        add_path(output_rel, finalize_path(root, output_rel, &scan->path, shape.keys != NIL, c.groups, c));
     }
     add_parallel_path(root, input_rel, output_rel, c);
 }

@@ -36,7 +36,7 @@ struct Candidate {
 /*
  * The query's shape the scan computes: a SELECT whose aggregates are
  * gpu_histogram() calls and count(*) or count(col), with hashable GROUP BY
- * expressions or none, no grouping sets, HAVING, window functions,
+ * expressions or none, no grouping sets, window functions,
  * set-returning functions or DISTINCT, nothing in the SELECT list outside
  * the keys and aggregates, over one table or one inheritance tree.
  */
