@@ -9,11 +9,11 @@ MODULE_big = gpu_histogram
 OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/aggregate.o extension/merge.o extension/buckets.o \
        extension/gpu_binning.o extension/device_policy.o extension/observability.o extension/plan_args.o \
-       extension/scan/plan/plan.o extension/scan/plan/partitions.o extension/scan/plan/group_estimate.o \
+       extension/scan/plan/plan.o extension/scan/plan/partitions.o extension/scan/plan/group_estimate.o extension/scan/plan/brin_cost.o \
        extension/scan/exec/exec.o extension/scan/exec/rows_ungrouped.o extension/scan/exec/rows_grouped.o \
        extension/scan/heap/heap_reader.o extension/scan/heap/buffer_hints.o extension/scan/heap/batch_pins.o \
        extension/scan/heap/page_layout.o \
-       extension/scan/quals/native_quals.o extension/scan/quals/fixed_exprs.o \
+       extension/scan/quals/native_quals.o extension/scan/quals/fixed_exprs.o extension/scan/quals/brin_ranges.o \
        extension/scan/group/group_keys.o extension/scan/group/time_keys.o extension/scan/group/tsdb_bucket.o \
        extension/scan/group/group_table.o extension/scan/group/group_agg.o \
        extension/scan/offload/page_gpu.o extension/scan/offload/group_gpu.o \
@@ -26,7 +26,7 @@ DATA = extension/sql/gpu_histogram--1.0.sql extension/sql/gpu_histogram--1.0--1.
        extension/sql/gpu_histogram--1.1--1.2.sql
 PGFILEDESC = "gpu_histogram - width_bucket histograms binned on the GPU"
 
-REGRESS = upgrade basic errors equality edges types nulls_empty merge buckets parallel grouping window moving_window device scan time thresholds time_range plan_args group_keys partitions
+REGRESS = upgrade basic errors equality edges types nulls_empty merge buckets parallel grouping window moving_window device scan time thresholds time_range brin_ranges plan_args group_keys partitions
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CONFIG ?= pg_config

@@ -118,4 +118,45 @@ using GhRelFile = RelFileNode;
 #define GH_MUTATOR(fn) reinterpret_cast<Node *(*)()>(reinterpret_cast<void (*)()>(fn))
 #endif
 
+/* A bitmap index scan: 18 takes instrumentation (NULL: none). */
+#if PG_VERSION_NUM >= 180000
+#define GH_INDEX_BEGINSCAN_BITMAP(index, snapshot, nkeys) index_beginscan_bitmap(index, snapshot, NULL, nkeys)
+#else
+#define GH_INDEX_BEGINSCAN_BITMAP(index, snapshot, nkeys) index_beginscan_bitmap(index, snapshot, nkeys)
+#endif
+
+/*
+ * Iterating a TIDBitmap's pages in one process: 18 renamed the iterator
+ * (TBMPrivateIterator) and fills a caller's result instead of returning
+ * its own.  GH_TBM_NEXT sets a BlockNumber and is false at the end.
+ */
+extern "C" {
+#include "nodes/tidbitmap.h"
+}
+#if PG_VERSION_NUM >= 180000
+typedef TBMPrivateIterator GhTbmIterator;
+#define GH_TBM_BEGIN(tbm) tbm_begin_private_iterate(tbm)
+#define GH_TBM_END(it) tbm_end_private_iterate(it)
+static inline bool GH_TBM_NEXT(GhTbmIterator *it, BlockNumber *block)
+{
+    TBMIterateResult res;
+    if (!tbm_private_iterate(it, &res))
+        return false;
+    *block = res.blockno;
+    return true;
+}
+#else
+typedef TBMIterator GhTbmIterator;
+#define GH_TBM_BEGIN(tbm) tbm_begin_iterate(tbm)
+#define GH_TBM_END(it) tbm_end_iterate(it)
+static inline bool GH_TBM_NEXT(GhTbmIterator *it, BlockNumber *block)
+{
+    TBMIterateResult *res = tbm_iterate(it);
+    if (res == NULL)
+        return false;
+    *block = res->blockno;
+    return true;
+}
+#endif
+
 #endif /* GH_PG_COMPAT_H */

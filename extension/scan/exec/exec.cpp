@@ -21,6 +21,7 @@ extern "C" {
 #include "executor/executor.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
 }
@@ -101,6 +102,7 @@ void begin_scan(CustomScanState *node, EState *estate, int)
     List *quals = reinterpret_cast<List *>(
         table_vars_mutator(reinterpret_cast<Node *>(cscan->custom_exprs), cscan->custom_scan_tlist));
     s->heap_slot = ExecInitExtraTupleSlot(estate, desc, &TTSOpsHeapTuple);
+    brin_ranges_build(quals, INDEX_VAR, node->ss.ss_currentRelation, &node->ss.ps, &s->brin);
     s->native = native_quals_build(quals, desc, &node->ss.ps, &s->native_quals);
     if (s->native)
         quals = NIL;
@@ -201,6 +203,7 @@ void initialize_dsm(CustomScanState *node, ParallelContext *, void *coordinate)
     pg_atomic_init_u64(&s->shared->pages, 0);
     pg_atomic_init_u64(&s->shared->all_visible_pages, 0);
     pg_atomic_init_u64(&s->shared->tuples, 0);
+    pg_atomic_init_u64(&s->shared->pages_skipped, 0);
     pg_atomic_init_u64(&s->shared->pages_gpu, 0);
     pg_atomic_init_u64(&s->shared->values_cpu, 0);
     pg_atomic_init_u64(&s->shared->values_gpu, 0);
@@ -231,6 +234,7 @@ void shutdown_scan(CustomScanState *node)
     s->totals.read.pages = pg_atomic_read_u64(&s->shared->pages);
     s->totals.read.all_visible_pages = pg_atomic_read_u64(&s->shared->all_visible_pages);
     s->totals.read.tuples = pg_atomic_read_u64(&s->shared->tuples);
+    s->totals.read.pages_skipped = pg_atomic_read_u64(&s->shared->pages_skipped);
     s->totals.pages_gpu = pg_atomic_read_u64(&s->shared->pages_gpu);
     s->totals.values_cpu = pg_atomic_read_u64(&s->shared->values_cpu);
     s->totals.values_gpu = pg_atomic_read_u64(&s->shared->values_gpu);
@@ -276,11 +280,21 @@ void explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
                             es);
     if (cscan->custom_exprs != NIL)
         ExplainPropertyText("Filter Evaluation", s->native ? "native" : "executor", es);
+    if (OidIsValid(s->brin.index))
+        ExplainPropertyText("Block Ranges", psprintf("from BRIN index %s", get_rel_name(s->brin.index)), es);
     ExplainPropertyText("Device", device_setting(), es);
     if (es->analyze) {
         const ScanTotals &t = s->totals;
         if (s->rows->explain_analyze != NULL)
             s->rows->explain_analyze(s, es);
+        if (OidIsValid(s->brin.index)) {
+            if (s->brin.ranges_total > 0) /* this process asked the index (a worker's answer is the same) */
+                ExplainPropertyText("Block Ranges Read",
+                                    psprintf(UINT64_FORMAT " of " UINT64_FORMAT, s->brin.ranges_read,
+                                             s->brin.ranges_total),
+                                    es);
+            ExplainPropertyUInteger("Pages Skipped", NULL, t.read.pages_skipped, es);
+        }
         ExplainPropertyUInteger("Pages", NULL, t.read.pages, es);
         ExplainPropertyUInteger("All-Visible Pages", NULL, t.read.all_visible_pages, es);
         ExplainPropertyUInteger("Pages Parsed on GPU", NULL, t.pages_gpu, es);
@@ -348,6 +362,11 @@ bool scan_read(ScanExec *s)
                           s->pscan != NULL ? &s->shared_hints : NULL,
                           s->qual != NULL || s->native || rows->lists_tuples);
         s->reader_active = true;
+        if (OidIsValid(s->brin.index)) {
+            /* the values may be user code: no page is pinned or locked yet */
+            brin_ranges_prepare(&s->brin, rel, s->css.ss.ps.state->es_snapshot, s->css.ss.ps.ps_ExprContext);
+            heap_reader_keep_blocks(r, s->brin.blocks, s->brin.nblocks);
+        }
         if (rows->begin_read != NULL)
             rows->begin_read(s);
     }
@@ -384,12 +403,14 @@ void scan_record_totals(ScanExec *s, uint64 pages_gpu, uint64 values_cpu, uint64
     s->totals.read.pages += c.pages;
     s->totals.read.all_visible_pages += c.all_visible_pages;
     s->totals.read.tuples += c.tuples;
+    s->totals.read.pages_skipped += c.pages_skipped;
     s->totals.values_cpu += values_cpu;
     s->totals.values_gpu += values_gpu;
     if (s->shared != NULL) {
         pg_atomic_fetch_add_u64(&s->shared->pages, c.pages);
         pg_atomic_fetch_add_u64(&s->shared->all_visible_pages, c.all_visible_pages);
         pg_atomic_fetch_add_u64(&s->shared->tuples, c.tuples);
+        pg_atomic_fetch_add_u64(&s->shared->pages_skipped, c.pages_skipped);
         pg_atomic_fetch_add_u64(&s->shared->pages_gpu, pages_gpu);
         pg_atomic_fetch_add_u64(&s->shared->values_cpu, values_cpu);
         pg_atomic_fetch_add_u64(&s->shared->values_gpu, values_gpu);

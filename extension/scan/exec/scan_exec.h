@@ -19,6 +19,7 @@
 #define GH_SCAN_EXEC_H
 
 #include "../heap/heap_reader.h"
+#include "../quals/brin_ranges.h"
 #include "../quals/native_quals.h"
 #include "../scan_node.h"
 
@@ -43,6 +44,7 @@ struct SharedScan {
     pg_atomic_uint64 pages;
     pg_atomic_uint64 all_visible_pages;
     pg_atomic_uint64 tuples;
+    pg_atomic_uint64 pages_skipped;
     pg_atomic_uint64 pages_gpu;
     pg_atomic_uint64 values_cpu;
     pg_atomic_uint64 values_gpu;
@@ -91,6 +93,7 @@ struct ScanExec {
     ExprState *qual;           /* the WHERE clause, through the executor ... */
     bool native;               /* ... or evaluated natively (native_quals.h) */
     NativeQuals native_quals;
+    BrinRanges brin;           /* the blocks a BRIN index leaves for the WHERE clause (brin_ranges.h) */
     TupleTableSlot *heap_slot;
     SharedScan *shared;
     ParallelBlockTableScanDesc pscan;

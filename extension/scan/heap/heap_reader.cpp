@@ -40,6 +40,8 @@ void heap_reader_begin(HeapReader *r, Relation rel, Snapshot snapshot, ParallelB
     r->syncscan = pscan == NULL && large && synchronize_seqscans;
     r->start = r->syncscan ? ss_get_location(rel, r->nblocks) : 0;
     r->next_serial = 0;
+    r->keep = NULL;
+    r->keep_nblocks = 0;
     r->hints = shared_hints != NULL ? *shared_hints : buffer_hints_local(rel, r->nblocks);
     r->queue_head = 0;
     r->queued = 0;
@@ -72,7 +74,13 @@ static inline void prefetch_tuples(Page page)
         __builtin_prefetch(page + off);
 }
 
-static BlockNumber next_block(HeapReader *r)
+void heap_reader_keep_blocks(HeapReader *r, const uint8 *keep, BlockNumber nblocks)
+{
+    r->keep = keep;
+    r->keep_nblocks = nblocks;
+}
+
+static BlockNumber next_allocated_block(HeapReader *r)
 {
     if (r->pscan != NULL) {
         if (!r->pstarted) {
@@ -88,6 +96,18 @@ static BlockNumber next_block(HeapReader *r)
     if (r->syncscan)
         ss_report_location(r->rel, block);
     return block;
+}
+
+/* The next block to read: allocated blocks the caller's bitmap leaves out are passed over. */
+static BlockNumber next_block(HeapReader *r)
+{
+    for (;;) {
+        BlockNumber block = next_allocated_block(r);
+        if (block == InvalidBlockNumber || r->keep == NULL || block >= r->keep_nblocks ||
+            ((r->keep[block / 8] >> (block % 8)) & 1))
+            return block;
+        r->counters.pages_skipped++;
+    }
 }
 
 /*

@@ -27,7 +27,8 @@ extern "C" {
 struct HeapReadCounters {
     uint64 pages;
     uint64 all_visible_pages;
-    uint64 tuples; /* visible tuples */
+    uint64 tuples;        /* visible tuples */
+    uint64 pages_skipped; /* blocks handed out but left unread (heap_reader_keep_blocks) */
 };
 
 struct HeapReader {
@@ -42,6 +43,8 @@ struct HeapReader {
     BlockNumber start;
     BlockNumber next_serial; /* blocks handed out so far (serial) */
     bool syncscan;
+    const uint8 *keep;       /* a bit per block to read, or NULL: every block */
+    BlockNumber keep_nblocks; /* blocks keep covers; later ones are read */
     BufferAccessStrategy strategy;
     /*
      * Where the blocks were last seen in shared buffers (buffer_hints.h),
@@ -86,6 +89,14 @@ struct HeapReader {
  */
 void heap_reader_begin(HeapReader *r, Relation rel, Snapshot snapshot, ParallelBlockTableScanDesc pscan,
                        const BufferHints *shared_hints, bool list_all_visible);
+
+/*
+ * From now on, reads only the blocks whose bit is set in keep[0 ..
+ * nblocks / 8] (and any block past nblocks); the others are handed out
+ * as before, in a parallel scan too, and counted as skipped.  keep must
+ * outlive the scan.
+ */
+void heap_reader_keep_blocks(HeapReader *r, const uint8 *keep, BlockNumber nblocks);
 
 /*
  * Pins and share-locks the next page and fills r->tuples with its visible

@@ -217,6 +217,7 @@ bool rel_fits(PlannerInfo *root, RelOptInfo *rel, List *keys, List *aggrefs, Can
     foreach (lc, rinfos)
         c->quals = lappend(c->quals, static_cast<RestrictInfo *>(lfirst(lc))->clause);
     c->relid = rel->relid;
+    c->read_fraction = brin_read_fraction(root, rel, c->quals);
     return true;
 }
 
@@ -242,7 +243,7 @@ void cost_scan(PlannerInfo *root, RelOptInfo *rel, const Candidate &c, int worke
     double per_row = cpu_operator_cost * 0.25 * c.nhist;
     if (c.keys != NIL)
         per_row += cpu_operator_cost * (1 + list_length(c.keys));
-    double cpu = per_tuple * rel->tuples + per_row * rel->rows;
+    double cpu = per_tuple * rel->tuples * c.read_fraction + per_row * rel->rows;
     if (workers > 0) {
         /* costsize.c's get_parallel_divisor() */
         double divisor = workers;
@@ -252,7 +253,7 @@ void cost_scan(PlannerInfo *root, RelOptInfo *rel, const Candidate &c, int worke
         cpu /= divisor;
     }
     path->rows = c.groups;
-    path->startup_cost = quals.startup + seq_page_cost * rel->pages + cpu;
+    path->startup_cost = quals.startup + seq_page_cost * rel->pages * c.read_fraction + cpu;
     path->total_cost = path->startup_cost + cpu_tuple_cost * path->rows;
 }
 

@@ -30,8 +30,12 @@ struct Candidate {
     int ncells;     /* estimated counters per group */
     List *keys;     /* the GROUP BY expressions, in this table's Vars */
     double groups;  /* estimated groups */
+    double read_fraction; /* of the table's pages, after a BRIN index (brin_cost.cpp) */
     bool parallel_safe_args;
 };
+
+/* The share of rel's pages a BRIN index on quals' columns leaves to read: 1 without one. */
+double brin_read_fraction(PlannerInfo *root, RelOptInfo *rel, List *quals);
 
 /*
  * The query's shape the scan computes: a SELECT whose aggregates are

@@ -1,0 +1,126 @@
+--
+-- brin_ranges: a time range over a table with a BRIN index on its time
+-- column.  The scan asks the index which block ranges may hold matching
+-- rows and reads only those (Block Ranges in EXPLAIN, Pages Skipped in
+-- EXPLAIN ANALYZE), in serial and parallel plans, with constants,
+-- parameters and stable values, after inserts the index has not summarized
+-- and after updates.  Every answer is compared with the ordinary plan's
+-- (gpu_histogram.scan = off).
+--
+LOAD 'gpu_histogram';
+SET client_min_messages = warning;
+DROP TABLE IF EXISTS br_t CASCADE;
+DROP FUNCTION IF EXISTS br_compare, br_explain;
+RESET client_min_messages;
+SET max_parallel_workers_per_gather = 0;
+SET TimeZone = 'America/New_York';
+
+-- whether the scan was planned, whether it skipped pages, and whether its
+-- answer equals the ordinary plan's
+CREATE FUNCTION br_compare(q text, OUT scan_planned boolean, OUT skipped_pages boolean, OUT same boolean)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+    line text;
+    with_scan text;
+    without_scan text;
+BEGIN
+    PERFORM set_config('gpu_histogram.scan', 'on', true);
+    scan_planned := false;
+    skipped_pages := false;
+    FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+        scan_planned := scan_planned OR line LIKE '%GpuHistogramScan%';
+        IF line ~ 'Pages Skipped: [1-9]' THEN
+            skipped_pages := true;
+        END IF;
+    END LOOP;
+    EXECUTE format('SELECT array_agg(r::text ORDER BY r::text) FROM (%s) r', q) INTO with_scan;
+    PERFORM set_config('gpu_histogram.scan', 'off', true);
+    EXECUTE format('SELECT array_agg(r::text ORDER BY r::text) FROM (%s) r', q) INTO without_scan;
+    PERFORM set_config('gpu_histogram.scan', 'on', true);
+    same := with_scan IS NOT DISTINCT FROM without_scan;
+END
+$fn$;
+
+-- EXPLAIN (COSTS OFF), with the device line independent of gpu_histogram.device
+CREATE FUNCTION br_explain(q text) RETURNS SETOF text LANGUAGE plpgsql AS $fn$
+DECLARE
+    line text;
+BEGIN
+    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+        RETURN NEXT regexp_replace(line, 'Device: .*', 'Device: (setting)');
+    END LOOP;
+END
+$fn$;
+
+-- 60 days of rows every 15 seconds, in time order, a BRIN index of 8
+-- pages a range on ts; a few NULL values and NULL times
+CREATE TABLE br_t (ts timestamptz, x float8, g int);
+INSERT INTO br_t
+SELECT CASE WHEN i % 5003 = 0 THEN NULL ELSE timestamptz '2026-01-01 00:00:00+00' + i * interval '15 seconds' END,
+       CASE WHEN i % 911 = 0 THEN NULL ELSE (i * 0.6180339887498949) - floor(i * 0.6180339887498949) END,
+       i % 7
+FROM generate_series(1, 345600) i;
+CREATE INDEX br_ts ON br_t USING brin (ts) WITH (pages_per_range = 8);
+VACUUM ANALYZE br_t;
+
+SELECT br_explain($$SELECT gpu_histogram(x, 0, 1, 16) FROM br_t WHERE ts >= '2026-02-01' AND ts < '2026-02-15'$$);
+SELECT br_explain($$SELECT date_trunc('hour', ts), count(*), gpu_histogram(x, 0, 1, 16) FROM br_t WHERE ts >= '2026-02-01' AND ts < '2026-02-15' GROUP BY 1$$);
+
+SELECT q, c.* FROM (VALUES
+    ($$SELECT gpu_histogram(x, 0, 1, 16) FROM br_t WHERE ts >= '2026-02-01' AND ts < '2026-02-15'$$),
+    ($$SELECT date_trunc('hour', ts), count(*), gpu_histogram(x, 0, 1, 16) FROM br_t WHERE ts >= '2026-02-01' AND ts < '2026-02-15' GROUP BY 1$$),
+    ($$SELECT g, gpu_histogram(x, 0, 1, 16) FROM br_t WHERE ts BETWEEN '2026-01-10 06:00' AND '2026-01-10 18:00' GROUP BY g$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 16) FROM br_t WHERE '2026-02-20' < ts AND x > 0.25$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 16) FROM br_t WHERE ts = '2026-01-05 00:00:15+00'$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 16) FROM br_t WHERE ts >= '2026-02-01'::timestamp AND ts < '2026-02-02'::timestamp$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 16) FROM br_t WHERE ts >= '2026-02-01'::date AND ts < '2026-02-02'::date$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 16) FROM br_t WHERE ts > now() - interval '1 day'$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 16) FROM br_t WHERE ts >= (SELECT max(ts) - interval '6 hours' FROM br_t)$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 16) FROM br_t WHERE ts < '2025-01-01' OR ts IS NULL$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 16) FROM br_t WHERE ts >= '2026-02-01' AND ts < '2026-01-15'$$)
+) v(q), LATERAL br_compare(q) c;
+
+-- Parameters of a prepared statement's generic plan, NULL among them (no row).
+SET plan_cache_mode = force_generic_plan;
+PREPARE br_range(timestamptz, timestamptz) AS
+    SELECT date_trunc('day', ts), gpu_histogram(x, 0, 1, 8) FROM br_t WHERE ts >= $1 AND ts < $2 GROUP BY 1 ORDER BY 1;
+SELECT br_explain('EXECUTE br_range(''2026-02-01'', ''2026-02-03'')');
+EXECUTE br_range('2026-02-01', '2026-02-03');
+EXECUTE br_range(NULL, '2026-02-03');
+SET gpu_histogram.scan = off;
+EXECUTE br_range('2026-02-01', '2026-02-03');
+RESET gpu_histogram.scan;
+DEALLOCATE br_range;
+RESET plan_cache_mode;
+
+-- Rows the index has not summarized yet (their ranges are read whole), and
+-- an update that moves a row's time into the range.
+INSERT INTO br_t SELECT timestamptz '2026-03-05 00:00:00+00' + i * interval '1 minute', 0.5, 1 FROM generate_series(1, 5000) i;
+UPDATE br_t SET ts = '2026-02-07 12:00:00+00', x = 0.99 WHERE ts = '2026-01-02 00:00:00+00';
+SELECT q, c.* FROM (VALUES
+    ($$SELECT gpu_histogram(x, 0, 1, 16) FROM br_t WHERE ts >= '2026-03-04' AND ts < '2026-03-06'$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 16) FROM br_t WHERE ts >= '2026-02-07' AND ts < '2026-02-08'$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 16) FROM br_t WHERE ts >= '2026-01-02' AND ts < '2026-01-02 00:01'$$)
+) v(q), LATERAL br_compare(q) c;
+
+-- Parallel plans: each participant asks the index and reads its share of
+-- the blocks left.
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SELECT br_explain($$SELECT date_trunc('hour', ts), gpu_histogram(x, 0, 1, 16) FROM br_t WHERE ts >= '2026-02-01' AND ts < '2026-02-15' GROUP BY 1$$);
+SELECT q, c.* FROM (VALUES
+    ($$SELECT gpu_histogram(x, 0, 1, 16) FROM br_t WHERE ts >= '2026-02-01' AND ts < '2026-02-15'$$),
+    ($$SELECT date_trunc('hour', ts), gpu_histogram(x, 0, 1, 16) FROM br_t WHERE ts >= '2026-02-01' AND ts < '2026-02-15' GROUP BY 1$$)
+) v(q), LATERAL br_compare(q) c;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+SET max_parallel_workers_per_gather = 0;
+
+-- A table without a BRIN index, or a clause the index cannot search, reads
+-- every block (no Block Ranges line).
+SELECT br_explain($$SELECT gpu_histogram(x, 0, 1, 16) FROM br_t WHERE x >= 0.5$$);
+DROP TABLE br_t;
+RESET TimeZone;
