@@ -85,10 +85,12 @@ queries=(
     "GROUP BY g, plain SQL=$off SELECT g, width_bucket(x, 0, 1, 64), count(*) FROM $t GROUP BY 1, 2"
     "hourly heatmap, New York=$on SELECT date_trunc('hour', ts), count(*), gpu_histogram(x, 0, 1, 64) FROM $t GROUP BY 1"
     "hourly heatmap, plain SQL=$off SELECT date_trunc('hour', ts), width_bucket(x, 0, 1, 64), count(*) FROM $t GROUP BY 1, 2"
+    "date_bin 1 hour=$on SELECT date_bin('1 hour', ts, timestamptz '2026-01-01 00:00:00+00'), gpu_histogram(x, 0, 1, 64) FROM $t GROUP BY 1"
+    "date_bin 1 hour, WHERE h IS NOT NULL outside=$on SELECT * FROM (SELECT date_bin('1 hour', ts, timestamptz '2026-01-01 00:00:00+00') AS b, gpu_histogram(x, 0, 1, 64) AS h FROM $t GROUP BY 1) s WHERE h IS NOT NULL"
+    "2 weeks of 16, heatmap=$on SELECT date_trunc('hour', ts), count(*), gpu_histogram(x, 0, 1, 64) FROM $t WHERE $range GROUP BY 1"
 )
 if [ "$partitions" = 1 ]; then
     queries+=(
-        "date_bin 1 hour=$on SELECT date_bin('1 hour', ts, timestamptz '2026-01-01 00:00:00+00'), gpu_histogram(x, 0, 1, 64) FROM $t GROUP BY 1"
         "GROUP BY text key=$on SELECT s, gpu_histogram(x, 0, 1, 64) FROM $tt GROUP BY s"
         "10 partitions, ungrouped=$on SELECT gpu_histogram(x, 0, 1, 64) FROM $tp"
         "10 partitions, heatmap=$on SELECT date_trunc('hour', ts), gpu_histogram(x, 0, 1, 64) FROM $tp GROUP BY 1"
@@ -119,6 +121,27 @@ for config in $configs; do
             --setup "SET jit = off" --setup "SET TimeZone = 'America/New_York'" "${run[@]}"
     done
 done
+# GH_BRIN=1: the two-week range again, ungrouped and as a heatmap, with a
+# BRIN index on ts (created here, dropped after), and EXPLAIN ANALYZE's
+# account of the block ranges read.
+if [ "${GH_BRIN:-0}" = 1 ]; then
+    psql -X -q -v ON_ERROR_STOP=1 -c "CREATE INDEX IF NOT EXISTS ${t}_brin ON $t USING brin (ts)" -c "ANALYZE $t" >/dev/null
+    brin=(
+        "${queries[0]}"
+        "2 weeks of 16, BRIN, ungrouped=$on SELECT gpu_histogram(x, 0, 1, 64) FROM $t WHERE $range"
+        "2 weeks of 16, BRIN, heatmap=$on SELECT date_trunc('hour', ts), count(*), gpu_histogram(x, 0, 1, 64) FROM $t WHERE $range GROUP BY 1"
+    )
+    for config in $configs; do
+        echo "== BRIN index on ts: device = ${config%:*}, max_parallel_workers_per_gather = ${config#*:}"
+        python3 test/bench/sql_timing.py --rounds "$rounds" --warmup 1 \
+            --setup "SET max_parallel_workers_per_gather = ${config#*:}" --setup "SET gpu_histogram.device = ${config%:*}" \
+            --setup "SET jit = off" --setup "SET TimeZone = 'America/New_York'" "${brin[@]}"
+    done
+    psql -X -q -c "SET max_parallel_workers_per_gather = 0" -c "SET TimeZone = 'America/New_York'" \
+        -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) SELECT date_trunc('hour', ts), count(*), gpu_histogram(x, 0, 1, 64) FROM $t WHERE $range GROUP BY 1" |
+        grep -E "Custom Scan|Block Ranges|Pages|Execution Time" | sed 's/^ */  /'
+    psql -X -q -c "DROP INDEX ${t}_brin" >/dev/null
+fi
 duckdb=${GH_DUCKDB:-auto}
 if [ "$duckdb" = off ]; then
     echo "DuckDB side skipped: GH_DUCKDB=off"

@@ -56,6 +56,7 @@ def shapes(t):
         "hourly heatmap, New York": f"SELECT {HOUR} AS h, {BUCKET} AS b, count(*) FROM {t} GROUP BY h, b",
         "date_bin 1 hour": f"SELECT {DATE_BIN} AS h, {BUCKET} AS b, count(*) FROM {t} GROUP BY h, b",
         "2 weeks of 16, native range": f"SELECT {BUCKET} AS b, count(*) FROM {t} WHERE {RANGE} GROUP BY b",
+        "2 weeks of 16, heatmap": f"SELECT {HOUR} AS h, {BUCKET} AS b, count(*) FROM {t} WHERE {RANGE} GROUP BY h, b",
     }
 
 
