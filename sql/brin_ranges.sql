@@ -11,6 +11,7 @@ LOAD 'gpu_histogram';
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS br_t CASCADE;
 DROP FUNCTION IF EXISTS br_compare, br_explain;
+DROP ROLE IF EXISTS regress_br_reader;
 RESET client_min_messages;
 SET max_parallel_workers_per_gather = 0;
 SET TimeZone = 'America/New_York';
@@ -122,5 +123,22 @@ SET max_parallel_workers_per_gather = 0;
 -- A table without a BRIN index, or a clause the index cannot search, reads
 -- every block (no Block Ranges line).
 SELECT br_explain($$SELECT gpu_histogram(x, 0, 1, 16) FROM br_t WHERE x >= 0.5$$);
+
+-- Row-level security: the index is asked about leakproof comparisons only
+-- (it tests them on summaries of rows the policy hides, before the
+-- policy's own qual), as PostgreSQL's own index conditions; the answer is
+-- the policy's.  timestamptz's comparisons are leakproof.
+CREATE ROLE regress_br_reader;
+GRANT SELECT ON br_t TO regress_br_reader;
+ALTER TABLE br_t ENABLE ROW LEVEL SECURITY;
+CREATE POLICY br_visible ON br_t USING (g <> 3);
+SET ROLE regress_br_reader;
+SELECT br_explain($$SELECT gpu_histogram(x, 0, 1, 16) FROM br_t WHERE ts >= '2026-02-01' AND ts < '2026-02-15'$$);
+SELECT q, c.* FROM (VALUES
+    ($$SELECT gpu_histogram(x, 0, 1, 16) FROM br_t WHERE ts >= '2026-02-01' AND ts < '2026-02-15'$$),
+    ($$SELECT g, gpu_histogram(x, 0, 1, 16) FROM br_t WHERE ts >= '2026-02-01' AND ts < '2026-02-15' GROUP BY g$$)
+) v(q), LATERAL br_compare(q) c;
+RESET ROLE;
 DROP TABLE br_t;
+DROP ROLE regress_br_reader;
 RESET TimeZone;

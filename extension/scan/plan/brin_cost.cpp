@@ -55,6 +55,7 @@ double brin_read_fraction(PlannerInfo *root, RelOptInfo *rel, List *quals)
     if (quals == NIL || rel->pages <= 0)
         return 1;
     RangeTblEntry *rte = planner_rt_fetch(rel->relid, root);
+    bool leakproof_only = rte->securityQuals != NIL; /* row-level security (brin_ranges.h) */
     double best = 1;
     ListCell *lc;
     foreach (lc, rel->indexlist) {
@@ -67,8 +68,8 @@ double brin_read_fraction(PlannerInfo *root, RelOptInfo *rel, List *quals)
         foreach (qc, quals) {
             Expr *clause = static_cast<Expr *>(lfirst(qc));
             int16 strategy;
-            int col = brin_clause_column(clause, rel->relid, info->nkeycolumns, info->indexkeys, info->opfamily,
-                                         &strategy);
+            int col = brin_clause_column(clause, rel->relid, leakproof_only, info->nkeycolumns, info->indexkeys,
+                                         info->opfamily, &strategy);
             if (col == 0)
                 continue;
             usable = lappend(usable, clause);

@@ -14,11 +14,12 @@ extern "C" {
 #include "nodes/tidbitmap.h"
 #include "storage/bufmgr.h"
 #include "utils/lsyscache.h"
+#include "utils/rls.h"
 #include "utils/rel.h"
 }
 #include "../../pg_compat.h"
 
-bool brin_clause_parts(Expr *clause, Index varno, AttrNumber *attno, Oid *opno, Expr **value)
+bool brin_clause_parts(Expr *clause, Index varno, bool leakproof_only, AttrNumber *attno, Oid *opno, Expr **value)
 {
     if (!IsA(clause, OpExpr) || list_length(reinterpret_cast<OpExpr *>(clause)->args) != 2)
         return false;
@@ -38,6 +39,8 @@ bool brin_clause_parts(Expr *clause, Index varno, AttrNumber *attno, Oid *opno, 
     if (var->varno != static_cast<int>(varno) || var->varlevelsup != 0 || var->varattno <= 0 ||
         !fixed_for_scan(right))
         return false;
+    if (leakproof_only && !get_func_leakproof(get_opcode(oper)))
+        return false;
     *attno = var->varattno;
     *opno = oper;
     *value = reinterpret_cast<Expr *>(right);
@@ -52,10 +55,10 @@ int16 brin_search_strategy(Oid opno, Oid opfamily)
 
 namespace {
 
-int index_column(Relation index, Expr *clause, Index varno, int16 *strategy)
+int index_column(Relation index, Expr *clause, Index varno, bool leakproof_only, int16 *strategy)
 {
-    return brin_clause_column(clause, varno, index->rd_index->indnkeyatts, index->rd_index->indkey.values,
-                              index->rd_opfamily, strategy);
+    return brin_clause_column(clause, varno, leakproof_only, index->rd_index->indnkeyatts,
+                              index->rd_index->indkey.values, index->rd_opfamily, strategy);
 }
 
 } // namespace
@@ -66,6 +69,7 @@ void brin_ranges_build(List *quals, Index varno, Relation rel, PlanState *parent
     out->index = InvalidOid;
     if (quals == NIL || !rel->rd_rel->relhasindex)
         return;
+    bool leakproof_only = check_enable_rls(RelationGetRelid(rel), InvalidOid, true) == RLS_ENABLED;
     List *indexes = RelationGetIndexList(rel);
     int best = 0;
     ListCell *lc;
@@ -76,7 +80,7 @@ void brin_ranges_build(List *quals, Index varno, Relation rel, PlanState *parent
             ListCell *qc;
             foreach (qc, quals) {
                 int16 strategy;
-                usable += index_column(index, static_cast<Expr *>(lfirst(qc)), varno, &strategy) > 0;
+                usable += index_column(index, static_cast<Expr *>(lfirst(qc)), varno, leakproof_only, &strategy) > 0;
             }
             if (usable > best) {
                 best = usable;
@@ -93,13 +97,13 @@ void brin_ranges_build(List *quals, Index varno, Relation rel, PlanState *parent
     foreach (lc, quals) {
         Expr *clause = static_cast<Expr *>(lfirst(lc));
         int16 strategy;
-        int col = index_column(index, clause, varno, &strategy);
+        int col = index_column(index, clause, varno, leakproof_only, &strategy);
         if (col == 0)
             continue;
         AttrNumber attno;
         Oid opno;
         Expr *value;
-        brin_clause_parts(clause, varno, &attno, &opno, &value);
+        brin_clause_parts(clause, varno, leakproof_only, &attno, &opno, &value);
         int op_strategy;
         Oid lefttype, righttype;
         get_op_opfamily_properties(opno, index->rd_opfamily[col - 1], false, &op_strategy, &lefttype, &righttype);

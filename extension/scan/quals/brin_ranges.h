@@ -14,7 +14,10 @@
  * The clauses used are `column op value` (either way round) on one of the
  * index's columns, op a member of the column's operator family with a
  * btree strategy (<, <=, =, >=, >), the value fixed for the scan
- * (fixed_exprs.h).  Planning and execution use the same test.
+ * (fixed_exprs.h).  Planning and execution use the same test.  Under
+ * row-level security only clauses whose operator is leakproof are used,
+ * as the planner allows for index conditions: the index tests them on
+ * summaries of rows the policies may hide, before the policies' quals.
  */
 #ifndef GH_SCAN_BRIN_RANGES_H
 #define GH_SCAN_BRIN_RANGES_H
@@ -29,9 +32,10 @@ extern "C" {
 
 /*
  * clause as `column op value` on table varno: *attno, *opno (commuted when
- * the column is on the right) and *value.  false for anything else.
+ * the column is on the right) and *value.  false for anything else, and
+ * with leakproof_only for an operator that is not leakproof.
  */
-bool brin_clause_parts(Expr *clause, Index varno, AttrNumber *attno, Oid *opno, Expr **value);
+bool brin_clause_parts(Expr *clause, Index varno, bool leakproof_only, AttrNumber *attno, Oid *opno, Expr **value);
 
 /* op's btree strategy (<, <=, =, >=, >) in opfamily, or 0. */
 int16 brin_search_strategy(Oid opno, Oid opfamily);
@@ -43,13 +47,13 @@ int16 brin_search_strategy(Oid opno, Oid opfamily);
  * relcache's AttrNumbers or the planner's ints.
  */
 template <typename Key>
-int brin_clause_column(Expr *clause, Index varno, int ncolumns, const Key *keys, const Oid *opfamilies,
-                       int16 *strategy)
+int brin_clause_column(Expr *clause, Index varno, bool leakproof_only, int ncolumns, const Key *keys,
+                       const Oid *opfamilies, int16 *strategy)
 {
     AttrNumber attno;
     Oid opno;
     Expr *value;
-    if (!brin_clause_parts(clause, varno, &attno, &opno, &value))
+    if (!brin_clause_parts(clause, varno, leakproof_only, &attno, &opno, &value))
         return 0;
     for (int col = 0; col < ncolumns; col++) {
         if (keys[col] != attno)
