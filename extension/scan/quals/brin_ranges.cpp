@@ -129,17 +129,18 @@ void brin_ranges_prepare(BrinRanges *b, Relation rel, Snapshot snapshot, ExprCon
     memset(b->blocks, 0, bytes);
     b->ranges_read = 0;
     b->ranges_total = 0;
+    /* in the per-tuple memory, reset below: the keys are read only by the index scan here */
     bool no_row = false;
-    MemoryContext old = MemoryContextSwitchTo(econtext->ecxt_per_query_memory);
     for (int k = 0; k < b->nkeys; k++) {
         bool isnull;
-        Datum d = ExecEvalExpr(b->values[k], econtext, &isnull);
+        Datum d = ExecEvalExprSwitchContext(b->values[k], econtext, &isnull);
         no_row = no_row || isnull;
         b->keys[k].sk_argument = d;
     }
-    MemoryContextSwitchTo(old);
-    if (no_row)
+    if (no_row) {
+        ResetExprContext(econtext);
         return;
+    }
     Relation index = index_open(b->index, AccessShareLock);
     BlockNumber per_range = BrinGetPagesPerRange(index);
     b->ranges_total = (b->nblocks + per_range - 1) / per_range;
