@@ -319,15 +319,15 @@ void lay_out(GroupAgg *ga, const HistogramArgs *args)
     }
 }
 
-/* One histogram's result from its cells: the bigint[] or the serialized state. */
-Datum histogram_datum(GroupAgg *ga, int a, const int64 *c, bool partial)
+/* One histogram's result from its cells, nvalues of them: the bigint[] or the serialized state. */
+Datum histogram_datum(GroupAgg *ga, int a, const int64 *c, int64 nvalues, bool partial)
 {
     int32 slots = histogram_slots(ga, a);
     if (!partial)
         return PointerGetDatum(int64_array(c, slots));
     HistogramState *st = histogram_state_create(ga->row_cxt, gh::float_histogram(ga->specs[a]));
     memcpy(histogram_state_counts(st), c, sizeof(int64) * slots);
-    st->nvalues = histogram_values(ga, a, c);
+    st->nvalues = nvalues;
     return PointerGetDatum(histogram_state_serialize(st));
 }
 
@@ -336,12 +336,14 @@ void fill_row(GroupAgg *ga, const ScanGroup *g, TupleTableSlot *slot, bool parti
     static const int64 no_cells[1] = {0};
     for (int a = 0; a < ga->naggs; a++) {
         const int64 *c = g != NULL ? g->cells + ga->offsets[a] : no_cells;
-        bool has_values = ga->aggs[a].kind != AggKind::histogram ||
-                          (g != NULL && !ga->args[a].skip && ga->spec_valid[a] && histogram_values(ga, a, c) > 0);
-        slot->tts_isnull[a] = !has_values;
-        slot->tts_values[a] = !has_values ? 0
-                              : ga->aggs[a].kind == AggKind::histogram ? histogram_datum(ga, a, c, partial)
-                                                                       : Int64GetDatum(c[0]);
+        slot->tts_isnull[a] = false;
+        if (ga->aggs[a].kind != AggKind::histogram) {
+            slot->tts_values[a] = Int64GetDatum(c[0]);
+            continue;
+        }
+        int64 nvalues = g != NULL && !ga->args[a].skip && ga->spec_valid[a] ? histogram_values(ga, a, c) : 0;
+        slot->tts_isnull[a] = nvalues == 0; /* no value: NULL, as the aggregate gives */
+        slot->tts_values[a] = nvalues == 0 ? 0 : histogram_datum(ga, a, c, nvalues, partial);
     }
     if (g == NULL)
         return;

@@ -91,10 +91,4 @@ void brin_ranges_build(List *quals, Index varno, Relation rel, PlanState *parent
  */
 void brin_ranges_prepare(BrinRanges *b, Relation rel, Snapshot snapshot, ExprContext *econtext);
 
-/* Whether block is to be read. */
-static inline bool brin_ranges_keep(const BrinRanges *b, BlockNumber block)
-{
-    return b == NULL || b->blocks == NULL || block >= b->nblocks || ((b->blocks[block / 8] >> (block % 8)) & 1);
-}
-
 #endif /* GH_SCAN_BRIN_RANGES_H */
