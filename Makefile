@@ -17,6 +17,7 @@ OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/scan/group/group_keys.o extension/scan/group/time_keys.o extension/scan/group/tsdb_bucket.o \
        extension/scan/group/group_table.o extension/scan/group/group_agg.o \
        extension/scan/offload/page_gpu.o extension/scan/offload/group_gpu.o \
+       extension/scan/grouped_pages/grouped_pages.o extension/scan/grouped_pages/key_tables.o \
        extension/moving_window.o \
        extension/time_aggregate.o extension/threshold_aggregate.o \
        extension/service/service.o extension/service/supervisor.o \

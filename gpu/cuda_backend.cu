@@ -507,6 +507,58 @@ Status gpu_grouped_open(const GroupedSpec &spec, int device, DeviceHistogram **o
                          device, out);)
 }
 
+namespace {
+
+/*
+ * A grouped histogram of nbins + 3 cells a group, with its spec kept and
+ * its interval tables copied beside it; gpu_histogram_close frees both.
+ */
+Status open_grouped_pages(const GroupedPageSpec &spec, const int64_t *table, int32_t table_words, int device,
+                          DeviceHistogram **out)
+{
+    if (!grouped_page_spec_fits(spec, table_words) || table_words < 0 || (table_words > 0 && table == nullptr))
+        return Status::internal_error;
+    DeviceHistogram *h = nullptr;
+    Status s = open(float_histogram(spec.interval), static_cast<uint32_t>(grouped_page_groups(spec)),
+                    static_cast<int32_t>(grouped_page_cells(spec)), device, &h);
+    if (s != Status::ok)
+        return s;
+    h->page_spec = new (std::nothrow) GroupedPageSpec(spec);
+    if (h->page_spec == nullptr) {
+        gpu_histogram_close(h);
+        return Status::out_of_memory;
+    }
+    if (table_words > 0) {
+        cudaStream_t stream = g.devices[device].stream;
+        const size_t bytes = sizeof(int64_t) * static_cast<size_t>(table_words);
+        cudaError_t err = cudaMallocAsync(reinterpret_cast<void **>(&h->table), bytes, stream);
+        if (check(err, "cudaMallocAsync"))
+            h->table_words = table_words;
+        else if (err == cudaSuccess) /* an injected failure: free what was allocated */
+            cudaFreeAsync(h->table, stream), h->table = nullptr;
+        else
+            h->table = nullptr;
+        /* pageable source: the copy is done when this returns, so the caller's table may go */
+        if (h->table == nullptr || !check(err = cudaMemcpyAsync(h->table, table, bytes, cudaMemcpyHostToDevice, stream),
+                                          "cudaMemcpyAsync") ||
+            !check(err = cudaStreamSynchronize(stream), "cudaStreamSynchronize")) {
+            gpu_histogram_close(h);
+            return status_of(err);
+        }
+    }
+    *out = h;
+    return Status::ok;
+}
+
+} // namespace
+
+Status gpu_grouped_pages_open(const GroupedPageSpec &spec, const int64_t *table, int32_t table_words, int device,
+                              DeviceHistogram **out) noexcept
+{
+    *out = nullptr;
+    GH_ENTRY(return open_grouped_pages(spec, table, table_words, device, out);)
+}
+
 Status gpu_grouped_submit(DeviceHistogram *h, BatchBuffer *values, BatchBuffer *groups, size_t n) noexcept
 {
     GH_ENTRY(return submit_grouped(h, values, groups, n);)
@@ -537,7 +589,11 @@ void gpu_histogram_close(DeviceHistogram *h) noexcept
     /* stream order frees the counters only after every kernel that uses them */
     cudaSetDevice(h->device);
     cudaFreeAsync(h->counts, g.devices[h->device].stream);
-    cudaEventDestroy(h->drained);
+    if (h->table != nullptr)
+        cudaFreeAsync(h->table, g.devices[h->device].stream);
+    if (h->drained != nullptr)
+        cudaEventDestroy(h->drained);
+    delete h->page_spec;
     delete h;
 }
 

@@ -41,6 +41,9 @@ struct DeviceHistogram {
     unsigned long long *counts; /* `cells` on the device */
     int *flags;                 /* on the device, after the counts: 1 NaN, 2 group out of range */
     cudaEvent_t drained;
+    GroupedPageSpec *page_spec; /* a grouped page histogram's spec (gpu_grouped_pages_open), else null */
+    int64_t *table;             /* ... its keys' interval tables on the device ... */
+    int32_t table_words;        /* ... of this many int64s */
 };
 
 namespace cuda_state {

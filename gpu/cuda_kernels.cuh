@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "grouped_page_spec.h"
 #include "grouped_spec.h"
 #include "histogram_spec.h"
 #include "page_spec.h"
@@ -152,6 +153,25 @@ cudaError_t bin_pages_on_device(const uint64_t *page_words, size_t npages, const
                                 uint64_t pool_pages, const PageColumn &col, const BucketSpec &spec,
                                 unsigned long long *counts, int *flags, unsigned long long *tuples,
                                 const KernelLimits &limits, cudaStream_t stream);
+
+/*
+ * The grouped page kernel (kernel_grouped_pages.cuh) over the same page
+ * words: for every normal tuple that passes spec's quals it counts the
+ * value's bucket and the row into its group's cells of counts[0 ..
+ * grouped_page_cells(spec)), the normal tuples of counted pages into
+ * *tuples, and sets bounced[p] to 1 for each page it left to the host (a
+ * key it cannot place), 0 for the others.  table: the keys' interval
+ * tables in device memory (table_words int64s).  cudaErrorInvalidValue,
+ * nothing launched, for a spec grouped_page_spec_fits() refuses.
+ */
+cudaError_t bin_grouped_pages_on_device(const uint64_t *page_words, size_t npages, const unsigned char *pool,
+                                        uint64_t pool_pages, const GroupedPageSpec &spec, const int64_t *table,
+                                        int32_t table_words, unsigned long long *counts, int *flags,
+                                        unsigned long long *tuples, unsigned char *bounced,
+                                        const KernelLimits &limits, cudaStream_t stream);
+
+/* Whether the grouped page kernel takes spec over a table of table_words int64s. */
+bool grouped_page_spec_fits(const GroupedPageSpec &spec, int64_t table_words);
 
 /*
  * Whether the page kernel can read col: attno from 1, nprefix attno - 1

@@ -12,6 +12,7 @@
 #include "cuda_kernels.cuh"
 
 #include "kernel_launch.cuh"
+#include "kernel_grouped_pages.cuh"
 #include "kernel_pages.cuh"
 
 #ifdef POSTGRES_H
@@ -74,7 +75,102 @@ cudaError_t launch_pages(const uint64_t *words, size_t n, const unsigned char *p
     return cudaSuccess;
 }
 
+template <typename Binner, bool Shared>
+cudaError_t launch_grouped_pages(const uint64_t *words, size_t n, const unsigned char *pool, uint64_t pool_pages,
+                                 const GroupedPageSpec &spec, const int64_t *table, int32_t cells,
+                                 const Binner &binner, unsigned long long *counts, int *flags,
+                                 unsigned long long *tuples, unsigned char *bounced, const KernelLimits &limits,
+                                 cudaStream_t stream)
+{
+    const size_t smem = page_shared_bytes(cells, 0, Shared);
+    auto kernel = grouped_pages<Binner, Shared>;
+    int per_sm = 0;
+    cudaError_t err = resident_blocks(kernel, limits.device, kPageThreads, smem, &per_sm);
+    if (err != cudaSuccess)
+        return err;
+    size_t grid = static_cast<size_t>(limits.multiprocessors) * static_cast<size_t>(per_sm);
+    if (limits.max_blocks > 0 && grid > static_cast<size_t>(limits.max_blocks))
+        grid = static_cast<size_t>(limits.max_blocks);
+    for (size_t done = 0; done < n; done += kMaxPagesPerLaunch) {
+        const size_t part = n - done < kMaxPagesPerLaunch ? n - done : kMaxPagesPerLaunch;
+        const unsigned blocks = static_cast<unsigned>(part < grid ? part : grid);
+        kernel<<<blocks, kPageThreads, smem, stream>>>(words + done, part, pool, pool_pages, spec, table, cells,
+                                                       binner, counts, flags, tuples, bounced + done);
+        if ((err = cudaGetLastError()) != cudaSuccess)
+            return err;
+    }
+    return cudaSuccess;
+}
+
+/* A key or qual column the kernel reads as an integer word. */
+bool word_column_fits(const PageColumn &col)
+{
+    return page_column_fits(col) &&
+           (col.type == PageValueType::int2 || col.type == PageValueType::int4 || col.type == PageValueType::int8);
+}
+
 } // namespace
+
+bool grouped_page_spec_fits(const GroupedPageSpec &spec, int64_t table_words)
+{
+    if (!page_column_fits(spec.value) || validate_spec(spec.interval) != SpecError::none || spec.nkeys < 0 ||
+        spec.nkeys > kMaxPageKeys || spec.nquals < 0 || spec.nquals > kMaxPageQuals)
+        return false;
+    for (int32_t q = 0; q < spec.nquals; q++) {
+        const PageQual &qual = spec.quals[q];
+        if (qual.is_float ? !page_column_fits(qual.column) : !word_column_fits(qual.column))
+            return false;
+        if (static_cast<int32_t>(qual.cmp) < 0 || static_cast<int32_t>(qual.cmp) > static_cast<int32_t>(PageCmp::ne))
+            return false;
+    }
+    for (int32_t k = 0; k < spec.nkeys; k++) {
+        const PageKey &key = spec.keys[k];
+        if (key.slots == 0 || key.slots > (1u << 30))
+            return false;
+        switch (key.kind) {
+        case PageKeyKind::column:
+            if (!word_column_fits(key.column))
+                return false;
+            break;
+        case PageKeyKind::intervals:
+            if (!word_column_fits(key.column) || key.intervals == 0 ||
+                static_cast<int64_t>(key.table_first) + 2 * static_cast<int64_t>(key.intervals) > table_words)
+                return false;
+            break;
+        case PageKeyKind::width_bucket:
+            if (!page_column_fits(key.column) || validate_spec(key.wb) != SpecError::none ||
+                static_cast<int64_t>(key.slots) != static_cast<int64_t>(key.wb.nbins) + 2)
+                return false;
+            break;
+        default: return false;
+        }
+    }
+    /* the cells, and the tuple counter after them, are addressed with int32_t */
+    return grouped_page_groups(spec) <= INT32_MAX && grouped_page_cells(spec) < INT32_MAX;
+}
+
+cudaError_t bin_grouped_pages_on_device(const uint64_t *page_words, size_t npages, const unsigned char *pool,
+                                        uint64_t pool_pages, const GroupedPageSpec &spec, const int64_t *table,
+                                        int32_t table_words, unsigned long long *counts, int *flags,
+                                        unsigned long long *tuples, unsigned char *bounced,
+                                        const KernelLimits &limits, cudaStream_t stream)
+{
+    if (!grouped_page_spec_fits(spec, table_words) || reinterpret_cast<uintptr_t>(pool) % 16 != 0 ||
+        tuples == nullptr || bounced == nullptr)
+        return cudaErrorInvalidValue;
+    if (npages == 0)
+        return cudaSuccess;
+    const int32_t cells = static_cast<int32_t>(grouped_page_cells(spec));
+    return with_float_binner(spec.interval, [&](auto binner) {
+        return counts_in_shared(cells, 0, limits)
+                   ? launch_grouped_pages<decltype(binner), true>(page_words, npages, pool, pool_pages, spec, table,
+                                                                  cells, binner, counts, flags, tuples, bounced,
+                                                                  limits, stream)
+                   : launch_grouped_pages<decltype(binner), false>(page_words, npages, pool, pool_pages, spec,
+                                                                   table, cells, binner, counts, flags, tuples,
+                                                                   bounced, limits, stream);
+    });
+}
 
 bool page_column_fits(const PageColumn &col)
 {

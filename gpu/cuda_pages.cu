@@ -100,7 +100,42 @@ Status submit_pages(DeviceHistogram *h, BatchBuffer *b, size_t n, const PageColu
     return Status::ok;
 }
 
+/*
+ * A grouped page batch: as submit_pages, then the pages' flags (1: left to
+ * the host) copied back into the host area after the page words, before
+ * `done` is recorded, so that whoever sees the batch finished sees them.
+ * The device side of the flags is the buffer's own, after its page words.
+ */
+Status submit_grouped_pages(DeviceHistogram *h, BatchBuffer *b, size_t n)
+{
+    if (h->page_spec == nullptr || b->device != h->device || n > grouped_page_capacity(b->capacity) ||
+        g.pool_host == nullptr)
+        return Status::internal_error;
+    Status s = set_device(h->device);
+    if (s != Status::ok)
+        return s;
+    const Device &d = g.devices[h->device];
+    GH_CUDA(cudaStreamWaitEvent(d.copy_stream, b->done, 0));
+    GH_CUDA(cudaMemcpyAsync(b->on_device, b->host, n * sizeof(uint64_t), cudaMemcpyHostToDevice, d.copy_stream));
+    GH_CUDA(cudaEventRecord(b->copied, d.copy_stream));
+    GH_CUDA(cudaStreamWaitEvent(d.stream, b->copied, 0));
+    unsigned char *flags_on_device = reinterpret_cast<unsigned char *>(b->on_device + n);
+    GH_CUDA(bin_grouped_pages_on_device(reinterpret_cast<const uint64_t *>(b->on_device), n, d.pool, pool_pages(),
+                                        *h->page_spec, h->table, h->table_words, h->counts, h->flags,
+                                        h->counts + h->cells, flags_on_device, d.limits, d.stream));
+    unsigned char *flags_on_host = reinterpret_cast<unsigned char *>(const_cast<double *>(b->host) + n);
+    GH_CUDA(cudaMemcpyAsync(flags_on_host, flags_on_device, n, cudaMemcpyDeviceToHost, d.stream));
+    GH_CUDA(cudaEventRecord(b->done, d.stream));
+    g.counters.batches++;
+    return Status::ok;
+}
+
 } // namespace
+
+Status gpu_grouped_pages_submit(DeviceHistogram *h, BatchBuffer *pages, size_t n) noexcept
+{
+    GH_ENTRY(return submit_grouped_pages(h, pages, n);)
+}
 
 Status gpu_pool_register(void *host, size_t bytes) noexcept { GH_ENTRY(return register_pool(host, bytes);) }
 

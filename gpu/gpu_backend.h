@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "grouped_page_spec.h"
 #include "grouped_spec.h"
 #include "histogram_spec.h"
 #include "page_spec.h"
@@ -179,6 +180,24 @@ bool gpu_pool_registered() noexcept;
  */
 Status gpu_pages_submit(DeviceHistogram *h, BatchBuffer *pages, size_t n, const PageColumn &col) noexcept;
 
+/*
+ * A grouped page histogram (grouped_page_spec.h): grouped_page_cells(spec)
+ * zeroed counters on `device`, drained like any other (the tuple counter
+ * follows them), and a device copy of table[0 .. table_words), the keys'
+ * interval tables.  Status::internal_error for a spec the kernel cannot
+ * run.
+ */
+Status gpu_grouped_pages_open(const GroupedPageSpec &spec, const int64_t *table, int32_t table_words, int device,
+                              DeviceHistogram **out) noexcept;
+/*
+ * As gpu_pages_submit, for a grouped page histogram: queues the copy of
+ * the n page words and the grouped page kernel, and returns at once.  n is
+ * at most grouped_page_capacity(the buffer's capacity): once
+ * gpu_batch_finished() says so, byte p of the host area after the n words
+ * is 1 for each page the GPU left uncounted, for the caller to read on
+ * the CPU, 0 for the others.
+ */
+Status gpu_grouped_pages_submit(DeviceHistogram *h, BatchBuffer *pages, size_t n) noexcept;
 /* Whether the kernel that read the buffer's last batch has finished: its pages may be unpinned then. */
 Status gpu_batch_finished(BatchBuffer *b, bool *finished) noexcept;
 

@@ -111,40 +111,43 @@ __host__ __device__ __forceinline__ double page_value(const unsigned char *page,
     return 0.0;
 }
 
+/* What locate_column() found of a column in a tuple. */
+enum class Found { bad, null, missing, present };
+
 /*
- * The column's value in the tuple that line pointer `item` (its ItemIdData
- * word) points to: true and *x where the tuple has one; false where the
- * item is not a normal tuple, the value is NULL, or anything to read lies
- * outside the tuple or the page.  Host code calls it too: the unit tests
- * check it against their page writer where there is no GPU.
+ * Where the column lies in the tuple that line pointer `item` (its
+ * ItemIdData word) points to: present, with *at its byte in the page;
+ * null; missing (the tuple predates the column: its missing value, if
+ * has_missing, else NULL); or bad where the item is not a normal tuple or
+ * anything to read lies outside the tuple or the page.  Host code calls it
+ * too: the unit tests check it against their page writer where there is
+ * no GPU.
  */
-__host__ __device__ __forceinline__ bool tuple_value(const unsigned char *page, uint32_t item,
-                                                     const PageColumn &col, double *x)
+__host__ __device__ __forceinline__ Found locate_column(const unsigned char *page, uint32_t item,
+                                                        const PageColumn &col, uint32_t *at_out)
 {
     using namespace heap_layout;
     if ((item >> kLpFlagsShift & 3) != kLpNormal)
-        return false;
+        return Found::bad;
     const uint32_t off = item & kLpOffMask, len = item >> kLpLenShift;
     if (len < kBitsOffset || off + len > kPageBytes) /* the header's fixed part, up to t_hoff */
-        return false;
+        return Found::bad;
     const uint32_t natts = load_from_page<uint16_t>(page, off + kInfomask2Offset) & kNattsMask;
     const uint32_t attno = static_cast<uint32_t>(col.attno);
-    if (natts < attno) { /* stored before the column was added */
-        *x = col.missing_value;
-        return col.has_missing;
-    }
+    if (natts < attno) /* stored before the column was added */
+        return Found::missing;
     const uint32_t hoff = page[off + kHoffOffset];
     if (hoff < kBitsOffset || hoff > len)
-        return false;
+        return Found::bad;
     uint32_t at = static_cast<uint32_t>(col.fixed_offset); /* from t_hoff */
     if (load_from_page<uint16_t>(page, off + kInfomaskOffset) & kHasNull) {
         /* the bitmap's bits for columns 1 .. attno, set where the column is not NULL, lie before t_hoff */
         if (kBitsOffset + (attno - 1) / 8 >= hoff)
-            return false;
+            return Found::bad;
         const unsigned char *bits = page + off + kBitsOffset;
         auto present = [bits](uint32_t a) { return (bits[a >> 3] >> (a & 7) & 1) != 0; }; /* a from 0 */
         if (!present(attno - 1))
-            return false;
+            return Found::null;
         at = 0;
         for (int32_t a = 0; a < col.nprefix; a++)
             if (present(static_cast<uint32_t>(a)))
@@ -153,9 +156,26 @@ __host__ __device__ __forceinline__ bool tuple_value(const unsigned char *page, 
     }
     const uint32_t room = len - hoff; /* bytes of data in the tuple */
     if (at > room || page_value_bytes(col.type) > room - at)
-        return false;
-    *x = page_value(page, off + hoff + at, col.type);
-    return true;
+        return Found::bad;
+    *at_out = off + hoff + at;
+    return Found::present;
+}
+
+/*
+ * The column's value in the tuple that line pointer `item` points to: true
+ * and *x where the tuple has one; false where the item is not a normal
+ * tuple, the value is NULL, or anything to read lies outside the tuple or
+ * the page.
+ */
+__host__ __device__ __forceinline__ bool tuple_value(const unsigned char *page, uint32_t item,
+                                                     const PageColumn &col, double *x)
+{
+    uint32_t at = 0;
+    switch (locate_column(page, item, col, &at)) {
+    case Found::present: *x = page_value(page, at, col.type); return true;
+    case Found::missing: *x = col.missing_value; return col.has_missing;
+    default: return false;
+    }
 }
 
 /*

@@ -64,6 +64,12 @@ Status gpu_pages_submit(DeviceHistogram *, BatchBuffer *, size_t, const PageColu
 {
     return Status::not_built;
 }
+Status gpu_grouped_pages_open(const GroupedPageSpec &, const int64_t *, int32_t, int, DeviceHistogram **out) noexcept
+{
+    *out = nullptr;
+    return Status::not_built;
+}
+Status gpu_grouped_pages_submit(DeviceHistogram *, BatchBuffer *, size_t) noexcept { return Status::not_built; }
 Status gpu_batch_finished(BatchBuffer *, bool *finished) noexcept
 {
     *finished = true; /* nothing was ever submitted */

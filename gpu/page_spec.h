@@ -52,7 +52,10 @@ inline uint64_t page_word(uint64_t buffer_index, uint32_t lines) { return buffer
 inline uint64_t page_word_buffer(uint64_t word) { return word >> 16; }
 inline uint32_t page_word_lines(uint64_t word) { return static_cast<uint32_t>(word & 0xFFFF); }
 
-/* The column's SQL type, as stored; each value is binned as the float8 it casts to. */
+/*
+ * The column's storage type; a binned value is the float8 it casts to.
+ * date is stored as an int4, timestamp and timestamptz as an int8.
+ */
 enum class PageValueType : int32_t { float8 = 0, float4, int2, int4, int8 };
 
 /* A column's storage: attlen (> 0: every column the page kernel walks is fixed width) and attalign in bytes. */
@@ -81,6 +84,7 @@ struct PageColumn {
     PageAttr prefix[kMaxPagePrefix];
     bool has_missing;
     double missing_value; /* already cast to float8 */
+    int64_t missing_word; /* an integer type's missing value as stored (keys and WHERE columns) */
 };
 
 } // namespace gh

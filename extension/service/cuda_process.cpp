@@ -282,10 +282,22 @@ LocalHistogram *local_for(int32 hist, uint64 serial)
     return local;
 }
 
+/* The words REQUEST_THRESHOLDS assembles for the entry: thresholds, or a grouped page histogram's tables. */
+int32 table_words(const ServiceHistogram &h)
+{
+    return h.grouped_pages ? h.table_words : h.spec.kind == gh::SpecKind::thresholds ? h.spec.thresholds.count : 0;
+}
+
 gh::Status open_device_histogram(LocalHistogram *local, const ServiceHistogram &h)
 {
     if (local->device != NULL)
         return gh::Status::ok;
+    if (h.grouped_pages) {
+        if (local->thresholds == NULL && h.table_words > 0)
+            return gh::Status::internal_error;
+        return gh::gpu_grouped_pages_open(h.page_spec, reinterpret_cast<const int64_t *>(local->thresholds),
+                                          h.table_words, h.device, &local->device);
+    }
     gh::HistogramSpec spec = h.spec;
     if (spec.kind == gh::SpecKind::thresholds) {
         if (local->thresholds == NULL && spec.thresholds.count > 0)
@@ -324,7 +336,9 @@ gh::Status run_bin(int32 i, const ServiceSlot &req, LocalHistogram *local, const
 /* A page batch: the slot holds page words; the kernel reads the pages out of the mapped buffer pool. */
 gh::Status run_bin_pages(int32 i, const ServiceSlot &req, LocalHistogram *local, const ServiceHistogram &h)
 {
-    if (!h.pages || h.groups > 0 || req.count > gh_service->slot_values)
+    const uint64 capacity = h.grouped_pages ? gh::grouped_page_capacity(gh_service->slot_values)
+                                            : static_cast<uint64>(gh_service->slot_values);
+    if (!h.pages || h.groups > 0 || req.count < 0 || static_cast<uint64>(req.count) > capacity)
         return gh::Status::internal_error;
     if (!gh_service->pool_registered) /* sent to an earlier incarnation that had it: the histogram fails */
         return gh::Status::no_device;
@@ -332,7 +346,8 @@ gh::Status run_bin_pages(int32 i, const ServiceSlot &req, LocalHistogram *local,
     if (s != gh::Status::ok)
         return s;
     gh::BatchBuffer *batch = batches[i * gh::kMaxDevices + h.device];
-    s = gh::gpu_pages_submit(local->device, batch, static_cast<size_t>(req.count), h.column);
+    s = h.grouped_pages ? gh::gpu_grouped_pages_submit(local->device, batch, static_cast<size_t>(req.count))
+                        : gh::gpu_pages_submit(local->device, batch, static_cast<size_t>(req.count), h.column);
     if (s != gh::Status::ok)
         return s;
     in_flight[n_in_flight++] = InFlight{i, batch, NULL, true, -1};
@@ -405,9 +420,15 @@ void run_request(int32 i)
     LocalHistogram *local = local_for(req.hist, req.hist_serial);
     switch (req.request) {
     case REQUEST_THRESHOLDS:
+        if (req.first < 0 || req.count < 0 || static_cast<int64>(req.first) + req.count > table_words(h)) {
+            /* a client's mistake: its histogram fails, the service goes on */
+            fail_histogram(req.hist, req.hist_serial, gh::Status::internal_error);
+            finish_slot(i, gh::Status::internal_error);
+            return;
+        }
         if (local->thresholds == NULL)
             local->thresholds = static_cast<double *>(MemoryContextAllocHuge(
-                TopMemoryContext, sizeof(double) * static_cast<Size>(h.spec.thresholds.count)));
+                TopMemoryContext, sizeof(double) * static_cast<Size>(Max(table_words(h), 1))));
         memcpy(local->thresholds + req.first, service_slot_values(i), sizeof(double) * static_cast<Size>(req.count));
         finish_slot(i, gh::Status::ok);
         return;

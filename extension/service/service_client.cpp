@@ -123,10 +123,22 @@ int32 pick_device(void)
 enum OpenAttempt { OPEN_TAKEN, OPEN_NO_ROOM, OPEN_SERVICE_DOWN, OPEN_NEVER_FITS };
 
 /* One attempt under the lock. */
-OpenAttempt try_open(const gh::HistogramSpec &spec, uint32 groups, const gh::PageColumn *column, bool transient,
-                     ServiceHistogramRef *out)
+/* A grouped page histogram's spec and the length of its tables, for try_open. */
+struct GroupedPagesOpen {
+    const gh::GroupedPageSpec *spec;
+    int32 table_words;
+};
+
+Size grouped_pages_device_bytes(const GroupedPagesOpen &gp)
 {
-    int64 bytes = static_cast<int64>(histogram_device_bytes(spec, groups));
+    return sizeof(int64) * (static_cast<Size>(gh::grouped_page_cells(*gp.spec)) + 1 +
+                            static_cast<Size>(gp.table_words));
+}
+
+OpenAttempt try_open(const gh::HistogramSpec &spec, uint32 groups, const gh::PageColumn *column,
+                     const GroupedPagesOpen *gp, bool transient, ServiceHistogramRef *out)
+{
+    int64 bytes = static_cast<int64>(gp != NULL ? grouped_pages_device_bytes(*gp) : histogram_device_bytes(spec, groups));
     OpenAttempt result = OPEN_NO_ROOM;
     service_lock();
     int32 nhist = gh_service->nhistograms;
@@ -159,9 +171,14 @@ OpenAttempt try_open(const gh::HistogramSpec &spec, uint32 groups, const gh::Pag
         h->spec = spec;
         h->spec.thresholds.thresholds = NULL;
         h->groups = groups;
-        h->pages = column != NULL;
+        h->pages = column != NULL || gp != NULL;
         if (column != NULL)
             h->column = *column;
+        h->grouped_pages = gp != NULL;
+        if (gp != NULL) {
+            h->page_spec = *gp->spec;
+            h->table_words = gp->table_words;
+        }
         gh_service->histograms_open++;
         gh_service->device_bytes += bytes;
         gh_service->devices[h->device].histograms++;
@@ -310,13 +327,13 @@ int32 gpu_service_slot_capacity(void)
 
 namespace {
 
-bool open_histogram(const gh::HistogramSpec &spec, uint32 groups, const gh::PageColumn *column, bool transient,
-                    ServiceWait wait, ServiceHistogramRef *out)
+bool open_histogram(const gh::HistogramSpec &spec, uint32 groups, const gh::PageColumn *column,
+                    const GroupedPagesOpen *gp, bool transient, ServiceWait wait, ServiceHistogramRef *out)
 {
     out->index = -1;
     register_exit_callback();
     for (;;) {
-        OpenAttempt got = try_open(spec, groups, column, transient, out);
+        OpenAttempt got = try_open(spec, groups, column, gp, transient, out);
         if (got == OPEN_TAKEN)
             break;
         if (wait == SERVICE_NO_WAIT) {
@@ -333,7 +350,7 @@ bool open_histogram(const gh::HistogramSpec &spec, uint32 groups, const gh::Page
             ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
                             errmsg("gpu_histogram: the histogram needs %zu bytes of device memory, more than "
                                    "gpu_histogram.service_device_memory allows",
-                                   histogram_device_bytes(spec, groups)),
+                                   gp != NULL ? grouped_pages_device_bytes(*gp) : histogram_device_bytes(spec, groups)),
                             errhint("Raise gpu_histogram.service_device_memory, or set "
                                     "gpu_histogram.device to 'auto'.")));
         }
@@ -352,7 +369,7 @@ bool open_histogram(const gh::HistogramSpec &spec, uint32 groups, const gh::Page
 
 bool gpu_service_open(const gh::HistogramSpec &spec, bool transient, ServiceWait wait, ServiceHistogramRef *out)
 {
-    return open_histogram(spec, 0, NULL, transient, wait, out);
+    return open_histogram(spec, 0, NULL, NULL, transient, wait, out);
 }
 
 bool gpu_service_open_grouped(const gh::GroupedSpec &spec, ServiceWait wait, ServiceHistogramRef *out)
@@ -360,7 +377,7 @@ bool gpu_service_open_grouped(const gh::GroupedSpec &spec, ServiceWait wait, Ser
     if (!gh::grouped_spec_fits(spec))
         elog(ERROR, "gpu_histogram: a grouped histogram of %u groups of %d buckets is too large", spec.groups,
              spec.interval.nbins);
-    return open_histogram(gh::float_histogram(spec.interval), spec.groups, NULL, false, wait, out);
+    return open_histogram(gh::float_histogram(spec.interval), spec.groups, NULL, NULL, false, wait, out);
 }
 
 int32 gpu_service_grouped_capacity(void)
@@ -557,7 +574,7 @@ void gpu_service_unreserve_page_batch(void)
 bool gpu_service_open_pages(const gh::HistogramSpec &spec, const gh::PageColumn &column, ServiceWait wait,
                             ServiceHistogramRef *out)
 {
-    return open_histogram(spec, 0, &column, false, wait, out);
+    return open_histogram(spec, 0, &column, NULL, false, wait, out);
 }
 
 int32 gpu_service_page_capacity(void)
@@ -575,6 +592,43 @@ void gpu_service_bin_pages(int32 slot, const ServiceHistogramRef *ref, int32 npa
     Assert(npages <= gh_service->slot_values);
     queue_request(slot, REQUEST_BIN_PAGES, ref, 0, npages);
     gh_batches_sent_to_gpu++;
+}
+
+bool gpu_service_open_grouped_pages(const gh::GroupedPageSpec &spec, const int64 *table, int32 table_words,
+                                    ServiceWait wait, ServiceHistogramRef *out)
+{
+    GroupedPagesOpen gp{&spec, table_words};
+    if (!open_histogram(gh::float_histogram(spec.interval), 0, NULL, &gp, false, wait, out))
+        return false;
+    /* the tables travel through slots, a slot's worth at a time, as thresholds do */
+    const int32 capacity = gpu_service_slot_capacity();
+    for (int32 first = 0; first < table_words; first += capacity) {
+        int32 slot = gpu_service_take_slot(wait);
+        if (slot < 0) {
+            gpu_service_close(out);
+            return false;
+        }
+        int32 n = Min(capacity, table_words - first);
+        memcpy(gpu_service_slot(slot), table + first, sizeof(int64) * static_cast<Size>(n));
+        queue_request(slot, REQUEST_THRESHOLDS, out, first, n);
+    }
+    return true;
+}
+
+int32 gpu_service_grouped_page_capacity(void)
+{
+    return gh_service != NULL ? static_cast<int32>(gh::grouped_page_capacity(gh_service->slot_values)) : 0;
+}
+
+bool gpu_service_grouped_pages_done(int32 slot, int32 npages, bool wait, gh::Status *result, uint8 *left_to_host)
+{
+    if (!await_answer(slot, wait, result))
+        return false;
+    /* the GPU's answer for each page lies after the page words (gpu_backend.h: gpu_grouped_pages_submit) */
+    if (*result == gh::Status::ok || *result == gh::Status::nan_value)
+        memcpy(left_to_host, reinterpret_cast<const char *>(service_slot_values(slot) + npages), npages);
+    gpu_service_release_slot(slot);
+    return true;
 }
 
 bool gpu_service_pages_done(int32 slot, bool wait, gh::Status *result)

@@ -19,6 +19,7 @@
 #define GH_SERVICE_CLIENT_H
 
 #include "../pg_headers.h"
+#include "../../gpu/grouped_page_spec.h"
 #include "../../gpu/grouped_spec.h"
 #include "../../gpu/histogram_spec.h"
 #include "../../gpu/page_spec.h"
@@ -139,6 +140,25 @@ void gpu_service_bin_pages(int32 slot, const ServiceHistogramRef *ref, int32 n);
  * service died meanwhile).
  */
 bool gpu_service_pages_done(int32 slot, bool wait, gh::Status *result);
+
+/*
+ * Opens a lease on a grouped page histogram (gpu/grouped_page_spec.h):
+ * page batches are read, filtered, grouped and counted by the GPU, whose
+ * interval tables table[0 .. table_words) are loaded now.  As
+ * gpu_service_open otherwise.
+ */
+bool gpu_service_open_grouped_pages(const gh::GroupedPageSpec &spec, const int64 *table, int32 table_words,
+                                    ServiceWait wait, ServiceHistogramRef *out);
+
+/* The most page words a slot holds in a grouped page batch (the pages' answers share the slot). */
+int32 gpu_service_grouped_page_capacity(void);
+
+/*
+ * gpu_service_pages_done for a grouped page batch of npages pages: when
+ * done, left_to_host[p] is 1 for each page the GPU did not count, which
+ * the caller reads on the CPU before it unpins them.
+ */
+bool gpu_service_grouped_pages_done(int32 slot, int32 npages, bool wait, gh::Status *result, uint8 *left_to_host);
 
 /* Raises the ERROR for a request's failed gh::Status (nothing for ok). */
 void gpu_service_report(gh::Status s);

@@ -37,6 +37,7 @@ extern "C" {
 }
 
 #include "../../gpu/gpu_backend.h"
+#include "../../gpu/grouped_page_spec.h"
 #include "../../gpu/histogram_spec.h"
 #include "../../gpu/page_spec.h"
 
@@ -51,7 +52,7 @@ enum SlotState : int32 { SLOT_FREE = 0, SLOT_FILLING, SLOT_QUEUED, SLOT_RUNNING,
 
 enum SlotRequest : int32 {
     REQUEST_BIN,        /* bin `count` values of the slot into `hist` */
-    REQUEST_THRESHOLDS, /* `count` thresholds of `hist`, from index `first` on */
+    REQUEST_THRESHOLDS, /* `count` thresholds of `hist` (a grouped page histogram's table words), from `first` on */
     REQUEST_READ,       /* counters [first, first + count) of `hist` into the slot, zeroing them */
     REQUEST_BIN_GROUPED, /* bin `count` values of the slot, each with its group number, into grouped `hist` */
     REQUEST_BIN_PAGES,   /* parse `count` pinned pages (page words, gpu/page_spec.h) and bin hist's column */
@@ -95,6 +96,9 @@ struct ServiceHistogram {
     uint32 groups;       /* > 0: a grouped histogram of spec.interval (gh::GroupedSpec), groups side by side */
     bool pages;          /* fed by REQUEST_BIN_PAGES: `column` says what to read out of each page */
     gh::PageColumn column;
+    bool grouped_pages;  /* fed by REQUEST_BIN_PAGES, grouped: page_spec says what to read and count */
+    gh::GroupedPageSpec page_spec;
+    int32 table_words;   /* its keys' interval tables, loaded by REQUEST_THRESHOLDS before the first batch */
 };
 
 struct ServiceDevice {

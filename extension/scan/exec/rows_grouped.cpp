@@ -12,6 +12,7 @@
 #include "scan_exec.h"
 
 #include "../group/group_agg.h"
+#include "../grouped_pages/grouped_pages.h"
 
 #include "../../histogram_state.h"
 
@@ -30,6 +31,7 @@ struct GroupedRows {
     bool emitting;    /* the groups are being emitted */
     bool scan_paused; /* scan_read() stopped with the groups full */
     uint64 flushes;   /* times the groups were emitted before the end */
+    GroupedPages pages; /* all-visible pages parsed, grouped and counted on the GPU */
 };
 
 namespace {
@@ -49,7 +51,33 @@ void begin(ScanExec *s, CustomScan *cscan, EState *estate)
     }
     group_agg_init(&g->group_agg, s->aggs, s->naggs, g->keys, g->nkeys, desc, estate->es_query_cxt,
                    s->partial && g->nkeys > 0);
+    grouped_pages_init(&g->pages, s->aggs, s->naggs, g->keys, g->nkeys, s->qual != NULL, estate->es_query_cxt);
     s->grouped = g;
+}
+
+/* What the GPU's grouped pages need to parse a page here instead. */
+HostPages host_pages(ScanExec *s)
+{
+    return HostPages{s->css.ss.ss_currentRelation, s->native ? &s->native_quals : NULL, &s->grouped->group_agg,
+                     s->args, &s->reader};
+}
+
+void begin_read(ScanExec *s)
+{
+    /* all-visible pages come whole, for the GPU; the host lists those it keeps (grouped_pages_take) */
+    if (s->grouped->pages.wanted)
+        s->reader.list_all_visible = false;
+}
+
+bool take_page(ScanExec *s, HeapReader *)
+{
+    GroupedRows *g = s->grouped;
+    return g->pages.wanted && grouped_pages_take(&g->pages, host_pages(s));
+}
+
+void end_read(ScanExec *s)
+{
+    grouped_pages_end_read(&s->grouped->pages, host_pages(s));
 }
 
 bool add_tuples(ScanExec *s, HeapReader *r, int n)
@@ -67,6 +95,8 @@ bool add_tuples(ScanExec *s, HeapReader *r, int n)
     }
     group_agg_add(&g->group_agg, RelationGetDescr(s->css.ss.ss_currentRelation), r->tuples, n, s->args);
     heap_reader_release(r);
+    grouped_pages_prepare(&g->pages, host_pages(s), g->keys, g->nkeys, s->pscan != NULL);
+    grouped_pages_parse_left(&g->pages, host_pages(s));
     return group_agg_full(&g->group_agg);
 }
 
@@ -80,10 +110,12 @@ TupleTableSlot *next_row(ScanExec *s)
                 s->args_evaluated = false;
             }
             g->scan_paused = scan_read(s);
+            grouped_pages_collect(&g->pages, &g->group_agg, &s->reader);
             group_agg_collect(&g->group_agg);
             if (!g->scan_paused) {
                 gh_values_binned_on_cpu += g->group_agg.values_binned;
-                scan_record_totals(s, 0, g->group_agg.values_binned, g->group_agg.values_gpu);
+                scan_record_totals(s, g->pages.active ? g->pages.pages.pages_gpu : 0, g->group_agg.values_binned,
+                                   g->group_agg.values_gpu);
             }
             g->emitting = true;
         }
@@ -107,6 +139,7 @@ void rescan(ScanExec *s)
     g->scanned = false;
     g->emitting = false;
     g->scan_paused = false;
+    grouped_pages_reset(&g->pages);
     group_agg_reset(&g->group_agg);
     g->keys_prepared = false; /* new parameter values, perhaps */
 }
@@ -136,17 +169,19 @@ void explain_analyze(ScanExec *s, ExplainState *es)
     ExplainPropertyUInteger("Groups", NULL, g->group_agg.groups_emitted, es);
     if (g->flushes > 0) /* the groups outgrew work_mem x hash_mem_multiplier */
         ExplainPropertyUInteger("Group Flushes", NULL, g->flushes, es);
+    if (g->pages.active && g->pages.pages_left > 0) /* a key outside the statistics' range */
+        ExplainPropertyUInteger("Pages Left by the GPU", NULL, g->pages.pages_left, es);
 }
 
 } // namespace
 
 const RowStrategy grouped_rows = {
-    true, /* lists_tuples: the groups need each tuple */
+    true, /* lists_tuples: the groups need each tuple (but begin_read may leave whole pages to take_page) */
     begin,
-    NULL, /* begin_read */
-    NULL, /* take_page: no page goes anywhere whole */
+    begin_read,
+    take_page,
     add_tuples,
-    NULL, /* end_read */
+    end_read,
     next_row,
     rescan,
     NULL, /* end: the groups live in the query's memory */

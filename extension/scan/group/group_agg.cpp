@@ -446,6 +446,36 @@ void group_agg_add(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, c
     MemoryContextReset(ga->page_cxt); /* detoasted keys, PostgreSQL's functions' garbage */
 }
 
+void group_agg_add_counts(GroupAgg *ga, const int64 *words, uint64 nulls, const int64 *cells, int64 rows)
+{
+    Assert(!ga->has_text_key && ga->args != NULL);
+    if (!ga->laid_out)
+        lay_out(ga, ga->args); /* after a flush: the same arguments */
+    const uint32 len = fixed_key_bytes(ga);
+    memcpy(ga->keybuf, &nulls, sizeof nulls);
+    for (int k = 0; k < ga->nkeys; k++) {
+        int64 word = (nulls >> k) & 1 ? 0 : words[k];
+        memcpy(ga->keybuf + sizeof(int64) * (1 + k), &word, sizeof word);
+    }
+    ScanGroup *g = group_table_lookup(&ga->table, ga->keybuf, len);
+    int64 values = 0;
+    for (int a = 0; a < ga->naggs; a++) {
+        if (ga->aggs[a].kind != AggKind::histogram)
+            continue;
+        int64 *c = g->cells + ga->offsets[a];
+        for (int32 b = 0; b < histogram_slots(ga, a); b++)
+            c[b] += cells[b];
+        values = histogram_values(ga, a, cells);
+    }
+    for (int a = 0; a < ga->naggs; a++) {
+        if (ga->aggs[a].kind == AggKind::count_star)
+            g->cells[ga->offsets[a]] += rows;
+        else if (ga->aggs[a].kind == AggKind::count_column)
+            g->cells[ga->offsets[a]] += values; /* the histogram's column: its non-NULL values */
+    }
+    ga->values_gpu += static_cast<uint64>(values);
+}
+
 bool group_agg_next(GroupAgg *ga, TupleTableSlot *slot, bool partial)
 {
     MemoryContextReset(ga->row_cxt);

@@ -95,6 +95,16 @@ void group_agg_restart(GroupAgg *ga);
 void group_agg_add(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, const HistogramArgs *args);
 
 /*
+ * Counts made elsewhere (the GPU's grouped pages) for one group: its keys
+ * words[0 .. nkeys) (bit k of nulls set: key k is NULL), the nbins + 2
+ * cells of the scan's one histogram, and the rows that passed the WHERE
+ * clause, for count(*); count(col) of the histogram's column is its
+ * values.  Only for scans with no text key, one histogram, and counts of
+ * those two kinds, after the first row laid the groups out.
+ */
+void group_agg_add_counts(GroupAgg *ga, const int64 *words, uint64 nulls, const int64 *cells, int64 rows);
+
+/*
  * Fills slot's first naggs + nkeys columns with the next group's row;
  * false when every group was emitted.  partial: serialized states.
  */

@@ -204,6 +204,33 @@ bool heap_reader_next_page(HeapReader *r)
     return true;
 }
 
+int heap_page_tuples(Relation rel, Buffer buffer, OffsetNumber lines, HeapTupleData *out)
+{
+    Page page = BufferGetPage(buffer);
+    BlockNumber block = BufferGetBlockNumber(buffer);
+    int n = 0;
+    for (OffsetNumber off = FirstOffsetNumber; off <= lines; off++) {
+        ItemId item = PageGetItemId(page, off);
+        if (!ItemIdIsNormal(item))
+            continue;
+        HeapTupleData *t = &out[n++];
+        t->t_tableOid = RelationGetRelid(rel);
+        t->t_data = reinterpret_cast<HeapTupleHeader>(PageGetItem(page, item));
+        t->t_len = ItemIdGetLength(item);
+        ItemPointerSet(&t->t_self, block, off);
+    }
+    return n;
+}
+
+void heap_reader_list_page(HeapReader *r)
+{
+    if (!r->whole_page)
+        return;
+    r->ntuples = heap_page_tuples(r->rel, r->buffer, PageGetMaxOffsetNumber(r->page), r->tuples);
+    r->whole_page = false;
+    heap_reader_count_tuples(r, r->ntuples);
+}
+
 bool heap_reader_page_shareable(const HeapReader *r)
 {
     return r->whole_page && !BufferIsLocal(r->buffer) && !PageHasFreeLinePointers(r->page);

@@ -124,6 +124,18 @@ bool heap_reader_page_shareable(const HeapReader *r);
  */
 Buffer heap_reader_take_page(HeapReader *r, OffsetNumber *lines);
 
+/*
+ * The current whole_page page's tuples after all, in r->tuples (every
+ * normal one: the page is all-visible), counted as read; for a caller
+ * that began without list_all_visible to send such pages elsewhere, and
+ * keeps this one.  Nothing for a page that is not whole_page.
+ */
+void heap_reader_list_page(HeapReader *r);
+/*
+ * The normal tuples among the first `lines` line pointers of an
+ * all-visible page that `buffer` holds pinned, into out[]; how many.
+ */
+int heap_page_tuples(Relation rel, Buffer buffer, OffsetNumber lines, HeapTupleData *out);
 /* Counts n tuples of whole_page pages as read (statistics, EXPLAIN). */
 void heap_reader_count_tuples(HeapReader *r, uint64 n);
 

@@ -59,6 +59,9 @@ bool value_type(Oid type, gh::PageValueType *out)
     case INT2OID: *out = gh::PageValueType::int2; return true;
     case INT4OID: *out = gh::PageValueType::int4; return true;
     case INT8OID: *out = gh::PageValueType::int8; return true;
+    case DATEOID: *out = gh::PageValueType::int4; return true;
+    case TIMESTAMPOID:
+    case TIMESTAMPTZOID: *out = gh::PageValueType::int8; return true;
     }
     return false;
 }
@@ -72,6 +75,20 @@ double missing_as_float8(Oid type, Datum d)
     case INT2OID: return DatumGetInt16(d);
     case INT4OID: return DatumGetInt32(d);
     default: return static_cast<double>(DatumGetInt64(d));
+    }
+}
+
+/* An integer-like column's missing value as stored (date an int4, timestamps an int8). */
+int64 missing_as_word(Oid type, Datum d)
+{
+    switch (type) {
+    case INT2OID: return DatumGetInt16(d);
+    case INT4OID:
+    case DATEOID: return DatumGetInt32(d);
+    case INT8OID:
+    case TIMESTAMPOID:
+    case TIMESTAMPTZOID: return DatumGetInt64(d);
+    default: return 0; /* float columns: never read as words */
     }
 }
 
@@ -96,6 +113,7 @@ bool page_column_for(TupleDesc desc, const HeapColumn &col, gh::PageColumn *out)
         if (m.am_present) {
             out->has_missing = true;
             out->missing_value = missing_as_float8(col.type, m.am_value);
+            out->missing_word = missing_as_word(col.type, m.am_value);
         }
     }
     return true;

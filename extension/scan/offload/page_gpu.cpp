@@ -74,10 +74,17 @@ void give_back(void *arg)
         batch_pin_drop(pg->spill.buffers[i]);
     pg->spill.npages = 0;
     batch_pins_untrack(&pg->spill.pins);
+    if (pg->grouped != NULL) {
+        for (int i = 0; i < pg->left.npages; i++)
+            batch_pin_drop(pg->left.buffers[i]);
+        pg->left.npages = 0;
+        batch_pins_untrack(&pg->left.pins);
+    }
     pg->pending = false;
     for (PageBatch &b : pg->batch) {
         for (int i = 0; i < b.npages; i++)
-            batch_pin_drop(b.buffers[i]);
+            if (BufferIsValid(b.buffers[i]))
+                batch_pin_drop(b.buffers[i]);
         b.npages = 0;
         batch_pins_untrack(&b.pins);
         for (int h = 0; h < pg->nhist; h++) {
@@ -98,7 +105,23 @@ void give_back(void *arg)
 /* Whether histogram h takes part: it has a column the kernel reads and input. */
 bool binned(const PageGpu *pg, int h, const bool *skip)
 {
-    return pg->columns[h].attno > 0 && !skip[h];
+    return pg->grouped != NULL || (pg->columns[h].attno > 0 && !skip[h]);
+}
+
+/*
+ * A finished grouped batch: the pages the GPU left uncounted move, pinned,
+ * to pg->left for the caller (page_gpu_left), and out of the batch, whose
+ * release then skips them.
+ */
+void keep_left_pages(PageGpu *pg, PageBatch *b)
+{
+    for (int i = 0; i < b->npages; i++) {
+        if (pg->left_flags[i] == 0)
+            continue;
+        pg->left.buffers[pg->left.npages] = b->buffers[i];
+        pg->left.lines[pg->left.npages++] = b->lines[i];
+        b->buffers[i] = InvalidBuffer;
+    }
 }
 
 /*
@@ -116,8 +139,14 @@ bool complete(PageGpu *pg, PageBatch *b, bool wait)
         if (b->slots[h] < 0)
             continue;
         gh::Status result;
-        if (!gpu_service_pages_done(b->slots[h], wait, &result))
+        if (pg->grouped != NULL) {
+            if (!gpu_service_grouped_pages_done(b->slots[h], b->npages, wait, &result, pg->left_flags))
+                return false;
+            if (result == gh::Status::ok || result == gh::Status::nan_value)
+                keep_left_pages(pg, b);
+        } else if (!gpu_service_pages_done(b->slots[h], wait, &result)) {
             return false;
+        }
         b->slots[h] = -1;
         counted = true;
         if (failure == gh::Status::ok)
@@ -168,7 +197,10 @@ bool send(PageGpu *pg, PageBatch *b, HistogramState *const *states, const bool *
     for (int h = 0; h < pg->nhist; h++) {
         if (!binned(pg, h, skip) || pg->hist[h].index >= 0)
             continue;
-        if (!gpu_service_open_pages(states[h]->spec, pg->columns[h], SERVICE_NO_WAIT, &pg->hist[h])) {
+        if (pg->grouped != NULL
+                ? !gpu_service_open_grouped_pages(*pg->grouped, pg->table, pg->table_words, SERVICE_NO_WAIT,
+                                                  &pg->hist[h])
+                : !gpu_service_open_pages(states[h]->spec, pg->columns[h], SERVICE_NO_WAIT, &pg->hist[h])) {
             pg->no_room++;
             return false;
         }
@@ -262,6 +294,61 @@ PageBatch *ship(PageGpu *pg, HistogramState *const *states, const bool *skip)
 
 } // namespace
 
+namespace {
+
+/*
+ * The batches, the spill batch and, for a grouped scan, the left pages, in
+ * cxt; their pins listed for the exit backstop, and the callback that gives
+ * everything back registered.  pg->capacity and pg->nhist are set.
+ */
+void allocate_batches(PageGpu *pg, MemoryContext cxt)
+{
+    MemoryContext old = MemoryContextSwitchTo(cxt);
+    for (PageBatch &b : pg->batch) {
+        b.buffers = static_cast<Buffer *>(palloc(sizeof(Buffer) * pg->capacity));
+        b.lines = static_cast<OffsetNumber *>(palloc(sizeof(OffsetNumber) * pg->capacity));
+        b.slots = static_cast<int32 *>(palloc(sizeof(int32) * pg->nhist));
+        for (int h = 0; h < pg->nhist; h++)
+            b.slots[h] = -1;
+    }
+    pg->spill.buffers = static_cast<Buffer *>(palloc(sizeof(Buffer) * kStealPages));
+    pg->spill.lines = static_cast<OffsetNumber *>(palloc(sizeof(OffsetNumber) * kStealPages));
+    if (pg->grouped != NULL) {
+        /* both batches may finish before the caller asks: room for all their pages */
+        pg->left.buffers = static_cast<Buffer *>(palloc(sizeof(Buffer) * 2 * pg->capacity));
+        pg->left.lines = static_cast<OffsetNumber *>(palloc(sizeof(OffsetNumber) * 2 * pg->capacity));
+        pg->left_flags = static_cast<uint8 *>(palloc(pg->capacity));
+    }
+    MemoryContextSwitchTo(old);
+    /*
+     * Listed for the exit backstop only once nothing more can fail: the
+     * callback that unlists them must be registered before an ERROR could
+     * free this memory.
+     */
+    for (PageBatch &b : pg->batch) {
+        b.pins = BatchPinList{&b.buffers, &b.npages, NULL};
+        batch_pins_track(&b.pins);
+    }
+    pg->spill.pins = BatchPinList{&pg->spill.buffers, &pg->spill.npages, NULL};
+    batch_pins_track(&pg->spill.pins);
+    if (pg->grouped != NULL) {
+        pg->left.pins = BatchPinList{&pg->left.buffers, &pg->left.npages, NULL};
+        batch_pins_track(&pg->left.pins);
+    }
+    pg->cleanup.func = give_back;
+    pg->cleanup.arg = pg;
+    MemoryContextRegisterResetCallback(cxt, &pg->cleanup);
+}
+
+/* Whether pages of rel can go to the GPU at all (or, testing, be batched for the CPU). */
+bool pages_allowed(const PageGpu *pg, Relation rel)
+{
+    return !RelationUsesLocalBuffers(rel) && page_layout_matches() &&
+           (pg->cpu_only || (device_gpu_wanted() && gh_pages_on_gpu && gpu_service_pages_ready()));
+}
+
+} // namespace
+
 void page_gpu_begin(PageGpu *pg, Relation rel, const HeapColumn *columns, int nhist, bool parallel,
                     MemoryContext cxt)
 {
@@ -270,12 +357,12 @@ void page_gpu_begin(PageGpu *pg, Relation rel, const HeapColumn *columns, int nh
     pg->parallel = parallel;
     pg->read_slot = -1;
     pg->cpu_only = gh_debug_pages_on_cpu;
-    if (RelationUsesLocalBuffers(rel) || !page_layout_matches() ||
-        (!pg->cpu_only && (!device_gpu_wanted() || !gh_pages_on_gpu || !gpu_service_pages_ready())))
+    if (!pages_allowed(pg, rel))
         return;
     MemoryContext old = MemoryContextSwitchTo(cxt);
     pg->columns = static_cast<gh::PageColumn *>(palloc0(sizeof(gh::PageColumn) * nhist));
     pg->hist = static_cast<ServiceHistogramRef *>(palloc(sizeof(ServiceHistogramRef) * nhist));
+    MemoryContextSwitchTo(old);
     TupleDesc desc = RelationGetDescr(rel);
     /* every ref, before the loop below may stop early: give_back closes them all */
     for (int h = 0; h < nhist; h++)
@@ -291,38 +378,40 @@ void page_gpu_begin(PageGpu *pg, Relation rel, const HeapColumn *columns, int nh
         }
     }
     pg->capacity = Min(kPagesPerBatch, gpu_service_page_capacity());
-    for (PageBatch &b : pg->batch) {
-        b.buffers = static_cast<Buffer *>(palloc(sizeof(Buffer) * pg->capacity));
-        b.lines = static_cast<OffsetNumber *>(palloc(sizeof(OffsetNumber) * pg->capacity));
-        b.slots = static_cast<int32 *>(palloc(sizeof(int32) * nhist));
-        for (int h = 0; h < nhist; h++)
-            b.slots[h] = -1;
-    }
-    pg->spill.buffers = static_cast<Buffer *>(palloc(sizeof(Buffer) * kStealPages));
-    pg->spill.lines = static_cast<OffsetNumber *>(palloc(sizeof(OffsetNumber) * kStealPages));
-    MemoryContextSwitchTo(old);
-    /*
-     * Listed for the exit backstop only once nothing more can fail: the
-     * callback that unlists them must be registered before an ERROR could
-     * free this memory.
-     */
-    for (PageBatch &b : pg->batch) {
-        b.pins = BatchPinList{&b.buffers, &b.npages, NULL};
-        batch_pins_track(&b.pins);
-    }
-    pg->spill.pins = BatchPinList{&pg->spill.buffers, &pg->spill.npages, NULL};
-    batch_pins_track(&pg->spill.pins);
-    pg->cleanup.func = give_back;
-    pg->cleanup.arg = pg;
-    MemoryContextRegisterResetCallback(cxt, &pg->cleanup);
+    allocate_batches(pg, cxt);
     pg->possible = any;
+}
+
+void page_gpu_begin_grouped(PageGpu *pg, Relation rel, const gh::GroupedPageSpec *spec, const int64 *table,
+                            int32 table_words, bool parallel, MemoryContext cxt)
+{
+    *pg = PageGpu{};
+    pg->nhist = 1;
+    pg->parallel = parallel;
+    pg->read_slot = -1;
+    pg->cpu_only = gh_debug_pages_on_cpu;
+    if (!pages_allowed(pg, rel))
+        return;
+    pg->grouped = spec;
+    pg->table = table;
+    pg->table_words = table_words;
+    pg->hist = static_cast<ServiceHistogramRef *>(MemoryContextAlloc(cxt, sizeof(ServiceHistogramRef)));
+    pg->hist[0] = ServiceHistogramRef{-1, 0};
+    pg->capacity = Min(kPagesPerBatch, pg->cpu_only ? kPagesPerBatch : gpu_service_grouped_page_capacity());
+    allocate_batches(pg, cxt);
+    pg->possible = pg->capacity > 0;
+}
+
+PageBatch *page_gpu_left(PageGpu *pg)
+{
+    return pg->left.npages > 0 ? &pg->left : NULL;
 }
 
 bool page_gpu_accepts(PageGpu *pg, const HeapReader *r, HistogramState *const *states, const bool *skip)
 {
     if (!pg->possible || !heap_reader_page_shareable(r))
         return false;
-    for (int h = 0; h < pg->nhist; h++)
+    for (int h = 0; pg->grouped == NULL && h < pg->nhist; h++)
         if (binned(pg, h, skip) && states[h] == NULL)
             return false;
     if (pg->cpu_pages_left > 0) {
@@ -379,7 +468,8 @@ void page_gpu_keep_values_on_cpu(const PageGpu *pg, HistogramState *st)
 void page_gpu_release(PageBatch *b)
 {
     for (int i = 0; i < b->npages; i++)
-        batch_pin_drop(b->buffers[i]);
+        if (BufferIsValid(b->buffers[i]))
+            batch_pin_drop(b->buffers[i]);
     b->npages = 0;
     if (b->reserved)
         gpu_service_unreserve_page_batch();
@@ -409,6 +499,8 @@ uint64 page_gpu_finish(PageGpu *pg, HistogramState *const *states)
              static_cast<unsigned long long>(pg->pages_cpu), static_cast<unsigned long long>(pg->pages_stolen));
     for (PageBatch &b : pg->batch)
         (void)complete(pg, &b, true);
+    if (pg->grouped != NULL)
+        return pg->tuples_uncounted; /* the device's tuple counter is the caller's to read, with its cells */
     /* the states hand back any slot they fill (device = 'gpu'): a read must not wait while this process holds one */
     for (int h = 0; h < pg->nhist; h++)
         if (pg->hist[h].index >= 0)

@@ -55,6 +55,12 @@ struct PageBatch {
 
 struct PageGpu {
     bool possible;              /* the table, the columns and the service allow pages on the GPU */
+    /* a grouped scan's pages (page_gpu_begin_grouped): one grouped page histogram, no states */
+    const gh::GroupedPageSpec *grouped;
+    const int64 *table;         /* its keys' interval tables ... */
+    int32 table_words;          /* ... of this many words */
+    uint8 *left_flags;          /* the GPU's answer for each page of a batch: 1, left to the host */
+    PageBatch left;             /* pages of finished batches the GPU left to the host, still pinned */
     bool cpu_only;              /* gpu_histogram.debug_pages_on_cpu: every batch is parsed on the CPU */
     bool parallel;              /* a participant of a parallel scan: it may parse pages while the GPU is busy */
     int nhist;
@@ -84,6 +90,24 @@ struct PageGpu {
  */
 void page_gpu_begin(PageGpu *pg, Relation rel, const HeapColumn *columns, int nhist, bool parallel,
                     MemoryContext cxt);
+
+/*
+ * The same for a grouped scan (scan/offload/group_pages.h): every batch
+ * goes to one grouped page histogram, spec over table[0 .. table_words)
+ * (both must outlive the scan), whose counts the caller reads from
+ * pg->hist[0] after page_gpu_finish().  Pages the GPU leaves to the host
+ * come back, pinned, through page_gpu_left().
+ */
+void page_gpu_begin_grouped(PageGpu *pg, Relation rel, const gh::GroupedPageSpec *spec, const int64 *table,
+                            int32 table_words, bool parallel, MemoryContext cxt);
+
+/*
+ * Pages of finished grouped batches that the GPU did not count (a key it
+ * could not place): the caller parses them, then page_gpu_release()s the
+ * batch.  NULL when there are none.  Asked after each page_gpu_ call that
+ * may collect a batch, while no page is locked.
+ */
+PageBatch *page_gpu_left(PageGpu *pg);
 
 /*
  * Whether the reader's current page goes into a batch: the scan may use
@@ -129,7 +153,7 @@ PageBatch *page_gpu_resume(PageGpu *pg, HistogramState *const *states, const boo
 /* At the scan's end: the partial batch, sent or returned as above (NULL if empty or sent). */
 PageBatch *page_gpu_flush(PageGpu *pg, HistogramState *const *states, const bool *skip);
 
-/* Unpins a returned batch's pages and empties it. */
+/* Unpins a returned batch's pages (those not moved elsewhere) and empties it. */
 void page_gpu_release(PageBatch *b);
 
 /* Counts a returned batch's pages as parsed on the CPU (before page_gpu_release). */

@@ -1,0 +1,252 @@
+/*
+ * grouped_pages.cpp: a grouped or filtered scan's pages parsed on the GPU
+ * (grouped_pages.h).
+ */
+#include "grouped_pages.h"
+
+#include "../heap/page_layout.h"
+
+#include "../../device_policy.h"
+#include "../../errors.h"
+#include "../../settings.h"
+
+extern "C" {
+#include "utils/memutils.h"
+#include "utils/rel.h"
+}
+
+namespace {
+
+/* The one histogram of a shape grouped_pages_init() accepted. */
+int histogram_of(const ScanAggregate *aggs, int naggs)
+{
+    for (int a = 0; a < naggs; a++)
+        if (aggs[a].kind == AggKind::histogram)
+            return a;
+    return -1;
+}
+
+gh::PageCmp page_cmp(Comparison c)
+{
+    switch (c) {
+    case Comparison::lt: return gh::PageCmp::lt;
+    case Comparison::le: return gh::PageCmp::le;
+    case Comparison::eq: return gh::PageCmp::eq;
+    case Comparison::ge: return gh::PageCmp::ge;
+    case Comparison::gt: return gh::PageCmp::gt;
+    case Comparison::ne: return gh::PageCmp::ne;
+    }
+    return gh::PageCmp::eq;
+}
+
+/*
+ * The spec of this scan, once its arguments, keys and quals have their
+ * values: false if some part of it is beyond the GPU (the scan then stays
+ * on the host, as before).
+ */
+bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nkeys)
+{
+    GroupAgg *ga = host.ga;
+    TupleDesc desc = RelationGetDescr(host.rel);
+    const int h = histogram_of(ga->aggs, ga->naggs);
+    const HistogramArgs &arg = host.args[h];
+    if (h < 0 || arg.skip || !ga->spec_valid[h])
+        return false;
+    gh::GroupedPageSpec &spec = gp->spec;
+    spec = gh::GroupedPageSpec{};
+    spec.interval = ga->specs[h];
+    if (!page_column_for(desc, ga->columns[h], &spec.value))
+        return false;
+    if (host.quals != NULL) {
+        if (host.quals->count > gh::kMaxPageQuals)
+            return false;
+        for (int i = 0; i < host.quals->count; i++) {
+            const NativeQual &q = host.quals->quals[i];
+            gh::PageQual &out = spec.quals[spec.nquals++];
+            if (q.never || !page_column_for(desc, q.column, &out.column))
+                return false;
+            out.cmp = page_cmp(q.cmp);
+            out.is_float = q.is_float;
+            out.word = q.int_value;
+            out.value = q.float_value;
+        }
+    }
+    for (int k = 0; k < nkeys; k++) {
+        if (!key_table_build(&keys[k], RelationGetRelid(host.rel), desc,
+                             host.quals != NULL ? *host.quals : NativeQuals{}, &spec.keys[k], &gp->tables, k))
+            return false;
+        spec.nkeys++;
+    }
+    /* no more groups than the host's table may hold: the GPU's groups join it */
+    const Size per_group = group_table_bytes_per_group(ga->table.ncells, static_cast<int32>(8 * (1 + ga->nkeys)));
+    return gh::grouped_page_cells(spec) < INT32_MAX &&
+           static_cast<Size>(gh::grouped_page_groups(spec)) <= ga->table.limit / per_group;
+}
+
+/* Parses pinned all-visible pages on the host: their tuples, the quals, the groups. */
+void parse_pages(GroupedPages *gp, const HostPages &host, const PageBatch *b)
+{
+    TupleDesc desc = RelationGetDescr(host.rel);
+    for (int i = 0; i < b->npages; i++) {
+        if (!BufferIsValid(b->buffers[i]))
+            continue;
+        int n = heap_page_tuples(host.rel, b->buffers[i], b->lines[i], gp->tuples);
+        heap_reader_count_tuples(host.reader, n);
+        if (host.quals != NULL)
+            n = native_quals_filter(*host.quals, desc, gp->tuples, n);
+        group_agg_add(host.ga, desc, gp->tuples, n, host.args);
+    }
+}
+
+/* A batch returned by page_gpu_: parsed here, then unpinned. */
+void parse_returned(GroupedPages *gp, const HostPages &host, PageBatch *b)
+{
+    parse_pages(gp, host, b);
+    page_gpu_parsed_on_cpu(&gp->pages, b);
+    page_gpu_release(b);
+}
+
+} // namespace
+
+void grouped_pages_init(GroupedPages *gp, const ScanAggregate *aggs, int naggs, const GroupKey *keys, int nkeys,
+                        bool executor_quals, MemoryContext parent_cxt)
+{
+    memset(gp, 0, sizeof *gp);
+    gp->cxt = AllocSetContextCreate(parent_cxt, "GpuHistogramScan grouped pages", ALLOCSET_DEFAULT_SIZES);
+    gp->tuples = static_cast<HeapTupleData *>(MemoryContextAlloc(parent_cxt, sizeof(HeapTupleData) *
+                                                                               MaxHeapTuplesPerPage));
+    if (executor_quals || nkeys > gh::kMaxPageKeys || !(device_gpu_wanted() || gh_debug_pages_on_cpu))
+        return;
+    int histograms = 0;
+    for (int a = 0; a < naggs; a++)
+        if (aggs[a].kind == AggKind::histogram)
+            histograms++;
+    if (histograms != 1)
+        return;
+    const int h = histogram_of(aggs, naggs);
+    for (int a = 0; a < naggs; a++)
+        if (aggs[a].kind == AggKind::count_column && aggs[a].count_attno != aggs[h].call.attno)
+            return; /* another column's NULLs: not read by the GPU */
+    for (int k = 0; k < nkeys; k++) {
+        switch (keys[k].def.kind) {
+        case KeyKind::column:
+        case KeyKind::time:
+        case KeyKind::width_bucket: break;
+        case KeyKind::time_bucket: return;
+        }
+        if (group_key_is_text(&keys[k]))
+            return;
+    }
+    gp->wanted = true;
+}
+
+void grouped_pages_prepare(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nkeys, bool parallel)
+{
+    if (!gp->wanted || gp->tried || !host.ga->laid_out)
+        return;
+    gp->tried = true;
+    MemoryContext old = MemoryContextSwitchTo(gp->cxt);
+    bool built = build_spec(gp, host, keys, nkeys);
+    MemoryContextSwitchTo(old);
+    if (built) {
+        page_gpu_begin_grouped(&gp->pages, host.rel, &gp->spec, gp->tables.words, gp->tables.nwords, parallel,
+                               gp->cxt);
+        gp->active = gp->pages.possible;
+    }
+    elog(DEBUG1, "gpu_histogram scan: grouped pages %s (%lld groups, %d table words)",
+         gp->active ? "on the GPU" : "on the CPU",
+         built ? static_cast<long long>(gh::grouped_page_groups(gp->spec)) : 0LL, gp->tables.nwords);
+}
+
+bool grouped_pages_take(GroupedPages *gp, const HostPages &host)
+{
+    HeapReader *r = host.reader;
+    if (gp->active && page_gpu_accepts(&gp->pages, r, NULL, NULL)) {
+        for (PageBatch *back = page_gpu_add(&gp->pages, r, NULL, NULL); back != NULL;
+             back = page_gpu_resume(&gp->pages, NULL, NULL))
+            parse_returned(gp, host, back);
+        grouped_pages_parse_left(gp, host);
+        return true;
+    }
+    heap_reader_list_page(r);
+    return false;
+}
+
+void grouped_pages_parse_left(GroupedPages *gp, const HostPages &host)
+{
+    if (!gp->active)
+        return;
+    PageBatch *left = page_gpu_left(&gp->pages);
+    if (left == NULL)
+        return;
+    gp->pages_left += left->npages;
+    parse_pages(gp, host, left);
+    page_gpu_release(left);
+}
+
+void grouped_pages_end_read(GroupedPages *gp, const HostPages &host)
+{
+    if (!gp->active)
+        return;
+    for (PageBatch *back = page_gpu_flush(&gp->pages, NULL, NULL); back != NULL;
+         back = page_gpu_resume(&gp->pages, NULL, NULL))
+        parse_returned(gp, host, back);
+    heap_reader_count_tuples(host.reader, page_gpu_finish(&gp->pages, NULL));
+    grouped_pages_parse_left(gp, host);
+}
+
+/* Cells read back per request: a bounded buffer, whatever the number of groups. */
+constexpr int32 kReadCells = 1 << 18;
+
+void grouped_pages_collect(GroupedPages *gp, GroupAgg *ga, HeapReader *reader)
+{
+    if (!gp->active || gp->pages.hist[0].index < 0)
+        return;
+    const gh::GroupedPageSpec &spec = gp->spec;
+    const int64 slots = gh::grouped_page_slots(spec);
+    const int64 groups = gh::grouped_page_groups(spec);
+    const int32 cells = static_cast<int32>(groups * slots);
+    int64 tuples = 0;
+    gpu_service_read_range(&gp->pages.hist[0], cells, 1, &tuples, &gp->pages.read_slot);
+    heap_reader_count_tuples(reader, static_cast<uint64>(tuples));
+    const int64 per_read = Max(1, kReadCells / slots);
+    int64 *buf = static_cast<int64 *>(palloc(sizeof(int64) * per_read * slots));
+    for (int64 first = 0; first < groups; first += per_read) {
+        const int64 n = Min(per_read, groups - first);
+        memset(buf, 0, sizeof(int64) * n * slots);
+        gpu_service_read_range(&gp->pages.hist[0], static_cast<int32>(first * slots), static_cast<int32>(n * slots),
+                               buf, &gp->pages.read_slot);
+        for (int64 j = 0; j < n; j++) {
+            const int64 *c = buf + j * slots;
+            const int64 rows = c[slots - 1];
+            if (rows == 0)
+                continue;
+            /* the group's number back into each key's slot: the last key varies fastest */
+            int64 words[gh::kMaxPageKeys] = {0, 0};
+            uint64 nulls = 0;
+            int64 g = first + j;
+            for (int k = spec.nkeys - 1; k >= 0; k--) {
+                const int64 radix = static_cast<int64>(spec.keys[k].slots) + 1;
+                const int64 slot = g % radix;
+                g /= radix;
+                if (slot == spec.keys[k].slots)
+                    nulls |= UINT64CONST(1) << k;
+                else
+                    words[k] = gp->tables.slot_words[k] != NULL ? gp->tables.slot_words[k][slot] : slot;
+            }
+            group_agg_add_counts(ga, words, nulls, c, rows);
+        }
+    }
+    pfree(buf);
+}
+
+void grouped_pages_reset(GroupedPages *gp)
+{
+    if (gp->active)
+        page_gpu_end(&gp->pages);
+    MemoryContextReset(gp->cxt); /* its callback gives back what page_gpu_end did not */
+    gp->tried = false;
+    gp->active = false;
+    gp->tables = KeyTables{};
+    gp->spec = gh::GroupedPageSpec{};
+}

@@ -1,0 +1,94 @@
+/*
+ * grouped_pages.h: a grouped or filtered scan's pages parsed on the GPU.
+ *
+ * Until now only an ungrouped scan without WHERE sent whole pages to the
+ * GPU; a grouped one read every tuple on the host, computed every key and
+ * found every group, and the GPU only binned (rows_grouped.cpp).  Here the
+ * grouped strategy sends its all-visible pages instead, as page batches
+ * (scan/offload/page_gpu.h) to one grouped page histogram in the GPU
+ * service: the GPU applies the WHERE clause, places each row in its group
+ * (key_tables.h) and counts its value and the row (gpu/grouped_page_spec.h).
+ * When the scan stops, the groups with rows come back as key words and
+ * counts, and join the host's groups (group_agg_add_counts), so a key's
+ * rows counted on either side end in one row.
+ *
+ * The scan's shape must allow it: one gpu_histogram, with count(*) and
+ * count of its own column beside it at most; at most two keys, each a
+ * plain integer or date column, a time bucket of a timestamp column, or a
+ * width_bucket; a WHERE clause the scan evaluates natively, of at most
+ * four comparisons.  The spec is built at the first page after the first
+ * row was counted on the host, which evaluated the arguments as the
+ * aggregate does; pages before it, pages that are not all-visible, pages
+ * the GPU leaves (a key it cannot place), and batches the service has no
+ * room for are read on the host, as before.
+ */
+#ifndef GH_SCAN_GROUPED_PAGES_H
+#define GH_SCAN_GROUPED_PAGES_H
+
+#include "key_tables.h"
+
+#include "../group/group_agg.h"
+#include "../offload/page_gpu.h"
+
+struct GroupedPages {
+    bool wanted;            /* the scan's shape allows pages on the GPU, and the device setting does */
+    bool tried;             /* the spec was built, or found impossible, for this scan */
+    bool active;            /* batches are taken */
+    gh::GroupedPageSpec spec;
+    KeyTables tables;
+    PageGpu pages;
+    HeapTupleData *tuples;  /* a page's tuples, when one is parsed on the host */
+    MemoryContext cxt;      /* the spec, tables and batches: reset on rescan, which gives everything back */
+    uint64 pages_left;      /* pages the GPU left to the host */
+    uint64 pages_gpu;       /* pages the GPU counted, over every scan */
+};
+
+/* What parsing a page on the host needs: the scan's table, its native quals (or none), its groups. */
+struct HostPages {
+    Relation rel;
+    const NativeQuals *quals; /* NULL: no WHERE clause */
+    GroupAgg *ga;
+    const HistogramArgs *args;
+    HeapReader *reader;       /* counts the tuples parsed */
+};
+
+/*
+ * Sets gp up for a scan (under parent_cxt); wanted if the scan's shape
+ * allows it: aggs, keys, and a WHERE clause evaluated natively or none
+ * (executor_quals: the executor evaluates it).
+ */
+void grouped_pages_init(GroupedPages *gp, const ScanAggregate *aggs, int naggs, const GroupKey *keys, int nkeys,
+                        bool executor_quals, MemoryContext parent_cxt);
+
+/*
+ * Builds the spec once the first row was counted on the host (its
+ * arguments, keys and quals then have their values), and starts the
+ * batches; PostgreSQL's time functions may run: no page may be locked.
+ */
+void grouped_pages_prepare(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nkeys, bool parallel);
+
+/*
+ * The reader's current page, locked: true if it went into a batch (the
+ * scan goes on to the next page), false if the host reads it, its tuples
+ * now listed in the reader.
+ */
+bool grouped_pages_take(GroupedPages *gp, const HostPages &host);
+
+/* Parses the pages the GPU left to the host, if any; no page may be locked. */
+void grouped_pages_parse_left(GroupedPages *gp, const HostPages &host);
+
+/* At the end of the table: the last batch goes, every batch is collected, the pages left are parsed. */
+void grouped_pages_end_read(GroupedPages *gp, const HostPages &host);
+
+/*
+ * The GPU's counts into the groups (group_agg_add_counts), the normal
+ * tuples its kernel counted into the reader; the device counters are
+ * zeroed, so a scan that stops more than once (groups flushed) adds each
+ * count once.
+ */
+void grouped_pages_collect(GroupedPages *gp, GroupAgg *ga, HeapReader *reader);
+
+/* Gives everything back and forgets the spec (rescan: new parameters, perhaps). */
+void grouped_pages_reset(GroupedPages *gp);
+
+#endif /* GH_SCAN_GROUPED_PAGES_H */

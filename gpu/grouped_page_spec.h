@@ -1,0 +1,105 @@
+/*
+ * grouped_page_spec.h: what the GPU needs to run a grouped, filtered scan
+ * over heap pages by itself: read each tuple's WHERE columns, its GROUP BY
+ * keys and its value straight out of the page, and count the value into
+ * its group's histogram, with a count of the group's rows beside it.
+ *
+ * Only what can be computed exactly from stored values comes here; the
+ * host (extension/scan/offload/group_pages.cpp) decides that, and computes
+ * with PostgreSQL's own functions whatever tables the GPU looks values up
+ * in:
+ *   - a WHERE clause `column op constant` compares the stored value, as an
+ *     int64 (integers, date, timestamp) or as a float8 with PostgreSQL's
+ *     NaN order (float4, float8);
+ *   - a key that is a plain integer-like column numbers its groups by
+ *     arithmetic over a window of values [base, base + slots);
+ *   - a key computed from a timestamp (date_trunc in the session's zone,
+ *     date_bin, ::date) is a table of intervals of the stored value, each
+ *     with the number of its key's group, which the host filled from
+ *     PostgreSQL's results over the range the table's statistics give;
+ *   - a second width_bucket over a float column numbers its groups by the
+ *     bucket (bucket.h).
+ * A NULL key has a group of its own (slot `slots`).  A key value outside
+ * the window or the table, or a NaN under width_bucket, is a row the GPU
+ * cannot place: its whole page is then left uncounted and flagged, and the
+ * host reads that page itself, so every row is counted exactly once.
+ *
+ * Groups are numbered key by key (the first key's slot is the most
+ * significant), and each group has nbins + 3 cells: width_bucket's nbins +
+ * 2 buckets of its non-NULL values, then the rows that passed the WHERE
+ * clause (count(*)).  Only libc headers; compiled by g++ and nvcc.
+ */
+#ifndef GH_GROUPED_PAGE_SPEC_H
+#define GH_GROUPED_PAGE_SPEC_H
+
+#include <cstdint>
+
+#include "bucket.h"
+#include "page_spec.h"
+
+namespace gh {
+
+constexpr int kMaxPageKeys = 2;
+constexpr int kMaxPageQuals = 4;
+
+enum class PageKeyKind : int32_t {
+    column = 0,   /* slot = stored integer - base */
+    intervals,    /* slot looked up among sorted intervals of the stored integer */
+    width_bucket, /* slot = width_bucket(stored value as float8, wb) */
+};
+
+struct PageKey {
+    PageKeyKind kind;
+    PageColumn column;     /* for column and intervals: an integer-like type (int2, int4, int8, boolean) */
+    uint32_t slots;        /* key values with a group; NULL is slot `slots` */
+    int64_t base;          /* column: the window's first value */
+    uint32_t table_first;  /* intervals: where in the table its starts, then their slots, lie */
+    uint32_t intervals;    /* intervals: how many; interval i is [start[i], start[i + 1]) ... */
+    int64_t end;           /* ... and the last one ends before `end` */
+    BucketSpec wb;         /* width_bucket: validated; slots = wb.nbins + 2 */
+};
+
+enum class PageCmp : int32_t { lt = 0, le, eq, ge, gt, ne };
+
+struct PageQual {
+    PageColumn column;
+    PageCmp cmp;
+    int32_t is_float; /* compare as float8 (float_ops), else as int64 */
+    int64_t word;
+    double value;
+};
+
+struct GroupedPageSpec {
+    PageColumn value;   /* the histogram's column, binned as the float8 it casts to */
+    BucketSpec interval; /* validated by validate_spec() */
+    int32_t nkeys;
+    PageKey keys[kMaxPageKeys];
+    int32_t nquals;
+    PageQual quals[kMaxPageQuals];
+};
+
+/* Cells of one group: width_bucket's nbins + 2, then the rows. */
+inline int64_t grouped_page_slots(const GroupedPageSpec &s) { return static_cast<int64_t>(s.interval.nbins) + 3; }
+
+/* The number of groups: each key's slots plus its NULL, multiplied. */
+inline int64_t grouped_page_groups(const GroupedPageSpec &s)
+{
+    int64_t g = 1;
+    for (int k = 0; k < s.nkeys && k < kMaxPageKeys; k++)
+        g *= static_cast<int64_t>(s.keys[k].slots) + 1;
+    return g;
+}
+
+inline int64_t grouped_page_cells(const GroupedPageSpec &s) { return grouped_page_groups(s) * grouped_page_slots(s); }
+
+/*
+ * A page batch of a grouped page histogram (gpu_grouped_pages_submit) also
+ * answers, for each of its n pages, whether the GPU left it to the host:
+ * n bytes, 1 for such a page, after the n page words in the batch's host
+ * area.  So a batch holds at most this many pages of a slot of `words`.
+ */
+inline uint64_t grouped_page_capacity(uint64_t words) { return words * 8 / 9; }
+
+} // namespace gh
+
+#endif /* GH_GROUPED_PAGE_SPEC_H */

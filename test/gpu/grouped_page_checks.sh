@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# grouped_page_checks.sh: grouped and filtered scans whose pages the GPU
+# parses, groups and counts itself (scan/grouped_pages/), against whatever
+# PostgreSQL the environment points at, with a usable GPU service.
+# run_gpu_checks.sh calls it; it can also run alone.
+#
+# Each query runs three ways in one session: the ordinary plan
+# (gpu_histogram.scan = off, the reference), the scan with device = gpu and
+# with device = auto.  The answers must be equal row for row, and EXPLAIN
+# ANALYZE must show pages parsed on the GPU.  The shapes are those of
+# dashboards: a column key, date_trunc in a zone across both DST changes,
+# date_bin, ::date, a second width_bucket, time ranges in the WHERE clause
+# with and without keys, NULL keys and values, parallel workers; and the
+# cases the GPU must hand back to the host: rows outside the statistics'
+# range (inserted after ANALYZE) and pages that are not all-visible.
+set -uo pipefail
+psql_q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
+failures=0
+
+psql_q <<'SQL' || exit 1
+DROP TABLE IF EXISTS gh_gp;
+SET TimeZone = 'America/New_York';
+CREATE TABLE gh_gp AS
+SELECT CASE WHEN i % 37 = 0 THEN NULL ELSE ((i::bigint * 7919) % 100003) / 100003.0 END::float8 AS x,
+       CASE WHEN i % 101 = 0 THEN NULL ELSE i % 100 END AS g,
+       CASE WHEN i % 211 = 0 THEN NULL
+            ELSE '2024-03-08 00:00-05'::timestamptz + i * interval '9 seconds' END AS ts
+FROM generate_series(1, 2000000) i;
+VACUUM ANALYZE gh_gp;
+SQL
+
+# check NAME SETTINGS QUERY [MIN_LEFT]: the three answers, pages on the GPU, pages left to the host
+check() {
+    local name=$1 settings=$2 query=$3 min_left=${4:-0}
+    local out
+    out=$(psql -X -q -At -v ON_ERROR_STOP=1 2>&1 <<SQL
+SET TimeZone = 'America/New_York';
+$settings
+SET gpu_histogram.device = gpu;
+CREATE TEMP TABLE r_gpu AS $query;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $query;
+SET gpu_histogram.device = auto;
+CREATE TEMP TABLE r_auto AS $query;
+SET gpu_histogram.scan = off;
+CREATE TEMP TABLE r_plain AS $query;
+SELECT 'rows ' || (SELECT count(*) FROM r_plain);
+SELECT 'diff_gpu ' || ((SELECT count(*) FROM (TABLE r_gpu EXCEPT ALL TABLE r_plain) a) +
+                       (SELECT count(*) FROM (TABLE r_plain EXCEPT ALL TABLE r_gpu) b));
+SELECT 'diff_auto ' || ((SELECT count(*) FROM (TABLE r_auto EXCEPT ALL TABLE r_plain) a) +
+                        (SELECT count(*) FROM (TABLE r_plain EXCEPT ALL TABLE r_auto) b));
+SQL
+)
+    local rows diff_gpu diff_auto pages left
+    rows=$(echo "$out" | sed -n 's/^rows //p')
+    diff_gpu=$(echo "$out" | sed -n 's/^diff_gpu //p')
+    diff_auto=$(echo "$out" | sed -n 's/^diff_auto //p')
+    pages=$(echo "$out" | sed -n 's/.*Pages Parsed on GPU: //p' | awk '{ s += $1 } END { print s + 0 }')
+    left=$(echo "$out" | sed -n 's/.*Pages Left by the GPU: //p' | awk '{ s += $1 } END { print s + 0 }')
+    if [ -n "$rows" ] && [ "$rows" -gt 0 ] && [ "$diff_gpu" = 0 ] && [ "$diff_auto" = 0 ] && [ "${pages:-0}" -gt 0 ] &&
+        [ "${left:-0}" -ge "$min_left" ]; then
+        echo "PASS: $name: $rows rows equal the ordinary plan; $pages pages parsed on the GPU, $left left to the host"
+    else
+        echo "FAIL: $name (rows ${rows:-?}, differences gpu ${diff_gpu:-?} auto ${diff_auto:-?}, pages on GPU ${pages:-0}, left ${left:-0})"
+        echo "$out" | head -60 | sed 's/^/  /'
+        failures=$((failures + 1))
+    fi
+}
+
+serial="SET max_parallel_workers_per_gather = 0;"
+parallel="SET max_parallel_workers_per_gather = 4; SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;"
+
+check "GROUP BY g (NULL keys), count(*), count(x)" "$serial" \
+    "SELECT g, gpu_histogram(x, 0, 1, 64) AS h, count(*) AS n, count(x) AS nx FROM gh_gp GROUP BY g"
+check "hourly heatmap in New York over both DST changes, count(*)" "$serial" \
+    "SELECT date_trunc('hour', ts) AS hour, gpu_histogram(x, 0, 1, 64) AS h, count(*) AS n FROM gh_gp GROUP BY 1"
+check "date_bin 1 hour from an origin at :20" "$serial" \
+    "SELECT date_bin('1 hour', ts, '2024-01-01 00:20+00') AS bin, gpu_histogram(x, 0, 1, 16) AS h FROM gh_gp GROUP BY 1"
+check "::date in New York, and date_trunc('day')" "$serial" \
+    "SELECT ts::date AS d, date_trunc('day', ts) AS day, gpu_histogram(x, 0, 1, 16) AS h FROM gh_gp GROUP BY 1, 2"
+check "g by a second width_bucket" "$serial" \
+    "SELECT g, width_bucket(x, 0, 1, 8) AS y, gpu_histogram(x, 0, 1, 32) AS h FROM gh_gp GROUP BY 1, 2"
+check "two weeks, ungrouped, count(*)" "$serial" \
+    "SELECT gpu_histogram(x, 0, 1, 64) AS h, count(*) AS n FROM gh_gp WHERE ts >= '2024-03-20' AND ts < '2024-04-03'"
+check "two weeks, heatmap" "$serial" \
+    "SELECT date_trunc('hour', ts) AS hour, gpu_histogram(x, 0, 1, 64) AS h FROM gh_gp WHERE ts >= '2024-03-20' AND ts < '2024-04-03' GROUP BY 1"
+check "float and integer quals, NaN-aware, GROUP BY g" "$serial" \
+    "SELECT g, gpu_histogram(x, 0, 1, 10) AS h, count(*) AS n FROM gh_gp WHERE x > 0.25 AND x <> 0.5 AND g <= 70 GROUP BY g"
+check "4 workers, GROUP BY g and the heatmap" "$parallel" \
+    "SELECT g, date_trunc('day', ts) AS day, gpu_histogram(x, 0, 1, 32) AS h, count(*) AS n FROM gh_gp GROUP BY 1, 2"
+
+# rows the statistics never saw, and pages that are not all-visible: the GPU hands them to the host
+psql_q <<'SQL' || exit 1
+INSERT INTO gh_gp SELECT 0.5, 1000 + i % 7, '2030-01-01 00:00+00'::timestamptz + i * interval '1 minute'
+FROM generate_series(1, 20000) i;
+VACUUM gh_gp;
+UPDATE gh_gp SET x = 0.75 WHERE g = 3 AND ts < '2024-03-09';
+SQL
+check "rows outside the statistics' range, and pages with updated rows, GROUP BY g" "$serial" \
+    "SELECT g, gpu_histogram(x, 0, 1, 64) AS h, count(*) AS n FROM gh_gp GROUP BY g" 1
+check "the same for the hourly heatmap" "$serial" \
+    "SELECT date_trunc('hour', ts) AS hour, gpu_histogram(x, 0, 1, 64) AS h, count(*) AS n FROM gh_gp GROUP BY 1" 1
+
+psql_q -c "DROP TABLE gh_gp"
+[ $failures -eq 0 ] && echo "grouped page GPU checks: all passed" || echo "grouped page GPU checks: $failures FAILED"
+exit $failures

@@ -1,0 +1,1347 @@
+/*
+ * cuda_grouped_pages_test.cu: the grouped page kernel
+ * (kernel_grouped_pages.cuh) and its entry points (gpu_grouped_pages_open,
+ * gpu_grouped_pages_submit) against a reference written here.
+ *
+ * Why a file of its own: the grouped kernel decides much more per tuple
+ * than the page kernel does (the WHERE clause, each key's group, whether
+ * the GPU may place the row at all), and a wrong decision is silent: a
+ * miscounted group, or worse a page counted on the GPU and read again by
+ * the host, or left to the host and never flagged.  So the reference is
+ * computed from the Datums each tuple was made of (heap_pages.h), with
+ * PostgreSQL's rules spelled out again here (strict operators fail on
+ * NULL, float8's NaN equals NaN and sorts above everything, a key outside
+ * its window or table and a NaN under width_bucket are the host's), never
+ * through the kernel's own helpers: only width_bucket itself (bucket.h,
+ * tested against the server's in bucket_test.cpp) is shared.
+ *
+ * The GroupedPagesHost tests need no GPU: they run evaluate_row, the
+ * kernel's decision for one line pointer, on the host over random tables
+ * and over hand-made edge cases whose answers are written out literally
+ * (the reference is checked against those too), and grouped_page_spec_fits
+ * over specs it must refuse.  The GroupedPages tests skip without a GPU:
+ * random multi-page batches through gpu_grouped_pages_submit and through
+ * the launcher on forced paths, comparing every cell, the tuple counter
+ * and each page's flag; counters in shared memory and in global memory;
+ * two keys; NaN values; refused specs and arguments.  The pool, the page
+ * writer and the word buffers come from cuda_pages_harness.cuh.
+ */
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <random>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "cuda_pages_harness.cuh"
+#include "grouped_page_spec.h"
+#include "kernel_grouped_pages.cuh"
+
+namespace {
+
+using namespace gh_pages_test;
+using gh::GroupedPageSpec;
+using gh::PageCmp;
+using gh::PageKey;
+using gh::PageKeyKind;
+using gh::PageQual;
+using gh::kernels::RowFate;
+using heap_pages::Line;
+
+constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+const double kNaN = std::nan("");
+const double kInf = INFINITY;
+
+/*
+ * The random tables' columns.  The int2 first is often NULL, so that most
+ * tuples walk a NULL bitmap before every other column; the key's width
+ * varies, which moves every later column's offset.
+ */
+constexpr int kTag = 1;   /* int2 */
+constexpr int kKey = 2;   /* int4 or int8: the column key */
+constexpr int kValue = 3; /* float8 with NULLs: the histogram's value */
+constexpr int kStamp = 4; /* int8, timestamp-like: the intervals key, integer quals */
+constexpr int kFloat = 5; /* float8 with NaN, infinities, NULLs: float quals, the width_bucket key */
+constexpr int kColumns = 5;
+
+/* 2023-01-01 in PostgreSQL's microseconds since 2000: where timestamps lie. */
+constexpr int64_t kT0 = 725846400000000;
+
+Layout table_layout(PageValueType key_type)
+{
+    return {attr_of(PageValueType::int2), attr_of(key_type), {8, 8}, {8, 8}, {8, 8}};
+}
+
+/* The column as the host describes it, with the missing value (if any) older tuples take, in both forms. */
+gh::PageColumn column(const Layout &layout, int attno, PageValueType type, std::optional<Datum> missing = std::nullopt)
+{
+    gh::PageColumn col = heap_pages::page_column(layout, attno, type, missing.has_value(),
+                                                 missing ? heap_pages::as_float8(*missing, type) : 0.0);
+    if (missing && type != PageValueType::float8 && type != PageValueType::float4)
+        col.missing_word = type == PageValueType::int2   ? static_cast<int16_t>(missing->bits)
+                           : type == PageValueType::int4 ? static_cast<int32_t>(missing->bits)
+                                                         : static_cast<int64_t>(missing->bits);
+    return col;
+}
+
+PageQual qual(const gh::PageColumn &col, PageCmp cmp, int64_t word)
+{
+    PageQual q{};
+    q.column = col;
+    q.cmp = cmp;
+    q.is_float = 0;
+    q.word = word;
+    return q;
+}
+
+PageQual float_qual(const gh::PageColumn &col, PageCmp cmp, double value)
+{
+    PageQual q{};
+    q.column = col;
+    q.cmp = cmp;
+    q.is_float = 1;
+    q.value = value;
+    return q;
+}
+
+PageKey column_key(const gh::PageColumn &col, int64_t base, uint32_t slots)
+{
+    PageKey k{};
+    k.kind = PageKeyKind::column;
+    k.column = col;
+    k.base = base;
+    k.slots = slots;
+    return k;
+}
+
+/* An intervals key whose table goes at the end of *table: the starts, then each one's slot. */
+PageKey intervals_key(const gh::PageColumn &col, const std::vector<int64_t> &starts, const std::vector<int64_t> &slots_of,
+                      int64_t end, uint32_t slots, std::vector<int64_t> *table)
+{
+    PageKey k{};
+    k.kind = PageKeyKind::intervals;
+    k.column = col;
+    k.slots = slots;
+    k.table_first = static_cast<uint32_t>(table->size());
+    k.intervals = static_cast<uint32_t>(starts.size());
+    k.end = end;
+    table->insert(table->end(), starts.begin(), starts.end());
+    table->insert(table->end(), slots_of.begin(), slots_of.end());
+    return k;
+}
+
+PageKey width_bucket_key(const gh::PageColumn &col, const BucketSpec &wb)
+{
+    PageKey k{};
+    k.kind = PageKeyKind::width_bucket;
+    k.column = col;
+    k.wb = wb;
+    k.slots = static_cast<uint32_t>(wb.nbins) + 2;
+    return k;
+}
+
+/* ---- the reference: from the written Datums, with PostgreSQL's rules ---- */
+
+/* What a scan finds of a column in a line's tuple: NULL, or the stored value as an integer word and as a float8. */
+struct Seen {
+    bool null = true;
+    int64_t word = 0;
+    double value = 0;
+};
+
+Seen seen(const Line &line, const gh::PageColumn &col)
+{
+    if (line.values.size() < static_cast<size_t>(col.attno)) /* stored before ADD COLUMN */
+        return col.has_missing ? Seen{false, col.missing_word, col.missing_value} : Seen{};
+    const Datum &d = line.values[static_cast<size_t>(col.attno - 1)];
+    if (d.null)
+        return Seen{};
+    Seen s{false, 0, heap_pages::as_float8(d, col.type)};
+    switch (col.type) { /* the stored bytes sign-extended, as DatumGetInt16/32/64 read them */
+    case PageValueType::int2: s.word = static_cast<int16_t>(d.bits); break;
+    case PageValueType::int4: s.word = static_cast<int32_t>(d.bits); break;
+    case PageValueType::int8: s.word = static_cast<int64_t>(d.bits); break;
+    default: break;
+    }
+    return s;
+}
+
+/* float8_cmp_internal (float.c): NaN equals NaN and is above every other value, -0 equals 0. */
+int pg_float8_cmp(double a, double b)
+{
+    if (std::isnan(a))
+        return std::isnan(b) ? 0 : 1;
+    if (std::isnan(b))
+        return -1;
+    return a > b ? 1 : a < b ? -1 : 0;
+}
+
+bool holds(int order, PageCmp cmp)
+{
+    switch (cmp) {
+    case PageCmp::lt: return order < 0;
+    case PageCmp::le: return order <= 0;
+    case PageCmp::eq: return order == 0;
+    case PageCmp::ge: return order >= 0;
+    case PageCmp::gt: return order > 0;
+    case PageCmp::ne: return order != 0;
+    }
+    ADD_FAILURE() << "no such comparison";
+    return false;
+}
+
+/* The key's slot for the line (key.slots for NULL); nothing where only the host can place it. */
+std::optional<uint32_t> reference_slot(const Line &line, const PageKey &key, const std::vector<int64_t> &table)
+{
+    const Seen s = seen(line, key.column);
+    if (s.null)
+        return key.slots;
+    switch (key.kind) {
+    case PageKeyKind::column: {
+        /* [base, base + slots): where base + slots passes INT64_MAX the window runs to the top */
+        int64_t end = 0;
+        const bool open_above = __builtin_add_overflow(key.base, static_cast<int64_t>(key.slots), &end);
+        if (s.word < key.base || (!open_above && s.word >= end))
+            return std::nullopt;
+        return static_cast<uint32_t>(s.word - key.base);
+    }
+    case PageKeyKind::intervals: /* a plain walk over the intervals: the kernel bisects */
+        for (uint32_t i = 0; i < key.intervals; i++) {
+            const int64_t from = table[key.table_first + i];
+            const int64_t to = i + 1 < key.intervals ? table[key.table_first + i + 1] : key.end;
+            if (from <= s.word && s.word < to)
+                return static_cast<uint32_t>(table[key.table_first + key.intervals + i]);
+        }
+        return std::nullopt;
+    case PageKeyKind::width_bucket:
+        if (std::isnan(s.value)) /* width_bucket raises an error: the host's to raise */
+            return std::nullopt;
+        return static_cast<uint32_t>(gh::width_bucket(s.value, key.wb));
+    }
+    ADD_FAILURE() << "no such key kind";
+    return std::nullopt;
+}
+
+/* What one line comes to: its fate and, when counted, its cells (value_cell -1 for a NULL or NaN value). */
+struct RowResult {
+    RowFate fate = RowFate::skip;
+    int64_t value_cell = -1;
+    int64_t row_cell = -1;
+    int errors = 0; /* 1: a NaN value */
+};
+
+RowResult reference_row(const Line &line, const GroupedPageSpec &spec, const std::vector<int64_t> &table)
+{
+    RowResult r;
+    if (line.flags != heap_pages::lp_normal)
+        return r;
+    for (int32_t q = 0; q < spec.nquals; q++) {
+        const PageQual &qual = spec.quals[q];
+        const Seen s = seen(line, qual.column);
+        if (s.null) /* strict operators: NULL is not true */
+            return r;
+        const int order = qual.is_float ? pg_float8_cmp(s.value, qual.value)
+                                        : (s.word < qual.word ? -1 : s.word > qual.word ? 1 : 0);
+        if (!holds(order, qual.cmp))
+            return r;
+    }
+    int64_t group = 0; /* the first key's slot the most significant */
+    for (int32_t k = 0; k < spec.nkeys; k++) {
+        const std::optional<uint32_t> slot = reference_slot(line, spec.keys[k], table);
+        if (!slot) {
+            r.fate = RowFate::host;
+            return r;
+        }
+        group = group * (static_cast<int64_t>(spec.keys[k].slots) + 1) + *slot;
+    }
+    const int64_t cells = static_cast<int64_t>(spec.interval.nbins) + 3; /* buckets 0 .. nbins + 1, then the rows */
+    r.fate = RowFate::count;
+    r.row_cell = group * cells + cells - 1;
+    const Seen v = seen(line, spec.value);
+    if (!v.null) {
+        if (std::isnan(v.value))
+            r.errors = 1;
+        else
+            r.value_cell = group * cells + gh::width_bucket(v.value, spec.interval);
+    }
+    return r;
+}
+
+/* evaluate_row, the kernel's own decision, run on the host for line i of a page. */
+RowResult evaluated(const unsigned char *page, uint32_t i, const GroupedPageSpec &spec,
+                    const std::vector<int64_t> &table)
+{
+    uint32_t item;
+    std::memcpy(&item, page + heap_pages::kPageHeaderSize + 4 * i, sizeof item);
+    RowResult r;
+    r.value_cell = r.row_cell = -7; /* left as they were unless counted */
+    auto bucket = [&spec](double x) { return gh::width_bucket(x, spec.interval); };
+    r.fate = gh::kernels::evaluate_row(page, item, spec, table.empty() ? nullptr : table.data(), bucket,
+                                       &r.value_cell, &r.row_cell, &r.errors);
+    return r;
+}
+
+const char *fate_name(RowFate f) { return f == RowFate::skip ? "skip" : f == RowFate::count ? "count" : "host"; }
+
+/* Asserts that the kernel's decision for line i of buffer b is the reference's. */
+void expect_row(const Written &written, size_t b, uint32_t i, const GroupedPageSpec &spec,
+                const std::vector<int64_t> &table, const std::string &what)
+{
+    const RowResult want = reference_row(written[b][i], spec, table);
+    const RowResult got = evaluated(pool_page(b), i, spec, table);
+    ASSERT_EQ(got.fate, want.fate) << what << ", page " << b << " line " << i << ": " << fate_name(got.fate)
+                                   << " for " << fate_name(want.fate);
+    if (want.fate != RowFate::count)
+        return;
+    EXPECT_EQ(got.row_cell, want.row_cell) << what << ", page " << b << " line " << i;
+    EXPECT_EQ(got.value_cell, want.value_cell) << what << ", page " << b << " line " << i;
+    EXPECT_EQ(got.errors, want.errors) << what << ", page " << b << " line " << i;
+}
+
+/*
+ * What the GPU must make of a set of batches: the cells of the pages it
+ * counts, the normal tuples of those pages only, and for each page word
+ * whether the page is the host's (some row it must count has a key the
+ * GPU cannot place).
+ */
+struct Outcome {
+    std::vector<int64_t> counts;
+    int64_t tuples = 0;
+    std::vector<std::vector<uint8_t>> bounced; /* by batch, by page word */
+    int errors = 0;
+};
+
+Outcome reference(const Written &written, const std::vector<std::vector<uint64_t>> &batches,
+                  const GroupedPageSpec &spec, const std::vector<int64_t> &table)
+{
+    Outcome out;
+    out.counts.assign(static_cast<size_t>(gh::grouped_page_cells(spec)), 0);
+    for (const auto &words : batches) {
+        out.bounced.emplace_back(words.size(), 0);
+        for (size_t p = 0; p < words.size(); p++) {
+            const size_t b = gh::page_word_buffer(words[p]);
+            if (b >= kPoolPages) /* not the pool's: nothing read, nothing for the host either */
+                continue;
+            EXPECT_LT(b, written.size()) << "a test lists a page it did not write";
+            if (b >= written.size())
+                continue;
+            const size_t lines = std::min<size_t>(gh::page_word_lines(words[p]), written[b].size());
+            std::vector<RowResult> rows;
+            bool host = false;
+            for (size_t i = 0; i < lines; i++) {
+                rows.push_back(reference_row(written[b][i], spec, table));
+                host = host || rows.back().fate == RowFate::host;
+            }
+            if (host) { /* the whole page, or the host would count its other rows twice */
+                out.bounced.back()[p] = 1;
+                continue;
+            }
+            for (size_t i = 0; i < lines; i++) {
+                out.tuples += written[b][i].flags == heap_pages::lp_normal;
+                if (rows[i].fate != RowFate::count)
+                    continue;
+                out.counts[static_cast<size_t>(rows[i].row_cell)]++;
+                if (rows[i].value_cell >= 0)
+                    out.counts[static_cast<size_t>(rows[i].value_cell)]++;
+                out.errors |= rows[i].errors;
+            }
+        }
+    }
+    return out;
+}
+
+/* Pages the reference leaves to the host, and all page words of the pool. */
+std::pair<size_t, size_t> bounced_of(const Outcome &o, const std::vector<std::vector<uint64_t>> &batches)
+{
+    size_t host = 0, pages = 0;
+    for (size_t k = 0; k < batches.size(); k++)
+        for (size_t p = 0; p < batches[k].size(); p++) {
+            pages += gh::page_word_buffer(batches[k][p]) < kPoolPages;
+            host += o.bounced[k][p];
+        }
+    return {host, pages};
+}
+
+/* Equal cells (reporting the first few that differ rather than thousands), tuples and flags. */
+void expect_outcome(const Outcome &got, const Outcome &want, const std::string &what)
+{
+    ASSERT_EQ(got.counts.size(), want.counts.size()) << what;
+    size_t wrong = 0;
+    for (size_t c = 0; c < want.counts.size(); c++)
+        if (got.counts[c] != want.counts[c] && ++wrong <= 5)
+            ADD_FAILURE() << what << ": cell " << c << " is " << got.counts[c] << ", not " << want.counts[c];
+    EXPECT_EQ(wrong, 0u) << what << ": cells that differ";
+    EXPECT_EQ(got.tuples, want.tuples) << what << ": normal tuples of the counted pages";
+    ASSERT_EQ(got.bounced.size(), want.bounced.size()) << what;
+    for (size_t k = 0; k < want.bounced.size(); k++)
+        for (size_t p = 0; p < want.bounced[k].size(); p++)
+            EXPECT_EQ(int(got.bounced[k][p]), int(want.bounced[k][p])) << what << ": batch " << k << ", page word " << p;
+}
+
+/* ---- random tables ---- */
+
+/* How a table's rows are drawn. */
+struct Draw {
+    PageValueType key_type = PageValueType::int4;
+    int64_t key_lo = -5, key_hi = 4;  /* keys in [key_lo, key_hi] */
+    int64_t stamp_lo = kT0, stamp_hi = kT0 + 100000; /* timestamps in [stamp_lo, stamp_hi) */
+    BucketSpec values{0, 100, 8, BucketRule::pg16};  /* values around it */
+    BucketSpec floats{-1, 1, 10, BucketRule::pg16};  /* the float column's around it */
+    int value_nan_in = 0; /* one value in value_nan_in is NaN (0: none) */
+    int float_nan_in = 0; /* the same for the float column */
+    int outside_in = 0;   /* one key and one timestamp in outside_in is an extreme or just outside */
+    int older_in = 0;     /* one row in older_in stores only its first 1 .. 4 columns */
+};
+
+int64_t pick(std::mt19937_64 &rng, int64_t lo, int64_t hi) /* in [lo, hi] */
+{
+    return lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(hi - lo + 1));
+}
+
+std::vector<Datum> draw_row(std::mt19937_64 &rng, const Draw &d)
+{
+    std::vector<Datum> row(kColumns);
+    row[kTag - 1] = rng() % 4 == 0 ? heap_pages::null_datum() : heap_pages::int_datum(static_cast<int16_t>(rng()));
+    const bool wide = d.key_type == PageValueType::int8;
+    int64_t key = pick(rng, d.key_lo, d.key_hi);
+    int64_t stamp = pick(rng, d.stamp_lo, d.stamp_hi - 1);
+    if (d.outside_in > 0 && rng() % d.outside_in == 0) {
+        const int64_t keys[] = {d.key_lo - 1, d.key_hi + 1, wide ? kInt64Min : INT32_MIN, wide ? kInt64Max : INT32_MAX};
+        key = keys[rng() % 4];
+        const int64_t stamps[] = {d.stamp_lo - 1, d.stamp_hi, kInt64Min, kInt64Max};
+        stamp = stamps[rng() % 4];
+    }
+    row[kKey - 1] = rng() % 12 == 0 ? heap_pages::null_datum() : heap_pages::int_datum(key);
+    double value = around(rng, d.values);
+    if (d.value_nan_in > 0 && rng() % d.value_nan_in == 0)
+        value = kNaN;
+    row[kValue - 1] = rng() % 6 == 0 ? heap_pages::null_datum() : heap_pages::float8_datum(value);
+    row[kStamp - 1] = rng() % 10 == 0 ? heap_pages::null_datum() : heap_pages::int_datum(stamp);
+    double f = around(rng, d.floats);
+    if (rng() % 20 == 0)
+        f = rng() % 2 ? kInf : -kInf;
+    else if (rng() % 20 == 0)
+        f = 0.5; /* a value quals compare equal to */
+    if (d.float_nan_in > 0 && rng() % d.float_nan_in == 0)
+        f = kNaN;
+    row[kFloat - 1] = rng() % 8 == 0 ? heap_pages::null_datum() : heap_pages::float8_datum(f);
+    if (d.older_in > 0 && rng() % d.older_in == 0)
+        row.resize(1 + rng() % 4);
+    return row;
+}
+
+/*
+ * Fills buffers [first, first + count) with drawn rows, as many as each
+ * page takes.  On one page in plant_in (0: none) one of the first 40 rows
+ * goes through plant() (a key the GPU cannot place); one line pointer in
+ * 25 is then marked dead, unused or a redirect: their tuples must not count.
+ */
+template <typename DrawRow, typename Plant>
+Written write_pages(const Layout &layout, size_t first, size_t count, std::mt19937_64 &rng, DrawRow draw, Plant plant,
+                    int plant_in)
+{
+    Written out(first + count);
+    for (size_t b = first; b < first + count; b++) {
+        PageWriter w(pool_page(b));
+        const size_t planted = plant_in > 0 && rng() % static_cast<uint64_t>(plant_in) == 0 ? rng() % 40 : SIZE_MAX;
+        for (size_t i = 0;; i++) {
+            std::vector<Datum> row = draw();
+            if (i == planted)
+                plant(row);
+            if (!w.add_tuple(layout, row))
+                break;
+        }
+        for (uint32_t i = 0; i < w.lines().size(); i++)
+            if (rng() % 25 == 0)
+                w.set_flags(i, rng() % 3 == 0 ? heap_pages::lp_dead
+                               : rng() % 2 == 0 ? heap_pages::lp_unused
+                                                : heap_pages::lp_redirect);
+        out[b] = w.lines();
+    }
+    return out;
+}
+
+/*
+ * The pages in shuffled batches as a scan lists them: some with fewer
+ * line pointers than they have (added after the share lock), a batch that
+ * repeats pages (the same page twice in one batch), an empty one, and a
+ * buffer past the pool, which the kernel skips and must not flag.
+ */
+std::vector<std::vector<uint64_t>> random_batches(std::mt19937_64 &rng, const Written &written, size_t first,
+                                                  size_t count)
+{
+    std::vector<uint64_t> all = words_for(written, first, count);
+    for (uint64_t &w : all)
+        if (rng() % 8 == 0)
+            w = gh::page_word(gh::page_word_buffer(w), static_cast<uint32_t>(rng() % (gh::page_word_lines(w) + 1)));
+    std::shuffle(all.begin(), all.end(), rng);
+    const size_t a = all.size() / 5, b = all.size() / 2;
+    std::vector<std::vector<uint64_t>> out{{all.begin(), all.begin() + a}, {all.begin() + a, all.begin() + b},
+                                           {all.begin() + b, all.end()}, {}};
+    std::vector<uint64_t> repeats;
+    for (int i = 0; i < 40; i++)
+        repeats.push_back(all[rng() % all.size()]);
+    repeats.push_back(repeats.front());
+    repeats.push_back(gh::page_word(kPoolPages + 3, 10));
+    out.push_back(repeats);
+    return out;
+}
+
+/* ---- the kernel's decisions on the host: no GPU needed ---- */
+
+/* A spec over the random table: 0 to 2 keys of any kind, 0 to 4 quals of any column, windows that cut the data. */
+GroupedPageSpec random_spec(std::mt19937_64 &rng, const Layout &layout, const Draw &d,
+                            const std::optional<Datum> (&missing)[kColumns + 1], std::vector<int64_t> *table)
+{
+    const PageValueType types[kColumns + 1] = {PageValueType::float8, PageValueType::int2, d.key_type,
+                                               PageValueType::float8, PageValueType::int8, PageValueType::float8};
+    auto col = [&](int attno) { return column(layout, attno, types[attno], missing[attno]); };
+    auto random_bucket = [&rng](double lo, double hi) {
+        BucketSpec s{lo, hi, 1 + static_cast<int32_t>(rng() % 12), rng() % 2 ? BucketRule::pg15 : BucketRule::pg16};
+        if (rng() % 4 == 0)
+            std::swap(s.lo, s.hi); /* descending bounds number the buckets the other way */
+        return s;
+    };
+    GroupedPageSpec s{};
+    s.value = col(kValue);
+    s.interval = random_bucket(-30 + double(rng() % 40), 60 + double(rng() % 80));
+    s.nkeys = static_cast<int32_t>(rng() % 3);
+    table->clear();
+    for (int32_t k = 0; k < s.nkeys; k++) {
+        for (uint64_t junk = rng() % 3; junk > 0; junk--) /* a key's table need not start at 0 */
+            table->push_back(static_cast<int64_t>(rng()));
+        switch (rng() % 3) {
+        case 0:
+            s.keys[k] = column_key(col(kKey), pick(rng, d.key_lo - 3, d.key_lo + 3),
+                                   static_cast<uint32_t>(1 + rng() % static_cast<uint64_t>(d.key_hi - d.key_lo + 4)));
+            break;
+        case 1: {
+            /* over the timestamp mostly, sometimes over the key column; not quite covering the data either way */
+            const int attno = rng() % 4 == 0 ? kKey : kStamp;
+            const int64_t lo = attno == kKey ? d.key_lo : d.stamp_lo, hi = attno == kKey ? d.key_hi : d.stamp_hi;
+            const uint32_t slots = 1 + static_cast<uint32_t>(rng() % 10);
+            const uint64_t n = 1 + rng() % 30;
+            const int64_t step = std::max<int64_t>(1, (hi - lo) / static_cast<int64_t>(n));
+            std::vector<int64_t> starts, slot_of;
+            int64_t at = lo - step / 4 + pick(rng, 0, step / 2);
+            for (uint64_t i = 0; i < n; i++) {
+                starts.push_back(at);
+                slot_of.push_back(static_cast<int64_t>(rng() % slots)); /* several intervals may share a group */
+                at += pick(rng, 1, 2 * step);
+            }
+            s.keys[k] = intervals_key(col(attno), starts, slot_of, at, slots, table);
+            break;
+        }
+        default: {
+            const int attno = rng() % 3 == 0 ? kValue : rng() % 4 == 0 ? kKey : kFloat;
+            s.keys[k] = width_bucket_key(col(attno), attno == kKey ? random_bucket(double(d.key_lo), double(d.key_hi + 1))
+                                                                     : random_bucket(-1, 1));
+            break;
+        }
+        }
+    }
+    s.nquals = static_cast<int32_t>(rng() % 5);
+    const double constants[] = {kNaN, kInf, -kInf, 0.0, -0.0, 0.5, 1.0, -0.25};
+    for (int32_t q = 0; q < s.nquals; q++) {
+        const int attno = 1 + static_cast<int>(rng() % kColumns);
+        const PageCmp cmp = static_cast<PageCmp>(rng() % 6);
+        if (types[attno] == PageValueType::float8) {
+            s.quals[q] = float_qual(col(attno), cmp, rng() % 2 ? constants[rng() % 8] : around(rng, d.floats));
+        } else if (rng() % 5 == 0) { /* an integer column compared as a float8 */
+            s.quals[q] = float_qual(col(attno), cmp, rng() % 4 == 0 ? kNaN : double(pick(rng, d.key_lo, d.key_hi)) + 0.5);
+        } else {
+            const int64_t c = attno == kStamp ? pick(rng, d.stamp_lo, d.stamp_hi)
+                              : attno == kKey ? pick(rng, d.key_lo - 1, d.key_hi + 1)
+                                              : static_cast<int16_t>(rng()) / 4;
+            s.quals[q] = qual(col(attno), cmp, c);
+        }
+    }
+    return s;
+}
+
+TEST(GroupedPagesHost, RowsAgreeWithTheReferenceOnRandomTables)
+{
+    ASSERT_NE(pool(), nullptr);
+    std::mt19937_64 rng(31);
+    size_t fates[3] = {};
+    for (int trial = 0; trial < 400; trial++) {
+        Draw d;
+        d.key_type = rng() % 2 ? PageValueType::int4 : PageValueType::int8;
+        d.key_lo = pick(rng, -20, 5);
+        d.key_hi = d.key_lo + pick(rng, 0, 30);
+        d.stamp_lo = kT0 + pick(rng, -1000, 1000);
+        d.stamp_hi = d.stamp_lo + pick(rng, 1, 5000);
+        d.value_nan_in = rng() % 2 ? 0 : 50;
+        d.float_nan_in = rng() % 4 == 0 ? 0 : 10;
+        d.outside_in = rng() % 3 == 0 ? 0 : 60;
+        d.older_in = rng() % 2 ? 0 : 10;
+        const Layout layout = table_layout(d.key_type);
+        std::optional<Datum> missing[kColumns + 1];
+        for (int a = 1; a <= kColumns; a++)
+            if (rng() % 2)
+                missing[a] = a == kValue || a == kFloat
+                                 ? heap_pages::float8_datum(rng() % 4 == 0 ? kNaN : around(rng, d.floats))
+                                 : heap_pages::int_datum(pick(rng, d.key_lo - 1, d.key_hi));
+        Written written = write_pages(layout, 0, 3, rng, [&] { return draw_row(rng, d); }, [](auto &) {}, 0);
+        std::vector<int64_t> table;
+        const GroupedPageSpec spec = random_spec(rng, layout, d, missing, &table);
+        ASSERT_TRUE(gh::grouped_page_spec_fits(spec, static_cast<int64_t>(table.size()))) << "trial " << trial;
+        for (size_t b = 0; b < 3; b++)
+            for (uint32_t i = 0; i < written[b].size(); i++) {
+                ASSERT_NO_FATAL_FAILURE(expect_row(written, b, i, spec, table, "trial " + std::to_string(trial)));
+                fates[static_cast<int>(reference_row(written[b][i], spec, table).fate)]++;
+            }
+    }
+    /* the trials must reach every fate, and count most rows that pass */
+    EXPECT_GT(fates[int(RowFate::count)], 50000u);
+    EXPECT_GT(fates[int(RowFate::skip)], 10000u);
+    EXPECT_GT(fates[int(RowFate::host)], 1000u);
+}
+
+/* Rows of a table (f float8, v float8) with f in each class of float8, then NULL; v is a plain 0.5. */
+TEST(GroupedPagesHost, FloatQualsTakePostgresNaNOrder)
+{
+    ASSERT_NE(pool(), nullptr);
+    const Layout layout{{8, 8}, {8, 8}};
+    const double fs[] = {kNaN, kInf, 1.0, 0.0, -0.0, -kInf};
+    PageWriter w(pool_page(0));
+    for (double f : fs)
+        ASSERT_TRUE(w.add_tuple(layout, {heap_pages::float8_datum(f), heap_pages::float8_datum(0.5)}));
+    ASSERT_TRUE(w.add_tuple(layout, {heap_pages::null_datum(), heap_pages::float8_datum(0.5)}));
+    const Written written{w.lines()};
+    const gh::PageColumn f = column(layout, 1, PageValueType::float8);
+    /* which rows pass, written out: rows 0 NaN, 1 Infinity, 2 one, 3 zero, 4 minus zero, 5 -Infinity, 6 NULL */
+    const struct {
+        PageCmp cmp;
+        double constant;
+        const char *passing;
+    } cases[] = {
+        {PageCmp::eq, kNaN, "0"},       {PageCmp::ne, kNaN, "12345"},  {PageCmp::lt, kNaN, "12345"},
+        {PageCmp::le, kNaN, "012345"},  {PageCmp::gt, kNaN, ""},       {PageCmp::ge, kNaN, "0"},
+        {PageCmp::gt, kInf, "0"},       {PageCmp::ge, kInf, "01"},     {PageCmp::lt, -kInf, ""},
+        {PageCmp::le, -kInf, "5"},      {PageCmp::eq, 0.0, "34"},      {PageCmp::eq, -0.0, "34"},
+        {PageCmp::ne, 0.0, "0125"},     {PageCmp::gt, 0.0, "012"},     {PageCmp::lt, 1.0, "345"},
+        {PageCmp::ge, 1.0, "012"},      {PageCmp::ne, -kInf, "01234"}, {PageCmp::le, 0.0, "345"},
+    };
+    for (const auto &c : cases) {
+        GroupedPageSpec spec{};
+        spec.value = column(layout, 2, PageValueType::float8);
+        spec.interval = BucketSpec{0, 1, 4, BucketRule::pg16};
+        spec.nquals = 1;
+        spec.quals[0] = float_qual(f, c.cmp, c.constant);
+        ASSERT_TRUE(gh::grouped_page_spec_fits(spec, 0));
+        for (uint32_t i = 0; i < written[0].size(); i++) {
+            const bool pass = std::strchr(c.passing, '0' + int(i)) != nullptr;
+            const std::string what = "f " + std::to_string(int(c.cmp)) + " " + std::to_string(c.constant) +
+                                     ", row " + std::to_string(i);
+            EXPECT_EQ(reference_row(written[0][i], spec, {}).fate, pass ? RowFate::count : RowFate::skip)
+                << what << ": the reference";
+            const RowResult got = evaluated(pool_page(0), i, spec, {});
+            EXPECT_EQ(got.fate, pass ? RowFate::count : RowFate::skip) << what;
+            if (pass)
+                EXPECT_EQ(got.value_cell, 3) << what << ": 0.5 in bucket 3 of the only group";
+        }
+    }
+}
+
+/* Integer quals compare the stored word sign-extended from its width, and older tuples take the missing value. */
+TEST(GroupedPagesHost, IntegerQualsCompareSignExtendedWords)
+{
+    ASSERT_NE(pool(), nullptr);
+    const Layout layout{{2, 2}, {4, 4}, {8, 8}, {8, 8}};
+    auto row = [](int64_t a, int64_t b, int64_t c) {
+        return std::vector<Datum>{heap_pages::int_datum(a), heap_pages::int_datum(b), heap_pages::int_datum(c),
+                                  heap_pages::float8_datum(0.5)};
+    };
+    PageWriter w(pool_page(0));
+    ASSERT_TRUE(w.add_tuple(layout, row(-1, -5, kInt64Min)));                 /* row 0 */
+    ASSERT_TRUE(w.add_tuple(layout, row(INT16_MAX, INT32_MAX, kInt64Max)));  /* row 1 */
+    ASSERT_TRUE(w.add_tuple(layout, row(INT16_MIN, INT32_MIN, -1)));         /* row 2 */
+    ASSERT_TRUE(w.add_tuple(layout, row(0, 0, 0)));                          /* row 3 */
+    ASSERT_TRUE(w.add_tuple(layout, {heap_pages::null_datum(), heap_pages::null_datum(), heap_pages::null_datum(),
+                                     heap_pages::float8_datum(0.5)}));       /* row 4 */
+    ASSERT_TRUE(w.add_tuple(layout, {heap_pages::int_datum(3)}));            /* row 5: before columns 2 .. 4 */
+    const Written written{w.lines()};
+    const gh::PageColumn i2 = column(layout, 1, PageValueType::int2), i4 = column(layout, 2, PageValueType::int4),
+                         i8 = column(layout, 3, PageValueType::int8),
+                         i8_missing = column(layout, 3, PageValueType::int8, heap_pages::int_datum(7));
+    const struct {
+        PageQual q;
+        const char *passing;
+    } cases[] = {
+        {qual(i2, PageCmp::lt, 0), "02"},
+        {qual(i2, PageCmp::ge, -1), "0135"},
+        {qual(i4, PageCmp::eq, -5), "0"},
+        {qual(i4, PageCmp::gt, 0), "1"},
+        {qual(i4, PageCmp::le, INT32_MIN), "2"},
+        {qual(i8, PageCmp::lt, -1), "0"},
+        {qual(i8, PageCmp::ge, kInt64Max), "1"},
+        {qual(i8, PageCmp::ne, 0), "012"}, /* NULL, and a tuple older than the column, fail even <> */
+        {qual(i8_missing, PageCmp::eq, 7), "5"},
+        {qual(i8_missing, PageCmp::ne, 0), "0125"},
+        {float_qual(i4, PageCmp::lt, -4.5), "02"}, /* an int4 compared as the float8 it casts to */
+        {float_qual(i8, PageCmp::gt, 9.2e18), "1"},
+        {float_qual(i8, PageCmp::lt, kNaN), "0123"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        GroupedPageSpec spec{};
+        spec.value = column(layout, 4, PageValueType::float8);
+        spec.interval = BucketSpec{0, 1, 4, BucketRule::pg15};
+        spec.nquals = 1;
+        spec.quals[0] = cases[k].q;
+        ASSERT_TRUE(gh::grouped_page_spec_fits(spec, 0)) << "case " << k;
+        for (uint32_t i = 0; i < written[0].size(); i++) {
+            const RowFate want = std::strchr(cases[k].passing, '0' + int(i)) ? RowFate::count : RowFate::skip;
+            EXPECT_EQ(reference_row(written[0][i], spec, {}).fate, want) << "case " << k << ", row " << i
+                                                                        << ": the reference";
+            EXPECT_EQ(evaluated(pool_page(0), i, spec, {}).fate, want) << "case " << k << ", row " << i;
+        }
+    }
+}
+
+/*
+ * Each kind of key at the edges of what the GPU may place, with the slot
+ * written out: the rows are counted in group `slot` of a one-key spec
+ * (nbins 1: 4 cells a group, the row counter at 3), or left to the host.
+ */
+TEST(GroupedPagesHost, KeySlotsAtTheWindowsEdges)
+{
+    ASSERT_NE(pool(), nullptr);
+    const Layout layout{{8, 8}, {8, 8}}; /* the key's column, the value */
+    constexpr int64_t kHost = -1;
+    auto check = [&](const PageKey &key, const std::vector<int64_t> &table,
+                     const std::vector<std::pair<Datum, int64_t>> &rows, const std::string &what) {
+        PageWriter w(pool_page(0));
+        for (const auto &r : rows)
+            ASSERT_TRUE(w.add_tuple(layout, {r.first, heap_pages::float8_datum(0.5)}));
+        ASSERT_TRUE(w.add_tuple(layout, {heap_pages::null_datum(), heap_pages::float8_datum(0.5)}));
+        const Written written{w.lines()};
+        GroupedPageSpec spec{};
+        spec.value = column(layout, 2, PageValueType::float8);
+        spec.interval = BucketSpec{0, 1, 1, BucketRule::pg16};
+        spec.nkeys = 1;
+        spec.keys[0] = key;
+        ASSERT_TRUE(gh::grouped_page_spec_fits(spec, static_cast<int64_t>(table.size()))) << what;
+        for (uint32_t i = 0; i < written[0].size(); i++) {
+            const int64_t slot = i < rows.size() ? rows[i].second : int64_t(key.slots); /* the last row: NULL */
+            const RowFate fate = slot == kHost ? RowFate::host : RowFate::count;
+            const std::string at = what + ", row " + std::to_string(i);
+            const RowResult want = reference_row(written[0][i], spec, table);
+            EXPECT_EQ(want.fate, fate) << at << ": the reference";
+            if (fate == RowFate::count)
+                EXPECT_EQ(want.row_cell, slot * 4 + 3) << at << ": the reference";
+            const RowResult got = evaluated(pool_page(0), i, spec, table);
+            EXPECT_EQ(got.fate, fate) << at;
+            if (fate == RowFate::count) {
+                EXPECT_EQ(got.row_cell, slot * 4 + 3) << at;
+                EXPECT_EQ(got.value_cell, slot * 4 + 1) << at << ": 0.5 in bucket 1";
+            }
+        }
+    };
+    auto i8 = [](int64_t v) { return heap_pages::int_datum(v); };
+    auto f8 = [](double v) { return heap_pages::float8_datum(v); };
+    const gh::PageColumn key8 = column(layout, 1, PageValueType::int8), flt = column(layout, 1, PageValueType::float8);
+
+    check(column_key(key8, -3, 5), {},
+          {{i8(-4), kHost}, {i8(-3), 0}, {i8(0), 3}, {i8(1), 4}, {i8(2), kHost}, {i8(kInt64Min), kHost},
+           {i8(kInt64Max), kHost}},
+          "column [-3, 2)");
+    /* a window that would end past INT64_MAX: differences must not wrap into it */
+    check(column_key(key8, kInt64Max - 2, 5), {},
+          {{i8(kInt64Max), 2}, {i8(kInt64Max - 2), 0}, {i8(kInt64Max - 3), kHost}, {i8(kInt64Min), kHost},
+           {i8(-1), kHost}},
+          "column at the top of int8");
+    check(column_key(key8, kInt64Min, 3), {},
+          {{i8(kInt64Min), 0}, {i8(kInt64Min + 2), 2}, {i8(kInt64Min + 3), kHost}, {i8(kInt64Max), kHost}},
+          "column at the bottom of int8");
+
+    std::vector<int64_t> table{-99, 42}; /* junk before the key's table */
+    const PageKey days = intervals_key(key8, {100, 110, 130}, {2, 0, 2}, 200, 3, &table);
+    check(days, table,
+          {{i8(99), kHost}, {i8(100), 2}, {i8(109), 2}, {i8(110), 0}, {i8(129), 0}, {i8(130), 2}, {i8(199), 2},
+           {i8(200), kHost}, {i8(kInt64Min), kHost}, {i8(kInt64Max), kHost}},
+          "intervals [100, 110, 130, 200)");
+    std::vector<int64_t> one;
+    check(intervals_key(key8, {kInt64Min}, {0}, kInt64Max, 1, &one), one,
+          {{i8(kInt64Min), 0}, {i8(kInt64Max - 1), 0}, {i8(kInt64Max), kHost}}, "one interval over all of int8");
+
+    check(width_bucket_key(flt, BucketSpec{0, 1, 4, BucketRule::pg16}), {},
+          {{f8(kNaN), kHost}, {f8(kInf), 5}, {f8(-kInf), 0}, {f8(0), 1}, {f8(-0.0), 1}, {f8(0.999), 4}, {f8(1), 5}},
+          "width_bucket(f, 0, 1, 4)");
+    check(width_bucket_key(flt, BucketSpec{1, 0, 4, BucketRule::pg15}), {},
+          {{f8(kNaN), kHost}, {f8(kInf), 0}, {f8(1), 1}, {f8(0), 5}, {f8(0.1), 4}}, "width_bucket(f, 1, 0, 4)");
+    /* an int8 column under width_bucket: binned as the float8 it casts to */
+    check(width_bucket_key(key8, BucketSpec{0, 10, 10, BucketRule::pg16}), {},
+          {{i8(3), 4}, {i8(-1), 0}, {i8(kInt64Max), 11}}, "width_bucket(int8, 0, 10, 10)");
+}
+
+/* Older tuples take the key's missing value, or its NULL slot; two keys number groups first key first. */
+TEST(GroupedPagesHost, MissingKeysAndTwoKeyGroups)
+{
+    ASSERT_NE(pool(), nullptr);
+    const Layout layout{{8, 8}, {4, 4}, {8, 8}, {8, 8}}; /* value, key (int4), f, stamp */
+    PageWriter w(pool_page(0));
+    const auto f8 = heap_pages::float8_datum;
+    const auto i = heap_pages::int_datum;
+    ASSERT_TRUE(w.add_tuple(layout, {f8(0.3), i(2), f8(0.7), i(5)}));                           /* 0 */
+    ASSERT_TRUE(w.add_tuple(layout, {f8(0.9), heap_pages::null_datum(), heap_pages::null_datum(), i(5)})); /* 1 */
+    ASSERT_TRUE(w.add_tuple(layout, {heap_pages::null_datum(), i(0), f8(-3), i(5)}));           /* 2 */
+    ASSERT_TRUE(w.add_tuple(layout, {f8(0.1)}));                                                /* 3: older */
+    ASSERT_TRUE(w.add_tuple(layout, {f8(0.1), i(1)}));                                          /* 4: older */
+    const Written written{w.lines()};
+    GroupedPageSpec spec{};
+    spec.value = column(layout, 1, PageValueType::float8);
+    spec.interval = BucketSpec{0, 1, 2, BucketRule::pg16}; /* 5 cells a group */
+    spec.nkeys = 2;
+    spec.keys[0] = column_key(column(layout, 2, PageValueType::int4, i(1)), 0, 3);           /* 4 values */
+    spec.keys[1] = width_bucket_key(column(layout, 3, PageValueType::float8), BucketSpec{0, 1, 2, BucketRule::pg16});
+    ASSERT_EQ(gh::grouped_page_groups(spec), 4 * 5);
+    ASSERT_TRUE(gh::grouped_page_spec_fits(spec, 0));
+    /* group = key slot * 5 + f's slot; row cell group * 5 + 4, value cell group * 5 + bucket */
+    const struct {
+        int64_t group;
+        int64_t bucket; /* -1: NULL */
+    } want[] = {{2 * 5 + 2, 1}, {3 * 5 + 4, 2}, {0 * 5 + 0, -1}, {1 * 5 + 4, 1}, {1 * 5 + 4, 1}};
+    for (uint32_t r = 0; r < written[0].size(); r++) {
+        for (const RowResult &got : {evaluated(pool_page(0), r, spec, {}), reference_row(written[0][r], spec, {})}) {
+            ASSERT_EQ(got.fate, RowFate::count) << "row " << r;
+            EXPECT_EQ(got.row_cell, want[r].group * 5 + 4) << "row " << r;
+            EXPECT_EQ(got.value_cell, want[r].bucket < 0 ? -1 : want[r].group * 5 + want[r].bucket) << "row " << r;
+        }
+    }
+    /* without a missing value the older tuple's key is NULL: slot 3 */
+    spec.keys[0] = column_key(column(layout, 2, PageValueType::int4), 0, 3);
+    EXPECT_EQ(evaluated(pool_page(0), 3, spec, {}).row_cell, (3 * 5 + 4) * 5 + 4);
+    /* a missing value outside the window: the older tuple is the host's */
+    spec.keys[0] = column_key(column(layout, 2, PageValueType::int4, i(3)), 0, 3);
+    EXPECT_EQ(evaluated(pool_page(0), 3, spec, {}).fate, RowFate::host);
+    EXPECT_EQ(evaluated(pool_page(0), 4, spec, {}).fate, RowFate::count) << "it has its own key";
+}
+
+/*
+ * Only a row the page must count sends the page to the host: not one the
+ * WHERE clause drops, not a dead line pointer, not a line past the scan's
+ * count.  The kernel decides per page on what evaluate_row says per row.
+ */
+TEST(GroupedPagesHost, OnlyARowThatCountsSendsItsPageToTheHost)
+{
+    ASSERT_NE(pool(), nullptr);
+    const Layout layout = table_layout(PageValueType::int4);
+    auto row = [](int64_t key, int64_t stamp) {
+        return std::vector<Datum>{heap_pages::int_datum(1), heap_pages::int_datum(key), heap_pages::float8_datum(7),
+                                  heap_pages::int_datum(stamp), heap_pages::float8_datum(0)};
+    };
+    GroupedPageSpec spec{};
+    spec.value = column(layout, kValue, PageValueType::float8);
+    spec.interval = BucketSpec{0, 10, 10, BucketRule::pg16};
+    spec.nkeys = 1;
+    spec.keys[0] = column_key(column(layout, kKey, PageValueType::int4), 0, 10);
+    spec.nquals = 1;
+    spec.quals[0] = qual(column(layout, kStamp, PageValueType::int8), PageCmp::ge, kT0);
+    ASSERT_TRUE(gh::grouped_page_spec_fits(spec, 0));
+    PageWriter w(pool_page(0));
+    ASSERT_TRUE(w.add_tuple(layout, row(3, kT0)));       /* 0: counted */
+    ASSERT_TRUE(w.add_tuple(layout, row(99, kT0 - 1)));  /* 1: outside, but before kT0 */
+    ASSERT_TRUE(w.add_tuple(layout, row(-1, kT0 + 5)));  /* 2: outside, and dead */
+    w.set_flags(2, heap_pages::lp_dead);
+    ASSERT_TRUE(w.add_tuple(layout, row(9, kT0 + 5)));   /* 3: counted */
+    ASSERT_TRUE(w.add_tuple(layout, row(10, kT0 + 5)));  /* 4: outside, counted: the host's */
+    const Written written{w.lines()};
+    const RowFate want[] = {RowFate::count, RowFate::skip, RowFate::skip, RowFate::count, RowFate::host};
+    for (uint32_t i = 0; i < 5; i++) {
+        EXPECT_EQ(reference_row(written[0][i], spec, {}).fate, want[i]) << "row " << i << ": the reference";
+        EXPECT_EQ(evaluated(pool_page(0), i, spec, {}).fate, want[i]) << "row " << i;
+    }
+    Outcome o = reference(written, {{gh::page_word(0, 4), gh::page_word(0, 5)}}, spec, {});
+    EXPECT_EQ(o.bounced[0], (std::vector<uint8_t>{0, 1})) << "only where the scan saw line 4";
+    EXPECT_EQ(o.tuples, 3) << "the first word's normal tuples: lines 0, 1 and 3";
+}
+
+/* A good spec, and what grouped_page_spec_fits must refuse of it: each would make the kernel read or count wrong. */
+struct SpecCase {
+    std::string what;
+    GroupedPageSpec spec;
+    int64_t table_words;
+};
+
+std::vector<SpecCase> refused_specs(GroupedPageSpec *good_out, std::vector<int64_t> *table)
+{
+    const Layout layout = table_layout(PageValueType::int4);
+    GroupedPageSpec good{};
+    good.value = column(layout, kValue, PageValueType::float8);
+    good.interval = BucketSpec{0, 100, 10, BucketRule::pg16};
+    good.nkeys = 2;
+    good.keys[0] = column_key(column(layout, kKey, PageValueType::int4), -5, 10);
+    table->assign({7});
+    good.keys[1] = intervals_key(column(layout, kStamp, PageValueType::int8), {kT0, kT0 + 10, kT0 + 20}, {0, 1, 1},
+                                 kT0 + 30, 2, table);
+    good.nquals = 2;
+    good.quals[0] = qual(column(layout, kStamp, PageValueType::int8), PageCmp::ge, kT0);
+    good.quals[1] = float_qual(column(layout, kFloat, PageValueType::float8), PageCmp::ne, kNaN);
+    *good_out = good;
+    const int64_t words = static_cast<int64_t>(table->size());
+    std::vector<SpecCase> out;
+    auto bad = [&](const std::string &what, auto change, int64_t table_words) {
+        GroupedPageSpec s = good;
+        change(s);
+        out.push_back(SpecCase{what, s, table_words});
+    };
+    bad("the table one word short", [](GroupedPageSpec &) {}, words - 1);
+    bad("three keys", [](GroupedPageSpec &s) { s.nkeys = 3; }, words);
+    bad("keys -1", [](GroupedPageSpec &s) { s.nkeys = -1; }, words);
+    bad("five quals", [](GroupedPageSpec &s) { s.nquals = 5; }, words);
+    bad("quals -1", [](GroupedPageSpec &s) { s.nquals = -1; }, words);
+    bad("nbins 0", [](GroupedPageSpec &s) { s.interval.nbins = 0; }, words);
+    bad("equal bounds", [](GroupedPageSpec &s) { s.interval.hi = s.interval.lo; }, words);
+    bad("the value at attno 0", [](GroupedPageSpec &s) { s.value.attno = 0; }, words);
+    bad("the value's offset wrong", [](GroupedPageSpec &s) { s.value.fixed_offset += 8; }, words);
+    bad("an integer qual on a float8", [&](GroupedPageSpec &s) { s.quals[1].is_float = 0; }, words);
+    bad("a qual of comparison 6", [](GroupedPageSpec &s) { s.quals[0].cmp = static_cast<PageCmp>(6); }, words);
+    bad("a qual column of 3 bytes", [](GroupedPageSpec &s) { s.quals[0].column.attr.len = 3; }, words);
+    bad("a key of no slots", [](GroupedPageSpec &s) { s.keys[0].slots = 0; }, words);
+    bad("a key of 2^30 + 1 slots", [](GroupedPageSpec &s) { s.keys[0].slots = (1u << 30) + 1; }, words);
+    bad("a column key over a float8",
+        [&](GroupedPageSpec &s) { s.keys[0].column = column(layout, kFloat, PageValueType::float8); }, words);
+    bad("an intervals key over a float8",
+        [&](GroupedPageSpec &s) { s.keys[1].column = column(layout, kValue, PageValueType::float8); }, words);
+    bad("an intervals key of no intervals", [](GroupedPageSpec &s) { s.keys[1].intervals = 0; }, words);
+    bad("an intervals table past the end", [](GroupedPageSpec &s) { s.keys[1].table_first = 2; }, words);
+    bad("a width_bucket key of the wrong slots",
+        [&](GroupedPageSpec &s) {
+            s.keys[1] = width_bucket_key(column(layout, kFloat, PageValueType::float8), BucketSpec{0, 1, 5, BucketRule::pg16});
+            s.keys[1].slots = 5;
+        },
+        words);
+    bad("a width_bucket key of NaN bounds",
+        [&](GroupedPageSpec &s) {
+            s.keys[1] = width_bucket_key(column(layout, kFloat, PageValueType::float8),
+                                         BucketSpec{kNaN, 1, 5, BucketRule::pg16});
+        },
+        words);
+    bad("a key of kind 3", [](GroupedPageSpec &s) { s.keys[0].kind = static_cast<PageKeyKind>(3); }, words);
+    /* cells counted with int32: (2^30 + 1) groups of 13 cells, and (2^30 + 1)^2 groups, are too many */
+    bad("2^34 cells", [](GroupedPageSpec &s) { s.nkeys = 1; s.keys[0].slots = 1u << 30; }, words);
+    bad("2^60 groups",
+        [](GroupedPageSpec &s) {
+            s.keys[1] = s.keys[0];
+            s.keys[0].slots = s.keys[1].slots = 1u << 30;
+        },
+        words);
+    /* 2^32 * 2^32 groups: only the cap on slots keeps the product from wrapping to 0 */
+    bad("two keys of 2^32 - 1 slots",
+        [](GroupedPageSpec &s) {
+            s.keys[1] = s.keys[0];
+            s.keys[0].slots = s.keys[1].slots = UINT32_MAX;
+        },
+        words);
+    return out;
+}
+
+TEST(GroupedPagesHost, SpecFitsRefusesWhatTheKernelCannotRun)
+{
+    GroupedPageSpec good{};
+    std::vector<int64_t> table;
+    const std::vector<SpecCase> cases = refused_specs(&good, &table);
+    ASSERT_TRUE(gh::grouped_page_spec_fits(good, static_cast<int64_t>(table.size())));
+    for (const SpecCase &c : cases)
+        EXPECT_FALSE(gh::grouped_page_spec_fits(c.spec, c.table_words)) << c.what;
+    /* near the limit is fine: (2^28 + 1) groups of 4 cells */
+    GroupedPageSpec big = good;
+    big.nkeys = 1;
+    big.keys[0].slots = 1u << 28;
+    big.interval.nbins = 1;
+    EXPECT_TRUE(gh::grouped_page_spec_fits(big, 0));
+}
+
+/* ---- on the GPU ---- */
+
+class GroupedPages : public gh_test::KernelTest {
+  protected:
+    void SetUp() override
+    {
+        gh_test::KernelTest::SetUp();
+        if (IsSkipped() || HasFatalFailure())
+            return;
+        ASSERT_NE(pool(), nullptr);
+        if (!gh::gpu_pool_registered())
+            ASSERT_EQ(gh::gpu_pool_register(pool(), kPoolPages * kPage), Status::ok) << gh::gpu_last_error();
+        ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+    }
+};
+
+Status wait_until_finished(gh::BatchBuffer *b)
+{
+    for (;;) {
+        bool finished = false;
+        Status s = gh::gpu_batch_finished(b, &finished);
+        if (s != Status::ok || finished)
+            return s;
+        std::this_thread::yield();
+    }
+}
+
+/*
+ * One grouped page histogram through the entry points, as the GPU service
+ * runs it: open with the table, each batch submitted in turn over two
+ * buffers, each batch's flags read once it is finished (and before its
+ * buffer takes the next one: the flags lie in the buffer), then the drain
+ * of every cell and the tuple counter after them.
+ */
+Status grouped_on_gpu(const GroupedPageSpec &spec, const std::vector<int64_t> &table,
+                      const std::vector<std::vector<uint64_t>> &batches, Outcome *out)
+{
+    const int64_t cells = gh::grouped_page_cells(spec);
+    out->counts.assign(static_cast<size_t>(cells) + 1, 0);
+    out->bounced.assign(batches.size(), {});
+    size_t most = 1;
+    for (const auto &b : batches)
+        most = std::max(most, b.size());
+    size_t capacity = most;
+    while (gh::grouped_page_capacity(capacity) < most)
+        capacity++;
+    WordBuffers buffers(capacity, 2);
+    if (buffers.status() != Status::ok)
+        return buffers.status();
+    gh::DeviceHistogram *h = nullptr;
+    Status s = gh::gpu_grouped_pages_open(spec, table.empty() ? nullptr : table.data(),
+                                          static_cast<int32_t>(table.size()), 0, &h);
+    if (s != Status::ok)
+        return s;
+    long pending[2] = {-1, -1};
+    auto collect = [&](int k) {
+        if (pending[k] < 0)
+            return Status::ok;
+        const Status f = wait_until_finished(buffers.buffer(k));
+        if (f != Status::ok)
+            return f;
+        const size_t n = batches[static_cast<size_t>(pending[k])].size();
+        const unsigned char *flags = reinterpret_cast<const unsigned char *>(buffers.area(k) + n);
+        out->bounced[static_cast<size_t>(pending[k])].assign(flags, flags + n);
+        pending[k] = -1;
+        return Status::ok;
+    };
+    for (size_t i = 0; i < batches.size() && s == Status::ok; i++) {
+        const int k = static_cast<int>(i % 2);
+        if ((s = collect(k)) != Status::ok)
+            break;
+        const size_t n = batches[i].size();
+        std::copy(batches[i].begin(), batches[i].end(), buffers.area(k));
+        std::memset(buffers.area(k) + n, 0x5A, n); /* neither 0 nor 1: a flag never written shows */
+        s = gh::gpu_grouped_pages_submit(h, buffers.buffer(k), n);
+        if (s == Status::ok)
+            pending[k] = static_cast<long>(i);
+    }
+    for (int k = 0; k < 2 && s == Status::ok; k++)
+        s = collect(k);
+    if (s == Status::ok)
+        s = gh::gpu_histogram_drain(h, 0, static_cast<int32_t>(cells + 1), out->counts.data(), nullptr);
+    gh::gpu_histogram_close(h);
+    out->tuples = out->counts.back();
+    out->counts.pop_back();
+    return s;
+}
+
+/* The launcher alone over one batch, on limits that may force its path or cap its grid. */
+Outcome grouped_on_kernel(const GroupedPageSpec &spec, const std::vector<int64_t> &table,
+                          const std::vector<uint64_t> &words, const gh::KernelLimits &limits)
+{
+    EXPECT_EQ(cudaSetDevice(0), cudaSuccess); /* the engine's calls move the current device */
+    void *mapped = nullptr;
+    EXPECT_EQ(cudaHostGetDevicePointer(&mapped, pool(), 0), cudaSuccess);
+    gh_test::DeviceArray<uint64_t> d_words(words);
+    gh_test::DeviceArray<int64_t> d_table(table);
+    gh_test::DeviceArray<unsigned char> d_bounced(std::vector<unsigned char>(words.size(), 0x5A));
+    const size_t cells = static_cast<size_t>(gh::grouped_page_cells(spec));
+    gh_test::Binned b = gh_test::binned(cells + 1, [&](unsigned long long *counts, int *flags) {
+        return gh::bin_grouped_pages_on_device(d_words.get(), words.size(), static_cast<const unsigned char *>(mapped),
+                                               kPoolPages, spec, d_table.get(), static_cast<int32_t>(table.size()),
+                                               counts, flags, counts + cells, d_bounced.get(), limits, nullptr);
+    });
+    Outcome out;
+    out.tuples = b.counts.back();
+    b.counts.pop_back();
+    out.counts = std::move(b.counts);
+    out.errors = b.flags;
+    out.bounced.emplace_back(words.size());
+    if (!words.empty())
+        EXPECT_EQ(cudaMemcpy(out.bounced[0].data(), d_bounced.get(), words.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+    return out;
+}
+
+/*
+ * The whole comparison for one spec over random batches: through the
+ * entry points, then the launcher alone on the shared path (where the
+ * cells fit the block's shared memory), the global path, and a grid of 3
+ * blocks so that each block reads many pages.  The reference must leave
+ * some pages to the host and count most, or the test proves little.
+ */
+void expect_grouped(const GroupedPageSpec &spec, const std::vector<int64_t> &table, const Written &written,
+                    const std::vector<std::vector<uint64_t>> &batches, const gh::KernelLimits &limits,
+                    const std::string &what)
+{
+    ASSERT_TRUE(gh::grouped_page_spec_fits(spec, static_cast<int64_t>(table.size()))) << what;
+    const Outcome want = reference(written, batches, spec, table);
+    ASSERT_EQ(want.errors, 0) << what << ": the test's values must not be NaN";
+    const auto [host, pages] = bounced_of(want, batches);
+    EXPECT_GT(host, 0u) << what << ": no page for the host";
+    EXPECT_LT(host * 4, pages) << what << ": too many pages for the host";
+    Outcome got;
+    ASSERT_EQ(grouped_on_gpu(spec, table, batches, &got), Status::ok) << what << ": " << gh::gpu_last_error();
+    expect_outcome(got, want, what + ", gpu_grouped_pages_submit");
+
+    std::vector<uint64_t> words;
+    for (const auto &b : batches)
+        words.insert(words.end(), b.begin(), b.end());
+    const Outcome one = reference(written, {words}, spec, table);
+    const int64_t cells = gh::grouped_page_cells(spec);
+    for (gh::KernelPath path : {gh::KernelPath::shared, gh::KernelPath::global, gh::KernelPath::automatic}) {
+        if (path == gh::KernelPath::shared &&
+            gh::heap_layout::kPageBytes + 4 * cells > static_cast<int64_t>(limits.max_shared_per_block))
+            continue; /* the cells do not fit beside the page */
+        const int blocks = path == gh::KernelPath::automatic ? 3 : 0;
+        const Outcome k = grouped_on_kernel(spec, table, words, gh_test::forced(limits, path, blocks));
+        EXPECT_EQ(k.errors, 0) << what;
+        expect_outcome(k, one,
+                       what + (path == gh::KernelPath::shared   ? ", forced shared"
+                               : path == gh::KernelPath::global ? ", forced global"
+                                                                : ", 3 blocks"));
+    }
+}
+
+/* One column key over an int4: 11 groups of 11 cells, in shared memory; quals on an int8 and a float8. */
+TEST_F(GroupedPages, ColumnKeyInSharedCounters)
+{
+    std::mt19937_64 rng(41);
+    Draw d;
+    d.key_type = PageValueType::int4;
+    d.older_in = 30;
+    const Layout layout = table_layout(d.key_type);
+    const int64_t outside[] = {-6, 5, INT32_MIN, INT32_MAX};
+    Written written = write_pages(
+        layout, 0, 300, rng, [&] { return draw_row(rng, d); },
+        [&](std::vector<Datum> &row) {
+            row.resize(kColumns);
+            row[kKey - 1] = heap_pages::int_datum(outside[rng() % 4]);
+            row[kStamp - 1] = heap_pages::int_datum(kT0 + 50000); /* passes the quals */
+            row[kFloat - 1] = heap_pages::float8_datum(0.25);
+        },
+        10);
+    GroupedPageSpec spec{};
+    spec.value = column(layout, kValue, PageValueType::float8, heap_pages::float8_datum(42.5));
+    spec.interval = d.values;
+    spec.nkeys = 1;
+    spec.keys[0] = column_key(column(layout, kKey, PageValueType::int4, heap_pages::int_datum(-5)), -5, 10);
+    /* older tuples pass both: the stamp's and the float's missing values */
+    spec.nquals = 2;
+    spec.quals[0] = qual(column(layout, kStamp, PageValueType::int8, heap_pages::int_datum(kT0 + 30000)), PageCmp::ge,
+                         kT0 + 20000);
+    spec.quals[1] = float_qual(column(layout, kFloat, PageValueType::float8, heap_pages::float8_datum(0)), PageCmp::lt, 0.9);
+    ASSERT_EQ(gh::grouped_page_cells(spec), 11 * 11);
+    expect_grouped(spec, {}, written, random_batches(rng, written, 0, 300), limits, "column key");
+}
+
+/*
+ * 300 groups of 67 cells (20,100: past kPageSharedMaxSlots, so global
+ * atomics) from an intervals key over time-ordered timestamps, as
+ * date_trunc over a timestamp gives: runs of one group, which the global
+ * path adds once a run.
+ */
+TEST_F(GroupedPages, IntervalsKeyInGlobalCounters)
+{
+    std::mt19937_64 rng(42);
+    Draw d;
+    d.key_type = PageValueType::int8;
+    d.values = BucketSpec{-5, 5, 64, BucketRule::pg15};
+    const Layout layout = table_layout(d.key_type);
+    /* 600 intervals of 170 µs, two by two in one group: slots 0 .. 298, then NULL */
+    std::vector<int64_t> starts, slot_of, table{0, 0, 0};
+    for (int64_t i = 0; i < 600; i++) {
+        starts.push_back(kT0 + 170 * i);
+        slot_of.push_back(i * 299 / 600);
+    }
+    const int64_t end = kT0 + 170 * 600;
+    size_t r = 0;
+    Written written = write_pages(
+        layout, 0, 200, rng,
+        [&] {
+            std::vector<Datum> row = draw_row(rng, d);
+            if (!row[kStamp - 1].null) /* time order, with jitter */
+                row[kStamp - 1] = heap_pages::int_datum(kT0 + static_cast<int64_t>(r * 4 + rng() % 8));
+            r++;
+            return row;
+        },
+        [&](std::vector<Datum> &row) {
+            const int64_t outside[] = {kT0 - 1, end, kInt64Min, kInt64Max};
+            row.resize(kColumns);
+            row[kStamp - 1] = heap_pages::int_datum(outside[rng() % 4]);
+            row[kKey - 1] = heap_pages::int_datum(1);
+        },
+        8);
+    ASSERT_LT(kT0 + int64_t(r) * 4 + 8, end) << "the timestamps must stay in the table";
+    GroupedPageSpec spec{};
+    spec.value = column(layout, kValue, PageValueType::float8);
+    spec.interval = d.values;
+    spec.nkeys = 1;
+    spec.keys[0] = intervals_key(column(layout, kStamp, PageValueType::int8), starts, slot_of, end, 299, &table);
+    spec.nquals = 1;
+    spec.quals[0] = qual(column(layout, kKey, PageValueType::int8), PageCmp::ne, 0);
+    ASSERT_EQ(gh::grouped_page_cells(spec), 300 * 67);
+    static_assert(300 * 67 > gh::kernels::kPageSharedMaxSlots, "the global path by default");
+    expect_grouped(spec, table, written, random_batches(rng, written, 0, 200), limits, "intervals key");
+}
+
+/* Two keys, an int8 column by width_bucket over a float8: a NaN under width_bucket is the host's too. */
+TEST_F(GroupedPages, ColumnByWidthBucketKeys)
+{
+    std::mt19937_64 rng(43);
+    Draw d;
+    d.key_type = PageValueType::int8;
+    d.key_lo = 0;
+    d.key_hi = 19;
+    d.values = BucketSpec{100, 0, 30, BucketRule::pg16}; /* descending */
+    const Layout layout = table_layout(d.key_type);
+    Written written = write_pages(
+        layout, 0, 250, rng, [&] { return draw_row(rng, d); },
+        [&](std::vector<Datum> &row) {
+            row.resize(kColumns);
+            row[kValue - 1] = heap_pages::float8_datum(50); /* passes the quals */
+            row[kTag - 1] = heap_pages::int_datum(1);
+            if (rng() % 2)
+                row[kFloat - 1] = heap_pages::float8_datum(kNaN);
+            else
+                row[kKey - 1] = heap_pages::int_datum(rng() % 2 ? 20 : -1);
+        },
+        9);
+    GroupedPageSpec spec{};
+    spec.value = column(layout, kValue, PageValueType::float8);
+    spec.interval = d.values;
+    spec.nkeys = 2;
+    spec.keys[0] = column_key(column(layout, kKey, PageValueType::int8), 0, 20);
+    spec.keys[1] = width_bucket_key(column(layout, kFloat, PageValueType::float8), BucketSpec{-1, 1, 10, BucketRule::pg16});
+    spec.nquals = 2;
+    spec.quals[0] = float_qual(column(layout, kValue, PageValueType::float8), PageCmp::ge, 10);
+    spec.quals[1] = qual(column(layout, kTag, PageValueType::int2), PageCmp::ne, 7);
+    ASSERT_EQ(gh::grouped_page_cells(spec), 21 * 13 * 33);
+    expect_grouped(spec, {}, written, random_batches(rng, written, 0, 250), limits, "two keys");
+}
+
+/* No key at all: one group, the WHERE clause only; nothing is ever the host's. */
+TEST_F(GroupedPages, NoKeysOneGroup)
+{
+    std::mt19937_64 rng(44);
+    Draw d;
+    const Layout layout = table_layout(d.key_type);
+    Written written = write_pages(layout, 0, 100, rng, [&] { return draw_row(rng, d); }, [](auto &) {}, 0);
+    GroupedPageSpec spec{};
+    spec.value = column(layout, kValue, PageValueType::float8);
+    spec.interval = BucketSpec{0, 100, 100, BucketRule::pg15};
+    spec.nquals = 1;
+    spec.quals[0] = qual(column(layout, kKey, PageValueType::int4), PageCmp::le, 0);
+    const std::vector<std::vector<uint64_t>> batches{words_for(written, 0, 100)};
+    const Outcome want = reference(written, batches, spec, {});
+    Outcome got;
+    ASSERT_EQ(grouped_on_gpu(spec, {}, batches, &got), Status::ok) << gh::gpu_last_error();
+    expect_outcome(got, want, "no keys");
+    EXPECT_GT(want.counts.back(), 3000) << "rows with key <= 0";
+}
+
+/* A NaN value is the drain's error, but only on a page the GPU counted, and only for a row that passed. */
+TEST_F(GroupedPages, NaNValuesOnlyWhereCounted)
+{
+    const Layout layout = table_layout(PageValueType::int4);
+    auto row = [](int64_t key, double value, int64_t stamp) {
+        return std::vector<Datum>{heap_pages::int_datum(0), heap_pages::int_datum(key), heap_pages::float8_datum(value),
+                                  heap_pages::int_datum(stamp), heap_pages::float8_datum(0)};
+    };
+    Written written(4);
+    for (size_t b = 0; b < 4; b++) {
+        PageWriter w(pool_page(b));
+        for (int i = 0; i < 50; i++)
+            ASSERT_TRUE(w.add_tuple(layout, row(i % 10, i * 2.0, kT0)));
+        written[b] = w.lines();
+    }
+    PageWriter nan_page(pool_page(4));
+    ASSERT_TRUE(nan_page.add_tuple(layout, row(3, 50, kT0)));
+    ASSERT_TRUE(nan_page.add_tuple(layout, row(100, kNaN, kT0 + 1))); /* its key outside [0, 10) */
+    written.push_back(nan_page.lines());
+    const std::vector<std::vector<uint64_t>> batches{words_for(written, 0, 5)};
+    GroupedPageSpec spec{};
+    spec.value = column(layout, kValue, PageValueType::float8);
+    spec.interval = BucketSpec{0, 100, 10, BucketRule::pg16};
+    Outcome got;
+    EXPECT_EQ(grouped_on_gpu(spec, {}, batches, &got), Status::nan_value) << "no key: the NaN row is counted";
+    spec.nkeys = 1;
+    spec.keys[0] = column_key(column(layout, kKey, PageValueType::int4), 0, 10);
+    Outcome want = reference(written, batches, spec, {});
+    ASSERT_EQ(want.bounced[0], (std::vector<uint8_t>{0, 0, 0, 0, 1}));
+    ASSERT_EQ(grouped_on_gpu(spec, {}, batches, &got), Status::ok) << "the NaN row's page is the host's";
+    expect_outcome(got, want, "NaN on the host's page");
+    spec.nkeys = 0;
+    spec.nquals = 1;
+    spec.quals[0] = qual(column(layout, kStamp, PageValueType::int8), PageCmp::eq, kT0);
+    want = reference(written, batches, spec, {});
+    ASSERT_EQ(grouped_on_gpu(spec, {}, batches, &got), Status::ok) << "the NaN row fails the WHERE clause";
+    expect_outcome(got, want, "NaN on a row that fails");
+}
+
+TEST_F(GroupedPages, RefusedSpecsAndArguments)
+{
+    GroupedPageSpec good{};
+    std::vector<int64_t> table;
+    for (const SpecCase &c : refused_specs(&good, &table)) {
+        gh::DeviceHistogram *h = reinterpret_cast<gh::DeviceHistogram *>(&good); /* must be cleared */
+        std::vector<int64_t> words(static_cast<size_t>(std::max<int64_t>(c.table_words, 1)), 0);
+        EXPECT_EQ(gh::gpu_grouped_pages_open(c.spec, words.data(), static_cast<int32_t>(c.table_words), 0, &h),
+                  Status::internal_error)
+            << c.what;
+        EXPECT_EQ(h, nullptr) << c.what;
+    }
+    gh::DeviceHistogram *h = nullptr;
+    EXPECT_EQ(gh::gpu_grouped_pages_open(good, nullptr, static_cast<int32_t>(table.size()), 0, &h),
+              Status::internal_error)
+        << "a table of words at no address";
+    EXPECT_EQ(gh::gpu_grouped_pages_open(good, table.data(), -1, 0, &h), Status::internal_error);
+    ASSERT_EQ(gh::gpu_grouped_pages_open(good, table.data(), static_cast<int32_t>(table.size()), 0, &h), Status::ok)
+        << gh::gpu_last_error();
+
+    /* 9 words hold 8 page words and their 8 flags, not 9 */
+    WordBuffers buffers(9, 1);
+    ASSERT_EQ(buffers.status(), Status::ok);
+    const Layout layout = table_layout(PageValueType::int4);
+    PageWriter w(pool_page(0));
+    ASSERT_TRUE(w.add_tuple(layout, {heap_pages::int_datum(0), heap_pages::int_datum(-5), heap_pages::float8_datum(5),
+                                     heap_pages::int_datum(kT0 + 15), heap_pages::float8_datum(0)}));
+    for (int i = 0; i < 9; i++)
+        buffers.area(0)[i] = gh::page_word(0, 1);
+    ASSERT_EQ(gh::grouped_page_capacity(9), 8u);
+    EXPECT_EQ(gh::gpu_grouped_pages_submit(h, buffers.buffer(0), 9), Status::internal_error);
+    EXPECT_EQ(gh::gpu_pages_submit(h, buffers.buffer(0), 1, good.value), Status::internal_error)
+        << "the ungrouped page kernel on a grouped histogram";
+    ASSERT_EQ(gh::gpu_grouped_pages_submit(h, buffers.buffer(0), 8), Status::ok) << gh::gpu_last_error();
+    ASSERT_EQ(wait_until_finished(buffers.buffer(0)), Status::ok);
+    const unsigned char *flags = reinterpret_cast<const unsigned char *>(buffers.area(0) + 8);
+    EXPECT_EQ(std::vector<unsigned char>(flags, flags + 8), std::vector<unsigned char>(8, 0));
+    const int64_t cells = gh::grouped_page_cells(good);
+    std::vector<int64_t> counts(static_cast<size_t>(cells) + 1, 0);
+    ASSERT_EQ(gh::gpu_histogram_drain(h, 0, static_cast<int32_t>(cells + 1), counts.data(), nullptr), Status::ok);
+    /* key -5: slot 0; kT0 + 15: interval 1, slot 1; group 0 * 3 + 1; 5 in bucket 1 of 10 over [0, 100) */
+    const int64_t group = 1, per = 13;
+    EXPECT_EQ(counts[static_cast<size_t>(group * per + 1)], 8);
+    EXPECT_EQ(counts[static_cast<size_t>(group * per + 12)], 8);
+    EXPECT_EQ(counts.back(), 8) << "the tuple counter";
+    gh::gpu_histogram_close(h);
+
+    /* the grouped page kernel on a histogram opened without a spec */
+    ASSERT_EQ(gh::gpu_histogram_open(gh::float_histogram(good.interval), 0, &h), Status::ok);
+    EXPECT_EQ(gh::gpu_grouped_pages_submit(h, buffers.buffer(0), 1), Status::internal_error);
+    gh::gpu_histogram_close(h);
+}
+
+} // namespace
