@@ -295,7 +295,8 @@ Status submit(DeviceHistogram *h, BatchBuffer *b, size_t n)
 /* The same with a batch of group numbers beside the values: two copies, then the grouped kernel. */
 Status submit_grouped(DeviceHistogram *h, BatchBuffer *values, BatchBuffer *groups, size_t n)
 {
-    if (h->groups == 0 || values == groups || values->device != h->device || groups->device != h->device ||
+    if (h->groups == 0 || h->page_spec != nullptr || values == groups || values->device != h->device ||
+        groups->device != h->device ||
         n > values->capacity || n > 2 * groups->capacity)
         return Status::internal_error;
     Status s = set_device(h->device);
@@ -518,6 +519,17 @@ Status open_grouped_pages(const GroupedPageSpec &spec, const int64_t *table, int
 {
     if (!grouped_page_spec_fits(spec, table_words) || table_words < 0 || (table_words > 0 && table == nullptr))
         return Status::internal_error;
+    /* the kernel trusts the tables: sorted starts, and every slot one of the key's */
+    for (int k = 0; k < spec.nkeys; k++) {
+        const PageKey &key = spec.keys[k];
+        if (key.kind != PageKeyKind::intervals)
+            continue;
+        const int64_t *starts = table + key.table_first, *slots = starts + key.intervals;
+        for (uint32_t i = 0; i < key.intervals; i++)
+            if (slots[i] < 0 || slots[i] >= static_cast<int64_t>(key.slots) ||
+                (i > 0 && starts[i] <= starts[i - 1]) || starts[i] >= key.end)
+                return Status::internal_error;
+    }
     DeviceHistogram *h = nullptr;
     Status s = open(float_histogram(spec.interval), static_cast<uint32_t>(grouped_page_groups(spec)),
                     static_cast<int32_t>(grouped_page_cells(spec)), device, &h);

@@ -195,7 +195,9 @@ Status gpu_grouped_pages_open(const GroupedPageSpec &spec, const int64_t *table,
  * at most grouped_page_capacity(the buffer's capacity): once
  * gpu_batch_finished() says so, byte p of the host area after the n words
  * is 1 for each page the GPU left uncounted, for the caller to read on
- * the CPU, 0 for the others.
+ * the CPU, 0 for the others.  Those bytes arrive after the kernel: the
+ * host area is free again only once gpu_batch_finished() says so, not
+ * gpu_batch_busy().
  */
 Status gpu_grouped_pages_submit(DeviceHistogram *h, BatchBuffer *pages, size_t n) noexcept;
 /* Whether the kernel that read the buffer's last batch has finished: its pages may be unpinned then. */

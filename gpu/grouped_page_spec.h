@@ -50,7 +50,7 @@ enum class PageKeyKind : int32_t {
 
 struct PageKey {
     PageKeyKind kind;
-    PageColumn column;     /* for column and intervals: an integer-like type (int2, int4, int8, boolean) */
+    PageColumn column;     /* for column and intervals: int2, int4 or int8 storage (date, timestamps) */
     uint32_t slots;        /* key values with a group; NULL is slot `slots` */
     int64_t base;          /* column: the window's first value */
     uint32_t table_first;  /* intervals: where in the table its starts, then their slots, lie */

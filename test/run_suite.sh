@@ -128,6 +128,19 @@ else
     record "pages under concurrent writers" FAILED "exit status $rc: $(grep -m 1 'FAIL' "$LOGS/page_checks.log" | cut -c1-100)"
 fi
 
+# -- 4c. grouped and filtered pages (batched, and parsed on the CPU without a GPU) --
+gh_step "bash test/gpu/grouped_page_checks.sh"
+set +e
+bash test/gpu/grouped_page_checks.sh 2>&1 | tee "$LOGS/grouped_page_checks.log"
+rc=${PIPESTATUS[0]}
+set -e
+last=$(grep -v '^[[:space:]]*$' "$LOGS/grouped_page_checks.log" | tail -n 1 | cut -c1-110) || true
+if [ "$rc" = 0 ]; then
+    record "grouped and filtered pages" ok "$last"
+else
+    record "grouped and filtered pages" FAILED "exit status $rc: $(grep -m 1 'FAIL' "$LOGS/grouped_page_checks.log" | cut -c1-100)"
+fi
+
 pg_temp_stop
 trap - EXIT
 

@@ -88,13 +88,13 @@ queries=(
     "date_bin 1 hour=$on SELECT date_bin('1 hour', ts, timestamptz '2026-01-01 00:00:00+00'), gpu_histogram(x, 0, 1, 64) FROM $t GROUP BY 1"
     "date_bin 1 hour, WHERE h IS NOT NULL outside=$on SELECT * FROM (SELECT date_bin('1 hour', ts, timestamptz '2026-01-01 00:00:00+00') AS b, gpu_histogram(x, 0, 1, 64) AS h FROM $t GROUP BY 1) s WHERE h IS NOT NULL"
     "2 weeks of 16, heatmap=$on SELECT date_trunc('hour', ts), count(*), gpu_histogram(x, 0, 1, 64) FROM $t WHERE $range GROUP BY 1"
+    "2 weeks of 16, native range=$on SELECT gpu_histogram(x, 0, 1, 64) FROM $t WHERE $range"
 )
 if [ "$partitions" = 1 ]; then
     queries+=(
         "GROUP BY text key=$on SELECT s, gpu_histogram(x, 0, 1, 64) FROM $tt GROUP BY s"
         "10 partitions, ungrouped=$on SELECT gpu_histogram(x, 0, 1, 64) FROM $tp"
         "10 partitions, heatmap=$on SELECT date_trunc('hour', ts), gpu_histogram(x, 0, 1, 64) FROM $tp GROUP BY 1"
-        "2 weeks of 16, native range=$on SELECT gpu_histogram(x, 0, 1, 64) FROM $t WHERE $range"
     )
 fi
 ours_dir=$(mktemp -d /tmp/ghb_dash_ours.XXXXXX)

@@ -134,7 +134,10 @@ check "a column added with a default after the rows were stored" yes "" \
 check "4 workers" yes "SET max_parallel_workers_per_gather = 4; SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;" \
     "SELECT gpu_histogram(f8, 0, 1, 256) AS h FROM gh_pg_types"
 check "a varlena before the column (CPU path)" no "" "SELECT gpu_histogram(x, 0, 1, 64) AS h FROM gh_pg_varlena"
-check "a WHERE clause (CPU path)" no "" "SELECT gpu_histogram(f8, 0, 1, 64) AS h FROM gh_pg_types WHERE i4 > 0"
+check "a WHERE clause evaluated natively (the GPU filters the pages)" yes "" \
+    "SELECT gpu_histogram(f8, 0, 1, 64) AS h FROM gh_pg_types WHERE i4 > 0"
+check "a WHERE clause the executor evaluates (CPU path)" no "" \
+    "SELECT gpu_histogram(f8, 0, 1, 64) AS h FROM gh_pg_types WHERE i4 % 3 = 1"
 [ "$device" = gpu ] && check "gpu_histogram.pages_on_gpu = off" no "SET gpu_histogram.pages_on_gpu = off;" \
     "SELECT gpu_histogram(f8, 0, 1, 64) AS h FROM gh_pg_types"
 

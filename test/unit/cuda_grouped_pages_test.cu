@@ -31,6 +31,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <iostream>
 #include <limits>
 #include <optional>
 #include <random>
@@ -274,6 +275,12 @@ RowResult reference_row(const Line &line, const GroupedPageSpec &spec, const std
     return r;
 }
 
+/* The histogram's width_bucket as evaluate_row calls it: __host__ __device__, as a kernel's binner is. */
+struct Bucketer {
+    BucketSpec spec;
+    __host__ __device__ int32_t operator()(double x) const { return gh::width_bucket(x, spec); }
+};
+
 /* evaluate_row, the kernel's own decision, run on the host for line i of a page. */
 RowResult evaluated(const unsigned char *page, uint32_t i, const GroupedPageSpec &spec,
                     const std::vector<int64_t> &table)
@@ -282,8 +289,7 @@ RowResult evaluated(const unsigned char *page, uint32_t i, const GroupedPageSpec
     std::memcpy(&item, page + heap_pages::kPageHeaderSize + 4 * i, sizeof item);
     RowResult r;
     r.value_cell = r.row_cell = -7; /* left as they were unless counted */
-    auto bucket = [&spec](double x) { return gh::width_bucket(x, spec.interval); };
-    r.fate = gh::kernels::evaluate_row(page, item, spec, table.empty() ? nullptr : table.data(), bucket,
+    r.fate = gh::kernels::evaluate_row(page, item, spec, table.empty() ? nullptr : table.data(), Bucketer{spec.interval},
                                        &r.value_cell, &r.row_cell, &r.errors);
     return r;
 }
@@ -600,9 +606,11 @@ TEST(GroupedPagesHost, RowsAgreeWithTheReferenceOnRandomTables)
             }
     }
     /* the trials must reach every fate, and count most rows that pass */
-    EXPECT_GT(fates[int(RowFate::count)], 50000u);
-    EXPECT_GT(fates[int(RowFate::skip)], 10000u);
-    EXPECT_GT(fates[int(RowFate::host)], 1000u);
+    EXPECT_GT(fates[int(RowFate::count)], 30000u);
+    EXPECT_GT(fates[int(RowFate::skip)], 30000u);
+    EXPECT_GT(fates[int(RowFate::host)], 3000u);
+    std::cout << "[   NOTE   ] rows counted " << fates[int(RowFate::count)] << ", skipped " << fates[int(RowFate::skip)]
+              << ", for the host " << fates[int(RowFate::host)] << "\n";
 }
 
 /* Rows of a table (f float8, v float8) with f in each class of float8, then NULL; v is a plain 0.5. */
@@ -1160,13 +1168,13 @@ TEST_F(GroupedPages, IntervalsKeyInGlobalCounters)
     d.key_type = PageValueType::int8;
     d.values = BucketSpec{-5, 5, 64, BucketRule::pg15};
     const Layout layout = table_layout(d.key_type);
-    /* 600 intervals of 170 µs, two by two in one group: slots 0 .. 298, then NULL */
+    /* 600 intervals of 200 µs, about two to a group: slots 0 .. 298, then NULL */
     std::vector<int64_t> starts, slot_of, table{0, 0, 0};
     for (int64_t i = 0; i < 600; i++) {
-        starts.push_back(kT0 + 170 * i);
+        starts.push_back(kT0 + 200 * i);
         slot_of.push_back(i * 299 / 600);
     }
-    const int64_t end = kT0 + 170 * 600;
+    const int64_t end = kT0 + 200 * 600;
     size_t r = 0;
     Written written = write_pages(
         layout, 0, 200, rng,

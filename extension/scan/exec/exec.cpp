@@ -13,6 +13,8 @@
  */
 #include "scan_exec.h"
 
+#include "../grouped_pages/grouped_pages.h"
+
 #include "../../settings.h"
 
 extern "C" {
@@ -122,7 +124,14 @@ void begin_scan(CustomScanState *node, EState *estate, int)
     ps->scanops = scan_ops;
     ps->scanopsfixed = fixed;
     ps->scanopsset = set;
-    s->rows = nkeys > 0 || counts ? &grouped_rows : &ungrouped_rows;
+    /*
+     * One histogram under a WHERE clause the scan evaluates natively (a
+     * time range): the grouped strategy with no key, whose pages the GPU
+     * filters and counts (grouped_pages.h); the ungrouped one sends only
+     * pages without a WHERE clause.
+     */
+    bool filtered_pages = s->native && s->naggs == 1 && grouped_pages_may_run();
+    s->rows = nkeys > 0 || counts || filtered_pages ? &grouped_rows : &ungrouped_rows;
     s->rows->begin(s, cscan, estate);
 }
 

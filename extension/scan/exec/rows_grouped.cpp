@@ -30,6 +30,7 @@ struct GroupedRows {
     bool scanned;     /* the first scan_read() started */
     bool emitting;    /* the groups are being emitted */
     bool scan_paused; /* scan_read() stopped with the groups full */
+    bool gpu_groups_pending; /* the GPU's groups filled the memory bound before all were taken */
     uint64 flushes;   /* times the groups were emitted before the end */
     GroupedPages pages; /* all-visible pages parsed, grouped and counted on the GPU */
 };
@@ -62,11 +63,61 @@ HostPages host_pages(ScanExec *s)
                      s->args, &s->reader};
 }
 
+/*
+ * Whether every argument of the histograms and keys is a constant: then
+ * evaluating them before any row changes nothing (a constant cannot fail;
+ * a refused one still raises its error at the first value), and the pages
+ * may go to the GPU from the first.  A width_bucket key waits for the
+ * first row, where PostgreSQL's function checks its arguments.
+ */
+bool arguments_are_constants(ScanExec *s)
+{
+    GroupedRows *g = s->grouped;
+    for (int h = 0; h < s->naggs; h++) {
+        if (s->aggs[h].kind != AggKind::histogram)
+            continue;
+        for (int i = 0; i < 3; i++)
+            if (!IsA(s->arg_states[3 * h + i]->expr, Const))
+                return false;
+    }
+    for (int k = 0; k < g->nkeys; k++) {
+        const GroupKeyDef &def = g->keys[k].def;
+        if (def.kind == KeyKind::width_bucket || def.kind == KeyKind::time_bucket)
+            return false;
+        for (Expr *arg : def.args)
+            if (arg != NULL && !IsA(arg, Const))
+                return false;
+    }
+    return true;
+}
+
 void begin_read(ScanExec *s)
 {
+    GroupedRows *g = s->grouped;
+    if (!g->pages.wanted)
+        return;
     /* all-visible pages come whole, for the GPU; the host lists those it keeps (grouped_pages_take) */
-    if (s->grouped->pages.wanted)
-        s->reader.list_all_visible = false;
+    s->reader.list_all_visible = false;
+    if (g->pages.tried || !arguments_are_constants(s))
+        return;
+    /*
+     * Nothing is locked yet: the quals' values (now(), a parameter) are
+     * evaluated here, as an index scan evaluates its keys before any row;
+     * the scan's own first row would evaluate them all the same.
+     */
+    if (!s->args_evaluated) {
+        scan_evaluate_args(s);
+        s->args_evaluated = true;
+    }
+    if (!g->keys_prepared) {
+        for (int k = 0; k < g->nkeys; k++)
+            group_key_prepare(&g->keys[k], s->css.ss.ps.ps_ExprContext);
+        g->keys_prepared = true;
+    }
+    if (s->native && !s->native_quals.prepared)
+        native_quals_prepare(&s->native_quals, s->css.ss.ps.ps_ExprContext);
+    group_agg_lay_out(&g->group_agg, s->args);
+    grouped_pages_prepare(&g->pages, host_pages(s), g->keys, g->nkeys, s->pscan != NULL);
 }
 
 bool take_page(ScanExec *s, HeapReader *)
@@ -109,10 +160,13 @@ TupleTableSlot *next_row(ScanExec *s)
                 g->scanned = true;
                 s->args_evaluated = false;
             }
-            g->scan_paused = scan_read(s);
-            grouped_pages_collect(&g->pages, &g->group_agg, &s->reader);
+            if (!g->gpu_groups_pending)
+                g->scan_paused = scan_read(s);
+            /* the GPU's groups, once the table is read: as many at a time as the memory bound holds */
+            if (!g->scan_paused)
+                g->gpu_groups_pending = grouped_pages_collect(&g->pages, &g->group_agg, &s->reader);
             group_agg_collect(&g->group_agg);
-            if (!g->scan_paused) {
+            if (!g->scan_paused && !g->gpu_groups_pending) {
                 gh_values_binned_on_cpu += g->group_agg.values_binned;
                 scan_record_totals(s, g->pages.active ? g->pages.pages.pages_gpu : 0, g->group_agg.values_binned,
                                    g->group_agg.values_gpu);
@@ -122,7 +176,7 @@ TupleTableSlot *next_row(ScanExec *s)
         TupleTableSlot *slot = scan_empty_slot(s);
         if (group_agg_next(&g->group_agg, slot, s->partial))
             return ExecStoreVirtualTuple(slot);
-        if (!g->scan_paused) {
+        if (!g->scan_paused && !g->gpu_groups_pending) {
             /* under an Append, the next partition's scan may want the service's room */
             group_agg_done(&g->group_agg);
             return NULL;
@@ -139,6 +193,7 @@ void rescan(ScanExec *s)
     g->scanned = false;
     g->emitting = false;
     g->scan_paused = false;
+    g->gpu_groups_pending = false;
     grouped_pages_reset(&g->pages);
     group_agg_reset(&g->group_agg);
     g->keys_prepared = false; /* new parameter values, perhaps */

@@ -446,6 +446,12 @@ void group_agg_add(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, c
     MemoryContextReset(ga->page_cxt); /* detoasted keys, PostgreSQL's functions' garbage */
 }
 
+void group_agg_lay_out(GroupAgg *ga, const HistogramArgs *args)
+{
+    if (!ga->laid_out)
+        lay_out(ga, args);
+}
+
 void group_agg_add_counts(GroupAgg *ga, const int64 *words, uint64 nulls, const int64 *cells, int64 rows)
 {
     Assert(!ga->has_text_key && ga->args != NULL);
@@ -484,8 +490,8 @@ bool group_agg_next(GroupAgg *ga, TupleTableSlot *slot, bool partial)
     if (ga->laid_out && ga->next < ga->table.ngroups) {
         fill_row(ga, ga->table.groups[ga->next++], slot, partial);
         ga->groups_emitted++;
-    } else if (ga->nkeys == 0 && !ga->laid_out && !ga->emitted_empty) {
-        /* no row at all: an ungrouped aggregate still returns its one row */
+    } else if (ga->nkeys == 0 && (!ga->laid_out || ga->table.ngroups == 0) && !ga->emitted_empty) {
+        /* no row at all (laid out before any, perhaps): an ungrouped aggregate still returns its one row */
         ga->emitted_empty = true;
         fill_row(ga, NULL, slot, partial);
     } else {

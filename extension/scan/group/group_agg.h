@@ -95,6 +95,14 @@ void group_agg_restart(GroupAgg *ga);
 void group_agg_add(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, const HistogramArgs *args);
 
 /*
+ * Lays the groups' cells out for these arguments before the first row
+ * (nothing if done): for a scan whose arguments are constants, so that
+ * its pages may go to the GPU from the first (grouped_pages.h).  Raises
+ * nothing: a refused argument still raises its error at the first value.
+ */
+void group_agg_lay_out(GroupAgg *ga, const HistogramArgs *args);
+
+/*
  * Counts made elsewhere (the GPU's grouped pages) for one group: its keys
  * words[0 .. nkeys) (bit k of nulls set: key k is NULL), the nbins + 2
  * cells of the scan's one histogram, and the rows that passed the WHERE

@@ -17,6 +17,16 @@ extern "C" {
 
 namespace {
 
+/* Cells read back per request: a bounded buffer, whatever the number of groups. */
+constexpr int32 kReadCells = 1 << 18;
+
+/*
+ * Most groups the GPU may hold for a scan that emits partial states: its
+ * groups come back as many at a time as the memory bound holds, so only
+ * device memory bounds them (1M groups of 64 buckets: 536 MB).
+ */
+constexpr int64 kMaxFlushedGroups = 1 << 20;
+
 /* The one histogram of a shape grouped_pages_init() accepted. */
 int histogram_of(const ScanAggregate *aggs, int naggs)
 {
@@ -78,9 +88,14 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
         spec.nkeys++;
     }
     /* no more groups than the host's table may hold: the GPU's groups join it */
+    /*
+     * The GPU's groups join the host's table: where it cannot flush (the
+     * final states, serially), no more than it may hold.
+     */
     const Size per_group = group_table_bytes_per_group(ga->table.ncells, static_cast<int32>(8 * (1 + ga->nkeys)));
+    const int64 groups = gh::grouped_page_groups(spec);
     return gh::grouped_page_cells(spec) < INT32_MAX &&
-           static_cast<Size>(gh::grouped_page_groups(spec)) <= ga->table.limit / per_group;
+           (ga->can_flush ? groups <= kMaxFlushedGroups : static_cast<Size>(groups) <= ga->table.limit / per_group);
 }
 
 /* Parses pinned all-visible pages on the host: their tuples, the quals, the groups. */
@@ -108,6 +123,11 @@ void parse_returned(GroupedPages *gp, const HostPages &host, PageBatch *b)
 
 } // namespace
 
+bool grouped_pages_may_run(void)
+{
+    return gh_debug_pages_on_cpu || (device_gpu_wanted() && gh_pages_on_gpu && gpu_service_pages_ready());
+}
+
 void grouped_pages_init(GroupedPages *gp, const ScanAggregate *aggs, int naggs, const GroupKey *keys, int nkeys,
                         bool executor_quals, MemoryContext parent_cxt)
 {
@@ -115,7 +135,7 @@ void grouped_pages_init(GroupedPages *gp, const ScanAggregate *aggs, int naggs, 
     gp->cxt = AllocSetContextCreate(parent_cxt, "GpuHistogramScan grouped pages", ALLOCSET_DEFAULT_SIZES);
     gp->tuples = static_cast<HeapTupleData *>(MemoryContextAlloc(parent_cxt, sizeof(HeapTupleData) *
                                                                                MaxHeapTuplesPerPage));
-    if (executor_quals || nkeys > gh::kMaxPageKeys || !(device_gpu_wanted() || gh_debug_pages_on_cpu))
+    if (executor_quals || nkeys > gh::kMaxPageKeys || !grouped_pages_may_run())
         return;
     int histograms = 0;
     for (int a = 0; a < naggs; a++)
@@ -195,49 +215,58 @@ void grouped_pages_end_read(GroupedPages *gp, const HostPages &host)
     grouped_pages_parse_left(gp, host);
 }
 
-/* Cells read back per request: a bounded buffer, whatever the number of groups. */
-constexpr int32 kReadCells = 1 << 18;
-
-void grouped_pages_collect(GroupedPages *gp, GroupAgg *ga, HeapReader *reader)
+bool grouped_pages_collect(GroupedPages *gp, GroupAgg *ga, HeapReader *reader)
 {
     if (!gp->active || gp->pages.hist[0].index < 0)
-        return;
+        return false;
     const gh::GroupedPageSpec &spec = gp->spec;
     const int64 slots = gh::grouped_page_slots(spec);
     const int64 groups = gh::grouped_page_groups(spec);
-    const int32 cells = static_cast<int32>(groups * slots);
-    int64 tuples = 0;
-    gpu_service_read_range(&gp->pages.hist[0], cells, 1, &tuples, &gp->pages.read_slot);
-    heap_reader_count_tuples(reader, static_cast<uint64>(tuples));
-    const int64 per_read = Max(1, kReadCells / slots);
-    int64 *buf = static_cast<int64 *>(palloc(sizeof(int64) * per_read * slots));
-    for (int64 first = 0; first < groups; first += per_read) {
-        const int64 n = Min(per_read, groups - first);
-        memset(buf, 0, sizeof(int64) * n * slots);
-        gpu_service_read_range(&gp->pages.hist[0], static_cast<int32>(first * slots), static_cast<int32>(n * slots),
-                               buf, &gp->pages.read_slot);
-        for (int64 j = 0; j < n; j++) {
-            const int64 *c = buf + j * slots;
-            const int64 rows = c[slots - 1];
-            if (rows == 0)
-                continue;
-            /* the group's number back into each key's slot: the last key varies fastest */
-            int64 words[gh::kMaxPageKeys] = {0, 0};
-            uint64 nulls = 0;
-            int64 g = first + j;
-            for (int k = spec.nkeys - 1; k >= 0; k--) {
-                const int64 radix = static_cast<int64>(spec.keys[k].slots) + 1;
-                const int64 slot = g % radix;
-                g /= radix;
-                if (slot == spec.keys[k].slots)
-                    nulls |= UINT64CONST(1) << k;
-                else
-                    words[k] = gp->tables.slot_words[k] != NULL ? gp->tables.slot_words[k][slot] : slot;
-            }
-            group_agg_add_counts(ga, words, nulls, c, rows);
-        }
+    if (!gp->collecting) {
+        int64 tuples = 0;
+        gpu_service_read_range(&gp->pages.hist[0], static_cast<int32>(groups * slots), 1, &tuples,
+                               &gp->pages.read_slot);
+        heap_reader_count_tuples(reader, static_cast<uint64>(tuples));
+        gp->collecting = true;
+        gp->next_group = 0;
+        gp->chunk_first = gp->chunk_n = 0;
+        if (gp->chunk == NULL)
+            gp->chunk = static_cast<int64 *>(
+                MemoryContextAlloc(gp->cxt, sizeof(int64) * Max(1, kReadCells / slots) * slots));
     }
-    pfree(buf);
+    const int64 per_read = Max(1, kReadCells / slots);
+    while (gp->next_group < groups) {
+        if (gp->next_group >= gp->chunk_first + gp->chunk_n) {
+            /* the next groups' cells, zeroed on the device as they are read */
+            gp->chunk_first = gp->next_group;
+            gp->chunk_n = Min(per_read, groups - gp->chunk_first);
+            memset(gp->chunk, 0, sizeof(int64) * gp->chunk_n * slots);
+            gpu_service_read_range(&gp->pages.hist[0], static_cast<int32>(gp->chunk_first * slots),
+                                   static_cast<int32>(gp->chunk_n * slots), gp->chunk, &gp->pages.read_slot);
+        }
+        const int64 *c = gp->chunk + (gp->next_group - gp->chunk_first) * slots;
+        int64 g = gp->next_group++;
+        const int64 rows = c[slots - 1];
+        if (rows == 0)
+            continue;
+        /* the group's number back into each key's slot: the last key varies fastest */
+        int64 words[gh::kMaxPageKeys] = {0, 0};
+        uint64 nulls = 0;
+        for (int k = spec.nkeys - 1; k >= 0; k--) {
+            const int64 radix = static_cast<int64>(spec.keys[k].slots) + 1;
+            const int64 slot = g % radix;
+            g /= radix;
+            if (slot == spec.keys[k].slots)
+                nulls |= UINT64CONST(1) << k;
+            else
+                words[k] = gp->tables.slot_words[k] != NULL ? gp->tables.slot_words[k][slot] : slot;
+        }
+        group_agg_add_counts(ga, words, nulls, c, rows);
+        if (group_agg_full(ga))
+            return gp->next_group < groups; /* emitted first, the rest after (partial states only) */
+    }
+    gp->collecting = false;
+    return false;
 }
 
 void grouped_pages_reset(GroupedPages *gp)
@@ -247,6 +276,8 @@ void grouped_pages_reset(GroupedPages *gp)
     MemoryContextReset(gp->cxt); /* its callback gives back what page_gpu_end did not */
     gp->tried = false;
     gp->active = false;
+    gp->collecting = false;
+    gp->chunk = NULL;
     gp->tables = KeyTables{};
     gp->spec = gh::GroupedPageSpec{};
 }

@@ -39,6 +39,11 @@ struct GroupedPages {
     PageGpu pages;
     HeapTupleData *tuples;  /* a page's tuples, when one is parsed on the host */
     MemoryContext cxt;      /* the spec, tables and batches: reset on rescan, which gives everything back */
+    bool collecting;        /* the groups are being taken back (grouped_pages_collect) ... */
+    int64 next_group;       /* ... from this one on ... */
+    int64 *chunk;           /* ... out of these cells, read for groups [chunk_first, chunk_first + chunk_n) */
+    int64 chunk_first;
+    int64 chunk_n;
     uint64 pages_left;      /* pages the GPU left to the host */
     uint64 pages_gpu;       /* pages the GPU counted, over every scan */
 };
@@ -51,6 +56,14 @@ struct HostPages {
     const HistogramArgs *args;
     HeapReader *reader;       /* counts the tuples parsed */
 };
+
+/*
+ * Whether grouped pages may go to the GPU now (the device setting, the
+ * service, gpu_histogram.pages_on_gpu; or the testing mode that batches
+ * them for the CPU): an ungrouped scan with a WHERE clause then takes the
+ * grouped strategy, with no key, so that its pages can go too.
+ */
+bool grouped_pages_may_run(void);
 
 /*
  * Sets gp up for a scan (under parent_cxt); wanted if the scan's shape
@@ -81,12 +94,13 @@ void grouped_pages_parse_left(GroupedPages *gp, const HostPages &host);
 void grouped_pages_end_read(GroupedPages *gp, const HostPages &host);
 
 /*
- * The GPU's counts into the groups (group_agg_add_counts), the normal
- * tuples its kernel counted into the reader; the device counters are
- * zeroed, so a scan that stops more than once (groups flushed) adds each
- * count once.
+ * After the table's end: the GPU's counts into the groups
+ * (group_agg_add_counts), and the normal tuples its kernel counted into
+ * the reader.  true when the groups filled the memory bound first (a scan
+ * emitting partial states): the caller emits them, restarts the groups,
+ * and calls again for the rest.
  */
-void grouped_pages_collect(GroupedPages *gp, GroupAgg *ga, HeapReader *reader);
+bool grouped_pages_collect(GroupedPages *gp, GroupAgg *ga, HeapReader *reader);
 
 /* Gives everything back and forgets the spec (rescan: new parameters, perhaps). */
 void grouped_pages_reset(GroupedPages *gp);

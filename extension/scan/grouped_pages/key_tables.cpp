@@ -21,8 +21,21 @@ namespace {
 
 /* Most slots a key may have on the GPU: its groups' cells stay in device memory a scan can take. */
 constexpr int64 kMaxKeySlots = 1 << 20;
-/* Most intervals a time key's table may have (16 MB of table). */
-constexpr int64 kMaxIntervals = 1 << 20;
+/*
+ * Most intervals a time key's table may have: each costs a step of the
+ * time key (and from a day up, a call of PostgreSQL's function) when the
+ * scan starts; three years of hours are 26,304.
+ */
+constexpr int64 kMaxIntervals = 1 << 18;
+/*
+ * The stored values a table may cover: well inside the timestamp range, as
+ * time_keys.cpp's fast paths are, so that no PostgreSQL function called for
+ * a value the table covers (which may be no row's) can raise a range
+ * error.  Rows beyond it are the host's.
+ */
+constexpr int64 kTableMargin = 400 * USECS_PER_DAY;
+constexpr int64 kTableMin = MIN_TIMESTAMP + kTableMargin;
+constexpr int64 kTableMax = END_TIMESTAMP - kTableMargin;
 
 /* A stored integer-like value as the word the scan's keys use. */
 bool datum_word(Oid type, Datum d, int64 *out)
@@ -121,9 +134,21 @@ void reserve(KeyTables *t, int64 words)
 bool time_intervals(GroupKey *key, int64 lo, int64 hi, gh::PageKey *out, KeyTables *t, int k)
 {
     TimeKey *tk = &key->time;
-    /* a key of fixed length: too many intervals is known without making them */
-    const int64 step = tk->kind == TimeKeyKind::bin ? tk->stride_usec : tk->unit_usec;
-    if (step > 0 && (static_cast<__int128>(hi) - lo) / step > kMaxIntervals)
+    lo = Max(lo, kTableMin);
+    hi = Min(hi, kTableMax - 1);
+    if (lo > hi)
+        return false;
+    /* date_bin subtracts its origin: keep that far from overflowing too */
+    if (tk->kind == TimeKeyKind::bin &&
+        (tk->stride_usec <= 0 || tk->origin < kTableMin || tk->origin >= kTableMax ||
+         static_cast<__int128>(hi) - tk->origin > (INT64CONST(1) << 62) ||
+         static_cast<__int128>(tk->origin) - lo > (INT64CONST(1) << 62)))
+        return false;
+    /* too many intervals is known without making them: a step is at least the unit, or a day */
+    const int64 step = tk->kind == TimeKeyKind::bin ? tk->stride_usec
+                       : tk->kind == TimeKeyKind::trunc && tk->unit_usec > 0 ? tk->unit_usec
+                                                                              : USECS_PER_DAY;
+    if ((static_cast<__int128>(hi) - lo) / step > kMaxIntervals)
         return false;
     int64 *starts = static_cast<int64 *>(palloc(sizeof(int64) * 1024));
     int64 *results = static_cast<int64 *>(palloc(sizeof(int64) * 1024));
