@@ -82,7 +82,12 @@ cudaError_t launch_grouped_pages(const uint64_t *words, size_t n, const unsigned
                                  unsigned long long *tuples, unsigned char *bounced, const KernelLimits &limits,
                                  cudaStream_t stream)
 {
-    const size_t smem = page_shared_bytes(cells, 0, Shared);
+    /* every group's cells in shared memory, or a window of as many groups as kPageSharedMaxSlots holds */
+    const int64_t slots = grouped_page_slots(spec);
+    const int32_t window = Shared ? static_cast<int32_t>(grouped_page_groups(spec))
+                           : limits.force_path == KernelPath::global ? 0
+                                                                     : static_cast<int32_t>(kPageSharedMaxSlots / slots);
+    const size_t smem = heap_layout::kPageBytes + sizeof(unsigned int) * static_cast<size_t>(window * slots);
     auto kernel = grouped_pages<Binner, Shared>;
     int per_sm = 0;
     cudaError_t err = resident_blocks(kernel, limits.device, kPageThreads, smem, &per_sm);
@@ -95,7 +100,7 @@ cudaError_t launch_grouped_pages(const uint64_t *words, size_t n, const unsigned
         const size_t part = n - done < kMaxPagesPerLaunch ? n - done : kMaxPagesPerLaunch;
         const unsigned blocks = static_cast<unsigned>(part < grid ? part : grid);
         kernel<<<blocks, kPageThreads, smem, stream>>>(words + done, part, pool, pool_pages, spec, table, cells,
-                                                       binner, counts, flags, tuples, bounced + done);
+                                                       window, binner, counts, flags, tuples, bounced + done);
         if ((err = cudaGetLastError()) != cudaSuccess)
             return err;
     }

@@ -15,10 +15,10 @@
  * (__syncthreads_or) that no row needs the host, and only then are they
  * counted; otherwise the page is flagged and the host reads it whole.
  *
- * Counting: 32-bit counters in shared memory beside the page while the
- * groups' cells fit (kPageSharedMaxSlots), flushed once per block; above
- * that, 64-bit global atomics, a thread's runs of equal cells added once:
- * time-ordered rows mostly repeat their group.
+ * Counting: 32-bit counters in shared memory beside the page, for every
+ * group while their cells fit (kPageSharedMaxSlots), else for a window of
+ * consecutive groups (see grouped_pages below); added to the global
+ * 64-bit cells once per block, or when the window moves.
  */
 #ifndef GH_KERNEL_GROUPED_PAGES_CUH
 #define GH_KERNEL_GROUPED_PAGES_CUH
@@ -96,7 +96,7 @@ __host__ __device__ __forceinline__ bool passes(const unsigned char *page, uint3
 
 /* The key's slot for the tuple (key.slots for NULL); false: the GPU cannot place it, or the tuple is bad. */
 __host__ __device__ __forceinline__ bool key_slot(const unsigned char *page, uint32_t item, const PageKey &key,
-                                                  const int64_t *table, uint32_t *slot)
+                                                  const int64_t *table, uint32_t *slot, uint32_t *hint = nullptr)
 {
     uint32_t at = 0;
     const Found f = locate_column(page, item, key.column, &at);
@@ -127,6 +127,15 @@ __host__ __device__ __forceinline__ bool key_slot(const unsigned char *page, uin
     const uint32_t n = key.intervals;
     if (n == 0 || w < starts[0] || w >= key.end)
         return false;
+    /*
+     * A thread's rows on a page are 128 line pointers apart: in a table
+     * kept in time order, mostly in the interval of the row before.  The
+     * search over an hourly heatmap's 28,000 intervals is 15 dependent loads.
+     */
+    if (hint != nullptr && *hint < n && starts[*hint] <= w && (*hint + 1 == n || w < starts[*hint + 1])) {
+        *slot = static_cast<uint32_t>(starts[n + *hint]);
+        return true;
+    }
     uint32_t lo = 0, hi = n; /* the last start <= w: in [lo, hi) */
     while (hi - lo > 1) {
         const uint32_t mid = lo + (hi - lo) / 2;
@@ -136,6 +145,8 @@ __host__ __device__ __forceinline__ bool key_slot(const unsigned char *page, uin
             hi = mid;
     }
     *slot = static_cast<uint32_t>(starts[n + lo]); /* the slots follow the starts */
+    if (hint != nullptr)
+        *hint = lo;
     return true;
 }
 
@@ -150,7 +161,7 @@ template <typename Bucket>
 __host__ __device__ __forceinline__ RowFate evaluate_row(const unsigned char *page, uint32_t item,
                                                          const GroupedPageSpec &spec, const int64_t *table,
                                                          Bucket bucket, int64_t *value_cell, int64_t *row_cell,
-                                                         int *errors)
+                                                         int *errors, uint32_t *hints = nullptr)
 {
     if ((item >> heap_layout::kLpFlagsShift & 3) != heap_layout::kLpNormal)
         return RowFate::skip;
@@ -162,7 +173,7 @@ __host__ __device__ __forceinline__ RowFate evaluate_row(const unsigned char *pa
     int64_t group = 0;
     for (int32_t k = 0; k < spec.nkeys; k++) {
         uint32_t slot = 0;
-        if (!key_slot(page, item, spec.keys[k], table, &slot))
+        if (!key_slot(page, item, spec.keys[k], table, &slot, hints != nullptr ? &hints[k] : nullptr))
             return RowFate::host;
         group = group * (static_cast<int64_t>(spec.keys[k].slots) + 1) + slot;
     }
@@ -185,41 +196,71 @@ __host__ __device__ __forceinline__ RowFate evaluate_row(const unsigned char *pa
 }
 
 /*
- * Dynamic shared memory: the page (kPageBytes, 16-byte aligned), then,
- * when Shared, `cells` 32-bit counters.  bounced[p] is set to 1 for each
- * page the host must read, 0 for the others.  The page's normal tuples
- * go into *tuples for the pages counted here.
+ * Dynamic shared memory: the page (kPageBytes, 16-byte aligned), then
+ * `window` groups' cells of 32-bit counters: every group's when Shared
+ * (window * slots == cells), else a window of consecutive groups that
+ * moves to each page's lowest group when that page's rows fall outside it
+ * (its counts added to the global cells first); rows of groups past the
+ * window go to the global cells at once.  Each block takes a contiguous
+ * run of the batch's pages: a scan sends them in table order, so
+ * time-ordered rows keep a block inside one window for its whole run (an
+ * hourly heatmap over 100M rows went from 420 ms with every count a global
+ * atomic to 357 ms serially, GROUP BY g with every group in shared memory
+ * taking 176 ms).  bounced[p] is set to 1 for each page the host must
+ * read, 0 for the others.  The normal tuples of the pages counted here go
+ * into *tuples.
  */
 template <typename Binner, bool Shared>
 __global__ void __launch_bounds__(kPageThreads)
     grouped_pages(const uint64_t *__restrict__ words, size_t n, const unsigned char *__restrict__ pool,
                   uint64_t pool_pages, const GroupedPageSpec spec, const int64_t *__restrict__ table, int32_t cells,
-                  Binner binner, unsigned long long *__restrict__ counts, int *__restrict__ flags,
+                  int32_t window, Binner binner, unsigned long long *__restrict__ counts, int *__restrict__ flags,
                   unsigned long long *__restrict__ tuples, unsigned char *__restrict__ bounced)
 {
     unsigned char *page = dynamic_shared();
     unsigned int *block_counts = reinterpret_cast<unsigned int *>(page + heap_layout::kPageBytes);
-    if constexpr (Shared)
-        for (int32_t i = threadIdx.x; i < cells; i += kPageThreads)
-            block_counts[i] = 0;
+    __shared__ unsigned long long page_min; /* the page's lowest counted cell */
+    const int64_t slots = static_cast<int64_t>(spec.interval.nbins) + 3;
+    const int64_t window_cells = static_cast<int64_t>(window) * slots;
+    int64_t window_first = 0; /* the window's first cell: the same in every thread */
+    for (int64_t i = threadIdx.x; i < window_cells; i += kPageThreads)
+        block_counts[i] = 0;
 
     int errors = 0;
     unsigned int normal = 0;
-    Run value_run, row_run; /* apart: a value's cell and its row's alternate */
+    uint32_t hints[kMaxPageKeys] = {0, 0}; /* each interval key's last interval, for the next row */
+    Run run; /* global counts of cells past the window, a thread's runs of one cell added once */
     auto add = [&](int32_t c, uint32_t k) { atomicAdd(&counts[c], static_cast<unsigned long long>(k)); };
-    auto count = [&](Run &run, int64_t c) {
-        if constexpr (Shared)
-            atomicAdd(&block_counts[c], 1u);
+    auto count = [&](int64_t c) {
+        const int64_t in = c - window_first;
+        if (Shared || (in >= 0 && in < window_cells))
+            atomicAdd(&block_counts[in], 1u);
         else
             run.push(static_cast<int32_t>(c), add);
     };
+    /* the window's counts into the global cells, zeroed: every thread calls it, between barriers */
+    auto flush = [&]() {
+        for (int64_t i = threadIdx.x; i < window_cells; i += kPageThreads) {
+            const unsigned int k = block_counts[i];
+            if (k != 0) {
+                atomicAdd(&counts[window_first + i], static_cast<unsigned long long>(k));
+                block_counts[i] = 0;
+            }
+        }
+    };
     auto bucket = [&](double x) { return binner(x, 0); };
 
+    /* this block's pages: a contiguous run, the same trip count for every thread */
+    const size_t per_block = (n + gridDim.x - 1) / gridDim.x;
+    const size_t first = static_cast<size_t>(blockIdx.x) * per_block;
+    const size_t last = first + per_block < n ? first + per_block : n;
     uint4 next[kPageVectors];
-    uint32_t next_lines = fetch_page(words, n, blockIdx.x, pool, pool_pages, next);
-    for (size_t p = blockIdx.x; p < n; p += gridDim.x) {
+    uint32_t next_lines = fetch_page(words, last, first, pool, pool_pages, next);
+    for (size_t p = first; p < last; p++) {
         const uint32_t lines = next_lines;
         __syncthreads();
+        if (threadIdx.x == 0)
+            page_min = ~0ULL;
         if (lines > 0) {
             uint4 *dst = reinterpret_cast<uint4 *>(page);
 #pragma unroll
@@ -227,11 +268,12 @@ __global__ void __launch_bounds__(kPageThreads)
                 dst[k * kPageThreads + threadIdx.x] = next[k];
         }
         __syncthreads();
-        next_lines = fetch_page(words, n, p + gridDim.x, pool, pool_pages, next);
+        next_lines = fetch_page(words, last, p + 1, pool, pool_pages, next);
         int64_t value_cells[kRowsPerThread], row_cells[kRowsPerThread];
         unsigned int page_normal = 0;
         int page_errors = 0;
         bool host = false;
+        unsigned long long low = ~0ULL;
 #pragma unroll
         for (int r = 0; r < kRowsPerThread; r++) {
             const uint32_t i = threadIdx.x + static_cast<uint32_t>(r) * kPageThreads;
@@ -241,18 +283,31 @@ __global__ void __launch_bounds__(kPageThreads)
             const uint32_t item = load_from_page<uint32_t>(page, heap_layout::kLinePointers + 4 * i);
             page_normal += (item >> heap_layout::kLpFlagsShift & 3) == heap_layout::kLpNormal;
             const RowFate fate =
-                evaluate_row(page, item, spec, table, bucket, &value_cells[r], &row_cells[r], &page_errors);
+                evaluate_row(page, item, spec, table, bucket, &value_cells[r], &row_cells[r], &page_errors, hints);
             if (fate == RowFate::host)
                 host = true;
             else if (fate == RowFate::skip)
                 row_cells[r] = -1;
+            else if (static_cast<unsigned long long>(row_cells[r]) < low)
+                low = static_cast<unsigned long long>(row_cells[r]);
         }
-        /* the same trip count for the whole block: every thread reaches this barrier */
+        if (!Shared && low != ~0ULL)
+            atomicMin(&page_min, low);
+        /* every thread reaches this barrier: the vote, and the page's lowest cell */
         host = __syncthreads_or(host) != 0;
         if (threadIdx.x == 0)
             bounced[p] = host ? 1 : 0;
         if (host)
             continue;
+        if (!Shared && page_min != ~0ULL) {
+            /* the window moves to the page's lowest group when its rows begin outside it */
+            const int64_t lowest = static_cast<int64_t>(page_min) / slots * slots;
+            if (lowest < window_first || lowest >= window_first + window_cells) {
+                flush();
+                __syncthreads();
+                window_first = lowest;
+            }
+        }
         normal += page_normal;
         errors |= page_errors;
 #pragma unroll
@@ -260,8 +315,8 @@ __global__ void __launch_bounds__(kPageThreads)
             if (row_cells[r] < 0)
                 continue;
             if (value_cells[r] >= 0)
-                count(value_run, value_cells[r]);
-            count(row_run, row_cells[r]);
+                count(value_cells[r]);
+            count(row_cells[r]);
         }
     }
     if (errors != 0)
@@ -269,15 +324,9 @@ __global__ void __launch_bounds__(kPageThreads)
     normal = __reduce_add_sync(0xffffffffu, normal);
     if (threadIdx.x % 32 == 0 && normal != 0)
         atomicAdd(tuples, static_cast<unsigned long long>(normal));
-    if constexpr (Shared) {
-        __syncthreads();
-        for (int32_t c = threadIdx.x; c < cells; c += kPageThreads)
-            if (block_counts[c] != 0)
-                atomicAdd(&counts[c], static_cast<unsigned long long>(block_counts[c]));
-    } else {
-        value_run.finish(add);
-        row_run.finish(add);
-    }
+    run.finish(add);
+    __syncthreads();
+    flush();
 }
 
 } // namespace kernels
