@@ -59,8 +59,7 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
     GroupAgg *ga = host.ga;
     TupleDesc desc = RelationGetDescr(host.rel);
     const int h = histogram_of(ga->aggs, ga->naggs);
-    const HistogramArgs &arg = host.args[h];
-    if (h < 0 || arg.skip || !ga->spec_valid[h])
+    if (h < 0 || host.args[h].skip || !ga->spec_valid[h])
         return false;
     gh::GroupedPageSpec &spec = gp->spec;
     spec = gh::GroupedPageSpec{};
