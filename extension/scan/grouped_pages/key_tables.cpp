@@ -113,6 +113,19 @@ void narrow(const NativeQuals &quals, AttrNumber attno, int64 *lo, int64 *hi)
     }
 }
 
+/*
+ * Where the rows' values of col lie, as far as the statistics (widened)
+ * and the WHERE clause say; false if nothing is known, or nothing is left.
+ */
+bool rows_range(Oid relid, const HeapColumn &col, const NativeQuals &quals, int64 *lo, int64 *hi)
+{
+    if (!column_range(relid, col.attno, col.type, lo, hi))
+        return false;
+    widen(lo, hi);
+    narrow(quals, col.attno, lo, hi);
+    return *lo <= *hi;
+}
+
 void reserve(KeyTables *t, int64 words)
 {
     if (t->nwords + words <= t->capacity)
@@ -221,11 +234,7 @@ bool key_table_build(GroupKey *key, Oid relid, TupleDesc desc, const NativeQuals
         if (col.type != INT2OID && col.type != INT4OID && col.type != INT8OID && col.type != DATEOID)
             return false;
         int64 lo, hi;
-        if (!column_range(relid, col.attno, col.type, &lo, &hi))
-            return false;
-        widen(&lo, &hi);
-        narrow(quals, col.attno, &lo, &hi);
-        if (lo > hi || static_cast<__int128>(hi) - lo + 1 > kMaxKeySlots)
+        if (!rows_range(relid, col, quals, &lo, &hi) || static_cast<__int128>(hi) - lo + 1 > kMaxKeySlots)
             return false;
         out->kind = gh::PageKeyKind::column;
         out->base = lo;
@@ -240,11 +249,7 @@ bool key_table_build(GroupKey *key, Oid relid, TupleDesc desc, const NativeQuals
         if (time_key_always_null(&key->time) || (col.type != TIMESTAMPOID && col.type != TIMESTAMPTZOID))
             return false;
         int64 lo, hi;
-        if (!column_range(relid, col.attno, col.type, &lo, &hi))
-            return false;
-        widen(&lo, &hi);
-        narrow(quals, col.attno, &lo, &hi);
-        if (lo > hi)
+        if (!rows_range(relid, col, quals, &lo, &hi))
             return false;
         out->kind = gh::PageKeyKind::intervals;
         return time_intervals(key, lo, hi, out, t, k) && out->slots <= kMaxKeySlots;
