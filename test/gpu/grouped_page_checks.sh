@@ -114,6 +114,8 @@ check "two weeks, heatmap" "$serial" \
     "SELECT date_trunc('hour', ts) AS hour, gpu_histogram(x, 0, 1, 64) AS h FROM gh_gp WHERE ts >= '2024-03-20' AND ts < '2024-04-03' GROUP BY 1"
 check "float and integer quals, NaN-aware, GROUP BY g" "$serial" \
     "SELECT g, gpu_histogram(x, 0, 1, 10) AS h, count(*) AS n FROM gh_gp WHERE x > 0.25 AND x <> 0.5 AND g <= 70 GROUP BY g"
+check "30,000 ten-minute bins, work_mem 64kB: the groups flush many times, the GPU's in rounds" "$serial SET work_mem = '64kB';" \
+    "SELECT date_bin('10 minutes', ts, '2024-01-01 00:00+00') AS bin, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp GROUP BY 1"
 check "4 workers, GROUP BY g and the day (21,312 groups, work_mem 64MB)" "$parallel SET work_mem = '64MB';" \
     "SELECT g, date_trunc('day', ts) AS day, gpu_histogram(x, 0, 1, 32) AS h, count(*) AS n FROM gh_gp GROUP BY 1, 2"
 

@@ -380,8 +380,11 @@ bool scan_read(ScanExec *s)
             rows->begin_read(s);
     }
     while (heap_reader_next_page(r)) {
-        if (rows->take_page != NULL && rows->take_page(s, r))
+        if (rows->take_page != NULL && rows->take_page(s, r)) {
+            if (rows->stop_after_page != NULL && rows->stop_after_page(s))
+                return true;
             continue;
+        }
         int n = r->ntuples;
         if (s->native) {
             if (!s->native_quals.prepared && n > 0) {

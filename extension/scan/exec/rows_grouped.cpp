@@ -126,6 +126,15 @@ bool take_page(ScanExec *s, HeapReader *)
     return g->pages.wanted && grouped_pages_take(&g->pages, host_pages(s));
 }
 
+/*
+ * Pages the GPU left, or batches it did not take, are parsed here while a
+ * page is taken: their groups may fill the memory bound too.
+ */
+bool stop_after_page(ScanExec *s)
+{
+    return group_agg_full(&s->grouped->group_agg);
+}
+
 void end_read(ScanExec *s)
 {
     grouped_pages_end_read(&s->grouped->pages, host_pages(s));
@@ -235,6 +244,7 @@ const RowStrategy grouped_rows = {
     begin,
     begin_read,
     take_page,
+    stop_after_page,
     add_tuples,
     end_read,
     next_row,

@@ -245,6 +245,7 @@ const RowStrategy ungrouped_rows = {
     begin,
     begin_read,
     take_page,
+    NULL, /* stop_after_page: one row, nothing to flush */
     add_tuples,
     end_read,
     next_row,

@@ -63,6 +63,8 @@ struct RowStrategy {
     void (*begin_read)(ScanExec *s);
     /* the reader's page before its tuples are looked at: true if the strategy took it whole */
     bool (*take_page)(ScanExec *s, HeapReader *r);
+    /* after a page taken whole: true stops reading, as add_tuples' true does (NULL: never) */
+    bool (*stop_after_page)(ScanExec *s);
     /* the current page's first n tuples passed the quals: true stops reading (called again later) */
     bool (*add_tuples)(ScanExec *s, HeapReader *r, int n);
     /* the reader reached the table's end */
