@@ -8,9 +8,11 @@
  *
  * It reads pages as the ungrouped page kernel does (kernel_pages.cuh): a
  * block of kPageThreads threads per page at a time, the next page's loads
- * in flight while it parses the current one from shared memory.  Parsing
- * differs in one way: a page is counted only once every row on it has its
- * group.  Each thread keeps its rows' cells in registers (a page has at
+ * in flight while it parses the current one from shared memory; but each
+ * block takes a contiguous run of the batch's pages rather than every
+ * gridDim-th one, so that time-ordered rows keep it among few groups.
+ * Parsing differs in one way: a page is counted only once every row on it
+ * has its group.  Each thread keeps its rows' cells in registers (a page has at
  * most 291 line pointers: three a thread), the block agrees
  * (__syncthreads_or) that no row needs the host, and only then are they
  * counted; otherwise the page is flagged and the host reads it whole.
