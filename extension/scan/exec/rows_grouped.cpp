@@ -63,6 +63,21 @@ HostPages host_pages(ScanExec *s)
                      s->args, &s->reader};
 }
 
+/* The histograms' arguments and the keys' fixed arguments, once per scan (user code: no page locked). */
+void prepare_arguments(ScanExec *s)
+{
+    GroupedRows *g = s->grouped;
+    if (!s->args_evaluated) {
+        scan_evaluate_args(s);
+        s->args_evaluated = true;
+    }
+    if (!g->keys_prepared) {
+        for (int k = 0; k < g->nkeys; k++)
+            group_key_prepare(&g->keys[k], s->css.ss.ps.ps_ExprContext);
+        g->keys_prepared = true;
+    }
+}
+
 /*
  * Whether every argument of the histograms and keys is a constant: then
  * evaluating them before any row changes nothing (a constant cannot fail;
@@ -105,15 +120,7 @@ void begin_read(ScanExec *s)
      * evaluated here, as an index scan evaluates its keys before any row;
      * the scan's own first row would evaluate them all the same.
      */
-    if (!s->args_evaluated) {
-        scan_evaluate_args(s);
-        s->args_evaluated = true;
-    }
-    if (!g->keys_prepared) {
-        for (int k = 0; k < g->nkeys; k++)
-            group_key_prepare(&g->keys[k], s->css.ss.ps.ps_ExprContext);
-        g->keys_prepared = true;
-    }
+    prepare_arguments(s);
     if (s->native && !s->native_quals.prepared)
         native_quals_prepare(&s->native_quals, s->css.ss.ps.ps_ExprContext);
     group_agg_lay_out(&g->group_agg, s->args);
@@ -144,15 +151,8 @@ bool add_tuples(ScanExec *s, HeapReader *r, int n)
 {
     GroupedRows *g = s->grouped;
     heap_reader_unlock(r);
-    if (n > 0 && !s->args_evaluated) {
-        scan_evaluate_args(s);
-        s->args_evaluated = true;
-    }
-    if (n > 0 && !g->keys_prepared) {
-        for (int k = 0; k < g->nkeys; k++)
-            group_key_prepare(&g->keys[k], s->css.ss.ps.ps_ExprContext);
-        g->keys_prepared = true;
-    }
+    if (n > 0)
+        prepare_arguments(s);
     group_agg_add(&g->group_agg, RelationGetDescr(s->css.ss.ss_currentRelation), r->tuples, n, s->args);
     heap_reader_release(r);
     grouped_pages_prepare(&g->pages, host_pages(s), g->keys, g->nkeys, s->pscan != NULL);

@@ -45,7 +45,6 @@ struct GroupedPages {
     int64 chunk_first;
     int64 chunk_n;
     uint64 pages_left;      /* pages the GPU left to the host */
-    uint64 pages_gpu;       /* pages the GPU counted, over every scan */
 };
 
 /* What parsing a page on the host needs: the scan's table, its native quals (or none), its groups. */
