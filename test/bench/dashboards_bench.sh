@@ -17,7 +17,8 @@
 # the configurations it lists, GH_SHARED_BUFFERS sizes the buffer pool.
 # GH_USE_EXISTING=1 uses the server PGHOST and PGPORT name (the benchmark
 # command's dashboards section, the GPU host) and keeps its tables
-# (ghb_dash_ROWS, ghb_dash_parts_ROWS) for the next run.  It prints; it does
+# (ghb_dash_ROWS, ghb_dash_parts_ROWS) for the next run.  After each
+# configuration it prints the batches each GPU took.  It prints; it does
 # not assert.
 #
 # Then DuckDB, what a user would pick instead (issue 28): the same rows,
@@ -49,6 +50,7 @@ fi
 t=ghb_dash_$rows
 tp=ghb_dash_parts_$rows
 tt=ghb_dash_text_$rows
+source test/lib/gpu_batches.sh
 psql -X -q -v ON_ERROR_STOP=1 -c "CREATE EXTENSION IF NOT EXISTS gpu_histogram" \
     -c "CREATE EXTENSION IF NOT EXISTS pg_prewarm" >/dev/null
 if [ "$(psql -X -At -c "SELECT to_regclass('$t') IS NOT NULL AND to_regclass('$tp') IS NOT NULL
@@ -110,6 +112,7 @@ for config in $configs; do
     for q in "${queries[@]}"; do
         if [[ $q == *"plain SQL="* ]]; then plain+=("$q"); else scan+=("$q"); fi
     done
+    before=$(gpu_batches)
     sessions=(scan)
     # the plain SQL runs no gpu_histogram: its figures are the cpu run's
     if [ "$device" = cpu ] && [[ " ${GH_PLAIN_CONFIGS:-$config} " == *" $config "* ]]; then sessions+=(plain); fi
@@ -120,6 +123,7 @@ for config in $configs; do
             --setup "SET max_parallel_workers_per_gather = $workers" --setup "SET gpu_histogram.device = $device" \
             --setup "SET jit = off" --setup "SET TimeZone = 'America/New_York'" "${run[@]}"
     done
+    echo "  $(gpu_batches_since "$before")"
 done
 # GH_BRIN=1: the two-week range again, ungrouped and as a heatmap, with a
 # BRIN index on ts (created here, dropped after), and EXPLAIN ANALYZE's

@@ -18,7 +18,8 @@
 #      table, device = cpu against device = auto; every transaction checks
 #      its answer against width_bucket's (computed once, by the ordinary
 #      plan), and a wrong one fails the client.
-# It prints; it asserts nothing.  Set GH_USE_EXISTING=1 to keep tables from
+# After each section it prints the batches each GPU took (two GPUs: both
+# should have some). It prints; it asserts nothing.  Set GH_USE_EXISTING=1 to keep tables from
 # an earlier run, GH_PGBENCH_CLIENTS (default 64) and GH_PGBENCH_DEVICES
 # (default "cpu auto") to vary the load, GH_PAGES_SECTIONS (default
 # "serial workers pgbench") to run fewer sections.
@@ -29,6 +30,7 @@ rounds=${2:-5}
 seconds=${3:-30}
 export LC_ALL=C
 psql_q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
+source test/lib/gpu_batches.sh
 t=gh_pages_$rows
 small=gh_pages_10m
 
@@ -63,14 +65,18 @@ sections=" ${GH_PAGES_SECTIONS:-serial workers pgbench} "
 clients=${GH_PGBENCH_CLIENTS:-64}
 if [[ $sections == *" serial "* ]]; then
 echo "== 1. serial"
+before=$(gpu_batches)
 python3 test/bench/sql_timing.py --rounds "$rounds" --warmup 1 --cpu \
     --setup "SET max_parallel_workers_per_gather = 0" "${q[@]}"
+echo "  $(gpu_batches_since "$before")"
 fi
 if [[ $sections == *" workers "* ]]; then
 echo "== 2. 8 workers"
+before=$(gpu_batches)
 python3 test/bench/sql_timing.py --rounds "$rounds" --warmup 1 --cpu \
     --setup "SET max_parallel_workers_per_gather = 8" --setup "SET parallel_setup_cost = 0" \
     --setup "SET parallel_tuple_cost = 0" "${q[@]}"
+echo "  $(gpu_batches_since "$before")"
 psql -X -c "SET gpu_histogram.device = gpu" -c "SET max_parallel_workers_per_gather = 8" -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) SELECT gpu_histogram(x, 0, 1, 256) FROM $t" |
     grep -E "Workers|Pages|Values|Execution" | sed 's/^/  /'
 # where each participant's pages went (DEBUG1 of page_gpu.cpp; workers' messages reach the leader's client)
@@ -95,6 +101,7 @@ service_batches() { psql_q -c "SELECT coalesce(service_batches, 0) FROM gpu_hist
 for device in ${GH_PGBENCH_DEVICES:-cpu auto}; do
     read -r busy0 total0 < <(cpu_ticks)
     batches0=$(service_batches)
+    before=$(gpu_batches)
     # each page scan says at DEBUG1 where its batches went (extension/scan/offload/page_gpu.cpp)
     out=$(PGOPTIONS="-c gpu_histogram.device=$device -c max_parallel_workers_per_gather=0 -c client_min_messages=debug1" \
           pgbench -n -c "$clients" -j 16 -T "$seconds" -f "$script" 2>&1)
@@ -109,6 +116,7 @@ for device in ${GH_PGBENCH_DEVICES:-cpu auto}; do
     busy=$(awk -v b=$((busy1 - busy0)) -v t=$((total1 - total0)) 'BEGIN { printf "%.0f", (t > 0 ? 100 * b / t : 0) }')
     echo "  device=$device: tps ${tps:-?}, transactions ${done_tx:-?}, failed ${failed:-0}, clients aborted $aborted;" \
          "GPU batches a transaction $per_tx, host CPU busy $busy%"
+    echo "    $(gpu_batches_since "$before")"
     [ "$aborted" -gt 0 ] && echo "$out" | grep -m 3 -i "error\|abort" | sed 's/^/    /'
     echo "$out" | sed -n 's/.*batches on the GPU hold \([0-9]*\) pages; \([0-9]*\) batches found no reservation, \([0-9]*\) no lease or slot; \([0-9]*\) batched.*/\1 \2 \3 \4/p' |
         awk -v t="${done_tx:-0}" 'NF == 4 { g += $1; r += $2; n += $3; c += $4; k++ }

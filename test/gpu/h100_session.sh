@@ -7,13 +7,20 @@
 # kernel_bench).  Writes its logs under $OUT (or /tmp/gh_out).
 #
 #   bash test/gpu/h100_session.sh [unit] [sanitize] [kernels] [sql] [shards] [e2e] [scan] [bench] [service] [crash]
-#                                 [gpuchecks] [pages]
+#                                 [gpuchecks] [pages] [gpus]
 #
 # gpuchecks: run_gpu_checks.sh without the pg_regress suite (grouped and page
 # checks, the leak loop), log $OUT/gpu_checks.log.
 # pages: test/bench/pages_bench.sh (issue 13) over GH_PAGES_ROWS (default
 # 100M) rows, GH_PAGES_ROUNDS rounds, GH_PAGES_SECONDS of pgbench; log
 # $OUT/pages_bench.log.
+# gpus: one GPU against every GPU of the host (issue 29). For each of
+# CUDA_VISIBLE_DEVICES=0 and every GPU, the server restarts with that in its
+# environment (the data stays), and pages_bench.sh (serial and 8 workers,
+# GH_PAGES_ROWS rows) and dashboards_bench.sh (gpu and auto, serial and 8
+# workers, GH_DASH_ROWS rows, default 100M) run, each printing the batches
+# every GPU took; logs $OUT/gpus_one.log and $OUT/gpus_all.log, the two
+# runs' figures side by side in $OUT/gpus.txt.
 # scan: the benchmark command's custom-scan section over 10M and 100M rows
 # (serial, WHERE, text column, 8 workers), report under $OUT/bench.
 # shards: test/fdw/run_shard_checks.sh with every server at device=gpu.
@@ -83,6 +90,36 @@ if has pages; then
     echo "== benchmark: pages parsed on the GPU"
     bash test/bench/pages_bench.sh "${GH_PAGES_ROWS:-100000000}" "${GH_PAGES_ROUNDS:-3}" "${GH_PAGES_SECONDS:-30}" 2>&1 |
         tee "$OUT/pages_bench.log"
+fi
+if has gpus; then
+    # restart_with_gpus VISIBLE: the postmaster (and so the service) again, seeing the GPUs VISIBLE
+    # names, every GPU when empty; then wait until the service is up (it maps the buffer pool first)
+    restart_with_gpus() {
+        local vis=(env -u CUDA_VISIBLE_DEVICES)
+        [ -n "$1" ] && vis=(env CUDA_VISIBLE_DEVICES="$1")
+        as_pg "${vis[@]}" pg_ctl -D "$PGDATA" -l /tmp/pg.log -w -m fast restart >/dev/null || return 1
+        for _ in $(seq 120); do
+            [ "$(psql -X -At -c "SELECT coalesce(min(status), 'none') FROM gpu_histogram_devices()" 2>/dev/null)" = usable ] && break
+            sleep 0.5
+        done
+        psql -X -At -c "SELECT 'GPUs: ' || string_agg(ordinal || ' ' || name || ' (' || status || ')', ', ') FROM gpu_histogram_devices()"
+    }
+    for run in one all; do
+        [ $run = one ] && visible=0 || visible=
+        {
+            echo "== $run GPU(s): CUDA_VISIBLE_DEVICES=${visible:-(unset)}"
+            restart_with_gpus "$visible" || { echo "restart failed"; tail -20 /tmp/pg.log; }
+            GH_USE_EXISTING=1 GH_PAGES_SECTIONS="serial workers" bash test/bench/pages_bench.sh \
+                "${GH_PAGES_ROWS:-100000000}" "${GH_PAGES_ROUNDS:-3}"
+            GH_USE_EXISTING=1 GH_PARTITIONS=0 GH_PLAIN_CONFIGS=none GH_DUCKDB=off \
+                GH_CONFIGS="${GH_GPUS_CONFIGS:-gpu:0 auto:0 gpu:8 auto:8}" \
+                bash test/bench/dashboards_bench.sh "${GH_DASH_ROWS:-100000000}" "${GH_DASH_ROUNDS:-2}"
+        } 2>&1 | grep -v NOTICE | tee "$OUT/gpus_$run.log"
+    done
+    restart_with_gpus "" >/dev/null
+    # the figures side by side: each timed line of the one-GPU run, then the same line of the other
+    paste -d '\n' <(grep -E "ms|GPU batches" "$OUT/gpus_one.log" | sed 's/^/one: /') \
+                   <(grep -E "ms|GPU batches" "$OUT/gpus_all.log" | sed 's/^/all: /') | tee "$OUT/gpus.txt"
 fi
 if has service; then
     echo "== GPU service checks"; OUT=$OUT bash test/gpu/service_checks.sh 2>&1 | tee "$OUT/service_checks.log"

@@ -127,8 +127,8 @@ reference() {
 }
 query() { printf 'SELECT gpu_histogram(x, 0, 1, 256) FROM %s' "$1"; }
 service_field() { psql_q -c "SELECT $1 FROM gpu_histogram_stats()"; }
-# devices_batches: "ordinal:batches ..." of every usable GPU
-devices_batches() { psql_q -c "SELECT string_agg(ordinal || ':' || batches, ' ' ORDER BY ordinal) FROM gpu_histogram_devices() WHERE status = 'usable'"; }
+# gpu_batches: "ordinal:batches ..." of every usable GPU
+source "$(dirname "$0")/../lib/gpu_batches.sh"
 # every_device_rose BEFORE AFTER: yes if each GPU of BEFORE has more batches in AFTER (and none is missing)
 every_device_rose() {
     local b a rose=yes
@@ -444,14 +444,14 @@ if has multigpu; then
     elif [ $ok_10m = no ]; then
         result FAIL multigpu "table svc_10m could not be built"
     else
-        before=$(devices_batches)
+        before=$(gpu_batches)
         pids=() session_failures=0
         for s in 1 2 3 4 5 6 7 8; do
             printf '%s;\n%s;\n' "$(query svc_10m)" "$(query svc_10m)" | in_session gpu "$serial_opts" >"$tmp/multi_$s.out" &
             pids+=($!)
         done
         for p in "${pids[@]}"; do wait "$p" || session_failures=$((session_failures + 1)); done
-        after=$(devices_batches)
+        after=$(gpu_batches)
         grep -h ERROR "$tmp"/multi_*.out | sort | uniq -c | head -5 | sed 's/^/    /'
         increased=$(every_device_rose "$before" "$after")
         ok=FAIL
@@ -489,7 +489,7 @@ if has firstuse; then
             done
             starts=$(service_field service_starts)
             first=$(printf '%s;\n' "$(query svc_10m)" | in_session gpu "$serial_opts")
-            before=$(devices_batches)
+            before=$(gpu_batches)
             pids=()
             for s in 0 1 2 3 4 5 6 7; do
                 k=$((s % 3))
@@ -502,7 +502,7 @@ if has firstuse; then
                 k=$((s % 3))
                 [ "$(grep -c -x -F "${refs[$k]}" "$tmp/first_$s.out")" = 2 ] || wrong=$((wrong + 1))
             done
-            after=$(devices_batches)
+            after=$(gpu_batches)
             every=$(every_device_rose "$before" "$after")
             starts_after=$(service_field service_starts)
             grep -h ERROR "$tmp"/first_*.out | sort | uniq -c | head -5 | sed 's/^/    /'
