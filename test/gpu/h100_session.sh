@@ -60,7 +60,7 @@ if has kernels; then
     echo "== kernel benchmark"; .gpu/bin/kernel_bench >"$OUT/kernel_bench.csv" 2>"$OUT/kernel_bench.txt"
     cat "$OUT/kernel_bench.txt"
 fi
-if has sql || has shards || has e2e || has scan || has bench || has service || has crash || has gpuchecks || has pages; then
+if has sql || has shards || has e2e || has scan || has bench || has service || has crash || has gpuchecks || has pages || has gpus; then
     # huge pages for the 24 GB pool, as PostgreSQL recommends (docs/operations.md#huge-pages): with 4 KB
     # pages every parallel worker page-faults each buffer it touches; GH_HUGE_PAGES=off runs without
     huge=${GH_HUGE_PAGES:-try}
@@ -98,6 +98,7 @@ if has gpus; then
         local vis=(env -u CUDA_VISIBLE_DEVICES)
         [ -n "$1" ] && vis=(env CUDA_VISIBLE_DEVICES="$1")
         as_pg "${vis[@]}" pg_ctl -D "$PGDATA" -l /tmp/pg.log -w -m fast restart >/dev/null || return 1
+        psql -X -q -c "CREATE EXTENSION IF NOT EXISTS gpu_histogram" || return 1
         for _ in $(seq 120); do
             [ "$(psql -X -At -c "SELECT coalesce(min(status), 'none') FROM gpu_histogram_devices()" 2>/dev/null)" = usable ] && break
             sleep 0.5
@@ -117,9 +118,23 @@ if has gpus; then
         } 2>&1 | grep -v NOTICE | tee "$OUT/gpus_$run.log"
     done
     restart_with_gpus "" >/dev/null
-    # the figures side by side: each timed line of the one-GPU run, then the same line of the other
-    paste -d '\n' <(grep -E "ms|GPU batches" "$OUT/gpus_one.log" | sed 's/^/one: /') \
-                   <(grep -E "ms|GPU batches" "$OUT/gpus_all.log" | sed 's/^/all: /') | tee "$OUT/gpus.txt"
+    # the figures side by side: each section's median under one GPU, under all, and their ratio
+    awk 'FNR == 1 { run = (FILENAME ~ /_one/) ? "one" : "all" }
+         /^== [0-9]\.|^== device/ { section = $0 }
+         /^[A-Za-z0-9_].* +[0-9.]+ +[0-9.]+x +\(/ {
+             name = $0; sub(/ +[0-9.]+ +[0-9.]+x.*/, "", name)
+             rest = substr($0, length(name) + 1); split(rest, f, " ")
+             key = section " | " name
+             if (!(key in seen)) { seen[key] = 1; order[++n] = key }
+             ms[run, key] = f[1]
+         }
+         END {
+             print "section | query | one GPU ms | every GPU ms | one / every"
+             for (i = 1; i <= n; i++) {
+                 k = order[i]; o = ms["one", k]; a = ms["all", k]
+                 printf "%s | %s | %s | %s\n", k, o, a, (o > 0 && a > 0) ? sprintf("%.2fx", o / a) : "?"
+             }
+         }' "$OUT/gpus_one.log" "$OUT/gpus_all.log" | tee "$OUT/gpus.txt"
 fi
 if has service; then
     echo "== GPU service checks"; OUT=$OUT bash test/gpu/service_checks.sh 2>&1 | tee "$OUT/service_checks.log"
