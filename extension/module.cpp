@@ -27,6 +27,7 @@ int gh_batch_size = 1 << 20;
 bool gh_pages_on_gpu = true;
 int gh_auto_page_batches = 32;
 bool gh_debug_pages_on_cpu = false;
+int gh_debug_pages_per_batch = 0;
 static int gh_fail_cuda_call = 0;
 static bool gh_crash_cuda_process = false;
 
@@ -98,6 +99,11 @@ void _PG_init(void)
                              "Lets a machine without a GPU run the page path's pinning, batching and "
                              "unpinning, also under concurrent writers.",
                              &gh_debug_pages_on_cpu, false, PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
+    DefineCustomIntVariable("gpu_histogram.debug_pages_per_batch",
+                            "Testing only: the most pages a batch for the GPU holds; 0 keeps the built-in 2048.",
+                            "Batches stay within the backend's share of the buffer pool whatever this says.",
+                            &gh_debug_pages_per_batch, 0, 0, 65536, PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL,
+                            NULL);
     gpu_histogram_plan_args_init();
     gpu_histogram_scan_init();
     gpu_service_init();

@@ -13,13 +13,19 @@
 #    one), give the same histograms as the ordinary plan, serial and with
 #    parallel workers, on every device path, and every page is still read
 #    once (EXPLAIN ANALYZE's Pages and shared hits).
+# 3. A table bigger than the pool, read in batches of pinned pages (on the
+#    CPU, and on the GPU where there is one), serial and with 4 workers,
+#    ungrouped, grouped and under a WHERE clause: the batches keep to the
+#    backend's share of the pool, so no scan runs out of buffers, and every
+#    answer equals the ordinary plan's.  The server has 10 connections, so
+#    that the share (the pool over every backend) still holds small batches.
 # Runs with or without a GPU; each check prints ok or FAILED.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 # shellcheck source=../lib/checks.sh
 source test/lib/checks.sh
 # shellcheck source=../pg_temp_server.sh
-source test/pg_temp_server.sh -c shared_buffers=16MB -c autovacuum=off || exit 1
+source test/pg_temp_server.sh -c shared_buffers=16MB -c autovacuum=off -c max_connections=10 -c max_wal_senders=0 || exit 1
 
 q -c "CREATE EXTENSION gpu_histogram" -c "CREATE EXTENSION pg_buffercache" -c "CREATE EXTENSION pg_prewarm" >/dev/null
 gpu=$(q -c "SELECT coalesce(min(status), 'none') = 'usable' FROM gpu_histogram_devices()")
@@ -107,6 +113,33 @@ explain_twice="EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, SUMMARY OFF) SE
 check "a serial EXPLAIN counts one shared hit per page, as a sequential scan does ($hpages pages)" \
     "$(q -c "$serial" -c "SET gpu_histogram.scan = off" -c "$explain_twice" -c "$explain_twice" | second_hits)" \
     "$(q -c "$serial" -c "$explain_twice" -c "$explain_twice" | second_hits)"
+
+echo "== a table bigger than the pool, in batches of pinned pages"
+q -c "CREATE TABLE over (x float8, g int)" \
+  -c "INSERT INTO over SELECT ((i::bigint * 7919) % 100003) / 100003.0, i % 10 FROM generate_series(1, 600000) i" \
+  -c "VACUUM (FREEZE, ANALYZE) over" >/dev/null
+opages=$(q -c "SELECT pg_relation_size('over') / current_setting('block_size')::int")
+pool=$(q -c "SELECT setting FROM pg_settings WHERE name = 'shared_buffers'")
+paths=("pinned batches|SET gpu_histogram.device = cpu; SET gpu_histogram.debug_pages_on_cpu = on;")
+[ "$gpu" = t ] && paths+=("device=gpu|SET gpu_histogram.device = gpu;" "device=auto|SET gpu_histogram.device = auto;")
+shapes=("ungrouped|SELECT gpu_histogram(x, 0, 1, 50)::text FROM over"
+        "GROUP BY g|SELECT string_agg(g || ':' || h::text, ' ' ORDER BY g) FROM (SELECT g, gpu_histogram(x, 0, 1, 50) h FROM over GROUP BY g) s"
+        "WHERE x < 0.5|SELECT gpu_histogram(x, 0, 1, 50)::text FROM over WHERE x < 0.5")
+for shape in "${shapes[@]}"; do
+    sql=${shape#*|}
+    reference=$(q -c "SET gpu_histogram.scan = off" -c "$sql" | tail -1)
+    for plan in "serial|$serial" "4 workers|$parallel"; do
+        for path in "${paths[@]}"; do
+            name="${shape%%|*}, ${plan%%|*}, ${path%%|*} ($opages pages, a pool of $pool)"
+            out=$(q -c "${plan#*|} ${path#*|}" -c "SET client_min_messages = debug1" -c "$sql")
+            check "$name: equals the ordinary plan" "$reference" "$(grep -v '^DEBUG' <<<"$out" | tail -1)"
+            batched=$(sed -n -e 's/.*: \([0-9]*\) pages pinned in batches and parsed on the CPU.*/\1/p' \
+                             -e 's/.*batches on the GPU hold \([0-9]*\) pages; .* \([0-9]*\) batched pages parsed on the CPU.*/\1 \2/p' <<<"$out" |
+                awk '{ s += $1 + $2 } END { print s + 0 }')
+            check "$name: pages went in batches" yes "$([ "$batched" -gt 0 ] && echo yes || echo "no ($batched)")"
+        done
+    done
+done
 pg_temp_stop
 trap - EXIT
 

@@ -12,7 +12,9 @@
 #include <unistd.h>
 
 extern "C" {
+#include "miscadmin.h"
 #include "storage/fd.h"
+#include "storage/proc.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 }
@@ -34,6 +36,25 @@ constexpr int32 kPagesPerBatch = 2048;
  * looking again between.
  */
 constexpr int32 kStealPages = 16;
+
+/*
+ * Pages per batch within this backend's share of the buffer pool, the
+ * share PostgreSQL's own read streams keep their pins to (the pool over
+ * every backend and auxiliary process): a scan pins two batches (the pages
+ * taken off one's end, and those the GPU leaves, are moved out of them).
+ * Unbounded, a 2,048-page batch took every buffer of a 16 MB pool and the
+ * scan failed with "no unpinned buffers available"; with a 24 GB pool and
+ * 100 connections the share is about 24,000 pins and the bound changes
+ * nothing.  Below kMinPagesPerBatch the pages are not batched at all.
+ */
+constexpr int32 kMinPagesPerBatch = 8;
+
+int32 pages_per_batch_within_pins()
+{
+    int32 share = NBuffers / Max(MaxBackends + NUM_AUXILIARY_PROCS, 1);
+    int32 pages = Min(gh_debug_pages_per_batch > 0 ? gh_debug_pages_per_batch : kPagesPerBatch, share / 2);
+    return pages >= kMinPagesPerBatch ? pages : 0;
+}
 
 /*
  * Whether a core would otherwise idle while this process waits for the
@@ -377,7 +398,9 @@ void page_gpu_begin(PageGpu *pg, Relation rel, const HeapColumn *columns, int nh
             break;
         }
     }
-    pg->capacity = Min(kPagesPerBatch, gpu_service_page_capacity());
+    pg->capacity = Min(pages_per_batch_within_pins(), gpu_service_page_capacity());
+    if (pg->capacity <= 0)
+        return;
     allocate_batches(pg, cxt);
     pg->possible = any;
 }
@@ -397,7 +420,10 @@ void page_gpu_begin_grouped(PageGpu *pg, Relation rel, const gh::GroupedPageSpec
     pg->table_words = table_words;
     pg->hist = static_cast<ServiceHistogramRef *>(MemoryContextAlloc(cxt, sizeof(ServiceHistogramRef)));
     pg->hist[0] = ServiceHistogramRef{-1, 0};
-    pg->capacity = Min(kPagesPerBatch, pg->cpu_only ? kPagesPerBatch : gpu_service_grouped_page_capacity());
+    pg->capacity = Min(pages_per_batch_within_pins(),
+                       pg->cpu_only ? kPagesPerBatch : gpu_service_grouped_page_capacity());
+    if (pg->capacity <= 0)
+        return;
     allocate_batches(pg, cxt);
     pg->possible = pg->capacity > 0;
 }
