@@ -100,7 +100,7 @@ void _PG_init(void)
                              "unpinning, also under concurrent writers.",
                              &gh_debug_pages_on_cpu, false, PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
     DefineCustomIntVariable("gpu_histogram.debug_pages_per_batch",
-                            "Testing only: the most pages a batch for the GPU holds; 0 keeps the built-in 2048.",
+                            "Testing only: the most pages a batch for the GPU holds; 0 keeps the built-in 8192.",
                             "Batches stay within the backend's share of the buffer pool whatever this says.",
                             &gh_debug_pages_per_batch, 0, 0, 65536, PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL,
                             NULL);
