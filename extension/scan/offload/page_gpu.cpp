@@ -50,7 +50,8 @@ constexpr int32 kStealPages = 16;
  * Unbounded, a 2,048-page batch took every buffer of a 16 MB pool and the
  * scan failed with "no unpinned buffers available"; with a 24 GB pool and
  * 100 connections the share is about 17,000 pins (PostgreSQL 18) and the
- * bound changes nothing.  Below kMinPagesPerBatch the pages are not batched at all.
+ * bound changes nothing.  Below kMinPagesPerBatch pages a batch, no page
+ * is batched: the host reads them all.
  */
 constexpr int32 kMinPagesPerBatch = 8;
 
