@@ -115,31 +115,28 @@ else
     record "GPU checks" skipped "test/gpu/run_gpu_checks.sh does not exist"
 fi
 
+# Runs a check script against this server and records it: exit 0 ok,
+# anything else FAILED with its first FAIL line.
+run_on_server() { # name, log, script, script arguments...
+    gh_step "bash $3${4:+ ${*:4}}"
+    set +e
+    bash "$3" "${@:4}" 2>&1 | tee "$LOGS/$2"
+    local rc=${PIPESTATUS[0]}
+    set -e
+    local last
+    last=$(grep -v '^[[:space:]]*$' "$LOGS/$2" | tail -n 1 | cut -c1-110) || true
+    if [ "$rc" = 0 ]; then
+        record "$1" ok "$last"
+    else
+        record "$1" FAILED "exit status $rc: $(grep -m 1 'FAIL' "$LOGS/$2" | cut -c1-100)"
+    fi
+}
+
 # -- 4b. the scan's pages under concurrent writers (on the CPU path without a GPU) --
-gh_step "bash test/gpu/page_checks.sh 20"
-set +e
-bash test/gpu/page_checks.sh 20 2>&1 | tee "$LOGS/page_checks.log"
-rc=${PIPESTATUS[0]}
-set -e
-last=$(grep -v '^[[:space:]]*$' "$LOGS/page_checks.log" | tail -n 1 | cut -c1-110) || true
-if [ "$rc" = 0 ]; then
-    record "pages under concurrent writers" ok "$last"
-else
-    record "pages under concurrent writers" FAILED "exit status $rc: $(grep -m 1 'FAIL' "$LOGS/page_checks.log" | cut -c1-100)"
-fi
+run_on_server "pages under concurrent writers" page_checks.log test/gpu/page_checks.sh 20
 
 # -- 4c. grouped and filtered pages (batched, and parsed on the CPU without a GPU) --
-gh_step "bash test/gpu/grouped_page_checks.sh"
-set +e
-bash test/gpu/grouped_page_checks.sh 2>&1 | tee "$LOGS/grouped_page_checks.log"
-rc=${PIPESTATUS[0]}
-set -e
-last=$(grep -v '^[[:space:]]*$' "$LOGS/grouped_page_checks.log" | tail -n 1 | cut -c1-110) || true
-if [ "$rc" = 0 ]; then
-    record "grouped and filtered pages" ok "$last"
-else
-    record "grouped and filtered pages" FAILED "exit status $rc: $(grep -m 1 'FAIL' "$LOGS/grouped_page_checks.log" | cut -c1-100)"
-fi
+run_on_server "grouped and filtered pages" grouped_page_checks.log test/gpu/grouped_page_checks.sh
 
 pg_temp_stop
 trap - EXIT
