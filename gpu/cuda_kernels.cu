@@ -20,6 +20,7 @@
 #include <cmath>
 #include <cstdio>
 #include <new>
+#include <type_traits>
 
 #include "gpu_backend.h"
 #include "kernel_cluster.cuh"
@@ -691,8 +692,12 @@ template <typename T>
 cudaError_t bin_on_device(const T *values, size_t n, const BucketSpec &spec, unsigned long long *counts, int *flags,
                           const KernelLimits &limits, cudaStream_t stream)
 {
-    return with_float_binner(spec,
-                             [&](auto binner) { return launch(values, n, binner, counts, flags, limits, stream); });
+    return with_float_binner(spec, [&](auto binner) {
+        if constexpr (std::is_same_v<T, float>)
+            return launch(values, n, single_binner(binner), counts, flags, limits, stream);
+        else
+            return launch(values, n, binner, counts, flags, limits, stream);
+    });
 }
 
 cudaError_t bin_int64_on_device(const int64_t *values, size_t n, const Int64Spec &spec, unsigned long long *counts,

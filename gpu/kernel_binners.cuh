@@ -4,7 +4,8 @@
  * (kernel_pages.cuh).
  *
  * The kernels (kernel_paths.cuh) are written once and bin every kind
- * through a binner passed by value: float8 intervals (bucket.h), int64
+ * through a binner passed by value: float8 intervals (bucket.h), float4
+ * intervals in single precision (bucket_single.h), int64
  * time intervals (time_bucket.h), thresholds (threshold_bucket.h) and
  * grouped float8 intervals (grouped_spec.h).  Each binner calls the one
  * shared definition of its bucket; none has arithmetic of its own (float8
@@ -27,6 +28,7 @@
 #include <cstdint>
 
 #include "bucket_fast.h"
+#include "bucket_single.h"
 #include "grouped_spec.h"
 #include "threshold_bucket.h"
 #include "threshold_index.h"
@@ -48,6 +50,45 @@ template <bool Ascending, BucketRule Rule> struct FloatBinner {
         BucketSpec s{lo, hi, nbins, Rule};
         return Ascending ? bucket_ascending_fast(x, s, rc) : bucket_descending_fast(x, s, rc);
     }
+};
+
+/*
+ * float4 intervals: the same answers, in single precision (bucket_single.h).
+ * A value in doubt is settled by a table of the buckets' edges in shared
+ * memory, which every block computes in attach(), two or three exact
+ * buckets an edge; past kMaxTabled buckets the table would cost more than
+ * it saves, and the float8 form settles the doubt instead.
+ */
+template <bool Ascending, BucketRule Rule> struct SingleBinner {
+    static constexpr int32_t kMaxTabled = 8192;
+    FloatBinner<Ascending, Rule> wide;
+    SingleBinning single;
+    const float *edges; /* set by attach(), when tabled() */
+
+    __host__ __device__ bool tabled() const { return single.least == 1 && wide.nbins <= kMaxTabled; }
+    __host__ __device__ int32_t slots() const { return wide.slots(); }
+    __host__ __device__ size_t table_bytes() const
+    {
+        return tabled() ? sizeof(float) * (static_cast<size_t>(wide.nbins) + 2) : 0;
+    }
+    __device__ void attach(unsigned char *smem)
+    {
+        edges = nullptr;
+        if (!tabled())
+            return;
+        float *table = reinterpret_cast<float *>(smem);
+        const BucketSpec s{wide.lo, wide.hi, wide.nbins, Rule};
+        for (int32_t j = threadIdx.x; j < wide.nbins + 2; j += blockDim.x)
+            table[j] = j == 0 ? -INFINITY : single_edge<Ascending>(j, s, wide.rc); /* [0] is never read */
+        edges = table;
+    }
+    __device__ int32_t operator()(float x, size_t i) const
+    {
+        const int32_t b = bucket_single<Ascending>(x, single, wide.nbins, edges);
+        return __builtin_expect(b == kSingleInDoubt, 0) ? wide(static_cast<double>(x), i) : b;
+    }
+    /* for the kernels' 1-byte branch, which float input never takes */
+    __device__ int32_t operator()(double x, size_t i) const { return wide(x, i); }
 };
 
 struct Int64Binner {
@@ -91,6 +132,14 @@ template <typename F> cudaError_t with_float_binner(const BucketSpec &s, F f)
                   : f(FloatBinner<false, BucketRule::pg15>{s.lo, s.hi, s.nbins, rc});
     return up ? f(FloatBinner<true, BucketRule::pg16>{s.lo, s.hi, s.nbins, rc})
               : f(FloatBinner<false, BucketRule::pg16>{s.lo, s.hi, s.nbins, rc});
+}
+
+/* The single-precision binner of a float binner, for float4 input. */
+template <bool Ascending, BucketRule Rule>
+SingleBinner<Ascending, Rule> single_binner(const FloatBinner<Ascending, Rule> &wide)
+{
+    return SingleBinner<Ascending, Rule>{wide, single_binning_for(BucketSpec{wide.lo, wide.hi, wide.nbins, Rule}),
+                                         nullptr};
 }
 
 /*

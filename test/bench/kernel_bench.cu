@@ -342,7 +342,7 @@ int main(int argc, char **argv)
                                       : std::vector<int>{16, 256, 4096, 16384, 65536, 262144, 1000000};
         engine_section<double>("float8", n8, lim, bins, tmp, tmp_bytes);
         engine_section<float>("float4", 2 * n8, lim,
-                              quick ? std::vector<int>{256} : std::vector<int>{16, 256, 65536, 1000000}, tmp,
+                              quick ? std::vector<int>{256} : std::vector<int>{16, 256, 4096, 65536, 1000000}, tmp,
                               tmp_bytes);
     }
     if (wanted(sections, "bytes"))

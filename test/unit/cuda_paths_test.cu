@@ -163,6 +163,46 @@ TEST_F(KernelTest, FloatSamplesOnEveryPath)
     }
 }
 
+/*
+ * float4 values next to every bucket edge, binned in single precision
+ * (bucket_single.h) with the float8 form where that is in doubt, on every
+ * path: equal to the server's width_bucket of the value cast to float8.
+ */
+TEST_F(KernelTest, FloatEdgesInSinglePrecisionOnEveryPath)
+{
+    std::mt19937 rng(29);
+    for (BucketRule rule : {BucketRule::pg15, BucketRule::pg16})
+        for (const BucketSpec &spec : {BucketSpec{0, 1, 16, rule}, BucketSpec{0, 1, 4096, rule},
+                                       BucketSpec{100, -100, 256, rule}, BucketSpec{0.1, 0.7, 1000, rule}}) {
+            std::vector<float> f;
+            for (int32_t k = 0; k <= spec.nbins; k++) {
+                float e = static_cast<float>(spec.lo + (spec.hi - spec.lo) * k / spec.nbins);
+                f.push_back(e);
+                float down = e, up = e;
+                for (int i = 0; i < 3; i++) {
+                    down = std::nextafter(down, -INFINITY);
+                    up = std::nextafter(up, INFINITY);
+                    f.push_back(down);
+                    f.push_back(up);
+                }
+            }
+            std::uniform_real_distribution<float> u(-0.2f, 1.2f);
+            while (f.size() < 300001)
+                f.push_back(static_cast<float>(spec.lo + (spec.hi - spec.lo) * u(rng)));
+            f.insert(f.end(), {INFINITY, -INFINITY, 0.0f, -0.0f, 1e-45f});
+            std::shuffle(f.begin(), f.end(), rng);
+            std::vector<double> fd(f.begin(), f.end());
+            DeviceArray<float> d(f);
+            for (const gh::KernelLimits &l : every_path(limits, spec.nbins + 2, 4)) {
+                gh_test::Binned b = binned(size_t(spec.nbins) + 2, [&](unsigned long long *c, int *fl) {
+                    return gh::bin_on_device(d.get(), f.size(), spec, c, fl, l, nullptr);
+                });
+                ASSERT_EQ(b.counts, on_cpu(spec, fd))
+                    << plan_name(spec.nbins + 2, l) << " lo " << spec.lo << " nbins " << spec.nbins;
+            }
+        }
+}
+
 TEST_F(KernelTest, TimeAndThresholdKindsOnEveryPath)
 {
     std::mt19937_64 rng(31);
