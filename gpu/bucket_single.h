@@ -6,26 +6,27 @@
  * answer must be bucket.h's for (double) x.  bucket_fast.h computes that
  * with about a dozen double-precision instructions a value.  Over float4,
  * half the bytes a value, those instructions are what bound the kernel: on
- * the H100, 67 % of the read ceiling at 16 and 256 buckets, uniform or
- * constant, where float8 input reads at 98 % (test/gpu/RUNS.md, run 83).
- * An H100 issues single-precision arithmetic at twice the double rate and
- * needs no conversion for it.
+ * the H100 it read at 67 % of the read ceiling at 16 and 256 buckets,
+ * uniform or constant, where float8 input reads at 98 %.  An H100 issues
+ * single-precision arithmetic at twice the double rate and needs no
+ * conversion for it: this form reads at 92 % there.
  *
  * So the product (y - from) * (nbins / range) is computed in single
  * precision, with from and nbins / range rounded to floats once on the
- * host.  For v = 2^-24 and s = nbins / range, it lies within
- *     3.01 v (nbins + 2) + 1.01 v |from| s
+ * host.  For v = 2^-24 and s = nbins / range, and values up to a bucket
+ * outside the range, it lies within
+ *     3.01 v (nbins + 3) + 1.01 v |from| s
  * of the exact quotient nbins (y - from) / range, and PostgreSQL's double
  * result within 2^-52 (nbins + 2) of it.  Where the product lies at least
- *     slack = 2^-21 (nbins + 2 + |from| s) + 2^-40
- * (over twice that bound) from every integer, both truncate alike.  Nearer
- * than that (2 slack of all values: 4e-5 at 16 buckets, 0.4 % at 4,096)
- * the float8 form decides, exactly.  Whether y lies inside [from, to) is
- * decided by comparing it with the least floats at or above the bounds,
- * which is exact.  Where the slack would pass 1/32 (over 6 % of the values
- * in doubt: a range narrow next to its distance from zero, or more than
- * about 65,000 buckets) or the bound does not hold (bounds beyond 2^100),
- * every value goes to the float8 form.
+ *     slack = 2^-22 (nbins + 3 + |from| s) + 2^-40
+ * (above that bound) from every integer, both truncate alike, and a
+ * product below 0 (at or above nbins) means a value below the range (at or
+ * above its end).  Nearer than that (2 slack of all values: 2e-5 at 16
+ * buckets, 0.2 % at 4,096), a table of the buckets' edges decides exactly
+ * (single_edge), or without one the float8 form.  Where the slack would
+ * pass 1/32 (over 6 % of the values in doubt: a range narrow next to its
+ * distance from zero, or more than about 130,000 buckets) or the bound does
+ * not hold (bounds beyond 2^100), every value is in doubt.
  *
  * Descending specs are negated first, as in bucket.h: -x is exact.
  */
@@ -43,12 +44,10 @@ namespace gh {
 
 /* What the single-precision form needs of a spec, computed by single_binning_for(). */
 struct SingleBinning {
-    float first; /* the least float >= from: a float y >= from exactly when y >= first */
-    float past;  /* the least float >= to */
     float from;  /* from, rounded */
     float scale; /* nbins / range, rounded */
-    float slack; /* see above; +inf where the form is useless */
-    int32_t least; /* the lowest integer whose nearness is a doubt: 1, or INT32_MIN where useless */
+    float top;   /* nbins + 0.5: products are clamped to [-0.5, top] */
+    float slack; /* see above; +inf where the form is useless, so that every value is in doubt */
 };
 
 /* What bucket_single() returns for a value only the float8 form can place. */
@@ -93,6 +92,23 @@ GH_HOST_DEVICE float fmul(float a, float b)
     return a * b;
 #endif
 }
+/* max and min against a finite bound; a NaN product (an infinity times a useless spec's 0) becomes the bound */
+GH_HOST_DEVICE float fmax_of(float a, float b)
+{
+#ifdef __CUDA_ARCH__
+    return fmaxf(a, b);
+#else
+    return a > b ? a : b;
+#endif
+}
+GH_HOST_DEVICE float fmin_of(float a, float b)
+{
+#ifdef __CUDA_ARCH__
+    return fminf(a, b);
+#else
+    return a < b ? a : b;
+#endif
+}
 GH_HOST_DEVICE float fmagnitude(float f)
 {
 #ifdef __CUDA_ARCH__
@@ -102,21 +118,12 @@ GH_HOST_DEVICE float fmagnitude(float f)
 #endif
 }
 
-/* The least float at or above d (+inf above the largest float). */
-inline float least_float_at_or_above(double d)
-{
-    float f = static_cast<float>(d);
-    if (static_cast<double>(f) < d)
-        f = std::nextafter(f, INFINITY);
-    return f;
-}
-
 } // namespace detail
 
 /* The single-precision constants of a validated spec; see the header comment for the bound. */
 inline SingleBinning single_binning_for(const BucketSpec &spec)
 {
-    const SingleBinning useless{-INFINITY, INFINITY, 0.0f, 0.0f, INFINITY, INT32_MIN};
+    const SingleBinning useless{0.0f, 0.0f, 0.0f, INFINITY};
     const bool up = spec.lo < spec.hi;
     const double from = up ? spec.lo : -spec.lo, to = up ? spec.hi : -spec.hi;
     const double limit = std::ldexp(1.0, 100);
@@ -128,14 +135,13 @@ inline SingleBinning single_binning_for(const BucketSpec &spec)
     if (!(s >= 1.0 / limit && s <= limit))
         return useless;
     const double slack =
-        std::ldexp(static_cast<double>(spec.nbins) + 2.0 + std::fabs(from) * s, -21) + std::ldexp(1.0, -40);
+        std::ldexp(static_cast<double>(spec.nbins) + 3.0 + std::fabs(from) * s, -22) + std::ldexp(1.0, -40);
     /* past 1/32, over 6 % of the values would take both forms: then only the float8 one */
     if (!(slack < 1.0 / 32))
         return useless;
-    return SingleBinning{detail::least_float_at_or_above(from), detail::least_float_at_or_above(to),
-                         static_cast<float>(from), static_cast<float>(s),
+    return SingleBinning{static_cast<float>(from), static_cast<float>(s), static_cast<float>(spec.nbins) + 0.5f,
                          /* rounded up, so that the float is never below the bound */
-                         std::nextafter(static_cast<float>(slack), INFINITY), 1};
+                         std::nextafter(static_cast<float>(slack), INFINITY)};
 }
 
 namespace detail {
@@ -215,32 +221,35 @@ GH_HOST_DEVICE float single_edge(int32_t j, const BucketSpec &spec, const Recipr
 }
 
 /*
- * width_bucket((double) x, spec) for the spec sb was made from.  A value in
- * doubt lies within slack of an integer m >= 1, so its bucket is m or m + 1:
- * edges[m + 1] (single_edge(m + 1), for every m) tells which; without edges
- * it returns kSingleInDoubt, for the float8 form.  Ascending: lo < hi.
+ * width_bucket((double) x, spec) for the spec sb was made from.  The
+ * product is clamped to [-0.5, nbins + 0.5], which keeps values far outside
+ * the range (and infinities) in the rounding trick's reach and puts them in
+ * bucket 0 or nbins + 1 with no comparison of their own: a product at least
+ * slack below 0 (above nbins) means a value below from (at or above to).
+ * A value in doubt lies within slack of an integer m, 0 <= m <= nbins, so
+ * its bucket is m or m + 1: edges[m + 1] (single_edge(m + 1), for every m)
+ * tells which; without edges it returns kSingleInDoubt, for the float8
+ * form.  Ascending: lo < hi.
  */
 template <bool Ascending>
-GH_HOST_DEVICE int32_t bucket_single(float x, const SingleBinning &sb, int32_t nbins, const float *edges)
+GH_HOST_DEVICE int32_t bucket_single(float x, const SingleBinning &sb, const float *edges)
 {
     const float y = Ascending ? x : -x;
-    if (!(y >= sb.first))
-        return y != y ? kNaNBucket : 0;
-    if (y >= sb.past)
-        return nbins + 1;
-    /* 0 <= t < nbins + slack: at the lowest bound y - from is never negative */
-    const float t = detail::fmul(detail::fsub(y, sb.from), sb.scale);
+    if (y != y)
+        return kNaNBucket;
+    const float t =
+        detail::fmin_of(detail::fmax_of(detail::fmul(detail::fsub(y, sb.from), sb.scale), -0.5f), sb.top);
     const float shifted = detail::fadd(t, detail::kSingleRoundingShift);
     const float off = detail::fsub(t, detail::fsub(shifted, detail::kSingleRoundingShift));
+    /* t's nearest integer (a tie at -0.5 or top goes either way: off is then +-0.5, no doubt) */
     const int32_t nearest = detail::float_bits(shifted) - detail::float_bits(detail::kSingleRoundingShift);
-    /* near 0 the quotient is at least 0 on both sides: truncated, 0, so no doubt there */
-    if (!(detail::fmagnitude(off) >= sb.slack) && nearest >= sb.least) {
+    if (!(detail::fmagnitude(off) >= sb.slack)) {
         if (edges == nullptr)
             return kSingleInDoubt;
         return nearest + (y >= edges[nearest + 1] ? 1 : 0);
     }
-    const int32_t below = nearest - (off < 0.0f ? 1 : 0);
-    return (below > 0 ? below : 0) + 1;
+    /* floor(t) + 1: 0 below the range, nbins + 1 above it */
+    return nearest + (off < 0.0f ? 0 : 1);
 }
 
 } // namespace gh

@@ -693,10 +693,17 @@ cudaError_t bin_on_device(const T *values, size_t n, const BucketSpec &spec, uns
                           const KernelLimits &limits, cudaStream_t stream)
 {
     return with_float_binner(spec, [&](auto binner) {
-        if constexpr (std::is_same_v<T, float>)
-            return launch(values, n, single_binner(binner), counts, flags, limits, stream);
-        else
-            return launch(values, n, binner, counts, flags, limits, stream);
+        if constexpr (std::is_same_v<T, float>) {
+            /*
+             * Without its table every value in doubt calls the float8 form:
+             * on the H100 that read 65,536 buckets at 26 % of the read
+             * ceiling, against 46 % for the float8 form alone.
+             */
+            const auto single = single_binner(binner);
+            if (single.tabled())
+                return launch(values, n, single, counts, flags, limits, stream);
+        }
+        return launch(values, n, binner, counts, flags, limits, stream);
     });
 }
 

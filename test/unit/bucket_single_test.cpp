@@ -32,8 +32,7 @@ namespace {
 
 int32_t single(float x, const BucketSpec &s, const gh::SingleBinning &sb, const float *edges = nullptr)
 {
-    return s.lo < s.hi ? gh::bucket_single<true>(x, sb, s.nbins, edges)
-                       : gh::bucket_single<false>(x, sb, s.nbins, edges);
+    return s.lo < s.hi ? gh::bucket_single<true>(x, sb, edges) : gh::bucket_single<false>(x, sb, edges);
 }
 
 /* The kernels' table of edges (kernel_binners.cuh's SingleBinner): [j] for j = 1 .. nbins + 1. */
@@ -151,7 +150,7 @@ TEST(BucketSingle, TheEdgeTableSettlesEveryDoubt)
     for (BucketRule rule : {BucketRule::pg15, BucketRule::pg16})
         for (const BucketSpec &s : specs(rule)) {
             const gh::SingleBinning sb = gh::single_binning_for(s);
-            if (sb.least != 1 || s.nbins > 8192)
+            if (!(sb.slack < 1.0f) || s.nbins > 8192)
                 continue;
             const std::vector<float> edges = edge_table(s);
             tables++;
@@ -194,7 +193,7 @@ TEST(BucketSingle, StrideThroughEveryFloat)
  * The doubt is what makes the single-precision product exact: without it
  * (a slack of 0) truncating the product disagrees with width_bucket next
  * to some edges, so these tests can fail; with it, few random values go to
- * the float8 form (2 slack of them, 0.4 % at 4,096 buckets).
+ * the float8 form (2 slack of them, 0.2 % at 4,096 buckets).
  */
 TEST(BucketSingle, TheDoubtIsNeededAndRare)
 {
@@ -203,7 +202,7 @@ TEST(BucketSingle, TheDoubtIsNeededAndRare)
     for (BucketRule rule : {BucketRule::pg15, BucketRule::pg16})
         for (const BucketSpec &s : specs(rule)) {
             gh::SingleBinning sb = gh::single_binning_for(s);
-            if (sb.least != 1 || s.nbins > 4096)
+            if (!(sb.slack < 1.0f) || s.nbins > 4096)
                 continue;
             std::uniform_real_distribution<double> u(0.0, 1.0);
             for (int i = 0; i < 20000; i++) {
@@ -213,7 +212,6 @@ TEST(BucketSingle, TheDoubtIsNeededAndRare)
                     random.doubts++;
             }
             sb.slack = 0.0f;
-            sb.least = INT32_MAX;
             for (float x : probes(s, rng, 0)) {
                 const int32_t got = single(x, s, sb);
                 unchecked.checked++;
@@ -235,13 +233,17 @@ TEST(BucketSingle, UselessSpecsAlwaysDoubt)
                                 BucketSpec{0, 1, 10000000, BucketRule::pg16}}) {
         ASSERT_EQ(gh::validate_spec(s), gh::SpecError::none);
         const gh::SingleBinning sb = gh::single_binning_for(s);
-        EXPECT_EQ(sb.least, INT32_MIN) << s.lo << " " << s.hi << " " << s.nbins;
+        EXPECT_FALSE(sb.slack < 1.0f) << s.lo << " " << s.hi << " " << s.nbins;
         const float inside = static_cast<float>(s.lo / 2 + s.hi / 2);
         EXPECT_EQ(single(inside, s, sb), gh::kSingleInDoubt);
         EXPECT_EQ(single(std::nanf(""), s, sb), gh::kNaNBucket);
-        EXPECT_EQ(single(INFINITY, s, sb), gh::width_bucket(INFINITY, s));
+        EXPECT_EQ(single(INFINITY, s, sb), gh::kSingleInDoubt);
+        EXPECT_EQ(single(-INFINITY, s, sb), gh::kSingleInDoubt);
     }
-    /* x == lo needs no float8: nothing lies below the lowest bucket */
+    /* far outside the range, no doubt: the product is clamped half a bucket beyond either end */
     const BucketSpec t{0, 3, 7, BucketRule::pg15};
-    EXPECT_EQ(single(0.0f, t, gh::single_binning_for(t)), 1);
+    for (float x : {-1e30f, -INFINITY, -1.0f})
+        EXPECT_EQ(single(x, t, gh::single_binning_for(t)), 0) << x;
+    for (float x : {1e30f, INFINITY, 4.0f})
+        EXPECT_EQ(single(x, t, gh::single_binning_for(t)), 8) << x;
 }
