@@ -275,16 +275,8 @@ Status submit(DeviceHistogram *h, BatchBuffer *b, size_t n)
     if (s != Status::ok)
         return s;
     const Device &d = g.devices[h->device];
-    /*
-     * The copy must not overwrite on_device while an earlier kernel still
-     * reads it: the buffer's last `done` orders the copy after that kernel.
-     * The kernel waits for this copy; other batches' copies and kernels
-     * overlap.
-     */
-    GH_CUDA(cudaStreamWaitEvent(d.copy_stream, b->done, 0));
-    GH_CUDA(cudaMemcpyAsync(b->on_device, b->host, n * sizeof(double), cudaMemcpyHostToDevice, d.copy_stream));
-    GH_CUDA(cudaEventRecord(b->copied, d.copy_stream));
-    GH_CUDA(cudaStreamWaitEvent(d.stream, b->copied, 0));
+    if ((s = copy_batch_in(d, b, n)) != Status::ok)
+        return s;
     GH_CUDA(bin_batch(h, b->on_device, n));
     GH_CUDA(cudaEventRecord(b->done, d.stream));
     g.counters.values_binned += static_cast<int64_t>(n);

@@ -80,6 +80,22 @@ Status set_device(int device);
             return status_of(err_);                                                                \
     } while (0)
 
+/*
+ * A batch's first n words (values or page words) onto its device, for the
+ * kernel that follows on d.stream.  The copy must not overwrite on_device
+ * while an earlier kernel still reads it: the buffer's last `done` orders
+ * it after that kernel, and the stream waits for the copy; other batches'
+ * copies and kernels overlap.
+ */
+inline Status copy_batch_in(const Device &d, BatchBuffer *b, size_t n)
+{
+    GH_CUDA(cudaStreamWaitEvent(d.copy_stream, b->done, 0));
+    GH_CUDA(cudaMemcpyAsync(b->on_device, b->host, n * sizeof(double), cudaMemcpyHostToDevice, d.copy_stream));
+    GH_CUDA(cudaEventRecord(b->copied, d.copy_stream));
+    GH_CUDA(cudaStreamWaitEvent(d.stream, b->copied, 0));
+    return Status::ok;
+}
+
 /* The body of an entry point of gpu_backend.h: nothing escapes it. */
 #define GH_ENTRY(...)                                                                              \
     try {                                                                                          \

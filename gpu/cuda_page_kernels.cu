@@ -50,13 +50,14 @@ bool counts_in_shared(int32_t slots, size_t table_bytes, const KernelLimits &lim
     return fits && slots <= kPageSharedMaxSlots;
 }
 
-template <typename Binner, bool Shared>
-cudaError_t launch_pages(const uint64_t *words, size_t n, const unsigned char *pool, uint64_t pool_pages,
-                         const PageColumn &col, const Binner &binner, unsigned long long *counts, int *flags,
-                         unsigned long long *tuples, const KernelLimits &limits, cudaStream_t stream)
+/*
+ * Calls launch(blocks, done, part) for n pages in parts of at most
+ * kMaxPagesPerLaunch, `done` being a part's first page, with a block per
+ * page up to as many blocks of `kernel` as the device holds at once.
+ */
+template <typename Kernel, typename Launch>
+cudaError_t launch_over_pages(Kernel kernel, size_t n, size_t smem, const KernelLimits &limits, Launch launch)
 {
-    const size_t smem = page_shared_bytes(binner.slots(), binner.table_bytes(), Shared);
-    auto kernel = histogram_pages<Binner, Shared>;
     int per_sm = 0;
     cudaError_t err = resident_blocks(kernel, limits.device, kPageThreads, smem, &per_sm);
     if (err != cudaSuccess)
@@ -66,13 +67,24 @@ cudaError_t launch_pages(const uint64_t *words, size_t n, const unsigned char *p
         grid = static_cast<size_t>(limits.max_blocks);
     for (size_t done = 0; done < n; done += kMaxPagesPerLaunch) {
         const size_t part = n - done < kMaxPagesPerLaunch ? n - done : kMaxPagesPerLaunch;
-        const unsigned blocks = static_cast<unsigned>(part < grid ? part : grid);
-        kernel<<<blocks, kPageThreads, smem, stream>>>(words + done, part, pool, pool_pages, col, binner, counts,
-                                                       flags, tuples);
+        launch(static_cast<unsigned>(part < grid ? part : grid), done, part);
         if ((err = cudaGetLastError()) != cudaSuccess)
             return err;
     }
     return cudaSuccess;
+}
+
+template <typename Binner, bool Shared>
+cudaError_t launch_pages(const uint64_t *words, size_t n, const unsigned char *pool, uint64_t pool_pages,
+                         const PageColumn &col, const Binner &binner, unsigned long long *counts, int *flags,
+                         unsigned long long *tuples, const KernelLimits &limits, cudaStream_t stream)
+{
+    const size_t smem = page_shared_bytes(binner.slots(), binner.table_bytes(), Shared);
+    auto kernel = histogram_pages<Binner, Shared>;
+    return launch_over_pages(kernel, n, smem, limits, [&](unsigned blocks, size_t done, size_t part) {
+        kernel<<<blocks, kPageThreads, smem, stream>>>(words + done, part, pool, pool_pages, col, binner, counts,
+                                                       flags, tuples);
+    });
 }
 
 template <typename Binner, bool Shared>
@@ -89,22 +101,10 @@ cudaError_t launch_grouped_pages(const uint64_t *words, size_t n, const unsigned
                                                                      : static_cast<int32_t>(kPageSharedMaxSlots / slots);
     const size_t smem = heap_layout::kPageBytes + sizeof(unsigned int) * static_cast<size_t>(window * slots);
     auto kernel = grouped_pages<Binner, Shared>;
-    int per_sm = 0;
-    cudaError_t err = resident_blocks(kernel, limits.device, kPageThreads, smem, &per_sm);
-    if (err != cudaSuccess)
-        return err;
-    size_t grid = static_cast<size_t>(limits.multiprocessors) * static_cast<size_t>(per_sm);
-    if (limits.max_blocks > 0 && grid > static_cast<size_t>(limits.max_blocks))
-        grid = static_cast<size_t>(limits.max_blocks);
-    for (size_t done = 0; done < n; done += kMaxPagesPerLaunch) {
-        const size_t part = n - done < kMaxPagesPerLaunch ? n - done : kMaxPagesPerLaunch;
-        const unsigned blocks = static_cast<unsigned>(part < grid ? part : grid);
+    return launch_over_pages(kernel, n, smem, limits, [&](unsigned blocks, size_t done, size_t part) {
         kernel<<<blocks, kPageThreads, smem, stream>>>(words + done, part, pool, pool_pages, spec, table, cells,
                                                        window, binner, counts, flags, tuples, bounced + done);
-        if ((err = cudaGetLastError()) != cudaSuccess)
-            return err;
-    }
-    return cudaSuccess;
+    });
 }
 
 /* A key or qual column the kernel reads as an integer word. */

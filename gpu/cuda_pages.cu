@@ -87,11 +87,8 @@ Status submit_pages(DeviceHistogram *h, BatchBuffer *b, size_t n, const PageColu
     if (s != Status::ok)
         return s;
     const Device &d = g.devices[h->device];
-    /* as submit(): the copy waits for the buffer's last kernel, the kernel for this copy */
-    GH_CUDA(cudaStreamWaitEvent(d.copy_stream, b->done, 0));
-    GH_CUDA(cudaMemcpyAsync(b->on_device, b->host, n * sizeof(uint64_t), cudaMemcpyHostToDevice, d.copy_stream));
-    GH_CUDA(cudaEventRecord(b->copied, d.copy_stream));
-    GH_CUDA(cudaStreamWaitEvent(d.stream, b->copied, 0));
+    if ((s = copy_batch_in(d, b, n)) != Status::ok)
+        return s;
     GH_CUDA(bin_pages_on_device(reinterpret_cast<const uint64_t *>(b->on_device), n, d.pool, pool_pages(), col,
                                 h->spec.interval, h->counts, h->flags, h->counts + h->cells, d.limits, d.stream));
     GH_CUDA(cudaEventRecord(b->done, d.stream));
@@ -115,10 +112,8 @@ Status submit_grouped_pages(DeviceHistogram *h, BatchBuffer *b, size_t n)
     if (s != Status::ok)
         return s;
     const Device &d = g.devices[h->device];
-    GH_CUDA(cudaStreamWaitEvent(d.copy_stream, b->done, 0));
-    GH_CUDA(cudaMemcpyAsync(b->on_device, b->host, n * sizeof(uint64_t), cudaMemcpyHostToDevice, d.copy_stream));
-    GH_CUDA(cudaEventRecord(b->copied, d.copy_stream));
-    GH_CUDA(cudaStreamWaitEvent(d.stream, b->copied, 0));
+    if ((s = copy_batch_in(d, b, n)) != Status::ok)
+        return s;
     unsigned char *flags_on_device = reinterpret_cast<unsigned char *>(b->on_device + n);
     GH_CUDA(bin_grouped_pages_on_device(reinterpret_cast<const uint64_t *>(b->on_device), n, d.pool, pool_pages(),
                                         *h->page_spec, h->table, h->table_words, h->counts, h->flags,
