@@ -98,6 +98,31 @@ GH_HOST_DEVICE double sub(double a, double b)
     return a - b;
 #endif
 }
+/* The same in single precision, for float4 values (bucket_single.h). */
+GH_HOST_DEVICE float mul(float a, float b)
+{
+#ifdef __CUDA_ARCH__
+    return __fmul_rn(a, b);
+#else
+    return a * b;
+#endif
+}
+GH_HOST_DEVICE float add(float a, float b)
+{
+#ifdef __CUDA_ARCH__
+    return __fadd_rn(a, b);
+#else
+    return a + b;
+#endif
+}
+GH_HOST_DEVICE float sub(float a, float b)
+{
+#ifdef __CUDA_ARCH__
+    return __fsub_rn(a, b);
+#else
+    return a - b;
+#endif
+}
 
 /*
  * The inner bucket (1 .. nbins, or nbins + 1 through PG 15's rounding) of a

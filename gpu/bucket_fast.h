@@ -89,6 +89,14 @@ GH_HOST_DEVICE double magnitude(double d)
     return std::fabs(d);
 #endif
 }
+GH_HOST_DEVICE float magnitude(float f)
+{
+#ifdef __CUDA_ARCH__
+    return fabsf(f);
+#else
+    return std::fabs(f);
+#endif
+}
 
 /* What the reciprocal gives for a distance, and whether that leaves the bucket in doubt. */
 struct Product {

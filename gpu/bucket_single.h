@@ -55,7 +55,7 @@ constexpr int32_t kSingleInDoubt = -100;
 
 namespace detail {
 
-/* 1.5 * 2^23: for 0 <= t < 2^22, t + this rounds t to its nearest integer, held in the low bits. */
+/* 1.5 * 2^23: for -0.5 <= t < 2^22, t + this rounds t to its nearest integer, held in the low bits. */
 constexpr float kSingleRoundingShift = 12582912.0f;
 
 GH_HOST_DEVICE int32_t float_bits(float f)
@@ -66,30 +66,6 @@ GH_HOST_DEVICE int32_t float_bits(float f)
     int32_t bits;
     std::memcpy(&bits, &f, sizeof bits);
     return bits;
-#endif
-}
-GH_HOST_DEVICE float fsub(float a, float b)
-{
-#ifdef __CUDA_ARCH__
-    return __fsub_rn(a, b);
-#else
-    return a - b;
-#endif
-}
-GH_HOST_DEVICE float fadd(float a, float b)
-{
-#ifdef __CUDA_ARCH__
-    return __fadd_rn(a, b);
-#else
-    return a + b;
-#endif
-}
-GH_HOST_DEVICE float fmul(float a, float b)
-{
-#ifdef __CUDA_ARCH__
-    return __fmul_rn(a, b);
-#else
-    return a * b;
 #endif
 }
 /* max and min against a finite bound; a NaN product (an infinity times a useless spec's 0) becomes the bound */
@@ -107,14 +83,6 @@ GH_HOST_DEVICE float fmin_of(float a, float b)
     return fminf(a, b);
 #else
     return a < b ? a : b;
-#endif
-}
-GH_HOST_DEVICE float fmagnitude(float f)
-{
-#ifdef __CUDA_ARCH__
-    return fabsf(f);
-#else
-    return std::fabs(f);
 #endif
 }
 
@@ -238,12 +206,12 @@ GH_HOST_DEVICE int32_t bucket_single(float x, const SingleBinning &sb, const flo
     if (y != y)
         return kNaNBucket;
     const float t =
-        detail::fmin_of(detail::fmax_of(detail::fmul(detail::fsub(y, sb.from), sb.scale), -0.5f), sb.top);
-    const float shifted = detail::fadd(t, detail::kSingleRoundingShift);
-    const float off = detail::fsub(t, detail::fsub(shifted, detail::kSingleRoundingShift));
+        detail::fmin_of(detail::fmax_of(detail::mul(detail::sub(y, sb.from), sb.scale), -0.5f), sb.top);
+    const float shifted = detail::add(t, detail::kSingleRoundingShift);
+    const float off = detail::sub(t, detail::sub(shifted, detail::kSingleRoundingShift));
     /* t's nearest integer (a tie at -0.5 or top goes either way: off is then +-0.5, no doubt) */
     const int32_t nearest = detail::float_bits(shifted) - detail::float_bits(detail::kSingleRoundingShift);
-    if (!(detail::fmagnitude(off) >= sb.slack)) {
+    if (!(detail::magnitude(off) >= sb.slack)) {
         if (edges == nullptr)
             return kSingleInDoubt;
         return nearest + (y >= edges[nearest + 1] ? 1 : 0);
