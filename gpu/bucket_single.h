@@ -38,7 +38,7 @@
 #include <cstring>
 
 #include "bucket.h"
-#include "bucket_fast.h"
+#include "bucket_fast.h" /* detail::magnitude */
 
 namespace gh {
 
@@ -140,17 +140,18 @@ GH_HOST_DEVICE float float_of_key(uint32_t k)
  * the table that settles a value in doubt.  A bucket never decreases as y
  * grows (every rounding step of both rules is monotonic), so the edge is
  * found by a search from its float8 estimate, outwards by doubling steps
- * and then by halving: two or three exact buckets (bucket_fast.h) for any
- * spec whose single form is usable, since floats there lie well within a
- * bucket of each other.
+ * and then by halving: two or three buckets for any spec whose single form
+ * is usable, since floats there lie well within a bucket of each other.
+ * bucket.h's division, not bucket_fast.h: next to an edge the reciprocal's
+ * product is always in doubt and ends in the division anyway.
  */
 template <bool Ascending>
-GH_HOST_DEVICE float single_edge(int32_t j, const BucketSpec &spec, const Reciprocal &rc)
+GH_HOST_DEVICE float single_edge(int32_t j, const BucketSpec &spec)
 {
     auto at_least_j = [&](uint32_t key) {
         const float y = detail::float_of_key(key);
         const double x = static_cast<double>(Ascending ? y : -y);
-        return (Ascending ? bucket_ascending_fast(x, spec, rc) : bucket_descending_fast(x, spec, rc)) >= j;
+        return (Ascending ? bucket_ascending(x, spec) : bucket_descending(x, spec)) >= j;
     };
     const double from = Ascending ? spec.lo : -spec.lo, to = Ascending ? spec.hi : -spec.hi;
     const double guess = from + (to - from) * (static_cast<double>(j - 1) / spec.nbins);

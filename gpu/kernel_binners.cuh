@@ -81,7 +81,7 @@ template <bool Ascending, BucketRule Rule> struct SingleBinner {
         float *table = reinterpret_cast<float *>(smem);
         const BucketSpec s{wide.lo, wide.hi, wide.nbins, Rule};
         for (int32_t j = threadIdx.x; j < wide.nbins + 2; j += blockDim.x)
-            table[j] = j == 0 ? -INFINITY : single_edge<Ascending>(j, s, wide.rc); /* [0] is never read */
+            table[j] = j == 0 ? -INFINITY : single_edge<Ascending>(j, s); /* [0] is never read */
         edges = table;
     }
     __device__ int32_t operator()(float x, size_t) const

@@ -38,10 +38,9 @@ int32_t single(float x, const BucketSpec &s, const gh::SingleBinning &sb, const 
 /* The kernels' table of edges (kernel_binners.cuh's SingleBinner): [j] for j = 1 .. nbins + 1. */
 std::vector<float> edge_table(const BucketSpec &s)
 {
-    const gh::Reciprocal rc = gh::reciprocal_for(s);
     std::vector<float> e(size_t(s.nbins) + 2, -INFINITY);
     for (int32_t j = 1; j <= s.nbins + 1; j++)
-        e[size_t(j)] = s.lo < s.hi ? gh::single_edge<true>(j, s, rc) : gh::single_edge<false>(j, s, rc);
+        e[size_t(j)] = s.lo < s.hi ? gh::single_edge<true>(j, s) : gh::single_edge<false>(j, s);
     return e;
 }
 
