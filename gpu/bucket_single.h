@@ -21,7 +21,7 @@
  *     slack = 2^-22 (nbins + 3 + |from| s) + 2^-40
  * (above that bound) from every integer, both truncate alike, and a
  * product below 0 (at or above nbins) means a value below the range (at or
- * above its end).  Nearer than that (2 slack of all values: 2e-5 at 16
+ * above its end).  Nearer than that (2 slack of all values: 1e-5 at 16
  * buckets, 0.2 % at 4,096), a table of the buckets' edges decides exactly
  * (single_edge), or without one the float8 form.  Where the slack would
  * pass 1/32 (over 6 % of the values in doubt: a range narrow next to its
