@@ -56,10 +56,9 @@ template <bool Ascending, BucketRule Rule> struct FloatBinner {
  * float4 intervals: the same answers, in single precision (bucket_single.h).
  * A value in doubt is settled by a table of the buckets' edges in shared
  * memory, which every block computes in attach(), two or three exact
- * buckets an edge.  Only for specs that get a table (tabled()): past
- * kMaxTabled buckets, or where the single form is useless, the launcher
- * bins float4 with FloatBinner.  in_doubt() keeps the answer exact should
- * a table ever be missing.
+ * buckets an edge.  Launched only for specs that get a table (tabled()):
+ * past kMaxTabled buckets, or where the single form is useless, the
+ * launcher bins float4 with FloatBinner, so no value is left in doubt.
  */
 template <bool Ascending, BucketRule Rule> struct SingleBinner {
     static constexpr int32_t kMaxTabled = 8192;
@@ -84,13 +83,7 @@ template <bool Ascending, BucketRule Rule> struct SingleBinner {
             table[j] = j == 0 ? -INFINITY : single_edge<Ascending>(j, s); /* [0] is never read */
         edges = table;
     }
-    __device__ int32_t operator()(float x, size_t) const
-    {
-        const int32_t b = bucket_single<Ascending>(x, single, edges);
-        return __builtin_expect(b == kSingleInDoubt, 0) ? in_doubt(x) : b;
-    }
-    /* out of line: no launched spec comes here, and inlined it would crowd the loop */
-    __device__ __noinline__ int32_t in_doubt(float x) const { return wide(static_cast<double>(x), 0); }
+    __device__ int32_t operator()(float x, size_t) const { return bucket_single<Ascending>(x, single, edges); }
     /* for the kernels' 1-byte branch, which float input never takes */
     __device__ int32_t operator()(double x, size_t i) const { return wide(x, i); }
 };

@@ -115,36 +115,11 @@ else
     record "GPU checks" skipped "test/gpu/run_gpu_checks.sh does not exist"
 fi
 
-# Runs a check script against this server and records it: exit 0 ok,
-# anything else FAILED with its first FAIL line.
-run_on_server() { # name, log, script, script arguments...
-    gh_step "bash $3${4:+ ${*:4}}"
-    set +e
-    bash "$3" "${@:4}" 2>&1 | tee "$LOGS/$2"
-    local rc=${PIPESTATUS[0]}
-    set -e
-    local last
-    last=$(grep -v '^[[:space:]]*$' "$LOGS/$2" | tail -n 1 | cut -c1-110) || true
-    if [ "$rc" = 0 ]; then
-        record "$1" ok "$last"
-    else
-        record "$1" FAILED "exit status $rc: $(grep -m 1 'FAIL' "$LOGS/$2" | cut -c1-100)"
-    fi
-}
-
-# -- 4b. the scan's pages under concurrent writers (on the CPU path without a GPU) --
-run_on_server "pages under concurrent writers" page_checks.log test/gpu/page_checks.sh 20
-
-# -- 4c. grouped and filtered pages (batched, and parsed on the CPU without a GPU) --
-run_on_server "grouped and filtered pages" grouped_page_checks.log test/gpu/grouped_page_checks.sh
-
-pg_temp_stop
-trap - EXIT
-
-# Runs a check script that starts its own servers, and records it: exit 0
-# ok, 77 skipped, anything else FAILED with its first FAILED line.
+# Runs a check script and records it: exit 0 ok, 77 skipped, anything else
+# FAILED with its first FAIL line.  The page checks use this section's
+# server; the later scripts start their own.
 run_checks() { # name, script, log, script arguments...
-    gh_step "bash $2 ${*:4}"
+    gh_step "bash $2${4:+ ${*:4}}"
     set +e
     bash "$2" "${@:4}" 2>&1 | tee "$LOGS/$3"
     local rc=${PIPESTATUS[0]}
@@ -154,9 +129,18 @@ run_checks() { # name, script, log, script arguments...
     case $rc in
         0) record "$1" ok "$last" ;;
         77) record "$1" skipped "$last" ;;
-        *) record "$1" FAILED "exit status $rc: $(grep -m 1 'FAILED' "$LOGS/$3" | cut -c1-100)" ;;
+        *) record "$1" FAILED "exit status $rc: $(grep -m 1 'FAIL' "$LOGS/$3" | cut -c1-100)" ;;
     esac
 }
+
+# -- 4b. the scan's pages under concurrent writers (on the CPU path without a GPU) --
+run_checks "pages under concurrent writers" test/gpu/page_checks.sh page_checks.log 20
+
+# -- 4c. grouped and filtered pages (batched, and parsed on the CPU without a GPU) --
+run_checks "grouped and filtered pages" test/gpu/grouped_page_checks.sh grouped_page_checks.log
+
+pg_temp_stop
+trap - EXIT
 
 # -- 5. scale-out over postgres_fdw --------------------------------------------
 run_checks "shards (postgres_fdw)" test/fdw/run_shard_checks.sh shard_checks.log

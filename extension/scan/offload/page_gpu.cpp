@@ -431,7 +431,7 @@ void page_gpu_begin_grouped(PageGpu *pg, Relation rel, const gh::GroupedPageSpec
     if (pg->capacity <= 0)
         return;
     allocate_batches(pg, cxt);
-    pg->possible = pg->capacity > 0;
+    pg->possible = true;
 }
 
 PageBatch *page_gpu_left(PageGpu *pg)
