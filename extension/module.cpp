@@ -75,10 +75,11 @@ void _PG_init(void)
                              "values itself; off: the scan extracts them and sends values, as before.",
                              &gh_pages_on_gpu, true, PGC_USERSET, 0, NULL, NULL, NULL);
     DefineCustomIntVariable("gpu_histogram.auto_page_batches",
-                            "With device = auto, how many batches of pages all sessions together keep on "
+                            "With device = auto, how many batches of pages all sessions together queue on "
                             "each GPU at once.",
-                            "A scan's full batch goes to the GPU only while fewer are on it; otherwise its "
-                            "pages are parsed on the CPU, so that under load both devices work.",
+                            "A scan's full batch goes to the GPU only while fewer are being read there "
+                            "(finished ones do not count); otherwise its pages are parsed on the CPU, so "
+                            "that under load both devices work.",
                             &gh_auto_page_batches, 32, 1, 1024, PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
     DefineCustomIntVariable("gpu_histogram.debug_fail_cuda_call",
                             "Testing only: makes the GPU service's Nth CUDA call from now on fail (0: never).",
@@ -102,7 +103,7 @@ void _PG_init(void)
     DefineCustomIntVariable("gpu_histogram.debug_pages_per_batch",
                             "Testing only: the most pages a batch for the GPU holds; 0 keeps the built-in 8192.",
                             "Batches stay within the backend's share of the buffer pool whatever this says.",
-                            &gh_debug_pages_per_batch, 0, 0, 65536, PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL,
+                            &gh_debug_pages_per_batch, 0, 0, 8192, PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL,
                             NULL);
     gpu_histogram_plan_args_init();
     gpu_histogram_scan_init();

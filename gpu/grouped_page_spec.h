@@ -98,7 +98,7 @@ inline int64_t grouped_page_cells(const GroupedPageSpec &s) { return grouped_pag
  * n bytes, 1 for such a page, after the n page words in the batch's host
  * area.  So a batch holds at most this many pages of a slot of `words`.
  */
-inline uint64_t grouped_page_capacity(uint64_t words) { return words * 8 / 9; }
+constexpr uint64_t grouped_page_capacity(uint64_t words) { return words * 8 / 9; }
 
 } // namespace gh
 

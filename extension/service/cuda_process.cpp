@@ -196,19 +196,21 @@ bool start_gpus(void)
         ereport(LOG, (errmsg("gpu_histogram CUDA process: batch slots not page-locked, copies are staged: %s",
                              gh::gpu_last_error())));
     /* every slot's device twin on every device now: no allocation on a query's path, a fixed footprint */
-    for (int slot = 0; slot < gh_service->nslots; slot++) {
+    for (int slot = 0; slot < service_all_slots(); slot++) {
         for (int device = 0; device < ndevices; device++) {
-            s = gh::gpu_batch_create(device, service_slot_values(slot), static_cast<size_t>(gh_service->slot_values),
+            s = gh::gpu_batch_create(device, service_slot_values(slot), static_cast<size_t>(service_slot_words(slot)),
                                      &batches[slot * gh::kMaxDevices + device]);
-            if (s == gh::Status::ok)
+            /* a page slot carries page words only: no group numbers */
+            if (s == gh::Status::ok && !service_is_page_slot(slot))
                 s = gh::gpu_batch_create(device, reinterpret_cast<const double *>(service_slot_groups(slot)),
                                          static_cast<size_t>(gh_service->slot_values - service_grouped_values()),
                                          &group_batches[slot * gh::kMaxDevices + device]);
             if (s != gh::Status::ok) {
                 /* not fatal: a service that cannot start would only be started again and again */
                 char text[300];
-                snprintf(text, sizeof text, "the device buffers of %d slots of %d values: %s: %s", gh_service->nslots,
-                         gh_service->slot_values, gh::status_text(s), gh::gpu_last_error());
+                snprintf(text, sizeof text, "the device buffers of %d slots of %d values and %d page slots: %s: %s",
+                         gh_service->nslots, gh_service->slot_values, gh_service->npage_slots, gh::status_text(s),
+                         gh::gpu_last_error());
                 set_message(text);
                 ereport(LOG, (errmsg("gpu_histogram CUDA process: no GPU used: %s", text)));
                 return false;
@@ -336,8 +338,8 @@ gh::Status run_bin(int32 i, const ServiceSlot &req, LocalHistogram *local, const
 /* A page batch: the slot holds page words; the kernel reads the pages out of the mapped buffer pool. */
 gh::Status run_bin_pages(int32 i, const ServiceSlot &req, LocalHistogram *local, const ServiceHistogram &h)
 {
-    const uint64 capacity = h.grouped_pages ? gh::grouped_page_capacity(gh_service->slot_values)
-                                            : static_cast<uint64>(gh_service->slot_values);
+    const uint64 words = static_cast<uint64>(service_slot_words(i));
+    const uint64 capacity = h.grouped_pages ? gh::grouped_page_capacity(words) : words;
     if (!h.pages || h.groups > 0 || req.count < 0 || static_cast<uint64>(req.count) > capacity)
         return gh::Status::internal_error;
     if (!gh_service->pool_registered) /* sent to an earlier incarnation that had it: the histogram fails */
@@ -417,6 +419,12 @@ void run_request(int32 i)
         finish_slot(i, static_cast<gh::Status>(h.error));
         return;
     }
+    if (service_is_page_slot(i) != (req.request == REQUEST_BIN_PAGES)) {
+        /* a client's mistake (page slots have no room for values): its histogram fails, the service goes on */
+        fail_histogram(req.hist, req.hist_serial, gh::Status::internal_error);
+        finish_slot(i, gh::Status::internal_error);
+        return;
+    }
     LocalHistogram *local = local_for(req.hist, req.hist_serial);
     switch (req.request) {
     case REQUEST_THRESHOLDS:
@@ -472,7 +480,7 @@ bool run_queue(int32 *order)
 {
     int n = 0;
     service_lock();
-    for (int i = 0; i < gh_service->nslots; i++) {
+    for (int i = 0; i < service_all_slots(); i++) {
         if (gh_service_slots[i].state == SLOT_QUEUED) {
             gh_service_slots[i].state = SLOT_RUNNING;
             order[n++] = i;
@@ -614,7 +622,7 @@ void handle_signals(void)
 
 void serve(void)
 {
-    int32 *order = static_cast<int32 *>(palloc(sizeof(int32) * gh_service->nslots));
+    int32 *order = static_cast<int32 *>(palloc(sizeof(int32) * service_all_slots()));
     TimestampTz last_idle_work = GetCurrentTimestamp();
     for (;;) {
         /* cleared before looking at the queue: a request queued from now on rings again */
@@ -729,11 +737,12 @@ void cuda_process_main(pid_t supervisor)
 
     locals = static_cast<LocalHistogram *>(
         MemoryContextAllocZero(TopMemoryContext, sizeof(LocalHistogram) * gh_service->nhistograms));
-    batches = static_cast<gh::BatchBuffer **>(MemoryContextAllocZero(
-        TopMemoryContext, sizeof(gh::BatchBuffer *) * gh_service->nslots * gh::kMaxDevices));
-    group_batches = static_cast<gh::BatchBuffer **>(MemoryContextAllocZero(
-        TopMemoryContext, sizeof(gh::BatchBuffer *) * gh_service->nslots * gh::kMaxDevices));
-    in_flight = static_cast<InFlight *>(MemoryContextAllocZero(TopMemoryContext, sizeof(InFlight) * gh_service->nslots));
+    const Size all_slots = static_cast<Size>(service_all_slots());
+    batches = static_cast<gh::BatchBuffer **>(
+        MemoryContextAllocZero(TopMemoryContext, sizeof(gh::BatchBuffer *) * all_slots * gh::kMaxDevices));
+    group_batches = static_cast<gh::BatchBuffer **>(
+        MemoryContextAllocZero(TopMemoryContext, sizeof(gh::BatchBuffer *) * all_slots * gh::kMaxDevices));
+    in_flight = static_cast<InFlight *>(MemoryContextAllocZero(TopMemoryContext, sizeof(InFlight) * all_slots));
 
     /*
      * Every kernel loaded now rather than at its first use: no query pays for

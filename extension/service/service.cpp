@@ -27,6 +27,7 @@ namespace {
 
 int setting_slots = 32;
 int setting_slot_values = 1 << 20;
+int setting_page_slots = 128;
 int setting_histograms = 1024;
 int setting_device_memory_mb = 512;
 bool setting_map_buffers = true;
@@ -39,14 +40,16 @@ constexpr Size kPage = 4096;
 Size tables_bytes()
 {
     Size size = MAXALIGN(sizeof(ServiceShared));
-    size = add_size(size, mul_size(sizeof(ServiceSlot), setting_slots));
+    size = add_size(size, mul_size(sizeof(ServiceSlot), add_size(setting_slots, setting_page_slots)));
     size = add_size(size, mul_size(sizeof(ServiceHistogram), setting_histograms));
     return size;
 }
 
 Size batch_bytes_for_settings()
 {
-    return add_size(mul_size(mul_size(setting_slots, setting_slot_values), sizeof(double)), kPage);
+    Size values = mul_size(mul_size(setting_slots, setting_slot_values), sizeof(double));
+    Size pages = mul_size(mul_size(setting_page_slots, kPageSlotWords), sizeof(double));
+    return add_size(add_size(values, pages), kPage);
 }
 
 void request_shared_memory(void)
@@ -69,7 +72,7 @@ void attach_shared_memory(void)
         ShmemInitStruct("gpu_histogram service batches", batch_bytes_for_settings(), &found_batches));
     gh_service = reinterpret_cast<ServiceShared *>(base);
     gh_service_slots = reinterpret_cast<ServiceSlot *>(base + MAXALIGN(sizeof(ServiceShared)));
-    gh_service_histograms = reinterpret_cast<ServiceHistogram *>(gh_service_slots + setting_slots);
+    gh_service_histograms = reinterpret_cast<ServiceHistogram *>(gh_service_slots + setting_slots + setting_page_slots);
     gh_service_batches = reinterpret_cast<double *>(TYPEALIGN(kPage, batches));
     if (!found) {
         /* the batch memory itself is left untouched: pages are mapped when used */
@@ -78,10 +81,10 @@ void attach_shared_memory(void)
         pg_atomic_init_u32(&gh_service->broadcast_wanted, 0);
         pg_atomic_init_u32(&gh_service->doorbell, 0);
         pg_atomic_init_u32(&gh_service->sleeping, 0);
-        pg_atomic_init_u32(&gh_service->page_batches, 0);
         ConditionVariableInit(&gh_service->slot_freed);
         gh_service->nslots = setting_slots;
         gh_service->slot_values = setting_slot_values;
+        gh_service->npage_slots = setting_page_slots;
         gh_service->nhistograms = setting_histograms;
         gh_service->device_memory_limit = static_cast<int64>(setting_device_memory_mb) * 1024 * 1024;
         gh_service->map_buffers = setting_map_buffers;
@@ -116,7 +119,8 @@ void register_worker(void)
 
 Size service_batch_bytes(void)
 {
-    return static_cast<Size>(gh_service->nslots) * static_cast<Size>(gh_service->slot_values) * sizeof(double);
+    Size values = static_cast<Size>(gh_service->nslots) * static_cast<Size>(gh_service->slot_values);
+    return (values + static_cast<Size>(gh_service->npage_slots) * kPageSlotWords) * sizeof(double);
 }
 
 void service_lock(void)
@@ -162,7 +166,7 @@ void service_wake_owner(const ServiceSlot *slot)
 void service_fail_all_locked(const char *failure)
 {
     int32 slots_in_use = 0;
-    for (int i = 0; i < gh_service->nslots; i++) {
+    for (int i = 0; i < service_all_slots(); i++) {
         ServiceSlot *slot = &gh_service_slots[i];
         if (slot->state == SLOT_QUEUED || slot->state == SLOT_RUNNING) {
             if (slot->abandoned || !request_answers_owner(slot->request)) {
@@ -205,7 +209,7 @@ void service_fail_all_locked(const char *failure)
 
 void service_wake_clients(void)
 {
-    for (int i = 0; i < gh_service->nslots; i++) {
+    for (int i = 0; i < service_all_slots(); i++) {
         const ServiceSlot *slot = &gh_service_slots[i];
         if (slot->state == SLOT_DONE) /* a racy read is fine: a spurious wake-up costs nothing */
             service_wake_owner(slot);
@@ -221,6 +225,12 @@ void gpu_service_init(void)
                             "Batch slots in shared memory through which backends hand values to the GPU service.",
                             "Each holds gpu_histogram.service_slot_size values; the service page-locks them all.",
                             &setting_slots, 32, 2, 4096, PGC_POSTMASTER, 0, NULL, NULL, NULL);
+    DefineCustomIntVariable("gpu_histogram.service_page_slots",
+                            "Slots in shared memory through which scans hand batches of pinned pages to the "
+                            "GPU service.",
+                            "Each names up to 8192 pages (72 kB); a batch holds its slot until its scan "
+                            "collects it, so under many sessions these bound the pages queued on the GPUs.",
+                            &setting_page_slots, 128, 2, 4096, PGC_POSTMASTER, 0, NULL, NULL, NULL);
     DefineCustomIntVariable("gpu_histogram.service_slot_size",
                             "Values per GPU service batch slot: the largest GPU batch.",
                             NULL, &setting_slot_values, 1 << 20, 16384, 64 << 20, PGC_POSTMASTER, 0, NULL,

@@ -33,7 +33,6 @@ namespace {
 constexpr int kServiceStartWaitMs = 30000;
 
 int32 my_filling = 0; /* slots this process holds in SLOT_FILLING */
-uint32 my_page_batches = 0; /* page batches this process has reserved */
 bool exit_callback_registered = false;
 
 /* Gives back everything this process still holds in the service. */
@@ -41,13 +40,9 @@ void release_all_on_exit(int, Datum)
 {
     if (gh_service == NULL)
         return;
-    if (my_page_batches > 0) {
-        pg_atomic_fetch_sub_u32(&gh_service->page_batches, my_page_batches);
-        my_page_batches = 0;
-    }
     bool any = false;
     service_lock();
-    for (int i = 0; i < gh_service->nslots; i++) {
+    for (int i = 0; i < service_all_slots(); i++) {
         ServiceSlot *slot = &gh_service_slots[i];
         if (slot->state == SLOT_FREE || slot->owner != MyProcPid)
             continue;
@@ -414,25 +409,43 @@ void gpu_service_close(ServiceHistogramRef *ref)
     service_wake();
 }
 
-int32 gpu_service_take_slot(ServiceWait wait)
+namespace {
+
+/*
+ * Takes a free slot among [first, end) for filling, waiting for one with
+ * SERVICE_WAIT; -1 if none (SERVICE_NO_WAIT), if this process already
+ * fills `most` without waiting, or if `most_busy` of the range's slots are
+ * being filled, queued or run (*busy then says so).
+ */
+int32 take_slot_among(int32 first, int32 end, int32 most, int32 most_busy, ServiceWait wait, bool *busy)
 {
     register_exit_callback();
     int32 taken = -1;
+    *busy = false;
     for (;;) {
         service_lock();
-        bool allowed = gh_service->state == SERVICE_UP &&
-                       (wait == SERVICE_WAIT || my_filling < Max(1, gh_service->nslots / 8));
-        for (int32 i = 0; allowed && i < gh_service->nslots; i++) {
-            ServiceSlot *slot = &gh_service_slots[i];
-            if (slot->state == SLOT_FREE) {
-                slot->state = SLOT_FILLING;
-                slot->owner = MyProcPid;
-                slot->owner_procno = GH_MY_PROCNO();
-                slot->abandoned = false;
-                gh_service->slots_in_use++;
+        bool allowed = gh_service->state == SERVICE_UP && (wait == SERVICE_WAIT || my_filling < most);
+        int32 nbusy = 0;
+        for (int32 i = first; allowed && i < end; i++) {
+            SlotState state = gh_service_slots[i].state;
+            if (state == SLOT_FREE && taken < 0)
                 taken = i;
-                break;
-            }
+            else if (state == SLOT_FILLING || state == SLOT_QUEUED || state == SLOT_RUNNING)
+                nbusy++;
+            if (taken >= 0 && most_busy == INT32_MAX)
+                break; /* nothing to count */
+        }
+        if (taken >= 0 && nbusy >= most_busy) {
+            *busy = true;
+            taken = -1;
+        }
+        if (taken >= 0) {
+            ServiceSlot *slot = &gh_service_slots[taken];
+            slot->state = SLOT_FILLING;
+            slot->owner = MyProcPid;
+            slot->owner_procno = GH_MY_PROCNO();
+            slot->abandoned = false;
+            gh_service->slots_in_use++;
         }
         ServiceState state = gh_service->state;
         service_unlock();
@@ -449,6 +462,23 @@ int32 gpu_service_take_slot(ServiceWait wait)
     if (taken >= 0)
         my_filling++;
     return taken;
+}
+
+} // namespace
+
+int32 gpu_service_take_slot(ServiceWait wait)
+{
+    bool busy;
+    return take_slot_among(0, gh_service->nslots, Max(1, gh_service->nslots / 8), INT32_MAX, wait, &busy);
+}
+
+int32 gpu_service_take_page_slot(int32 most_on_gpus, bool *gpus_busy)
+{
+    /* a scan fills at most two batches a histogram, and queues each at once: no bound of its own */
+    int32 most = most_on_gpus;
+    if (most != INT32_MAX)
+        most *= Max(gh_service->ndevices, 1); /* ndevices is one aligned word: a stale read misjudges one batch */
+    return take_slot_among(gh_service->nslots, service_all_slots(), INT32_MAX, most, SERVICE_NO_WAIT, gpus_busy);
 }
 
 double *gpu_service_slot(int32 slot)
@@ -544,33 +574,6 @@ bool gpu_service_pages_ready(void)
     return ready;
 }
 
-bool gpu_service_reserve_page_batch(int32 per_device)
-{
-    if (gh_service == NULL)
-        return false;
-    /* ndevices is one aligned word: a stale read during a restart only misjudges one batch */
-    uint32 limit = static_cast<uint32>(per_device) * static_cast<uint32>(Max(gh_service->ndevices, 1));
-    /* read first: under load most sessions find it full, and a read does not take the cache line */
-    if (pg_atomic_read_u32(&gh_service->page_batches) >= limit)
-        return false;
-    if (pg_atomic_fetch_add_u32(&gh_service->page_batches, 1) >= limit) {
-        pg_atomic_fetch_sub_u32(&gh_service->page_batches, 1);
-        return false;
-    }
-    register_exit_callback();
-    my_page_batches++;
-    return true;
-}
-
-void gpu_service_unreserve_page_batch(void)
-{
-    Assert(my_page_batches > 0);
-    if (gh_service == NULL || my_page_batches == 0)
-        return;
-    pg_atomic_fetch_sub_u32(&gh_service->page_batches, 1);
-    my_page_batches--;
-}
-
 bool gpu_service_open_pages(const gh::HistogramSpec &spec, const gh::PageColumn &column, ServiceWait wait,
                             ServiceHistogramRef *out)
 {
@@ -579,7 +582,9 @@ bool gpu_service_open_pages(const gh::HistogramSpec &spec, const gh::PageColumn 
 
 int32 gpu_service_page_capacity(void)
 {
-    return gh_service != NULL ? gh_service->slot_values : 0;
+    static_assert(gh::grouped_page_capacity(kPageSlotWords) >= kPageSlotPages,
+                  "a page slot has room for a grouped batch's answer");
+    return kPageSlotPages;
 }
 
 uint64 *gpu_service_slot_pages(int32 slot)
@@ -589,7 +594,7 @@ uint64 *gpu_service_slot_pages(int32 slot)
 
 void gpu_service_bin_pages(int32 slot, const ServiceHistogramRef *ref, int32 npages)
 {
-    Assert(npages <= gh_service->slot_values);
+    Assert(service_is_page_slot(slot) && npages <= kPageSlotPages);
     queue_request(slot, REQUEST_BIN_PAGES, ref, 0, npages);
     gh_batches_sent_to_gpu++;
 }
@@ -615,10 +620,6 @@ bool gpu_service_open_grouped_pages(const gh::GroupedPageSpec &spec, const int64
     return true;
 }
 
-int32 gpu_service_grouped_page_capacity(void)
-{
-    return gh_service != NULL ? static_cast<int32>(gh::grouped_page_capacity(gh_service->slot_values)) : 0;
-}
 
 bool gpu_service_grouped_pages_done(int32 slot, int32 npages, bool wait, gh::Status *result, uint8 *left_to_host)
 {

@@ -108,23 +108,22 @@ void gpu_service_read_range(const ServiceHistogramRef *ref, int32 first, int32 n
  */
 bool gpu_service_pages_ready(void);
 
-/*
- * auto's share of the GPUs: reserves a place for one ready page batch on
- * the GPU while all sessions together hold fewer than per_device for each
- * GPU; false: its pages are parsed on the CPU.  A counter without a lock,
- * asked for at every batch; what a process still holds when it exits goes
- * back.
- */
-bool gpu_service_reserve_page_batch(int32 per_device);
-
-/* Gives a reservation back: its batch was collected, or parsed on the CPU. */
-void gpu_service_unreserve_page_batch(void);
-
 /* Opens a lease on a device histogram fed by page batches that read `column`, as gpu_service_open. */
 bool gpu_service_open_pages(const gh::HistogramSpec &spec, const gh::PageColumn &column, ServiceWait wait,
                             ServiceHistogramRef *out);
 
-/* The most page words a slot holds. */
+/*
+ * Takes a free page slot for filling, without waiting (-1 if none): page
+ * batches have slots of their own (service_shared.h, kPageSlotPages).
+ * With most_on_gpus below INT32_MAX, auto's bound on the GPUs' queue: -1
+ * and *gpus_busy also while all sessions together have that many page
+ * batches for each GPU being filled, queued or read.  Batches the GPUs
+ * have finished do not count, though their scans, busy elsewhere, have
+ * not collected them yet.
+ */
+int32 gpu_service_take_page_slot(int32 most_on_gpus, bool *gpus_busy);
+
+/* The most pages a batch names: a page slot's, grouped or not. */
 int32 gpu_service_page_capacity(void);
 
 /* Where a slot's page words go. */
@@ -150,8 +149,6 @@ bool gpu_service_pages_done(int32 slot, bool wait, gh::Status *result);
 bool gpu_service_open_grouped_pages(const gh::GroupedPageSpec &spec, const int64 *table, int32 table_words,
                                     ServiceWait wait, ServiceHistogramRef *out);
 
-/* The most page words a slot holds in a grouped page batch (the pages' answers share the slot). */
-int32 gpu_service_grouped_page_capacity(void);
 
 /*
  * gpu_service_pages_done for a grouped page batch of npages pages: when

@@ -7,11 +7,14 @@
  *                     was started with;
  *   ServiceSlot[]     batch slots: a client fills one (FILLING), queues a
  *                     request on it (QUEUED), the service runs it (RUNNING)
- *                     and frees the slot, or, for a read, leaves the answer
- *                     in it (DONE) and wakes the client;
+ *                     and frees the slot, or, for a read or a page batch,
+ *                     leaves the answer in it (DONE) and wakes the client.
+ *                     The first nslots carry values; the npage_slots after
+ *                     them carry page batches only (see kPageSlotPages);
  *   ServiceHistogram[] the device histograms: which client owns each, its
  *                     spec and device, and the device memory it reserves;
- *   batch memory      slot_values 8-byte words per slot, page-aligned, that
+ *   batch memory      slot_values 8-byte words per value slot, then
+ *                     kPageSlotWords per page slot, page-aligned, that
  *                     the service registers with CUDA once, so the copy to
  *                     the device is DMA straight out of the slot.
  * Only the CUDA process touches CUDA.  Requests carry a sequence number; one
@@ -113,8 +116,9 @@ struct ServiceShared {
     ConditionVariable slot_freed; /* clients waiting for a slot or a histogram entry */
 
     /* the settings it was created with (postmaster-only GUCs) */
-    int32 nslots;
+    int32 nslots;      /* value slots: [0, nslots) */
     int32 slot_values;
+    int32 npage_slots; /* page slots: [nslots, nslots + npage_slots) */
     int32 nhistograms;
     int64 device_memory_limit;
 
@@ -148,7 +152,6 @@ struct ServiceShared {
     int64 device_bytes;
     int64 batches;
     int64 values;
-    pg_atomic_uint32 page_batches; /* reserved by auto's scans for full batches on a GPU (no lock) */
 
     /* testing: the service applies gpu_fail_after(fail_calls) when fail_request changes */
     uint32 fail_request;
@@ -163,8 +166,50 @@ extern ServiceSlot *gh_service_slots;
 extern ServiceHistogram *gh_service_histograms;
 extern double *gh_service_batches;
 
+/*
+ * Pages a page batch names at most.  A batch costs about 0.2 ms beyond its
+ * transfer (the request, the launch, the collection), while the GPU
+ * idles, and a lone scan has one batch on the GPU at a time: on the H100
+ * over 100M rows of three columns, serially, 1,024, 2,048, 4,096 and
+ * 8,192 pages a batch took 231, 186, 163 and 137 ms (ungrouped) and 236,
+ * 198, 155 and 143 ms (GROUP BY g); with 8 workers, and under 64 pgbench
+ * clients, the size made no difference.
+ *
+ * Page batches have slots of their own, sized for this.  In the value
+ * slots (8 MB each, 32 by default) a page batch used 72 kB of one, and
+ * under 64 pgbench clients each running an hourly heatmap over 10M rows,
+ * batches the GPU had finished, still uncollected by scans waiting for a
+ * core, held every slot: the GPU received 30-36 GB/s, against 58-62
+ * when nothing held it back (H100 and H200 alike).  With 128 page slots,
+ * and auto's bound counting only batches not yet finished, it received
+ * 42-54 GB/s and auto ran 1.19x the transactions; 256 slots changed nothing.
+ */
+constexpr int32 kPageSlotPages = 8192;
+/* A page slot's words: the page words, then a byte a page for a grouped batch's answer (gh::grouped_page_capacity). */
+constexpr int32 kPageSlotWords = kPageSlotPages + kPageSlotPages / 8;
+
+/* Value slots and page slots together: the slot table's length. */
+static inline int32 service_all_slots(void)
+{
+    return gh_service->nslots + gh_service->npage_slots;
+}
+
+static inline bool service_is_page_slot(int32 slot)
+{
+    return slot >= gh_service->nslots;
+}
+
+/* The 8-byte words a slot holds. */
+static inline int32 service_slot_words(int32 slot)
+{
+    return service_is_page_slot(slot) ? kPageSlotWords : gh_service->slot_values;
+}
+
 static inline double *service_slot_values(int32 slot)
 {
+    const Size values = static_cast<Size>(gh_service->nslots) * static_cast<Size>(gh_service->slot_values);
+    if (service_is_page_slot(slot))
+        return gh_service_batches + values + static_cast<Size>(slot - gh_service->nslots) * kPageSlotWords;
     return gh_service_batches + static_cast<Size>(slot) * static_cast<Size>(gh_service->slot_values);
 }
 

@@ -152,7 +152,7 @@ bool process_gone(pid_t pid)
 void reclaim_orphans(void)
 {
     bool freed = false;
-    for (int i = 0; i < gh_service->nslots; i++) {
+    for (int i = 0; i < service_all_slots(); i++) {
         ServiceSlot *slot = &gh_service_slots[i];
         service_lock();
         bool held = slot->state == SLOT_FILLING || slot->state == SLOT_DONE;

@@ -118,8 +118,8 @@ for device in ${GH_PGBENCH_DEVICES:-cpu auto}; do
          "GPU batches a transaction $per_tx, host CPU busy $busy%"
     echo "    $(gpu_batches_since "$before")"
     [ "$aborted" -gt 0 ] && echo "$out" | grep -m 3 -i "error\|abort" | sed 's/^/    /'
-    echo "$out" | sed -n 's/.*batches on the GPU hold \([0-9]*\) pages; \([0-9]*\) batches found no reservation, \([0-9]*\) no lease or slot; \([0-9]*\) batched.*/\1 \2 \3 \4/p' |
+    echo "$out" | sed -n 's/.*batches on the GPU hold \([0-9]*\) pages; \([0-9]*\) batches found the GPUs. queue full, \([0-9]*\) no lease or slot; \([0-9]*\) batched.*/\1 \2 \3 \4/p' |
         awk -v t="${done_tx:-0}" 'NF == 4 { g += $1; r += $2; n += $3; c += $4; k++ }
-             END { if (k > 0 && t > 0) printf "    a transaction: %.0f pages in GPU batches, %.1f batches without a reservation, %.1f without a lease or slot, %.0f batched pages parsed on the CPU (%d scans)\n", g / k, r / k, n / k, c / k, k }'
+             END { if (k > 0 && t > 0) printf "    a transaction: %.0f pages in GPU batches, %.1f batches that found the GPUs' queue full, %.1f without a lease or slot, %.0f batched pages parsed on the CPU (%d scans)\n", g / k, r / k, n / k, c / k, k }'
 done
 rm -f "$script"

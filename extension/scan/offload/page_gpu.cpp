@@ -22,19 +22,6 @@ extern "C" {
 namespace {
 
 /*
- * Pages per batch: 64 MB, 1.8M rows of one float8 column.  Each batch
- * costs about 0.2 ms beyond its transfer (the request, the launch, the
- * collection), while the GPU idles, and a lone scan has one batch on the
- * GPU at a time.  On the H100 over 100M rows of three columns, serially,
- * 1,024, 2,048, 4,096 and 8,192 pages a batch took 231, 186, 163 and
- * 137 ms (ungrouped) and 236, 198, 155 and 143 ms (GROUP BY g); with 8
- * workers, and under 64 pgbench clients, the size made no difference.
- * Two batches hold at most this many pins twice, within the backend's
- * share of the pool (below).
- */
-constexpr int32 kPagesPerBatch = 8192;
-
-/*
  * While the GPU still has the scan's previous batch, a parallel scan's
  * participant parses pages off the end of the full one instead of waiting
  * (host_has_idle_core says when), this many at a time (about 30 us),
@@ -58,7 +45,10 @@ constexpr int32 kMinPagesPerBatch = 8;
 int32 pages_per_batch_within_pins()
 {
     int32 share = NBuffers / Max(MaxBackends + NUM_AUXILIARY_PROCS, 1);
-    int32 pages = Min(gh_debug_pages_per_batch > 0 ? gh_debug_pages_per_batch : kPagesPerBatch, share / 2);
+    /* a page slot's worth (service_shared.h says why 8,192), or fewer for testing */
+    int32 pages = Min(gpu_service_page_capacity(), share / 2);
+    if (gh_debug_pages_per_batch > 0)
+        pages = Min(pages, gh_debug_pages_per_batch);
     return pages >= kMinPagesPerBatch ? pages : 0;
 }
 
@@ -118,9 +108,6 @@ void give_back(void *arg)
             gpu_service_release_slot(b.slots[h]);
             b.slots[h] = -1;
         }
-        if (b.reserved)
-            gpu_service_unreserve_page_batch();
-        b.reserved = false;
         b.on_gpu = false;
     }
     gpu_service_release_slot(pg->read_slot);
@@ -203,23 +190,44 @@ DeviceChoice batch_choice(const PageGpu *pg, const PageBatch *b)
     return device_choose(DeviceWork{lines, b->npages == pg->capacity, leased, false});
 }
 
+/* Gives back the page slots send() took for b. */
+void untake_slots(PageGpu *pg, PageBatch *b)
+{
+    for (int h = 0; h < pg->nhist; h++) {
+        gpu_service_release_slot(b->slots[h]);
+        b->slots[h] = -1;
+    }
+}
+
 /*
- * Takes a lease per histogram and a slot per histogram without waiting
- * (pages never wait: with gpu_wait a refused batch's values go to the GPU
- * through the histogram states), and queues the batch; false: no room.
- * gpu_now also takes one of the reservations that bound all sessions'
- * page batches on the GPUs.
+ * Takes a page slot per histogram and a lease per histogram without
+ * waiting (pages never wait: with gpu_wait a refused batch's values go to
+ * the GPU through the histogram states), and queues the batch; false: no
+ * room.  gpu_now first asks whether the GPUs' queue of page batches, all
+ * sessions' together, is under gpu_histogram.auto_page_batches a GPU; the
+ * slots come before the leases, so that a scan turned away opens nothing.
  */
 bool send(PageGpu *pg, PageBatch *b, HistogramState *const *states, const bool *skip, DeviceChoice choice)
 {
     if (choice == DeviceChoice::cpu || !gpu_service_pages_ready())
         return false;
-    if (choice == DeviceChoice::gpu_now && !b->reserved) {
-        if (!gpu_service_reserve_page_batch(gh_auto_page_batches)) {
-            pg->no_reservation++;
+    bool first = true;
+    for (int h = 0; h < pg->nhist; h++) {
+        if (!binned(pg, h, skip))
+            continue;
+        /* the batch's first slot answers for the whole batch */
+        int32 most = choice == DeviceChoice::gpu_now && first ? gh_auto_page_batches : INT32_MAX;
+        bool busy = false;
+        b->slots[h] = gpu_service_take_page_slot(most, &busy);
+        first = false;
+        if (b->slots[h] < 0) {
+            untake_slots(pg, b);
+            if (busy)
+                pg->gpus_busy++;
+            else
+                pg->no_room++;
             return false;
         }
-        b->reserved = true;
     }
     for (int h = 0; h < pg->nhist; h++) {
         if (!binned(pg, h, skip) || pg->hist[h].index >= 0)
@@ -228,19 +236,7 @@ bool send(PageGpu *pg, PageBatch *b, HistogramState *const *states, const bool *
                 ? !gpu_service_open_grouped_pages(*pg->grouped, pg->table, pg->table_words, SERVICE_NO_WAIT,
                                                   &pg->hist[h])
                 : !gpu_service_open_pages(states[h]->spec, pg->columns[h], SERVICE_NO_WAIT, &pg->hist[h])) {
-            pg->no_room++;
-            return false;
-        }
-    }
-    for (int h = 0; h < pg->nhist; h++) {
-        if (!binned(pg, h, skip))
-            continue;
-        b->slots[h] = gpu_service_take_slot(SERVICE_NO_WAIT);
-        if (b->slots[h] < 0) {
-            for (int k = 0; k < h; k++) {
-                gpu_service_release_slot(b->slots[k]);
-                b->slots[k] = -1;
-            }
+            untake_slots(pg, b);
             pg->no_room++;
             return false;
         }
@@ -279,8 +275,8 @@ PageBatch *steal(PageGpu *pg, PageBatch *b)
  * GPU at a time per scan).  Until then a parallel scan with a core to
  * spare parses pages off its end (returned a few at a time in the spill
  * batch, pg->pending set); others wait.  Then it
- * goes if the service has room (in auto, one of the reservations that
- * bound what all sessions keep on the GPUs); if not, it is the caller's to
+ * goes if the service has room (in auto, a place in the GPUs' queue of
+ * all sessions' page batches); if not, it is the caller's to
  * parse, and in auto the next batch's worth of pages takes the CPU path as
  * it comes.
  */
@@ -404,7 +400,7 @@ void page_gpu_begin(PageGpu *pg, Relation rel, const HeapColumn *columns, int nh
             break;
         }
     }
-    pg->capacity = Min(pages_per_batch_within_pins(), gpu_service_page_capacity());
+    pg->capacity = pages_per_batch_within_pins();
     if (pg->capacity <= 0)
         return;
     allocate_batches(pg, cxt);
@@ -426,8 +422,7 @@ void page_gpu_begin_grouped(PageGpu *pg, Relation rel, const gh::GroupedPageSpec
     pg->table_words = table_words;
     pg->hist = static_cast<ServiceHistogramRef *>(MemoryContextAlloc(cxt, sizeof(ServiceHistogramRef)));
     pg->hist[0] = ServiceHistogramRef{-1, 0};
-    pg->capacity = Min(pages_per_batch_within_pins(),
-                       pg->cpu_only ? kPagesPerBatch : gpu_service_grouped_page_capacity());
+    pg->capacity = pages_per_batch_within_pins();
     if (pg->capacity <= 0)
         return;
     allocate_batches(pg, cxt);
@@ -450,9 +445,7 @@ bool page_gpu_accepts(PageGpu *pg, const HeapReader *r, HistogramState *const *s
         pg->cpu_pages_left--;
         /*
          * A batch the GPU has finished is collected during the stretch, not
-         * after it: until then it holds its reservation, and finished
-         * batches waiting for their scans held all of them (auto sent less
-         * than a batch a transaction under 64 pgbench clients).
+         * after it: until then it holds its pins and its page slot.
          */
         if (pg->cpu_pages_left % kCollectEvery == 0)
             (void)complete(pg, &pg->batch[1 - pg->filling], false);
@@ -470,7 +463,7 @@ PageBatch *page_gpu_add(PageGpu *pg, HeapReader *r, HistogramState *const *state
     b->buffers[b->npages++] = buffer;
     ReleaseBuffer(buffer);
     if (b->npages < pg->capacity) {
-        /* the other batch's slot and reservation go back as soon as the GPU is done with it */
+        /* the other batch's slot and pins go back as soon as the GPU is done with it */
         if (b->npages % kCollectEvery == 0)
             (void)complete(pg, &pg->batch[1 - pg->filling], false);
         return NULL;
@@ -503,9 +496,6 @@ void page_gpu_release(PageBatch *b)
         if (BufferIsValid(b->buffers[i]))
             batch_pin_drop(b->buffers[i]);
     b->npages = 0;
-    if (b->reserved)
-        gpu_service_unreserve_page_batch();
-    b->reserved = false;
 }
 
 void page_gpu_parsed_on_cpu(PageGpu *pg, const PageBatch *b)
@@ -523,11 +513,11 @@ uint64 page_gpu_finish(PageGpu *pg, HistogramState *const *states)
              static_cast<unsigned long long>(pg->pages_cpu), static_cast<unsigned long long>(pg->pages_stolen));
     else /* why pages stayed on the CPU: under load, see where auto's share went */
         elog(DEBUG1,
-             "gpu_histogram scan: batches on the GPU hold %llu pages; %llu batches found no reservation, "
+             "gpu_histogram scan: batches on the GPU hold %llu pages; %llu batches found the GPUs' queue full, "
              "%llu no lease or slot; %llu batched pages parsed on the CPU, %llu of them while the GPU was busy",
              static_cast<unsigned long long>(pg->pages_gpu + (pg->batch[0].on_gpu ? pg->batch[0].npages : 0) +
                                              (pg->batch[1].on_gpu ? pg->batch[1].npages : 0)),
-             static_cast<unsigned long long>(pg->no_reservation), static_cast<unsigned long long>(pg->no_room),
+             static_cast<unsigned long long>(pg->gpus_busy), static_cast<unsigned long long>(pg->no_room),
              static_cast<unsigned long long>(pg->pages_cpu), static_cast<unsigned long long>(pg->pages_stolen));
     for (PageBatch &b : pg->batch)
         (void)complete(pg, &b, true);

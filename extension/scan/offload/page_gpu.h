@@ -11,9 +11,9 @@
  * pins are kept until the GPU has read the pages.
  *
  * Each batch decides for itself: it goes to the GPU if the service has
- * room for it (in auto, one of the reservations that bound all sessions'
- * batches on the GPUs; a lease per histogram and a slot per histogram,
- * taken without waiting), otherwise the caller parses its pinned pages on
+ * room for it (a page slot and a lease per histogram, taken without
+ * waiting; in auto also a place in the GPUs' queue, which bounds all
+ * sessions' batches being read there), otherwise the caller parses its pinned pages on
  * the CPU, so that under load both devices work at once.  With device =
  * 'gpu' a refused batch is parsed on the CPU too and its values go to the
  * GPU the old way, through the histogram states.  A scan has one batch on
@@ -49,7 +49,6 @@ struct PageBatch {
     OffsetNumber *lines; /* each page's line pointer count under its lock */
     int32 *slots;        /* one per histogram while the batch is on the GPU, else -1 */
     bool on_gpu;
-    bool reserved;       /* auto: it holds one of the service's page batch reservations */
     BatchPinList pins;   /* buffers[0 .. npages), for the exit backstop */
 };
 
@@ -76,7 +75,7 @@ struct PageGpu {
     uint64 pages_gpu;
     uint64 pages_cpu;           /* pages batched, then parsed on the CPU */
     uint64 pages_stolen;        /* of those, pages parsed off a ready batch while the GPU was busy */
-    uint64 no_reservation;      /* auto: ready batches that found no reservation */
+    uint64 gpus_busy;           /* auto: ready batches that found the GPUs' queue full */
     uint64 no_room;             /* batches the service had no lease or slot for */
     uint64 tuples_uncounted;    /* normal tuples of batches no kernel read (no histogram took part) */
     MemoryContextCallback cleanup;
