@@ -32,7 +32,12 @@ namespace {
 /* How long device = 'gpu' waits for a restarting service before it gives up. */
 constexpr int kServiceStartWaitMs = 30000;
 
-int32 my_filling = 0; /* slots this process holds in SLOT_FILLING */
+/*
+ * Value slots this process holds in SLOT_FILLING.  Page slots are not
+ * counted: a scan holds one while it opens its lease, which may itself
+ * take value slots for a grouped batch's tables.
+ */
+int32 my_filling = 0;
 bool exit_callback_registered = false;
 
 /* Gives back everything this process still holds in the service. */
@@ -200,7 +205,8 @@ void queue_request(int32 slot, SlotRequest request, const ServiceHistogramRef *r
     s->result = 0;
     s->state = SLOT_QUEUED;
     service_unlock();
-    my_filling--;
+    if (!service_is_page_slot(slot))
+        my_filling--;
     service_wake();
 }
 
@@ -459,7 +465,7 @@ int32 take_slot_among(int32 first, int32 end, int32 most, int32 most_busy, Servi
     }
     if (wait == SERVICE_WAIT)
         ConditionVariableCancelSleep();
-    if (taken >= 0)
+    if (taken >= 0 && !service_is_page_slot(taken))
         my_filling++;
     return taken;
 }
@@ -501,7 +507,7 @@ void gpu_service_release_slot(int32 slot)
     bool freed = false;
     service_lock();
     if (s->owner == MyProcPid) {
-        if (s->state == SLOT_FILLING)
+        if (s->state == SLOT_FILLING && !service_is_page_slot(slot))
             my_filling--;
         if (s->state == SLOT_FILLING || s->state == SLOT_DONE) {
             s->state = SLOT_FREE;
