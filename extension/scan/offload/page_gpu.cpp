@@ -83,6 +83,15 @@ bool host_has_idle_core()
 /* A filling batch looks whether the GPU is done with the other one this often. */
 constexpr int32 kCollectEvery = 64;
 
+/* Gives back b's page slots, whether queued (the service then frees them) or not. */
+void release_slots(const PageGpu *pg, PageBatch *b)
+{
+    for (int h = 0; h < pg->nhist; h++) {
+        gpu_service_release_slot(b->slots[h]);
+        b->slots[h] = -1;
+    }
+}
+
 /* The pins, the service's slots and leases go back when the scan's memory does (ERROR, cancel, end). */
 void give_back(void *arg)
 {
@@ -104,10 +113,7 @@ void give_back(void *arg)
                 batch_pin_drop(b.buffers[i]);
         b.npages = 0;
         batch_pins_untrack(&b.pins);
-        for (int h = 0; h < pg->nhist; h++) {
-            gpu_service_release_slot(b.slots[h]);
-            b.slots[h] = -1;
-        }
+        release_slots(pg, &b);
         b.on_gpu = false;
     }
     gpu_service_release_slot(pg->read_slot);
@@ -190,15 +196,6 @@ DeviceChoice batch_choice(const PageGpu *pg, const PageBatch *b)
     return device_choose(DeviceWork{lines, b->npages == pg->capacity, leased, false});
 }
 
-/* Gives back the page slots send() took for b. */
-void untake_slots(PageGpu *pg, PageBatch *b)
-{
-    for (int h = 0; h < pg->nhist; h++) {
-        gpu_service_release_slot(b->slots[h]);
-        b->slots[h] = -1;
-    }
-}
-
 /*
  * Takes a page slot per histogram and a lease per histogram without
  * waiting (pages never wait: with gpu_wait a refused batch's values go to
@@ -221,7 +218,7 @@ bool send(PageGpu *pg, PageBatch *b, HistogramState *const *states, const bool *
         b->slots[h] = gpu_service_take_page_slot(most, &busy);
         first = false;
         if (b->slots[h] < 0) {
-            untake_slots(pg, b);
+            release_slots(pg, b);
             if (busy)
                 pg->gpus_busy++;
             else
@@ -236,7 +233,7 @@ bool send(PageGpu *pg, PageBatch *b, HistogramState *const *states, const bool *
                 ? !gpu_service_open_grouped_pages(*pg->grouped, pg->table, pg->table_words, SERVICE_NO_WAIT,
                                                   &pg->hist[h])
                 : !gpu_service_open_pages(states[h]->spec, pg->columns[h], SERVICE_NO_WAIT, &pg->hist[h])) {
-            untake_slots(pg, b);
+            release_slots(pg, b);
             pg->no_room++;
             return false;
         }
