@@ -34,10 +34,12 @@ extern "C" {
 using GhRelFile = RelFileLocator;
 #define GH_REL_FILE(rel) ((rel)->rd_locator)
 #define GH_REL_FILE_EQUALS(a, b) RelFileLocatorEquals(a, b)
+#define GH_REL_FILE_PARTS(f) (f).spcOid, (f).dbOid, (f).relNumber
 #else
 using GhRelFile = RelFileNode;
 #define GH_REL_FILE(rel) ((rel)->rd_node)
 #define GH_REL_FILE_EQUALS(a, b) RelFileNodeEquals(a, b)
+#define GH_REL_FILE_PARTS(f) (f).spcNode, (f).dbNode, (f).relNode
 #endif
 
 /*

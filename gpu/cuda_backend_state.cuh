@@ -1,7 +1,8 @@
 /*
  * cuda_backend_state.cuh: the CUDA backend's state and the helpers every
  * part of it uses, for cuda_backend.cu (devices, batches, histograms) and
- * cuda_pages.cu (the registered buffer pool and the page batches) only.
+ * cuda_pages.cu (the registered buffer pool and the page batches) and
+ * cuda_page_cache.cu (the pages kept in device memory) only.
  *
  * One Backend per process, as gpu_backend.h says: a context and two
  * streams per device, the counters, the text of the last CUDA failure and
@@ -30,6 +31,10 @@ struct BatchBuffer {
     double *on_device;  /* the device copy the kernel reads */
     cudaEvent_t copied; /* recorded on the copy stream after the copy into on_device */
     cudaEvent_t done;   /* recorded after the kernel that reads on_device */
+    /* a page batch's cache fills, to commit once its pins are known to have lasted (gpu_page_cache_commit) */
+    unsigned long long cache_seq; /* 0: nothing to commit */
+    size_t cache_pages;
+    PageCacheKeys cache_keys;
 };
 
 struct DeviceHistogram {
@@ -48,7 +53,17 @@ struct DeviceHistogram {
 
 namespace cuda_state {
 
+/* One device's page cache (page_cache.h); entries == 0: none. */
+struct PageCacheMemory {
+    uint4 *pages = nullptr;
+    kernels::CacheKey *keys = nullptr;
+    unsigned long long *claims = nullptr; /* the batch that last claimed each entry */
+    uint32_t entries = 0;
+    unsigned long long next_seq = 1;      /* claims start at 0: no batch */
+};
+
 struct Device {
+    PageCacheMemory cache;
     cudaStream_t stream = nullptr;      /* kernels, memsets, read-backs */
     cudaStream_t copy_stream = nullptr; /* host-to-device batch copies, overlapping the kernels */
     KernelLimits limits{};
@@ -107,6 +122,21 @@ inline Status copy_batch_in(const Device &d, BatchBuffer *b, size_t n)
     }
 
 } // namespace cuda_state
+
+/*
+ * The page cache's steps around a page batch's kernel (cuda_page_cache.cu),
+ * for cuda_pages.cu: whether keys' areas fit a buffer of capacity words
+ * holding n page words and their grouped answer; the copy of the page words
+ * and, with keys, the pages' keys; the resolution of the pages against the
+ * device's entries (*view: none if the batch is not cached); and, after the
+ * kernel, the copy of the number of hits into the host area.
+ */
+bool page_cache_keys_fit(const PageCacheKeys &k, size_t n, size_t capacity);
+Status copy_page_batch_in(const cuda_state::Device &d, BatchBuffer *b, size_t n, const PageCacheKeys *keys);
+Status resolve_cached_pages(const cuda_state::Device &d, BatchBuffer *b, size_t n, const PageCacheKeys *keys,
+                            uint64_t pool_pages, PageCacheView *view);
+Status read_cache_hits(const cuda_state::Device &d, BatchBuffer *b);
+
 } // namespace gh
 
 #endif /* GH_CUDA_BACKEND_STATE_CUH */

@@ -20,6 +20,7 @@
 #include "grouped_page_spec.h"
 #include "grouped_spec.h"
 #include "histogram_spec.h"
+#include "kernel_page_cache.cuh"
 #include "page_spec.h"
 #include "threshold_index.h"
 
@@ -147,12 +148,14 @@ cudaError_t bin_grouped_on_device(const double *values, const uint32_t *groups, 
  * to *tuples.  pool must be 16-byte aligned, col fit page_column_fits()
  * and tuples be given, else cudaErrorInvalidValue and nothing launched.
  * limits.force_path may pick shared or global, and limits.max_blocks cap
- * the grid (tests only).
+ * the grid (tests only).  cache: the batch's page cache directives
+ * (resolve_cached_pages), none by default.
  */
 cudaError_t bin_pages_on_device(const uint64_t *page_words, size_t npages, const unsigned char *pool,
                                 uint64_t pool_pages, const PageColumn &col, const BucketSpec &spec,
                                 unsigned long long *counts, int *flags, unsigned long long *tuples,
-                                const KernelLimits &limits, cudaStream_t stream);
+                                const KernelLimits &limits, cudaStream_t stream,
+                                const PageCacheView &cache = PageCacheView{nullptr, nullptr});
 
 /*
  * The grouped page kernel (kernel_grouped_pages.cuh) over the same page
@@ -168,7 +171,8 @@ cudaError_t bin_grouped_pages_on_device(const uint64_t *page_words, size_t npage
                                         uint64_t pool_pages, const GroupedPageSpec &spec, const int64_t *table,
                                         int32_t table_words, unsigned long long *counts, int *flags,
                                         unsigned long long *tuples, unsigned char *bounced,
-                                        const KernelLimits &limits, cudaStream_t stream);
+                                        const KernelLimits &limits, cudaStream_t stream,
+                                        const PageCacheView &cache = PageCacheView{nullptr, nullptr});
 
 /* Whether the grouped page kernel takes spec over a table of table_words int64s. */
 bool grouped_page_spec_fits(const GroupedPageSpec &spec, int64_t table_words);

@@ -74,22 +74,29 @@ cudaError_t launch_over_pages(Kernel kernel, size_t n, size_t smem, const Kernel
     return cudaSuccess;
 }
 
+/* The cache's view of a launch's part that starts at the batch's page `done`. */
+PageCacheView from(const PageCacheView &cache, size_t done)
+{
+    return PageCacheView{cache.directives != nullptr ? cache.directives + done : nullptr, cache.pages};
+}
+
 template <typename Binner, bool Shared>
 cudaError_t launch_pages(const uint64_t *words, size_t n, const unsigned char *pool, uint64_t pool_pages,
-                         const PageColumn &col, const Binner &binner, unsigned long long *counts, int *flags,
-                         unsigned long long *tuples, const KernelLimits &limits, cudaStream_t stream)
+                         const PageCacheView &cache, const PageColumn &col, const Binner &binner,
+                         unsigned long long *counts, int *flags, unsigned long long *tuples,
+                         const KernelLimits &limits, cudaStream_t stream)
 {
     const size_t smem = page_shared_bytes(binner.slots(), binner.table_bytes(), Shared);
     auto kernel = histogram_pages<Binner, Shared>;
     return launch_over_pages(kernel, n, smem, limits, [&](unsigned blocks, size_t done, size_t part) {
-        kernel<<<blocks, kPageThreads, smem, stream>>>(words + done, part, pool, pool_pages, col, binner, counts,
-                                                       flags, tuples);
+        kernel<<<blocks, kPageThreads, smem, stream>>>(words + done, part, pool, pool_pages, from(cache, done), col,
+                                                       binner, counts, flags, tuples);
     });
 }
 
 template <typename Binner, bool Shared>
 cudaError_t launch_grouped_pages(const uint64_t *words, size_t n, const unsigned char *pool, uint64_t pool_pages,
-                                 const GroupedPageSpec &spec, const int64_t *table, int32_t cells,
+                                 const PageCacheView &cache, const GroupedPageSpec &spec, const int64_t *table, int32_t cells,
                                  const Binner &binner, unsigned long long *counts, int *flags,
                                  unsigned long long *tuples, unsigned char *bounced, const KernelLimits &limits,
                                  cudaStream_t stream)
@@ -102,8 +109,9 @@ cudaError_t launch_grouped_pages(const uint64_t *words, size_t n, const unsigned
     const size_t smem = heap_layout::kPageBytes + sizeof(unsigned int) * static_cast<size_t>(window * slots);
     auto kernel = grouped_pages<Binner, Shared>;
     return launch_over_pages(kernel, n, smem, limits, [&](unsigned blocks, size_t done, size_t part) {
-        kernel<<<blocks, kPageThreads, smem, stream>>>(words + done, part, pool, pool_pages, spec, table, cells,
-                                                       window, binner, counts, flags, tuples, bounced + done);
+        kernel<<<blocks, kPageThreads, smem, stream>>>(words + done, part, pool, pool_pages, from(cache, done), spec,
+                                                       table, cells, window, binner, counts, flags, tuples,
+                                                       bounced + done);
     });
 }
 
@@ -158,7 +166,7 @@ cudaError_t bin_grouped_pages_on_device(const uint64_t *page_words, size_t npage
                                         uint64_t pool_pages, const GroupedPageSpec &spec, const int64_t *table,
                                         int32_t table_words, unsigned long long *counts, int *flags,
                                         unsigned long long *tuples, unsigned char *bounced,
-                                        const KernelLimits &limits, cudaStream_t stream)
+                                        const KernelLimits &limits, cudaStream_t stream, const PageCacheView &cache)
 {
     if (!grouped_page_spec_fits(spec, table_words) || reinterpret_cast<uintptr_t>(pool) % 16 != 0 ||
         tuples == nullptr || bounced == nullptr)
@@ -168,12 +176,12 @@ cudaError_t bin_grouped_pages_on_device(const uint64_t *page_words, size_t npage
     const int32_t cells = static_cast<int32_t>(grouped_page_cells(spec));
     return with_float_binner(spec.interval, [&](auto binner) {
         return counts_in_shared(cells, 0, limits)
-                   ? launch_grouped_pages<decltype(binner), true>(page_words, npages, pool, pool_pages, spec, table,
-                                                                  cells, binner, counts, flags, tuples, bounced,
-                                                                  limits, stream)
-                   : launch_grouped_pages<decltype(binner), false>(page_words, npages, pool, pool_pages, spec,
-                                                                   table, cells, binner, counts, flags, tuples,
-                                                                   bounced, limits, stream);
+                   ? launch_grouped_pages<decltype(binner), true>(page_words, npages, pool, pool_pages, cache, spec,
+                                                                  table, cells, binner, counts, flags, tuples,
+                                                                  bounced, limits, stream)
+                   : launch_grouped_pages<decltype(binner), false>(page_words, npages, pool, pool_pages, cache,
+                                                                   spec, table, cells, binner, counts, flags,
+                                                                   tuples, bounced, limits, stream);
     });
 }
 
@@ -211,7 +219,7 @@ KernelPath page_path(int32_t nbins, const KernelLimits &limits)
 cudaError_t bin_pages_on_device(const uint64_t *page_words, size_t npages, const unsigned char *pool,
                                 uint64_t pool_pages, const PageColumn &col, const BucketSpec &spec,
                                 unsigned long long *counts, int *flags, unsigned long long *tuples,
-                                const KernelLimits &limits, cudaStream_t stream)
+                                const KernelLimits &limits, cudaStream_t stream, const PageCacheView &cache)
 {
     if (!page_column_fits(col) || reinterpret_cast<uintptr_t>(pool) % 16 != 0 || tuples == nullptr)
         return cudaErrorInvalidValue;
@@ -219,10 +227,10 @@ cudaError_t bin_pages_on_device(const uint64_t *page_words, size_t npages, const
         return cudaSuccess;
     return with_float_binner(spec, [&](auto binner) {
         return counts_in_shared(binner.slots(), binner.table_bytes(), limits)
-                   ? launch_pages<decltype(binner), true>(page_words, npages, pool, pool_pages, col, binner, counts,
-                                                          flags, tuples, limits, stream)
-                   : launch_pages<decltype(binner), false>(page_words, npages, pool, pool_pages, col, binner,
-                                                           counts, flags, tuples, limits, stream);
+                   ? launch_pages<decltype(binner), true>(page_words, npages, pool, pool_pages, cache, col, binner,
+                                                          counts, flags, tuples, limits, stream)
+                   : launch_pages<decltype(binner), false>(page_words, npages, pool, pool_pages, cache, col,
+                                                           binner, counts, flags, tuples, limits, stream);
     });
 }
 

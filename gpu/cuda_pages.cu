@@ -78,19 +78,25 @@ Status register_pool(void *host, size_t bytes)
     return Status::ok;
 }
 
-Status submit_pages(DeviceHistogram *h, BatchBuffer *b, size_t n, const PageColumn &col)
+Status submit_pages(DeviceHistogram *h, BatchBuffer *b, size_t n, const PageColumn &col, const PageCacheKeys *keys)
 {
     if (h->groups != 0 || h->spec.kind != SpecKind::float_interval || b->device != h->device || n > b->capacity ||
-        g.pool_host == nullptr || !page_column_fits(col))
+        g.pool_host == nullptr || !page_column_fits(col) ||
+        (keys != nullptr && !page_cache_keys_fit(*keys, n, b->capacity)))
         return Status::internal_error;
     Status s = set_device(h->device);
     if (s != Status::ok)
         return s;
     const Device &d = g.devices[h->device];
-    if ((s = copy_batch_in(d, b, n)) != Status::ok)
+    PageCacheView cache;
+    if ((s = copy_page_batch_in(d, b, n, keys)) != Status::ok ||
+        (s = resolve_cached_pages(d, b, n, keys, pool_pages(), &cache)) != Status::ok)
         return s;
     GH_CUDA(bin_pages_on_device(reinterpret_cast<const uint64_t *>(b->on_device), n, d.pool, pool_pages(), col,
-                                h->spec.interval, h->counts, h->flags, h->counts + h->cells, d.limits, d.stream));
+                                h->spec.interval, h->counts, h->flags, h->counts + h->cells, d.limits, d.stream,
+                                cache));
+    if ((s = read_cache_hits(d, b)) != Status::ok)
+        return s;
     GH_CUDA(cudaEventRecord(b->done, d.stream));
     /* values_binned stays: the pages' values are counted when they are drained */
     g.counters.batches++;
@@ -103,23 +109,27 @@ Status submit_pages(DeviceHistogram *h, BatchBuffer *b, size_t n, const PageColu
  * `done` is recorded, so that whoever sees the batch finished sees them.
  * The device side of the flags is the buffer's own, after its page words.
  */
-Status submit_grouped_pages(DeviceHistogram *h, BatchBuffer *b, size_t n)
+Status submit_grouped_pages(DeviceHistogram *h, BatchBuffer *b, size_t n, const PageCacheKeys *keys)
 {
     if (h->page_spec == nullptr || b->device != h->device || n > grouped_page_capacity(b->capacity) ||
-        g.pool_host == nullptr)
+        g.pool_host == nullptr || (keys != nullptr && !page_cache_keys_fit(*keys, n, b->capacity)))
         return Status::internal_error;
     Status s = set_device(h->device);
     if (s != Status::ok)
         return s;
     const Device &d = g.devices[h->device];
-    if ((s = copy_batch_in(d, b, n)) != Status::ok)
+    PageCacheView cache;
+    if ((s = copy_page_batch_in(d, b, n, keys)) != Status::ok ||
+        (s = resolve_cached_pages(d, b, n, keys, pool_pages(), &cache)) != Status::ok)
         return s;
     unsigned char *flags_on_device = reinterpret_cast<unsigned char *>(b->on_device + n);
     GH_CUDA(bin_grouped_pages_on_device(reinterpret_cast<const uint64_t *>(b->on_device), n, d.pool, pool_pages(),
                                         *h->page_spec, h->table, h->table_words, h->counts, h->flags,
-                                        h->counts + h->cells, flags_on_device, d.limits, d.stream));
+                                        h->counts + h->cells, flags_on_device, d.limits, d.stream, cache));
     unsigned char *flags_on_host = reinterpret_cast<unsigned char *>(const_cast<double *>(b->host) + n);
     GH_CUDA(cudaMemcpyAsync(flags_on_host, flags_on_device, n, cudaMemcpyDeviceToHost, d.stream));
+    if ((s = read_cache_hits(d, b)) != Status::ok)
+        return s;
     GH_CUDA(cudaEventRecord(b->done, d.stream));
     g.counters.batches++;
     return Status::ok;
@@ -127,18 +137,19 @@ Status submit_grouped_pages(DeviceHistogram *h, BatchBuffer *b, size_t n)
 
 } // namespace
 
-Status gpu_grouped_pages_submit(DeviceHistogram *h, BatchBuffer *pages, size_t n) noexcept
+Status gpu_grouped_pages_submit(DeviceHistogram *h, BatchBuffer *pages, size_t n, const PageCacheKeys *cache) noexcept
 {
-    GH_ENTRY(return submit_grouped_pages(h, pages, n);)
+    GH_ENTRY(return submit_grouped_pages(h, pages, n, cache);)
 }
 
 Status gpu_pool_register(void *host, size_t bytes) noexcept { GH_ENTRY(return register_pool(host, bytes);) }
 
 bool gpu_pool_registered() noexcept { return g.pool_host != nullptr; }
 
-Status gpu_pages_submit(DeviceHistogram *h, BatchBuffer *pages, size_t n, const PageColumn &col) noexcept
+Status gpu_pages_submit(DeviceHistogram *h, BatchBuffer *pages, size_t n, const PageColumn &col,
+                        const PageCacheKeys *cache) noexcept
 {
-    GH_ENTRY(return submit_pages(h, pages, n, col);)
+    GH_ENTRY(return submit_pages(h, pages, n, col, cache);)
 }
 
 Status gpu_batch_finished(BatchBuffer *b, bool *finished) noexcept

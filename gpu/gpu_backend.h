@@ -26,6 +26,7 @@
 #include "grouped_page_spec.h"
 #include "grouped_spec.h"
 #include "histogram_spec.h"
+#include "page_cache.h"
 #include "page_spec.h"
 #include "status.h"
 
@@ -177,8 +178,14 @@ bool gpu_pool_registered() noexcept;
  * NaN value makes the next drain answer Status::nan_value.  A line pointer
  * or tuple header that points outside its page is skipped (it cannot
  * happen on a pinned page; the kernel only never reads out of bounds).
+ * With cache (page_cache.h), pages are read from and kept in the device's
+ * page cache (gpu_page_cache_start), and, once gpu_batch_finished() says
+ * so, the host word cache->hits_word holds how many were read from it;
+ * then the caller commits the batch's fills with gpu_page_cache_commit(),
+ * if the pages stayed pinned until then, before the buffer is reused.
  */
-Status gpu_pages_submit(DeviceHistogram *h, BatchBuffer *pages, size_t n, const PageColumn &col) noexcept;
+Status gpu_pages_submit(DeviceHistogram *h, BatchBuffer *pages, size_t n, const PageColumn &col,
+                        const PageCacheKeys *cache = nullptr) noexcept;
 
 /*
  * A grouped page histogram (grouped_page_spec.h): grouped_page_cells(spec)
@@ -199,7 +206,22 @@ Status gpu_grouped_pages_open(const GroupedPageSpec &spec, const int64_t *table,
  * host area is free again only once gpu_batch_finished() says so, not
  * gpu_batch_busy().
  */
-Status gpu_grouped_pages_submit(DeviceHistogram *h, BatchBuffer *pages, size_t n) noexcept;
+Status gpu_grouped_pages_submit(DeviceHistogram *h, BatchBuffer *pages, size_t n,
+                                const PageCacheKeys *cache = nullptr) noexcept;
+/*
+ * A page cache of bytes_per_device on every device (page_cache.h), once,
+ * after gpu_pool_register; *entries: pages each device holds.  On failure
+ * no device has one, and page batches read every page from the pool.
+ */
+Status gpu_page_cache_start(size_t bytes_per_device, uint64_t *entries) noexcept;
+/*
+ * A finished page batch whose pages stayed pinned until its kernel was
+ * done: the pages it copied into the cache become hits for later batches.
+ * Never call it for a batch whose pins may have gone earlier (a cancelled
+ * scan's): its copies may be of other pages.  Nothing for a batch that
+ * was not cached.
+ */
+Status gpu_page_cache_commit(BatchBuffer *b) noexcept;
 /* Whether the kernel that read the buffer's last batch has finished: its pages may be unpinned then. */
 Status gpu_batch_finished(BatchBuffer *b, bool *finished) noexcept;
 

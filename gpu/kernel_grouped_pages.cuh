@@ -215,7 +215,7 @@ __host__ __device__ __forceinline__ RowFate evaluate_row(const unsigned char *pa
 template <typename Binner, bool Shared>
 __global__ void __launch_bounds__(kPageThreads)
     grouped_pages(const uint64_t *__restrict__ words, size_t n, const unsigned char *__restrict__ pool,
-                  uint64_t pool_pages, const GroupedPageSpec spec, const int64_t *__restrict__ table, int32_t cells,
+                  uint64_t pool_pages, const PageCacheView cache, const GroupedPageSpec spec, const int64_t *__restrict__ table, int32_t cells,
                   int32_t window, Binner binner, unsigned long long *__restrict__ counts, int *__restrict__ flags,
                   unsigned long long *__restrict__ tuples, unsigned char *__restrict__ bounced)
 {
@@ -257,7 +257,8 @@ __global__ void __launch_bounds__(kPageThreads)
     const size_t first = static_cast<size_t>(blockIdx.x) * per_block;
     const size_t last = first + per_block < n ? first + per_block : n;
     uint4 next[kPageVectors];
-    uint32_t next_lines = fetch_page(words, last, first, pool, pool_pages, next);
+    uint32_t next_fill;
+    uint32_t next_lines = fetch_page(words, last, first, pool, pool_pages, cache, next, &next_fill);
     for (size_t p = first; p < last; p++) {
         const uint32_t lines = next_lines;
         __syncthreads();
@@ -268,9 +269,10 @@ __global__ void __launch_bounds__(kPageThreads)
 #pragma unroll
             for (int k = 0; k < kPageVectors; k++)
                 dst[k * kPageThreads + threadIdx.x] = next[k];
+            store_fill(cache, next_fill, next);
         }
         __syncthreads();
-        next_lines = fetch_page(words, last, p + 1, pool, pool_pages, next);
+        next_lines = fetch_page(words, last, p + 1, pool, pool_pages, cache, next, &next_fill);
         int64_t value_cells[kRowsPerThread], row_cells[kRowsPerThread];
         unsigned int page_normal = 0;
         int page_errors = 0;

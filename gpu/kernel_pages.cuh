@@ -44,6 +44,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "kernel_page_cache.cuh"
 #include "kernel_paths.cuh"
 #include "page_spec.h"
 
@@ -182,12 +183,17 @@ __host__ __device__ __forceinline__ bool tuple_value(const unsigned char *page, 
  * Starts the loads of page word p's page into v, when p is one of the n:
  * answers its line pointers to read, 0 for none (past the batch, no
  * lines, or a buffer past the pool's pool_pages, which is skipped).
- * The word is decoded as page_word_buffer() and page_word_lines() do.
+ * The word is decoded as page_word_buffer() and page_word_lines() do.  A
+ * page the cache holds (kernel_page_cache.cuh) is loaded from device
+ * memory instead; *fill is the entry the page is to be copied into once
+ * it has arrived (store_fill), kNotCached for none.
  */
 __device__ __forceinline__ uint32_t fetch_page(const uint64_t *words, size_t n, size_t p,
                                                const unsigned char *pool, uint64_t pool_pages,
-                                               uint4 (&v)[kPageVectors])
+                                               const PageCacheView &cache, uint4 (&v)[kPageVectors],
+                                               uint32_t *fill)
 {
+    *fill = kNotCached;
     if (p >= n)
         return 0;
     const uint64_t word = __ldg(words + p);
@@ -197,11 +203,27 @@ __device__ __forceinline__ uint32_t fetch_page(const uint64_t *words, size_t n, 
         lines = heap_layout::kMaxTuplesPerPage;
     if (lines == 0 || buffer >= pool_pages)
         return 0;
+    const uint32_t directive = cache.directives != nullptr ? __ldg(cache.directives + p) : kNotCached;
     const uint4 *src = reinterpret_cast<const uint4 *>(pool + buffer * heap_layout::kPageBytes);
+    if (directive != kNotCached && (directive & kFill) == 0)
+        src = cache.pages + static_cast<size_t>(directive) * (heap_layout::kPageBytes / 16);
+    else if (directive != kNotCached)
+        *fill = directive & ~kFill;
 #pragma unroll
     for (int k = 0; k < kPageVectors; k++)
         v[k] = __ldg(src + k * kPageThreads + threadIdx.x);
     return lines;
+}
+
+/* A page fetch_page() loaded from the pool, into the cache entry it named. */
+__device__ __forceinline__ void store_fill(const PageCacheView &cache, uint32_t fill, const uint4 (&v)[kPageVectors])
+{
+    if (fill == kNotCached)
+        return;
+    uint4 *dst = cache.pages + static_cast<size_t>(fill) * (heap_layout::kPageBytes / 16);
+#pragma unroll
+    for (int k = 0; k < kPageVectors; k++)
+        dst[k * kPageThreads + threadIdx.x] = v[k];
 }
 
 /*
@@ -211,7 +233,7 @@ __device__ __forceinline__ uint32_t fetch_page(const uint64_t *words, size_t n, 
 template <typename Binner, bool Shared>
 __global__ void __launch_bounds__(kPageThreads)
     histogram_pages(const uint64_t *__restrict__ words, size_t n, const unsigned char *__restrict__ pool,
-                    uint64_t pool_pages, const PageColumn col, Binner binner,
+                    uint64_t pool_pages, const PageCacheView cache, const PageColumn col, Binner binner,
                     unsigned long long *__restrict__ counts, int *__restrict__ flags,
                     unsigned long long *__restrict__ tuples)
 {
@@ -240,7 +262,8 @@ __global__ void __launch_bounds__(kPageThreads)
     };
 
     uint4 next[kPageVectors];
-    uint32_t next_lines = fetch_page(words, n, blockIdx.x, pool, pool_pages, next);
+    uint32_t next_fill;
+    uint32_t next_lines = fetch_page(words, n, blockIdx.x, pool, pool_pages, cache, next, &next_fill);
     for (size_t p = blockIdx.x; p < n; p += gridDim.x) { /* the same trip count for the whole block */
         const uint32_t lines = next_lines;
         __syncthreads(); /* every thread is done with the page before */
@@ -249,9 +272,11 @@ __global__ void __launch_bounds__(kPageThreads)
 #pragma unroll
             for (int k = 0; k < kPageVectors; k++)
                 dst[k * kPageThreads + threadIdx.x] = next[k];
+            store_fill(cache, next_fill, next);
         }
         __syncthreads();
-        next_lines = fetch_page(words, n, p + gridDim.x, pool, pool_pages, next); /* in flight while parsing */
+        /* in flight while parsing */
+        next_lines = fetch_page(words, n, p + gridDim.x, pool, pool_pages, cache, next, &next_fill);
         for (uint32_t i = threadIdx.x; i < lines; i += kPageThreads) {
             const uint32_t item = load_from_page<uint32_t>(page, heap_layout::kLinePointers + 4 * i);
             normal += (item >> heap_layout::kLpFlagsShift & 3) == heap_layout::kLpNormal;

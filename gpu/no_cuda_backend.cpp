@@ -60,7 +60,7 @@ Status gpu_grouped_submit(DeviceHistogram *, BatchBuffer *, BatchBuffer *, size_
 }
 Status gpu_pool_register(void *, size_t) noexcept { return Status::not_built; }
 bool gpu_pool_registered() noexcept { return false; }
-Status gpu_pages_submit(DeviceHistogram *, BatchBuffer *, size_t, const PageColumn &) noexcept
+Status gpu_pages_submit(DeviceHistogram *, BatchBuffer *, size_t, const PageColumn &, const PageCacheKeys *) noexcept
 {
     return Status::not_built;
 }
@@ -69,7 +69,16 @@ Status gpu_grouped_pages_open(const GroupedPageSpec &, const int64_t *, int32_t,
     *out = nullptr;
     return Status::not_built;
 }
-Status gpu_grouped_pages_submit(DeviceHistogram *, BatchBuffer *, size_t) noexcept { return Status::not_built; }
+Status gpu_grouped_pages_submit(DeviceHistogram *, BatchBuffer *, size_t, const PageCacheKeys *) noexcept
+{
+    return Status::not_built;
+}
+Status gpu_page_cache_start(size_t, uint64_t *entries) noexcept
+{
+    *entries = 0;
+    return Status::not_built;
+}
+Status gpu_page_cache_commit(BatchBuffer *) noexcept { return Status::not_built; }
 Status gpu_batch_finished(BatchBuffer *, bool *finished) noexcept
 {
     *finished = true; /* nothing was ever submitted */

@@ -173,6 +173,29 @@ void map_buffer_pool(void)
                          bytes >> 20, ms)));
 }
 
+/*
+ * The page cache on every GPU (gpu_histogram.gpu_page_cache), once the
+ * pool is mapped.  Without the room, scans read every page over PCIe, as
+ * with the setting at 0.
+ */
+void start_page_cache(void)
+{
+    if (!gh_service->pool_registered || gh_service->page_cache_bytes <= 0)
+        return;
+    uint64_t entries = 0;
+    gh::Status s = gh::gpu_page_cache_start(static_cast<size_t>(gh_service->page_cache_bytes), &entries);
+    if (s != gh::Status::ok) {
+        ereport(LOG, (errmsg("gpu_histogram CUDA process: no page cache on the GPUs (gpu_histogram.gpu_page_cache): "
+                             "%s: %s", gh::status_text(s), gh::gpu_last_error())));
+        return;
+    }
+    service_lock();
+    gh_service->page_cache_entries = static_cast<int64>(entries);
+    service_unlock();
+    ereport(LOG, (errmsg("gpu_histogram CUDA process: each GPU keeps up to %llu pages in its page cache",
+                         static_cast<unsigned long long>(entries))));
+}
+
 /* CUDA on every device, and the batch slots page-locked; false if there is no GPU. */
 bool start_gpus(void)
 {
@@ -218,6 +241,7 @@ bool start_gpus(void)
         }
     }
     map_buffer_pool();
+    start_page_cache();
     refresh_devices();
     service_lock();
     gh_service->registered = registered;
@@ -348,8 +372,9 @@ gh::Status run_bin_pages(int32 i, const ServiceSlot &req, LocalHistogram *local,
     if (s != gh::Status::ok)
         return s;
     gh::BatchBuffer *batch = batches[i * gh::kMaxDevices + h.device];
-    s = h.grouped_pages ? gh::gpu_grouped_pages_submit(local->device, batch, static_cast<size_t>(req.count))
-                        : gh::gpu_pages_submit(local->device, batch, static_cast<size_t>(req.count), h.column);
+    const gh::PageCacheKeys keys = service_page_cache_keys(req.cache_rel);
+    s = h.grouped_pages ? gh::gpu_grouped_pages_submit(local->device, batch, static_cast<size_t>(req.count), &keys)
+                        : gh::gpu_pages_submit(local->device, batch, static_cast<size_t>(req.count), h.column, &keys);
     if (s != gh::Status::ok)
         return s;
     in_flight[n_in_flight++] = InFlight{i, batch, NULL, true, -1};
@@ -510,6 +535,36 @@ void finish_read(const InFlight &f)
     finish_slot(f.slot, s);
 }
 
+/*
+ * A page batch the GPU has finished: the pages it copied into the page
+ * cache become hits for later batches only if its scan still held the
+ * pins when the kernel was done, i.e. has not let go of the slot (a scan
+ * lets go of its slots before its pins).  A cancelled scan's batch may
+ * have read buffers that already held other pages.
+ */
+void commit_cached_pages(const InFlight &f)
+{
+    service_lock();
+    const ServiceSlot &slot = gh_service_slots[f.slot];
+    bool held = !slot.abandoned;
+    bool cached = slot.cache_rel.rel != 0;
+    int32 pages = slot.count;
+    service_unlock();
+    if (!cached || gh_service->page_cache_entries == 0)
+        return;
+    if (held) {
+        gh::Status s = gh::gpu_page_cache_commit(f.batch);
+        if (s != gh::Status::ok)
+            exit_on_cuda_error(s);
+    }
+    /* the kernel is done, so its count of hits has arrived after the slot's keys */
+    int64 hits = static_cast<int64>(reinterpret_cast<const uint64 *>(service_slot_values(f.slot))[kPageSlotHitsWord]);
+    service_lock();
+    gh_service->page_cache_hits += hits;
+    gh_service->page_cache_misses += Max(static_cast<int64>(pages) - hits, 0);
+    service_unlock();
+}
+
 /* Gives back the slots whose batches the GPU has copied, and answers the reads that have arrived. */
 void retire_batches(void)
 {
@@ -532,8 +587,11 @@ void retire_batches(void)
             in_flight[kept++] = in_flight[k];
         else if (in_flight[k].read >= 0)
             finish_read(in_flight[k]);
-        else
+        else {
+            if (in_flight[k].pages)
+                commit_cached_pages(in_flight[k]);
             finish_slot(in_flight[k].slot, gh::Status::ok);
+        }
     }
     n_in_flight = kept;
 }
@@ -731,6 +789,7 @@ void cuda_process_main(pid_t supervisor)
     gh_service->start_status = static_cast<int32>(gh::Status::ok);
     gh_service->pid = MyProcPid;
     gh_service->pool_registered = false;
+    gh_service->page_cache_entries = 0;
     applied_fail_request = gh_service->fail_request;
     applied_crash_request = gh_service->crash_request;
     service_unlock();

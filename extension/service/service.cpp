@@ -31,6 +31,7 @@ int setting_page_slots = 128;
 int setting_histograms = 1024;
 int setting_device_memory_mb = 512;
 bool setting_map_buffers = true;
+int setting_page_cache_mb = 4096;
 
 shmem_request_hook_type prev_shmem_request_hook = NULL;
 shmem_startup_hook_type prev_shmem_startup_hook = NULL;
@@ -88,6 +89,7 @@ void attach_shared_memory(void)
         gh_service->nhistograms = setting_histograms;
         gh_service->device_memory_limit = static_cast<int64>(setting_device_memory_mb) * 1024 * 1024;
         gh_service->map_buffers = setting_map_buffers;
+        gh_service->page_cache_bytes = static_cast<int64>(setting_page_cache_mb) * 1024 * 1024;
         gh_service->state = SERVICE_DOWN;
         gh_service->next_serial = 1;
         gh_service->next_seq = 1;
@@ -228,7 +230,7 @@ void gpu_service_init(void)
     DefineCustomIntVariable("gpu_histogram.service_page_slots",
                             "Slots in shared memory through which scans hand batches of pinned pages to the "
                             "GPU service.",
-                            "Each names up to 8192 pages (72 kB); a batch holds its slot until its scan "
+                            "Each names up to 8192 pages (200 kB with their cache keys); a batch holds its slot until its scan "
                             "collects it, so under many sessions these bound the pages queued on the GPUs.",
                             &setting_page_slots, 128, 2, 4096, PGC_POSTMASTER, 0, NULL, NULL, NULL);
     DefineCustomIntVariable("gpu_histogram.service_slot_size",
@@ -248,6 +250,12 @@ void gpu_service_init(void)
                              "Then the custom scan hands pinned all-visible pages to the GPU, which reads "
                              "them from host memory and extracts the values itself.",
                              &setting_map_buffers, true, PGC_POSTMASTER, 0, NULL, NULL, NULL);
+    DefineCustomIntVariable("gpu_histogram.gpu_page_cache",
+                            "Device memory each GPU keeps heap pages in between scans.",
+                            "Scans that read the same all-visible pages again find them there, keyed by the "
+                            "page's LSN, instead of reading them over PCIe; 0 turns the cache off.",
+                            &setting_page_cache_mb, 4096, 0, 1024 * 1024, PGC_POSTMASTER, GUC_UNIT_MB, NULL, NULL,
+                            NULL);
     prev_shmem_request_hook = shmem_request_hook;
     shmem_request_hook = request_shared_memory;
     prev_shmem_startup_hook = shmem_startup_hook;

@@ -598,9 +598,28 @@ uint64 *gpu_service_slot_pages(int32 slot)
     return reinterpret_cast<uint64 *>(service_slot_values(slot));
 }
 
-void gpu_service_bin_pages(int32 slot, const ServiceHistogramRef *ref, int32 npages)
+uint64 *gpu_service_slot_page_lsns(int32 slot)
+{
+    return reinterpret_cast<uint64 *>(service_slot_values(slot) + kPageSlotLsnWord);
+}
+
+uint32 *gpu_service_slot_page_blocks(int32 slot)
+{
+    return reinterpret_cast<uint32 *>(service_slot_values(slot) + kPageSlotBlockWord);
+}
+
+/* The number of a finished batch's pages read from the GPUs' page cache (0 if it was not cached). */
+static uint64 page_cache_hits(int32 slot)
+{
+    return reinterpret_cast<const uint64 *>(service_slot_values(slot))[kPageSlotHitsWord];
+}
+
+void gpu_service_bin_pages(int32 slot, const ServiceHistogramRef *ref, int32 npages, const gh::PageCacheRel &rel)
 {
     Assert(service_is_page_slot(slot) && npages <= kPageSlotPages);
+    /* the slot is this process's alone until queued: the queueing's lock publishes both */
+    gh_service_slots[slot].cache_rel = rel;
+    reinterpret_cast<uint64 *>(service_slot_values(slot))[kPageSlotHitsWord] = 0;
     queue_request(slot, REQUEST_BIN_PAGES, ref, 0, npages);
     gh_batches_sent_to_gpu++;
 }
@@ -627,10 +646,12 @@ bool gpu_service_open_grouped_pages(const gh::GroupedPageSpec &spec, const int64
 }
 
 
-bool gpu_service_grouped_pages_done(int32 slot, int32 npages, bool wait, gh::Status *result, uint8 *left_to_host)
+bool gpu_service_grouped_pages_done(int32 slot, int32 npages, bool wait, gh::Status *result, uint64 *cached,
+                                    uint8 *left_to_host)
 {
     if (!await_answer(slot, wait, result))
         return false;
+    *cached = page_cache_hits(slot);
     /* the GPU's answer for each page lies after the page words (gpu_backend.h: gpu_grouped_pages_submit) */
     if (*result == gh::Status::ok || *result == gh::Status::nan_value)
         memcpy(left_to_host, reinterpret_cast<const char *>(service_slot_values(slot) + npages), npages);
@@ -638,10 +659,11 @@ bool gpu_service_grouped_pages_done(int32 slot, int32 npages, bool wait, gh::Sta
     return true;
 }
 
-bool gpu_service_pages_done(int32 slot, bool wait, gh::Status *result)
+bool gpu_service_pages_done(int32 slot, bool wait, gh::Status *result, uint64 *cached)
 {
     if (!await_answer(slot, wait, result))
         return false;
+    *cached = page_cache_hits(slot);
     gpu_service_release_slot(slot);
     return true;
 }

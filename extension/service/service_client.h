@@ -22,6 +22,7 @@
 #include "../../gpu/grouped_page_spec.h"
 #include "../../gpu/grouped_spec.h"
 #include "../../gpu/histogram_spec.h"
+#include "../../gpu/page_cache.h"
 #include "../../gpu/page_spec.h"
 #include "../../gpu/status.h"
 
@@ -129,16 +130,29 @@ int32 gpu_service_page_capacity(void);
 /* Where a slot's page words go. */
 uint64 *gpu_service_slot_pages(int32 slot);
 
-/* Queues the slot's first n page words; the pages stay pinned until gpu_service_pages_done() says so. */
-void gpu_service_bin_pages(int32 slot, const ServiceHistogramRef *ref, int32 n);
+/*
+ * Where the GPUs' page cache finds each page's key (gpu/page_cache.h):
+ * the LSN the scan saw under the page's share lock (0: not to be cached)
+ * and its block number, in the page words' order.
+ */
+uint64 *gpu_service_slot_page_lsns(int32 slot);
+uint32 *gpu_service_slot_page_blocks(int32 slot);
+
+/*
+ * Queues the slot's first n page words; the pages stay pinned until
+ * gpu_service_pages_done() says so.  rel: their relation's file, for the
+ * GPUs' page cache (rel.rel 0: none of them is cached).
+ */
+void gpu_service_bin_pages(int32 slot, const ServiceHistogramRef *ref, int32 n, const gh::PageCacheRel &rel);
 
 /*
  * Whether the page batch queued on slot is done (the GPU has read its
  * pages); with wait, waits for it, interruptibly.  When done, the slot is
- * free again and *result is the batch's gh::Status (cuda_error if the
- * service died meanwhile).
+ * free again, *result is the batch's gh::Status (cuda_error if the
+ * service died meanwhile) and *cached how many of its pages the GPU read
+ * from its page cache.
  */
-bool gpu_service_pages_done(int32 slot, bool wait, gh::Status *result);
+bool gpu_service_pages_done(int32 slot, bool wait, gh::Status *result, uint64 *cached);
 
 /*
  * Opens a lease on a grouped page histogram (gpu/grouped_page_spec.h):
@@ -155,7 +169,8 @@ bool gpu_service_open_grouped_pages(const gh::GroupedPageSpec &spec, const int64
  * done, left_to_host[p] is 1 for each page the GPU did not count, which
  * the caller reads on the CPU before it unpins them.
  */
-bool gpu_service_grouped_pages_done(int32 slot, int32 npages, bool wait, gh::Status *result, uint8 *left_to_host);
+bool gpu_service_grouped_pages_done(int32 slot, int32 npages, bool wait, gh::Status *result, uint64 *cached,
+                                    uint8 *left_to_host);
 
 /* Raises the ERROR for a request's failed gh::Status (nothing for ok). */
 void gpu_service_report(gh::Status s);

@@ -42,6 +42,7 @@ extern "C" {
 #include "../../gpu/gpu_backend.h"
 #include "../../gpu/grouped_page_spec.h"
 #include "../../gpu/histogram_spec.h"
+#include "../../gpu/page_cache.h"
 #include "../../gpu/page_spec.h"
 
 enum ServiceState : int32 {
@@ -83,6 +84,7 @@ struct ServiceSlot {
     int32 count;
     uint64 seq;         /* queue order */
     int32 result;       /* gh::Status of a read */
+    gh::PageCacheRel cache_rel; /* a page batch's relation, for the GPUs' page cache (rel 0: not cached) */
 };
 
 enum HistEntryState : int32 { HIST_FREE = 0, HIST_OPEN, HIST_CLOSING };
@@ -136,6 +138,10 @@ struct ServiceShared {
     bool registered;      /* batch memory page-locked with CUDA */
     bool map_buffers;     /* gpu_histogram.service_map_buffers: register the shared buffer pool */
     bool pool_registered; /* the shared buffer pool is mapped for the GPUs: scans may send pages */
+    int64 page_cache_bytes;   /* gpu_histogram.gpu_page_cache, per device */
+    int64 page_cache_entries; /* pages each GPU's cache holds (0: none) */
+    int64 page_cache_hits;    /* pages batches read from the cache, since the server started */
+    int64 page_cache_misses;  /* cacheable pages they read over PCIe */
     char message[256];    /* why there is no GPU ("" when there is one) */
     int32 start_status;   /* gh::Status of starting CUDA: not_built, no_device, ... */
     char last_failure[256]; /* the last fatal CUDA error, kept across restarts for the clients it failed */
@@ -185,8 +191,22 @@ extern double *gh_service_batches;
  * 42-54 GB/s and auto ran 1.19x the transactions; 256 slots changed nothing.
  */
 constexpr int32 kPageSlotPages = 8192;
-/* A page slot's words: the page words, then a byte a page for a grouped batch's answer (gh::grouped_page_capacity). */
-constexpr int32 kPageSlotWords = kPageSlotPages + kPageSlotPages / 8;
+/*
+ * A page slot's words: the page words, then a byte a page for a grouped
+ * batch's answer (gh::grouped_page_capacity), then the pages' keys for the
+ * GPUs' page cache (gh::PageCacheKeys): their LSNs, their block numbers,
+ * room for the directives on the device, and the number of hits.
+ */
+constexpr int32 kPageSlotLsnWord = kPageSlotPages + kPageSlotPages / 8;
+constexpr int32 kPageSlotBlockWord = kPageSlotLsnWord + kPageSlotPages;
+constexpr int32 kPageSlotDirectiveWord = kPageSlotBlockWord + kPageSlotPages / 2;
+constexpr int32 kPageSlotHitsWord = kPageSlotDirectiveWord + kPageSlotPages / 2;
+constexpr int32 kPageSlotWords = kPageSlotHitsWord + 1;
+
+static inline gh::PageCacheKeys service_page_cache_keys(const gh::PageCacheRel &rel)
+{
+    return gh::PageCacheKeys{rel, kPageSlotLsnWord, kPageSlotBlockWord, kPageSlotDirectiveWord, kPageSlotHitsWord};
+}
 
 /* Value slots and page slots together: the slot table's length. */
 static inline int32 service_all_slots(void)

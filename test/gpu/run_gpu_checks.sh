@@ -14,6 +14,7 @@
 #     writers (page_checks.sh);
 # 2d. many small groups (many_groups_checks.sh); 2e. grouped and filtered
 #     pages counted on the GPU equal the ordinary plan (grouped_page_checks.sh);
+# 2f. pages read from the GPUs' page cache only while unchanged (page_cache_checks.sh);
 # 3. N (default 1000) queries in one backend, with ERRORs mid-aggregation,
 #    statement_timeout cancels, NaN values and injected fatal CUDA failures
 #    in the GPU service (each one restarts it) among them, leave the
@@ -74,6 +75,8 @@ if bash test/gpu/page_checks.sh; then :; else failures=$((failures + 1)); fi
 if bash test/gpu/many_groups_checks.sh; then :; else failures=$((failures + 1)); fi
 # 2e. grouped and filtered pages parsed, grouped and counted on the GPU
 if bash test/gpu/grouped_page_checks.sh; then :; else failures=$((failures + 1)); fi
+# 2f. pages kept in the GPUs' page cache: hits only while a page is unchanged
+if bash test/gpu/page_cache_checks.sh; then :; else failures=$((failures + 1)); fi
 
 # 2 and 3 run in one backend: stats, then the leak loop
 # x is numeric (the aggregate path); xf is float8, which the custom scan reads

@@ -214,6 +214,7 @@ void initialize_dsm(CustomScanState *node, ParallelContext *, void *coordinate)
     pg_atomic_init_u64(&s->shared->tuples, 0);
     pg_atomic_init_u64(&s->shared->pages_skipped, 0);
     pg_atomic_init_u64(&s->shared->pages_gpu, 0);
+    pg_atomic_init_u64(&s->shared->pages_cached, 0);
     pg_atomic_init_u64(&s->shared->values_cpu, 0);
     pg_atomic_init_u64(&s->shared->values_gpu, 0);
     table_block_parallelscan_initialize(node->ss.ss_currentRelation,
@@ -245,6 +246,7 @@ void shutdown_scan(CustomScanState *node)
     s->totals.read.tuples = pg_atomic_read_u64(&s->shared->tuples);
     s->totals.read.pages_skipped = pg_atomic_read_u64(&s->shared->pages_skipped);
     s->totals.pages_gpu = pg_atomic_read_u64(&s->shared->pages_gpu);
+    s->totals.pages_cached = pg_atomic_read_u64(&s->shared->pages_cached);
     s->totals.values_cpu = pg_atomic_read_u64(&s->shared->values_cpu);
     s->totals.values_gpu = pg_atomic_read_u64(&s->shared->values_gpu);
     s->totals_from_shared = true;
@@ -307,6 +309,8 @@ void explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
         ExplainPropertyUInteger("Pages", NULL, t.read.pages, es);
         ExplainPropertyUInteger("All-Visible Pages", NULL, t.read.all_visible_pages, es);
         ExplainPropertyUInteger("Pages Parsed on GPU", NULL, t.pages_gpu, es);
+        if (t.pages_gpu > 0) /* only with a GPU: the outputs of machines without one stay as they were */
+            ExplainPropertyUInteger("Pages from GPU Page Cache", NULL, t.pages_cached, es);
         ExplainPropertyUInteger("Visible Tuples", NULL, t.read.tuples, es);
         ExplainPropertyUInteger("Values Binned on CPU", NULL, t.values_cpu, es);
         ExplainPropertyUInteger("Values Binned on GPU", NULL, t.values_gpu, es);
@@ -408,10 +412,11 @@ bool scan_read(ScanExec *s)
     return false;
 }
 
-void scan_record_totals(ScanExec *s, uint64 pages_gpu, uint64 values_cpu, uint64 values_gpu)
+void scan_record_totals(ScanExec *s, uint64 pages_gpu, uint64 pages_cached, uint64 values_cpu, uint64 values_gpu)
 {
     const HeapReadCounters &c = s->reader.counters;
     s->totals.pages_gpu += pages_gpu;
+    s->totals.pages_cached += pages_cached;
     s->totals.read.pages += c.pages;
     s->totals.read.all_visible_pages += c.all_visible_pages;
     s->totals.read.tuples += c.tuples;
@@ -424,6 +429,7 @@ void scan_record_totals(ScanExec *s, uint64 pages_gpu, uint64 values_cpu, uint64
         pg_atomic_fetch_add_u64(&s->shared->tuples, c.tuples);
         pg_atomic_fetch_add_u64(&s->shared->pages_skipped, c.pages_skipped);
         pg_atomic_fetch_add_u64(&s->shared->pages_gpu, pages_gpu);
+        pg_atomic_fetch_add_u64(&s->shared->pages_cached, pages_cached);
         pg_atomic_fetch_add_u64(&s->shared->values_cpu, values_cpu);
         pg_atomic_fetch_add_u64(&s->shared->values_gpu, values_gpu);
     }

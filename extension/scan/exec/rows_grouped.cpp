@@ -177,7 +177,8 @@ TupleTableSlot *next_row(ScanExec *s)
             group_agg_collect(&g->group_agg);
             if (!g->scan_paused && !g->gpu_groups_pending) {
                 gh_values_binned_on_cpu += g->group_agg.values_binned;
-                scan_record_totals(s, g->pages.active ? g->pages.pages.pages_gpu : 0, g->group_agg.values_binned,
+                scan_record_totals(s, g->pages.active ? g->pages.pages.pages_gpu : 0,
+                                   g->pages.active ? g->pages.pages.pages_cached : 0, g->group_agg.values_binned,
                                    g->group_agg.values_gpu);
             }
             g->emitting = true;

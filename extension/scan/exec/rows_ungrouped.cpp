@@ -213,8 +213,8 @@ TupleTableSlot *next_row(ScanExec *s)
     s->args_evaluated = false;
     scan_read(s);
     TupleTableSlot *slot = result_row(s);
-    scan_record_totals(s, u->pages ? u->page_gpu.pages_gpu : 0, gh_values_binned_on_cpu - cpu_before,
-                       gh_values_sent_to_gpu - gpu_before);
+    scan_record_totals(s, u->pages ? u->page_gpu.pages_gpu : 0, u->pages ? u->page_gpu.pages_cached : 0,
+                       gh_values_binned_on_cpu - cpu_before, gh_values_sent_to_gpu - gpu_before);
     return slot;
 }
 

@@ -35,6 +35,7 @@ extern "C" {
 struct ScanTotals {
     HeapReadCounters read;
     uint64 pages_gpu;
+    uint64 pages_cached; /* of those, read from the GPU's page cache */
     uint64 values_cpu;
     uint64 values_gpu;
 };
@@ -46,6 +47,7 @@ struct SharedScan {
     pg_atomic_uint64 tuples;
     pg_atomic_uint64 pages_skipped;
     pg_atomic_uint64 pages_gpu;
+    pg_atomic_uint64 pages_cached;
     pg_atomic_uint64 values_cpu;
     pg_atomic_uint64 values_gpu;
 };
@@ -117,7 +119,7 @@ void scan_evaluate_args(ScanExec *s);
 bool scan_read(ScanExec *s);
 
 /* This process's reading and binning, into the totals and the parallel scan's shared counters. */
-void scan_record_totals(ScanExec *s, uint64 pages_gpu, uint64 values_cpu, uint64 values_gpu);
+void scan_record_totals(ScanExec *s, uint64 pages_gpu, uint64 pages_cached, uint64 values_cpu, uint64 values_gpu);
 
 /* The scan slot emptied, every column NULL. */
 TupleTableSlot *scan_empty_slot(ScanExec *s);

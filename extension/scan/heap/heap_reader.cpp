@@ -236,10 +236,12 @@ bool heap_reader_page_shareable(const HeapReader *r)
     return r->whole_page && !BufferIsLocal(r->buffer) && !PageHasFreeLinePointers(r->page);
 }
 
-Buffer heap_reader_take_page(HeapReader *r, OffsetNumber *lines)
+Buffer heap_reader_take_page(HeapReader *r, OffsetNumber *lines, XLogRecPtr *lsn)
 {
     Assert(r->locked && r->whole_page);
     *lines = PageGetMaxOffsetNumber(r->page);
+    /* as MarkBufferDirtyHint() may set it under a share lock, with checksums on */
+    *lsn = BufferGetLSNAtomic(r->buffer);
     heap_reader_unlock(r);
     Buffer buffer = r->buffer;
     r->buffer = InvalidBuffer;

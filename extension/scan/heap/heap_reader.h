@@ -118,11 +118,11 @@ bool heap_reader_page_shareable(const HeapReader *r);
 /*
  * Takes the current page's pin over (the caller releases it with
  * ReleaseBuffer) and unlocks it.  *lines is its line pointer count under
- * the lock.  Its tuples are not counted as read: whoever parses the page
+ * the lock, *lsn its LSN then.  Its tuples are not counted as read: whoever parses the page
  * counts them (heap_reader_count_tuples), the GPU included, so that the
  * host never walks the line pointers of a page it does not parse.
  */
-Buffer heap_reader_take_page(HeapReader *r, OffsetNumber *lines);
+Buffer heap_reader_take_page(HeapReader *r, OffsetNumber *lines, XLogRecPtr *lsn);
 
 /*
  * The current whole_page page's tuples after all, in r->tuples (every

@@ -6,6 +6,7 @@
 #include "../heap/page_layout.h"
 
 #include "../../device_policy.h"
+#include "../../pg_compat.h"
 #include "../../settings.h"
 
 #include <cstdio>
@@ -108,12 +109,18 @@ void give_back(void *arg)
     }
     pg->pending = false;
     for (PageBatch &b : pg->batch) {
+        /*
+         * The slots first: the service adds what the GPU copied of these
+         * pages to its page cache only while their slots are held
+         * (cuda_process.cpp, commit_cached_pages), and once the pins are
+         * gone the buffers may hold other pages.
+         */
+        release_slots(pg, &b);
         for (int i = 0; i < b.npages; i++)
             if (BufferIsValid(b.buffers[i]))
                 batch_pin_drop(b.buffers[i]);
         b.npages = 0;
         batch_pins_untrack(&b.pins);
-        release_slots(pg, &b);
         b.on_gpu = false;
     }
     gpu_service_release_slot(pg->read_slot);
@@ -159,21 +166,24 @@ bool complete(PageGpu *pg, PageBatch *b, bool wait)
         if (b->slots[h] < 0)
             continue;
         gh::Status result;
+        uint64 cached = 0;
         if (pg->grouped != NULL) {
-            if (!gpu_service_grouped_pages_done(b->slots[h], b->npages, wait, &result, pg->left_flags))
+            if (!gpu_service_grouped_pages_done(b->slots[h], b->npages, wait, &result, &cached, pg->left_flags))
                 return false;
             if (result == gh::Status::ok || result == gh::Status::nan_value)
                 keep_left_pages(pg, b);
-        } else if (!gpu_service_pages_done(b->slots[h], wait, &result)) {
+        } else if (!gpu_service_pages_done(b->slots[h], wait, &result, &cached)) {
             return false;
         }
         b->slots[h] = -1;
+        b->cached = Max(b->cached, cached); /* every histogram's batch names the same pages */
         counted = true;
         if (failure == gh::Status::ok)
             failure = result;
     }
     b->on_gpu = false;
     pg->pages_gpu += b->npages;
+    pg->pages_cached += b->cached;
     for (int i = 0; !counted && i < b->npages; i++)
         pg->tuples_uncounted += heap_page_normal_tuples(BufferGetPage(b->buffers[i]), b->lines[i]);
     page_gpu_release(b);
@@ -244,11 +254,16 @@ bool send(PageGpu *pg, PageBatch *b, HistogramState *const *states, const bool *
         uint64 *words = gpu_service_slot_pages(b->slots[h]);
         for (int i = 0; i < b->npages; i++)
             words[i] = gh::page_word(static_cast<uint64>(b->buffers[i] - 1), b->lines[i]);
+        if (pg->cache_rel.rel != 0) {
+            memcpy(gpu_service_slot_page_lsns(b->slots[h]), b->lsns, sizeof(uint64) * b->npages);
+            memcpy(gpu_service_slot_page_blocks(b->slots[h]), b->blocks, sizeof(uint32) * b->npages);
+        }
     }
     for (int h = 0; h < pg->nhist; h++)
         if (b->slots[h] >= 0)
-            gpu_service_bin_pages(b->slots[h], &pg->hist[h], b->npages);
+            gpu_service_bin_pages(b->slots[h], &pg->hist[h], b->npages, pg->cache_rel);
     b->on_gpu = true;
+    b->cached = 0;
     return true;
 }
 
@@ -327,6 +342,8 @@ void allocate_batches(PageGpu *pg, MemoryContext cxt)
     for (PageBatch &b : pg->batch) {
         b.buffers = static_cast<Buffer *>(palloc(sizeof(Buffer) * pg->capacity));
         b.lines = static_cast<OffsetNumber *>(palloc(sizeof(OffsetNumber) * pg->capacity));
+        b.lsns = static_cast<uint64 *>(palloc(sizeof(uint64) * pg->capacity));
+        b.blocks = static_cast<uint32 *>(palloc(sizeof(uint32) * pg->capacity));
         b.slots = static_cast<int32 *>(palloc(sizeof(int32) * pg->nhist));
         for (int h = 0; h < pg->nhist; h++)
             b.slots[h] = -1;
@@ -360,6 +377,20 @@ void allocate_batches(PageGpu *pg, MemoryContext cxt)
     MemoryContextRegisterResetCallback(cxt, &pg->cleanup);
 }
 
+/*
+ * The key of rel's pages in the GPUs' page cache (gpu/page_cache.h), which
+ * trusts a page's LSN to change with its contents: not for a relation
+ * whose changes skip WAL (unlogged, or created in this transaction under
+ * wal_level = minimal), whose pages keep their LSN while they change.
+ */
+gh::PageCacheRel cache_rel_of(Relation rel)
+{
+    if (!RelationNeedsWAL(rel))
+        return gh::PageCacheRel{0, 0, 0};
+    GhRelFile file = GH_REL_FILE(rel);
+    return gh::PageCacheRel{GH_REL_FILE_PARTS(file)};
+}
+
 /* Whether pages of rel can go to the GPU at all (or, testing, be batched for the CPU). */
 bool pages_allowed(const PageGpu *pg, Relation rel)
 {
@@ -379,6 +410,8 @@ void page_gpu_begin(PageGpu *pg, Relation rel, const HeapColumn *columns, int nh
     pg->cpu_only = gh_debug_pages_on_cpu;
     if (!pages_allowed(pg, rel))
         return;
+    pg->rel = rel;
+    pg->cache_rel = cache_rel_of(rel);
     MemoryContext old = MemoryContextSwitchTo(cxt);
     pg->columns = static_cast<gh::PageColumn *>(palloc0(sizeof(gh::PageColumn) * nhist));
     pg->hist = static_cast<ServiceHistogramRef *>(palloc(sizeof(ServiceHistogramRef) * nhist));
@@ -414,6 +447,8 @@ void page_gpu_begin_grouped(PageGpu *pg, Relation rel, const gh::GroupedPageSpec
     pg->cpu_only = gh_debug_pages_on_cpu;
     if (!pages_allowed(pg, rel))
         return;
+    pg->rel = rel;
+    pg->cache_rel = cache_rel_of(rel);
     pg->grouped = spec;
     pg->table = table;
     pg->table_words = table_words;
@@ -454,7 +489,12 @@ bool page_gpu_accepts(PageGpu *pg, const HeapReader *r, HistogramState *const *s
 PageBatch *page_gpu_add(PageGpu *pg, HeapReader *r, HistogramState *const *states, const bool *skip)
 {
     PageBatch *b = &pg->batch[pg->filling];
-    Buffer buffer = heap_reader_take_page(r, &b->lines[b->npages]);
+    XLogRecPtr lsn;
+    Buffer buffer = heap_reader_take_page(r, &b->lines[b->npages], &lsn);
+    b->lsns[b->npages] = lsn;
+    b->blocks[b->npages] = BufferGetBlockNumber(buffer);
+    if (r->rel != pg->rel) /* never so today: a scan reads one relation; a cache key must not lie */
+        pg->cache_rel.rel = 0;
     /* the batch's own pin first, then the ordinary one goes: the page is never unpinned between */
     batch_pin_add(buffer);
     b->buffers[b->npages++] = buffer;
@@ -561,7 +601,12 @@ void page_gpu_end(PageGpu *pg)
     if (!pg->possible)
         return;
     for (PageBatch &b : pg->batch) {
-        /* still on the GPU only if the scan stopped early: unpinning then is safe, its histogram goes unread */
+        /*
+         * Still on the GPU only if the scan stopped early: unpinning then is
+         * safe, its histogram goes unread, once its slots are let go (as in
+         * give_back()).
+         */
+        release_slots(pg, &b);
         page_gpu_release(&b);
     }
     give_back(pg);

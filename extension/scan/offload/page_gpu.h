@@ -48,12 +48,17 @@ struct PageBatch {
     Buffer *buffers;     /* pinned by the batch itself (batch_pins.h) */
     OffsetNumber *lines; /* each page's line pointer count under its lock */
     int32 *slots;        /* one per histogram while the batch is on the GPU, else -1 */
+    uint64 *lsns;        /* each page's LSN under its lock, and ... */
+    uint32 *blocks;      /* ... its block number: its key in the GPUs' page cache */
+    uint64 cached;       /* of its pages, those the GPU read from its page cache */
     bool on_gpu;
     BatchPinList pins;   /* buffers[0 .. npages), for the exit backstop */
 };
 
 struct PageGpu {
     bool possible;              /* the table, the columns and the service allow pages on the GPU */
+    Relation rel;               /* the table: every batch's pages are its */
+    gh::PageCacheRel cache_rel; /* its file, for the GPUs' page cache; rel 0: pages not cached (no WAL) */
     /* a grouped scan's pages (page_gpu_begin_grouped): one grouped page histogram, no states */
     const gh::GroupedPageSpec *grouped;
     const int64 *table;         /* its keys' interval tables ... */
@@ -73,6 +78,7 @@ struct PageGpu {
     int32 cpu_pages_left;       /* auto: pages that take the CPU path before the GPU is asked again */
     int32 read_slot;            /* the slot of a read in progress, for the cleanup */
     uint64 pages_gpu;
+    uint64 pages_cached;        /* of those, pages the GPU read from its page cache */
     uint64 pages_cpu;           /* pages batched, then parsed on the CPU */
     uint64 pages_stolen;        /* of those, pages parsed off a ready batch while the GPU was busy */
     uint64 gpus_busy;           /* auto: ready batches that found the GPUs' queue full */

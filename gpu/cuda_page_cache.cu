@@ -1,0 +1,238 @@
+/*
+ * cuda_page_cache.cu: the CUDA backend's page cache (page_cache.h): each
+ * device's entries, and the two steps a cached page batch adds around its
+ * kernel: resolving its pages against the entries before, committing its
+ * fills after (gpu_backend.h: gpu_page_cache_start, gpu_page_cache_commit;
+ * cuda_pages.cu calls resolve_cached_pages).
+ */
+#include <cuda_runtime.h>
+
+#include <cstdio>
+
+#include "cuda_backend_state.cuh"
+
+#ifdef POSTGRES_H
+static_assert(false, "the engine is PostgreSQL-free: it must not include PostgreSQL headers");
+#endif
+
+namespace gh {
+
+using namespace cuda_state;
+using kernels::CacheKey;
+using kernels::kFill;
+using kernels::kNotCached;
+
+namespace {
+
+constexpr unsigned kThreads = 256;
+
+/*
+ * One thread a page: claims the page's entry for batch `seq` and answers
+ * its directive.  Pages the page kernel reads nothing of (no lines, a
+ * buffer past the pool) are not cached.
+ */
+__global__ void resolve_pages(const uint64_t *__restrict__ words, const unsigned long long *__restrict__ lsns,
+                              const uint32_t *__restrict__ blocks, uint32_t n, PageCacheRel rel, uint64_t pool_pages,
+                              CacheKey *__restrict__ keys, unsigned long long *__restrict__ claims, uint32_t entries,
+                              unsigned long long seq, uint32_t *__restrict__ directives,
+                              unsigned long long *__restrict__ hits)
+{
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    const uint64_t word = words[i];
+    const unsigned long long lsn = lsns[i];
+    uint32_t directive = kNotCached;
+    if (lsn != 0 && (word & 0xFFFF) != 0 && (word >> 16) < pool_pages) {
+        const uint32_t block = blocks[i];
+        const uint32_t e = static_cast<uint32_t>((static_cast<uint64_t>(kernels::cache_mix(rel)) + block) % entries);
+        /* the first of the batch's pages to claim the entry has it; the others are read from the pool */
+        if (atomicExch(&claims[e], seq) != seq) {
+            const CacheKey k = keys[e];
+            if (k.lsn == lsn && k.block == block && k.rel == rel.rel && k.db == rel.db && k.spc == rel.spc) {
+                directive = e;
+                atomicAdd(hits, 1ull);
+            } else {
+                keys[e].lsn = 0; /* its page is about to be overwritten: empty until a commit says otherwise */
+                directive = kFill | e;
+            }
+        }
+    }
+    directives[i] = directive;
+}
+
+/*
+ * Each entry the batch filled gets its page's key, unless a later batch
+ * has claimed the entry since (and may have overwritten its page).
+ */
+__global__ void commit_pages(const unsigned long long *__restrict__ lsns, const uint32_t *__restrict__ blocks,
+                             const uint32_t *__restrict__ directives, uint32_t n, PageCacheRel rel,
+                             CacheKey *__restrict__ keys, const unsigned long long *__restrict__ claims,
+                             unsigned long long seq)
+{
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    const uint32_t d = directives[i];
+    if (d == kNotCached || (d & kFill) == 0)
+        return;
+    const uint32_t e = d & ~kFill;
+    if (claims[e] != seq)
+        return;
+    CacheKey k;
+    k.spc = rel.spc;
+    k.db = rel.db;
+    k.rel = rel.rel;
+    k.block = blocks[i];
+    k.lsn = lsns[i];
+    k.unused = 0;
+    keys[e] = k;
+}
+
+unsigned grid_for(size_t n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
+
+template <typename T>
+T *at_word(double *base, uint32_t word)
+{
+    return reinterpret_cast<T *>(base + word);
+}
+
+/* Frees one device's entries (after a failure on the way to allocating them, too). */
+void free_cache(PageCacheMemory *c)
+{
+    cudaFree(c->pages);
+    cudaFree(c->keys);
+    cudaFree(c->claims);
+    *c = PageCacheMemory{};
+}
+
+Status start_cache(int device, size_t bytes)
+{
+    Status s = set_device(device);
+    if (s != Status::ok)
+        return s;
+    PageCacheMemory *c = &g.devices[device].cache;
+    uint64_t entries = bytes / kPageCacheEntryBytes;
+    if (entries > (kFill - 1))
+        entries = kFill - 1; /* a directive names an entry in 31 bits */
+    if (entries == 0)
+        return Status::ok;
+    cudaError_t err = cudaSuccess;
+    if (check(err = cudaMalloc(reinterpret_cast<void **>(&c->pages), entries * heap_layout::kPageBytes), "cudaMalloc") &&
+        check(err = cudaMalloc(reinterpret_cast<void **>(&c->keys), entries * sizeof(CacheKey)), "cudaMalloc") &&
+        check(err = cudaMalloc(reinterpret_cast<void **>(&c->claims), entries * sizeof(unsigned long long)),
+              "cudaMalloc") &&
+        check(err = cudaMemset(c->keys, 0, entries * sizeof(CacheKey)), "cudaMemset") &&
+        check(err = cudaMemset(c->claims, 0, entries * sizeof(unsigned long long)), "cudaMemset")) {
+        c->entries = static_cast<uint32_t>(entries);
+        return Status::ok;
+    }
+    free_cache(c);
+    return status_of(err);
+}
+
+Status commit(BatchBuffer *b)
+{
+    if (b->cache_seq == 0)
+        return Status::ok;
+    Status s = set_device(b->device);
+    if (s != Status::ok)
+        return s;
+    const Device &d = g.devices[b->device];
+    const PageCacheKeys &k = b->cache_keys;
+    const unsigned long long seq = b->cache_seq;
+    b->cache_seq = 0;
+    commit_pages<<<grid_for(b->cache_pages), kThreads, 0, d.stream>>>(
+        at_word<unsigned long long>(b->on_device, k.lsn_word), at_word<uint32_t>(b->on_device, k.block_word),
+        at_word<uint32_t>(b->on_device, k.directive_word), static_cast<uint32_t>(b->cache_pages), k.rel,
+        d.cache.keys, d.cache.claims, seq);
+    GH_CUDA(cudaGetLastError());
+    /* the buffer's next copy waits for this kernel, which reads its device side */
+    GH_CUDA(cudaEventRecord(b->done, d.stream));
+    return Status::ok;
+}
+
+} // namespace
+
+bool page_cache_keys_fit(const PageCacheKeys &k, size_t n, size_t capacity)
+{
+    const size_t halves = (n + 1) / 2; /* n uint32_t in 8-byte words */
+    return k.lsn_word >= n + (n + 7) / 8 && k.lsn_word + n <= k.block_word && k.block_word + halves <= k.directive_word &&
+           k.directive_word + halves <= k.hits_word && k.hits_word < capacity;
+}
+
+Status copy_page_batch_in(const Device &d, BatchBuffer *b, size_t n, const PageCacheKeys *keys)
+{
+    GH_CUDA(cudaStreamWaitEvent(d.copy_stream, b->done, 0));
+    GH_CUDA(cudaMemcpyAsync(b->on_device, b->host, n * sizeof(double), cudaMemcpyHostToDevice, d.copy_stream));
+    if (keys != nullptr) {
+        GH_CUDA(cudaMemcpyAsync(b->on_device + keys->lsn_word, b->host + keys->lsn_word, n * sizeof(uint64_t),
+                                cudaMemcpyHostToDevice, d.copy_stream));
+        GH_CUDA(cudaMemcpyAsync(b->on_device + keys->block_word, b->host + keys->block_word, n * sizeof(uint32_t),
+                                cudaMemcpyHostToDevice, d.copy_stream));
+    }
+    GH_CUDA(cudaEventRecord(b->copied, d.copy_stream));
+    GH_CUDA(cudaStreamWaitEvent(d.stream, b->copied, 0));
+    return Status::ok;
+}
+
+Status resolve_cached_pages(const Device &d, BatchBuffer *b, size_t n, const PageCacheKeys *keys, uint64_t pool_pages,
+                            PageCacheView *view)
+{
+    *view = PageCacheView{nullptr, nullptr};
+    b->cache_seq = 0;
+    if (keys == nullptr || d.cache.entries == 0 || keys->rel.rel == 0 || n == 0)
+        return Status::ok;
+    unsigned long long *hits = at_word<unsigned long long>(b->on_device, keys->hits_word);
+    uint32_t *directives = at_word<uint32_t>(b->on_device, keys->directive_word);
+    GH_CUDA(cudaMemsetAsync(hits, 0, sizeof(unsigned long long), d.stream));
+    PageCacheMemory &c = g.devices[b->device].cache;
+    const unsigned long long seq = c.next_seq++;
+    resolve_pages<<<grid_for(n), kThreads, 0, d.stream>>>(
+        reinterpret_cast<const uint64_t *>(b->on_device), at_word<unsigned long long>(b->on_device, keys->lsn_word),
+        at_word<uint32_t>(b->on_device, keys->block_word), static_cast<uint32_t>(n), keys->rel, pool_pages, c.keys,
+        c.claims, c.entries, seq, directives, hits);
+    GH_CUDA(cudaGetLastError());
+    *view = PageCacheView{directives, c.pages};
+    b->cache_seq = seq;
+    b->cache_pages = n;
+    b->cache_keys = *keys;
+    return Status::ok;
+}
+
+Status read_cache_hits(const Device &d, BatchBuffer *b)
+{
+    if (b->cache_seq == 0)
+        return Status::ok;
+    const uint32_t w = b->cache_keys.hits_word;
+    GH_CUDA(cudaMemcpyAsync(const_cast<double *>(b->host) + w, b->on_device + w, sizeof(uint64_t),
+                            cudaMemcpyDeviceToHost, d.stream));
+    return Status::ok;
+}
+
+Status gpu_page_cache_start(size_t bytes_per_device, uint64_t *entries) noexcept
+{
+    GH_ENTRY({
+        *entries = 0;
+        if (!g.started)
+            return Status::no_device;
+        if (g.devices[0].cache.entries != 0) { /* once per process */
+            *entries = g.devices[0].cache.entries;
+            return Status::ok;
+        }
+        for (int i = 0; i < g.ndevices; i++) {
+            Status s = start_cache(i, bytes_per_device);
+            if (s != Status::ok) {
+                for (int j = 0; j < i; j++)
+                    free_cache(&g.devices[j].cache);
+                return s;
+            }
+        }
+        *entries = g.devices[0].cache.entries;
+        return Status::ok;
+    })
+}
+
+Status gpu_page_cache_commit(BatchBuffer *b) noexcept { GH_ENTRY(return commit(b);) }
+
+} // namespace gh

@@ -1,0 +1,56 @@
+/*
+ * kernel_page_cache.cuh: the device side of the page cache (page_cache.h)
+ * that the page kernels share with cuda_page_cache.cu, which resolves a
+ * batch's pages against the entries and commits its fills: each entry's
+ * key, a page's directive, and the view a page kernel reads hits from
+ * and writes fills into.
+ */
+#ifndef GH_KERNEL_PAGE_CACHE_CUH
+#define GH_KERNEL_PAGE_CACHE_CUH
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "page_cache.h"
+#include "page_spec.h"
+
+namespace gh {
+
+/* What a page kernel sees of the cache: no directives, no cache. */
+struct PageCacheView {
+    const uint32_t *directives; /* the batch's, one a page; nullptr: every page from the pool */
+    uint4 *pages;               /* the entries' pages, kPageBytes / 16 vectors each */
+};
+
+namespace kernels {
+
+/* An entry's key: lsn 0 means empty (no cached page has LSN 0). */
+struct alignas(16) CacheKey {
+    uint32_t spc, db, rel, block;
+    unsigned long long lsn;
+    unsigned long long unused;
+};
+static_assert(sizeof(CacheKey) == 32, "page_cache.h's kPageCacheEntryBytes counts 32 bytes a key");
+
+/*
+ * A page's directive for the page kernel: read it from the pool only, read
+ * it from entry e (a hit: e), or read it from the pool and copy it into
+ * entry e (a fill: kFill | e).
+ */
+constexpr uint32_t kNotCached = 0xFFFFFFFFu;
+constexpr uint32_t kFill = 0x80000000u;
+
+__host__ __device__ inline uint32_t cache_mix(const PageCacheRel &r)
+{
+    uint32_t h = r.spc * 0x9E3779B1u ^ r.db * 0x85EBCA77u ^ r.rel * 0xC2B2AE3Du;
+    h ^= h >> 15;
+    h *= 0x2C1B3C6Du;
+    h ^= h >> 12;
+    return h;
+}
+
+} // namespace kernels
+} // namespace gh
+
+#endif /* GH_KERNEL_PAGE_CACHE_CUH */

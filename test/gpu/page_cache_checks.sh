@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# page_cache_checks.sh: the GPUs' page cache (gpu/page_cache.h), against
+# whatever PostgreSQL the environment points at.  run_gpu_checks.sh calls
+# it; it can also run alone.  Needs a GPU and gpu_histogram.gpu_page_cache
+# above 0 (the default); without them it says so and passes.
+#
+# Every answer is compared with the ordinary plan's (gpu_histogram.scan =
+# off), and EXPLAIN ANALYZE says how many of the pages parsed on the GPU
+# came from its cache:
+#   1. a second scan of the same table finds every page in the cache, the
+#      grouped heatmap too (the same pages, the same keys);
+#   2. after an UPDATE of the first 300 pages and a VACUUM, those pages
+#      have new LSNs and are read again; the rest still come from the
+#      cache; the scan after that finds all of them again;
+#   3. parallel workers;
+#   4. scans cancelled mid-batch, again and again, then the same scan: its
+#      answer is right (a cancelled scan's copies are never committed);
+#   5. an unlogged table is never cached (its pages keep LSN 0);
+#   6. TRUNCATE and new rows: a new file, new keys.
+set -uo pipefail
+psql_q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
+failures=0
+for _ in $(seq 1 30); do
+    status=$(psql_q -c "SELECT coalesce(min(status), 'none') FROM gpu_histogram_devices()")
+    [[ $status == *starting* || $status == *down* ]] || break
+    sleep 1
+done
+if [ "$status" != usable ]; then
+    echo "page cache checks: no usable GPU ($status): skipped"
+    exit 0
+fi
+if [ "$(psql_q -c "SELECT current_setting('gpu_histogram.gpu_page_cache') = '0'")" = t ]; then
+    echo "page cache checks: gpu_histogram.gpu_page_cache is 0: skipped"
+    exit 0
+fi
+
+psql_q <<'SQL' || exit 1
+SET client_min_messages = warning;
+DROP TABLE IF EXISTS gh_pc, gh_pc_unlogged;
+SET TimeZone = 'America/New_York';
+CREATE TABLE gh_pc AS
+SELECT ((i::bigint * 7919) % 100003) / 100003.0 AS x, i % 100 AS g,
+       '2024-03-01 00:00-05'::timestamptz + i * interval '3 seconds' AS ts
+FROM generate_series(1, 1500000) i;
+CREATE UNLOGGED TABLE gh_pc_unlogged AS TABLE gh_pc;
+VACUUM ANALYZE gh_pc;
+VACUUM ANALYZE gh_pc_unlogged;
+SQL
+
+ungrouped="SELECT gpu_histogram(x, 0, 1, 64) h FROM gh_pc"
+heatmap="SELECT date_trunc('hour', ts) hr, gpu_histogram(x, 0, 1, 64) h, count(*) FROM gh_pc GROUP BY 1"
+serial="SET max_parallel_workers_per_gather = 0;"
+parallel="SET max_parallel_workers_per_gather = 4; SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;"
+
+# run NAME SETTINGS QUERY EXPECT: EXPECT is all (every page from the cache), none, or some (neither)
+run() {
+    local name=$1 settings=$2 query=$3 expect=$4 out
+    out=$(psql -X -q -At -v ON_ERROR_STOP=1 2>&1 <<SQL
+SET TimeZone = 'America/New_York';
+$settings
+SET gpu_histogram.device = gpu;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $query;
+CREATE TEMP TABLE r_gpu AS $query;
+SET gpu_histogram.scan = off;
+CREATE TEMP TABLE r_plain AS $query;
+SELECT 'diff ' || ((SELECT count(*) FROM (TABLE r_gpu EXCEPT ALL TABLE r_plain) a) +
+                   (SELECT count(*) FROM (TABLE r_plain EXCEPT ALL TABLE r_gpu) b));
+SQL
+)
+    local diff pages cached ok=1
+    diff=$(echo "$out" | sed -n 's/^diff //p')
+    pages=$(echo "$out" | sed -n 's/.*Pages Parsed on GPU: //p' | awk '{ s += $1 } END { print s + 0 }')
+    cached=$(echo "$out" | sed -n 's/.*Pages from GPU Page Cache: //p' | awk '{ s += $1 } END { print s + 0 }')
+    [ "$diff" = 0 ] && [ "$pages" -gt 0 ] || ok=0
+    case $expect in
+    all) [ "$cached" -eq "$pages" ] || ok=0 ;;
+    none) [ "$cached" -eq 0 ] || ok=0 ;;
+    some) [ "$cached" -gt 0 ] && [ "$cached" -lt "$pages" ] || ok=0 ;;
+    esac
+    if [ $ok = 1 ]; then
+        echo "PASS: $name: equal to the ordinary plan; $cached of $pages pages parsed on the GPU from its cache"
+    else
+        echo "FAIL: $name (differences ${diff:-?}, $cached of $pages pages from the cache, expected $expect)"
+        echo "$out" | head -40 | sed 's/^/  /'
+        failures=$((failures + 1))
+    fi
+}
+
+run "first scan" "$serial" "$ungrouped" any
+run "the same scan again" "$serial" "$ungrouped" all
+run "the hourly heatmap over the same pages" "$serial" "$heatmap" all
+
+psql_q <<'SQL' || exit 1
+UPDATE gh_pc SET x = 1 - x WHERE ctid < '(300,0)';
+VACUUM gh_pc;
+SQL
+run "after an UPDATE of 300 pages and a VACUUM" "$serial" "$ungrouped" some
+run "and again" "$serial" "$heatmap" all
+run "4 workers" "$parallel" "$heatmap" all
+
+# cancelled mid-scan, the GPU still reading: nothing the batch copied may become a hit
+psql_q <<'SQL' >/dev/null 2>&1
+UPDATE gh_pc SET x = x / 2 WHERE ctid < '(2000,0)';
+VACUUM gh_pc;
+SQL
+for t in 2 3 4 5 6 8 10 12 15 20; do
+    psql -X -q -At -c "SET max_parallel_workers_per_gather = 0; SET gpu_histogram.device = gpu;
+        SET statement_timeout = '${t}ms'; $ungrouped" >/dev/null 2>&1
+done
+run "after 10 scans cancelled mid-scan" "$serial" "$ungrouped" any
+run "and again" "$serial" "$ungrouped" all
+
+run "an unlogged table" "$serial" "SELECT gpu_histogram(x, 0, 1, 64) h FROM gh_pc_unlogged" none
+run "an unlogged table, again" "$serial" "SELECT gpu_histogram(x, 0, 1, 64) h FROM gh_pc_unlogged" none
+
+psql_q <<'SQL' || exit 1
+TRUNCATE gh_pc;
+INSERT INTO gh_pc SELECT ((i::bigint * 104729) % 99991) / 99991.0, i % 7,
+       '2024-03-01 00:00-05'::timestamptz + i * interval '5 seconds' FROM generate_series(1, 1000000) i;
+VACUUM ANALYZE gh_pc;
+SQL
+run "after TRUNCATE and new rows" "$serial" "$ungrouped" none
+run "and again" "$serial" "$heatmap" all
+
+psql_q -c "DROP TABLE gh_pc, gh_pc_unlogged" >/dev/null
+[ $failures -eq 0 ] && echo "page cache GPU checks: all passed" || echo "page cache GPU checks: $failures FAILED"
+[ $failures -eq 0 ]
