@@ -39,7 +39,7 @@ SET client_min_messages = warning;
 DROP TABLE IF EXISTS gh_pc, gh_pc_unlogged;
 SET TimeZone = 'America/New_York';
 CREATE TABLE gh_pc AS
-SELECT ((i::bigint * 7919) % 100003) / 100003.0 AS x, i % 100 AS g,
+SELECT (((i::bigint * 7919) % 100003) / 100003.0)::float8 AS x, i % 100 AS g,
        '2024-03-01 00:00-05'::timestamptz + i * interval '3 seconds' AS ts
 FROM generate_series(1, 1500000) i;
 CREATE UNLOGGED TABLE gh_pc_unlogged AS TABLE gh_pc;
@@ -115,7 +115,7 @@ run "an unlogged table, again" "$serial" "SELECT gpu_histogram(x, 0, 1, 64) h FR
 
 psql_q <<'SQL' || exit 1
 TRUNCATE gh_pc;
-INSERT INTO gh_pc SELECT ((i::bigint * 104729) % 99991) / 99991.0, i % 7,
+INSERT INTO gh_pc SELECT (((i::bigint * 104729) % 99991) / 99991.0)::float8, i % 7,
        '2024-03-01 00:00-05'::timestamptz + i * interval '5 seconds' FROM generate_series(1, 1000000) i;
 VACUUM ANALYZE gh_pc;
 SQL
