@@ -7,6 +7,8 @@
  */
 #include "cuda_pages_harness.cuh"
 
+#include <memory>
+
 namespace gh_pages_test {
 namespace {
 
@@ -36,6 +38,8 @@ class PageCache : public gh_test::KernelTest {
         ASSERT_EQ(gh::gpu_page_cache_start(kCacheBytes, &entries), Status::ok) << gh::gpu_last_error();
         ASSERT_EQ(entries, kCacheBytes / gh::kPageCacheEntryBytes);
         ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+        buffers = std::make_unique<WordBuffers>(kCapacity, 1); /* once the GPU is started */
+        ASSERT_EQ(buffers->status(), Status::ok) << gh::gpu_last_error();
     }
 
     /* Fills buffers [0, kPages) with one float8 column, values from `seed`. */
@@ -56,19 +60,19 @@ class PageCache : public gh_test::KernelTest {
     {
         std::vector<int64_t> counts(size_t(spec.nbins) + 3, 0);
         const gh::PageCacheKeys keys = keys_for(rel);
-        uint64_t *area = buffers.area(0);
+        uint64_t *area = buffers->area(0);
         std::vector<uint64_t> words = words_for(written, 0, kPages);
         std::copy(words.begin(), words.end(), area);
         std::copy(lsns.begin(), lsns.end(), area + keys.lsn_word);
         std::copy(blocks.begin(), blocks.end(), reinterpret_cast<uint32_t *>(area + keys.block_word));
         gh::DeviceHistogram *h = nullptr;
         EXPECT_EQ(gh::gpu_histogram_open(gh::float_histogram(spec), 0, &h), Status::ok);
-        EXPECT_EQ(gh::gpu_pages_submit(h, buffers.buffer(0), kPages, col, &keys), Status::ok) << gh::gpu_last_error();
+        EXPECT_EQ(gh::gpu_pages_submit(h, buffers->buffer(0), kPages, col, &keys), Status::ok) << gh::gpu_last_error();
         for (bool finished = false; !finished;)
-            EXPECT_EQ(gh::gpu_batch_finished(buffers.buffer(0), &finished), Status::ok);
+            EXPECT_EQ(gh::gpu_batch_finished(buffers->buffer(0), &finished), Status::ok);
         *hits = area[keys.hits_word];
         if (commit)
-            EXPECT_EQ(gh::gpu_page_cache_commit(buffers.buffer(0)), Status::ok);
+            EXPECT_EQ(gh::gpu_page_cache_commit(buffers->buffer(0)), Status::ok);
         EXPECT_EQ(gh::gpu_histogram_drain(h, 0, spec.nbins + 3, counts.data(), nullptr), Status::ok);
         gh::gpu_histogram_close(h);
         counts.pop_back(); /* the tuple counter */
@@ -86,7 +90,7 @@ class PageCache : public gh_test::KernelTest {
     const Layout layout{{8, 8}};
     const gh::PageColumn col = heap_pages::page_column(layout, 1, PageValueType::float8);
     gh::PageCacheRel rel{1663, 5, 16384};
-    WordBuffers buffers{kCapacity, 1};
+    std::unique_ptr<WordBuffers> buffers;
 };
 
 std::vector<uint64_t> all(uint64_t lsn) { return std::vector<uint64_t>(kPages, lsn); }
@@ -101,7 +105,6 @@ std::vector<uint32_t> blocks_from(uint32_t first)
 
 TEST_F(PageCache, HitsOnlyUnderTheCommittedKey)
 {
-    ASSERT_EQ(buffers.status(), Status::ok);
     const Written first = write(1);
     const std::vector<int64_t> want_first = reference(first);
     uint64_t hits = 0;
@@ -135,7 +138,6 @@ TEST_F(PageCache, HitsOnlyUnderTheCommittedKey)
 
 TEST_F(PageCache, PagesOfOneBatchSharingAnEntry)
 {
-    ASSERT_EQ(buffers.status(), Status::ok);
     const size_t entries = kCacheBytes / gh::kPageCacheEntryBytes;
     const Written written = write(3);
     const std::vector<int64_t> want = reference(written);
