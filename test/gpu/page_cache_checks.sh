@@ -9,9 +9,9 @@
 # came from its cache:
 #   1. a second scan of the same table finds every page in the cache, the
 #      grouped heatmap too (the same pages, the same keys);
-#   2. after an UPDATE of the first 300 pages and a VACUUM, those pages
-#      have new LSNs and are read again; the rest still come from the
-#      cache; the scan after that finds all of them again;
+#   2. after an UPDATE of the first 300 pages (HOT, on the same pages) and
+#      a VACUUM, those pages have new LSNs and are read again; the rest
+#      still come from the cache; the scan after that finds all of them;
 #   3. parallel workers;
 #   4. scans cancelled mid-batch, again and again, then the same scan: its
 #      answer is right (a cancelled scan's copies are never committed);
@@ -38,7 +38,9 @@ psql_q <<'SQL' || exit 1
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS gh_pc, gh_pc_unlogged;
 SET TimeZone = 'America/New_York';
-CREATE TABLE gh_pc AS
+-- room on each page: the UPDATEs below stay on their pages (HOT), so no page is left empty (an empty
+-- page, with no line pointer, is never cached: there is nothing on it to read)
+CREATE TABLE gh_pc WITH (fillfactor = 60) AS
 SELECT (((i::bigint * 7919) % 100003) / 100003.0)::float8 AS x, i % 100 AS g,
        '2024-03-01 00:00-05'::timestamptz + i * interval '3 seconds' AS ts
 FROM generate_series(1, 1500000) i;
