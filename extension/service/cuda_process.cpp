@@ -545,24 +545,14 @@ void finish_read(const InFlight &f)
 void commit_cached_pages(const InFlight &f)
 {
     service_lock();
-    const ServiceSlot &slot = gh_service_slots[f.slot];
-    bool held = !slot.abandoned;
-    bool cached = slot.cache_rel.rel != 0;
-    int32 pages = slot.count;
+    bool held = !gh_service_slots[f.slot].abandoned;
     service_unlock();
-    if (!cached || gh_service->page_cache_entries == 0)
+    if (!held)
         return;
-    if (held) {
-        gh::Status s = gh::gpu_page_cache_commit(f.batch);
-        if (s != gh::Status::ok)
-            exit_on_cuda_error(s);
-    }
-    /* the kernel is done, so its count of hits has arrived after the slot's keys */
-    int64 hits = static_cast<int64>(reinterpret_cast<const uint64 *>(service_slot_values(f.slot))[kPageSlotHitsWord]);
-    service_lock();
-    gh_service->page_cache_hits += hits;
-    gh_service->page_cache_misses += Max(static_cast<int64>(pages) - hits, 0);
-    service_unlock();
+    /* nothing for a batch that was not cached */
+    gh::Status s = gh::gpu_page_cache_commit(f.batch);
+    if (s != gh::Status::ok)
+        exit_on_cuda_error(s);
 }
 
 /* Gives back the slots whose batches the GPU has copied, and answers the reads that have arrived. */

@@ -140,8 +140,6 @@ struct ServiceShared {
     bool pool_registered; /* the shared buffer pool is mapped for the GPUs: scans may send pages */
     int64 page_cache_bytes;   /* gpu_histogram.gpu_page_cache, per device */
     int64 page_cache_entries; /* pages each GPU's cache holds (0: none) */
-    int64 page_cache_hits;    /* pages batches read from the cache, since the server started */
-    int64 page_cache_misses;  /* cacheable pages they read over PCIe */
     char message[256];    /* why there is no GPU ("" when there is one) */
     int32 start_status;   /* gh::Status of starting CUDA: not_built, no_device, ... */
     char last_failure[256]; /* the last fatal CUDA error, kept across restarts for the clients it failed */

@@ -551,11 +551,13 @@ uint64 page_gpu_finish(PageGpu *pg, HistogramState *const *states)
     else /* why pages stayed on the CPU: under load, see where auto's share went */
         elog(DEBUG1,
              "gpu_histogram scan: batches on the GPU hold %llu pages; %llu batches found the GPUs' queue full, "
-             "%llu no lease or slot; %llu batched pages parsed on the CPU, %llu of them while the GPU was busy",
+             "%llu no lease or slot; %llu batched pages parsed on the CPU, %llu of them while the GPU was busy; "
+             "%llu pages so far read from the GPU's page cache",
              static_cast<unsigned long long>(pg->pages_gpu + (pg->batch[0].on_gpu ? pg->batch[0].npages : 0) +
                                              (pg->batch[1].on_gpu ? pg->batch[1].npages : 0)),
              static_cast<unsigned long long>(pg->gpus_busy), static_cast<unsigned long long>(pg->no_room),
-             static_cast<unsigned long long>(pg->pages_cpu), static_cast<unsigned long long>(pg->pages_stolen));
+             static_cast<unsigned long long>(pg->pages_cpu), static_cast<unsigned long long>(pg->pages_stolen),
+             static_cast<unsigned long long>(pg->pages_cached));
     for (PageBatch &b : pg->batch)
         (void)complete(pg, &b, true);
     if (pg->grouped != NULL)
