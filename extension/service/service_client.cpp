@@ -74,6 +74,15 @@ void release_all_on_exit(int, Datum)
     }
 }
 
+} // namespace
+
+void gpu_service_release_everything(void)
+{
+    release_all_on_exit(0, 0);
+}
+
+namespace {
+
 void register_exit_callback(void)
 {
     if (!exit_callback_registered) {

@@ -131,6 +131,13 @@ int32 gpu_service_page_capacity(void);
 uint64 *gpu_service_slot_pages(int32 slot);
 
 /*
+ * Gives back every slot and device histogram this process holds, as its
+ * exit callback does; for a caller whose own exit callback must run after
+ * the slots are let go (the page batches' pins: page_gpu.cpp).
+ */
+void gpu_service_release_everything(void);
+
+/*
  * Where the GPUs' page cache finds each page's key (gpu/page_cache.h):
  * the LSN the scan saw under the page's share lock (0: not to be cached)
  * and its block number, in the page words' order.

@@ -15,6 +15,7 @@
 extern "C" {
 #include "miscadmin.h"
 #include "storage/fd.h"
+#include "storage/ipc.h"
 #include "storage/proc.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -91,6 +92,21 @@ void release_slots(const PageGpu *pg, PageBatch *b)
         gpu_service_release_slot(b->slots[h]);
         b->slots[h] = -1;
     }
+}
+
+/*
+ * At a FATAL exit, before the executor's memory is freed, the exit
+ * backstop of batch_pins.h drops the batches' pins.  A batch the GPU has
+ * not finished must have let go of its slot by then, or the service could
+ * commit to its page cache what the GPU read from buffers that already
+ * hold other pages (cuda_process.cpp, commit_cached_pages).  Registered
+ * after the backstop, so it runs before it.
+ */
+bool exit_release_registered = false;
+
+void release_slots_at_exit(int, Datum)
+{
+    gpu_service_release_everything();
 }
 
 /* The pins, the service's slots and leases go back when the scan's memory does (ERROR, cancel, end). */
@@ -365,6 +381,10 @@ void allocate_batches(PageGpu *pg, MemoryContext cxt)
     for (PageBatch &b : pg->batch) {
         b.pins = BatchPinList{&b.buffers, &b.npages, NULL};
         batch_pins_track(&b.pins);
+    }
+    if (!exit_release_registered) {
+        before_shmem_exit(release_slots_at_exit, 0);
+        exit_release_registered = true;
     }
     pg->spill.pins = BatchPinList{&pg->spill.buffers, &pg->spill.npages, NULL};
     batch_pins_track(&pg->spill.pins);
