@@ -102,10 +102,16 @@ Status set_device(int device);
  * it after that kernel, and the stream waits for the copy; other batches'
  * copies and kernels overlap.
  */
-inline Status copy_batch_in(const Device &d, BatchBuffer *b, size_t n)
+inline Status copy_batch_in(const Device &d, BatchBuffer *b, size_t n, const PageCacheKeys *keys = nullptr)
 {
     GH_CUDA(cudaStreamWaitEvent(d.copy_stream, b->done, 0));
     GH_CUDA(cudaMemcpyAsync(b->on_device, b->host, n * sizeof(double), cudaMemcpyHostToDevice, d.copy_stream));
+    if (keys != nullptr) { /* a page batch's keys for the page cache (page_cache.h), at the same offsets */
+        GH_CUDA(cudaMemcpyAsync(b->on_device + keys->lsn_word, b->host + keys->lsn_word, n * sizeof(uint64_t),
+                                cudaMemcpyHostToDevice, d.copy_stream));
+        GH_CUDA(cudaMemcpyAsync(b->on_device + keys->block_word, b->host + keys->block_word, n * sizeof(uint32_t),
+                                cudaMemcpyHostToDevice, d.copy_stream));
+    }
     GH_CUDA(cudaEventRecord(b->copied, d.copy_stream));
     GH_CUDA(cudaStreamWaitEvent(d.stream, b->copied, 0));
     return Status::ok;
@@ -126,13 +132,12 @@ inline Status copy_batch_in(const Device &d, BatchBuffer *b, size_t n)
 /*
  * The page cache's steps around a page batch's kernel (cuda_page_cache.cu),
  * for cuda_pages.cu: whether keys' areas fit a buffer of capacity words
- * holding n page words and their grouped answer; the copy of the page words
- * and, with keys, the pages' keys; the resolution of the pages against the
- * device's entries (*view: none if the batch is not cached); and, after the
- * kernel, the copy of the number of hits into the host area.
+ * holding n page words and their grouped answer; the resolution of the
+ * pages against the device's entries (*view: none if the batch is not
+ * cached), after copy_batch_in() with the keys; and, after the kernel, the
+ * copy of the number of hits into the host area.
  */
 bool page_cache_keys_fit(const PageCacheKeys &k, size_t n, size_t capacity);
-Status copy_page_batch_in(const cuda_state::Device &d, BatchBuffer *b, size_t n, const PageCacheKeys *keys);
 Status resolve_cached_pages(const cuda_state::Device &d, BatchBuffer *b, size_t n, const PageCacheKeys *keys,
                             uint64_t pool_pages, PageCacheView *view);
 Status read_cache_hits(const cuda_state::Device &d, BatchBuffer *b);

@@ -161,21 +161,6 @@ bool page_cache_keys_fit(const PageCacheKeys &k, size_t n, size_t capacity)
            k.directive_word + halves <= k.hits_word && k.hits_word < capacity;
 }
 
-Status copy_page_batch_in(const Device &d, BatchBuffer *b, size_t n, const PageCacheKeys *keys)
-{
-    GH_CUDA(cudaStreamWaitEvent(d.copy_stream, b->done, 0));
-    GH_CUDA(cudaMemcpyAsync(b->on_device, b->host, n * sizeof(double), cudaMemcpyHostToDevice, d.copy_stream));
-    if (keys != nullptr) {
-        GH_CUDA(cudaMemcpyAsync(b->on_device + keys->lsn_word, b->host + keys->lsn_word, n * sizeof(uint64_t),
-                                cudaMemcpyHostToDevice, d.copy_stream));
-        GH_CUDA(cudaMemcpyAsync(b->on_device + keys->block_word, b->host + keys->block_word, n * sizeof(uint32_t),
-                                cudaMemcpyHostToDevice, d.copy_stream));
-    }
-    GH_CUDA(cudaEventRecord(b->copied, d.copy_stream));
-    GH_CUDA(cudaStreamWaitEvent(d.stream, b->copied, 0));
-    return Status::ok;
-}
-
 Status resolve_cached_pages(const Device &d, BatchBuffer *b, size_t n, const PageCacheKeys *keys, uint64_t pool_pages,
                             PageCacheView *view)
 {

@@ -13,7 +13,6 @@
 #include <cstdint>
 
 #include "page_cache.h"
-#include "page_spec.h"
 
 namespace gh {
 
