@@ -105,7 +105,7 @@ int64 *histogram_state_counts(HistogramState *st);
 /* Adds src's values into dst; raises an error if their specs differ. */
 void histogram_state_combine(HistogramState *dst, HistogramState *src);
 
-/* A copy of src in mcxt, flushed. */
+/* A copy of src in mcxt, flushed, for combining into: it takes no more values. */
 HistogramState *histogram_state_copy(MemoryContext mcxt, HistogramState *src);
 
 /* Whether two specs are the same histogram (thresholds compared element by element). */
@@ -121,6 +121,9 @@ const double *intern_thresholds(FmgrInfo *flinfo, const double *thresholds, int3
 /* The wire format between parallel workers and the leader; flinfo interns thresholds. */
 bytea *histogram_state_serialize(HistogramState *st);
 HistogramState *histogram_state_deserialize(MemoryContext mcxt, const bytea *wire, FmgrInfo *flinfo);
+
+/* The wire form of a state with these counts (histogram_slots(spec) of them), made without a state. */
+bytea *histogram_wire(const gh::HistogramSpec &spec, const int64 *counts, int64 nvalues);
 
 /* A bigint[] with subscripts 1 .. n holding counts[0 .. n-1]. */
 ArrayType *int64_array(const int64 *counts, int32 n);

@@ -93,6 +93,10 @@ SELECT gpu_histogram(x, 0, 1, 4) = (SELECT array_agg(coalesce(c, 0) ORDER BY b) 
                                                WHERE i % 100000 = 7 GROUP BY 1) w USING (b)) AS sparse
 FROM par_t WHERE i % 100000 = 7;
 
+-- Counts of millions cross the wire in several bytes each (varints).
+SELECT gpu_histogram(x, 5, 6, 1) AS h, (SELECT count(*) FROM par_t WHERE width_bucket(x, 5, 6, 1) = 0) * 3 AS below
+FROM par_t, generate_series(1, 3);
+
 -- A spec that differs between the rows of one group is an error, whether a
 -- worker's transition function or the leader's combine function sees it.
 \set VERBOSITY sqlstate

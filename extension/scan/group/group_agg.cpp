@@ -325,10 +325,7 @@ Datum histogram_datum(GroupAgg *ga, int a, const int64 *c, int64 nvalues, bool p
     int32 slots = histogram_slots(ga, a);
     if (!partial)
         return PointerGetDatum(int64_array(c, slots));
-    HistogramState *st = histogram_state_create(ga->row_cxt, gh::float_histogram(ga->specs[a]));
-    memcpy(histogram_state_counts(st), c, sizeof(int64) * slots);
-    st->nvalues = nvalues;
-    return PointerGetDatum(histogram_state_serialize(st));
+    return PointerGetDatum(histogram_wire(gh::float_histogram(ga->specs[a]), c, nvalues));
 }
 
 void fill_row(GroupAgg *ga, const ScanGroup *g, TupleTableSlot *slot, bool partial)
