@@ -83,6 +83,59 @@ FROM (SELECT g, gpu_histogram(x, 0, 1, 20) AS h, gpu_histogram(x, lo, hi, n) AS 
       FROM par_t GROUP BY g) p
 FULL JOIN par_serial_g s USING (g);
 
+-- Without HAVING, the processes merge their groups themselves: the last to
+-- finish emits them, and no Finalize Aggregate is needed (above: Gather
+-- right over the scan).  Here the statistics saw 10 keys of the 3,001
+-- there are, and work_mem is 64kB: each process leaves its groups in shared
+-- memory several times, and the last emits them in passes of their hashes.
+-- NULL keys, and text keys, too.  Compared with the ordinary plan.
+CREATE TABLE par_m (x float8, ts timestamptz, s text) WITH (autovacuum_enabled = off);
+INSERT INTO par_m SELECT (i * 0.6180339887498949::float8) - floor(i * 0.6180339887498949::float8),
+                         timestamptz '2026-01-01 00:00:00+00' + (i % 10) * interval '1 hour', 'k' || (i % 10)
+FROM generate_series(1, 1000) i;
+ANALYZE par_m;
+INSERT INTO par_m SELECT (i * 0.7548776662466927::float8) - floor(i * 0.7548776662466927::float8),
+                         timestamptz '2026-01-01 00:00:00+00' + (i % 3000) * interval '1 hour', 'k' || (i % 3000)
+FROM generate_series(1, 30000) i;
+INSERT INTO par_m SELECT NULL, NULL, NULL FROM generate_series(1, 10);
+SET work_mem = '64kB';
+EXPLAIN (COSTS OFF)
+SELECT s, count(x), gpu_histogram(x, 0, 1, 16) FROM par_m GROUP BY 1;
+CREATE TEMP TABLE par_m_scan AS
+SELECT date_trunc('hour', ts) AS k, count(*) AS n, gpu_histogram(x, 0, 1, 16) AS h FROM par_m GROUP BY 1;
+CREATE TEMP TABLE par_m_scan_s AS SELECT s AS k, count(x) AS n, gpu_histogram(x, 0, 1, 16) AS h FROM par_m GROUP BY 1;
+-- no worker at all: the leader alone, leaving its groups in memory of its own
+SET max_parallel_workers = 0;
+CREATE TEMP TABLE par_m_alone AS
+SELECT date_trunc('hour', ts) AS k, count(*) AS n, gpu_histogram(x, 0, 1, 16) AS h FROM par_m GROUP BY 1;
+RESET max_parallel_workers;
+RESET work_mem;
+SET gpu_histogram.scan = off;
+CREATE TEMP TABLE par_m_plain AS
+SELECT date_trunc('hour', ts) AS k, count(*) AS n, gpu_histogram(x, 0, 1, 16) AS h FROM par_m GROUP BY 1;
+CREATE TEMP TABLE par_m_plain_s AS SELECT s AS k, count(x) AS n, gpu_histogram(x, 0, 1, 16) AS h FROM par_m GROUP BY 1;
+RESET gpu_histogram.scan;
+SELECT (SELECT count(*) FROM par_m_scan) AS groups,
+       (SELECT count(*) FROM ((TABLE par_m_scan EXCEPT ALL TABLE par_m_plain)
+                              UNION ALL (TABLE par_m_plain EXCEPT ALL TABLE par_m_scan)) d) AS differences,
+       (SELECT count(*) FROM ((TABLE par_m_alone EXCEPT ALL TABLE par_m_plain)
+                              UNION ALL (TABLE par_m_plain EXCEPT ALL TABLE par_m_alone)) d) AS differences_alone,
+       (SELECT count(*) FROM ((TABLE par_m_scan_s EXCEPT ALL TABLE par_m_plain_s)
+                              UNION ALL (TABLE par_m_plain_s EXCEPT ALL TABLE par_m_scan_s)) d) AS differences_text;
+-- The Gather rescanned, on the inner side of a nested loop: each time anew.
+SET enable_material = off;
+EXPLAIN (COSTS OFF)
+SELECT v.i, count(q.h), sum(q.h[2]) FROM (VALUES (1), (2), (3)) v(i)
+LEFT JOIN (SELECT g, gpu_histogram(x, 0, 1, 4) AS h FROM par_t GROUP BY g) q ON q.h[2] > 123 + v.i GROUP BY v.i;
+SELECT v.i, count(q.h), sum(q.h[2]) FROM (VALUES (1), (2), (3)) v(i)
+LEFT JOIN (SELECT g, gpu_histogram(x, 0, 1, 4) AS h FROM par_t GROUP BY g) q ON q.h[2] > 123 + v.i GROUP BY v.i ORDER BY 1;
+SET gpu_histogram.scan = off;
+SELECT v.i, count(q.h), sum(q.h[2]) FROM (VALUES (1), (2), (3)) v(i)
+LEFT JOIN (SELECT g, gpu_histogram(x, 0, 1, 4) AS h FROM par_t GROUP BY g) q ON q.h[2] > 123 + v.i GROUP BY v.i ORDER BY 1;
+RESET gpu_histogram.scan;
+RESET enable_material;
+DROP TABLE par_m;
+
 -- Workers that see no row, or only NULLs, send no state.
 SELECT gpu_histogram(x, 0, 1, 4) IS NULL AS no_rows FROM par_t WHERE i < 0;
 SELECT gpu_histogram(x, 0, 1, 4) FROM par_t WHERE i = 1234567;
