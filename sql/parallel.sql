@@ -83,12 +83,10 @@ FROM (SELECT g, gpu_histogram(x, 0, 1, 20) AS h, gpu_histogram(x, lo, hi, n) AS 
       FROM par_t GROUP BY g) p
 FULL JOIN par_serial_g s USING (g);
 
--- Without HAVING, the processes merge their groups themselves: the last to
--- finish emits them, and no Finalize Aggregate is needed (above: Gather
--- right over the scan).  Here the statistics saw 10 keys of the 3,001
--- there are, and work_mem is 64kB: each process leaves its groups in shared
--- memory several times, and the last emits them in passes of their hashes.
--- NULL keys, and text keys, too.  Compared with the ordinary plan.
+-- Statistics that saw 10 keys of the 3,001 there are, and work_mem 64kB:
+-- each process's groups fill the memory bound many times, and the Finalize
+-- HashAggregate combines the repeated keys.  NULL keys, and text keys, too.
+-- Compared with the ordinary plan.
 CREATE TABLE par_m (x float8, ts timestamptz, s text) WITH (autovacuum_enabled = off);
 INSERT INTO par_m SELECT (i * 0.6180339887498949::float8) - floor(i * 0.6180339887498949::float8),
                          timestamptz '2026-01-01 00:00:00+00' + (i % 10) * interval '1 hour', 'k' || (i % 10)
@@ -104,7 +102,7 @@ SELECT s, count(x), gpu_histogram(x, 0, 1, 16) FROM par_m GROUP BY 1;
 CREATE TEMP TABLE par_m_scan AS
 SELECT date_trunc('hour', ts) AS k, count(*) AS n, gpu_histogram(x, 0, 1, 16) AS h FROM par_m GROUP BY 1;
 CREATE TEMP TABLE par_m_scan_s AS SELECT s AS k, count(x) AS n, gpu_histogram(x, 0, 1, 16) AS h FROM par_m GROUP BY 1;
--- no worker at all: the leader alone, leaving its groups in memory of its own
+-- no worker launched: the leader reads the whole table
 SET max_parallel_workers = 0;
 CREATE TEMP TABLE par_m_alone AS
 SELECT date_trunc('hour', ts) AS k, count(*) AS n, gpu_histogram(x, 0, 1, 16) AS h FROM par_m GROUP BY 1;
@@ -122,7 +120,7 @@ SELECT (SELECT count(*) FROM par_m_scan) AS groups,
                               UNION ALL (TABLE par_m_plain EXCEPT ALL TABLE par_m_alone)) d) AS differences_alone,
        (SELECT count(*) FROM ((TABLE par_m_scan_s EXCEPT ALL TABLE par_m_plain_s)
                               UNION ALL (TABLE par_m_plain_s EXCEPT ALL TABLE par_m_scan_s)) d) AS differences_text;
--- The Gather rescanned, on the inner side of a nested loop: each time anew.
+-- On the inner side of a nested loop: the same groups for each outer row.
 SET enable_material = off;
 EXPLAIN (COSTS OFF)
 SELECT v.i, count(q.h), sum(q.h[2]) FROM (VALUES (1), (2), (3)) v(i)

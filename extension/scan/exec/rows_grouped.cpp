@@ -8,26 +8,16 @@
  * per group comes out: first the scan, then its groups; when the groups
  * fill the memory bound before the end (partial states only), those groups,
  * then the rest of the scan, and so on.
- *
- * Under a Gather with no aggregate above it, the processes merge their
- * groups themselves (scan/group/shared_groups.h): each leaves its groups in
- * the query's shared memory area when it has read its share (or when they
- * fill the memory bound), and the last to finish emits every group's
- * finished row.  Run without a parallel context (a Gather that launched no
- * process, or a portal fetched in parts), the scan is its only process and
- * makes an area of its own only if its groups fill the memory bound.
  */
 #include "scan_exec.h"
 
 #include "../group/group_agg.h"
-#include "../group/shared_groups.h"
 #include "../grouped_pages/grouped_pages.h"
 
 #include "../../histogram_state.h"
 
 extern "C" {
 #include "nodes/pg_list.h"
-#include "storage/lwlock.h"
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
 }
@@ -41,17 +31,8 @@ struct GroupedRows {
     bool emitting;    /* the groups are being emitted */
     bool scan_paused; /* scan_read() stopped with the groups full */
     bool gpu_groups_pending; /* the GPU's groups filled the memory bound before all were taken */
-    uint64 flushes;   /* times the groups were emitted (or left in the area) before the end */
+    uint64 flushes;   /* times the groups were emitted before the end */
     GroupedPages pages; /* all-visible pages parsed, grouped and counted on the GPU */
-    /* the processes merge their groups (shared_groups.h) */
-    bool merging;
-    bool merged;        /* this process emits: the groups left were merged into its own */
-    SharedGroups *sg;   /* in the scan's DSM, or local_sg */
-    dsa_area *area;     /* the query's area, or local_area once one is needed */
-    SharedGroups local_sg;
-    dsa_area *local_area;
-    uint32 pass;        /* the emitting process merges the groups in passes of their hashes */
-    uint32 passes;
 };
 
 namespace {
@@ -69,9 +50,8 @@ void begin(ScanExec *s, CustomScan *cscan, EState *estate)
             elog(ERROR, "gpu_histogram scan: unexpected group key %d", k + 1);
         group_key_init(&g->keys[k], def, desc, &s->css.ss.ps);
     }
-    g->merging = cscan->scan.plan.parallel_aware && !s->partial && g->nkeys > 0;
     group_agg_init(&g->group_agg, s->aggs, s->naggs, g->keys, g->nkeys, desc, estate->es_query_cxt,
-                   (s->partial || g->merging) && g->nkeys > 0);
+                   s->partial && g->nkeys > 0);
     grouped_pages_init(&g->pages, s->aggs, s->naggs, g->keys, g->nkeys, s->qual != NULL, estate->es_query_cxt);
     s->grouped = g;
 }
@@ -180,84 +160,6 @@ bool add_tuples(ScanExec *s, HeapReader *r, int n)
     return group_agg_full(&g->group_agg);
 }
 
-/* The area the groups are left in: the query's, or one of this process's own, made when first needed. */
-dsa_area *merge_area(GroupedRows *g)
-{
-    if (g->area == NULL) {
-        g->local_area = dsa_create(LWTRANCHE_PARALLEL_QUERY_DSA);
-        g->area = g->local_area;
-    }
-    return g->area;
-}
-
-/* Before the first block: false if this process comes after the emitting one was chosen. */
-bool join_merge(ScanExec *s)
-{
-    GroupedRows *g = s->grouped;
-    if (s->shared != NULL) {
-        /* no area: the parallel context got no shared memory, so this process is alone */
-        g->sg = &s->shared->groups;
-        g->area = s->area;
-    } else {
-        shared_groups_init(&g->local_sg);
-        g->sg = &g->local_sg;
-    }
-    return shared_groups_attach(g->sg);
-}
-
-/* The groups of pass g->pass into an empty table (the arguments are known: some process counted a row). */
-void merge_pass(ScanExec *s)
-{
-    GroupedRows *g = s->grouped;
-    group_agg_restart(&g->group_agg);
-    prepare_arguments(s);
-    group_agg_lay_out(&g->group_agg, s->args);
-    shared_groups_merge(g->sg, g->area, &g->group_agg.table, g->pass, g->passes);
-    g->group_agg.collected = true; /* every cell is in the table: none is on the GPU */
-}
-
-/*
- * This process read its share and its groups are collected: false if it
- * left them for another process to emit; true if it emits, with the groups
- * left by all others merged, or the first pass of them.
- */
-bool finish_merge(ScanExec *s)
-{
-    GroupedRows *g = s->grouped;
-    GroupAgg *ga = &g->group_agg;
-    const GroupTable *own = &ga->table;
-    FinishAnswer answer = shared_groups_finish(g->sg, g->area, own);
-    if (answer == FinishAnswer::done)
-        return false;
-    g->merged = true;
-    const uint64 left = shared_groups_left_bytes(g->sg);
-    const uint64 kept = answer == FinishAnswer::emit && ga->laid_out ? own->bytes : 0;
-    const uint64 limit = Max(static_cast<uint64>(get_hash_memory_limit()), 1);
-    /* as HashAggregate's batches: each pass a share of the hashes that fits the memory bound */
-    g->passes = static_cast<uint32>(Min((left + kept) / limit + 1, static_cast<uint64>(PG_UINT32_MAX)));
-    g->pass = 0;
-    elog(DEBUG1, "gpu_histogram scan: this process emits the groups, with %llu bytes of others' in %u pass%s",
-         static_cast<unsigned long long>(left), g->passes, g->passes == 1 ? "" : "es");
-    if (g->passes == 1 && answer == FinishAnswer::emit) {
-        if (left > 0) {
-            if (!ga->laid_out) {
-                prepare_arguments(s);
-                group_agg_lay_out(ga, s->args);
-            }
-            shared_groups_merge(g->sg, g->area, &ga->table, 0, 1);
-        }
-        return true;
-    }
-    if (answer == FinishAnswer::emit)
-        shared_groups_leave(g->sg, merge_area(g), own);
-    if (shared_groups_left_bytes(g->sg) == 0) {
-        group_agg_restart(ga); /* nobody counted a row */
-        return true;
-    }
-    merge_pass(s);
-    return true;
-}
-
 TupleTableSlot *next_row(ScanExec *s)
 {
     GroupedRows *g = s->grouped;
@@ -266,8 +168,6 @@ TupleTableSlot *next_row(ScanExec *s)
             if (!g->scanned) {
                 g->scanned = true;
                 s->args_evaluated = false;
-                if (g->merging && !join_merge(s))
-                    return NULL; /* every block was taken and the emitting process chosen */
             }
             if (!g->gpu_groups_pending)
                 g->scan_paused = scan_read(s);
@@ -275,33 +175,17 @@ TupleTableSlot *next_row(ScanExec *s)
             if (!g->scan_paused)
                 g->gpu_groups_pending = grouped_pages_collect(&g->pages, &g->group_agg, &s->reader);
             group_agg_collect(&g->group_agg);
-            if (g->merging && (g->scan_paused || g->gpu_groups_pending)) {
-                /* the groups fill the memory bound: leave them in the area, and go on with none */
-                shared_groups_leave(g->sg, merge_area(g), &g->group_agg.table);
-                group_agg_restart(&g->group_agg);
-                g->flushes++;
-                continue;
-            }
             if (!g->scan_paused && !g->gpu_groups_pending) {
                 gh_values_binned_on_cpu += g->group_agg.values_binned;
                 scan_record_totals(s, g->pages.active ? g->pages.pages.pages_gpu : 0,
                                    g->pages.active ? g->pages.pages.pages_cached : 0, g->group_agg.values_binned,
                                    g->group_agg.values_gpu);
             }
-            if (g->merging && !finish_merge(s)) {
-                group_agg_done(&g->group_agg);
-                return NULL;
-            }
             g->emitting = true;
         }
         TupleTableSlot *slot = scan_empty_slot(s);
         if (group_agg_next(&g->group_agg, slot, s->partial))
             return ExecStoreVirtualTuple(slot);
-        if (g->merged && g->pass + 1 < g->passes) {
-            g->pass++;
-            merge_pass(s);
-            continue;
-        }
         if (!g->scan_paused && !g->gpu_groups_pending) {
             /* under an Append, the next partition's scan may want the service's room */
             group_agg_done(&g->group_agg);
@@ -313,22 +197,9 @@ TupleTableSlot *next_row(ScanExec *s)
     }
 }
 
-void end(ScanExec *s)
-{
-    GroupedRows *g = s->grouped;
-    if (g->local_area != NULL)
-        dsa_detach(g->local_area);
-    g->local_area = NULL;
-    g->area = NULL;
-}
-
 void rescan(ScanExec *s)
 {
     GroupedRows *g = s->grouped;
-    end(s); /* the leader's rescan resets the shared groups (reinitialize_dsm) */
-    g->merged = false;
-    g->sg = NULL;
-    g->pass = g->passes = 0;
     g->scanned = false;
     g->emitting = false;
     g->scan_paused = false;
@@ -379,7 +250,7 @@ const RowStrategy grouped_rows = {
     end_read,
     next_row,
     rescan,
-    end, /* the groups live in the query's memory; an area of the scan's own is detached */
+    NULL, /* end: the groups live in the query's memory */
     explain_plan,
     explain_analyze,
 };
