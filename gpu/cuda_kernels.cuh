@@ -174,15 +174,6 @@ cudaError_t bin_grouped_pages_on_device(const uint64_t *page_words, size_t npage
                                         const KernelLimits &limits, cudaStream_t stream,
                                         const PageCacheView &cache = PageCacheView{nullptr, nullptr});
 
-/*
- * Moves the groups with rows among [first, groups) of a grouped page
- * histogram's counts (slots cells a group) into out, room records after
- * its header, and zeroes them (kernel_take_groups.cuh; the answer's layout
- * is grouped_page_spec.h's); flags: the histogram's, into the header.
- */
-cudaError_t take_groups_on_device(unsigned long long *counts, int64_t groups, int32_t slots, int64_t first,
-                                  unsigned long long *out, int64_t room, const int *flags, cudaStream_t stream);
-
 /* Whether the grouped page kernel takes spec over a table of table_words int64s. */
 bool grouped_page_spec_fits(const GroupedPageSpec &spec, int64_t table_words);
 

@@ -14,7 +14,6 @@
 #include "kernel_launch.cuh"
 #include "kernel_grouped_pages.cuh"
 #include "kernel_pages.cuh"
-#include "kernel_take_groups.cuh"
 
 #ifdef POSTGRES_H
 static_assert(false, "the engine is PostgreSQL-free: it must not include PostgreSQL headers");
@@ -124,15 +123,6 @@ bool word_column_fits(const PageColumn &col)
 }
 
 } // namespace
-
-cudaError_t take_groups_on_device(unsigned long long *counts, int64_t groups, int32_t slots, int64_t first,
-                                  unsigned long long *out, int64_t room, const int *flags, cudaStream_t stream)
-{
-    if (groups < 0 || slots < 1 || first < 0 || first > groups || room < 1)
-        return cudaErrorInvalidValue;
-    kernels::take_groups<<<1, kernels::kTakeThreads, 0, stream>>>(counts, groups, slots, first, out, room, flags);
-    return cudaGetLastError();
-}
 
 bool grouped_page_spec_fits(const GroupedPageSpec &spec, int64_t table_words)
 {

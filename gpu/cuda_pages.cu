@@ -18,7 +18,6 @@
  */
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstdio>
 
 #include "cuda_backend_state.cuh"
@@ -136,61 +135,7 @@ Status submit_grouped_pages(DeviceHistogram *h, BatchBuffer *b, size_t n, const 
     return Status::ok;
 }
 
-/*
- * The groups with rows, from `first` on, at most `most` of them, into b's
- * host area: the take kernel writes the answer into the buffer's device
- * area, and all of the area the answer may fill is copied back, since how
- * much it filled is not known until the kernel is done (the caller bounds
- * that with `most`).  Behind everything queued on the stream, as a drain
- * is.
- */
-Status take_groups_async(DeviceHistogram *h, int64_t first, int64_t most, BatchBuffer *b)
-{
-    if (h->page_spec == nullptr || b->device != h->device)
-        return Status::internal_error;
-    const GroupedPageSpec &spec = *h->page_spec;
-    const int64_t groups = grouped_page_groups(spec);
-    const int64_t room = std::min(most, taken_groups_room(spec, b->capacity));
-    if (first < 0 || first > groups || room < 1)
-        return Status::internal_error;
-    Status s = set_device(h->device);
-    if (s != Status::ok)
-        return s;
-    const Device &d = g.devices[h->device];
-    unsigned long long *out = reinterpret_cast<unsigned long long *>(b->on_device);
-    GH_CUDA(take_groups_on_device(h->counts, groups, static_cast<int32_t>(grouped_page_slots(spec)), first, out,
-                                  room, h->flags, d.stream));
-    const size_t bytes = sizeof(unsigned long long) *
-                         static_cast<size_t>(kTakenHeaderWords + room * (grouped_page_slots(spec) + 1));
-    GH_CUDA(cudaMemcpyAsync(const_cast<double *>(b->host), out, bytes, cudaMemcpyDeviceToHost, d.stream));
-    GH_CUDA(cudaEventRecord(b->done, d.stream));
-    return Status::ok;
-}
-
-Status taken_groups_result(const BatchBuffer *b, int64_t *records, int64_t *next)
-{
-    const unsigned long long *host = reinterpret_cast<const unsigned long long *>(b->host);
-    *records = static_cast<int64_t>(host[0]);
-    *next = static_cast<int64_t>(host[1]);
-    const int flags = static_cast<int>(host[2] & 0xffffffffu);
-    if (flags & 2) /* a group number out of range: the caller's bug */
-        return Status::internal_error;
-    if (flags & 1)
-        return Status::nan_value;
-    return Status::ok;
-}
-
 } // namespace
-
-Status gpu_grouped_pages_take_async(DeviceHistogram *h, int64_t first, int64_t most, BatchBuffer *b) noexcept
-{
-    GH_ENTRY(return take_groups_async(h, first, most, b);)
-}
-
-Status gpu_taken_groups_result(const BatchBuffer *b, int64_t *records, int64_t *next) noexcept
-{
-    GH_ENTRY(return taken_groups_result(b, records, next);)
-}
 
 Status gpu_grouped_pages_submit(DeviceHistogram *h, BatchBuffer *pages, size_t n, const PageCacheKeys *cache) noexcept
 {

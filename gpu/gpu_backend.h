@@ -209,23 +209,6 @@ Status gpu_grouped_pages_open(const GroupedPageSpec &spec, const int64_t *table,
 Status gpu_grouped_pages_submit(DeviceHistogram *h, BatchBuffer *pages, size_t n,
                                 const PageCacheKeys *cache = nullptr) noexcept;
 /*
- * Takes a grouped page histogram's groups with rows off the device,
- * without waiting: queues, behind the work on the histogram's stream, the
- * move of each group from `first` on whose row counter is not zero into
- * b's host area (grouped_page_spec.h: kTakenHeaderWords, then records of
- * the group's number and cells, in group order, at most `most` and as many
- * as taken_groups_room() gives) and the zeroing of those cells on the
- * device, and returns.  Once gpu_batch_finished(b) says so,
- * gpu_taken_groups_result() gives the number of records and the group to
- * start the next call at: grouped_page_groups(spec) once none is left.  A
- * scan whose process counted a few of many groups reads back those alone,
- * where gpu_histogram_drain_async reads every cell.  b must be on the
- * histogram's device, its host area registered.
- */
-Status gpu_grouped_pages_take_async(DeviceHistogram *h, int64_t first, int64_t most, BatchBuffer *b) noexcept;
-/* After gpu_grouped_pages_take_async: what arrived, and the flags' status as gpu_drain_result() answers it. */
-Status gpu_taken_groups_result(const BatchBuffer *b, int64_t *records, int64_t *next) noexcept;
-/*
  * A page cache of bytes_per_device on every device (page_cache.h), once,
  * after gpu_pool_register; *entries: pages each device holds.  On failure
  * no device has one, and page batches read every page from the pool.

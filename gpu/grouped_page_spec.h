@@ -100,24 +100,6 @@ inline int64_t grouped_page_cells(const GroupedPageSpec &s) { return grouped_pag
  */
 constexpr uint64_t grouped_page_capacity(uint64_t words) { return words * 8 / 9; }
 
-/*
- * The answer of gpu_grouped_pages_take_async in a host area of 8-byte
- * words: how many records follow, the group to start the next request at
- * (grouped_page_groups(spec) once every group with rows was taken), the
- * histogram's flags (gpu_histogram_drain's), then the records, each the
- * group's number and its grouped_page_slots(spec) cells.
- */
-constexpr int64_t kTakenHeaderWords = 3;
-
-/* Records an area of `words` words holds; 0 if not even one. */
-inline int64_t taken_groups_room(const GroupedPageSpec &s, uint64_t words)
-{
-    const int64_t record = grouped_page_slots(s) + 1;
-    return static_cast<int64_t>(words) > kTakenHeaderWords
-               ? (static_cast<int64_t>(words) - kTakenHeaderWords) / record
-               : 0;
-}
-
 } // namespace gh
 
 #endif /* GH_GROUPED_PAGE_SPEC_H */

@@ -73,15 +73,6 @@ Status gpu_grouped_pages_submit(DeviceHistogram *, BatchBuffer *, size_t, const 
 {
     return Status::not_built;
 }
-Status gpu_grouped_pages_take_async(DeviceHistogram *, int64_t, int64_t, BatchBuffer *) noexcept
-{
-    return Status::not_built;
-}
-Status gpu_taken_groups_result(const BatchBuffer *, int64_t *records, int64_t *next) noexcept
-{
-    *records = *next = 0;
-    return Status::not_built;
-}
 Status gpu_page_cache_start(size_t, uint64_t *entries) noexcept
 {
     *entries = 0;

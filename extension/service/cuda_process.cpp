@@ -58,7 +58,6 @@ struct InFlight {
     gh::BatchBuffer *groups; /* a grouped batch's group numbers, or NULL */
     bool pages;              /* a page batch: done when its kernel is, not its copy (the pages stay pinned till then) */
     int32 read;              /* a read of this many counters into the slot, done when they have arrived; else -1 */
-    bool take;               /* a take of groups into the slot (REQUEST_TAKE_GROUPS), done when they have arrived */
 };
 
 LocalHistogram *locals;
@@ -355,7 +354,7 @@ gh::Status run_bin(int32 i, const ServiceSlot &req, LocalHistogram *local, const
     s = gh::gpu_histogram_submit(local->device, batch, static_cast<size_t>(req.count));
     if (s != gh::Status::ok)
         return s;
-    in_flight[n_in_flight++] = InFlight{i, batch, NULL, false, -1, false};
+    in_flight[n_in_flight++] = InFlight{i, batch, NULL, false, -1};
     count_batch(h, req.count);
     return gh::Status::ok;
 }
@@ -378,7 +377,7 @@ gh::Status run_bin_pages(int32 i, const ServiceSlot &req, LocalHistogram *local,
                         : gh::gpu_pages_submit(local->device, batch, static_cast<size_t>(req.count), h.column, &keys);
     if (s != gh::Status::ok)
         return s;
-    in_flight[n_in_flight++] = InFlight{i, batch, NULL, true, -1, false};
+    in_flight[n_in_flight++] = InFlight{i, batch, NULL, true, -1};
     service_lock();
     gh_service->batches++;
     gh_service->devices[h.device].batches++;
@@ -399,7 +398,7 @@ gh::Status run_bin_grouped(int32 i, const ServiceSlot &req, LocalHistogram *loca
     s = gh::gpu_grouped_submit(local->device, batch, groups, static_cast<size_t>(req.count));
     if (s != gh::Status::ok)
         return s;
-    in_flight[n_in_flight++] = InFlight{i, batch, groups, false, -1, false};
+    in_flight[n_in_flight++] = InFlight{i, batch, groups, false, -1};
     count_batch(h, req.count);
     return gh::Status::ok;
 }
@@ -420,25 +419,7 @@ gh::Status run_read(int32 i, const ServiceSlot &req, LocalHistogram *local, cons
     s = gh::gpu_histogram_drain_async(local->device, req.first, req.count, batch);
     if (s != gh::Status::ok)
         return s;
-    in_flight[n_in_flight++] = InFlight{i, batch, NULL, false, req.count, false};
-    return gh::Status::ok;
-}
-
-/*
- * A take of a grouped page histogram's groups with rows: like a read,
- * queued behind the stream's work and answered by retire_batches(); the
- * slot then holds the answer (gpu/grouped_page_spec.h).
- */
-gh::Status run_take_groups(int32 i, const ServiceSlot &req, LocalHistogram *local, const ServiceHistogram &h)
-{
-    gh::Status s = open_device_histogram(local, h);
-    if (s != gh::Status::ok)
-        return s;
-    gh::BatchBuffer *batch = batches[i * gh::kMaxDevices + h.device];
-    s = gh::gpu_grouped_pages_take_async(local->device, req.first, req.count, batch);
-    if (s != gh::Status::ok)
-        return s;
-    in_flight[n_in_flight++] = InFlight{i, batch, NULL, false, -1, true};
+    in_flight[n_in_flight++] = InFlight{i, batch, NULL, false, req.count};
     return gh::Status::ok;
 }
 
@@ -504,17 +485,6 @@ void run_request(int32 i)
         if (s == gh::Status::ok)
             return;
         break;
-    case REQUEST_TAKE_GROUPS:
-        if (!h.grouped_pages || req.first < 0 || req.first >= gh::grouped_page_groups(h.page_spec) || req.count < 1) {
-            /* a client's mistake: its histogram fails, the service goes on */
-            fail_histogram(req.hist, req.hist_serial, gh::Status::internal_error);
-            finish_slot(i, gh::Status::internal_error);
-            return;
-        }
-        s = run_take_groups(i, req, local, h);
-        if (s == gh::Status::ok)
-            return;
-        break;
     }
     if (s == gh::Status::cuda_error || s == gh::Status::internal_error)
         exit_on_cuda_error(s);
@@ -552,9 +522,7 @@ bool run_queue(int32 *order)
 /* A read's counts have arrived in its slot: the answer, as run_request() gives a failed request's. */
 void finish_read(const InFlight &f)
 {
-    int64 records = 0, next = 0;
-    gh::Status s = f.take ? gh::gpu_taken_groups_result(f.batch, &records, &next)
-                          : gh::gpu_drain_result(f.batch, f.read);
+    gh::Status s = gh::gpu_drain_result(f.batch, f.read);
     if (s == gh::Status::internal_error)
         exit_on_cuda_error(s);
     if (s != gh::Status::ok && s != gh::Status::nan_value) {
@@ -594,7 +562,7 @@ void retire_batches(void)
     for (int k = 0; k < n_in_flight; k++) {
         bool busy = false;
         gh::Status s;
-        if (in_flight[k].pages || in_flight[k].read >= 0 || in_flight[k].take) {
+        if (in_flight[k].pages || in_flight[k].read >= 0) {
             bool finished = false;
             s = gh::gpu_batch_finished(in_flight[k].batch, &finished);
             busy = !finished;
@@ -607,7 +575,7 @@ void retire_batches(void)
             exit_on_cuda_error(s);
         if (busy)
             in_flight[kept++] = in_flight[k];
-        else if (in_flight[k].read >= 0 || in_flight[k].take)
+        else if (in_flight[k].read >= 0)
             finish_read(in_flight[k]);
         else {
             if (in_flight[k].pages)

@@ -558,46 +558,6 @@ void gpu_service_read_range(const ServiceHistogramRef *ref, int32 start, int32 c
     }
 }
 
-int32 gpu_service_taken_room(int32 slots)
-{
-    /*
-     * The service copies back all the room it was given, whatever the
-     * answer filled: 2 MB (or one group, if larger), as the reads of 2 MB
-     * each did, where a slot's 8 MB would be mostly empty for a parallel
-     * process's share of groups.
-     */
-    constexpr int64 kAnswerWords = 1 << 18;
-    const int64 record = static_cast<int64>(slots) + 1;
-    const int64 words = Min(static_cast<int64>(gpu_service_slot_capacity()),
-                            Max(kAnswerWords, gh::kTakenHeaderWords + record));
-    return words > gh::kTakenHeaderWords ? static_cast<int32>((words - gh::kTakenHeaderWords) / record) : 0;
-}
-
-int32 gpu_service_take_groups(const ServiceHistogramRef *ref, int32 first, int32 slots, int64 *records,
-                              int32 *next, int32 *slot)
-{
-    *slot = gpu_service_take_slot(SERVICE_WAIT);
-    queue_request(*slot, REQUEST_TAKE_GROUPS, ref, first, gpu_service_taken_room(slots));
-    gh::Status result;
-    (void)await_answer(*slot, true, &result);
-    int64 n = 0, after = 0;
-    if (result == gh::Status::ok) {
-        const int64 *answer = reinterpret_cast<const int64 *>(service_slot_values(*slot));
-        n = answer[0];
-        after = answer[1];
-        if (n < 0 || n > gpu_service_taken_room(slots) || after <= first || after > INT32_MAX)
-            result = gh::Status::internal_error; /* the service and this backend disagree on the layout */
-        else
-            memcpy(records, answer + gh::kTakenHeaderWords, sizeof(int64) * static_cast<Size>(n) * (slots + 1));
-    }
-    gpu_service_release_slot(*slot);
-    *slot = -1;
-    if (result != gh::Status::ok)
-        report_service_error(result);
-    *next = static_cast<int32>(after);
-    return static_cast<int32>(n);
-}
-
 void gpu_service_crash_cuda_process(void)
 {
     if (gh_service == NULL)

@@ -102,20 +102,6 @@ void gpu_service_read(const ServiceHistogramRef *ref, int32 nslots, int64 *count
 void gpu_service_read_range(const ServiceHistogramRef *ref, int32 first, int32 n, int64 *counts, int32 *slot);
 
 /*
- * A grouped page histogram's groups with rows, from group `first` on
- * (gh::gpu_grouped_pages_take_async), waiting for every batch queued
- * before: copies as many as one answer holds into `records`, room for
- * gpu_service_taken_room(slots) records of the group's number and its
- * `slots` cells each, in group order, zeroes them on the device, and
- * returns how many; *next is the group to start the next call at, the
- * histogram's number of groups once none is left.  *slot as for
- * gpu_service_read.
- */
-int32 gpu_service_take_groups(const ServiceHistogramRef *ref, int32 first, int32 slots, int64 *records,
-                              int32 *next, int32 *slot);
-int32 gpu_service_taken_room(int32 slots);
-
-/*
  * Page batches (gpu/page_spec.h): instead of values, a scan sends the
  * numbers of shared buffers it holds pinned, and the GPU reads the pages
  * out of the mapped buffer pool.  Whether the service can take them now:

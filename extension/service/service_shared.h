@@ -60,7 +60,6 @@ enum SlotRequest : int32 {
     REQUEST_READ,       /* counters [first, first + count) of `hist` into the slot, zeroing them */
     REQUEST_BIN_GROUPED, /* bin `count` values of the slot, each with its group number, into grouped `hist` */
     REQUEST_BIN_PAGES,   /* parse `count` pinned pages (page words, gpu/page_spec.h) and bin hist's column */
-    REQUEST_TAKE_GROUPS, /* grouped page `hist`'s groups with rows from group `first` on, at most `count`, into the slot */
 };
 
 /*
@@ -70,7 +69,7 @@ enum SlotRequest : int32 {
  */
 static inline bool request_answers_owner(SlotRequest request)
 {
-    return request == REQUEST_READ || request == REQUEST_BIN_PAGES || request == REQUEST_TAKE_GROUPS;
+    return request == REQUEST_READ || request == REQUEST_BIN_PAGES;
 }
 
 struct ServiceSlot {

@@ -996,68 +996,14 @@ Status wait_until_finished(gh::BatchBuffer *b)
 }
 
 /*
- * The groups with rows taken off the device (gpu_grouped_pages_take_async),
- * room records an answer, added into counts (every cell); each answer
- * checked: no more records than the room, groups in order from `first`
- * on, each with rows, and the next call's start past the last record.
- */
-Status take_groups(gh::DeviceHistogram *h, const GroupedPageSpec &spec, int64_t room, std::vector<int64_t> *counts)
-{
-    const int64_t slots = gh::grouped_page_slots(spec);
-    const int64_t groups = gh::grouped_page_groups(spec);
-    WordBuffers answer(static_cast<size_t>(gh::kTakenHeaderWords + room * (slots + 1)), 1);
-    if (answer.status() != Status::ok)
-        return answer.status();
-    EXPECT_EQ(gh::taken_groups_room(spec, gh::kTakenHeaderWords + room * (slots + 1)), room);
-    int64_t first = 0;
-    int calls = 0;
-    while (first < groups) {
-        Status s = gh::gpu_grouped_pages_take_async(h, first, room, answer.buffer(0));
-        if (s == Status::ok)
-            s = wait_until_finished(answer.buffer(0));
-        int64_t records = -1, next = -1;
-        if (s == Status::ok)
-            s = gh::gpu_taken_groups_result(answer.buffer(0), &records, &next);
-        if (s != Status::ok)
-            return s;
-        calls++;
-        EXPECT_GE(records, 0);
-        EXPECT_LE(records, room);
-        EXPECT_GT(next, first);
-        EXPECT_LE(next, groups);
-        if (records < 0 || records > room || next <= first || next > groups)
-            return Status::internal_error;
-        EXPECT_TRUE(records == room || next == groups) << "an answer with room left stops at the end";
-        const uint64_t *r = answer.area(0) + gh::kTakenHeaderWords;
-        int64_t last = first - 1;
-        for (int64_t i = 0; i < records; i++, r += slots + 1) {
-            const int64_t g = static_cast<int64_t>(r[0]);
-            EXPECT_GT(g, last) << "records in group order";
-            EXPECT_LT(g, next);
-            EXPECT_NE(r[slots], 0u) << "group " << g << " taken without rows";
-            if (g <= last || g >= next)
-                return Status::internal_error;
-            last = g;
-            for (int64_t c = 0; c < slots; c++)
-                (*counts)[static_cast<size_t>(g * slots + c)] += static_cast<int64_t>(r[1 + c]);
-        }
-        first = next;
-    }
-    EXPECT_GE(calls, 1);
-    return Status::ok;
-}
-
-/*
  * One grouped page histogram through the entry points, as the GPU service
  * runs it: open with the table, each batch submitted in turn over two
  * buffers, each batch's flags read once it is finished (and before its
  * buffer takes the next one: the flags lie in the buffer), then the drain
- * of every cell and the tuple counter after them.  With take_room, the
- * groups with rows are taken first, that many records an answer, and the
- * drain after them must find every cell zero.
+ * of every cell and the tuple counter after them.
  */
 Status grouped_on_gpu(const GroupedPageSpec &spec, const std::vector<int64_t> &table,
-                      const std::vector<std::vector<uint64_t>> &batches, Outcome *out, int64_t take_room = 0)
+                      const std::vector<std::vector<uint64_t>> &batches, Outcome *out)
 {
     const int64_t cells = gh::grouped_page_cells(spec);
     out->counts.assign(static_cast<size_t>(cells) + 1, 0);
@@ -1102,18 +1048,8 @@ Status grouped_on_gpu(const GroupedPageSpec &spec, const std::vector<int64_t> &t
     }
     for (int k = 0; k < 2 && s == Status::ok; k++)
         s = collect(k);
-    if (s == Status::ok && take_room > 0) {
-        std::vector<int64_t> taken(static_cast<size_t>(cells), 0);
-        s = take_groups(h, spec, take_room, &taken);
-        if (s == Status::ok)
-            s = gh::gpu_histogram_drain(h, 0, static_cast<int32_t>(cells + 1), out->counts.data(), nullptr);
-        for (int64_t c = 0; c < cells && s == Status::ok; c++) {
-            EXPECT_EQ(out->counts[static_cast<size_t>(c)], 0) << "cell " << c << " left on the device";
-            out->counts[static_cast<size_t>(c)] += taken[static_cast<size_t>(c)];
-        }
-    } else if (s == Status::ok) {
+    if (s == Status::ok)
         s = gh::gpu_histogram_drain(h, 0, static_cast<int32_t>(cells + 1), out->counts.data(), nullptr);
-    }
     gh::gpu_histogram_close(h);
     out->tuples = out->counts.back();
     out->counts.pop_back();
@@ -1167,13 +1103,6 @@ void expect_grouped(const GroupedPageSpec &spec, const std::vector<int64_t> &tab
     Outcome got;
     ASSERT_EQ(grouped_on_gpu(spec, table, batches, &got), Status::ok) << what << ": " << gh::gpu_last_error();
     expect_outcome(got, want, what + ", gpu_grouped_pages_submit");
-    /* the groups taken back instead of drained: a record an answer, a few (tiles end mid-answer), all at once */
-    for (int64_t room : {int64_t{1}, int64_t{7}, gh::grouped_page_groups(spec)}) {
-        Outcome taken;
-        ASSERT_EQ(grouped_on_gpu(spec, table, batches, &taken, room), Status::ok)
-            << what << ": " << gh::gpu_last_error();
-        expect_outcome(taken, want, what + ", taken " + std::to_string(room) + " groups at a time");
-    }
 
     std::vector<uint64_t> words;
     for (const auto &b : batches)
@@ -1192,89 +1121,6 @@ void expect_grouped(const GroupedPageSpec &spec, const std::vector<int64_t> &tab
                                : path == gh::KernelPath::global ? ", forced global"
                                                                 : ", 3 blocks"));
     }
-}
-
-/*
- * The take kernel alone (take_groups_on_device) over 3,000 groups of 5
- * cells, more than two of its 1,024-group tiles: a run of exactly 1,024
- * groups with rows on a tile, scattered ones after it, none at the end.
- * Rooms that end an answer mid-tile, on a tile's last group with rows, and
- * past everything; starts inside a tile.  Every answer must hold the groups
- * with rows from its start in order, as many as fit, name the first one
- * left, and zero exactly those taken.
- */
-TEST_F(GroupedPages, TakeKernelAcrossTiles)
-{
-    constexpr int64_t kGroups = 3000, kSlots = 5;
-    std::vector<unsigned long long> cells(kGroups * kSlots, 0);
-    std::vector<int64_t> with_rows;
-    for (int64_t g = 0; g < kGroups; g++) {
-        const bool rows = (g >= 1024 && g < 2048) || (g < 1024 && g % 3 == 1) || (g >= 2048 && g < 2900 && g % 7 == 0);
-        if (!rows)
-            continue;
-        with_rows.push_back(g);
-        for (int64_t c = 0; c < kSlots - 1; c++)
-            cells[g * kSlots + c] = (g * 31 + c) % 5; /* some zero: a group with rows may have empty buckets */
-        cells[g * kSlots + kSlots - 1] = 1 + g % 4;
-    }
-    const int flags_in = 0;
-    for (int64_t first : {int64_t{0}, int64_t{1000}, int64_t{2047}}) {
-        for (int64_t room : {int64_t{1}, int64_t{341}, int64_t{342}, int64_t{1366}, int64_t{5000}}) {
-            gh_test::DeviceArray<unsigned long long> d_cells(cells);
-            gh_test::DeviceArray<int> d_flags(std::vector<int>{flags_in});
-            gh_test::DeviceArray<unsigned long long> d_out(
-                static_cast<size_t>(gh::kTakenHeaderWords + room * (kSlots + 1)));
-            ASSERT_EQ(gh::take_groups_on_device(d_cells.get(), kGroups, kSlots, first, d_out.get(), room, d_flags.get(),
-                                                nullptr),
-                      cudaSuccess);
-            std::vector<unsigned long long> out(static_cast<size_t>(gh::kTakenHeaderWords + room * (kSlots + 1)));
-            std::vector<unsigned long long> left(cells.size());
-            ASSERT_EQ(cudaMemcpy(out.data(), d_out.get(), out.size() * 8, cudaMemcpyDeviceToHost), cudaSuccess);
-            ASSERT_EQ(cudaMemcpy(left.data(), d_cells.get(), left.size() * 8, cudaMemcpyDeviceToHost), cudaSuccess);
-            const std::string what = "first " + std::to_string(first) + ", room " + std::to_string(room);
-            std::vector<int64_t> want;
-            for (int64_t g : with_rows)
-                if (g >= first)
-                    want.push_back(g);
-            const int64_t n = std::min<int64_t>(room, static_cast<int64_t>(want.size()));
-            ASSERT_EQ(static_cast<int64_t>(out[0]), n) << what;
-            const int64_t next = n < static_cast<int64_t>(want.size()) ? want[static_cast<size_t>(n)] : kGroups;
-            /* past the last group taken, and no further than the first one left */
-            const int64_t last_taken = n > 0 ? want[static_cast<size_t>(n - 1)] : first - 1;
-            EXPECT_GT(static_cast<int64_t>(out[1]), last_taken) << what;
-            EXPECT_LE(static_cast<int64_t>(out[1]), next) << what;
-            EXPECT_EQ(out[2], 0u) << what;
-            std::vector<bool> taken(kGroups, false);
-            for (int64_t i = 0; i < n; i++) {
-                const unsigned long long *r = out.data() + gh::kTakenHeaderWords + i * (kSlots + 1);
-                ASSERT_EQ(static_cast<int64_t>(r[0]), want[static_cast<size_t>(i)]) << what << ", record " << i;
-                taken[static_cast<size_t>(r[0])] = true;
-                for (int64_t c = 0; c < kSlots; c++)
-                    EXPECT_EQ(r[1 + c], cells[r[0] * kSlots + c]) << what << ", record " << i << ", cell " << c;
-            }
-            for (int64_t g = 0; g < kGroups; g++)
-                for (int64_t c = 0; c < kSlots; c++)
-                    ASSERT_EQ(left[g * kSlots + c], taken[static_cast<size_t>(g)] ? 0 : cells[g * kSlots + c])
-                        << what << ", group " << g << ", cell " << c;
-        }
-    }
-    /* the flags travel in the header; nothing to take is an answer of none */
-    gh_test::DeviceArray<unsigned long long> d_zero(std::vector<unsigned long long>(kGroups * kSlots, 0));
-    gh_test::DeviceArray<int> d_flags(std::vector<int>{1});
-    gh_test::DeviceArray<unsigned long long> d_out(static_cast<size_t>(gh::kTakenHeaderWords + kSlots + 1));
-    ASSERT_EQ(gh::take_groups_on_device(d_zero.get(), kGroups, kSlots, 0, d_out.get(), 1, d_flags.get(), nullptr),
-              cudaSuccess);
-    unsigned long long header[3];
-    ASSERT_EQ(cudaMemcpy(header, d_out.get(), sizeof header, cudaMemcpyDeviceToHost), cudaSuccess);
-    EXPECT_EQ(header[0], 0u);
-    EXPECT_EQ(header[1], static_cast<unsigned long long>(kGroups));
-    EXPECT_EQ(header[2], 1u);
-    /* what the launcher refuses */
-    EXPECT_EQ(gh::take_groups_on_device(d_zero.get(), kGroups, kSlots, kGroups + 1, d_out.get(), 1, d_flags.get(),
-                                        nullptr),
-              cudaErrorInvalidValue);
-    EXPECT_EQ(gh::take_groups_on_device(d_zero.get(), kGroups, kSlots, 0, d_out.get(), 0, d_flags.get(), nullptr),
-              cudaErrorInvalidValue);
 }
 
 /* One column key over an int4: 11 groups of 11 cells, in shared memory; quals on an int8 and a float8. */

@@ -17,6 +17,9 @@ extern "C" {
 
 namespace {
 
+/* Cells read back per request: a bounded buffer, whatever the number of groups. */
+constexpr int32 kReadCells = 1 << 18;
+
 /*
  * Most groups the GPU may hold for a scan that emits partial states: its
  * groups come back as many at a time as the memory bound holds, so only
@@ -83,17 +86,15 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
             return false;
         spec.nkeys++;
     }
-    /* the groups come back whole, as many as one answer of the service holds (gpu_service_take_groups) */
-    if (gh::grouped_page_cells(spec) >= INT32_MAX ||
-        gpu_service_taken_room(static_cast<int32>(gh::grouped_page_slots(spec))) < 1)
-        return false;
+    /* no more groups than the host's table may hold: the GPU's groups join it */
     /*
      * The GPU's groups join the host's table: where it cannot flush (the
      * final states, serially), no more than it may hold.
      */
     const Size per_group = group_table_bytes_per_group(ga->table.ncells, static_cast<int32>(8 * (1 + ga->nkeys)));
     const int64 groups = gh::grouped_page_groups(spec);
-    return ga->can_flush ? groups <= kMaxFlushedGroups : static_cast<Size>(groups) <= ga->table.limit / per_group;
+    return gh::grouped_page_cells(spec) < INT32_MAX &&
+           (ga->can_flush ? groups <= kMaxFlushedGroups : static_cast<Size>(groups) <= ga->table.limit / per_group);
 }
 
 /* Parses pinned all-visible pages on the host: their tuples, the quals, the groups. */
@@ -218,35 +219,35 @@ bool grouped_pages_collect(GroupedPages *gp, GroupAgg *ga, HeapReader *reader)
     if (!gp->active || gp->pages.hist[0].index < 0)
         return false;
     const gh::GroupedPageSpec &spec = gp->spec;
-    const int32 slots = static_cast<int32>(gh::grouped_page_slots(spec));
-    const int32 groups = static_cast<int32>(gh::grouped_page_groups(spec));
+    const int64 slots = gh::grouped_page_slots(spec);
+    const int64 groups = gh::grouped_page_groups(spec);
     if (!gp->collecting) {
         int64 tuples = 0;
-        gpu_service_read_range(&gp->pages.hist[0], groups * slots, 1, &tuples, &gp->pages.read_slot);
+        gpu_service_read_range(&gp->pages.hist[0], static_cast<int32>(groups * slots), 1, &tuples,
+                               &gp->pages.read_slot);
         heap_reader_count_tuples(reader, static_cast<uint64>(tuples));
         gp->collecting = true;
         gp->next_group = 0;
-        gp->taken = gp->taken_used = 0;
-        if (gp->records == NULL)
-            gp->records = static_cast<int64 *>(MemoryContextAllocHuge(
-                gp->cxt, sizeof(int64) * static_cast<Size>(gpu_service_taken_room(slots)) * (slots + 1)));
+        gp->chunk_first = gp->chunk_n = 0;
+        if (gp->chunk == NULL)
+            gp->chunk = static_cast<int64 *>(
+                MemoryContextAlloc(gp->cxt, sizeof(int64) * Max(1, kReadCells / slots) * slots));
     }
-    for (;;) {
-        if (gp->taken_used == gp->taken) {
-            if (gp->next_group >= groups)
-                break;
-            /* the next groups with rows, taken off the device */
-            int32 next = 0;
-            gp->taken = gpu_service_take_groups(&gp->pages.hist[0], static_cast<int32>(gp->next_group), slots,
-                                                gp->records, &next, &gp->pages.read_slot);
-            gp->taken_used = 0;
-            gp->next_group = next;
-            continue;
+    const int64 per_read = Max(1, kReadCells / slots);
+    while (gp->next_group < groups) {
+        if (gp->next_group >= gp->chunk_first + gp->chunk_n) {
+            /* the next groups' cells, zeroed on the device as they are read */
+            gp->chunk_first = gp->next_group;
+            gp->chunk_n = Min(per_read, groups - gp->chunk_first);
+            memset(gp->chunk, 0, sizeof(int64) * gp->chunk_n * slots);
+            gpu_service_read_range(&gp->pages.hist[0], static_cast<int32>(gp->chunk_first * slots),
+                                   static_cast<int32>(gp->chunk_n * slots), gp->chunk, &gp->pages.read_slot);
         }
-        const int64 *record = gp->records + static_cast<int64>(gp->taken_used++) * (slots + 1);
-        const int64 *c = record + 1;
-        int64 g = record[0];
+        const int64 *c = gp->chunk + (gp->next_group - gp->chunk_first) * slots;
+        int64 g = gp->next_group++;
         const int64 rows = c[slots - 1];
+        if (rows == 0)
+            continue;
         /* the group's number back into each key's slot: the last key varies fastest */
         int64 words[gh::kMaxPageKeys] = {0, 0};
         uint64 nulls = 0;
@@ -261,7 +262,7 @@ bool grouped_pages_collect(GroupedPages *gp, GroupAgg *ga, HeapReader *reader)
         }
         group_agg_add_counts(ga, words, nulls, c, rows);
         if (group_agg_full(ga))
-            return gp->taken_used < gp->taken || gp->next_group < groups; /* emitted first, the rest after */
+            return gp->next_group < groups; /* emitted first, the rest after (partial states only) */
     }
     gp->collecting = false;
     return false;
@@ -275,7 +276,7 @@ void grouped_pages_reset(GroupedPages *gp)
     gp->tried = false;
     gp->active = false;
     gp->collecting = false;
-    gp->records = NULL;
+    gp->chunk = NULL;
     gp->tables = KeyTables{};
     gp->spec = gh::GroupedPageSpec{};
 }

@@ -8,11 +8,9 @@
  * (scan/offload/page_gpu.h) to one grouped page histogram in the GPU
  * service: the GPU applies the WHERE clause, places each row in its group
  * (key_tables.h) and counts its value and the row (gpu/grouped_page_spec.h).
- * When the scan stops, the groups with rows, and only those, come back
- * (gpu_service_take_groups: a parallel process counts a few of the groups
- * its key tables allow) and join the host's groups as key words and counts
- * (group_agg_add_counts), so a key's rows counted on either side end in one
- * row.
+ * When the scan stops, the groups with rows come back as key words and
+ * counts, and join the host's groups (group_agg_add_counts), so a key's
+ * rows counted on either side end in one row.
  *
  * The scan's shape must allow it: one gpu_histogram, with count(*) and
  * count of its own column beside it at most; at most two keys, each a
@@ -42,10 +40,10 @@ struct GroupedPages {
     HeapTupleData *tuples;  /* a page's tuples, when one is parsed on the host */
     MemoryContext cxt;      /* the spec, tables and batches: reset on rescan, which gives everything back */
     bool collecting;        /* the groups are being taken back (grouped_pages_collect) ... */
-    int64 next_group;       /* ... from this one on, after ... */
-    int64 *records;         /* ... the records of the last take (gpu_service_take_groups) ... */
-    int32 taken;            /* ... of which there are this many ... */
-    int32 taken_used;       /* ... and this many have joined the groups */
+    int64 next_group;       /* ... from this one on ... */
+    int64 *chunk;           /* ... out of these cells, read for groups [chunk_first, chunk_first + chunk_n) */
+    int64 chunk_first;
+    int64 chunk_n;
     uint64 pages_left;      /* pages the GPU left to the host */
 };
 
