@@ -83,10 +83,13 @@ FROM (SELECT g, gpu_histogram(x, 0, 1, 20) AS h, gpu_histogram(x, lo, hi, n) AS 
       FROM par_t GROUP BY g) p
 FULL JOIN par_serial_g s USING (g);
 
--- Statistics that saw 10 keys of the 3,001 there are, and work_mem 64kB:
--- each process's groups fill the memory bound many times, and the Finalize
--- HashAggregate combines the repeated keys.  NULL keys, and text keys, too.
--- Compared with the ordinary plan.
+-- Without HAVING, the processes merge their groups themselves, no
+-- Finalize Aggregate above (Gather right over the scan): each leaves its
+-- groups in shared memory, and once all have, each merges and emits a share
+-- of them.  Here the statistics saw 10 keys of the 3,001 there are, and
+-- work_mem is 64kB: each process leaves its groups several times, and
+-- merges its share in passes of their hashes.  NULL keys, and text keys,
+-- too.  Compared with the ordinary plan.
 CREATE TABLE par_m (x float8, ts timestamptz, s text) WITH (autovacuum_enabled = off);
 INSERT INTO par_m SELECT (i * 0.6180339887498949::float8) - floor(i * 0.6180339887498949::float8),
                          timestamptz '2026-01-01 00:00:00+00' + (i % 10) * interval '1 hour', 'k' || (i % 10)
@@ -102,11 +105,16 @@ SELECT s, count(x), gpu_histogram(x, 0, 1, 16) FROM par_m GROUP BY 1;
 CREATE TEMP TABLE par_m_scan AS
 SELECT date_trunc('hour', ts) AS k, count(*) AS n, gpu_histogram(x, 0, 1, 16) AS h FROM par_m GROUP BY 1;
 CREATE TEMP TABLE par_m_scan_s AS SELECT s AS k, count(x) AS n, gpu_histogram(x, 0, 1, 16) AS h FROM par_m GROUP BY 1;
--- no worker launched: the leader reads the whole table
+-- no worker at all: the leader alone is the one share
 SET max_parallel_workers = 0;
 CREATE TEMP TABLE par_m_alone AS
 SELECT date_trunc('hour', ts) AS k, count(*) AS n, gpu_histogram(x, 0, 1, 16) AS h FROM par_m GROUP BY 1;
 RESET max_parallel_workers;
+-- the workers without the leader
+SET parallel_leader_participation = off;
+CREATE TEMP TABLE par_m_workers AS
+SELECT date_trunc('hour', ts) AS k, count(*) AS n, gpu_histogram(x, 0, 1, 16) AS h FROM par_m GROUP BY 1;
+RESET parallel_leader_participation;
 RESET work_mem;
 SET gpu_histogram.scan = off;
 CREATE TEMP TABLE par_m_plain AS
@@ -118,9 +126,11 @@ SELECT (SELECT count(*) FROM par_m_scan) AS groups,
                               UNION ALL (TABLE par_m_plain EXCEPT ALL TABLE par_m_scan)) d) AS differences,
        (SELECT count(*) FROM ((TABLE par_m_alone EXCEPT ALL TABLE par_m_plain)
                               UNION ALL (TABLE par_m_plain EXCEPT ALL TABLE par_m_alone)) d) AS differences_alone,
+       (SELECT count(*) FROM ((TABLE par_m_workers EXCEPT ALL TABLE par_m_plain)
+                              UNION ALL (TABLE par_m_plain EXCEPT ALL TABLE par_m_workers)) d) AS differences_workers,
        (SELECT count(*) FROM ((TABLE par_m_scan_s EXCEPT ALL TABLE par_m_plain_s)
                               UNION ALL (TABLE par_m_plain_s EXCEPT ALL TABLE par_m_scan_s)) d) AS differences_text;
--- On the inner side of a nested loop: the same groups for each outer row.
+-- The Gather rescanned, on the inner side of a nested loop: each time anew.
 SET enable_material = off;
 EXPLAIN (COSTS OFF)
 SELECT v.i, count(q.h), sum(q.h[2]) FROM (VALUES (1), (2), (3)) v(i)
@@ -132,6 +142,12 @@ SELECT v.i, count(q.h), sum(q.h[2]) FROM (VALUES (1), (2), (3)) v(i)
 LEFT JOIN (SELECT g, gpu_histogram(x, 0, 1, 4) AS h FROM par_t GROUP BY g) q ON q.h[2] > 123 + v.i GROUP BY v.i ORDER BY 1;
 RESET gpu_histogram.scan;
 RESET enable_material;
+-- An error in one process while the others wait for it to finish: the query
+-- fails, and the next one runs.
+\set VERBOSITY sqlstate
+SELECT g, gpu_histogram(CASE WHEN i = 1500000 THEN 'NaN' ELSE x END, 0, 1, 10) FROM par_t GROUP BY g;
+\set VERBOSITY default
+SELECT count(h) FROM (SELECT g, gpu_histogram(x, 0, 1, 10) AS h FROM par_t GROUP BY g) s;
 DROP TABLE par_m;
 
 -- Workers that see no row, or only NULLs, send no state.

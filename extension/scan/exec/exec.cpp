@@ -208,6 +208,9 @@ void initialize_dsm(CustomScanState *node, ParallelContext *, void *coordinate)
 {
     ScanExec *s = scan_state(node);
     attach_shared(s, coordinate);
+    /* the leader has the query's area only while the plan's shared state is set up: keep it */
+    s->area = node->ss.ps.state->es_query_dsa;
+    shared_groups_init(&s->shared->groups);
     s->shared_hints = buffer_hints_share(node->ss.ss_currentRelation, s->hinted_blocks, hints_space(node, coordinate));
     pg_atomic_init_u64(&s->shared->pages, 0);
     pg_atomic_init_u64(&s->shared->all_visible_pages, 0);
@@ -221,9 +224,10 @@ void initialize_dsm(CustomScanState *node, ParallelContext *, void *coordinate)
                                         reinterpret_cast<ParallelTableScanDesc>(s->pscan));
 }
 
-void reinitialize_dsm(CustomScanState *node, ParallelContext *, void *)
+void reinitialize_dsm(CustomScanState *node, ParallelContext *, void *coordinate)
 {
     ScanExec *s = scan_state(node);
+    shared_groups_reset(&static_cast<SharedScan *>(coordinate)->groups, s->area);
     table_block_parallelscan_reinitialize(node->ss.ss_currentRelation,
                                           reinterpret_cast<ParallelTableScanDesc>(s->pscan));
 }
@@ -232,6 +236,7 @@ void initialize_worker(CustomScanState *node, shm_toc *, void *coordinate)
 {
     ScanExec *s = scan_state(node);
     attach_shared(s, coordinate);
+    s->area = node->ss.ps.state->es_query_dsa;
     s->shared_hints = buffer_hints_attach(hints_space(node, coordinate));
 }
 

@@ -8,16 +8,28 @@
  * per group comes out: first the scan, then its groups; when the groups
  * fill the memory bound before the end (partial states only), those groups,
  * then the rest of the scan, and so on.
+ *
+ * Under a Gather with no aggregate above it, the processes merge their
+ * groups themselves (scan/group/shared_groups.h): each leaves its groups in
+ * the query's shared memory area when it has read its share (or when they
+ * fill the memory bound), waits until every process has, and then merges
+ * and emits the finished rows of its share of the groups.  A process that
+ * ran alone and never outgrew the bound emits its groups as they are.  Run
+ * without a parallel context (a Gather that got no shared memory), the
+ * scan is its only process and makes an area of its own only if its groups
+ * fill the memory bound.
  */
 #include "scan_exec.h"
 
 #include "../group/group_agg.h"
+#include "../group/shared_groups.h"
 #include "../grouped_pages/grouped_pages.h"
 
 #include "../../histogram_state.h"
 
 extern "C" {
 #include "nodes/pg_list.h"
+#include "storage/lwlock.h"
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
 }
@@ -31,8 +43,18 @@ struct GroupedRows {
     bool emitting;    /* the groups are being emitted */
     bool scan_paused; /* scan_read() stopped with the groups full */
     bool gpu_groups_pending; /* the GPU's groups filled the memory bound before all were taken */
-    uint64 flushes;   /* times the groups were emitted before the end */
+    uint64 flushes;   /* times the groups were emitted (or left in the area) before the end */
     GroupedPages pages; /* all-visible pages parsed, grouped and counted on the GPU */
+    /* the processes merge their groups (shared_groups.h) */
+    bool merging;
+    bool merged;        /* every process finished: this one emits its share of the groups */
+    SharedGroups *sg;   /* in the scan's DSM, or local_sg */
+    dsa_area *area;     /* the query's area, or local_area once one is needed */
+    SharedGroups local_sg;
+    dsa_area *local_area;
+    GroupShare share;   /* the groups this process merges and emits */
+    uint32 pass;        /* ... in passes of their hashes */
+    uint32 passes;
 };
 
 namespace {
@@ -50,8 +72,9 @@ void begin(ScanExec *s, CustomScan *cscan, EState *estate)
             elog(ERROR, "gpu_histogram scan: unexpected group key %d", k + 1);
         group_key_init(&g->keys[k], def, desc, &s->css.ss.ps);
     }
+    g->merging = cscan->scan.plan.parallel_aware && !s->partial && g->nkeys > 0;
     group_agg_init(&g->group_agg, s->aggs, s->naggs, g->keys, g->nkeys, desc, estate->es_query_cxt,
-                   s->partial && g->nkeys > 0);
+                   (s->partial || g->merging) && g->nkeys > 0);
     grouped_pages_init(&g->pages, s->aggs, s->naggs, g->keys, g->nkeys, s->qual != NULL, estate->es_query_cxt);
     s->grouped = g;
 }
@@ -160,6 +183,76 @@ bool add_tuples(ScanExec *s, HeapReader *r, int n)
     return group_agg_full(&g->group_agg);
 }
 
+/* The area the groups are left in: the query's, or one of this process's own, made when first needed. */
+dsa_area *merge_area(GroupedRows *g)
+{
+    if (g->area == NULL) {
+        g->local_area = dsa_create(LWTRANCHE_PARALLEL_QUERY_DSA);
+        g->area = g->local_area;
+    }
+    return g->area;
+}
+
+/* Before the first block: false if every process that joined already finished. */
+bool join_merge(ScanExec *s)
+{
+    GroupedRows *g = s->grouped;
+    if (s->shared != NULL) {
+        g->sg = &s->shared->groups;
+        g->area = s->area;
+    } else {
+        /* no parallel context (a Gather that got no shared memory): this process is alone */
+        shared_groups_init(&g->local_sg);
+        g->sg = &g->local_sg;
+    }
+    return shared_groups_join(g->sg);
+}
+
+/* Pass g->pass of this process's share into an empty table (some process counted a row: the arguments are known). */
+void merge_pass(ScanExec *s)
+{
+    GroupedRows *g = s->grouped;
+    group_agg_restart(&g->group_agg);
+    prepare_arguments(s);
+    group_agg_lay_out(&g->group_agg, s->args);
+    shared_groups_merge(g->sg, g->area, &g->group_agg.table, g->share, g->pass, g->passes);
+    g->group_agg.collected = true; /* every cell is in the table: none is on the GPU */
+}
+
+/*
+ * This process read its share of the table and its groups are collected:
+ * it leaves them, waits for the others, and merges its share of everyone's
+ * groups (the first pass of it).  false if no process counted a row.
+ */
+bool finish_merge(ScanExec *s)
+{
+    GroupedRows *g = s->grouped;
+    GroupAgg *ga = &g->group_agg;
+    if (shared_groups_close_alone(g->sg)) {
+        /* no other process took part and none of its groups were left: they are all here */
+        g->merged = true;
+        g->passes = 1;
+        return ga->laid_out;
+    }
+    if (ga->laid_out)
+        shared_groups_leave(g->sg, merge_area(g), &ga->table);
+    group_agg_restart(ga);
+    g->share = shared_groups_finish(g->sg);
+    g->merged = true;
+    if (g->share.bytes == 0)
+        return false;
+    const uint64 mine = g->share.bytes / static_cast<uint64>(Max(g->share.shares, 1));
+    const uint64 limit = Max(static_cast<uint64>(get_hash_memory_limit()), 1);
+    /* as HashAggregate's batches: each pass a part of the share that fits the memory bound */
+    g->passes = static_cast<uint32>(Min(mine / limit + 1, static_cast<uint64>(PG_UINT32_MAX)));
+    g->pass = 0;
+    elog(DEBUG1, "gpu_histogram scan: this process merges share %d of %d of %llu bytes of groups in %u pass%s",
+         g->share.index + 1, g->share.shares, static_cast<unsigned long long>(g->share.bytes), g->passes,
+         g->passes == 1 ? "" : "es");
+    merge_pass(s);
+    return true;
+}
+
 TupleTableSlot *next_row(ScanExec *s)
 {
     GroupedRows *g = s->grouped;
@@ -168,6 +261,8 @@ TupleTableSlot *next_row(ScanExec *s)
             if (!g->scanned) {
                 g->scanned = true;
                 s->args_evaluated = false;
+                if (g->merging && !join_merge(s))
+                    return NULL; /* every block was taken and every process finished */
             }
             if (!g->gpu_groups_pending)
                 g->scan_paused = scan_read(s);
@@ -175,17 +270,33 @@ TupleTableSlot *next_row(ScanExec *s)
             if (!g->scan_paused)
                 g->gpu_groups_pending = grouped_pages_collect(&g->pages, &g->group_agg, &s->reader);
             group_agg_collect(&g->group_agg);
+            if (g->merging && (g->scan_paused || g->gpu_groups_pending)) {
+                /* the groups fill the memory bound: leave them in the area, and go on with none */
+                shared_groups_leave(g->sg, merge_area(g), &g->group_agg.table);
+                group_agg_restart(&g->group_agg);
+                g->flushes++;
+                continue;
+            }
             if (!g->scan_paused && !g->gpu_groups_pending) {
                 gh_values_binned_on_cpu += g->group_agg.values_binned;
                 scan_record_totals(s, g->pages.active ? g->pages.pages.pages_gpu : 0,
                                    g->pages.active ? g->pages.pages.pages_cached : 0, g->group_agg.values_binned,
                                    g->group_agg.values_gpu);
             }
+            if (g->merging && !finish_merge(s)) {
+                group_agg_done(&g->group_agg);
+                return NULL;
+            }
             g->emitting = true;
         }
         TupleTableSlot *slot = scan_empty_slot(s);
         if (group_agg_next(&g->group_agg, slot, s->partial))
             return ExecStoreVirtualTuple(slot);
+        if (g->merged && g->pass + 1 < g->passes) {
+            g->pass++;
+            merge_pass(s);
+            continue;
+        }
         if (!g->scan_paused && !g->gpu_groups_pending) {
             /* under an Append, the next partition's scan may want the service's room */
             group_agg_done(&g->group_agg);
@@ -197,9 +308,23 @@ TupleTableSlot *next_row(ScanExec *s)
     }
 }
 
+void end(ScanExec *s)
+{
+    GroupedRows *g = s->grouped;
+    if (g->local_area != NULL)
+        dsa_detach(g->local_area);
+    g->local_area = NULL;
+    g->area = NULL;
+}
+
 void rescan(ScanExec *s)
 {
     GroupedRows *g = s->grouped;
+    end(s); /* the leader's rescan resets the shared groups (reinitialize_dsm) */
+    g->merged = false;
+    g->sg = NULL;
+    g->share = GroupShare{};
+    g->pass = g->passes = 0;
     g->scanned = false;
     g->emitting = false;
     g->scan_paused = false;
@@ -250,7 +375,7 @@ const RowStrategy grouped_rows = {
     end_read,
     next_row,
     rescan,
-    NULL, /* end: the groups live in the query's memory */
+    end, /* the groups live in the query's memory; an area of the scan's own is detached */
     explain_plan,
     explain_analyze,
 };

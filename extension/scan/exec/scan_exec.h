@@ -21,6 +21,7 @@
 #include "../heap/heap_reader.h"
 #include "../quals/brin_ranges.h"
 #include "../quals/native_quals.h"
+#include "../group/shared_groups.h"
 #include "../scan_node.h"
 
 extern "C" {
@@ -42,6 +43,7 @@ struct ScanTotals {
 
 /* In the parallel query's DSM: the counters, the shared block scan, then the buffer hints. */
 struct SharedScan {
+    SharedGroups groups;       /* a grouped scan that emits finished rows (shared_groups.h) */
     pg_atomic_uint64 pages;
     pg_atomic_uint64 all_visible_pages;
     pg_atomic_uint64 tuples;
@@ -100,6 +102,7 @@ struct ScanExec {
     BrinRanges brin;           /* the blocks a BRIN index leaves for the WHERE clause (brin_ranges.h) */
     TupleTableSlot *heap_slot;
     SharedScan *shared;
+    dsa_area *area;            /* the query's shared memory area, for shared_groups.h */
     ParallelBlockTableScanDesc pscan;
     BlockNumber hinted_blocks; /* the table's size when the DSM was sized */
     BufferHints shared_hints;

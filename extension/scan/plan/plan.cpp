@@ -386,6 +386,33 @@ Path *finalize_path(PlannerInfo *root, RelOptInfo *grouped_rel, Path *subpath, b
 
 namespace {
 
+/*
+ * Gather -> the scan emitting finished rows: its processes merge their
+ * groups themselves, each a share of them (scan/group/shared_groups.h),
+ * which spares the leader a Finalize Aggregate.  For GROUP BY without
+ * HAVING (HAVING is the Finalize Aggregate's qual), when the groups are
+ * expected to take at most half of HashAggregate's memory bound per
+ * process: every process's groups wait in the query's shared memory until
+ * the last has read its share, where a Finalize Aggregate would spill to
+ * disk, so that memory is what the processes' own bounds allow.  Its cost
+ * is the partial plan's without the Finalize Aggregate, so the planner
+ * prefers it wherever it is offered.
+ */
+void add_merging_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_rel, const Candidate &c,
+                      int workers)
+{
+    if (c.keys == NIL || root->parse->havingQual != NULL)
+        return;
+    const double processes = workers + (parallel_leader_participation ? 1 : 0);
+    double bytes = c.groups * group_table_bytes_per_group(c.ncells, 8 * (1 + list_length(c.keys)) + 32);
+    if (bytes > static_cast<double>(get_hash_memory_limit()) / 2 * processes)
+        return;
+    CustomPath *scan = make_scan_path(root, input_rel, grouped_rel, grouped_rel->reltarget, c, workers);
+    double rows = c.groups;
+    add_path(grouped_rel,
+             &create_gather_path(root, grouped_rel, &scan->path, grouped_rel->reltarget, NULL, &rows)->path);
+}
+
 void add_parallel_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_rel, const Candidate &c)
 {
     if (!input_rel->consider_parallel || !grouped_rel->consider_parallel || !c.parallel_safe_args ||
@@ -400,6 +427,7 @@ void add_parallel_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *gro
     double rows = scan->path.rows * workers;
     Path *gather = &create_gather_path(root, partial_rel, &scan->path, scan->path.pathtarget, NULL, &rows)->path;
     add_path(grouped_rel, finalize_path(root, grouped_rel, gather, c.keys != NIL, c.groups, c));
+    add_merging_path(root, input_rel, grouped_rel, c, workers);
 }
 
 void upper_paths_hook(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_rel,
