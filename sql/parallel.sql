@@ -100,8 +100,10 @@ INSERT INTO par_m SELECT (i * 0.7548776662466927::float8) - floor(i * 0.75487766
 FROM generate_series(1, 30000) i;
 INSERT INTO par_m SELECT NULL, NULL, NULL FROM generate_series(1, 10);
 SET work_mem = '64kB';
+SET gpu_histogram.device = auto;
 EXPLAIN (COSTS OFF)
 SELECT s, count(x), gpu_histogram(x, 0, 1, 16) FROM par_m GROUP BY 1;
+RESET gpu_histogram.device;
 CREATE TEMP TABLE par_m_scan AS
 SELECT date_trunc('hour', ts) AS k, count(*) AS n, gpu_histogram(x, 0, 1, 16) AS h FROM par_m GROUP BY 1;
 CREATE TEMP TABLE par_m_scan_s AS SELECT s AS k, count(x) AS n, gpu_histogram(x, 0, 1, 16) AS h FROM par_m GROUP BY 1;
@@ -132,9 +134,11 @@ SELECT (SELECT count(*) FROM par_m_scan) AS groups,
                               UNION ALL (TABLE par_m_plain_s EXCEPT ALL TABLE par_m_scan_s)) d) AS differences_text;
 -- The Gather rescanned, on the inner side of a nested loop: each time anew.
 SET enable_material = off;
+SET gpu_histogram.device = auto;
 EXPLAIN (COSTS OFF)
 SELECT v.i, count(q.h), sum(q.h[2]) FROM (VALUES (1), (2), (3)) v(i)
 LEFT JOIN (SELECT g, gpu_histogram(x, 0, 1, 4) AS h FROM par_t GROUP BY g) q ON q.h[2] > 123 + v.i GROUP BY v.i;
+RESET gpu_histogram.device;
 SELECT v.i, count(q.h), sum(q.h[2]) FROM (VALUES (1), (2), (3)) v(i)
 LEFT JOIN (SELECT g, gpu_histogram(x, 0, 1, 4) AS h FROM par_t GROUP BY g) q ON q.h[2] > 123 + v.i GROUP BY v.i ORDER BY 1;
 SET gpu_histogram.scan = off;
