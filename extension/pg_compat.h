@@ -161,4 +161,18 @@ static inline bool GH_TBM_NEXT(GhTbmIterator *it, BlockNumber *block)
 }
 #endif
 
+/*
+ * Reads exactly size bytes of a BufFile or raises an error (needs
+ * storage/buffile.h): BufFileReadExact from 16; 18 dropped BufFileRead.
+ */
+#if PG_VERSION_NUM >= 160000
+#define GH_BUFFILE_READ_EXACT(file, ptr, size) BufFileReadExact(file, ptr, size)
+#else
+#define GH_BUFFILE_READ_EXACT(file, ptr, size)                                                                  \
+    do {                                                                                                       \
+        if (BufFileRead(file, ptr, size) != (size))                                                            \
+            ereport(ERROR, (errcode_for_file_access(), errmsg("could not read from a temporary file")));      \
+    } while (0)
+#endif
+
 #endif /* GH_PG_COMPAT_H */

@@ -204,13 +204,14 @@ void attach_shared(ScanExec *s, void *coordinate)
     s->pscan = reinterpret_cast<ParallelBlockTableScanDesc>(static_cast<char *>(coordinate) + kSharedHeader);
 }
 
-void initialize_dsm(CustomScanState *node, ParallelContext *, void *coordinate)
+void initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
     ScanExec *s = scan_state(node);
     attach_shared(s, coordinate);
     /* the leader has the query's area only while the plan's shared state is set up: keep it */
     s->area = node->ss.ps.state->es_query_dsa;
     shared_groups_init(&s->shared->groups);
+    shared_groups_init_files(&s->shared->groups, pcxt->seg);
     s->shared_hints = buffer_hints_share(node->ss.ss_currentRelation, s->hinted_blocks, hints_space(node, coordinate));
     pg_atomic_init_u64(&s->shared->pages, 0);
     pg_atomic_init_u64(&s->shared->all_visible_pages, 0);

@@ -52,12 +52,18 @@ struct GroupedRows {
     dsa_area *area;     /* the query's area, or local_area once one is needed */
     SharedGroups local_sg;
     dsa_area *local_area;
+    GroupSpill spill;   /* this process's groups beyond the area's bound */
     GroupShare share;   /* the groups this process merges and emits */
-    uint32 pass;        /* ... in passes of their hashes */
+    uint32 pass;        /* ... one part of its hashes at a time */
     uint32 passes;
+    BufFile **parts;    /* with several passes, each part's groups in a temporary file */
+    uint64 *part_records;
 };
 
 namespace {
+
+/* parts of a share, each an open temporary file with a block of buffer while they are written */
+constexpr uint64 kMaxParts = 256;
 
 void begin(ScanExec *s, CustomScan *cscan, EState *estate)
 {
@@ -215,7 +221,13 @@ void merge_pass(ScanExec *s)
     group_agg_restart(&g->group_agg);
     prepare_arguments(s);
     group_agg_lay_out(&g->group_agg, s->args);
-    shared_groups_merge(g->sg, g->area, &g->group_agg.table, g->share, g->pass, g->passes);
+    if (g->passes == 1) {
+        shared_groups_merge(g->sg, g->area, &g->group_agg.table, g->share);
+    } else {
+        shared_groups_merge_part(&g->group_agg.table, g->parts[g->pass], g->part_records[g->pass]);
+        BufFileClose(g->parts[g->pass]); /* a temporary file: gone once closed */
+        g->parts[g->pass] = NULL;
+    }
     g->group_agg.collected = true; /* every cell is in the table: none is on the GPU */
 }
 
@@ -235,17 +247,29 @@ bool finish_merge(ScanExec *s)
         return ga->laid_out;
     }
     if (ga->laid_out)
-        shared_groups_leave(g->sg, merge_area(g), &ga->table);
+        shared_groups_leave(g->sg, merge_area(g), &ga->table, &g->spill);
     group_agg_restart(ga);
-    g->share = shared_groups_finish(g->sg);
+    g->share = shared_groups_finish(g->sg, &g->spill);
     g->merged = true;
     if (g->share.bytes == 0)
         return false;
     const uint64 mine = g->share.bytes / static_cast<uint64>(Max(g->share.shares, 1));
     const uint64 limit = Max(static_cast<uint64>(get_hash_memory_limit()), 1);
-    /* as HashAggregate's batches: each pass a part of the share that fits the memory bound */
-    g->passes = static_cast<uint32>(Min(mine / limit + 1, static_cast<uint64>(PG_UINT32_MAX)));
+    /* as HashAggregate's spill: each part of the share fits the memory bound (up to kMaxParts) */
+    g->passes = static_cast<uint32>(Min(mine / limit + 1, static_cast<uint64>(kMaxParts)));
     g->pass = 0;
+    if (g->passes > 1) {
+        /* laid out for the counters' number, which a process that counted no row does not know yet */
+        group_agg_restart(ga);
+        prepare_arguments(s);
+        group_agg_lay_out(ga, s->args);
+        g->parts = static_cast<BufFile **>(palloc0(sizeof(BufFile *) * g->passes));
+        g->part_records = static_cast<uint64 *>(palloc0(sizeof(uint64) * g->passes));
+        for (uint32 p = 0; p < g->passes; p++)
+            g->parts[p] = BufFileCreateTemp(false);
+        shared_groups_partition(g->sg, g->area, g->share, g->group_agg.table.ncells, g->parts, g->part_records,
+                                g->passes);
+    }
     elog(DEBUG1, "gpu_histogram scan: this process merges share %d of %d of %llu bytes of groups in %u pass%s",
          g->share.index + 1, g->share.shares, static_cast<unsigned long long>(g->share.bytes), g->passes,
          g->passes == 1 ? "" : "es");
@@ -272,7 +296,7 @@ TupleTableSlot *next_row(ScanExec *s)
             group_agg_collect(&g->group_agg);
             if (g->merging && (g->scan_paused || g->gpu_groups_pending)) {
                 /* the groups fill the memory bound: leave them in the area, and go on with none */
-                shared_groups_leave(g->sg, merge_area(g), &g->group_agg.table);
+                shared_groups_leave(g->sg, merge_area(g), &g->group_agg.table, &g->spill);
                 group_agg_restart(&g->group_agg);
                 g->flushes++;
                 continue;
@@ -311,6 +335,11 @@ TupleTableSlot *next_row(ScanExec *s)
 void end(ScanExec *s)
 {
     GroupedRows *g = s->grouped;
+    shared_groups_spill_close(&g->spill);
+    for (uint32 p = 0; g->parts != NULL && p < g->passes; p++)
+        if (g->parts[p] != NULL)
+            BufFileClose(g->parts[p]);
+    g->parts = NULL;
     if (g->local_area != NULL)
         dsa_detach(g->local_area);
     g->local_area = NULL;

@@ -5,8 +5,12 @@
  */
 #include "shared_groups.h"
 
+#include "../../pg_compat.h"
+
 extern "C" {
 #include "miscadmin.h"
+#include "storage/buffile.h"
+#include "utils/memutils.h"
 #include "utils/wait_event.h"
 }
 
@@ -26,12 +30,19 @@ inline int bucket_of(uint64 hash)
     return static_cast<int>(hash >> (64 - kBucketBits));
 }
 
-/* One process's groups at one moment, a chunk of the area: this, then its records by bucket. */
+/*
+ * One process's groups at one moment: this, then its records by bucket,
+ * in one chunk of the area; or this in the area and the records in the
+ * process's file `file` from file_offset on (bucket_start's offsets as if
+ * they followed this).
+ */
 struct Dump {
     dsa_pointer next;
-    uint64 bytes; /* the whole chunk */
+    uint64 bytes; /* this and the records */
     int32 ncells;
     uint32 ngroups;
+    int32 file;   /* -1: the records follow in the area */
+    uint64 file_offset;
     uint64 bucket_start[kBuckets + 1]; /* bucket b's records: [bucket_start[b], bucket_start[b + 1]) from the chunk */
 };
 
@@ -54,6 +65,131 @@ Dump *dump_at(dsa_area *area, dsa_pointer dp)
     return static_cast<Dump *>(dsa_get_address(area, dp));
 }
 
+void file_name(char *name, Size size, int32 file)
+{
+    snprintf(name, size, "gh_groups.%d", file);
+}
+
+/* t's records by bucket: bucket b's at out + start[b] - skip. */
+void write_records(const GroupTable *t, const uint64 *start, char *out, Size skip)
+{
+    uint64 at[kBuckets];
+    memcpy(at, start, sizeof at);
+    const Size cells = sizeof(int64) * static_cast<Size>(t->ncells);
+    for (uint32 i = 0; i < t->ngroups; i++) {
+        const ScanGroup *g = t->groups[i];
+        const int b = bucket_of(g->hash);
+        char *p = out + (at[b] - skip);
+        at[b] += record_bytes(t->ncells, g->keylen);
+        Record *r = reinterpret_cast<Record *>(p);
+        r->hash = g->hash;
+        r->keylen = g->keylen;
+        r->unused = 0;
+        p += sizeof(Record);
+        memcpy(p, g->cells, cells);
+        p += cells;
+        memcpy(p, g->key, g->keylen);
+    }
+}
+
+/* What is done with each record of a share: added into a table, or written to a part's file. */
+struct RecordSink {
+    GroupTable *table;  /* when set: add into it */
+    BufFile **parts;    /* else: write to parts[hash's part] */
+    uint64 *part_records;
+    uint32 nparts;
+};
+
+inline uint32 part_of(uint64 hash, uint32 nparts)
+{
+    return static_cast<uint32>(hash >> 24) % nparts;
+}
+
+void add_record(GroupTable *t, const Record *r)
+{
+    const char *p = reinterpret_cast<const char *>(r);
+    const int64 *c = reinterpret_cast<const int64 *>(p + sizeof(Record));
+    const char *key = p + sizeof(Record) + sizeof(int64) * static_cast<Size>(t->ncells);
+    ScanGroup *g = group_table_insert(t, key, r->keylen, r->hash);
+    for (int32 k = 0; k < t->ncells; k++)
+        g->cells[k] += c[k];
+}
+
+/* The records in [p, stop), each of ncells counters, into the sink. */
+void sink_records(const RecordSink &sink, int32 ncells, const char *p, const char *stop)
+{
+    while (p < stop) {
+        const Record *r = reinterpret_cast<const Record *>(p);
+        const Size size = record_bytes(ncells, r->keylen);
+        if (sink.table != NULL) {
+            add_record(sink.table, r);
+        } else {
+            const uint32 part = part_of(r->hash, sink.nparts);
+            BufFileWrite(sink.parts[part], const_cast<char *>(p), size);
+            sink.part_records[part]++;
+        }
+        p += size;
+    }
+}
+
+/* Every record of the share, from the area and the processes' files, into the sink. */
+void sink_share(SharedGroups *sg, dsa_area *area, const GroupShare &share, int32 ncells, const RecordSink &sink)
+{
+    SpinLockAcquire(&sg->mutex);
+    dsa_pointer dp = sg->dumps;
+    /* final: every process finished */
+    const int32 nfiles = sg->nfiles;
+    SpinLockRelease(&sg->mutex);
+    char *buffer = NULL;
+    Size buffer_size = 0;
+    /* the processes' files, each opened when first needed */
+    BufFile **files = nfiles > 0 ? static_cast<BufFile **>(palloc0(sizeof(BufFile *) * nfiles)) : NULL;
+    while (DsaPointerIsValid(dp)) {
+        const char *base = static_cast<const char *>(dsa_get_address(area, dp));
+        const Dump *d = reinterpret_cast<const Dump *>(base);
+        if (d->ncells != ncells)
+            elog(ERROR, "gpu_histogram scan: a process left groups of %d counters, not %d", d->ncells, ncells);
+        BufFile *f = NULL;
+        if (d->file >= 0) {
+            if (d->file >= nfiles)
+                elog(ERROR, "gpu_histogram scan: groups left in file %d of %d", d->file, nfiles);
+            if (files[d->file] == NULL) {
+                char name[MAXPGPATH];
+                file_name(name, sizeof name, d->file);
+                files[d->file] = BufFileOpenFileSet(&sg->files.fs, name, O_RDONLY, false);
+            }
+            f = files[d->file];
+        }
+        for (int b = share.index; b < kBuckets; b += share.shares) {
+            const Size len = d->bucket_start[b + 1] - d->bucket_start[b];
+            if (len == 0)
+                continue;
+            if (f == NULL) {
+                sink_records(sink, ncells, base + d->bucket_start[b], base + d->bucket_start[b + 1]);
+                continue;
+            }
+            if (len > buffer_size) {
+                if (buffer != NULL)
+                    pfree(buffer);
+                buffer = static_cast<char *>(MemoryContextAllocHuge(CurrentMemoryContext, len));
+                buffer_size = len;
+            }
+            /* BufFileSeek finds the segment of an offset past the first */
+            if (BufFileSeek(f, 0, static_cast<off_t>(d->file_offset + d->bucket_start[b] - kDumpHead), SEEK_SET) != 0)
+                ereport(ERROR, (errcode_for_file_access(),
+                                errmsg("gpu_histogram scan: could not seek in a temporary file of groups")));
+            GH_BUFFILE_READ_EXACT(f, buffer, len);
+            sink_records(sink, ncells, buffer, buffer + len);
+        }
+        dp = d->next;
+    }
+    for (int32 i = 0; i < nfiles; i++)
+        if (files[i] != NULL)
+            BufFileClose(files[i]);
+    if (buffer != NULL)
+        pfree(buffer);
+}
+
 } // namespace
 
 void shared_groups_init(SharedGroups *sg)
@@ -64,18 +200,34 @@ void shared_groups_init(SharedGroups *sg)
     sg->closed = false;
     sg->dumps = InvalidDsaPointer;
     sg->dump_bytes = 0;
+    sg->area_bytes = 0;
+    sg->nfiles = 0;
+    sg->have_files = false;
     ConditionVariableInit(&sg->cv);
+}
+
+void shared_groups_init_files(SharedGroups *sg, dsm_segment *seg)
+{
+    if (seg == NULL)
+        return; /* the parallel context fell back to private memory: no worker, no file set */
+    SharedFileSetInit(&sg->files, seg);
+    sg->have_files = true;
 }
 
 void shared_groups_reset(SharedGroups *sg, dsa_area *area)
 {
     dsa_pointer dp = sg->dumps;
-    while (DsaPointerIsValid(dp)) {
+    /* no area: the only process made one of its own, which went with it */
+    while (area != NULL && DsaPointerIsValid(dp)) {
         dsa_pointer next = dump_at(area, dp)->next;
         dsa_free(area, dp);
         dp = next;
     }
+    const bool have_files = sg->have_files;
+    if (have_files && sg->nfiles > 0)
+        SharedFileSetDeleteAll(&sg->files);
     shared_groups_init(sg);
+    sg->have_files = have_files; /* the set stays registered with the DSM */
 }
 
 bool shared_groups_join(SharedGroups *sg)
@@ -88,7 +240,7 @@ bool shared_groups_join(SharedGroups *sg)
     return !late;
 }
 
-void shared_groups_leave(SharedGroups *sg, dsa_area *area, const GroupTable *t)
+void shared_groups_leave(SharedGroups *sg, dsa_area *area, const GroupTable *t, GroupSpill *spill)
 {
     if (t->ngroups == 0)
         return;
@@ -100,28 +252,46 @@ void shared_groups_leave(SharedGroups *sg, dsa_area *area, const GroupTable *t)
     for (int b = 0; b < kBuckets; b++)
         start[b + 1] += start[b];
     const Size bytes = start[kBuckets];
-    dsa_pointer dp = dsa_allocate_extended(area, bytes, DSA_ALLOC_HUGE);
+    /* the area holds each process's bound once; beyond it the records go to a file */
+    const uint64 bound = static_cast<uint64>(get_hash_memory_limit());
+    bool to_file = false;
+    SpinLockAcquire(&sg->mutex);
+    if (sg->have_files && sg->area_bytes + bytes > bound * static_cast<uint64>(Max(sg->joined, 1))) {
+        to_file = true;
+        if (spill->file == NULL)
+            spill->number = sg->nfiles++;
+    } else {
+        sg->area_bytes += bytes;
+    }
+    SpinLockRelease(&sg->mutex);
+    dsa_pointer dp = dsa_allocate_extended(area, to_file ? kDumpHead : bytes, DSA_ALLOC_HUGE);
     char *base = static_cast<char *>(dsa_get_address(area, dp));
     Dump *d = reinterpret_cast<Dump *>(base);
     d->bytes = bytes;
     d->ncells = t->ncells;
     d->ngroups = t->ngroups;
+    d->file = -1;
+    d->file_offset = 0;
     memcpy(d->bucket_start, start, sizeof start);
-    uint64 at[kBuckets];
-    memcpy(at, start, sizeof at);
-    const Size cells = sizeof(int64) * static_cast<Size>(t->ncells);
-    for (uint32 i = 0; i < t->ngroups; i++) {
-        const ScanGroup *g = t->groups[i];
-        char *p = base + at[bucket_of(g->hash)];
-        at[bucket_of(g->hash)] += record_bytes(t->ncells, g->keylen);
-        Record *r = reinterpret_cast<Record *>(p);
-        r->hash = g->hash;
-        r->keylen = g->keylen;
-        r->unused = 0;
-        p += sizeof(Record);
-        memcpy(p, g->cells, cells);
-        p += cells;
-        memcpy(p, g->key, g->keylen);
+    if (!to_file) {
+        write_records(t, start, base, 0);
+    } else {
+        /* the records as if they followed the head, which stays in the area */
+        char *records = static_cast<char *>(MemoryContextAllocHuge(CurrentMemoryContext, bytes - kDumpHead));
+        write_records(t, start, records, kDumpHead);
+        if (spill->file == NULL) {
+            char name[MAXPGPATH];
+            file_name(name, sizeof name, spill->number);
+            spill->file = BufFileCreateFileSet(&sg->files.fs, name);
+            spill->written = 0;
+        }
+        BufFileWrite(spill->file, records, bytes - kDumpHead);
+        d->file = spill->number;
+        d->file_offset = spill->written;
+        spill->written += bytes - kDumpHead;
+        pfree(records);
+        elog(DEBUG1, "gpu_histogram scan: %u groups left in temporary file %d, %zu bytes", t->ngroups, d->file,
+             bytes);
     }
     SpinLockAcquire(&sg->mutex);
     d->next = sg->dumps;
@@ -142,8 +312,17 @@ bool shared_groups_close_alone(SharedGroups *sg)
     return alone;
 }
 
-GroupShare shared_groups_finish(SharedGroups *sg)
+void shared_groups_spill_close(GroupSpill *spill)
 {
+    if (spill->file != NULL)
+        BufFileClose(spill->file);
+    spill->file = NULL;
+}
+
+GroupShare shared_groups_finish(SharedGroups *sg, GroupSpill *spill)
+{
+    /* others read the file once this process counts itself finished */
+    shared_groups_spill_close(spill);
     GroupShare share{};
     SpinLockAcquire(&sg->mutex);
     share.index = sg->finished++;
@@ -173,33 +352,38 @@ GroupShare shared_groups_finish(SharedGroups *sg)
     return share;
 }
 
-void shared_groups_merge(SharedGroups *sg, dsa_area *area, GroupTable *t, const GroupShare &share, uint32 pass,
-                         uint32 passes)
+void shared_groups_merge(SharedGroups *sg, dsa_area *area, GroupTable *t, const GroupShare &share)
 {
-    SpinLockAcquire(&sg->mutex);
-    dsa_pointer dp = sg->dumps;
-    SpinLockRelease(&sg->mutex);
-    const Size cells = sizeof(int64) * static_cast<Size>(t->ncells);
-    while (DsaPointerIsValid(dp)) {
-        const char *base = static_cast<const char *>(dsa_get_address(area, dp));
-        const Dump *d = reinterpret_cast<const Dump *>(base);
-        if (d->ncells != t->ncells)
-            elog(ERROR, "gpu_histogram scan: a process left groups of %d counters, not %d", d->ncells, t->ncells);
-        for (int b = share.index; b < kBuckets; b += share.shares) {
-            const char *p = base + d->bucket_start[b];
-            const char *stop = base + d->bucket_start[b + 1];
-            while (p < stop) {
-                const Record *r = reinterpret_cast<const Record *>(p);
-                const int64 *c = reinterpret_cast<const int64 *>(p + sizeof(Record));
-                const char *key = p + sizeof(Record) + cells;
-                p += record_bytes(t->ncells, r->keylen);
-                if (passes > 1 && static_cast<uint32>(r->hash >> 24) % passes != pass)
-                    continue;
-                ScanGroup *g = group_table_insert(t, key, r->keylen, r->hash);
-                for (int32 k = 0; k < t->ncells; k++)
-                    g->cells[k] += c[k];
-            }
+    RecordSink sink{t, NULL, NULL, 0};
+    sink_share(sg, area, share, t->ncells, sink);
+}
+
+void shared_groups_partition(SharedGroups *sg, dsa_area *area, const GroupShare &share, int32 ncells,
+                             BufFile **parts, uint64 *part_records, uint32 nparts)
+{
+    RecordSink sink{NULL, parts, part_records, nparts};
+    sink_share(sg, area, share, ncells, sink);
+}
+
+void shared_groups_merge_part(GroupTable *t, BufFile *part, uint64 records)
+{
+    if (BufFileSeek(part, 0, 0, SEEK_SET) != 0)
+        ereport(ERROR, (errcode_for_file_access(),
+                        errmsg("gpu_histogram scan: could not seek in a temporary file of groups")));
+    Size buffer_size = record_bytes(t->ncells, 64);
+    char *buffer = static_cast<char *>(palloc(buffer_size));
+    for (uint64 i = 0; i < records; i++) {
+        Record head;
+        GH_BUFFILE_READ_EXACT(part, &head, sizeof head);
+        const Size size = record_bytes(t->ncells, head.keylen);
+        if (size > buffer_size) {
+            pfree(buffer);
+            buffer = static_cast<char *>(MemoryContextAllocHuge(CurrentMemoryContext, size));
+            buffer_size = size;
         }
-        dp = d->next;
+        memcpy(buffer, &head, sizeof head);
+        GH_BUFFILE_READ_EXACT(part, buffer + sizeof head, size - sizeof head);
+        add_record(t, reinterpret_cast<const Record *>(buffer));
     }
+    pfree(buffer);
 }

@@ -28,10 +28,15 @@
  * While they wait, no process has sent a row, so none waits on the leader's
  * tuple queues; an error in one reaches the leader, which ends the others.
  *
- * Memory stays within the bound a HashAggregate would have: a process whose
- * groups fill work_mem x hash_mem_multiplier leaves them and starts again,
- * and a process whose share adds up to more than the bound merges and
- * emits it in passes, each a part of the share's hashes.
+ * Memory stays within the bounds a HashAggregate would have.  A process
+ * whose groups fill work_mem x hash_mem_multiplier leaves them and starts
+ * again.  The area holds at most that bound once per process that joined;
+ * groups left beyond it go to temporary files of the query's shared file
+ * set instead (where the Finalize HashAggregate would have spilled them),
+ * and are read back bucket by bucket.  A process whose share adds up to
+ * more than the bound first writes it to files of its own, one per part of
+ * the hashes (at most 256, as HashAggregate's spill), then merges and
+ * emits one part at a time.
  */
 #ifndef GH_SCAN_SHARED_GROUPS_H
 #define GH_SCAN_SHARED_GROUPS_H
@@ -39,7 +44,9 @@
 #include "group_table.h"
 
 extern "C" {
+#include "storage/buffile.h"
 #include "storage/condition_variable.h"
+#include "storage/sharedfileset.h"
 #include "storage/spin.h"
 #include "utils/dsa.h"
 }
@@ -52,11 +59,18 @@ struct SharedGroups {
     bool closed;        /* every process that joined finished: later comers do nothing */
     dsa_pointer dumps;  /* the groups left, a list */
     uint64 dump_bytes;  /* their size, for the passes */
+    uint64 area_bytes;  /* ... of it in the area, not in files */
+    int32 nfiles;       /* files made in `files` so far, one a process at most */
+    bool have_files;    /* `files` is set up: groups beyond the area's bound go there */
+    SharedFileSet files;
     ConditionVariable cv; /* the processes that finished wait here to be closed */
 };
 
-/* Before the first execution and at each rescan (no process joined). */
+/* Before the first execution (no process joined); without files until shared_groups_init_files. */
 void shared_groups_init(SharedGroups *sg);
+
+/* The file set for groups beyond the area's bound, removed when seg (the query's DSM) goes. */
+void shared_groups_init_files(SharedGroups *sg, dsm_segment *seg);
 
 /* Frees what a previous execution left, then as shared_groups_init (the leader's rescan). */
 void shared_groups_reset(SharedGroups *sg, dsa_area *area);
@@ -64,8 +78,18 @@ void shared_groups_reset(SharedGroups *sg, dsa_area *area);
 /* Before the process's first block: false when every process that joined already finished. */
 bool shared_groups_join(SharedGroups *sg);
 
-/* Leaves t's groups in the area (they filled the memory bound, or the process finished). */
-void shared_groups_leave(SharedGroups *sg, dsa_area *area, const GroupTable *t);
+/* A process's own file of the groups it left beyond the area's bound. */
+struct GroupSpill {
+    BufFile *file;    /* open from its first use until the process finishes */
+    int32 number;
+    uint64 written;
+};
+
+/* Leaves t's groups in the area, or in spill's file (they filled the memory bound, or the process finished). */
+void shared_groups_leave(SharedGroups *sg, dsa_area *area, const GroupTable *t, GroupSpill *spill);
+
+/* Closes spill's file, if it has one: before the process finishes, and at a rescan. */
+void shared_groups_spill_close(GroupSpill *spill);
 
 /* The share of the groups one process merges and emits. */
 struct GroupShare {
@@ -82,17 +106,26 @@ struct GroupShare {
 bool shared_groups_close_alone(SharedGroups *sg);
 
 /*
- * The process read its share of the table and left its groups: counts it
- * finished and waits (interruptibly) until every process that joined has.
+ * The process read its share of the table and left its groups: closes its
+ * file, counts it finished and waits (interruptibly) until every process
+ * that joined has.
  */
-GroupShare shared_groups_finish(SharedGroups *sg);
+GroupShare shared_groups_finish(SharedGroups *sg, GroupSpill *spill);
+
+/* Adds into t every group left (in the area or the files) that is in the share. */
+void shared_groups_merge(SharedGroups *sg, dsa_area *area, GroupTable *t, const GroupShare &share);
 
 /*
- * Adds into t every group left in the area that is in the share and, of
- * it, in pass `pass` of `passes` (all of it for one pass); once the
- * processes are closed.
+ * A share too large for the memory bound: writes its groups (records of
+ * ncells counters) to nparts files of the caller's by their hashes,
+ * counting each file's records, for shared_groups_merge_part to add one
+ * file at a time.  Each group goes to one file, so each file's groups are
+ * finished once that file is added.
  */
-void shared_groups_merge(SharedGroups *sg, dsa_area *area, GroupTable *t, const GroupShare &share, uint32 pass,
-                         uint32 passes);
+void shared_groups_partition(SharedGroups *sg, dsa_area *area, const GroupShare &share, int32 ncells,
+                             BufFile **parts, uint64 *part_records, uint32 nparts);
+
+/* Adds into t the `records` groups of a file shared_groups_partition wrote. */
+void shared_groups_merge_part(GroupTable *t, BufFile *part, uint64 records);
 
 #endif /* GH_SCAN_SHARED_GROUPS_H */
