@@ -15,9 +15,9 @@
  * fill the memory bound), waits until every process has, and then merges
  * and emits the finished rows of its share of the groups.  A process that
  * ran alone and never outgrew the bound emits its groups as they are.  Run
- * without a parallel context (a Gather that got no shared memory), the
- * scan is its only process and makes an area of its own only if its groups
- * fill the memory bound.
+ * without a parallel context (a portal run in parts gets no workers), the
+ * scan is its only process and makes an area and files of its own only if
+ * its groups fill the memory bound.
  */
 #include "scan_exec.h"
 
@@ -52,6 +52,7 @@ struct GroupedRows {
     dsa_area *area;     /* the query's area, or local_area once one is needed */
     SharedGroups local_sg;
     dsa_area *local_area;
+    bool local_files;   /* local_sg's file set is set up */
     GroupSpill spill;   /* this process's groups beyond the area's bound */
     GroupShare share;   /* the groups this process merges and emits */
     uint32 pass;        /* ... one part of its hashes at a time */
@@ -207,8 +208,14 @@ bool join_merge(ScanExec *s)
         g->sg = &s->shared->groups;
         g->area = s->area;
     } else {
-        /* no parallel context (a Gather that got no shared memory): this process is alone */
+        /* no parallel context (a portal run in parts, or no shared memory): this process is alone */
         shared_groups_init(&g->local_sg);
+        if (!g->local_files) {
+            /* once: the files go with the query's memory, after an error too */
+            shared_groups_init_local_files(&g->local_sg, s->css.ss.ps.state->es_query_cxt);
+            g->local_files = true;
+        }
+        g->local_sg.have_files = true;
         g->sg = &g->local_sg;
     }
     return shared_groups_join(g->sg);
@@ -340,6 +347,8 @@ void end(ScanExec *s)
         if (g->parts[p] != NULL)
             BufFileClose(g->parts[p]);
     g->parts = NULL;
+    if (g->local_files)
+        shared_groups_drop_local_files(&g->local_sg);
     if (g->local_area != NULL)
         dsa_detach(g->local_area);
     g->local_area = NULL;

@@ -206,6 +206,32 @@ void shared_groups_init(SharedGroups *sg)
     ConditionVariableInit(&sg->cv);
 }
 
+namespace {
+
+void drop_files(void *arg)
+{
+    shared_groups_drop_local_files(static_cast<SharedGroups *>(arg));
+}
+
+} // namespace
+
+void shared_groups_init_local_files(SharedGroups *sg, MemoryContext cxt)
+{
+    SharedFileSetInit(&sg->files, NULL);
+    sg->have_files = true;
+    MemoryContextCallback *cb = static_cast<MemoryContextCallback *>(MemoryContextAlloc(cxt, sizeof *cb));
+    cb->func = drop_files;
+    cb->arg = sg;
+    MemoryContextRegisterResetCallback(cxt, cb);
+}
+
+void shared_groups_drop_local_files(SharedGroups *sg)
+{
+    if (sg->have_files && sg->nfiles > 0)
+        SharedFileSetDeleteAll(&sg->files);
+    sg->nfiles = 0;
+}
+
 void shared_groups_init_files(SharedGroups *sg, dsm_segment *seg)
 {
     if (seg == NULL)
