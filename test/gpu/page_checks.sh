@@ -212,7 +212,9 @@ EXPLAIN (ANALYZE, FORMAT JSON) SELECT gpu_histogram(x, 0, 1, 100) FROM gh_pg_mvc
 SQL
 )
     rounds=$((rounds + 1))
-    echo "$out" | grep -q '^same true$' && echo "$out" | grep -q '^grouped same true$' && equal=$((equal + 1))
+    same=no
+    echo "$out" | grep -q '^same true$' && echo "$out" | grep -q '^grouped same true$' && same=yes
+    [ $same = yes ] && equal=$((equal + 1))
     if [ "$device" = gpu ]; then
         p=$(echo "$out" | sed -n 's/.*"Pages Parsed on GPU": \([0-9]*\).*/\1/p' | head -1)
     else
@@ -223,6 +225,10 @@ SQL
     fi
     on_gpu=$((on_gpu + ${p:-0}))
     echo "$out" | grep -q '^\(grouped \)\?same false$' && echo "$out" | head -5 | sed 's/^/  differs: /'
+    # not equal, yet no answer differed: the round failed (an error); say what psql said
+    if [ $same = no ] && ! echo "$out" | grep -q '^\(grouped \)\?same false$'; then
+        echo "$out" | grep -v '^\(grouped \)\?same true$' | head -5 | sed 's/^/  round failed: /'
+    fi
 done
 wait "${pids[@]}"
 rows=$(psql_q -c "SELECT count(*) FROM gh_pg_mvcc")
