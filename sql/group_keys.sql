@@ -811,10 +811,11 @@ RESET TimeZone;
 
 -- The memory bound at run time: statistics that promise 10 groups, then
 -- 20,000 more keys inserted behind the planner's back.  The planner picks
--- the scan; its groups outgrow work_mem x hash_mem_multiplier, so it emits
--- them as partial states and starts again (Group Flushes), and the Finalize
--- HashAggregate above combines them, spilling to disk as it does: the
--- ordinary plan's answer, in bounded memory, without an error.
+-- the scan emitting finished rows; its groups outgrow work_mem x
+-- hash_mem_multiplier, so it leaves them in memory of its own and, beyond
+-- the bound, in temporary files, starts again (Group Flushes), and merges
+-- them back part by part: the ordinary plan's answer, in bounded memory,
+-- without an error.
 CREATE TABLE gk_grow (k int4, x float8) WITH (autovacuum_enabled = false);
 INSERT INTO gk_grow SELECT i % 10, (i % 97) / 97.0 FROM generate_series(1, 1000) i;
 ANALYZE gk_grow;

@@ -14,10 +14,11 @@
  * the query's shared memory area when it has read its share (or when they
  * fill the memory bound), waits until every process has, and then merges
  * and emits the finished rows of its share of the groups.  A process that
- * ran alone and never outgrew the bound emits its groups as they are.  Run
- * without a parallel context (a portal run in parts gets no workers), the
- * scan is its only process and makes an area and files of its own only if
- * its groups fill the memory bound.
+ * ran alone and never outgrew the bound emits its groups as they are.  A
+ * serial plan with no aggregate above the scan, or a parallel one run
+ * without a parallel context (a portal run in parts gets no workers), is
+ * such a process: it makes an area and files of its own only if its groups
+ * fill the memory bound.
  */
 #include "scan_exec.h"
 
@@ -79,7 +80,8 @@ void begin(ScanExec *s, CustomScan *cscan, EState *estate)
             elog(ERROR, "gpu_histogram scan: unexpected group key %d", k + 1);
         group_key_init(&g->keys[k], def, desc, &s->css.ss.ps);
     }
-    g->merging = cscan->scan.plan.parallel_aware && !s->partial && g->nkeys > 0;
+    /* finished rows: the processes of a parallel scan, or a serial scan alone, merge the groups themselves */
+    g->merging = !s->partial && g->nkeys > 0;
     group_agg_init(&g->group_agg, s->aggs, s->naggs, g->keys, g->nkeys, desc, estate->es_query_cxt,
                    (s->partial || g->merging) && g->nkeys > 0);
     grouped_pages_init(&g->pages, s->aggs, s->naggs, g->keys, g->nkeys, s->qual != NULL, estate->es_query_cxt);

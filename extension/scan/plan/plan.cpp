@@ -387,25 +387,36 @@ Path *finalize_path(PlannerInfo *root, RelOptInfo *grouped_rel, Path *subpath, b
 namespace {
 
 /*
+ * Whether a grouped scan may emit finished rows, merging its groups itself
+ * (scan/group/shared_groups.h), with `processes` processes: GROUP BY
+ * without HAVING (HAVING is the Finalize Aggregate's qual).  Groups beyond
+ * HashAggregate's memory bound go to temporary files, and a process whose
+ * share of them outgrows the bound merges it in up to 256 parts, so the
+ * expected groups may take up to half of 256 bounds per process: each part
+ * then fits with room for a wrong estimate.  Past that a Finalize
+ * Aggregate, which spills recursively, keeps the bound.
+ */
+bool merging_fits(PlannerInfo *root, const Candidate &c, double processes)
+{
+    if (c.keys == NIL || root->parse->havingQual != NULL)
+        return false;
+    double bytes = c.groups * group_table_bytes_per_group(c.ncells, 8 * (1 + list_length(c.keys)) + 32);
+    return bytes <= static_cast<double>(get_hash_memory_limit()) * 128 * processes;
+}
+
+/*
  * Gather -> the scan emitting finished rows: its processes merge their
  * groups themselves, each a share of them (scan/group/shared_groups.h),
- * which spares the leader a Finalize Aggregate.  For GROUP BY without
- * HAVING (HAVING is the Finalize Aggregate's qual), when the groups are
- * expected to take at most half of HashAggregate's memory bound per
- * process: every process's groups wait in the query's shared memory until
- * the last has read its share, where a Finalize Aggregate would spill to
- * disk, so that memory is what the processes' own bounds allow.  Its cost
+ * which spares the leader a Finalize Aggregate, where merging_fits: every
+ * process's groups wait in the query's shared memory until the last has
+ * read its share, up to what the processes' own bounds allow.  Its cost
  * is the partial plan's without the Finalize Aggregate, so the planner
  * prefers it wherever it is offered.
  */
 void add_merging_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_rel, const Candidate &c,
                       int workers)
 {
-    if (c.keys == NIL || root->parse->havingQual != NULL)
-        return;
-    const double processes = workers + (parallel_leader_participation ? 1 : 0);
-    double bytes = c.groups * group_table_bytes_per_group(c.ncells, 8 * (1 + list_length(c.keys)) + 32);
-    if (bytes > static_cast<double>(get_hash_memory_limit()) / 2 * processes)
+    if (!merging_fits(root, c, workers + (parallel_leader_participation ? 1 : 0)))
         return;
     CustomPath *scan = make_scan_path(root, input_rel, grouped_rel, grouped_rel->reltarget, c, workers);
     double rows = c.groups;
@@ -451,13 +462,16 @@ void upper_paths_hook(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *in
         add_path(output_rel, &make_scan_path(root, input_rel, output_rel, output_rel->reltarget, c, 0)->path);
     } else {
         /*
-         * Grouped, the scan emits partial states under a Finalize
-         * Aggregate even in a serial plan: should its groups outgrow the
-         * memory bound (the estimate was wrong), it emits them and starts
-         * again, and the Finalize Aggregate combines and spills as
-         * HashAggregate does.  A HAVING clause needs the Finalize
-         * Aggregate ungrouped too: it is that node's qual.
+         * Grouped, the scan emits finished rows where its groups are
+         * expected to fit the memory bound: should they outgrow it (the
+         * estimate was wrong), it leaves them in memory of its own and then
+         * temporary files and merges them back (scan/group/shared_groups.h,
+         * a process alone).  Otherwise, and for HAVING, which is a Finalize
+         * Aggregate's qual, it emits partial states under a Finalize
+         * Aggregate, which combines and spills as HashAggregate does.
          */
+        if (merging_fits(root, c, 1))
+            add_path(output_rel, &make_scan_path(root, input_rel, output_rel, output_rel->reltarget, c, 0)->path);
         RelOptInfo *partial_rel = fetch_upper_rel(root, UPPERREL_PARTIAL_GROUP_AGG, input_rel->relids);
         CustomPath *scan =
             make_scan_path(root, input_rel, partial_rel, partial_target(root, output_rel->reltarget), c, 0);
