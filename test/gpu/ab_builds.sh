@@ -10,21 +10,22 @@
 # It makes the dashboards table of 100M rows once (about 100 s), then runs
 # A, B, A, B: each restarts the server with that build's library, fills
 # the GPU's page cache with two scans, times the 8-worker heatmap (with and
-# without its text), date_bin, GROUP BY g, 10-minute bins, the serial
-# heatmap and auto with test/bench/sql_timing.py, prints EXPLAIN ANALYZE's
+# without its text), date_bin, GROUP BY g, 10-minute bins, serially the
+# heatmap (with and without its text, also at work_mem 64MB) and 10-minute
+# bins, and auto with test/bench/sql_timing.py, prints EXPLAIN ANALYZE's
 # plan and each answer's md5, and last the ordinary plan's md5.  Log in
 # $OUT/ab.log.  Builds alternate because H100 hosts, and one host over a
 # few minutes, differ by more than most changes measured.
 set -u
-A=${1:-.gpu/stage-base}
-B=${2:-.gpu/stage}
+BUILD_A=${1:-.gpu/stage-base}
+BUILD_B=${2:-.gpu/stage}
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 exec > >(tee "$OUT/ab.log") 2>&1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u
-pkill -u pgrun postgres 2>/dev/null; for i in $(seq 30); do pgrep -u pgrun postgres >/dev/null || break; sleep 1; done
+id pgrun >/dev/null 2>&1 && { pkill -u pgrun postgres; for i in $(seq 30); do pgrep -u pgrun postgres >/dev/null || break; sleep 1; done; }
 sysctl -w vm.nr_hugepages=13000 >/dev/null 2>&1 || true
 OPTS="-c shared_buffers=24GB -c huge_pages=try -c max_worker_processes=16 -c shared_preload_libraries=gpu_histogram -c max_connections=100 -c max_parallel_workers=16 -c max_parallel_workers_per_gather=8 -c gpu_histogram.gpu_page_cache=8GB -c work_mem=4MB"
-source .gpu/pg-up.sh .gpu/pg.tar.gz "$A" -- $OPTS || exit 1
+source .gpu/pg-up.sh .gpu/pg.tar.gz "$BUILD_A" -- $OPTS || exit 1
 T=ghb_dash_100000000
 t0=$SECONDS
 psql -X -q -c "CREATE EXTENSION gpu_histogram" -c "CREATE EXTENSION pg_prewarm" \
@@ -33,7 +34,7 @@ psql -X -q -c "CREATE EXTENSION gpu_histogram" -c "CREATE EXTENSION pg_prewarm" 
 echo "table in $((SECONDS - t0)) s"
 swap() {
     pg_down
-    cp -a "$1"/. "$PGB/pg/"
+    cp -a "$1"/. "$PGB/pg/" || exit 1
     as_pg pg_ctl -D "$PGDATA" -l /tmp/pg.log -w -o "-p $PGPORT -k /tmp -c jit=off $OPTS" start >/dev/null || { tail /tmp/pg.log; exit 1; }
     psql -X -q -c "SELECT pg_prewarm('$T')" >/dev/null
 }
@@ -41,15 +42,17 @@ H="SELECT date_trunc('hour', ts) t, count(*) n, gpu_histogram(x, 0, 1, 64) h FRO
 B="SELECT date_bin('1 hour', ts, timestamptz '2026-01-01') t, gpu_histogram(x, 0, 1, 64) h FROM $T GROUP BY 1"
 G="SELECT g, gpu_histogram(x, 0, 1, 64) h FROM $T GROUP BY 1"
 M="SELECT date_bin('10 minutes', ts, timestamptz '2026-01-01') t, gpu_histogram(x, 0, 1, 64) h FROM $T GROUP BY 1"
-P8="SET max_parallel_workers_per_gather = 8; SET gpu_histogram.device = gpu;"
+P8="SET max_parallel_workers_per_gather = 8; SET gpu_histogram.device = gpu; SET work_mem = '4MB';"
+S0="SET max_parallel_workers_per_gather = 0; SET gpu_histogram.device = gpu; SET work_mem = '4MB';"
+S64="SET max_parallel_workers_per_gather = 0; SET gpu_histogram.device = gpu; SET work_mem = '64MB';"
 SETS=(--setup "SET max_parallel_workers_per_gather = 8" --setup "SET TimeZone = 'America/New_York'" --setup "SET gpu_histogram.device = gpu")
-for build in "$A" "$B" "$A" "$B"; do
+for build in "$BUILD_A" "$BUILD_B" "$BUILD_A" "$BUILD_B"; do
     echo "=== $build"
     swap "$build"
     # fill the GPU's page cache: the first scan after a start finds it empty
     for i in 1 2; do psql -X -q -c "SET max_parallel_workers_per_gather = 8" -c "SET TimeZone = 'America/New_York'" -c "SELECT count(h) FROM ($H) s" >/dev/null; done
     timeout 240 python3 test/bench/sql_timing.py --rounds 7 --warmup 1 "${SETS[@]}" \
-        "heatmap=$P8 $H" "notext=$P8 SELECT count(h), count(t) FROM ($H) s" "date_bin=$P8 $B" "g=$P8 $G" "tenmin_notext=$P8 SELECT count(h) FROM ($M) s" "serial_heatmap=SET max_parallel_workers_per_gather = 0; SET gpu_histogram.device = gpu; $H" "heatmap_auto=SET max_parallel_workers_per_gather = 8; SET gpu_histogram.device = auto; $H"
+        "heatmap=$P8 $H" "notext=$P8 SELECT count(h), count(t) FROM ($H) s" "date_bin=$P8 $B" "g=$P8 $G" "tenmin_notext=$P8 SELECT count(h) FROM ($M) s" "serial_heatmap=$S0 $H" "serial_notext=$S0 SELECT count(h), count(t) FROM ($H) s" "serial_tenmin_notext=$S0 SELECT count(h) FROM ($M) s" "serial_heatmap_64MB=$S64 $H" "serial_notext_64MB=$S64 SELECT count(h), count(t) FROM ($H) s" "heatmap_auto=SET max_parallel_workers_per_gather = 8; SET gpu_histogram.device = auto; SET work_mem = '4MB'; $H"
     psql -X -c "SET max_parallel_workers_per_gather = 8" -c "SET TimeZone = 'America/New_York'" -c "EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) $H" | grep -E "Gather|Finalize|Custom|Workers|loops|Execution" 
     psql -X -At -c "SET max_parallel_workers_per_gather = 8" -c "SET TimeZone = 'America/New_York'" -c "SELECT md5(string_agg(t::text || n || h::text, ',' ORDER BY t)) FROM ($H) s" -c "SELECT md5(string_agg(t::text || h::text, ',' ORDER BY t)) FROM ($B) s"
 done
