@@ -1,7 +1,7 @@
 /*
- * shared_groups.cpp: a parallel grouped scan's groups, left in the query's
- * shared memory area and merged by its processes, a share each
- * (shared_groups.h).
+ * shared_groups.cpp: a grouped scan's groups, left in the query's shared
+ * memory area (or temporary files) and merged by its processes, a share
+ * each (shared_groups.h).
  */
 #include "shared_groups.h"
 

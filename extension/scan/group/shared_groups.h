@@ -9,7 +9,8 @@
  * Measured on the H100 host over 100M rows with 8 workers, the hourly
  * heatmap's 27,778 groups kept the leader busy about 12 ms after the last
  * process had read its share; one process merging everyone's groups
- * instead took as long.
+ * instead took as long.  A serial scan with no aggregate above it is the
+ * case of one process: it leaves groups only when they outgrow the bound.
  *
  * Here each process, when it has read its share of the table, leaves its
  * groups (key bytes and counters, in buckets of their key hashes) in the
