@@ -48,7 +48,6 @@ struct GroupedRows {
     GroupedPages pages; /* all-visible pages parsed, grouped and counted on the GPU */
     /* the processes merge their groups (shared_groups.h) */
     bool merging;
-    bool merged;        /* every process finished: this one emits its share of the groups */
     SharedGroups *sg;   /* in the scan's DSM, or local_sg */
     dsa_area *area;     /* the query's area, or local_area once one is needed */
     SharedGroups local_sg;
@@ -211,13 +210,14 @@ bool join_merge(ScanExec *s)
         g->area = s->area;
     } else {
         /* no parallel context (a portal run in parts, or no shared memory): this process is alone */
-        shared_groups_init(&g->local_sg);
         if (!g->local_files) {
             /* once: the files go with the query's memory, after an error too */
+            shared_groups_init(&g->local_sg);
             shared_groups_init_local_files(&g->local_sg, s->css.ss.ps.state->es_query_cxt);
             g->local_files = true;
+        } else {
+            shared_groups_reset(&g->local_sg, NULL); /* its area went at end() */
         }
-        g->local_sg.have_files = true;
         g->sg = &g->local_sg;
     }
     return shared_groups_join(g->sg);
@@ -251,7 +251,6 @@ bool finish_merge(ScanExec *s)
     GroupAgg *ga = &g->group_agg;
     if (shared_groups_close_alone(g->sg)) {
         /* no other process took part and none of its groups were left: they are all here */
-        g->merged = true;
         g->passes = 1;
         return ga->laid_out;
     }
@@ -259,7 +258,6 @@ bool finish_merge(ScanExec *s)
         shared_groups_leave(g->sg, merge_area(g), &ga->table, &g->spill);
     group_agg_restart(ga);
     g->share = shared_groups_finish(g->sg, &g->spill);
-    g->merged = true;
     if (g->share.bytes == 0)
         return false;
     const uint64 mine = g->share.bytes / static_cast<uint64>(Max(g->share.shares, 1));
@@ -325,7 +323,7 @@ TupleTableSlot *next_row(ScanExec *s)
         TupleTableSlot *slot = scan_empty_slot(s);
         if (group_agg_next(&g->group_agg, slot, s->partial))
             return ExecStoreVirtualTuple(slot);
-        if (g->merged && g->pass + 1 < g->passes) {
+        if (g->pass + 1 < g->passes) { /* several passes: this process merges its share part by part */
             g->pass++;
             merge_pass(s);
             continue;
@@ -349,8 +347,6 @@ void end(ScanExec *s)
         if (g->parts[p] != NULL)
             BufFileClose(g->parts[p]);
     g->parts = NULL;
-    if (g->local_files)
-        shared_groups_drop_local_files(&g->local_sg);
     if (g->local_area != NULL)
         dsa_detach(g->local_area);
     g->local_area = NULL;
@@ -361,7 +357,6 @@ void rescan(ScanExec *s)
 {
     GroupedRows *g = s->grouped;
     end(s); /* the leader's rescan resets the shared groups (reinitialize_dsm) */
-    g->merged = false;
     g->sg = NULL;
     g->share = GroupShare{};
     g->pass = g->passes = 0;

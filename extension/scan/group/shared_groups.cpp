@@ -38,9 +38,7 @@ inline int bucket_of(uint64 hash)
  */
 struct Dump {
     dsa_pointer next;
-    uint64 bytes; /* this and the records */
     int32 ncells;
-    uint32 ngroups;
     int32 file;   /* -1: the records follow in the area */
     uint64 file_offset;
     uint64 bucket_start[kBuckets + 1]; /* bucket b's records: [bucket_start[b], bucket_start[b + 1]) from the chunk */
@@ -208,9 +206,16 @@ void shared_groups_init(SharedGroups *sg)
 
 namespace {
 
+void delete_files(SharedGroups *sg)
+{
+    if (sg->have_files && sg->nfiles > 0)
+        SharedFileSetDeleteAll(&sg->files);
+    sg->nfiles = 0;
+}
+
 void drop_files(void *arg)
 {
-    shared_groups_drop_local_files(static_cast<SharedGroups *>(arg));
+    delete_files(static_cast<SharedGroups *>(arg));
 }
 
 } // namespace
@@ -223,13 +228,6 @@ void shared_groups_init_local_files(SharedGroups *sg, MemoryContext cxt)
     cb->func = drop_files;
     cb->arg = sg;
     MemoryContextRegisterResetCallback(cxt, cb);
-}
-
-void shared_groups_drop_local_files(SharedGroups *sg)
-{
-    if (sg->have_files && sg->nfiles > 0)
-        SharedFileSetDeleteAll(&sg->files);
-    sg->nfiles = 0;
 }
 
 void shared_groups_init_files(SharedGroups *sg, dsm_segment *seg)
@@ -249,11 +247,10 @@ void shared_groups_reset(SharedGroups *sg, dsa_area *area)
         dsa_free(area, dp);
         dp = next;
     }
+    delete_files(sg);
     const bool have_files = sg->have_files;
-    if (have_files && sg->nfiles > 0)
-        SharedFileSetDeleteAll(&sg->files);
     shared_groups_init(sg);
-    sg->have_files = have_files; /* the set stays registered with the DSM */
+    sg->have_files = have_files; /* the set stays set up (registered with the DSM, or the memory callback) */
 }
 
 bool shared_groups_join(SharedGroups *sg)
@@ -293,9 +290,7 @@ void shared_groups_leave(SharedGroups *sg, dsa_area *area, const GroupTable *t, 
     dsa_pointer dp = dsa_allocate_extended(area, to_file ? kDumpHead : bytes, DSA_ALLOC_HUGE);
     char *base = static_cast<char *>(dsa_get_address(area, dp));
     Dump *d = reinterpret_cast<Dump *>(base);
-    d->bytes = bytes;
     d->ncells = t->ncells;
-    d->ngroups = t->ngroups;
     d->file = -1;
     d->file_offset = 0;
     memcpy(d->bucket_start, start, sizeof start);

@@ -76,12 +76,11 @@ void shared_groups_init_files(SharedGroups *sg, dsm_segment *seg);
 /*
  * The same for a process alone, with no DSM (a portal run in parts, which
  * gets no workers): sg and its files live in this process, the files go
- * with cxt (after an error too) or at shared_groups_drop_local_files.
+ * with cxt (after an error too) or at shared_groups_reset.
  */
 void shared_groups_init_local_files(SharedGroups *sg, MemoryContext cxt);
-void shared_groups_drop_local_files(SharedGroups *sg);
 
-/* Frees what a previous execution left, then as shared_groups_init (the leader's rescan). */
+/* Frees what a previous execution left, files included, then as shared_groups_init keeping the file set (a rescan). */
 void shared_groups_reset(SharedGroups *sg, dsa_area *area);
 
 /* Before the process's first block: false when every process that joined already finished. */
