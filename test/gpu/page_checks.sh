@@ -227,7 +227,7 @@ SQL
     echo "$out" | grep -q '^\(grouped \)\?same false$' && echo "$out" | head -5 | sed 's/^/  differs: /'
     # not equal, yet no answer differed: the round failed (an error); say what psql said
     if [ $same = no ] && ! echo "$out" | grep -q '^\(grouped \)\?same false$'; then
-        echo "$out" | grep -v '^\(grouped \)\?same true$' | head -5 | sed 's/^/  round failed: /'
+        echo "$out" | grep -v '^ *[][{}"]' | head -8 | sed 's/^/  round failed: /'
     fi
 done
 wait "${pids[@]}"
