@@ -100,7 +100,7 @@ SELECT pg_sleep(0.5);
 SELECT 'held ' || device_histograms || ' ' || service_slots_in_use FROM gpu_histogram_stats();
 SQL
 )
-if echo "$out" | grep -q 'ERROR:.*NaN' && echo "$out" | grep -q '^held 0 0$'; then
+if grep -q 'ERROR:.*NaN' <<<"$out" && grep -q '^held 0 0$' <<<"$out"; then
     echo "PASS: a NaN in a grouped scan on the GPU raises width_bucket's error and leaves nothing held"
 else
     echo "FAIL: NaN in a grouped scan on the GPU"; echo "$out" | sed 's/^/  /'; failures=$((failures + 1))

@@ -75,7 +75,7 @@ SQL
     read -r _ cpu gpu auto <<<"x $times"
     rows=$(echo "$out" | sed -n 's/^rows //p')
     diff=$(echo "$out" | sed -n 's/^diff //p')
-    plan=$(echo "$out" | grep -q "Custom Scan (GpuHistogramScan)" && echo "the custom scan" || echo "the ordinary aggregate")
+    plan=$(grep -q "Custom Scan (GpuHistogramScan)" <<<"$out" && echo "the custom scan" || echo "the ordinary aggregate")
     if [ -z "$diff" ] || [ -z "$gpu" ]; then
         echo "FAIL: $name: no answer"; echo "$out" | grep -E "ERROR|FATAL|canceling" | head -5; failures=$((failures + 1)); return
     fi

@@ -64,7 +64,7 @@ check "two scans through the custom scan hit as many blocks as two sequential sc
     "$((2 * pages))|$((2 * pages))" \
     "$(( $(q -c "$(printf "$hits" u_scan)") - hit0_scan ))|$(( $(q -c "$(printf "$hits" u_seq)") - hit0_seq ))"
 check "the custom scan went through the scan node" t \
-    "$(q -c "$serial" -c "EXPLAIN (COSTS OFF) SELECT gpu_histogram(x, 0, 1, 16) FROM u_scan" | grep -q GpuHistogramScan && echo t || echo f)"
+    "$(grep -q GpuHistogramScan <<<"$(q -c "$serial" -c "EXPLAIN (COSTS OFF) SELECT gpu_histogram(x, 0, 1, 16) FROM u_scan")" && echo t || echo f)"
 # shellcheck disable=SC2059
 after=$(q -c "$(printf "$usage" u_seq)")
 check "the sequential scans raised the usage counts (before: $before)" yes "$([ "$before" != "$after" ] && echo yes || echo no)"

@@ -70,12 +70,12 @@ if [ "$state" = up ]; then
 else
     # 0A000 (feature not supported) instead where the build has no CUDA backend at all
     expected_state=38000
-    q -c "SELECT service_message FROM gpu_histogram_stats()" | grep -q 'without CUDA' && expected_state=0A000
+    grep -q 'without CUDA' <<<"$(q -c "SELECT service_message FROM gpu_histogram_stats()")" && expected_state=0A000
     check "device = 'gpu' without a GPU fails with $expected_state" $expected_state \
         "$(sqlstate_of -c "SET gpu_histogram.device = gpu" -c "SELECT gpu_histogram(x, 0, 1, 10) FROM pc")"
     check "gpu_histogram_devices() says the service found no GPU" t \
         "$(q -c "SELECT count(*) = 1 AND bool_and(status LIKE 'no GPU: the GPU service found none (%') FROM gpu_histogram_devices()")"
-    if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1'; then
+    if ! grep -q 'libcuda\.so\.1' <<<"$(ldconfig -p 2>/dev/null)"; then
         message=$(q -c "SELECT service_message FROM gpu_histogram_stats()")
         check "with no NVIDIA driver on the machine, the message says so (not CUDA's 'driver version is insufficient')" yes \
             "$(grep -q -E 'no NVIDIA driver found|without CUDA|no CUDA backend' <<<"$message" && echo yes || echo "no: $message")"
