@@ -655,10 +655,11 @@ END
 $$;
 
 -- HAVING, and an outer query's filter on a grouped subquery's aggregates
--- (which the planner makes the subquery's HAVING): the scan computes the
--- groups, and the Finalize Aggregate above it evaluates the clause on the
--- combined states, as in PostgreSQL's own parallel plans.  The aggregates
--- only HAVING names are computed by the scan too.
+-- (which the planner makes the subquery's HAVING): where the scan emits
+-- finished rows, HAVING is its Filter; where it emits partial states, the
+-- Finalize Aggregate above it evaluates the clause on the combined states,
+-- as in PostgreSQL's own parallel plans.  The aggregates only HAVING names
+-- are computed by the scan too, also where the target has no aggregate.
 SELECT gk_explain($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY g4 HAVING count(*) > 396$$);
 SELECT gk_explain($$SELECT * FROM (SELECT date_trunc('hour', tz) AS hour, gpu_histogram(x, 0, 1, 8) AS h FROM gk_t GROUP BY 1) s WHERE h IS NOT NULL$$);
 SELECT q, c.* FROM (VALUES
@@ -670,8 +671,22 @@ SELECT q, c.* FROM (VALUES
     ($$SELECT * FROM gk_hourly WHERE n > 30 AND hour IS NOT NULL$$),
     ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY g4 HAVING g4 > 40 AND random() >= 0$$),
     ($$SELECT gpu_histogram(x, 0, 1, 8) FROM gk_t HAVING count(*) > 0$$),
-    ($$SELECT gpu_histogram(x, 0, 1, 8) FROM gk_t WHERE g4 < -1000000 HAVING count(*) > 0$$)
+    ($$SELECT gpu_histogram(x, 0, 1, 8) FROM gk_t WHERE g4 < -1000000 HAVING count(*) > 0$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) FROM gk_t HAVING gpu_histogram(x, 0, 1, 8) IS NULL$$),
+    ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY g4 HAVING g4 > 40 OR count(*) > 400$$),
+    ($$SELECT g4 FROM gk_t GROUP BY g4 HAVING (gpu_histogram(x, 0, 1, 8))[1] > 32 AND count(*) > 390$$),
+    ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY g4 HAVING count(x) >= 383 AND g4 IS NOT NULL$$)
 ) v(q), LATERAL gk_compare(q) c;
+SELECT gk_explain($$SELECT g4 FROM gk_t GROUP BY g4 HAVING (gpu_histogram(x, 0, 1, 8))[1] > 32 AND count(*) > 390$$);
+
+-- HAVING with a parameter, in a generic plan: the scan's Filter reads it.
+SET plan_cache_mode = force_generic_plan;
+PREPARE gk_having(bigint) AS SELECT g4, count(*), gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY g4 HAVING count(*) > $1;
+SELECT gk_explain('EXECUTE gk_having(396)');
+SELECT q, c.* FROM (VALUES ('EXECUTE gk_having(0)'), ('EXECUTE gk_having(396)'), ('EXECUTE gk_having(100000)')) v(q),
+    LATERAL gk_compare(q) c;
+DEALLOCATE gk_having;
+RESET plan_cache_mode;
 
 -- Shapes that keep the ordinary plan, with the same answer.
 SELECT q, c.* FROM (VALUES
@@ -778,9 +793,13 @@ SELECT q, gk_plan(q) LIKE '%Gather%' AS gather, c.* FROM (VALUES
     ($$SELECT tz::date, count(*), gpu_histogram(x, 0, 1, 8) FROM gk_par GROUP BY 1 HAVING tz::date < '2026-03-03' OR tz::date IS NULL$$),
     ($$SELECT * FROM gk_par_hourly WHERE hour >= '2026-03-03 12:00'$$),
     ($$SELECT * FROM gk_par_hourly WHERE h IS NOT NULL AND (h)[3] % 2 = 0$$),
-    ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_par GROUP BY g4 HAVING count(*) % 2 = 0$$)
+    ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_par GROUP BY g4 HAVING count(*) % 2 = 0$$),
+    ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_par GROUP BY g4 HAVING count(*) % 2 = 0 AND random() >= 0$$)
 ) v(q), LATERAL gk_compare(q) c;
 SELECT gk_explain($$SELECT * FROM gk_par_hourly WHERE h IS NOT NULL AND (h)[3] % 2 = 0$$);
+-- A HAVING the workers may not evaluate (random() is parallel restricted):
+-- a serial scan's Filter, or a Finalize Aggregate above the workers.
+SELECT gk_explain($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_par GROUP BY g4 HAVING count(*) % 2 = 0 AND random() >= 0$$);
 SET max_parallel_workers = 0; -- Gather with no worker: the leader reads every block
 SELECT q, gk_plan(q) LIKE '%Gather%' AS gather, c.* FROM (VALUES
     ($$SELECT g4, count(*), gpu_histogram(x, 0, 1, 16) FROM gk_par GROUP BY g4$$)

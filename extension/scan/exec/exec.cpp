@@ -152,14 +152,29 @@ int filter_tuples(ScanExec *s, HeapReader *r)
     return kept;
 }
 
+/*
+ * The next row: with HAVING (finished rows only, plan.cpp), the next whose
+ * qual holds, counted as filtered otherwise, as ExecScan() does.
+ */
 TupleTableSlot *exec_scan(CustomScanState *node)
 {
     ScanExec *s = scan_state(node);
-    TupleTableSlot *slot = s->rows->next_row(s);
-    if (slot == NULL || node->ss.ps.ps_ProjInfo == NULL)
-        return slot;
-    node->ss.ps.ps_ExprContext->ecxt_scantuple = slot;
-    return ExecProject(node->ss.ps.ps_ProjInfo);
+    ExprContext *econtext = node->ss.ps.ps_ExprContext;
+    for (;;) {
+        /* the row before has been read: what its qual and projection allocated goes */
+        ResetExprContext(econtext);
+        TupleTableSlot *slot = s->rows->next_row(s);
+        if (slot == NULL || TupIsNull(slot))
+            return slot;
+        econtext->ecxt_scantuple = slot;
+        if (node->ss.ps.qual != NULL && !ExecQual(node->ss.ps.qual, econtext)) {
+            InstrCountFiltered1(node, 1);
+            continue;
+        }
+        if (node->ss.ps.ps_ProjInfo == NULL)
+            return slot;
+        return ExecProject(node->ss.ps.ps_ProjInfo);
+    }
 }
 
 void end_scan(CustomScanState *node)

@@ -261,7 +261,7 @@ void cost_scan(PlannerInfo *root, RelOptInfo *rel, const Candidate &c, int worke
  * The plan node: the Aggrefs it computes first in custom_scan_tlist, then
  * its GROUP BY keys, then the Vars its quals read (scan_node.h).
  */
-Plan *plan_custom_path(PlannerInfo *, RelOptInfo *, CustomPath *best_path, List *tlist, List *, List *)
+Plan *plan_custom_path(PlannerInfo *root, RelOptInfo *, CustomPath *best_path, List *tlist, List *, List *)
 {
     Index relid = intVal(linitial(best_path->custom_private));
     List *quals = static_cast<List *>(lsecond(best_path->custom_private));
@@ -270,7 +270,21 @@ Plan *plan_custom_path(PlannerInfo *, RelOptInfo *, CustomPath *best_path, List 
     List *scan_tlist = NIL;
     ListCell *lc;
     List *aggrefs = pull_var_clause(reinterpret_cast<Node *>(tlist), PVC_INCLUDE_AGGREGATES);
+    bool partial = false;
     foreach (lc, aggrefs)
+        if (IsA(lfirst(lc), Aggref)) {
+            partial = partial || DO_AGGSPLIT_SKIPFINAL(static_cast<Aggref *>(lfirst(lc))->aggsplit);
+            if (!list_member(scan_tlist, lfirst(lc)))
+                scan_tlist = lappend(scan_tlist, lfirst(lc));
+        }
+    /*
+     * Finished rows carry HAVING as the node's qual, over the aggregates it
+     * reads (computed too where the target has none of them) and the keys;
+     * partial states leave it to the Finalize Aggregate above.
+     */
+    List *having = partial ? NIL : reinterpret_cast<List *>(root->parse->havingQual);
+    List *having_aggrefs = pull_var_clause(reinterpret_cast<Node *>(having), PVC_INCLUDE_AGGREGATES);
+    foreach (lc, having_aggrefs)
         if (IsA(lfirst(lc), Aggref) && !list_member(scan_tlist, lfirst(lc)))
             scan_tlist = lappend(scan_tlist, lfirst(lc));
     int nhist = list_length(scan_tlist);
@@ -286,7 +300,7 @@ Plan *plan_custom_path(PlannerInfo *, RelOptInfo *, CustomPath *best_path, List 
 
     CustomScan *cscan = makeNode(CustomScan);
     cscan->scan.plan.targetlist = tlist;
-    cscan->scan.plan.qual = NIL;
+    cscan->scan.plan.qual = having;
     cscan->scan.scanrelid = relid;
     cscan->flags = best_path->flags;
     cscan->custom_plans = NIL;
@@ -387,14 +401,43 @@ Path *finalize_path(PlannerInfo *root, RelOptInfo *grouped_rel, Path *subpath, b
 namespace {
 
 /*
- * Whether a grouped scan may emit finished rows, merging its groups itself
- * (scan/group/shared_groups.h): GROUP BY without HAVING (HAVING is the
- * Finalize Aggregate's qual), and groups expected to take at most
- * `bounds` times HashAggregate's memory bound.
+ * Whether the scan may apply HAVING to the finished rows it emits, as its
+ * qual (plan_custom_path): HAVING reads nothing but the aggregates and the
+ * keys (setrefs.c matches them to the node's scan tuple), and, where
+ * parallel workers evaluate it, is parallel safe.
  */
-bool merging_fits(PlannerInfo *root, const Candidate &c, double bounds)
+bool having_fits(PlannerInfo *root, List *keys, bool parallel)
 {
-    if (c.keys == NIL || root->parse->havingQual != NULL)
+    Node *having = root->parse->havingQual;
+    return having == NULL || (!column_outside(having, keys) && (!parallel || is_parallel_safe(root, having)));
+}
+
+/*
+ * Finished rows of a scan with HAVING: the groups its qual is expected to
+ * let through, at the qual's cost per group, as create_agg_path() counts
+ * them for a HashAggregate's HAVING.
+ */
+void having_rows(PlannerInfo *root, Path *path)
+{
+    List *having = reinterpret_cast<List *>(root->parse->havingQual);
+    if (having == NIL)
+        return;
+    QualCost cost;
+    cost_qual_eval(&cost, having, root);
+    path->startup_cost += cost.startup;
+    path->total_cost += cost.startup + cost.per_tuple * path->rows;
+    path->rows = clamp_row_est(path->rows * clauselist_selectivity(root, having, 0, JOIN_INNER, NULL));
+}
+
+/*
+ * Whether a grouped scan may emit finished rows, merging its groups itself
+ * (scan/group/shared_groups.h): GROUP BY, with a HAVING the scan can apply,
+ * and groups expected to take at most `bounds` times HashAggregate's
+ * memory bound.
+ */
+bool merging_fits(PlannerInfo *root, const Candidate &c, double bounds, bool parallel)
+{
+    if (c.keys == NIL || !having_fits(root, c.keys, parallel))
         return false;
     double bytes = c.groups * group_table_bytes_per_group(c.ncells, 8 * (1 + list_length(c.keys)) + 32);
     return bytes <= static_cast<double>(get_hash_memory_limit()) * bounds;
@@ -428,10 +471,11 @@ constexpr double kSerialBounds = 0.5;
 void add_merging_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_rel, const Candidate &c,
                       int workers)
 {
-    if (!merging_fits(root, c, kParallelBounds * (workers + (parallel_leader_participation ? 1 : 0))))
+    if (!merging_fits(root, c, kParallelBounds * (workers + (parallel_leader_participation ? 1 : 0)), true))
         return;
     CustomPath *scan = make_scan_path(root, input_rel, grouped_rel, grouped_rel->reltarget, c, workers);
-    double rows = c.groups;
+    having_rows(root, &scan->path);
+    double rows = scan->path.rows;
     add_path(grouped_rel,
              &create_gather_path(root, grouped_rel, &scan->path, grouped_rel->reltarget, NULL, &rows)->path);
 }
@@ -470,20 +514,25 @@ void upper_paths_hook(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *in
     Candidate c;
     if (!rel_fits(root, input_rel, shape.keys, shape.aggrefs, &c))
         return;
-    if (shape.keys == NIL && root->parse->havingQual == NULL) {
-        add_path(output_rel, &make_scan_path(root, input_rel, output_rel, output_rel->reltarget, c, 0)->path);
+    if (shape.keys == NIL && having_fits(root, NIL, false)) {
+        CustomPath *scan = make_scan_path(root, input_rel, output_rel, output_rel->reltarget, c, 0);
+        having_rows(root, &scan->path);
+        add_path(output_rel, &scan->path);
     } else {
         /*
          * Grouped, the scan emits finished rows where its groups are
          * expected to fit half the memory bound: should they outgrow it (the
          * estimate was wrong), it leaves them in memory of its own and then
          * temporary files and merges them back (scan/group/shared_groups.h,
-         * a process alone).  Otherwise, and for HAVING, which is a Finalize
-         * Aggregate's qual, it emits partial states under a Finalize
-         * Aggregate, which combines and spills as HashAggregate does.
+         * a process alone).  Otherwise, and for a HAVING the scan cannot
+         * apply, it emits partial states under a Finalize Aggregate, which
+         * combines and spills as HashAggregate does.
          */
-        if (merging_fits(root, c, kSerialBounds))
-            add_path(output_rel, &make_scan_path(root, input_rel, output_rel, output_rel->reltarget, c, 0)->path);
+        if (merging_fits(root, c, kSerialBounds, false)) {
+            CustomPath *scan = make_scan_path(root, input_rel, output_rel, output_rel->reltarget, c, 0);
+            having_rows(root, &scan->path);
+            add_path(output_rel, &scan->path);
+        }
         RelOptInfo *partial_rel = fetch_upper_rel(root, UPPERREL_PARTIAL_GROUP_AGG, input_rel->relids);
         CustomPath *scan =
             make_scan_path(root, input_rel, partial_rel, partial_target(root, output_rel->reltarget), c, 0);
