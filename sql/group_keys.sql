@@ -673,6 +673,7 @@ SELECT q, c.* FROM (VALUES
     ($$SELECT gpu_histogram(x, 0, 1, 8) FROM gk_t HAVING count(*) > 0$$),
     ($$SELECT gpu_histogram(x, 0, 1, 8) FROM gk_t WHERE g4 < -1000000 HAVING count(*) > 0$$),
     ($$SELECT gpu_histogram(x, 0, 1, 8) FROM gk_t HAVING gpu_histogram(x, 0, 1, 8) IS NULL$$),
+    ($$SELECT 1 FROM gk_t HAVING gpu_histogram(x, 0, 1, 8) IS NOT NULL$$),
     ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY g4 HAVING g4 > 40 OR count(*) > 400$$),
     ($$SELECT g4 FROM gk_t GROUP BY g4 HAVING (gpu_histogram(x, 0, 1, 8))[1] > 32 AND count(*) > 390$$),
     ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY g4 HAVING count(x) >= 383 AND g4 IS NOT NULL$$)
