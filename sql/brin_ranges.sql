@@ -115,9 +115,14 @@ SELECT q, c.* FROM (VALUES
     ($$SELECT gpu_histogram(x, 0, 1, 16) FROM br_t WHERE ts >= '2026-02-01' AND ts < '2026-02-15'$$),
     ($$SELECT date_trunc('hour', ts), gpu_histogram(x, 0, 1, 16) FROM br_t WHERE ts >= '2026-02-01' AND ts < '2026-02-15' GROUP BY 1$$)
 ) v(q), LATERAL br_compare(q) c;
+-- Workers are counted by the pages read, as for a Bitmap Heap Scan: the
+-- table (about 15MB) gets one at min_parallel_table_scan_size = 8MB, the
+-- two weeks the index leaves (under 4MB) none.
+RESET min_parallel_table_scan_size;
+SELECT br_explain($$SELECT gpu_histogram(x, 0, 1, 16) FROM br_t WHERE ts >= '2026-02-01' AND ts < '2026-02-15'$$);
+SELECT br_explain($$SELECT gpu_histogram(x, 0, 1, 16) FROM br_t WHERE x >= 0.5$$);
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
-RESET min_parallel_table_scan_size;
 SET max_parallel_workers_per_gather = 0;
 
 -- A table without a BRIN index, or a clause the index cannot search, reads

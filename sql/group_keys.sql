@@ -679,6 +679,23 @@ SELECT q, c.* FROM (VALUES
     ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY g4 HAVING count(x) >= 383 AND g4 IS NOT NULL$$)
 ) v(q), LATERAL gk_compare(q) c;
 SELECT gk_explain($$SELECT g4 FROM gk_t GROUP BY g4 HAVING (gpu_histogram(x, 0, 1, 8))[1] > 32 AND count(*) > 390$$);
+-- WHERE and HAVING in one node: the Filter and the Group Filter, and in
+-- EXPLAIN ANALYZE the groups HAVING removed.
+CREATE FUNCTION gk_analyze_filters(q text) RETURNS SETOF text LANGUAGE plpgsql AS $fn$
+DECLARE
+    line text;
+BEGIN
+    FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+        IF line ~ 'Filter|Custom Scan|Groups:' THEN
+            RETURN NEXT regexp_replace(line, ' \(actual .*', '');
+        END IF;
+    END LOOP;
+END
+$fn$;
+SELECT gk_analyze_filters($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_t WHERE x < 0.9 GROUP BY g4 HAVING count(*) > 318$$);
+SELECT q, c.* FROM (VALUES
+    ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_t WHERE x < 0.9 GROUP BY g4 HAVING count(*) > 318$$)
+) v(q), LATERAL gk_compare(q) c;
 
 -- HAVING with a parameter, in a generic plan: the scan's Filter reads it.
 SET plan_cache_mode = force_generic_plan;

@@ -5,9 +5,11 @@
  *   custom_scan_tlist  the Aggrefs it computes (gpu_histogram(), count(*),
  *                      count(col)), then its GROUP BY keys (group_keys.h),
  *                      then the table's Vars that the quals use;
- *   custom_exprs       the WHERE clause, as an implicit AND list;
- *   custom_private     (naggs, nkeys): how many of custom_scan_tlist are
- *                      Aggrefs and keys.
+ *   custom_exprs       the WHERE clause, as an implicit AND list, then,
+ *                      where the node emits finished rows, HAVING's;
+ *   custom_private     (naggs, nkeys, nquals): how many of
+ *                      custom_scan_tlist are Aggrefs and keys, and how many
+ *                      of custom_exprs are the WHERE clause's.
  * setrefs.c rewrites the targetlist and custom_exprs to INDEX_VAR references
  * into custom_scan_tlist (a qual that repeats a key's expression refers to
  * the key); the executor maps the quals' references back to the entries'

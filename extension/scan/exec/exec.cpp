@@ -101,8 +101,11 @@ void begin_scan(CustomScanState *node, EState *estate, int)
         s->arg_states[3 * h + 1] = ExecInitExpr(call.hi, &node->ss.ps);
         s->arg_states[3 * h + 2] = ExecInitExpr(call.nbins, &node->ss.ps);
     }
-    List *quals = reinterpret_cast<List *>(
-        table_vars_mutator(reinterpret_cast<Node *>(cscan->custom_exprs), cscan->custom_scan_tlist));
+    int nquals = intVal(lthird(cscan->custom_private));
+    List *where = list_copy_head(cscan->custom_exprs, nquals);
+    /* HAVING reads the finished row (the scan slot), as the node's qual would */
+    s->having = ExecInitQual(list_copy_tail(cscan->custom_exprs, nquals), &node->ss.ps);
+    List *quals = reinterpret_cast<List *>(table_vars_mutator(reinterpret_cast<Node *>(where), cscan->custom_scan_tlist));
     s->heap_slot = ExecInitExtraTupleSlot(estate, desc, &TTSOpsHeapTuple);
     brin_ranges_build(quals, INDEX_VAR, node->ss.ss_currentRelation, &node->ss.ps, &s->brin);
     s->native = native_quals_build(quals, desc, &node->ss.ps, &s->native_quals);
@@ -153,8 +156,8 @@ int filter_tuples(ScanExec *s, HeapReader *r)
 }
 
 /*
- * The next row: with HAVING (finished rows only, plan.cpp), the next whose
- * qual holds, counted as filtered otherwise, as ExecScan() does.
+ * The next row: with HAVING (finished rows only, plan.cpp), the next that
+ * passes it, counted as filtered otherwise, as ExecScan() counts its qual's.
  */
 TupleTableSlot *exec_scan(CustomScanState *node)
 {
@@ -167,7 +170,7 @@ TupleTableSlot *exec_scan(CustomScanState *node)
         if (slot == NULL || TupIsNull(slot))
             return slot;
         econtext->ecxt_scantuple = slot;
-        if (node->ss.ps.qual != NULL && !ExecQual(node->ss.ps.qual, econtext)) {
+        if (s->having != NULL && !ExecQual(s->having, econtext)) {
             InstrCountFiltered1(node, 1);
             continue;
         }
@@ -305,13 +308,25 @@ void explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
         ExplainPropertyText("Counts", counts.data, es);
     if (s->rows->explain_plan != NULL)
         s->rows->explain_plan(s, context, prefix, es);
-    if (cscan->custom_exprs != NIL)
-        ExplainPropertyText("Filter",
-                            deparse_expression(reinterpret_cast<Node *>(make_ands_explicit(cscan->custom_exprs)),
-                                               context, prefix, false),
-                            es);
-    if (cscan->custom_exprs != NIL)
+    int nquals = intVal(lthird(cscan->custom_private));
+    List *where = list_copy_head(cscan->custom_exprs, nquals);
+    List *having = list_copy_tail(cscan->custom_exprs, nquals);
+    if (where != NIL) {
+        ExplainPropertyText(
+            "Filter", deparse_expression(reinterpret_cast<Node *>(make_ands_explicit(where)), context, prefix, false),
+            es);
         ExplainPropertyText("Filter Evaluation", s->native ? "native" : "executor", es);
+    }
+    if (having != NIL) {
+        ExplainPropertyText(
+            "Group Filter",
+            deparse_expression(reinterpret_cast<Node *>(make_ands_explicit(having)), context, prefix, false), es);
+        /* as show_instrumentation_count() prints a qual's: a mean per loop, left out of text when 0 */
+        const Instrumentation *instr = node->ss.ps.instrument;
+        if (es->analyze && instr != NULL && (instr->nfiltered1 > 0 || es->format != EXPLAIN_FORMAT_TEXT))
+            ExplainPropertyFloat("Rows Removed by Group Filter", NULL,
+                                 instr->nloops > 0 ? instr->nfiltered1 / instr->nloops : 0.0, 0, es);
+    }
     if (OidIsValid(s->brin.index))
         ExplainPropertyText("Block Ranges", psprintf("from BRIN index %s", get_rel_name(s->brin.index)), es);
     ExplainPropertyText("Device", device_setting(), es);

@@ -96,6 +96,7 @@ struct ScanExec {
     ExprState **arg_states;    /* lo, hi, nbins of each histogram */
     HistogramArgs *args;
     bool args_evaluated;       /* at the first row that passes the quals, as the aggregate does */
+    ExprState *having;         /* HAVING, on the finished rows (NULL: none) */
     ExprState *qual;           /* the WHERE clause, through the executor ... */
     bool native;               /* ... or evaluated natively (native_quals.h) */
     NativeQuals native_quals;

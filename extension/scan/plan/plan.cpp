@@ -278,9 +278,11 @@ Plan *plan_custom_path(PlannerInfo *root, RelOptInfo *, CustomPath *best_path, L
                 scan_tlist = lappend(scan_tlist, lfirst(lc));
         }
     /*
-     * Finished rows carry HAVING as the node's qual, over the aggregates it
-     * reads (computed too where the target has none of them) and the keys;
-     * partial states leave it to the Finalize Aggregate above.
+     * Finished rows are filtered by HAVING, over the aggregates it reads
+     * (computed too where the target has none of them) and the keys;
+     * partial states leave it to the Finalize Aggregate above.  It follows
+     * the WHERE clause in custom_exprs rather than being the node's qual,
+     * whose EXPLAIN label, Filter, is the WHERE clause's (scan_node.h).
      */
     List *having = partial ? NIL : reinterpret_cast<List *>(root->parse->havingQual);
     List *having_aggrefs = pull_var_clause(reinterpret_cast<Node *>(having), PVC_INCLUDE_AGGREGATES);
@@ -300,12 +302,13 @@ Plan *plan_custom_path(PlannerInfo *root, RelOptInfo *, CustomPath *best_path, L
 
     CustomScan *cscan = makeNode(CustomScan);
     cscan->scan.plan.targetlist = tlist;
-    cscan->scan.plan.qual = having;
+    cscan->scan.plan.qual = NIL;
     cscan->scan.scanrelid = relid;
     cscan->flags = best_path->flags;
     cscan->custom_plans = NIL;
-    cscan->custom_exprs = quals;
-    cscan->custom_private = list_make2(makeInteger(nhist), makeInteger(list_length(keys)));
+    cscan->custom_exprs = list_concat(list_copy(quals), having);
+    cscan->custom_private = list_make3(makeInteger(nhist), makeInteger(list_length(keys)),
+                                       makeInteger(list_length(quals)));
     cscan->custom_scan_tlist = entries;
     cscan->custom_relids = NULL;
     cscan->methods = &gh_scan_plan_methods;
@@ -485,7 +488,15 @@ void add_parallel_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *gro
     if (!input_rel->consider_parallel || !grouped_rel->consider_parallel || !c.parallel_safe_args ||
         input_rel->partial_pathlist == NIL || max_parallel_workers_per_gather <= 0)
         return;
-    int workers = compute_parallel_worker(input_rel, input_rel->pages, -1, max_parallel_workers_per_gather);
+    /*
+     * Workers for the pages it reads: where a BRIN index leaves a share of
+     * the table, that share, as a Bitmap Heap Scan counts the pages it
+     * fetches (the two weeks of the dashboards table, 7,808 of its 636,943
+     * pages, took 4.6 ms serially and 8.9 with the 8 workers the whole
+     * table would get, on the H100 host).
+     */
+    int workers = compute_parallel_worker(input_rel, input_rel->pages * c.read_fraction, -1,
+                                          max_parallel_workers_per_gather);
     if (workers <= 0)
         return;
     RelOptInfo *partial_rel = fetch_upper_rel(root, UPPERREL_PARTIAL_GROUP_AGG, input_rel->relids);
