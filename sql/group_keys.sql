@@ -812,7 +812,8 @@ SELECT q, gk_plan(q) LIKE '%Gather%' AS gather, c.* FROM (VALUES
     ($$SELECT * FROM gk_par_hourly WHERE hour >= '2026-03-03 12:00'$$),
     ($$SELECT * FROM gk_par_hourly WHERE h IS NOT NULL AND (h)[3] % 2 = 0$$),
     ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_par GROUP BY g4 HAVING count(*) % 2 = 0$$),
-    ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_par GROUP BY g4 HAVING count(*) % 2 = 0 AND random() >= 0$$)
+    ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_par GROUP BY g4 HAVING count(*) % 2 = 0 AND random() >= 0$$),
+    ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_par GROUP BY g4 HAVING count(*) > (SELECT avg(g4) + 3091 FROM gk_par WHERE g4 < 3)$$)
 ) v(q), LATERAL gk_compare(q) c;
 SELECT gk_explain($$SELECT * FROM gk_par_hourly WHERE h IS NOT NULL AND (h)[3] % 2 = 0$$);
 -- A HAVING the workers may not evaluate (random() is parallel restricted):

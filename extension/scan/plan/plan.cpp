@@ -405,9 +405,10 @@ namespace {
 
 /*
  * Whether the scan may apply HAVING to the finished rows it emits, as its
- * qual (plan_custom_path): HAVING reads nothing but the aggregates and the
- * keys (setrefs.c matches them to the node's scan tuple), and, where
- * parallel workers evaluate it, is parallel safe.
+ * Group Filter (plan_custom_path): HAVING reads nothing but the aggregates
+ * and the keys (setrefs.c matches them to the node's scan tuple), and,
+ * where parallel workers evaluate it, is parallel safe (an initplan's
+ * Param is: Gather evaluates it and hands it to the workers).
  */
 bool having_fits(PlannerInfo *root, List *keys, bool parallel)
 {
