@@ -492,9 +492,10 @@ void add_parallel_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *gro
     /*
      * Workers for the pages it reads: where a BRIN index leaves a share of
      * the table, that share, as a Bitmap Heap Scan counts the pages it
-     * fetches (the two weeks of the dashboards table, 7,808 of its 636,943
-     * pages, took 4.6 ms serially and 8.9 with the 8 workers the whole
-     * table would get, on the H100 host).
+     * fetches.  The two weeks of the dashboards table, 7,808 of its 636,943
+     * pages, get 2 workers instead of the whole table's 6 to 8; on the H100
+     * host both took 9 to 11 ms, against 3.9 to 4.6 serially, as the cost
+     * model does not know that the GPU parses the pages.
      */
     int workers = compute_parallel_worker(input_rel, input_rel->pages * c.read_fraction, -1,
                                           max_parallel_workers_per_gather);
