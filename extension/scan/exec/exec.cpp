@@ -71,6 +71,14 @@ Node *table_vars_mutator(Node *node, List *scan_tlist)
     return expression_tree_mutator(node, GH_MUTATOR(table_vars_mutator), scan_tlist);
 }
 
+/* custom_exprs as the WHERE clause and HAVING (scan_node.h). */
+void split_exprs(const CustomScan *cscan, List **where, List **having)
+{
+    int nquals = intVal(lthird(cscan->custom_private));
+    *where = list_copy_head(cscan->custom_exprs, nquals);
+    *having = list_copy_tail(cscan->custom_exprs, nquals);
+}
+
 void begin_scan(CustomScanState *node, EState *estate, int)
 {
     ScanExec *s = scan_state(node);
@@ -101,10 +109,10 @@ void begin_scan(CustomScanState *node, EState *estate, int)
         s->arg_states[3 * h + 1] = ExecInitExpr(call.hi, &node->ss.ps);
         s->arg_states[3 * h + 2] = ExecInitExpr(call.nbins, &node->ss.ps);
     }
-    int nquals = intVal(lthird(cscan->custom_private));
-    List *where = list_copy_head(cscan->custom_exprs, nquals);
+    List *where, *having;
+    split_exprs(cscan, &where, &having);
     /* HAVING reads the finished row (the scan slot), as the node's qual would */
-    s->having = ExecInitQual(list_copy_tail(cscan->custom_exprs, nquals), &node->ss.ps);
+    s->having = ExecInitQual(having, &node->ss.ps);
     List *quals = reinterpret_cast<List *>(table_vars_mutator(reinterpret_cast<Node *>(where), cscan->custom_scan_tlist));
     s->heap_slot = ExecInitExtraTupleSlot(estate, desc, &TTSOpsHeapTuple);
     brin_ranges_build(quals, INDEX_VAR, node->ss.ss_currentRelation, &node->ss.ps, &s->brin);
@@ -167,7 +175,7 @@ TupleTableSlot *exec_scan(CustomScanState *node)
         /* the row before has been read: what its qual and projection allocated goes */
         ResetExprContext(econtext);
         TupleTableSlot *slot = s->rows->next_row(s);
-        if (slot == NULL || TupIsNull(slot))
+        if (TupIsNull(slot))
             return slot;
         econtext->ecxt_scantuple = slot;
         if (s->having != NULL && !ExecQual(s->having, econtext)) {
@@ -308,9 +316,8 @@ void explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
         ExplainPropertyText("Counts", counts.data, es);
     if (s->rows->explain_plan != NULL)
         s->rows->explain_plan(s, context, prefix, es);
-    int nquals = intVal(lthird(cscan->custom_private));
-    List *where = list_copy_head(cscan->custom_exprs, nquals);
-    List *having = list_copy_tail(cscan->custom_exprs, nquals);
+    List *where, *having;
+    split_exprs(cscan, &where, &having);
     if (where != NIL) {
         ExplainPropertyText(
             "Filter", deparse_expression(reinterpret_cast<Node *>(make_ands_explicit(where)), context, prefix, false),

@@ -417,20 +417,24 @@ bool having_fits(PlannerInfo *root, List *keys, bool parallel)
 }
 
 /*
- * Finished rows of a scan with HAVING: the groups its qual is expected to
- * let through, at the qual's cost per group, as create_agg_path() counts
- * them for a HashAggregate's HAVING.
+ * The scan emitting finished rows of the grouped target.  With HAVING, its
+ * Group Filter: the groups it is expected to let through, at its cost per
+ * group, as create_agg_path() counts them for a HashAggregate's HAVING.
  */
-void having_rows(PlannerInfo *root, Path *path)
+CustomPath *finished_scan_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_rel,
+                               const Candidate &c, int workers)
 {
+    CustomPath *scan = make_scan_path(root, input_rel, grouped_rel, grouped_rel->reltarget, c, workers);
     List *having = reinterpret_cast<List *>(root->parse->havingQual);
     if (having == NIL)
-        return;
+        return scan;
+    Path *path = &scan->path;
     QualCost cost;
     cost_qual_eval(&cost, having, root);
     path->startup_cost += cost.startup;
     path->total_cost += cost.startup + cost.per_tuple * path->rows;
     path->rows = clamp_row_est(path->rows * clauselist_selectivity(root, having, 0, JOIN_INNER, NULL));
+    return scan;
 }
 
 /*
@@ -477,8 +481,7 @@ void add_merging_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grou
 {
     if (!merging_fits(root, c, kParallelBounds * (workers + (parallel_leader_participation ? 1 : 0)), true))
         return;
-    CustomPath *scan = make_scan_path(root, input_rel, grouped_rel, grouped_rel->reltarget, c, workers);
-    having_rows(root, &scan->path);
+    CustomPath *scan = finished_scan_path(root, input_rel, grouped_rel, c, workers);
     double rows = scan->path.rows;
     add_path(grouped_rel,
              &create_gather_path(root, grouped_rel, &scan->path, grouped_rel->reltarget, NULL, &rows)->path);
@@ -528,9 +531,7 @@ void upper_paths_hook(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *in
     if (!rel_fits(root, input_rel, shape.keys, shape.aggrefs, &c))
         return;
     if (shape.keys == NIL && having_fits(root, NIL, false)) {
-        CustomPath *scan = make_scan_path(root, input_rel, output_rel, output_rel->reltarget, c, 0);
-        having_rows(root, &scan->path);
-        add_path(output_rel, &scan->path);
+        add_path(output_rel, &finished_scan_path(root, input_rel, output_rel, c, 0)->path);
     } else {
         /*
          * Grouped, the scan emits finished rows where its groups are
@@ -541,11 +542,8 @@ void upper_paths_hook(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *in
          * apply, it emits partial states under a Finalize Aggregate, which
          * combines and spills as HashAggregate does.
          */
-        if (merging_fits(root, c, kSerialBounds, false)) {
-            CustomPath *scan = make_scan_path(root, input_rel, output_rel, output_rel->reltarget, c, 0);
-            having_rows(root, &scan->path);
-            add_path(output_rel, &scan->path);
-        }
+        if (merging_fits(root, c, kSerialBounds, false))
+            add_path(output_rel, &finished_scan_path(root, input_rel, output_rel, c, 0)->path);
         RelOptInfo *partial_rel = fetch_upper_rel(root, UPPERREL_PARTIAL_GROUP_AGG, input_rel->relids);
         CustomPath *scan =
             make_scan_path(root, input_rel, partial_rel, partial_target(root, output_rel->reltarget), c, 0);
