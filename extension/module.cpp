@@ -25,6 +25,7 @@ void _PG_init(void);
 int gh_device_mode = DEVICE_AUTO;
 int gh_batch_size = 1 << 20;
 bool gh_pages_on_gpu = true;
+bool gh_page_probes = true;
 int gh_auto_page_batches = 32;
 bool gh_debug_pages_on_cpu = false;
 int gh_debug_pages_per_batch = 0;
@@ -74,6 +75,12 @@ void _PG_init(void)
                              "The GPU then reads the pages out of the shared buffer pool and extracts the "
                              "values itself; off: the scan extracts them and sends values, as before.",
                              &gh_pages_on_gpu, true, PGC_USERSET, 0, NULL, NULL, NULL);
+    DefineCustomBoolVariable("gpu_histogram.page_probes",
+                             "Whether the custom scan asks the GPUs' page cache for pages the visibility map "
+                             "marks all-visible without pinning them.",
+                             "The cache answers a page that has not changed since it was cached; the scan "
+                             "pins and reads the others.  Off: every page is pinned and noted, as before.",
+                             &gh_page_probes, true, PGC_USERSET, 0, NULL, NULL, NULL);
     DefineCustomIntVariable("gpu_histogram.auto_page_batches",
                             "With device = auto, how many batches of pages all sessions together queue on "
                             "each GPU at once.",

@@ -111,6 +111,8 @@ inline Status copy_batch_in(const Device &d, BatchBuffer *b, size_t n, const Pag
                                 cudaMemcpyHostToDevice, d.copy_stream));
         GH_CUDA(cudaMemcpyAsync(b->on_device + keys->block_word, b->host + keys->block_word, n * sizeof(uint32_t),
                                 cudaMemcpyHostToDevice, d.copy_stream));
+        GH_CUDA(cudaMemcpyAsync(b->on_device + keys->vm_word, b->host + keys->vm_word, n * sizeof(uint64_t),
+                                cudaMemcpyHostToDevice, d.copy_stream));
     }
     GH_CUDA(cudaEventRecord(b->copied, d.copy_stream));
     GH_CUDA(cudaStreamWaitEvent(d.stream, b->copied, 0));
@@ -135,7 +137,9 @@ inline Status copy_batch_in(const Device &d, BatchBuffer *b, size_t n, const Pag
  * holding n page words and their grouped answer; the resolution of the
  * pages against the device's entries (*view: none if the batch is not
  * cached), after copy_batch_in() with the keys; and, after the kernel, the
- * copy of the number of hits into the host area.
+ * copy of the number of hits and of the probes' misses into the host area
+ * (a batch not cached leaves the host's miss bytes as they were: the
+ * caller flags every probe missed before it submits).
  */
 bool page_cache_keys_fit(const PageCacheKeys &k, size_t n, size_t capacity);
 Status resolve_cached_pages(const cuda_state::Device &d, BatchBuffer *b, size_t n, const PageCacheKeys *keys,

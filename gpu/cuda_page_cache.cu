@@ -29,32 +29,61 @@ constexpr unsigned kThreads = 256;
 /*
  * One thread a page: claims the page's entry for batch `seq` and answers
  * its directive.  Pages the page kernel reads nothing of (no lines, a
- * buffer past the pool) are not cached.
+ * buffer past the pool) are not cached.  A probe (LSN 0, a map LSN) that
+ * finds its block under the same map LSN claims the entry and becomes a
+ * hit on its line pointers: its page word is rewritten for the page
+ * kernel.  Any other probe is a miss, flagged for the host and read by
+ * nobody; it claims nothing, so an entry it does not read stays as it is.
  */
-__global__ void resolve_pages(const uint64_t *__restrict__ words, const unsigned long long *__restrict__ lsns,
-                              const uint32_t *__restrict__ blocks, uint32_t n, PageCacheRel rel, uint64_t pool_pages,
-                              CacheKey *__restrict__ keys, unsigned long long *__restrict__ claims, uint32_t entries,
-                              unsigned long long seq, uint32_t *__restrict__ directives,
-                              unsigned long long *__restrict__ hits)
+__global__ void resolve_pages(uint64_t *__restrict__ words, const unsigned long long *__restrict__ lsns,
+                              const uint32_t *__restrict__ blocks, const unsigned long long *__restrict__ vms,
+                              uint32_t n, PageCacheRel rel, uint64_t pool_pages, CacheKey *__restrict__ keys,
+                              unsigned long long *__restrict__ claims, uint32_t entries, unsigned long long seq,
+                              uint32_t *__restrict__ directives, unsigned long long *__restrict__ hits,
+                              unsigned char *__restrict__ misses)
 {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n)
         return;
     const uint64_t word = words[i];
     const unsigned long long lsn = lsns[i];
+    const unsigned long long vm = vms[i];
+    const uint32_t block = blocks[i];
+    const uint32_t e = static_cast<uint32_t>((static_cast<uint64_t>(kernels::cache_mix(rel)) + block) % entries);
     uint32_t directive = kNotCached;
-    if (lsn != 0 && (word & 0xFFFF) != 0 && (word >> 16) < pool_pages) {
-        const uint32_t block = blocks[i];
-        const uint32_t e = static_cast<uint32_t>((static_cast<uint64_t>(kernels::cache_mix(rel)) + block) % entries);
-        /* the first of the batch's pages to claim the entry has it; the others are read from the pool */
-        if (atomicExch(&claims[e], seq) != seq) {
-            const CacheKey k = keys[e];
-            if (k.lsn == lsn && k.block == block && k.rel == rel.rel && k.db == rel.db && k.spc == rel.spc) {
-                directive = e;
-                atomicAdd(hits, 1ull);
-            } else {
-                keys[e].lsn = 0; /* its page is about to be overwritten: empty until a commit says otherwise */
-                directive = kFill | e;
+    if (lsn == 0 && vm != 0) {
+        const CacheKey k = keys[e];
+        const bool same = k.lsn != 0 && k.vm == vm && k.lines != 0 && k.block == block && k.rel == rel.rel &&
+                          k.db == rel.db && k.spc == rel.spc;
+        /* a page of this batch that claimed the entry first may be about to overwrite it */
+        if (same && atomicExch(&claims[e], seq) != seq) {
+            directive = e;
+            words[i] = k.lines; /* page_word(): buffer 0, unread, and the entry's lines */
+            atomicAdd(hits, 1ull);
+        } else {
+            words[i] = 0;
+        }
+        misses[i] = directive == kNotCached;
+    } else {
+        misses[i] = 0;
+        if (lsn != 0 && (word & 0xFFFF) != 0 && (word >> 16) < pool_pages) {
+            /* the first of the batch's pages to claim the entry has it; the others are read from the pool */
+            if (atomicExch(&claims[e], seq) != seq) {
+                const CacheKey k = keys[e];
+                if (k.lsn == lsn && k.block == block && k.rel == rel.rel && k.db == rel.db && k.spc == rel.spc) {
+                    directive = e;
+                    atomicAdd(hits, 1ull);
+                    /*
+                     * The page has not changed since its fill, and its bit is set under map LSN vm: as
+                     * good a key for probes as a fill's now.  Without this, setting any bit of the map
+                     * page (a VACUUM) would leave every page it covers to be pinned from then on.
+                     */
+                    if (vm != 0 && k.vm != vm && k.lines == (word & 0xFFFF))
+                        keys[e].vm = vm;
+                } else {
+                    keys[e].lsn = 0; /* its page is about to be overwritten: empty until a commit says otherwise */
+                    directive = kFill | e;
+                }
             }
         }
     }
@@ -65,7 +94,8 @@ __global__ void resolve_pages(const uint64_t *__restrict__ words, const unsigned
  * Each entry the batch filled gets its page's key, unless a later batch
  * has claimed the entry since (and may have overwritten its page).
  */
-__global__ void commit_pages(const unsigned long long *__restrict__ lsns, const uint32_t *__restrict__ blocks,
+__global__ void commit_pages(const uint64_t *__restrict__ words, const unsigned long long *__restrict__ lsns,
+                             const uint32_t *__restrict__ blocks, const unsigned long long *__restrict__ vms,
                              const uint32_t *__restrict__ directives, uint32_t n, PageCacheRel rel,
                              CacheKey *__restrict__ keys, const unsigned long long *__restrict__ claims,
                              unsigned long long seq)
@@ -79,13 +109,14 @@ __global__ void commit_pages(const unsigned long long *__restrict__ lsns, const 
     const uint32_t e = d & ~kFill;
     if (claims[e] != seq)
         return;
-    CacheKey k;
+    CacheKey k{};
     k.spc = rel.spc;
     k.db = rel.db;
     k.rel = rel.rel;
     k.block = blocks[i];
     k.lsn = lsns[i];
-    k.unused = 0;
+    k.vm = vms[i];
+    k.lines = static_cast<uint32_t>(words[i] & 0xFFFF); /* page_word_lines() */
     keys[e] = k;
 }
 
@@ -143,7 +174,8 @@ Status commit(BatchBuffer *b)
     const unsigned long long seq = b->cache_seq;
     b->cache_seq = 0;
     commit_pages<<<grid_for(b->cache_pages), kThreads, 0, d.stream>>>(
-        at_word<unsigned long long>(b->on_device, k.lsn_word), at_word<uint32_t>(b->on_device, k.block_word),
+        reinterpret_cast<const uint64_t *>(b->on_device), at_word<unsigned long long>(b->on_device, k.lsn_word),
+        at_word<uint32_t>(b->on_device, k.block_word), at_word<unsigned long long>(b->on_device, k.vm_word),
         at_word<uint32_t>(b->on_device, k.directive_word), static_cast<uint32_t>(b->cache_pages), k.rel,
         d.cache.keys, d.cache.claims, seq);
     GH_CUDA(cudaGetLastError());
@@ -157,8 +189,10 @@ Status commit(BatchBuffer *b)
 bool page_cache_keys_fit(const PageCacheKeys &k, size_t n, size_t capacity)
 {
     const size_t halves = (n + 1) / 2; /* n uint32_t in 8-byte words */
-    return k.lsn_word >= n + (n + 7) / 8 && k.lsn_word + n <= k.block_word && k.block_word + halves <= k.directive_word &&
-           k.directive_word + halves <= k.hits_word && k.hits_word < capacity;
+    const size_t eighths = (n + 7) / 8; /* n bytes */
+    return k.lsn_word >= n + eighths && k.lsn_word + n <= k.block_word && k.block_word + halves <= k.vm_word &&
+           k.vm_word + n <= k.directive_word && k.directive_word + halves <= k.hits_word && k.hits_word < k.miss_word &&
+           k.miss_word + eighths <= capacity;
 }
 
 Status resolve_cached_pages(const Device &d, BatchBuffer *b, size_t n, const PageCacheKeys *keys, uint64_t pool_pages,
@@ -174,9 +208,10 @@ Status resolve_cached_pages(const Device &d, BatchBuffer *b, size_t n, const Pag
     PageCacheMemory &c = g.devices[b->device].cache;
     const unsigned long long seq = c.next_seq++;
     resolve_pages<<<grid_for(n), kThreads, 0, d.stream>>>(
-        reinterpret_cast<const uint64_t *>(b->on_device), at_word<unsigned long long>(b->on_device, keys->lsn_word),
-        at_word<uint32_t>(b->on_device, keys->block_word), static_cast<uint32_t>(n), keys->rel, pool_pages, c.keys,
-        c.claims, c.entries, seq, directives, hits);
+        reinterpret_cast<uint64_t *>(b->on_device), at_word<unsigned long long>(b->on_device, keys->lsn_word),
+        at_word<uint32_t>(b->on_device, keys->block_word), at_word<unsigned long long>(b->on_device, keys->vm_word),
+        static_cast<uint32_t>(n), keys->rel, pool_pages, c.keys, c.claims, c.entries, seq, directives, hits,
+        at_word<unsigned char>(b->on_device, keys->miss_word));
     GH_CUDA(cudaGetLastError());
     *view = PageCacheView{directives, c.pages};
     b->cache_seq = seq;
@@ -191,6 +226,9 @@ Status read_cache_hits(const Device &d, BatchBuffer *b)
         return Status::ok;
     const uint32_t w = b->cache_keys.hits_word;
     GH_CUDA(cudaMemcpyAsync(const_cast<double *>(b->host) + w, b->on_device + w, sizeof(uint64_t),
+                            cudaMemcpyDeviceToHost, d.stream));
+    const uint32_t m = b->cache_keys.miss_word;
+    GH_CUDA(cudaMemcpyAsync(const_cast<double *>(b->host) + m, b->on_device + m, b->cache_pages,
                             cudaMemcpyDeviceToHost, d.stream));
     return Status::ok;
 }

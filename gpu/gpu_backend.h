@@ -180,7 +180,9 @@ bool gpu_pool_registered() noexcept;
  * happen on a pinned page; the kernel only never reads out of bounds).
  * With cache (page_cache.h), pages are read from and kept in the device's
  * page cache (gpu_page_cache_start), and, once gpu_batch_finished() says
- * so, the host word cache->hits_word holds how many were read from it;
+ * so, the host word cache->hits_word holds how many were read from it,
+ * and the host bytes from cache->miss_word which probes it did not answer
+ * (left as the caller wrote them where no cache was used);
  * then the caller commits the batch's fills with gpu_page_cache_commit(),
  * if the pages stayed pinned until then, before the buffer is reused.
  */

@@ -24,13 +24,19 @@ struct PageCacheView {
 
 namespace kernels {
 
-/* An entry's key: lsn 0 means empty (no cached page has LSN 0). */
+/*
+ * An entry's key: lsn 0 means empty (no cached page has LSN 0); vm is the
+ * map LSN a probe must bring (0: none), lines the line pointers a probe's
+ * hit reads.
+ */
 struct alignas(16) CacheKey {
     uint32_t spc, db, rel, block;
     unsigned long long lsn;
-    unsigned long long unused;
+    unsigned long long vm;
+    uint32_t lines;
+    uint32_t unused[3];
 };
-static_assert(sizeof(CacheKey) == 32, "page_cache.h's kPageCacheEntryBytes counts 32 bytes a key");
+static_assert(sizeof(CacheKey) == 48, "page_cache.h's kPageCacheEntryBytes counts 48 bytes a key");
 
 /*
  * A page's directive for the page kernel: read it from the pool only, read

@@ -617,6 +617,26 @@ uint32 *gpu_service_slot_page_blocks(int32 slot)
     return reinterpret_cast<uint32 *>(service_slot_values(slot) + kPageSlotBlockWord);
 }
 
+uint64 *gpu_service_slot_page_vms(int32 slot)
+{
+    return reinterpret_cast<uint64 *>(service_slot_values(slot) + kPageSlotVmWord);
+}
+
+uint8 *gpu_service_slot_page_misses(int32 slot)
+{
+    return reinterpret_cast<uint8 *>(service_slot_values(slot) + kPageSlotMissWord);
+}
+
+bool gpu_service_page_cache_running(void)
+{
+    if (gh_service == NULL)
+        return false;
+    service_lock();
+    bool running = gh_service->state == SERVICE_UP && gh_service->page_cache_entries > 0;
+    service_unlock();
+    return running;
+}
+
 /* The number of a finished batch's pages read from the GPUs' page cache (0 if it was not cached). */
 static uint64 page_cache_hits(int32 slot)
 {
@@ -655,8 +675,24 @@ bool gpu_service_open_grouped_pages(const gh::GroupedPageSpec &spec, const int64
 }
 
 
+/*
+ * The probes of a finished batch the cache did not answer: every probe,
+ * unless the GPU read the batch (the scan flagged them all before sending;
+ * the GPU overwrites the flags only where it resolved the batch).
+ */
+static void copy_misses(int32 slot, int32 npages, gh::Status result, uint8 *missed)
+{
+    if (missed == NULL)
+        return;
+    const uint8 *flags = gpu_service_slot_page_misses(slot);
+    if (result == gh::Status::ok || result == gh::Status::nan_value)
+        memcpy(missed, flags, npages);
+    else /* the query fails; whatever it reads of the batch must not count as read */
+        memset(missed, 1, npages);
+}
+
 bool gpu_service_grouped_pages_done(int32 slot, int32 npages, bool wait, gh::Status *result, uint64 *cached,
-                                    uint8 *left_to_host)
+                                    uint8 *left_to_host, uint8 *missed)
 {
     if (!await_answer(slot, wait, result))
         return false;
@@ -664,15 +700,18 @@ bool gpu_service_grouped_pages_done(int32 slot, int32 npages, bool wait, gh::Sta
     /* the GPU's answer for each page lies after the page words (gpu_backend.h: gpu_grouped_pages_submit) */
     if (*result == gh::Status::ok || *result == gh::Status::nan_value)
         memcpy(left_to_host, reinterpret_cast<const char *>(service_slot_values(slot) + npages), npages);
+    copy_misses(slot, npages, *result, missed);
     gpu_service_release_slot(slot);
     return true;
 }
 
-bool gpu_service_pages_done(int32 slot, bool wait, gh::Status *result, uint64 *cached)
+bool gpu_service_pages_done(int32 slot, int32 npages, bool wait, gh::Status *result, uint64 *cached,
+                            uint8 *missed)
 {
     if (!await_answer(slot, wait, result))
         return false;
     *cached = page_cache_hits(slot);
+    copy_misses(slot, npages, *result, missed);
     gpu_service_release_slot(slot);
     return true;
 }

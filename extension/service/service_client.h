@@ -146,6 +146,17 @@ uint64 *gpu_service_slot_page_lsns(int32 slot);
 uint32 *gpu_service_slot_page_blocks(int32 slot);
 
 /*
+ * For probes (gpu/page_cache.h): each page's visibility map LSN (0:
+ * none), and a byte a page the scan sets to 1 for each probe before it
+ * queues the batch; the GPU clears those it answers.
+ */
+uint64 *gpu_service_slot_page_vms(int32 slot);
+uint8 *gpu_service_slot_page_misses(int32 slot);
+
+/* Whether the GPUs keep a page cache now, so that probes can be answered. */
+bool gpu_service_page_cache_running(void);
+
+/*
  * Queues the slot's first n page words; the pages stay pinned until
  * gpu_service_pages_done() says so.  rel: their relation's file, for the
  * GPUs' page cache (rel.rel 0: none of them is cached).
@@ -156,10 +167,12 @@ void gpu_service_bin_pages(int32 slot, const ServiceHistogramRef *ref, int32 n, 
  * Whether the page batch queued on slot is done (the GPU has read its
  * pages); with wait, waits for it, interruptibly.  When done, the slot is
  * free again, *result is the batch's gh::Status (cuda_error if the
- * service died meanwhile) and *cached how many of its pages the GPU read
- * from its page cache.
+ * service died meanwhile), *cached how many of its npages pages the GPU
+ * read from its page cache, and, if missed is not NULL, missed[p] 1 for
+ * each probe it did not answer (every probe of a failed batch).
  */
-bool gpu_service_pages_done(int32 slot, bool wait, gh::Status *result, uint64 *cached);
+bool gpu_service_pages_done(int32 slot, int32 npages, bool wait, gh::Status *result, uint64 *cached,
+                            uint8 *missed);
 
 /*
  * Opens a lease on a grouped page histogram (gpu/grouped_page_spec.h):
@@ -174,10 +187,10 @@ bool gpu_service_open_grouped_pages(const gh::GroupedPageSpec &spec, const int64
 /*
  * gpu_service_pages_done for a grouped page batch of npages pages: when
  * done, left_to_host[p] is 1 for each page the GPU did not count, which
- * the caller reads on the CPU before it unpins them.
+ * the caller reads on the CPU before it unpins them; missed as above.
  */
 bool gpu_service_grouped_pages_done(int32 slot, int32 npages, bool wait, gh::Status *result, uint64 *cached,
-                                    uint8 *left_to_host);
+                                    uint8 *left_to_host, uint8 *missed);
 
 /* Raises the ERROR for a request's failed gh::Status (nothing for ok). */
 void gpu_service_report(gh::Status s);

@@ -193,17 +193,26 @@ constexpr int32 kPageSlotPages = 8192;
  * A page slot's words: the page words, then a byte a page for a grouped
  * batch's answer (gh::grouped_page_capacity), then the pages' keys for the
  * GPUs' page cache (gh::PageCacheKeys): their LSNs, their block numbers,
- * room for the directives on the device, and the number of hits.
+ * their visibility map LSNs, room for the directives on the device, the
+ * number of hits, and a byte a page for the probes the cache missed.
  */
 constexpr int32 kPageSlotLsnWord = kPageSlotPages + kPageSlotPages / 8;
 constexpr int32 kPageSlotBlockWord = kPageSlotLsnWord + kPageSlotPages;
-constexpr int32 kPageSlotDirectiveWord = kPageSlotBlockWord + kPageSlotPages / 2;
+constexpr int32 kPageSlotVmWord = kPageSlotBlockWord + kPageSlotPages / 2;
+constexpr int32 kPageSlotDirectiveWord = kPageSlotVmWord + kPageSlotPages;
 constexpr int32 kPageSlotHitsWord = kPageSlotDirectiveWord + kPageSlotPages / 2;
-constexpr int32 kPageSlotWords = kPageSlotHitsWord + 1;
+constexpr int32 kPageSlotMissWord = kPageSlotHitsWord + 1;
+constexpr int32 kPageSlotWords = kPageSlotMissWord + kPageSlotPages / 8;
 
 static inline gh::PageCacheKeys service_page_cache_keys(const gh::PageCacheRel &rel)
 {
-    return gh::PageCacheKeys{rel, kPageSlotLsnWord, kPageSlotBlockWord, kPageSlotDirectiveWord, kPageSlotHitsWord};
+    return gh::PageCacheKeys{rel,
+                             kPageSlotLsnWord,
+                             kPageSlotBlockWord,
+                             kPageSlotVmWord,
+                             kPageSlotDirectiveWord,
+                             kPageSlotHitsWord,
+                             kPageSlotMissWord};
 }
 
 /* Value slots and page slots together: the slot table's length. */

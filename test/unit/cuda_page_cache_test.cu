@@ -3,7 +3,8 @@
  * gpu_pages_submit, as the GPU service drives it: a page is read from
  * device memory only under the key it was committed with, a batch that is
  * never committed leaves no key behind, and pages of one batch that share
- * an entry are each counted once, one of them at most from the cache.
+ * an entry are each counted once, one of them at most from the cache; a
+ * probe is answered only under its fill's map LSN, with its fill's lines.
  */
 #include "cuda_pages_harness.cuh"
 
@@ -20,10 +21,13 @@ constexpr size_t kCacheBytes = size_t(1) << 20;
 gh::PageCacheKeys keys_for(const gh::PageCacheRel &rel)
 {
     const uint32_t lsn = kPages + kPages / 8;
-    return gh::PageCacheKeys{rel, lsn, lsn + uint32_t(kPages), lsn + uint32_t(kPages) * 3 / 2,
-                             lsn + uint32_t(kPages) * 2};
+    const uint32_t block = lsn + uint32_t(kPages);
+    const uint32_t vm = block + uint32_t(kPages) / 2;
+    const uint32_t directive = vm + uint32_t(kPages);
+    const uint32_t hits = directive + uint32_t(kPages) / 2;
+    return gh::PageCacheKeys{rel, lsn, block, vm, directive, hits, hits + 1};
 }
-constexpr size_t kCapacity = kPages + kPages / 8 + kPages * 2 + 1;
+constexpr size_t kCapacity = kPages + kPages / 8 + kPages * 3 + 1 + kPages / 8;
 
 class PageCache : public gh_test::KernelTest {
   protected:
@@ -51,32 +55,60 @@ class PageCache : public gh_test::KernelTest {
     }
 
     /*
-     * One batch of buffers [0, kPages) as blocks[i], each with LSN lsns[i],
-     * through the cache; commits it if asked.  Answers the histogram and,
-     * in *hits, the pages read from the cache.
+     * One batch of buffers [0, kPages) as blocks[i], each with LSN lsns[i]
+     * and map LSN vms[i] (none: all 0), through the cache; commits it if
+     * asked.  A page whose LSN is 0 and map LSN is not is sent as a probe,
+     * naming no buffer.  Answers the histogram and, in *hits, the pages
+     * read from the cache; *missed, if given, gets each page's miss byte.
      */
     std::vector<int64_t> run(const Written &written, const std::vector<uint64_t> &lsns,
-                             const std::vector<uint32_t> &blocks, bool commit, uint64_t *hits)
+                             const std::vector<uint32_t> &blocks, bool commit, uint64_t *hits,
+                             std::vector<uint64_t> vms = {}, std::vector<uint8_t> *missed = nullptr,
+                             const std::vector<uint64_t> *page_words = nullptr)
     {
+        if (vms.empty())
+            vms.assign(kPages, 0);
         std::vector<int64_t> counts(size_t(spec.nbins) + 3, 0);
         const gh::PageCacheKeys keys = keys_for(rel);
         uint64_t *area = buffers->area(0);
-        std::vector<uint64_t> words = words_for(written, 0, kPages);
+        std::vector<uint64_t> words = page_words != nullptr ? *page_words : words_for(written, 0, kPages);
+        uint8_t *miss = reinterpret_cast<uint8_t *>(area + keys.miss_word);
+        for (size_t i = 0; i < kPages; i++) {
+            const bool probe = lsns[i] == 0 && vms[i] != 0;
+            if (probe)
+                words[i] = 0;
+            miss[i] = probe; /* as the scan flags its probes before it sends them */
+        }
         std::copy(words.begin(), words.end(), area);
         std::copy(lsns.begin(), lsns.end(), area + keys.lsn_word);
         std::copy(blocks.begin(), blocks.end(), reinterpret_cast<uint32_t *>(area + keys.block_word));
+        std::copy(vms.begin(), vms.end(), area + keys.vm_word);
         gh::DeviceHistogram *h = nullptr;
         EXPECT_EQ(gh::gpu_histogram_open(gh::float_histogram(spec), 0, &h), Status::ok);
         EXPECT_EQ(gh::gpu_pages_submit(h, buffers->buffer(0), kPages, col, &keys), Status::ok) << gh::gpu_last_error();
         for (bool finished = false; !finished;)
             EXPECT_EQ(gh::gpu_batch_finished(buffers->buffer(0), &finished), Status::ok);
         *hits = area[keys.hits_word];
+        if (missed != nullptr)
+            missed->assign(miss, miss + kPages);
         if (commit)
             EXPECT_EQ(gh::gpu_page_cache_commit(buffers->buffer(0)), Status::ok);
         EXPECT_EQ(gh::gpu_histogram_drain(h, 0, spec.nbins + 3, counts.data(), nullptr), Status::ok);
         gh::gpu_histogram_close(h);
         counts.pop_back(); /* the tuple counter */
         return counts;
+    }
+
+    /* The histogram of the pages [0, kPages) whose `take` is set. */
+    std::vector<int64_t> reference_of(const Written &written, const std::vector<bool> &take)
+    {
+        std::vector<uint64_t> words = words_for(written, 0, kPages);
+        for (size_t i = 0; i < kPages; i++)
+            if (!take[i])
+                words[i] = 0;
+        std::vector<int64_t> want;
+        EXPECT_EQ(expected(spec, scanned(written, {words}, col), &want), Status::ok);
+        return want;
     }
 
     std::vector<int64_t> reference(const Written &written)
@@ -151,6 +183,97 @@ TEST_F(PageCache, PagesOfOneBatchSharingAnEntry)
         /* whichever page of a pair claims the entry first: a hit if it is the one cached there */
         EXPECT_LE(hits, kPages / 2) << "one page of each pair at most";
     }
+}
+
+/*
+ * Probes (page_cache.h): a page asked for by block and map LSN alone is read from the
+ * entry filled under the same map LSN, with that fill's line pointers;
+ * under another map LSN, or where nothing was committed, it is a miss,
+ * flagged and counted nowhere, and the entry stays as it was.
+ */
+TEST_F(PageCache, ProbesHitOnlyUnderTheFillsMapLsn)
+{
+    const Written first = write(4);
+    const std::vector<int64_t> want = reference(first);
+    std::vector<uint8_t> missed;
+    uint64_t hits = 0;
+    const std::vector<uint64_t> vm_a(kPages, 500), vm_b(kPages, 600);
+
+    /* an empty cache: every probe misses and nothing is counted */
+    EXPECT_EQ(run(first, all(0), blocks_from(100), true, &hits, vm_a, &missed),
+              reference_of(first, std::vector<bool>(kPages, false)));
+    EXPECT_EQ(hits, 0u);
+    EXPECT_EQ(missed, std::vector<uint8_t>(kPages, 1));
+
+    /* filled from the pool under page LSN 4000 and map LSN 500; then probes with 500 hit */
+    EXPECT_EQ(run(first, all(4000), blocks_from(100), true, &hits, vm_a, &missed), want);
+    EXPECT_EQ(hits, 0u);
+    EXPECT_EQ(missed, std::vector<uint8_t>(kPages, 0)) << "only probes miss";
+    const Written second = write(5); /* the pool changes: a hit reads the entry, not the pool */
+    ASSERT_NE(reference(second), want);
+    EXPECT_EQ(run(second, all(0), blocks_from(100), true, &hits, vm_a, &missed), want);
+    EXPECT_EQ(hits, kPages);
+    EXPECT_EQ(missed, std::vector<uint8_t>(kPages, 0));
+
+    /* another map LSN misses, and leaves the entries to the map LSN they have */
+    EXPECT_EQ(run(second, all(0), blocks_from(100), true, &hits, vm_b, &missed),
+              reference_of(second, std::vector<bool>(kPages, false)));
+    EXPECT_EQ(hits, 0u);
+    EXPECT_EQ(missed, std::vector<uint8_t>(kPages, 1));
+    EXPECT_EQ(run(second, all(0), blocks_from(100), true, &hits, vm_a, &missed), want);
+    EXPECT_EQ(hits, kPages);
+
+    /* a pinned page under its fill's LSN, its bit now set under map LSN 600 (a VACUUM elsewhere on the map page) */
+    EXPECT_EQ(run(second, all(4000), blocks_from(100), true, &hits, vm_b, &missed), want);
+    EXPECT_EQ(hits, kPages);
+    EXPECT_EQ(run(second, all(0), blocks_from(100), true, &hits, vm_b, &missed), want) << "the hit renewed the key";
+    EXPECT_EQ(hits, kPages);
+    EXPECT_EQ(run(second, all(0), blocks_from(100), true, &hits, vm_a, &missed),
+              reference_of(second, std::vector<bool>(kPages, false)));
+    EXPECT_EQ(hits, 0u) << "the old map LSN no longer";
+
+    /* half probes of other blocks, half pinned pages: each probe misses, the pinned ones are read */
+    std::vector<uint64_t> lsns(kPages), vms(kPages);
+    std::vector<bool> pinned(kPages);
+    for (size_t i = 0; i < kPages; i++) {
+        pinned[i] = i % 2 == 1;
+        lsns[i] = pinned[i] ? 4100 : 0;
+        vms[i] = 500;
+    }
+    EXPECT_EQ(run(second, lsns, blocks_from(300), true, &hits, vms, &missed), reference_of(second, pinned));
+    for (size_t i = 0; i < kPages; i++)
+        EXPECT_EQ(missed[i], pinned[i] ? 0 : 1) << "page " << i;
+
+    /* a fill without a map LSN (the bit was not set) is never a probe's hit */
+    EXPECT_EQ(run(second, all(4200), blocks_from(700), true, &hits), reference(second));
+    EXPECT_EQ(run(second, all(0), blocks_from(700), true, &hits, vm_a, &missed),
+              reference_of(second, std::vector<bool>(kPages, false)));
+    EXPECT_EQ(hits, 0u);
+
+    /* an uncommitted fill leaves nothing a probe could hit */
+    EXPECT_EQ(run(second, all(4300), blocks_from(900), false, &hits, vm_a, &missed), reference(second));
+    EXPECT_EQ(run(second, all(0), blocks_from(900), true, &hits, vm_a, &missed),
+              reference_of(second, std::vector<bool>(kPages, false)));
+    EXPECT_EQ(hits, 0u);
+}
+
+/* A hit reads only the line pointers its fill noted: those added to the page later are not counted. */
+TEST_F(PageCache, ProbeHitsReadTheFillsLines)
+{
+    const Written written = write(6);
+    std::vector<uint64_t> halved = words_for(written, 0, kPages);
+    for (uint64_t &w : halved)
+        w = gh::page_word(gh::page_word_buffer(w), gh::page_word_lines(w) / 2);
+    std::vector<int64_t> want;
+    ASSERT_EQ(expected(spec, scanned(written, {halved}, col), &want), Status::ok);
+    ASSERT_NE(want, reference(written));
+    const std::vector<uint64_t> vms(kPages, 800);
+    const std::vector<uint32_t> blocks = blocks_from(1200);
+    uint64_t hits = 0;
+    std::vector<uint8_t> missed;
+    EXPECT_EQ(run(written, all(5000), blocks, true, &hits, vms, &missed, &halved), want);
+    EXPECT_EQ(run(written, all(0), blocks, true, &hits, vms, &missed), want) << "the fill's lines, not the page's";
+    EXPECT_EQ(hits, kPages);
 }
 
 } // namespace

@@ -13,6 +13,8 @@
  */
 #include "scan_exec.h"
 
+#include "../offload/page_gpu.h"
+
 #include "../grouped_pages/grouped_pages.h"
 
 #include "../../settings.h"
@@ -245,6 +247,7 @@ void initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordina
     pg_atomic_init_u64(&s->shared->pages_skipped, 0);
     pg_atomic_init_u64(&s->shared->pages_gpu, 0);
     pg_atomic_init_u64(&s->shared->pages_cached, 0);
+    pg_atomic_init_u64(&s->shared->pages_unpinned, 0);
     pg_atomic_init_u64(&s->shared->values_cpu, 0);
     pg_atomic_init_u64(&s->shared->values_gpu, 0);
     table_block_parallelscan_initialize(node->ss.ss_currentRelation,
@@ -279,6 +282,7 @@ void shutdown_scan(CustomScanState *node)
     s->totals.read.pages_skipped = pg_atomic_read_u64(&s->shared->pages_skipped);
     s->totals.pages_gpu = pg_atomic_read_u64(&s->shared->pages_gpu);
     s->totals.pages_cached = pg_atomic_read_u64(&s->shared->pages_cached);
+    s->totals.pages_unpinned = pg_atomic_read_u64(&s->shared->pages_unpinned);
     s->totals.values_cpu = pg_atomic_read_u64(&s->shared->values_cpu);
     s->totals.values_gpu = pg_atomic_read_u64(&s->shared->values_gpu);
     s->totals_from_shared = true;
@@ -352,8 +356,10 @@ void explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
         ExplainPropertyUInteger("Pages", NULL, t.read.pages, es);
         ExplainPropertyUInteger("All-Visible Pages", NULL, t.read.all_visible_pages, es);
         ExplainPropertyUInteger("Pages Parsed on GPU", NULL, t.pages_gpu, es);
-        if (t.pages_gpu > 0) /* only with a GPU: the outputs of machines without one stay as they were */
+        if (t.pages_gpu > 0) { /* only with a GPU: the outputs of machines without one stay as they were */
             ExplainPropertyUInteger("Pages from GPU Page Cache", NULL, t.pages_cached, es);
+            ExplainPropertyUInteger("Pages Never Pinned", NULL, t.pages_unpinned, es);
+        }
         ExplainPropertyUInteger("Visible Tuples", NULL, t.read.tuples, es);
         ExplainPropertyUInteger("Values Binned on CPU", NULL, t.values_cpu, es);
         ExplainPropertyUInteger("Values Binned on GPU", NULL, t.values_gpu, es);
@@ -407,29 +413,22 @@ void scan_evaluate_args(ScanExec *s)
     ResetExprContext(econtext);
 }
 
-bool scan_read(ScanExec *s)
+/* Reads pages until the reader has none left (true) or the strategy stops for now (false). */
+static bool read_pages(ScanExec *s)
 {
     HeapReader *r = &s->reader;
-    Relation rel = s->css.ss.ss_currentRelation;
-    TupleDesc desc = RelationGetDescr(rel);
+    TupleDesc desc = RelationGetDescr(s->css.ss.ss_currentRelation);
     const RowStrategy *rows = s->rows;
-    if (!s->reader_active) {
-        heap_reader_begin(r, rel, s->css.ss.ps.state->es_snapshot, s->pscan,
-                          s->pscan != NULL ? &s->shared_hints : NULL,
-                          s->qual != NULL || s->native || rows->lists_tuples);
-        s->reader_active = true;
-        if (OidIsValid(s->brin.index)) {
-            /* the values may be user code: no page is pinned or locked yet */
-            brin_ranges_prepare(&s->brin, rel, s->css.ss.ps.state->es_snapshot, s->css.ss.ps.ps_ExprContext);
-            heap_reader_keep_blocks(r, s->brin.blocks, s->brin.nblocks);
-        }
-        if (rows->begin_read != NULL)
-            rows->begin_read(s);
-    }
     while (heap_reader_next_page(r)) {
-        if (rows->take_page != NULL && rows->take_page(s, r)) {
+        bool taken = rows->take_page != NULL && rows->take_page(s, r);
+        if (!taken && r->probe) {
+            /* a probe (heap_reader.h) the strategy does not take is pinned and read, and offered again */
+            heap_reader_read_probe(r);
+            taken = rows->take_page != NULL && rows->take_page(s, r);
+        }
+        if (taken) {
             if (rows->stop_after_page != NULL && rows->stop_after_page(s))
-                return true;
+                return false;
             continue;
         }
         int n = r->ntuples;
@@ -446,6 +445,36 @@ bool scan_read(ScanExec *s)
             n = filter_tuples(s, r);
         }
         if (rows->add_tuples(s, r, n))
+            return false;
+    }
+    return true;
+}
+
+bool scan_read(ScanExec *s)
+{
+    HeapReader *r = &s->reader;
+    Relation rel = s->css.ss.ss_currentRelation;
+    const RowStrategy *rows = s->rows;
+    if (!s->reader_active) {
+        heap_reader_begin(r, rel, s->css.ss.ps.state->es_snapshot, s->pscan,
+                          s->pscan != NULL ? &s->shared_hints : NULL,
+                          s->qual != NULL || s->native || rows->lists_tuples);
+        s->reader_active = true;
+        if (OidIsValid(s->brin.index)) {
+            /* the values may be user code: no page is pinned or locked yet */
+            brin_ranges_prepare(&s->brin, rel, s->css.ss.ps.state->es_snapshot, s->css.ss.ps.ps_ExprContext);
+            heap_reader_keep_blocks(r, s->brin.blocks, s->brin.nblocks);
+        }
+        if (rows->begin_read != NULL)
+            rows->begin_read(s);
+    }
+    for (;;) {
+        if (!read_pages(s))
+            return true;
+        /* pages handed to the GPU unpinned that its cache did not have come back, to be read as any other */
+        if (rows->drain == NULL || !rows->drain(s))
+            break;
+        if (rows->stop_after_page != NULL && rows->stop_after_page(s))
             return true;
     }
     heap_reader_end(r);
@@ -455,11 +484,16 @@ bool scan_read(ScanExec *s)
     return false;
 }
 
-void scan_record_totals(ScanExec *s, uint64 pages_gpu, uint64 pages_cached, uint64 values_cpu, uint64 values_gpu)
+
+void scan_record_totals(ScanExec *s, const PageGpu *pages, uint64 values_cpu, uint64 values_gpu)
 {
     const HeapReadCounters &c = s->reader.counters;
+    const uint64 pages_gpu = pages != NULL ? pages->pages_gpu : 0;
+    const uint64 pages_cached = pages != NULL ? pages->pages_cached : 0;
+    const uint64 pages_unpinned = pages != NULL ? pages->probes - pages->probes_missed : 0;
     s->totals.pages_gpu += pages_gpu;
     s->totals.pages_cached += pages_cached;
+    s->totals.pages_unpinned += pages_unpinned;
     s->totals.read.pages += c.pages;
     s->totals.read.all_visible_pages += c.all_visible_pages;
     s->totals.read.tuples += c.tuples;
@@ -473,6 +507,7 @@ void scan_record_totals(ScanExec *s, uint64 pages_gpu, uint64 pages_cached, uint
         pg_atomic_fetch_add_u64(&s->shared->pages_skipped, c.pages_skipped);
         pg_atomic_fetch_add_u64(&s->shared->pages_gpu, pages_gpu);
         pg_atomic_fetch_add_u64(&s->shared->pages_cached, pages_cached);
+        pg_atomic_fetch_add_u64(&s->shared->pages_unpinned, pages_unpinned);
         pg_atomic_fetch_add_u64(&s->shared->values_cpu, values_cpu);
         pg_atomic_fetch_add_u64(&s->shared->values_gpu, values_gpu);
     }

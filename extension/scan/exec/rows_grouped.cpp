@@ -173,6 +173,11 @@ bool stop_after_page(ScanExec *s)
     return group_agg_full(&s->grouped->group_agg);
 }
 
+bool drain(ScanExec *s)
+{
+    return grouped_pages_drain(&s->grouped->pages, host_pages(s));
+}
+
 void end_read(ScanExec *s)
 {
     grouped_pages_end_read(&s->grouped->pages, host_pages(s));
@@ -310,8 +315,7 @@ TupleTableSlot *next_row(ScanExec *s)
             }
             if (!g->scan_paused && !g->gpu_groups_pending) {
                 gh_values_binned_on_cpu += g->group_agg.values_binned;
-                scan_record_totals(s, g->pages.active ? g->pages.pages.pages_gpu : 0,
-                                   g->pages.active ? g->pages.pages.pages_cached : 0, g->group_agg.values_binned,
+                scan_record_totals(s, g->pages.active ? &g->pages.pages : NULL, g->group_agg.values_binned,
                                    g->group_agg.values_gpu);
             }
             if (g->merging && !finish_merge(s)) {
@@ -407,6 +411,7 @@ const RowStrategy grouped_rows = {
     take_page,
     stop_after_page,
     add_tuples,
+    drain,
     end_read,
     next_row,
     rescan,

@@ -116,8 +116,7 @@ void begin_read(ScanExec *s)
 {
     UngroupedRows *u = s->ungrouped;
     if (u->pages) {
-        page_gpu_begin(&u->page_gpu, s->css.ss.ss_currentRelation, u->columns, s->naggs, s->pscan != NULL,
-                       u->states_cxt);
+        page_gpu_begin(&u->page_gpu, &s->reader, u->columns, s->naggs, s->pscan != NULL, u->states_cxt);
         heap_reader_read_ahead(&s->reader);
     }
     prefetch_next(s);
@@ -169,6 +168,17 @@ bool add_tuples(ScanExec *s, HeapReader *r, int n)
     return false;
 }
 
+bool drain(ScanExec *s)
+{
+    UngroupedRows *u = s->ungrouped;
+    if (!u->pages || !u->page_gpu.probing)
+        return false;
+    for (PageBatch *back = page_gpu_flush(&u->page_gpu, u->states, u->skip); back != NULL;
+         back = page_gpu_resume(&u->page_gpu, u->states, u->skip))
+        parse_batch(s, back);
+    return page_gpu_collect_probes(&u->page_gpu);
+}
+
 void end_read(ScanExec *s)
 {
     UngroupedRows *u = s->ungrouped;
@@ -213,8 +223,8 @@ TupleTableSlot *next_row(ScanExec *s)
     s->args_evaluated = false;
     scan_read(s);
     TupleTableSlot *slot = result_row(s);
-    scan_record_totals(s, u->pages ? u->page_gpu.pages_gpu : 0, u->pages ? u->page_gpu.pages_cached : 0,
-                       gh_values_binned_on_cpu - cpu_before, gh_values_sent_to_gpu - gpu_before);
+    scan_record_totals(s, u->pages ? &u->page_gpu : NULL, gh_values_binned_on_cpu - cpu_before,
+                       gh_values_sent_to_gpu - gpu_before);
     return slot;
 }
 
@@ -247,6 +257,7 @@ const RowStrategy ungrouped_rows = {
     take_page,
     NULL, /* stop_after_page: one row, nothing to flush */
     add_tuples,
+    drain,
     end_read,
     next_row,
     rescan,

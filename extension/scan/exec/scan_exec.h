@@ -36,7 +36,8 @@ extern "C" {
 struct ScanTotals {
     HeapReadCounters read;
     uint64 pages_gpu;
-    uint64 pages_cached; /* of those, read from the GPU's page cache */
+    uint64 pages_cached; /* of those, read from the GPU's page cache ... */
+    uint64 pages_unpinned; /* ... and of those, pages the host never pinned (probes) */
     uint64 values_cpu;
     uint64 values_gpu;
 };
@@ -50,11 +51,13 @@ struct SharedScan {
     pg_atomic_uint64 pages_skipped;
     pg_atomic_uint64 pages_gpu;
     pg_atomic_uint64 pages_cached;
+    pg_atomic_uint64 pages_unpinned;
     pg_atomic_uint64 values_cpu;
     pg_atomic_uint64 values_gpu;
 };
 
 struct ScanExec;
+struct PageGpu;
 struct UngroupedRows;
 struct GroupedRows;
 
@@ -71,6 +74,11 @@ struct RowStrategy {
     bool (*stop_after_page)(ScanExec *s);
     /* the current page's first n tuples passed the quals: true stops reading (called again later) */
     bool (*add_tuples)(ScanExec *s, HeapReader *r, int n);
+    /*
+     * the reader ran out of blocks: true if pages it handed out came back
+     * to be read after all (probes the GPUs' page cache missed); NULL: never
+     */
+    bool (*drain)(ScanExec *s);
     /* the reader reached the table's end */
     void (*end_read)(ScanExec *s);
     /* the next row, into the scan slot; NULL after the last */
@@ -123,7 +131,7 @@ void scan_evaluate_args(ScanExec *s);
 bool scan_read(ScanExec *s);
 
 /* This process's reading and binning, into the totals and the parallel scan's shared counters. */
-void scan_record_totals(ScanExec *s, uint64 pages_gpu, uint64 pages_cached, uint64 values_cpu, uint64 values_gpu);
+void scan_record_totals(ScanExec *s, const PageGpu *pages, uint64 values_cpu, uint64 values_gpu);
 
 /* The scan slot emptied, every column NULL. */
 TupleTableSlot *scan_empty_slot(ScanExec *s);

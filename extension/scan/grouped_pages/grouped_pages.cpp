@@ -168,7 +168,7 @@ void grouped_pages_prepare(GroupedPages *gp, const HostPages &host, GroupKey *ke
     bool built = build_spec(gp, host, keys, nkeys);
     MemoryContextSwitchTo(old);
     if (built) {
-        page_gpu_begin_grouped(&gp->pages, host.rel, &gp->spec, gp->tables.words, gp->tables.nwords, parallel,
+        page_gpu_begin_grouped(&gp->pages, host.reader, &gp->spec, gp->tables.words, gp->tables.nwords, parallel,
                                gp->cxt);
         gp->active = gp->pages.possible;
     }
@@ -201,6 +201,19 @@ void grouped_pages_parse_left(GroupedPages *gp, const HostPages &host)
     gp->pages_left += left->npages;
     parse_pages(gp, host, left);
     page_gpu_release(left);
+}
+
+bool grouped_pages_drain(GroupedPages *gp, const HostPages &host)
+{
+    if (!gp->active || !gp->pages.probing)
+        return false;
+    for (PageBatch *back = page_gpu_flush(&gp->pages, NULL, NULL); back != NULL;
+         back = page_gpu_resume(&gp->pages, NULL, NULL))
+        parse_returned(gp, host, back);
+    grouped_pages_parse_left(gp, host);
+    bool more = page_gpu_collect_probes(&gp->pages);
+    grouped_pages_parse_left(gp, host);
+    return more;
 }
 
 void grouped_pages_end_read(GroupedPages *gp, const HostPages &host)

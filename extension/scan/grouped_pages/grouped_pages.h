@@ -89,6 +89,13 @@ bool grouped_pages_take(GroupedPages *gp, const HostPages &host);
 /* Parses the pages the GPU left to the host, if any; no page may be locked. */
 void grouped_pages_parse_left(GroupedPages *gp, const HostPages &host);
 
+/*
+ * The reader ran out of blocks: the last batch goes, what comes back is
+ * parsed, and once the batches with probes are done, true if some came
+ * back to the reader to be read pinned (page_gpu_collect_probes).
+ */
+bool grouped_pages_drain(GroupedPages *gp, const HostPages &host);
+
 /* At the end of the table: the last batch goes, every batch is collected, the pages left are parsed. */
 void grouped_pages_end_read(GroupedPages *gp, const HostPages &host);
 

@@ -25,7 +25,8 @@ void drop_tracked_at_exit(int, Datum)
 {
     for (BatchPinList *l = tracked; l != NULL; l = l->next) {
         for (int i = 0; i < *l->count; i++)
-            batch_pin_drop((*l->buffers)[i]);
+            if (BufferIsValid((*l->buffers)[i])) /* a probe (page_gpu.h) holds no pin */
+                batch_pin_drop((*l->buffers)[i]);
         *l->count = 0;
     }
     tracked = NULL;

@@ -39,7 +39,7 @@ void batch_pin_add(Buffer buffer);
 void batch_pin_drop(Buffer buffer);
 
 /*
- * An array of buffers holding such pins, *count of them, listed for the
+ * An array of buffers holding such pins (or InvalidBuffer), *count of them, listed for the
  * exit backstop while tracked.  The pins are the array owner's to drop.
  */
 struct BatchPinList {

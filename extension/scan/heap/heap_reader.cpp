@@ -14,6 +14,7 @@
 
 extern "C" {
 #include "access/heapam.h"
+#include "access/visibilitymap.h"
 #include "access/syncscan.h"
 #include "access/tableam.h"
 #include "access/tupmacs.h"
@@ -54,6 +55,21 @@ void heap_reader_begin(HeapReader *r, Relation rel, Snapshot snapshot, ParallelB
     r->ahead = InvalidBuffer;
     r->locked = false;
     r->ntuples = 0;
+    r->watch_map = false;
+    r->probing = false;
+    r->map_buffer = InvalidBuffer;
+    r->map_page = InvalidBlockNumber;
+    r->map_lsn = InvalidXLogRecPtr;
+    r->map_bits = NULL;
+    r->page_vm = InvalidXLogRecPtr;
+    r->ahead_vm = InvalidXLogRecPtr;
+    r->probe = false;
+    r->probe_block = InvalidBlockNumber;
+    r->reread = NULL;
+    r->reread_vm = NULL;
+    r->reread_head = 0;
+    r->nreread = 0;
+    r->reread_size = 0;
     r->counters = HeapReadCounters{};
     PredicateLockRelation(rel, snapshot);
     pgstat_count_heap_scan(rel);
@@ -111,58 +127,134 @@ static BlockNumber next_block(HeapReader *r)
 }
 
 /*
- * Pins the scan's next page; InvalidBuffer at its end.  Blocks are claimed
- * `lookahead` ahead of their pinning, so that the hinted buffer's
- * descriptor and header have arrived by then: a parallel scan's chunks
- * hand out consecutive blocks, and claiming a few early changes only when
- * this process asks.
+ * The visibility map's layout (visibilitymap.c keeps it private): after
+ * the page header, two bits a heap block, the all-visible one first.
  */
-static Buffer pin_next(HeapReader *r)
+constexpr Size kMapBytes = BLCKSZ - MAXALIGN(SizeOfPageHeaderData);
+constexpr BlockNumber kMapBlocksPerPage = kMapBytes * (BITS_PER_BYTE / BITS_PER_HEAPBLOCK);
+
+/*
+ * Copies the map page that covers heap blocks from page * kMapBlocksPerPage
+ * on, its bits and its LSN together, under its share lock: setting or
+ * clearing a bit takes the exclusive lock, and a set gives the page its
+ * new LSN under it.  The map is read, never extended: without the page,
+ * no block of its range counts as all-visible.
+ */
+static void copy_map_page(HeapReader *r, BlockNumber page)
 {
+    r->map_page = page;
+    r->map_lsn = InvalidXLogRecPtr;
+    (void)visibilitymap_get_status(r->rel, page * kMapBlocksPerPage, &r->map_buffer);
+    if (!BufferIsValid(r->map_buffer))
+        return;
+    LockBuffer(r->map_buffer, BUFFER_LOCK_SHARE);
+    Page map = BufferGetPage(r->map_buffer);
+    r->map_lsn = PageGetLSN(map);
+    memcpy(r->map_bits, PageGetContents(map), kMapBytes);
+    LockBuffer(r->map_buffer, BUFFER_LOCK_UNLOCK);
+}
+
+/* The map LSN block's all-visible bit is set under, 0 if it is not set (or the map is not watched). */
+static XLogRecPtr map_vm(HeapReader *r, BlockNumber block)
+{
+    if (!r->watch_map)
+        return InvalidXLogRecPtr;
+    if (block / kMapBlocksPerPage != r->map_page)
+        copy_map_page(r, block / kMapBlocksPerPage);
+    uint32 at = block % kMapBlocksPerPage;
+    bool visible = (r->map_bits[at / 4] >> (BITS_PER_HEAPBLOCK * (at % 4))) & VISIBILITYMAP_ALL_VISIBLE;
+    return visible ? r->map_lsn : InvalidXLogRecPtr;
+}
+
+/*
+ * The scan's next block, and its map LSN: one given back first
+ * (*given_back), else the next allocated.  Blocks are claimed `lookahead`
+ * ahead of their pinning, so that the hinted buffer's descriptor and
+ * header have arrived by then: a parallel scan's chunks hand out
+ * consecutive blocks, and claiming a few early changes only when this
+ * process asks.  The map LSN is read now, before the page is locked.
+ */
+static bool take_block(HeapReader *r, BlockNumber *block, XLogRecPtr *vm, bool *given_back)
+{
+    if (r->reread_head < r->nreread) {
+        *block = r->reread[r->reread_head];
+        *vm = r->reread_vm[r->reread_head++];
+        if (r->reread_head == r->nreread)
+            r->reread_head = r->nreread = 0;
+        *given_back = true;
+        return true;
+    }
+    *given_back = false;
     int size = lengthof(r->queue);
     while (r->queued < r->lookahead && !r->blocks_done) {
-        BlockNumber block = next_block(r);
-        if (block == InvalidBlockNumber) {
+        BlockNumber next = next_block(r);
+        if (next == InvalidBlockNumber) {
             r->blocks_done = true;
             break;
         }
-        r->queue[(r->queue_head + r->queued) % size] = block;
+        r->queue[(r->queue_head + r->queued) % size] = next;
         r->queued++;
-        buffer_hints_prefetch(r->hints, block);
+        buffer_hints_prefetch(r->hints, next);
     }
     if (r->queued == 0)
-        return InvalidBuffer;
-    BlockNumber block = r->queue[r->queue_head];
+        return false;
+    *block = r->queue[r->queue_head];
     r->queue_head = (r->queue_head + 1) % size;
     r->queued--;
+    *vm = map_vm(r, *block);
+    return true;
+}
+
+/* Pins the scan's next page (*vm its map LSN); InvalidBuffer at its end. */
+static Buffer pin_next(HeapReader *r, XLogRecPtr *vm)
+{
+    BlockNumber block;
+    bool given_back;
+    if (!take_block(r, &block, vm, &given_back))
+        return InvalidBuffer;
     return buffer_hints_read(r->hints, r->rel, block, r->strategy);
 }
 
 void heap_reader_read_ahead(HeapReader *r)
 {
-    r->read_ahead = true;
+    /* a page pinned ahead could not be a probe */
+    r->read_ahead = !r->probing;
 }
 
-bool heap_reader_next_page(HeapReader *r)
+void heap_reader_watch_map(HeapReader *r, bool probing, MemoryContext cxt)
 {
-    heap_reader_release(r);
-    /* a page at a time, never under a lock: a cancel is served within a page */
-    CHECK_FOR_INTERRUPTS();
-    Buffer buffer = BufferIsValid(r->ahead) ? r->ahead : pin_next(r);
-    r->ahead = InvalidBuffer;
-    if (!BufferIsValid(buffer))
-        return false;
-    r->buffer = buffer;
-    if (r->read_ahead) {
-        r->ahead = pin_next(r);
-        /* the whole page, its header unread: pd_upper would cost the miss this hides */
-        if (BufferIsValid(r->ahead) && r->prefetch_next) {
-            const char *next = BufferGetPage(r->ahead);
-            for (int off = 0; off < BLCKSZ; off += 64)
-                __builtin_prefetch(next + off);
+    if (r->map_bits == NULL)
+        r->map_bits = static_cast<uint8 *>(MemoryContextAlloc(cxt, kMapBytes));
+    r->watch_map = true;
+    r->probing = probing;
+    if (probing) {
+        r->read_ahead = false;
+        if (r->reread == NULL) {
+            r->reread_size = 1024;
+            r->reread = static_cast<BlockNumber *>(MemoryContextAlloc(cxt, sizeof(BlockNumber) * r->reread_size));
+            r->reread_vm = static_cast<XLogRecPtr *>(MemoryContextAlloc(cxt, sizeof(XLogRecPtr) * r->reread_size));
         }
     }
+}
 
+void heap_reader_reread(HeapReader *r, BlockNumber block, XLogRecPtr vm)
+{
+    if (r->nreread == r->reread_size) {
+        r->reread_size *= 2;
+        r->reread = static_cast<BlockNumber *>(repalloc(r->reread, sizeof(BlockNumber) * r->reread_size));
+        r->reread_vm = static_cast<XLogRecPtr *>(repalloc(r->reread_vm, sizeof(XLogRecPtr) * r->reread_size));
+    }
+    r->reread[r->nreread] = block;
+    r->reread_vm[r->nreread++] = vm;
+}
+
+/*
+ * Share-locks the pinned page and lists its tuples the snapshot sees;
+ * count_page: count it as a page read (not for a probe's, already counted).
+ */
+static void read_page(HeapReader *r, Buffer buffer, bool count_page)
+{
+    r->buffer = buffer;
     Relation rel = r->rel;
     BlockNumber block = BufferGetBlockNumber(buffer);
     heap_page_prune_opt(rel, r->buffer);
@@ -173,13 +265,15 @@ bool heap_reader_next_page(HeapReader *r)
     r->page = page;
     GH_TEST_FOR_OLD_SNAPSHOT(r->snapshot, rel, page);
     bool all_visible = PageIsAllVisible(page) && !r->snapshot->takenDuringRecovery;
-    r->counters.pages++;
-    r->counters.all_visible_pages += all_visible;
+    if (count_page) {
+        r->counters.pages++;
+        r->counters.all_visible_pages += all_visible;
+    }
     /* SERIALIZABLE checks every tuple, as heapgetpage() does, even here */
     r->whole_page = all_visible && !r->list_all_visible && !r->check_serializable;
     if (r->whole_page) {
         r->ntuples = 0;
-        return true;
+        return;
     }
     OffsetNumber lines = PageGetMaxOffsetNumber(page);
     prefetch_tuples(page);
@@ -201,7 +295,54 @@ bool heap_reader_next_page(HeapReader *r)
     }
     r->ntuples = n;
     heap_reader_count_tuples(r, n);
+}
+
+bool heap_reader_next_page(HeapReader *r)
+{
+    heap_reader_release(r);
+    r->probe = false;
+    /* a page at a time, never under a lock: a cancel is served within a page */
+    CHECK_FOR_INTERRUPTS();
+    Buffer buffer;
+    XLogRecPtr vm;
+    bool given_back = false;
+    if (BufferIsValid(r->ahead)) {
+        buffer = r->ahead;
+        vm = r->ahead_vm;
+        r->ahead = InvalidBuffer;
+    } else {
+        BlockNumber block;
+        if (!take_block(r, &block, &vm, &given_back))
+            return false;
+        if (r->probing && vm != InvalidXLogRecPtr && !given_back) {
+            r->probe = true;
+            r->probe_block = block;
+            r->page_vm = vm;
+            r->counters.pages++;
+            r->counters.all_visible_pages++;
+            return true;
+        }
+        buffer = buffer_hints_read(r->hints, r->rel, block, r->strategy);
+    }
+    r->page_vm = vm;
+    if (r->read_ahead) {
+        r->ahead = pin_next(r, &r->ahead_vm);
+        /* the whole page, its header unread: pd_upper would cost the miss this hides */
+        if (BufferIsValid(r->ahead) && r->prefetch_next) {
+            const char *next = BufferGetPage(r->ahead);
+            for (int off = 0; off < BLCKSZ; off += 64)
+                __builtin_prefetch(next + off);
+        }
+    }
+    read_page(r, buffer, !given_back);
     return true;
+}
+
+void heap_reader_read_probe(HeapReader *r)
+{
+    Assert(r->probe);
+    r->probe = false;
+    read_page(r, buffer_hints_read(r->hints, r->rel, r->probe_block, r->strategy), false);
 }
 
 int heap_page_tuples(Relation rel, Buffer buffer, OffsetNumber lines, HeapTupleData *out)
@@ -286,6 +427,11 @@ void heap_reader_release(HeapReader *r)
 void heap_reader_end(HeapReader *r)
 {
     heap_reader_release(r);
+    r->probe = false;
+    if (BufferIsValid(r->map_buffer)) {
+        ReleaseBuffer(r->map_buffer);
+        r->map_buffer = InvalidBuffer;
+    }
     if (BufferIsValid(r->ahead)) {
         ReleaseBuffer(r->ahead);
         r->ahead = InvalidBuffer;

@@ -59,6 +59,29 @@ struct HeapReader {
     bool blocks_done;
     bool list_all_visible;   /* fill tuples[] on all-visible pages too */
     /*
+     * The visibility map (heap_reader_watch_map): the map page that covers
+     * the block last claimed, copied with its LSN under its share lock.
+     * Each page then carries the map LSN its all-visible bit was set under
+     * (page_vm, 0: not set), the key the GPUs' page cache probes by
+     * (gpu/page_cache.h); with probing, a block whose bit is set is handed
+     * out unpinned, as a probe.
+     */
+    bool watch_map;
+    bool probing;
+    Buffer map_buffer;
+    BlockNumber map_page;    /* the map page copied, InvalidBlockNumber: none */
+    XLogRecPtr map_lsn;      /* its LSN then, 0 if there is no such map page */
+    uint8 *map_bits;         /* its bitmap */
+    XLogRecPtr page_vm;      /* the current page's map LSN, or the probe's */
+    bool probe;              /* the current page is a probe: block probe_block, not pinned */
+    BlockNumber probe_block;
+    /* blocks to read pinned before any other (probes the cache missed), with their map LSNs */
+    BlockNumber *reread;
+    XLogRecPtr *reread_vm;
+    int reread_head;
+    int nreread;
+    int reread_size;
+    /*
      * Reading ahead (heap_reader_read_ahead): the next page, pinned while
      * the current one is read, and whether to ask for all of it now
      * because the host will parse it.
@@ -66,6 +89,7 @@ struct HeapReader {
     bool read_ahead;
     bool prefetch_next;
     Buffer ahead;
+    XLogRecPtr ahead_vm;
     /* the current page */
     Buffer buffer;
     Page page;
@@ -99,10 +123,40 @@ void heap_reader_begin(HeapReader *r, Relation rel, Snapshot snapshot, ParallelB
 void heap_reader_keep_blocks(HeapReader *r, const uint8 *keep, BlockNumber nblocks);
 
 /*
+ * From now on, each page carries its visibility map LSN (page_vm), for
+ * the GPUs' page cache; with `probing`, too, a block whose map bit is set
+ * comes out of heap_reader_next_page() unpinned, as a probe.  Only for a
+ * WAL-logged relation read under an MVCC snapshot outside recovery and
+ * SERIALIZABLE, where an all-visible page holds exactly the tuples the
+ * scan sees (the caller checks); the map's copy is made in cxt.
+ */
+void heap_reader_watch_map(HeapReader *r, bool probing, MemoryContext cxt);
+
+/*
  * Pins and share-locks the next page and fills r->tuples with its visible
- * tuples.  Returns false when there is no page left.
+ * tuples; or, while probing, answers a probe (r->probe: r->probe_block and
+ * its r->page_vm, nothing pinned), which the caller takes elsewhere or
+ * reads with heap_reader_read_probe().  Returns false when there is no
+ * page left; blocks given back with heap_reader_reread() after that are
+ * handed out by the next call.
  */
 bool heap_reader_next_page(HeapReader *r);
+
+/* The probe after all: pins and share-locks its page as heap_reader_next_page() would have. */
+void heap_reader_read_probe(HeapReader *r);
+
+/*
+ * A probe the cache could not answer: its block is read pinned by a later
+ * heap_reader_next_page(), before any other, and not counted as a page
+ * again.  vm: the map LSN the probe was made with.
+ */
+void heap_reader_reread(HeapReader *r, BlockNumber block, XLogRecPtr vm);
+
+/* Whether blocks given back wait to be read. */
+static inline bool heap_reader_has_rereads(const HeapReader *r)
+{
+    return r->reread_head < r->nreread;
+}
 
 /*
  * Whether the current page may be read with only a pin, by the GPU or
@@ -118,7 +172,7 @@ bool heap_reader_page_shareable(const HeapReader *r);
 /*
  * Takes the current page's pin over (the caller releases it with
  * ReleaseBuffer) and unlocks it.  *lines is its line pointer count under
- * the lock, *lsn its LSN then.  Its tuples are not counted as read: whoever parses the page
+ * the lock, *lsn its LSN then (its map LSN is r->page_vm).  Its tuples are not counted as read: whoever parses the page
  * counts them (heap_reader_count_tuples), the GPU included, so that the
  * host never walks the line pointers of a page it does not parse.
  */

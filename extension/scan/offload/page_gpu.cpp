@@ -11,8 +11,11 @@
 
 #include <cstdio>
 #include <unistd.h>
+#include <utility>
 
 extern "C" {
+#include "access/xlog.h"
+#include "catalog/catalog.h"
 #include "miscadmin.h"
 #include "storage/fd.h"
 #include "storage/ipc.h"
@@ -159,7 +162,7 @@ bool binned(const PageGpu *pg, int h, const bool *skip)
 void keep_left_pages(PageGpu *pg, PageBatch *b)
 {
     for (int i = 0; i < b->npages; i++) {
-        if (pg->left_flags[i] == 0)
+        if (pg->left_flags[i] == 0 || !BufferIsValid(b->buffers[i])) /* a probe left goes back to the reader */
             continue;
         pg->left.buffers[pg->left.npages] = b->buffers[i];
         pg->left.lines[pg->left.npages++] = b->lines[i];
@@ -178,17 +181,23 @@ bool complete(PageGpu *pg, PageBatch *b, bool wait)
         return true;
     gh::Status failure = gh::Status::ok;
     bool counted = false;
+    uint8 *missed = b->nprobes > 0 ? pg->miss_flags : NULL;
     for (int h = 0; h < pg->nhist; h++) {
         if (b->slots[h] < 0)
             continue;
         gh::Status result;
         uint64 cached = 0;
         if (pg->grouped != NULL) {
-            if (!gpu_service_grouped_pages_done(b->slots[h], b->npages, wait, &result, &cached, pg->left_flags))
+            if (!gpu_service_grouped_pages_done(b->slots[h], b->npages, wait, &result, &cached, pg->left_flags,
+                                                missed))
                 return false;
-            if (result == gh::Status::ok || result == gh::Status::nan_value)
+            if (result == gh::Status::ok || result == gh::Status::nan_value) {
                 keep_left_pages(pg, b);
-        } else if (!gpu_service_pages_done(b->slots[h], wait, &result, &cached)) {
+                /* a probe the GPU counted but could not place is read by the host as well */
+                for (int i = 0; missed != NULL && i < b->npages; i++)
+                    missed[i] |= pg->left_flags[i] && !BufferIsValid(b->buffers[i]);
+            }
+        } else if (!gpu_service_pages_done(b->slots[h], b->npages, wait, &result, &cached, missed)) {
             return false;
         }
         b->slots[h] = -1;
@@ -198,10 +207,20 @@ bool complete(PageGpu *pg, PageBatch *b, bool wait)
             failure = result;
     }
     b->on_gpu = false;
-    pg->pages_gpu += b->npages;
+    int64 given_back = 0;
+    for (int i = 0; b->nprobes > 0 && i < b->npages; i++) {
+        if (BufferIsValid(b->buffers[i]) || (counted && missed[i] == 0))
+            continue;
+        heap_reader_reread(pg->reader, b->blocks[i], b->vms[i]);
+        given_back++;
+    }
+    pg->probes += b->nprobes;
+    pg->probes_missed += given_back;
+    pg->pages_gpu += b->npages - given_back;
     pg->pages_cached += b->cached;
     for (int i = 0; !counted && i < b->npages; i++)
-        pg->tuples_uncounted += heap_page_normal_tuples(BufferGetPage(b->buffers[i]), b->lines[i]);
+        if (BufferIsValid(b->buffers[i]))
+            pg->tuples_uncounted += heap_page_normal_tuples(BufferGetPage(b->buffers[i]), b->lines[i]);
     page_gpu_release(b);
     gpu_service_report(failure);
     return true;
@@ -226,8 +245,9 @@ constexpr int64 kAutoLastBatchLines = 64 * 1024;
 DeviceChoice batch_choice(const PageGpu *pg, const PageBatch *b)
 {
     int64 lines = 0;
+    /* a probe's lines are the cache's to know: it counts as a full page, which costs the host nothing more */
     for (int i = 0; i < b->npages; i++)
-        lines += b->lines[i];
+        lines += BufferIsValid(b->buffers[i]) ? b->lines[i] : MaxHeapTuplesPerPage;
     bool leased = false;
     for (int h = 0; h < pg->nhist; h++)
         leased = leased || pg->hist[h].index >= 0;
@@ -282,10 +302,17 @@ bool send(PageGpu *pg, PageBatch *b, HistogramState *const *states, const bool *
             continue;
         uint64 *words = gpu_service_slot_pages(b->slots[h]);
         for (int i = 0; i < b->npages; i++)
-            words[i] = gh::page_word(static_cast<uint64>(b->buffers[i] - 1), b->lines[i]);
+            words[i] = BufferIsValid(b->buffers[i])
+                           ? gh::page_word(static_cast<uint64>(b->buffers[i] - 1), b->lines[i])
+                           : 0; /* a probe: the cache has its page, or nobody reads it */
         if (pg->cache_rel.rel != 0) {
             memcpy(gpu_service_slot_page_lsns(b->slots[h]), b->lsns, sizeof(uint64) * b->npages);
             memcpy(gpu_service_slot_page_blocks(b->slots[h]), b->blocks, sizeof(uint32) * b->npages);
+            memcpy(gpu_service_slot_page_vms(b->slots[h]), b->vms, sizeof(uint64) * b->npages);
+            /* missed, unless the GPU says otherwise: it answers only where it resolves the batch */
+            uint8 *misses = gpu_service_slot_page_misses(b->slots[h]);
+            for (int i = 0; i < b->npages; i++)
+                misses[i] = !BufferIsValid(b->buffers[i]);
         }
     }
     for (int h = 0; h < pg->nhist; h++)
@@ -296,18 +323,75 @@ bool send(PageGpu *pg, PageBatch *b, HistogramState *const *states, const bool *
     return true;
 }
 
-/* Moves the last pages of the filling batch into the spill batch, for the caller to parse. */
+/*
+ * Moves up to kStealPages pinned pages off the end of the filling batch
+ * into the spill batch, for the caller to parse; probes among them stay.
+ * NULL if there was none to take (the batch keeps its first page).
+ */
 PageBatch *steal(PageGpu *pg, PageBatch *b)
 {
     PageBatch *spill = &pg->spill;
-    int32 n = Min(kStealPages, b->npages - 1);
-    b->npages -= n;
-    memcpy(spill->buffers, b->buffers + b->npages, sizeof(Buffer) * n);
-    memcpy(spill->lines, b->lines + b->npages, sizeof(OffsetNumber) * n);
+    int32 n = 0;
+    int32 kept = b->npages; /* probes passed over move up to b's end: [kept, npages) */
+    int32 i = b->npages - 1;
+    for (; i >= 1 && n < kStealPages; i--) {
+        if (BufferIsValid(b->buffers[i])) {
+            spill->buffers[n] = b->buffers[i];
+            spill->lines[n++] = b->lines[i];
+            continue;
+        }
+        kept--;
+        b->buffers[kept] = b->buffers[i];
+        b->lines[kept] = b->lines[i];
+        b->lsns[kept] = b->lsns[i];
+        b->blocks[kept] = b->blocks[i];
+        b->vms[kept] = b->vms[i];
+    }
+    if (n == 0)
+        return NULL;
+    int32 probes = b->npages - kept;
+    memmove(b->buffers + i + 1, b->buffers + kept, sizeof(Buffer) * probes);
+    memmove(b->lines + i + 1, b->lines + kept, sizeof(OffsetNumber) * probes);
+    memmove(b->lsns + i + 1, b->lsns + kept, sizeof(uint64) * probes);
+    memmove(b->blocks + i + 1, b->blocks + kept, sizeof(uint32) * probes);
+    memmove(b->vms + i + 1, b->vms + kept, sizeof(uint64) * probes);
+    b->npages = i + 1 + probes;
+    /* in the table's order, as they were in the batch */
+    for (int32 lo = 0, hi = n - 1; lo < hi; lo++, hi--) {
+        std::swap(spill->buffers[lo], spill->buffers[hi]);
+        std::swap(spill->lines[lo], spill->lines[hi]);
+    }
     spill->npages = n;
     pg->pending = true;
     pg->pages_stolen += n;
     return spill;
+}
+
+/*
+ * A batch the GPU does not take, for the caller to parse: its probes go
+ * back to the reader, and its pinned pages close up.
+ */
+PageBatch *unprobe(PageGpu *pg, PageBatch *b)
+{
+    if (b->nprobes == 0)
+        return b;
+    int32 n = 0;
+    for (int32 i = 0; i < b->npages; i++) {
+        if (!BufferIsValid(b->buffers[i])) {
+            heap_reader_reread(pg->reader, b->blocks[i], b->vms[i]);
+            pg->probes_missed++;
+            continue;
+        }
+        b->buffers[n] = b->buffers[i];
+        b->lines[n] = b->lines[i];
+        b->lsns[n] = b->lsns[i];
+        b->blocks[n] = b->blocks[i];
+        b->vms[n++] = b->vms[i];
+    }
+    pg->probes += b->nprobes;
+    b->npages = n;
+    b->nprobes = 0;
+    return b;
 }
 
 /*
@@ -334,23 +418,23 @@ PageBatch *ship(PageGpu *pg, HistogramState *const *states, const bool *skip)
          * few at a time, as from a batch that waits for a busy GPU, until
          * half are left; the rest is refused as if the service had no room.
          */
-        if (b->npages > pg->capacity / 2)
-            return steal(pg, b);
-        return b;
+        PageBatch *spill = b->npages > pg->capacity / 2 ? steal(pg, b) : NULL;
+        return spill != NULL ? spill : unprobe(pg, b);
     }
     PageBatch *other = &pg->batch[1 - pg->filling];
     if (!complete(pg, other, false)) {
         if (!stealing)
             stealing = pg->parallel && host_has_idle_core();
-        if (b->npages > 1 && stealing)
-            return steal(pg, b);
+        PageBatch *spill = b->npages > 1 && stealing ? steal(pg, b) : NULL;
+        if (spill != NULL)
+            return spill;
         (void)complete(pg, other, true);
     }
     DeviceChoice choice = batch_choice(pg, b);
     if (!send(pg, b, states, skip, choice)) {
         if (choice == DeviceChoice::gpu_now)
             pg->cpu_pages_left = pg->capacity; /* no room: the next batch's worth as it comes */
-        return b;
+        return unprobe(pg, b);
     }
     pg->filling = 1 - pg->filling;
     return NULL;
@@ -373,12 +457,14 @@ void allocate_batches(PageGpu *pg, MemoryContext cxt)
         b.lines = static_cast<OffsetNumber *>(palloc(sizeof(OffsetNumber) * pg->capacity));
         b.lsns = static_cast<uint64 *>(palloc(sizeof(uint64) * pg->capacity));
         b.blocks = static_cast<uint32 *>(palloc(sizeof(uint32) * pg->capacity));
+        b.vms = static_cast<uint64 *>(palloc(sizeof(uint64) * pg->capacity));
         b.slots = static_cast<int32 *>(palloc(sizeof(int32) * pg->nhist));
         for (int h = 0; h < pg->nhist; h++)
             b.slots[h] = -1;
     }
     pg->spill.buffers = static_cast<Buffer *>(palloc(sizeof(Buffer) * kStealPages));
     pg->spill.lines = static_cast<OffsetNumber *>(palloc(sizeof(OffsetNumber) * kStealPages));
+    pg->miss_flags = static_cast<uint8 *>(palloc(pg->capacity));
     if (pg->grouped != NULL) {
         /* both batches may finish before the caller asks: room for all their pages */
         pg->left.buffers = static_cast<Buffer *>(palloc(sizeof(Buffer) * 2 * pg->capacity));
@@ -424,6 +510,29 @@ gh::PageCacheRel cache_rel_of(Relation rel)
     return gh::PageCacheRel{GH_REL_FILE_PARTS(file)};
 }
 
+/*
+ * Where the GPUs keep a page cache, the reader notes each page's
+ * visibility map LSN for it (heap_reader_watch_map), and with
+ * `probes_fit` (every batch goes to one histogram, so that the cache
+ * answers each probe once) hands out probes.  Only where an all-visible
+ * page holds exactly the tuples the scan sees, and its map's LSNs can be
+ * trusted: an MVCC snapshot outside recovery, no SERIALIZABLE (whose
+ * checks read every tuple), a WAL-logged relation (cache_rel says so),
+ * and no catalog (updated in place).  Testing without a GPU, every probe
+ * comes back and is read pinned.
+ */
+void watch_map(PageGpu *pg, HeapReader *r, bool probes_fit, MemoryContext cxt)
+{
+    pg->reader = r;
+    if (pg->cache_rel.rel == 0 || r->check_serializable || !IsMVCCSnapshot(r->snapshot) ||
+        r->snapshot->takenDuringRecovery || RecoveryInProgress() || IsCatalogRelation(pg->rel))
+        return;
+    if (!pg->cpu_only && !gpu_service_page_cache_running())
+        return;
+    pg->probing = probes_fit && gh_page_probes;
+    heap_reader_watch_map(r, pg->probing, cxt);
+}
+
 /* Whether pages of rel can go to the GPU at all (or, testing, be batched for the CPU). */
 bool pages_allowed(const PageGpu *pg, Relation rel)
 {
@@ -433,9 +542,10 @@ bool pages_allowed(const PageGpu *pg, Relation rel)
 
 } // namespace
 
-void page_gpu_begin(PageGpu *pg, Relation rel, const HeapColumn *columns, int nhist, bool parallel,
+void page_gpu_begin(PageGpu *pg, HeapReader *r, const HeapColumn *columns, int nhist, bool parallel,
                     MemoryContext cxt)
 {
+    Relation rel = r->rel;
     *pg = PageGpu{};
     pg->nhist = nhist;
     pg->parallel = parallel;
@@ -468,11 +578,17 @@ void page_gpu_begin(PageGpu *pg, Relation rel, const HeapColumn *columns, int nh
         return;
     allocate_batches(pg, cxt);
     pg->possible = any;
+    int read = 0;
+    for (int h = 0; h < nhist; h++)
+        read += columns[h].attno > 0;
+    if (any)
+        watch_map(pg, r, read == 1, cxt);
 }
 
-void page_gpu_begin_grouped(PageGpu *pg, Relation rel, const gh::GroupedPageSpec *spec, const int64 *table,
+void page_gpu_begin_grouped(PageGpu *pg, HeapReader *r, const gh::GroupedPageSpec *spec, const int64 *table,
                             int32 table_words, bool parallel, MemoryContext cxt)
 {
+    Relation rel = r->rel;
     *pg = PageGpu{};
     pg->nhist = 1;
     pg->parallel = parallel;
@@ -492,6 +608,7 @@ void page_gpu_begin_grouped(PageGpu *pg, Relation rel, const gh::GroupedPageSpec
         return;
     allocate_batches(pg, cxt);
     pg->possible = true;
+    watch_map(pg, r, true, cxt);
 }
 
 PageBatch *page_gpu_left(PageGpu *pg)
@@ -501,11 +618,16 @@ PageBatch *page_gpu_left(PageGpu *pg)
 
 bool page_gpu_accepts(PageGpu *pg, const HeapReader *r, HistogramState *const *states, const bool *skip)
 {
-    if (!pg->possible || !heap_reader_page_shareable(r))
+    if (!pg->possible || (r->probe ? !pg->probing : !heap_reader_page_shareable(r)))
         return false;
-    for (int h = 0; pg->grouped == NULL && h < pg->nhist; h++)
+    int nbinned = 0;
+    for (int h = 0; pg->grouped == NULL && h < pg->nhist; h++) {
         if (binned(pg, h, skip) && states[h] == NULL)
             return false;
+        nbinned += binned(pg, h, skip);
+    }
+    if (r->probe && pg->grouped == NULL && nbinned != 1) /* a probe's batch goes to exactly one histogram */
+        return false;
     if (pg->cpu_pages_left > 0) {
         pg->cpu_pages_left--;
         /*
@@ -522,16 +644,26 @@ bool page_gpu_accepts(PageGpu *pg, const HeapReader *r, HistogramState *const *s
 PageBatch *page_gpu_add(PageGpu *pg, HeapReader *r, HistogramState *const *states, const bool *skip)
 {
     PageBatch *b = &pg->batch[pg->filling];
-    XLogRecPtr lsn;
-    Buffer buffer = heap_reader_take_page(r, &b->lines[b->npages], &lsn);
-    b->lsns[b->npages] = lsn;
-    b->blocks[b->npages] = BufferGetBlockNumber(buffer);
-    if (r->rel != pg->rel) /* never so today: a scan reads one relation; a cache key must not lie */
-        pg->cache_rel.rel = 0;
-    /* the batch's own pin first, then the ordinary one goes: the page is never unpinned between */
-    batch_pin_add(buffer);
-    b->buffers[b->npages++] = buffer;
-    ReleaseBuffer(buffer);
+    Assert(r->rel == pg->rel); /* a cache key must not lie */
+    if (r->probe) {
+        r->probe = false;
+        b->buffers[b->npages] = InvalidBuffer;
+        b->lines[b->npages] = 0;
+        b->lsns[b->npages] = 0;
+        b->blocks[b->npages] = r->probe_block;
+        b->vms[b->npages++] = r->page_vm;
+        b->nprobes++;
+    } else {
+        XLogRecPtr lsn;
+        Buffer buffer = heap_reader_take_page(r, &b->lines[b->npages], &lsn);
+        b->lsns[b->npages] = lsn;
+        b->blocks[b->npages] = BufferGetBlockNumber(buffer);
+        b->vms[b->npages] = r->page_vm;
+        /* the batch's own pin first, then the ordinary one goes: the page is never unpinned between */
+        batch_pin_add(buffer);
+        b->buffers[b->npages++] = buffer;
+        ReleaseBuffer(buffer);
+    }
     if (b->npages < pg->capacity) {
         /* the other batch's slot and pins go back as soon as the GPU is done with it */
         if (b->npages % kCollectEvery == 0)
@@ -566,6 +698,17 @@ void page_gpu_release(PageBatch *b)
         if (BufferIsValid(b->buffers[i]))
             batch_pin_drop(b->buffers[i]);
     b->npages = 0;
+    b->nprobes = 0;
+}
+
+bool page_gpu_collect_probes(PageGpu *pg)
+{
+    if (!pg->possible || !pg->probing)
+        return false;
+    for (PageBatch &b : pg->batch)
+        if (b.nprobes > 0)
+            (void)complete(pg, &b, true);
+    return heap_reader_has_rereads(pg->reader);
 }
 
 void page_gpu_parsed_on_cpu(PageGpu *pg, const PageBatch *b)
@@ -579,20 +722,25 @@ uint64 page_gpu_finish(PageGpu *pg, HistogramState *const *states)
         return 0;
     if (pg->cpu_only)
         elog(DEBUG1, "gpu_histogram scan: %llu pages pinned in batches and parsed on the CPU, %llu of them taken off "
-             "a batch's end",
-             static_cast<unsigned long long>(pg->pages_cpu), static_cast<unsigned long long>(pg->pages_stolen));
+             "a batch's end; %llu probes, %llu of them given back",
+             static_cast<unsigned long long>(pg->pages_cpu), static_cast<unsigned long long>(pg->pages_stolen),
+             static_cast<unsigned long long>(pg->probes), static_cast<unsigned long long>(pg->probes_missed));
     else /* why pages stayed on the CPU: under load, see where auto's share went */
         elog(DEBUG1,
              "gpu_histogram scan: batches on the GPU hold %llu pages; %llu batches found the GPUs' queue full, "
              "%llu no lease or slot; %llu batched pages parsed on the CPU, %llu of them while the GPU was busy; "
-             "%llu pages so far read from the GPU's page cache",
+             "%llu pages so far read from the GPU's page cache; %llu probes, %llu of them missed",
              static_cast<unsigned long long>(pg->pages_gpu + (pg->batch[0].on_gpu ? pg->batch[0].npages : 0) +
                                              (pg->batch[1].on_gpu ? pg->batch[1].npages : 0)),
              static_cast<unsigned long long>(pg->gpus_busy), static_cast<unsigned long long>(pg->no_room),
              static_cast<unsigned long long>(pg->pages_cpu), static_cast<unsigned long long>(pg->pages_stolen),
-             static_cast<unsigned long long>(pg->pages_cached));
+             static_cast<unsigned long long>(pg->pages_cached), static_cast<unsigned long long>(pg->probes),
+             static_cast<unsigned long long>(pg->probes_missed));
     for (PageBatch &b : pg->batch)
         (void)complete(pg, &b, true);
+    /* the caller reads every probe given back before it finishes (page_gpu_collect_probes) */
+    if (pg->probing && heap_reader_has_rereads(pg->reader))
+        elog(ERROR, "gpu_histogram scan: pages given back by the GPU were left unread");
     if (pg->grouped != NULL)
         return pg->tuples_uncounted; /* the device's tuple counter is the caller's to read, with its cells */
     /* the states hand back any slot they fill (device = 'gpu'): a read must not wait while this process holds one */

@@ -42,14 +42,23 @@
 #include "../../histogram_state.h"
 #include "../../service/service_client.h"
 
-/* Pinned pages on their way to the GPU, or back to the CPU. */
+/*
+ * Pinned pages on their way to the GPU, or back to the CPU; and probes,
+ * pages asked of the GPUs' page cache by block number and visibility map
+ * LSN alone (gpu/page_cache.h): InvalidBuffer, lines and LSN 0.  A probe
+ * the cache does not answer goes back to the reader (heap_reader_reread),
+ * as does every probe of a batch the GPU does not take: a batch comes
+ * back to the caller with pinned pages only.
+ */
 struct PageBatch {
     int npages;
+    int nprobes;
     Buffer *buffers;     /* pinned by the batch itself (batch_pins.h) */
     OffsetNumber *lines; /* each page's line pointer count under its lock */
     int32 *slots;        /* one per histogram while the batch is on the GPU, else -1 */
-    uint64 *lsns;        /* each page's LSN under its lock, and ... */
-    uint32 *blocks;      /* ... its block number: its key in the GPUs' page cache */
+    uint64 *lsns;        /* each page's LSN under its lock, ... */
+    uint32 *blocks;      /* ... its block number ... */
+    uint64 *vms;         /* ... and its map LSN: its key in the GPUs' page cache */
     uint64 cached;       /* of its pages, those the GPU read from its page cache */
     bool on_gpu;
     BatchPinList pins;   /* buffers[0 .. npages), for the exit backstop */
@@ -57,7 +66,10 @@ struct PageBatch {
 
 struct PageGpu {
     bool possible;              /* the table, the columns and the service allow pages on the GPU */
+    bool probing;               /* the reader hands out probes (heap_reader_watch_map) */
     Relation rel;               /* the table: every batch's pages are its */
+    HeapReader *reader;         /* the scan's: missed probes go back to it */
+    uint8 *miss_flags;          /* the GPU's answer for each probe of a batch: 1, missed */
     gh::PageCacheRel cache_rel; /* its file, for the GPUs' page cache; rel 0: pages not cached (no WAL) */
     /* a grouped scan's pages (page_gpu_begin_grouped): one grouped page histogram, no states */
     const gh::GroupedPageSpec *grouped;
@@ -79,6 +91,8 @@ struct PageGpu {
     int32 read_slot;            /* the slot of a read in progress, for the cleanup */
     uint64 pages_gpu;
     uint64 pages_cached;        /* of those, pages the GPU read from its page cache */
+    uint64 probes;              /* probes sent to the GPU ... */
+    uint64 probes_missed;       /* ... and those given back to the reader */
     uint64 pages_cpu;           /* pages batched, then parsed on the CPU */
     uint64 pages_stolen;        /* of those, pages parsed off a ready batch while the GPU was busy */
     uint64 gpus_busy;           /* auto: ready batches that found the GPUs' queue full */
@@ -88,12 +102,14 @@ struct PageGpu {
 };
 
 /*
- * Decides whether pages can go to the GPU at all for this scan of rel,
- * whose histograms read columns[0 .. nhist) (histograms with a NULL column
- * do not count), and prepares the batches in cxt.  `parallel`: this
- * process is one participant of a parallel scan.
+ * Decides whether pages can go to the GPU at all for this scan of rel by
+ * reader r, whose histograms read columns[0 .. nhist) (histograms with a
+ * NULL column do not count), and prepares the batches in cxt.
+ * `parallel`: this process is one participant of a parallel scan.  Where
+ * the GPUs keep a page cache, the reader watches the visibility map from
+ * now on, and hands out probes where the batches go to one histogram.
  */
-void page_gpu_begin(PageGpu *pg, Relation rel, const HeapColumn *columns, int nhist, bool parallel,
+void page_gpu_begin(PageGpu *pg, HeapReader *r, const HeapColumn *columns, int nhist, bool parallel,
                     MemoryContext cxt);
 
 /*
@@ -103,7 +119,7 @@ void page_gpu_begin(PageGpu *pg, Relation rel, const HeapColumn *columns, int nh
  * pg->hist[0] after page_gpu_finish().  Pages the GPU leaves to the host
  * come back, pinned, through page_gpu_left().
  */
-void page_gpu_begin_grouped(PageGpu *pg, Relation rel, const gh::GroupedPageSpec *spec, const int64 *table,
+void page_gpu_begin_grouped(PageGpu *pg, HeapReader *r, const gh::GroupedPageSpec *spec, const int64 *table,
                             int32 table_words, bool parallel, MemoryContext cxt);
 
 /*
@@ -116,7 +132,8 @@ PageBatch *page_gpu_left(PageGpu *pg);
 
 /*
  * Whether the reader's current page goes into a batch: the scan may use
- * the GPU, the page can be read under a pin alone, every histogram has its
+ * the GPU, the page can be read under a pin alone (or is a probe, and the
+ * batches go to one histogram), every histogram has its
  * state (the first row has been checked on the CPU) or no input, and, in
  * auto, the pages are not in a stretch that takes the CPU path because the
  * last ready batch found no room.
@@ -144,7 +161,7 @@ static inline bool page_gpu_parses_next_on_host(const PageGpu *pg)
 }
 
 /*
- * Takes the reader's page into the filling batch.  When that fills, it is
+ * Takes the reader's page (or probe) into the filling batch.  When that fills, it is
  * sent, or a batch is returned: the caller parses the returned batch's
  * pages on the CPU, calls page_gpu_release(), and then page_gpu_resume()
  * until that returns NULL.  (While the GPU is busy with the scan's other
@@ -157,6 +174,14 @@ PageBatch *page_gpu_resume(PageGpu *pg, HistogramState *const *states, const boo
 
 /* At the scan's end: the partial batch, sent or returned as above (NULL if empty or sent). */
 PageBatch *page_gpu_flush(PageGpu *pg, HistogramState *const *states, const bool *skip);
+
+/*
+ * At the end of the reader's blocks, after page_gpu_flush() and the
+ * parsing of what it returned: waits for the batches that hold probes and
+ * answers whether any went back to the reader, which the caller then
+ * reads on (and, grouped, parses page_gpu_left() first).
+ */
+bool page_gpu_collect_probes(PageGpu *pg);
 
 /* Unpins a returned batch's pages (those not moved elsewhere) and empties it. */
 void page_gpu_release(PageBatch *b);
