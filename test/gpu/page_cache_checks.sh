@@ -16,7 +16,12 @@
 #   4. scans cancelled mid-batch, again and again, then the same scan: its
 #      answer is right (a cancelled scan's copies are never committed);
 #   5. an unlogged table is never cached (its pages keep LSN 0);
-#   6. TRUNCATE and new rows: a new file, new keys.
+#   6. TRUNCATE and new rows: a new file, new keys;
+#   7. probes (gpu_histogram.page_probes): a scan of cached pages whose
+#      visibility map bits stayed set pins none of them ("Pages Never
+#      Pinned"); after a VACUUM sets bits on their map page, or a DELETE
+#      clears one, the pages are pinned and read again, and the answer stays
+#      the ordinary plan's; with page_probes off every page is pinned.
 set -uo pipefail
 psql_q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
 failures=0
@@ -54,12 +59,14 @@ heatmap="SELECT date_trunc('hour', ts) hr, gpu_histogram(x, 0, 1, 64) h, count(*
 serial="SET max_parallel_workers_per_gather = 0;"
 parallel="SET max_parallel_workers_per_gather = 4; SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;"
 
-# run NAME SETTINGS QUERY EXPECT: EXPECT is all (every page from the cache), none, some (neither) or any.
+# run NAME SETTINGS QUERY EXPECT: EXPECT is all (every page from the cache), probes (every page from
+# the cache, none of them pinned), pinned (every page from the cache, all of them pinned), none, some
+# (neither) or any.
 # For all, the query runs once before: a page that only became all-visible since the last scan is
 # parsed on the GPU for the first time, and that copies it into the cache.
 run() {
     local name=$1 settings=$2 query=$3 expect=$4 out warm=""
-    [ "$expect" = all ] && warm="CREATE TEMP TABLE r_warm AS $query;"
+    case $expect in all | probes | pinned) warm="CREATE TEMP TABLE r_warm AS $query;" ;; esac
     out=$(psql -X -q -At -v ON_ERROR_STOP=1 2>&1 <<SQL
 SET TimeZone = 'America/New_York';
 $settings
@@ -73,36 +80,52 @@ SELECT 'diff ' || ((SELECT count(*) FROM (TABLE r_gpu EXCEPT ALL TABLE r_plain) 
                    (SELECT count(*) FROM (TABLE r_plain EXCEPT ALL TABLE r_gpu) b));
 SQL
 )
-    local diff pages cached ok=1
+    local diff pages cached unpinned ok=1
     diff=$(echo "$out" | sed -n 's/^diff //p')
     pages=$(echo "$out" | sed -n 's/.*Pages Parsed on GPU: //p' | awk '{ s += $1 } END { print s + 0 }')
     cached=$(echo "$out" | sed -n 's/.*Pages from GPU Page Cache: //p' | awk '{ s += $1 } END { print s + 0 }')
+    unpinned=$(echo "$out" | sed -n 's/.*Pages Never Pinned: //p' | awk '{ s += $1 } END { print s + 0 }')
     [ "$diff" = 0 ] && [ "$pages" -gt 0 ] || ok=0
     case $expect in
     all) [ "$cached" -eq "$pages" ] || ok=0 ;;
+    probes) [ "$cached" -eq "$pages" ] && [ "$unpinned" -eq "$pages" ] || ok=0 ;;
+    pinned) [ "$cached" -eq "$pages" ] && [ "$unpinned" -eq 0 ] || ok=0 ;;
     none) [ "$cached" -eq 0 ] || ok=0 ;;
     some) [ "$cached" -gt 0 ] && [ "$cached" -lt "$pages" ] || ok=0 ;;
     esac
     if [ $ok = 1 ]; then
-        echo "PASS: $name: equal to the ordinary plan; $cached of $pages pages parsed on the GPU from its cache"
+        echo "PASS: $name: equal to the ordinary plan; $cached of $pages pages parsed on the GPU from its cache," \
+            "$unpinned never pinned"
     else
-        echo "FAIL: $name (differences ${diff:-?}, $cached of $pages pages from the cache, expected $expect)"
+        echo "FAIL: $name (differences ${diff:-?}, $cached of $pages pages from the cache, $unpinned never pinned," \
+            "expected $expect)"
         echo "$out" | head -40 | sed 's/^/  /'
         failures=$((failures + 1))
     fi
 }
 
 run "first scan" "$serial" "$ungrouped" any
-run "the same scan again" "$serial" "$ungrouped" all
-run "the hourly heatmap over the same pages" "$serial" "$heatmap" all
+run "the same scan again" "$serial" "$ungrouped" probes
+run "the hourly heatmap over the same pages" "$serial" "$heatmap" probes
+run "page_probes off: the same pages, pinned" "$serial SET gpu_histogram.page_probes = off;" "$ungrouped" pinned
 
 psql_q <<'SQL' || exit 1
 UPDATE gh_pc SET x = 1 - x WHERE ctid < '(300,0)';
 VACUUM gh_pc;
 SQL
 run "after an UPDATE of 300 pages and a VACUUM" "$serial" "$ungrouped" some
-run "and again" "$serial" "$heatmap" all
-run "4 workers" "$parallel" "$heatmap" all
+run "and again" "$serial" "$heatmap" probes
+run "4 workers" "$parallel" "$heatmap" probes
+run "4 workers, ungrouped" "$parallel" "$ungrouped" probes
+
+# a DELETE clears the bits of its pages (no VACUUM: they stay cleared); those are read pinned, on the host
+psql_q -c "DELETE FROM gh_pc WHERE ctid >= '(500,0)' AND ctid < '(520,0)' AND g % 3 = 0" >/dev/null || exit 1
+run "after a DELETE on 20 pages, no VACUUM" "$serial" "$ungrouped" any
+run "the same, the heatmap" "$serial" "$heatmap" any
+run "the same, 4 workers" "$parallel" "$ungrouped" any
+psql_q -c "VACUUM gh_pc" >/dev/null || exit 1
+run "after the VACUUM" "$serial" "$ungrouped" any
+run "and again" "$serial" "$ungrouped" probes
 
 # cancelled mid-scan, the GPU still reading: nothing the batch copied may become a hit
 psql_q <<'SQL' >/dev/null 2>&1
