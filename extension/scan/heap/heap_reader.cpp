@@ -192,16 +192,49 @@ static bool take_block(HeapReader *r, BlockNumber *block, XLogRecPtr *vm, bool *
             r->blocks_done = true;
             break;
         }
-        r->queue[(r->queue_head + r->queued) % size] = next;
+        int at = (r->queue_head + r->queued) % size;
+        r->queue[at] = next;
+        r->queue_vm[at] = map_vm(r, next);
         r->queued++;
-        buffer_hints_prefetch(r->hints, next);
+        /* a probe's buffer is never looked at */
+        if (!r->probing || r->queue_vm[at] == InvalidXLogRecPtr)
+            buffer_hints_prefetch(r->hints, next);
     }
     if (r->queued == 0)
         return false;
     *block = r->queue[r->queue_head];
+    *vm = r->queue_vm[r->queue_head];
     r->queue_head = (r->queue_head + 1) % size;
     r->queued--;
-    *vm = map_vm(r, *block);
+    return true;
+}
+
+bool heap_reader_next_probe(HeapReader *r, BlockNumber *block, XLogRecPtr *vm)
+{
+    /* given-back blocks are read pinned, and a block that is no probe stays first in the queue */
+    if (!r->probing || BufferIsValid(r->ahead) || heap_reader_has_rereads(r))
+        return false;
+    if (r->queued == 0) {
+        BlockNumber next;
+        XLogRecPtr next_vm;
+        bool given_back;
+        if (!take_block(r, &next, &next_vm, &given_back))
+            return false;
+        /* back to the queue's head, where take_block() found it */
+        int size = lengthof(r->queue);
+        r->queue_head = (r->queue_head + size - 1) % size;
+        r->queue[r->queue_head] = next;
+        r->queue_vm[r->queue_head] = next_vm;
+        r->queued++;
+    }
+    if (r->queue_vm[r->queue_head] == InvalidXLogRecPtr)
+        return false;
+    *block = r->queue[r->queue_head];
+    *vm = r->queue_vm[r->queue_head];
+    r->queue_head = (r->queue_head + 1) % lengthof(r->queue);
+    r->queued--;
+    r->counters.pages++;
+    r->counters.all_visible_pages++;
     return true;
 }
 

@@ -53,6 +53,7 @@ struct HeapReader {
      */
     BufferHints hints;
     BlockNumber queue[8];
+    XLogRecPtr queue_vm[8];  /* each claimed block's map LSN (map_vm) */
     int queue_head;
     int queued;
     int lookahead;
@@ -141,6 +142,13 @@ void heap_reader_watch_map(HeapReader *r, bool probing, MemoryContext cxt);
  * handed out by the next call.
  */
 bool heap_reader_next_page(HeapReader *r);
+
+/*
+ * The next block, if it is a probe as heap_reader_next_page() would hand
+ * it out (counted as a page read), for a caller that takes probes by the
+ * batch; false otherwise, and the block, if any, is the next page's.
+ */
+bool heap_reader_next_probe(HeapReader *r, BlockNumber *block, XLogRecPtr *vm);
 
 /* The probe after all: pins and share-locks its page as heap_reader_next_page() would have. */
 void heap_reader_read_probe(HeapReader *r);

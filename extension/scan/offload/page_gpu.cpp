@@ -647,12 +647,26 @@ PageBatch *page_gpu_add(PageGpu *pg, HeapReader *r, HistogramState *const *state
     Assert(r->rel == pg->rel); /* a cache key must not lie */
     if (r->probe) {
         r->probe = false;
-        b->buffers[b->npages] = InvalidBuffer;
-        b->lines[b->npages] = 0;
-        b->lsns[b->npages] = 0;
-        b->blocks[b->npages] = r->probe_block;
-        b->vms[b->npages++] = r->page_vm;
-        b->nprobes++;
+        BlockNumber block = r->probe_block;
+        XLogRecPtr vm = r->page_vm;
+        /*
+         * The probes that follow go in at once, without a round through
+         * the scan's loop each: a probe is a few words to the host, and
+         * the loop's way through the reader and the strategy for each took
+         * longer than the GPU's read of the page from its memory.
+         */
+        do {
+            b->buffers[b->npages] = InvalidBuffer;
+            b->lines[b->npages] = 0;
+            b->lsns[b->npages] = 0;
+            b->blocks[b->npages] = block;
+            b->vms[b->npages++] = vm;
+            b->nprobes++;
+            if (b->npages % kCollectEvery == 0) {
+                CHECK_FOR_INTERRUPTS();
+                (void)complete(pg, &pg->batch[1 - pg->filling], false);
+            }
+        } while (b->npages < pg->capacity && heap_reader_next_probe(r, &block, &vm));
     } else {
         XLogRecPtr lsn;
         Buffer buffer = heap_reader_take_page(r, &b->lines[b->npages], &lsn);
