@@ -649,6 +649,9 @@ void apply_fail_injection(void)
  * reading `sleeping`, with a full barrier in between on both sides: either
  * this process sees the ring, or the client sees it asleep and signals it.
  */
+/* How often the process looks at batches in flight (serve() says why). */
+constexpr long kInFlightLookUs = 20;
+
 void wait_for_work(long timeout_us)
 {
     pg_atomic_write_u32(&gh_service->sleeping, 1);
@@ -697,12 +700,16 @@ void serve(void)
         }
         /*
          * Batches in flight: look again soon, their slots (and a page
-         * batch's pins) are wanted back.  A page batch takes the GPU about
-         * 0.4 ms and auto keeps only a few queued, so a 1 ms look left the
-         * GPU idle between them; 100 us costs this process a few percent
-         * of a core while the GPU works.
+         * batch's pins) are wanted back, and their scans wait.  A page
+         * batch read over PCIe takes the GPU about 0.4 ms, and auto keeps
+         * only a few queued, so a 1 ms look left the GPU idle between
+         * them.  A batch of 8,192 probes read from the page cache takes it
+         * a tenth of that, and a serial scan of 100M cached rows, 78 such
+         * batches one after another, spent 8 ms of its 20 waiting for the
+         * 100 us looks; hence 20 us, with the timer slack that lets a
+         * sleep be that short (become_cuda_process).
          */
-        wait_for_work(n_in_flight > 0 ? 100 : 1000000);
+        wait_for_work(n_in_flight > 0 ? kInFlightLookUs : 1000000);
     }
 }
 
@@ -727,6 +734,8 @@ void become_cuda_process(pid_t supervisor)
 {
     MyProcPid = getpid();
     (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+    /* Linux stretches a sleep by up to 50 us by default: too much for kInFlightLookUs */
+    (void)prctl(PR_SET_TIMERSLACK, 1000UL);
     if (getppid() != supervisor)
         leave(1); /* the supervisor died before the line above */
     on_exit_reset();

@@ -13,8 +13,11 @@
 # without its text), date_bin, GROUP BY g, 10-minute bins, serially the
 # heatmap (with and without its text, also at work_mem 64MB) and 10-minute
 # bins, and auto with test/bench/sql_timing.py, prints EXPLAIN ANALYZE's
-# plan and each answer's md5, and last the ordinary plan's md5.  Log in
-# $OUT/ab.log.  Builds alternate because H100 hosts, and one host over a
+# plan and each answer's md5, and last the ordinary plan's md5.
+# GH_AB_SET=scans times instead what a scan's pages cost: the ungrouped
+# histogram, GROUP BY g and the two-week range (ungrouped and as a
+# heatmap), serially and with 8 workers, with the backend's CPU time, and
+# the md5s of GROUP BY g and the two-week heatmap.  Log in $OUT/ab.log.  Builds alternate because H100 hosts, and one host over a
 # few minutes, differ by more than most changes measured.
 set -u
 BUILD_A=${1:-.gpu/stage-base}
@@ -46,9 +49,27 @@ P8="SET max_parallel_workers_per_gather = 8; SET gpu_histogram.device = gpu; SET
 S0="SET max_parallel_workers_per_gather = 0; SET gpu_histogram.device = gpu; SET work_mem = '4MB';"
 S64="SET max_parallel_workers_per_gather = 0; SET gpu_histogram.device = gpu; SET work_mem = '64MB';"
 SETS=(--setup "SET max_parallel_workers_per_gather = 8" --setup "SET TimeZone = 'America/New_York'" --setup "SET gpu_histogram.device = gpu")
+R="ts >= '2026-02-01 00:00:00+00' AND ts < '2026-02-15 00:00:00+00'"
+U="SELECT gpu_histogram(x, 0, 1, 64) h FROM $T"
+WU="SELECT gpu_histogram(x, 0, 1, 64) h FROM $T WHERE $R"
+WH="SELECT date_trunc('hour', ts) t, count(*) n, gpu_histogram(x, 0, 1, 64) h FROM $T WHERE $R GROUP BY 1"
+scans() {
+    for w in 0 8; do
+        timeout 100 python3 test/bench/sql_timing.py --rounds 7 --warmup 1 --cpu --setup "SET max_parallel_workers_per_gather = $w" \
+            --setup "SET TimeZone = 'America/New_York'" --setup "SET gpu_histogram.device = gpu" \
+            "ungrouped, $w workers=$U" "GROUP BY g=$G" "two weeks=$WU" "two weeks, heatmap=$WH"
+    done
+    psql -X -At -c "SET TimeZone = 'America/New_York'" -c "SELECT md5(string_agg(g || h::text, ',' ORDER BY g)) FROM ($G) s" \
+        -c "SELECT md5(string_agg(t::text || n || h::text, ',' ORDER BY t)) FROM ($WH) s"
+}
 for build in "$BUILD_A" "$BUILD_B" "$BUILD_A" "$BUILD_B"; do
     echo "=== $build"
     swap "$build"
+    if [ "${GH_AB_SET:-heatmaps}" = scans ]; then
+        for i in 1 2; do psql -X -q -c "SET max_parallel_workers_per_gather = 8" -c "SELECT count(h) FROM ($U) s" >/dev/null; done
+        scans
+        continue
+    fi
     # fill the GPU's page cache: the first scan after a start finds it empty
     for i in 1 2; do psql -X -q -c "SET max_parallel_workers_per_gather = 8" -c "SET TimeZone = 'America/New_York'" -c "SELECT count(h) FROM ($H) s" >/dev/null; done
     timeout 240 python3 test/bench/sql_timing.py --rounds 7 --warmup 1 "${SETS[@]}" \
@@ -57,6 +78,9 @@ for build in "$BUILD_A" "$BUILD_B" "$BUILD_A" "$BUILD_B"; do
     psql -X -At -c "SET max_parallel_workers_per_gather = 8" -c "SET TimeZone = 'America/New_York'" -c "SELECT md5(string_agg(t::text || n || h::text, ',' ORDER BY t)) FROM ($H) s" -c "SELECT md5(string_agg(t::text || h::text, ',' ORDER BY t)) FROM ($B) s"
 done
 echo "=== ordinary plan"
+[ "${GH_AB_SET:-heatmaps}" = scans ] && psql -X -At -c "SET TimeZone = 'America/New_York'" -c "SET gpu_histogram.scan = off" \
+    -c "SELECT md5(string_agg(g || h::text, ',' ORDER BY g)) FROM ($G) s" \
+    -c "SELECT md5(string_agg(t::text || n || h::text, ',' ORDER BY t)) FROM ($WH) s"
 psql -X -At -c "SET max_parallel_workers_per_gather = 8" -c "SET TimeZone = 'America/New_York'" -c "SET gpu_histogram.scan = off" -c "SET gpu_histogram.device = cpu" -c "SELECT md5(string_agg(t::text || n || h::text, ',' ORDER BY t)) FROM ($H) s" -c "SELECT md5(string_agg(t::text || h::text, ',' ORDER BY t)) FROM ($B) s"
 grep -ciE "PANIC|terminated by signal" /tmp/pg.log
 pg_down

@@ -85,8 +85,9 @@ bool host_has_idle_core()
     return got != 5 || cores <= 0 || running <= cores;
 }
 
-/* A filling batch looks whether the GPU is done with the other one this often. */
+/* A filling batch looks whether the GPU is done with the other one this often (pages, probes). */
 constexpr int32 kCollectEvery = 64;
+constexpr int32 kCollectProbesEvery = 1024;
 
 /* Gives back b's page slots, whether queued (the service then frees them) or not. */
 void release_slots(const PageGpu *pg, PageBatch *b)
@@ -301,18 +302,28 @@ bool send(PageGpu *pg, PageBatch *b, HistogramState *const *states, const bool *
         if (b->slots[h] < 0)
             continue;
         uint64 *words = gpu_service_slot_pages(b->slots[h]);
-        for (int i = 0; i < b->npages; i++)
-            words[i] = BufferIsValid(b->buffers[i])
-                           ? gh::page_word(static_cast<uint64>(b->buffers[i] - 1), b->lines[i])
-                           : 0; /* a probe: the cache has its page, or nobody reads it */
+        const bool all_probes = b->nprobes == b->npages;
+        if (all_probes) /* a probe's word: the cache has its page, or nobody reads it */
+            memset(words, 0, sizeof(uint64) * b->npages);
+        else
+            for (int i = 0; i < b->npages; i++)
+                words[i] = BufferIsValid(b->buffers[i])
+                               ? gh::page_word(static_cast<uint64>(b->buffers[i] - 1), b->lines[i])
+                               : 0;
         if (pg->cache_rel.rel != 0) {
-            memcpy(gpu_service_slot_page_lsns(b->slots[h]), b->lsns, sizeof(uint64) * b->npages);
+            if (all_probes)
+                memset(gpu_service_slot_page_lsns(b->slots[h]), 0, sizeof(uint64) * b->npages);
+            else
+                memcpy(gpu_service_slot_page_lsns(b->slots[h]), b->lsns, sizeof(uint64) * b->npages);
             memcpy(gpu_service_slot_page_blocks(b->slots[h]), b->blocks, sizeof(uint32) * b->npages);
             memcpy(gpu_service_slot_page_vms(b->slots[h]), b->vms, sizeof(uint64) * b->npages);
             /* missed, unless the GPU says otherwise: it answers only where it resolves the batch */
             uint8 *misses = gpu_service_slot_page_misses(b->slots[h]);
-            for (int i = 0; i < b->npages; i++)
-                misses[i] = !BufferIsValid(b->buffers[i]);
+            if (all_probes || b->nprobes == 0)
+                memset(misses, all_probes, b->npages);
+            else
+                for (int i = 0; i < b->npages; i++)
+                    misses[i] = !BufferIsValid(b->buffers[i]);
         }
     }
     for (int h = 0; h < pg->nhist; h++)
@@ -662,7 +673,8 @@ PageBatch *page_gpu_add(PageGpu *pg, HeapReader *r, HistogramState *const *state
             b->blocks[b->npages] = block;
             b->vms[b->npages++] = vm;
             b->nprobes++;
-            if (b->npages % kCollectEvery == 0) {
+            /* a probe batch holds no pins: collected less often, the service's lock taken less often */
+            if (b->npages % kCollectProbesEvery == 0) {
                 CHECK_FOR_INTERRUPTS();
                 (void)complete(pg, &pg->batch[1 - pg->filling], false);
             }
