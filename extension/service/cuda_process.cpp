@@ -704,10 +704,12 @@ void serve(void)
          * batch read over PCIe takes the GPU about 0.4 ms, and auto keeps
          * only a few queued, so a 1 ms look left the GPU idle between
          * them.  A batch of 8,192 probes read from the page cache takes it
-         * a tenth of that, and a serial scan of 100M cached rows, 78 such
-         * batches one after another, spent 8 ms of its 20 waiting for the
-         * 100 us looks; hence 20 us, with the timer slack that lets a
-         * sleep be that short (become_cuda_process).
+         * far less, and a serial scan of 100M cached rows sends 78 such
+         * batches one after another: with a look every 100 us it took 19
+         * to 20 ms on the H100 host, with 20 us 12 to 16 (8 workers: 10 ms
+         * either way).  The timer slack lets a sleep be that short
+         * (become_cuda_process); the looks cost this process a little more
+         * of a core, and only while batches are in flight.
          */
         wait_for_work(n_in_flight > 0 ? kInFlightLookUs : 1000000);
     }
