@@ -51,10 +51,11 @@
  * never handed out before), and every change to a heap page's tuples
  * clears its bit first; so an equal LSN with the bit set at both readings
  * means the bit stayed set in between, and the page's tuples did not
- * change.  The scan's snapshot is older than both readings and holds back
- * the horizon, so an all-visible page holds exactly the tuples it sees
- * (the reasoning of index-only scans).  A probe that misses comes back to
- * the host, which reads the page as before.
+ * change.  Where the fill noted the page after the probe's reading, both
+ * fell while the probing scan's snapshot was held, and that snapshot
+ * holds back the horizon: an all-visible page then holds exactly the
+ * tuples it sees (the reasoning of index-only scans).  A probe that misses
+ * comes back to the host, which reads the page as before.
  */
 #ifndef GH_PAGE_CACHE_H
 #define GH_PAGE_CACHE_H

@@ -655,16 +655,18 @@ bool page_gpu_accepts(PageGpu *pg, const HeapReader *r, HistogramState *const *s
 PageBatch *page_gpu_add(PageGpu *pg, HeapReader *r, HistogramState *const *states, const bool *skip)
 {
     PageBatch *b = &pg->batch[pg->filling];
-    Assert(r->rel == pg->rel); /* a cache key must not lie */
+    if (r->rel != pg->rel) { /* never so today: a scan reads one relation; a cache key must not lie */
+        pg->cache_rel.rel = 0;
+        pg->probing = false;
+    }
     if (r->probe) {
         r->probe = false;
         BlockNumber block = r->probe_block;
         XLogRecPtr vm = r->page_vm;
         /*
-         * The probes that follow go in at once, without a round through
-         * the scan's loop each: a probe is a few words to the host, and
-         * the loop's way through the reader and the strategy for each took
-         * longer than the GPU's read of the page from its memory.
+         * The probes that follow go in at once: a run of all-visible
+         * blocks then costs the host a few stores each, not a trip through
+         * the scan's loop (the reader, the strategy, the checks above).
          */
         do {
             b->buffers[b->npages] = InvalidBuffer;
