@@ -168,14 +168,21 @@ bool add_tuples(ScanExec *s, HeapReader *r, int n)
     return false;
 }
 
+/* The filling batch goes to the GPU, or is parsed here. */
+void flush_last_batch(ScanExec *s)
+{
+    UngroupedRows *u = s->ungrouped;
+    for (PageBatch *back = page_gpu_flush(&u->page_gpu, u->states, u->skip); back != NULL;
+         back = page_gpu_resume(&u->page_gpu, u->states, u->skip))
+        parse_batch(s, back);
+}
+
 bool drain(ScanExec *s)
 {
     UngroupedRows *u = s->ungrouped;
     if (!u->pages || !u->page_gpu.probing)
         return false;
-    for (PageBatch *back = page_gpu_flush(&u->page_gpu, u->states, u->skip); back != NULL;
-         back = page_gpu_resume(&u->page_gpu, u->states, u->skip))
-        parse_batch(s, back);
+    flush_last_batch(s);
     return page_gpu_collect_probes(&u->page_gpu);
 }
 
@@ -184,9 +191,7 @@ void end_read(ScanExec *s)
     UngroupedRows *u = s->ungrouped;
     if (!u->pages)
         return;
-    for (PageBatch *back = page_gpu_flush(&u->page_gpu, u->states, u->skip); back != NULL;
-         back = page_gpu_resume(&u->page_gpu, u->states, u->skip))
-        parse_batch(s, back);
+    flush_last_batch(s);
     heap_reader_count_tuples(&s->reader, page_gpu_finish(&u->page_gpu, u->states));
 }
 

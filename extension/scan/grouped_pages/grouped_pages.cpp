@@ -120,6 +120,14 @@ void parse_returned(GroupedPages *gp, const HostPages &host, PageBatch *b)
     page_gpu_release(b);
 }
 
+/* The filling batch goes to the GPU, or is parsed here. */
+void flush_last_batch(GroupedPages *gp, const HostPages &host)
+{
+    for (PageBatch *back = page_gpu_flush(&gp->pages, NULL, NULL); back != NULL;
+         back = page_gpu_resume(&gp->pages, NULL, NULL))
+        parse_returned(gp, host, back);
+}
+
 } // namespace
 
 bool grouped_pages_may_run(void)
@@ -207,9 +215,7 @@ bool grouped_pages_drain(GroupedPages *gp, const HostPages &host)
 {
     if (!gp->active || !gp->pages.probing)
         return false;
-    for (PageBatch *back = page_gpu_flush(&gp->pages, NULL, NULL); back != NULL;
-         back = page_gpu_resume(&gp->pages, NULL, NULL))
-        parse_returned(gp, host, back);
+    flush_last_batch(gp, host);
     grouped_pages_parse_left(gp, host);
     bool more = page_gpu_collect_probes(&gp->pages);
     grouped_pages_parse_left(gp, host);
@@ -220,9 +226,7 @@ void grouped_pages_end_read(GroupedPages *gp, const HostPages &host)
 {
     if (!gp->active)
         return;
-    for (PageBatch *back = page_gpu_flush(&gp->pages, NULL, NULL); back != NULL;
-         back = page_gpu_resume(&gp->pages, NULL, NULL))
-        parse_returned(gp, host, back);
+    flush_last_batch(gp, host);
     heap_reader_count_tuples(host.reader, page_gpu_finish(&gp->pages, NULL));
     grouped_pages_parse_left(gp, host);
 }
