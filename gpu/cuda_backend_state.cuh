@@ -96,24 +96,16 @@ Status set_device(int device);
     } while (0)
 
 /*
- * A batch's first n words (values or page words) onto its device, for the
- * kernel that follows on d.stream.  The copy must not overwrite on_device
- * while an earlier kernel still reads it: the buffer's last `done` orders
- * it after that kernel, and the stream waits for the copy; other batches'
- * copies and kernels overlap.
+ * A batch's first n words onto its device, for the kernel that follows on
+ * d.stream.  The copy must not overwrite on_device while an earlier kernel
+ * still reads it: the buffer's last `done` orders it after that kernel,
+ * and the stream waits for the copy; other batches' copies and kernels
+ * overlap.  (A page batch's words and keys: copy_page_batch_in.)
  */
-inline Status copy_batch_in(const Device &d, BatchBuffer *b, size_t n, const PageCacheKeys *keys = nullptr)
+inline Status copy_batch_in(const Device &d, BatchBuffer *b, size_t n)
 {
     GH_CUDA(cudaStreamWaitEvent(d.copy_stream, b->done, 0));
     GH_CUDA(cudaMemcpyAsync(b->on_device, b->host, n * sizeof(double), cudaMemcpyHostToDevice, d.copy_stream));
-    if (keys != nullptr) { /* a page batch's keys for the page cache (page_cache.h), at the same offsets */
-        GH_CUDA(cudaMemcpyAsync(b->on_device + keys->lsn_word, b->host + keys->lsn_word, n * sizeof(uint64_t),
-                                cudaMemcpyHostToDevice, d.copy_stream));
-        GH_CUDA(cudaMemcpyAsync(b->on_device + keys->block_word, b->host + keys->block_word, n * sizeof(uint32_t),
-                                cudaMemcpyHostToDevice, d.copy_stream));
-        GH_CUDA(cudaMemcpyAsync(b->on_device + keys->vm_word, b->host + keys->vm_word, n * sizeof(uint64_t),
-                                cudaMemcpyHostToDevice, d.copy_stream));
-    }
     GH_CUDA(cudaEventRecord(b->copied, d.copy_stream));
     GH_CUDA(cudaStreamWaitEvent(d.stream, b->copied, 0));
     return Status::ok;
@@ -136,12 +128,20 @@ inline Status copy_batch_in(const Device &d, BatchBuffer *b, size_t n, const Pag
  * for cuda_pages.cu: whether keys' areas fit a buffer of capacity words
  * holding n page words and their grouped answer; the resolution of the
  * pages against the device's entries (*view: none if the batch is not
- * cached), after copy_batch_in() with the keys; and, after the kernel, the
+ * cached), after copy_page_batch_in(); and, after the kernel, the
  * copy of the number of hits and of the probes' misses into the host area
  * (a batch not cached leaves the host's miss bytes as they were: the
  * caller flags every probe missed before it submits).
  */
 bool page_cache_keys_fit(const PageCacheKeys &k, size_t n, size_t capacity);
+/*
+ * A page batch's n page words onto its device as copy_batch_in() does,
+ * with its keys (if any) at the same offsets; of a batch with probe runs,
+ * the words and keys before the first run, then the runs, which a kernel
+ * on d.stream expands into the rest.  Runs out of order or past n are a
+ * client's mistake: internal_error, nothing queued.
+ */
+Status copy_page_batch_in(const cuda_state::Device &d, BatchBuffer *b, size_t n, const PageCacheKeys *keys);
 Status resolve_cached_pages(const cuda_state::Device &d, BatchBuffer *b, size_t n, const PageCacheKeys *keys,
                             uint64_t pool_pages, PageCacheView *view);
 Status read_cache_hits(const cuda_state::Device &d, BatchBuffer *b);

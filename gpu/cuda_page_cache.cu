@@ -120,6 +120,35 @@ __global__ void commit_pages(const uint64_t *__restrict__ words, const unsigned 
     keys[e] = k;
 }
 
+/*
+ * One thread a probe of the batch's runs (page_cache.h: ProbeRun): the
+ * probe's page word, LSN, block and map LSN, as the host would have
+ * written them, for pages [from, n).  Runs are few (one a batch in a
+ * serial scan of an all-visible table), so each thread finds its own by
+ * bisection.
+ */
+__global__ void expand_probe_runs(const ProbeRun *__restrict__ runs, uint32_t nruns, uint32_t from, uint32_t n,
+                                  uint64_t *__restrict__ words, unsigned long long *__restrict__ lsns,
+                                  uint32_t *__restrict__ blocks, unsigned long long *__restrict__ vms)
+{
+    const uint32_t i = from + blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    uint32_t lo = 0, hi = nruns - 1;
+    while (lo < hi) {
+        const uint32_t mid = (lo + hi + 1) / 2;
+        if (runs[mid].at <= i)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    const ProbeRun r = runs[lo];
+    words[i] = 0;
+    lsns[i] = 0;
+    blocks[i] = r.block + (i - r.at);
+    vms[i] = r.vm;
+}
+
 unsigned grid_for(size_t n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
 
 template <typename T>
@@ -190,9 +219,60 @@ bool page_cache_keys_fit(const PageCacheKeys &k, size_t n, size_t capacity)
 {
     const size_t halves = (n + 1) / 2; /* n uint32_t in 8-byte words */
     const size_t eighths = (n + 7) / 8; /* n bytes */
+    const size_t run_words = size_t(k.runs) * sizeof(ProbeRun) / sizeof(uint64_t);
     return k.lsn_word >= n + eighths && k.lsn_word + n <= k.block_word && k.block_word + halves <= k.vm_word &&
            k.vm_word + n <= k.directive_word && k.directive_word + halves <= k.hits_word && k.hits_word < k.miss_word &&
-           k.miss_word + eighths <= capacity;
+           k.miss_word + eighths <= k.run_word && k.run_word + run_words <= capacity;
+}
+
+static Status probe_runs_valid(const BatchBuffer *b, size_t n, const PageCacheKeys &k, uint32_t *pinned)
+{
+    *pinned = static_cast<uint32_t>(n);
+    if (k.runs == 0)
+        return Status::ok;
+    const ProbeRun *runs = reinterpret_cast<const ProbeRun *>(b->host + k.run_word);
+    /* each run names at least one page, in order, within the batch: else a client's mistake */
+    for (uint32_t r = 0; r < k.runs; r++) {
+        const uint32_t end = r + 1 < k.runs ? runs[r + 1].at : static_cast<uint32_t>(n);
+        if (runs[r].at >= end || end > n || runs[r].vm == 0 || uint64_t(runs[r].block) + (end - runs[r].at) > 0xFFFFFFFFull)
+            return Status::internal_error;
+    }
+    *pinned = runs[0].at;
+    return Status::ok;
+}
+
+Status copy_page_batch_in(const Device &d, BatchBuffer *b, size_t n, const PageCacheKeys *keys)
+{
+    uint32_t pinned = static_cast<uint32_t>(n);
+    if (keys != nullptr) {
+        Status s = probe_runs_valid(b, n, *keys, &pinned);
+        if (s != Status::ok)
+            return s;
+    }
+    GH_CUDA(cudaStreamWaitEvent(d.copy_stream, b->done, 0));
+    GH_CUDA(cudaMemcpyAsync(b->on_device, b->host, pinned * sizeof(double), cudaMemcpyHostToDevice, d.copy_stream));
+    if (keys != nullptr) { /* the keys of the pages before the runs, at the same offsets, and the runs */
+        GH_CUDA(cudaMemcpyAsync(b->on_device + keys->lsn_word, b->host + keys->lsn_word, pinned * sizeof(uint64_t),
+                                cudaMemcpyHostToDevice, d.copy_stream));
+        GH_CUDA(cudaMemcpyAsync(b->on_device + keys->block_word, b->host + keys->block_word,
+                                pinned * sizeof(uint32_t), cudaMemcpyHostToDevice, d.copy_stream));
+        GH_CUDA(cudaMemcpyAsync(b->on_device + keys->vm_word, b->host + keys->vm_word, pinned * sizeof(uint64_t),
+                                cudaMemcpyHostToDevice, d.copy_stream));
+        if (keys->runs > 0)
+            GH_CUDA(cudaMemcpyAsync(b->on_device + keys->run_word, b->host + keys->run_word,
+                                    keys->runs * sizeof(ProbeRun), cudaMemcpyHostToDevice, d.copy_stream));
+    }
+    GH_CUDA(cudaEventRecord(b->copied, d.copy_stream));
+    GH_CUDA(cudaStreamWaitEvent(d.stream, b->copied, 0));
+    if (pinned < n) {
+        /* with or without a cache: a probe's page word must name nothing for the page kernel */
+        expand_probe_runs<<<grid_for(n - pinned), kThreads, 0, d.stream>>>(
+            at_word<const ProbeRun>(b->on_device, keys->run_word), keys->runs, pinned, static_cast<uint32_t>(n),
+            reinterpret_cast<uint64_t *>(b->on_device), at_word<unsigned long long>(b->on_device, keys->lsn_word),
+            at_word<uint32_t>(b->on_device, keys->block_word), at_word<unsigned long long>(b->on_device, keys->vm_word));
+        GH_CUDA(cudaGetLastError());
+    }
+    return Status::ok;
 }
 
 Status resolve_cached_pages(const Device &d, BatchBuffer *b, size_t n, const PageCacheKeys *keys, uint64_t pool_pages,

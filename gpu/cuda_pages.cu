@@ -89,7 +89,7 @@ Status submit_pages(DeviceHistogram *h, BatchBuffer *b, size_t n, const PageColu
         return s;
     const Device &d = g.devices[h->device];
     PageCacheView cache;
-    if ((s = copy_batch_in(d, b, n, keys)) != Status::ok ||
+    if ((s = copy_page_batch_in(d, b, n, keys)) != Status::ok ||
         (s = resolve_cached_pages(d, b, n, keys, pool_pages(), &cache)) != Status::ok)
         return s;
     GH_CUDA(bin_pages_on_device(reinterpret_cast<const uint64_t *>(b->on_device), n, d.pool, pool_pages(), col,
@@ -119,7 +119,7 @@ Status submit_grouped_pages(DeviceHistogram *h, BatchBuffer *b, size_t n, const 
         return s;
     const Device &d = g.devices[h->device];
     PageCacheView cache;
-    if ((s = copy_batch_in(d, b, n, keys)) != Status::ok ||
+    if ((s = copy_page_batch_in(d, b, n, keys)) != Status::ok ||
         (s = resolve_cached_pages(d, b, n, keys, pool_pages(), &cache)) != Status::ok)
         return s;
     unsigned char *flags_on_device = reinterpret_cast<unsigned char *>(b->on_device + n);

@@ -364,7 +364,8 @@ gh::Status run_bin_pages(int32 i, const ServiceSlot &req, LocalHistogram *local,
 {
     const uint64 words = static_cast<uint64>(service_slot_words(i));
     const uint64 capacity = h.grouped_pages ? gh::grouped_page_capacity(words) : words;
-    if (!h.pages || h.groups > 0 || req.count < 0 || static_cast<uint64>(req.count) > capacity)
+    if (!h.pages || h.groups > 0 || req.count < 0 || static_cast<uint64>(req.count) > capacity ||
+        req.probe_runs < 0 || req.probe_runs > kPageSlotProbeRuns)
         return gh::Status::internal_error;
     if (!gh_service->pool_registered) /* sent to an earlier incarnation that had it: the histogram fails */
         return gh::Status::no_device;
@@ -372,7 +373,7 @@ gh::Status run_bin_pages(int32 i, const ServiceSlot &req, LocalHistogram *local,
     if (s != gh::Status::ok)
         return s;
     gh::BatchBuffer *batch = batches[i * gh::kMaxDevices + h.device];
-    const gh::PageCacheKeys keys = service_page_cache_keys(req.cache_rel);
+    const gh::PageCacheKeys keys = service_page_cache_keys(req.cache_rel, req.probe_runs);
     s = h.grouped_pages ? gh::gpu_grouped_pages_submit(local->device, batch, static_cast<size_t>(req.count), &keys)
                         : gh::gpu_pages_submit(local->device, batch, static_cast<size_t>(req.count), h.column, &keys);
     if (s != gh::Status::ok)

@@ -627,6 +627,16 @@ uint8 *gpu_service_slot_page_misses(int32 slot)
     return reinterpret_cast<uint8 *>(service_slot_values(slot) + kPageSlotMissWord);
 }
 
+gh::ProbeRun *gpu_service_slot_probe_runs(int32 slot)
+{
+    return reinterpret_cast<gh::ProbeRun *>(service_slot_values(slot) + kPageSlotRunWord);
+}
+
+int32 gpu_service_probe_run_capacity(void)
+{
+    return kPageSlotProbeRuns;
+}
+
 bool gpu_service_page_cache_running(void)
 {
     if (gh_service == NULL)
@@ -643,11 +653,13 @@ static uint64 page_cache_hits(int32 slot)
     return reinterpret_cast<const uint64 *>(service_slot_values(slot))[kPageSlotHitsWord];
 }
 
-void gpu_service_bin_pages(int32 slot, const ServiceHistogramRef *ref, int32 npages, const gh::PageCacheRel &rel)
+void gpu_service_bin_pages(int32 slot, const ServiceHistogramRef *ref, int32 npages, const gh::PageCacheRel &rel,
+                           int32 probe_runs)
 {
-    Assert(service_is_page_slot(slot) && npages <= kPageSlotPages);
-    /* the slot is this process's alone until queued: the queueing's lock publishes both */
+    Assert(service_is_page_slot(slot) && npages <= kPageSlotPages && probe_runs <= kPageSlotProbeRuns);
+    /* the slot is this process's alone until queued: the queueing's lock publishes all three */
     gh_service_slots[slot].cache_rel = rel;
+    gh_service_slots[slot].probe_runs = probe_runs;
     reinterpret_cast<uint64 *>(service_slot_values(slot))[kPageSlotHitsWord] = 0;
     queue_request(slot, REQUEST_BIN_PAGES, ref, 0, npages);
     gh_batches_sent_to_gpu++;

@@ -153,15 +153,25 @@ uint32 *gpu_service_slot_page_blocks(int32 slot);
 uint64 *gpu_service_slot_page_vms(int32 slot);
 uint8 *gpu_service_slot_page_misses(int32 slot);
 
+/*
+ * Where a batch's runs of probes go (gh::ProbeRun), at most
+ * gpu_service_probe_run_capacity() of them: its last pages, whose words
+ * and keys the scan then leaves unwritten (their miss bytes it sets).
+ */
+gh::ProbeRun *gpu_service_slot_probe_runs(int32 slot);
+int32 gpu_service_probe_run_capacity(void);
+
 /* Whether the GPUs keep a page cache now, so that probes can be answered. */
 bool gpu_service_page_cache_running(void);
 
 /*
- * Queues the slot's first n page words; the pages stay pinned until
- * gpu_service_pages_done() says so.  rel: their relation's file, for the
- * GPUs' page cache (rel.rel 0: none of them is cached).
+ * Queues the slot's n pages: the first n page words, or, with probe_runs,
+ * the words up to the first run and then the runs; the pages stay pinned
+ * until gpu_service_pages_done() says so.  rel: their relation's file, for
+ * the GPUs' page cache (rel.rel 0: none of them is cached).
  */
-void gpu_service_bin_pages(int32 slot, const ServiceHistogramRef *ref, int32 n, const gh::PageCacheRel &rel);
+void gpu_service_bin_pages(int32 slot, const ServiceHistogramRef *ref, int32 n, const gh::PageCacheRel &rel,
+                           int32 probe_runs);
 
 /*
  * Whether the page batch queued on slot is done (the GPU has read its

@@ -85,6 +85,7 @@ struct ServiceSlot {
     uint64 seq;         /* queue order */
     int32 result;       /* gh::Status of a read */
     gh::PageCacheRel cache_rel; /* a page batch's relation, for the GPUs' page cache (rel 0: not cached) */
+    int32 probe_runs;   /* a page batch's runs of probes (kPageSlotRunWord) */
 };
 
 enum HistEntryState : int32 { HIST_FREE = 0, HIST_OPEN, HIST_CLOSING };
@@ -194,17 +195,23 @@ constexpr int32 kPageSlotPages = 8192;
  * batch's answer (gh::grouped_page_capacity), then the pages' keys for the
  * GPUs' page cache (gh::PageCacheKeys): their LSNs, their block numbers,
  * their visibility map LSNs, room for the directives on the device, the
- * number of hits, and a byte a page for the probes the cache missed.
+ * number of hits, a byte a page for the probes the cache missed, and the
+ * batch's runs of probes (gh::ProbeRun), at most kPageSlotProbeRuns: a
+ * serial scan of an all-visible table sends one a batch, a parallel one a
+ * few (its blocks come in chunks), and a batch whose runs are used up is
+ * sent as it is.
  */
+constexpr int32 kPageSlotProbeRuns = 1024;
 constexpr int32 kPageSlotLsnWord = kPageSlotPages + kPageSlotPages / 8;
 constexpr int32 kPageSlotBlockWord = kPageSlotLsnWord + kPageSlotPages;
 constexpr int32 kPageSlotVmWord = kPageSlotBlockWord + kPageSlotPages / 2;
 constexpr int32 kPageSlotDirectiveWord = kPageSlotVmWord + kPageSlotPages;
 constexpr int32 kPageSlotHitsWord = kPageSlotDirectiveWord + kPageSlotPages / 2;
 constexpr int32 kPageSlotMissWord = kPageSlotHitsWord + 1;
-constexpr int32 kPageSlotWords = kPageSlotMissWord + kPageSlotPages / 8;
+constexpr int32 kPageSlotRunWord = kPageSlotMissWord + kPageSlotPages / 8;
+constexpr int32 kPageSlotWords = kPageSlotRunWord + kPageSlotProbeRuns * sizeof(gh::ProbeRun) / sizeof(uint64);
 
-static inline gh::PageCacheKeys service_page_cache_keys(const gh::PageCacheRel &rel)
+static inline gh::PageCacheKeys service_page_cache_keys(const gh::PageCacheRel &rel, int32 probe_runs)
 {
     return gh::PageCacheKeys{rel,
                              kPageSlotLsnWord,
@@ -212,7 +219,9 @@ static inline gh::PageCacheKeys service_page_cache_keys(const gh::PageCacheRel &
                              kPageSlotVmWord,
                              kPageSlotDirectiveWord,
                              kPageSlotHitsWord,
-                             kPageSlotMissWord};
+                             kPageSlotMissWord,
+                             kPageSlotRunWord,
+                             static_cast<uint32>(probe_runs)};
 }
 
 /* Value slots and page slots together: the slot table's length. */

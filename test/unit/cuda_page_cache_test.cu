@@ -25,9 +25,11 @@ gh::PageCacheKeys keys_for(const gh::PageCacheRel &rel)
     const uint32_t vm = block + uint32_t(kPages) / 2;
     const uint32_t directive = vm + uint32_t(kPages);
     const uint32_t hits = directive + uint32_t(kPages) / 2;
-    return gh::PageCacheKeys{rel, lsn, block, vm, directive, hits, hits + 1};
+    const uint32_t miss = hits + 1;
+    return gh::PageCacheKeys{rel, lsn, block, vm, directive, hits, miss, miss + uint32_t(kPages) / 8, 0};
 }
-constexpr size_t kCapacity = kPages + kPages / 8 + kPages * 3 + 1 + kPages / 8;
+constexpr size_t kRuns = 8;
+constexpr size_t kCapacity = kPages + kPages / 8 + kPages * 3 + 1 + kPages / 8 + kRuns * 2;
 
 class PageCache : public gh_test::KernelTest {
   protected:
@@ -60,16 +62,19 @@ class PageCache : public gh_test::KernelTest {
      * asked.  A page whose LSN is 0 and map LSN is not is sent as a probe,
      * naming no buffer.  Answers the histogram and, in *hits, the pages
      * read from the cache; *missed, if given, gets each page's miss byte.
+     * With runs, the pages from the first run's `at` on are its probes,
+     * whatever the words and keys there say.
      */
     std::vector<int64_t> run(const Written &written, const std::vector<uint64_t> &lsns,
                              const std::vector<uint32_t> &blocks, bool commit, uint64_t *hits,
                              std::vector<uint64_t> vms = {}, std::vector<uint8_t> *missed = nullptr,
-                             const std::vector<uint64_t> *page_words = nullptr)
+                             const std::vector<uint64_t> *page_words = nullptr,
+                             const std::vector<gh::ProbeRun> *runs = nullptr)
     {
         if (vms.empty())
             vms.assign(kPages, 0);
         std::vector<int64_t> counts(size_t(spec.nbins) + 3, 0);
-        const gh::PageCacheKeys keys = keys_for(rel);
+        gh::PageCacheKeys keys = keys_for(rel);
         uint64_t *area = buffers->area(0);
         std::vector<uint64_t> words = page_words != nullptr ? *page_words : words_for(written, 0, kPages);
         uint8_t *miss = reinterpret_cast<uint8_t *>(area + keys.miss_word);
@@ -77,7 +82,11 @@ class PageCache : public gh_test::KernelTest {
             const bool probe = lsns[i] == 0 && vms[i] != 0;
             if (probe)
                 words[i] = 0;
-            miss[i] = probe; /* as the scan flags its probes before it sends them */
+            miss[i] = probe || (runs != nullptr && i >= runs->front().at); /* as the scan flags its probes */
+        }
+        if (runs != nullptr) {
+            keys.runs = uint32_t(runs->size());
+            std::copy(runs->begin(), runs->end(), reinterpret_cast<gh::ProbeRun *>(area + keys.run_word));
         }
         std::copy(words.begin(), words.end(), area);
         std::copy(lsns.begin(), lsns.end(), area + keys.lsn_word);
@@ -274,6 +283,76 @@ TEST_F(PageCache, ProbeHitsReadTheFillsLines)
     EXPECT_EQ(run(written, all(5000), blocks, true, &hits, vms, &missed, &halved), want);
     EXPECT_EQ(run(written, all(0), blocks, true, &hits, vms, &missed), want) << "the fill's lines, not the page's";
     EXPECT_EQ(hits, kPages);
+}
+
+/*
+ * Probes given as runs (page_cache.h: ProbeRun) after a batch's pinned
+ * pages: the GPU writes each probe's key itself, whatever the host area
+ * holds there, and answers it as it answers a probe the host wrote out.
+ */
+TEST_F(PageCache, ProbeRunsAreExpandedOnTheDevice)
+{
+    const Written first = write(7);
+    uint64_t hits = 0;
+    std::vector<uint8_t> missed;
+    const std::vector<uint32_t> blocks = blocks_from(2000);
+    EXPECT_EQ(run(first, all(6000), blocks, true, &hits, std::vector<uint64_t>(kPages, 900), &missed), reference(first));
+    const Written second = write(8); /* the pool changes: only a hit reads the first pages */
+    ASSERT_NE(reference(second), reference(first));
+
+    /*
+     * 16 pinned pages under their fills' key, then runs: 24 probes under
+     * the fills' map LSN, 16 under another, 8 under the fills' again.  The
+     * host area past the pinned pages holds the pool's words under LSNs
+     * no entry has: read as written, they would be fills of `second`.
+     */
+    std::vector<uint64_t> lsns(kPages, 7777), vms(kPages, 0);
+    std::vector<uint32_t> pinned_blocks(kPages, 0);
+    for (size_t i = 0; i < 16; i++) {
+        lsns[i] = 6000;
+        vms[i] = 900;
+        pinned_blocks[i] = blocks[i];
+    }
+    const std::vector<gh::ProbeRun> runs{{16, 2016, 900}, {40, 2040, 901}, {56, 2056, 900}};
+    std::vector<bool> from_cache(kPages);
+    for (size_t i = 0; i < kPages; i++)
+        from_cache[i] = i < 40 || i >= 56;
+    EXPECT_EQ(run(second, lsns, pinned_blocks, true, &hits, vms, &missed, nullptr, &runs),
+              reference_of(first, from_cache));
+    EXPECT_EQ(hits, 48u);
+    for (size_t i = 0; i < kPages; i++)
+        EXPECT_EQ(missed[i], from_cache[i] ? 0 : 1) << "page " << i;
+
+    /* a batch of runs only, one probe each block */
+    const std::vector<gh::ProbeRun> only{{0, 2000, 900}};
+    EXPECT_EQ(run(second, all(0), blocks, true, &hits, {}, &missed, nullptr, &only), reference(first));
+    EXPECT_EQ(hits, kPages);
+    EXPECT_EQ(missed, std::vector<uint8_t>(kPages, 0));
+}
+
+/* Runs out of order, empty, or without a map LSN are refused before anything is queued. */
+TEST_F(PageCache, MalformedProbeRunsAreRefused)
+{
+    const Written written = write(9);
+    gh::PageCacheKeys keys = keys_for(rel);
+    uint64_t *area = buffers->area(0);
+    std::copy_n(words_for(written, 0, kPages).begin(), kPages, area);
+    gh::DeviceHistogram *h = nullptr;
+    ASSERT_EQ(gh::gpu_histogram_open(gh::float_histogram(spec), 0, &h), Status::ok);
+    const std::vector<std::vector<gh::ProbeRun>> bad{
+        {{30, 0, 1}, {20, 100, 1}}, /* out of order */
+        {{10, 0, 1}, {10, 100, 1}}, /* an empty run */
+        {{70, 0, 1}},               /* past the batch */
+        {{10, 0, 0}},               /* no map LSN */
+        {{10, 0xFFFFFFF0u, 1}},     /* past the last block number */
+    };
+    for (const std::vector<gh::ProbeRun> &runs : bad) {
+        keys.runs = uint32_t(runs.size());
+        std::copy(runs.begin(), runs.end(), reinterpret_cast<gh::ProbeRun *>(area + keys.run_word));
+        EXPECT_EQ(gh::gpu_pages_submit(h, buffers->buffer(0), kPages, col, &keys), Status::internal_error)
+            << "runs from " << runs.front().at;
+    }
+    gh::gpu_histogram_close(h);
 }
 
 } // namespace

@@ -224,33 +224,62 @@ static bool take_block(HeapReader *r, BlockNumber *block, XLogRecPtr *vm, bool *
  */
 constexpr BlockNumber kProbeReportEvery = 1024;
 
-bool heap_reader_next_probe(HeapReader *r, BlockNumber *block, XLogRecPtr *vm)
+/* Whether block `at` of the copied map page is all-visible. */
+static inline bool map_bit(const HeapReader *r, uint32 at)
 {
-    /* given-back blocks are read pinned, and a block that is no probe stays first in the queue */
-    if (!r->probing || BufferIsValid(r->ahead) || heap_reader_has_rereads(r))
-        return false;
-    if (r->queued == 0 && r->pscan == NULL && r->keep == NULL) {
-        /*
-         * A serial scan's next block by arithmetic, without the queue that
-         * asks for buffers ahead: a probe's buffer is never looked at, and
-         * the queue's way took most of the host's time a probe.  A block
-         * that is no probe is left where the queue will find it.
-         */
-        if (r->next_serial >= r->nblocks)
-            return false;
-        BlockNumber next = serial_block(r);
-        XLogRecPtr next_vm = map_vm(r, next);
-        if (next_vm == InvalidXLogRecPtr)
-            return false;
-        r->next_serial++;
-        if (r->syncscan && next % kProbeReportEvery == 0)
-            ss_report_location(r->rel, next);
-        *block = next;
-        *vm = next_vm;
-        r->counters.pages++;
-        r->counters.all_visible_pages++;
-        return true;
+    return (r->map_bits[at / 4] >> (BITS_PER_HEAPBLOCK * (at % 4))) & VISIBILITYMAP_ALL_VISIBLE;
+}
+
+/*
+ * A serial scan's run of probes, by arithmetic on the copied map page:
+ * from its next block on, while the bits are set, up to `most` blocks,
+ * the map page's end and the table's end (a run never wraps).  Without
+ * the queue that asks for buffers ahead, whose way took most of the
+ * host's time a probe: a probe's buffer is never looked at.  32 blocks
+ * whose bits are all set are passed over in one load: a run then costs
+ * the host well under a ns a block.
+ */
+static uint32 serial_probe_run(HeapReader *r, uint32 most, BlockNumber *first, XLogRecPtr *vm)
+{
+    if (r->next_serial >= r->nblocks)
+        return 0;
+    BlockNumber block = serial_block(r);
+    XLogRecPtr block_vm = map_vm(r, block);
+    if (block_vm == InvalidXLogRecPtr)
+        return 0;
+    uint32 begin = block % kMapBlocksPerPage;
+    uint64 limit = Min(static_cast<uint64>(most), static_cast<uint64>(r->nblocks - r->next_serial));
+    limit = Min(limit, static_cast<uint64>(r->nblocks - block));
+    limit = Min(limit, static_cast<uint64>(kMapBlocksPerPage - begin));
+    const uint32 end = begin + static_cast<uint32>(limit);
+    constexpr uint64 kAllVisible = 0x5555555555555555ull; /* the all-visible bit of each of 32 blocks */
+    uint32 at = begin + 1;
+    while (at < end) {
+        if (at % 32 == 0 && at + 32 <= end) {
+            uint64 word;
+            memcpy(&word, r->map_bits + at / 4, sizeof word);
+            if ((word & kAllVisible) == kAllVisible) {
+                at += 32;
+                continue;
+            }
+        }
+        if (!map_bit(r, at))
+            break;
+        at++;
     }
+    uint32 n = at - begin;
+    r->next_serial += n;
+    BlockNumber last = block + n - 1;
+    if (r->syncscan && (last / kProbeReportEvery != block / kProbeReportEvery || block % kProbeReportEvery == 0))
+        ss_report_location(r->rel, last - last % kProbeReportEvery);
+    *first = block;
+    *vm = block_vm;
+    return n;
+}
+
+/* Whether the queue's head is a probe, claiming a block into the queue if it is empty. */
+static bool queued_probe(HeapReader *r)
+{
     if (r->queued == 0) {
         BlockNumber next;
         XLogRecPtr next_vm;
@@ -264,15 +293,37 @@ bool heap_reader_next_probe(HeapReader *r, BlockNumber *block, XLogRecPtr *vm)
         r->queue_vm[r->queue_head] = next_vm;
         r->queued++;
     }
-    if (r->queue_vm[r->queue_head] == InvalidXLogRecPtr)
-        return false;
-    *block = r->queue[r->queue_head];
-    *vm = r->queue_vm[r->queue_head];
-    r->queue_head = (r->queue_head + 1) % lengthof(r->queue);
-    r->queued--;
-    r->counters.pages++;
-    r->counters.all_visible_pages++;
-    return true;
+    return r->queue_vm[r->queue_head] != InvalidXLogRecPtr;
+}
+
+uint32 heap_reader_next_probe_run(HeapReader *r, uint32 most, BlockNumber *first, XLogRecPtr *vm)
+{
+    /* given-back blocks are read pinned, and a block that is no probe stays first in the queue */
+    if (!r->probing || most == 0 || BufferIsValid(r->ahead) || heap_reader_has_rereads(r))
+        return 0;
+    uint32 n;
+    if (r->queued == 0 && r->pscan == NULL && r->keep == NULL) {
+        n = serial_probe_run(r, most, first, vm);
+    } else {
+        /* a parallel scan's chunks, or a bitmap's blocks: a block at a time, while they follow on */
+        n = 0;
+        while (n < most && queued_probe(r)) {
+            BlockNumber block = r->queue[r->queue_head];
+            XLogRecPtr block_vm = r->queue_vm[r->queue_head];
+            if (n == 0) {
+                *first = block;
+                *vm = block_vm;
+            } else if (block != *first + n || block_vm != *vm) {
+                break;
+            }
+            r->queue_head = (r->queue_head + 1) % lengthof(r->queue);
+            r->queued--;
+            n++;
+        }
+    }
+    r->counters.pages += n;
+    r->counters.all_visible_pages += n;
+    return n;
 }
 
 /* Pins the scan's next page (*vm its map LSN); InvalidBuffer at its end. */

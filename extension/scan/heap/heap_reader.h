@@ -144,11 +144,12 @@ void heap_reader_watch_map(HeapReader *r, bool probing, MemoryContext cxt);
 bool heap_reader_next_page(HeapReader *r);
 
 /*
- * The next block, if it is a probe as heap_reader_next_page() would hand
- * it out (counted as a page read), for a caller that takes probes by the
- * batch; false otherwise, and the block, if any, is the next page's.
+ * The probes heap_reader_next_page() would hand out next, as a run: up to
+ * `most` consecutive blocks from *first on, all under map LSN *vm, counted
+ * as pages read; how many (0: the next block, if any, is no probe, and
+ * stays the next page's).  For a caller that takes probes by the batch.
  */
-bool heap_reader_next_probe(HeapReader *r, BlockNumber *block, XLogRecPtr *vm);
+uint32 heap_reader_next_probe_run(HeapReader *r, uint32 most, BlockNumber *first, XLogRecPtr *vm);
 
 /* The probe after all: pins and share-locks its page as heap_reader_next_page() would have. */
 void heap_reader_read_probe(HeapReader *r);

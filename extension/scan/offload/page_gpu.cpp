@@ -98,6 +98,45 @@ void release_slots(const PageGpu *pg, PageBatch *b)
     }
 }
 
+/* A batch's pages on the GPU: the pinned ones, then its probes. */
+inline int32 batch_size(const PageBatch *b)
+{
+    return b->npages + b->nprobes;
+}
+
+/* Whether b takes no more pages: it names capacity pages, or as many runs as a slot holds. */
+inline bool batch_full(const PageGpu *pg, const PageBatch *b)
+{
+    return batch_size(b) >= pg->capacity || b->nruns >= pg->run_capacity;
+}
+
+/* n probes from block `first` on under map LSN vm, into b's last run if they follow it, else a new run. */
+void add_probes(PageBatch *b, BlockNumber first, uint32 n, XLogRecPtr vm)
+{
+    gh::ProbeRun *last = b->nruns > 0 ? &b->runs[b->nruns - 1] : NULL;
+    if (last == NULL || last->vm != vm || static_cast<uint64>(last->block) + (b->nprobes - last->at) != first)
+        b->runs[b->nruns++] = gh::ProbeRun{static_cast<uint32>(b->nprobes), first, vm};
+    b->nprobes += n;
+}
+
+/* Gives the probes of b's runs for which missed(probe) holds back to the reader; how many. */
+template <typename Missed>
+int64 give_back_probes(PageGpu *pg, const PageBatch *b, Missed missed)
+{
+    int64 n = 0;
+    for (int k = 0; k < b->nruns; k++) {
+        const gh::ProbeRun &run = b->runs[k];
+        int32 end = k + 1 < b->nruns ? static_cast<int32>(b->runs[k + 1].at) : b->nprobes;
+        for (int32 p = static_cast<int32>(run.at); p < end; p++) {
+            if (!missed(p))
+                continue;
+            heap_reader_reread(pg->reader, run.block + (p - run.at), run.vm);
+            n++;
+        }
+    }
+    return n;
+}
+
 /*
  * At a FATAL exit, before the executor's memory is freed, the exit
  * backstop of batch_pins.h drops the batches' pins.  A batch the GPU has
@@ -163,7 +202,7 @@ bool binned(const PageGpu *pg, int h, const bool *skip)
 void keep_left_pages(PageGpu *pg, PageBatch *b)
 {
     for (int i = 0; i < b->npages; i++) {
-        if (pg->left_flags[i] == 0 || !BufferIsValid(b->buffers[i])) /* a probe left goes back to the reader */
+        if (pg->left_flags[i] == 0)
             continue;
         pg->left.buffers[pg->left.npages] = b->buffers[i];
         pg->left.lines[pg->left.npages++] = b->lines[i];
@@ -182,6 +221,7 @@ bool complete(PageGpu *pg, PageBatch *b, bool wait)
         return true;
     gh::Status failure = gh::Status::ok;
     bool counted = false;
+    const int32 n = batch_size(b);
     uint8 *missed = b->nprobes > 0 ? pg->miss_flags : NULL;
     for (int h = 0; h < pg->nhist; h++) {
         if (b->slots[h] < 0)
@@ -189,16 +229,15 @@ bool complete(PageGpu *pg, PageBatch *b, bool wait)
         gh::Status result;
         uint64 cached = 0;
         if (pg->grouped != NULL) {
-            if (!gpu_service_grouped_pages_done(b->slots[h], b->npages, wait, &result, &cached, pg->left_flags,
-                                                missed))
+            if (!gpu_service_grouped_pages_done(b->slots[h], n, wait, &result, &cached, pg->left_flags, missed))
                 return false;
             if (result == gh::Status::ok || result == gh::Status::nan_value) {
                 keep_left_pages(pg, b);
-                /* a probe the GPU counted but could not place is read by the host as well */
-                for (int i = 0; missed != NULL && i < b->npages; i++)
-                    missed[i] |= pg->left_flags[i] && !BufferIsValid(b->buffers[i]);
+                /* a probe the GPU could not place is the host's to read pinned, as a miss is */
+                for (int32 i = b->npages; missed != NULL && i < n; i++)
+                    missed[i] |= pg->left_flags[i];
             }
-        } else if (!gpu_service_pages_done(b->slots[h], b->npages, wait, &result, &cached, missed)) {
+        } else if (!gpu_service_pages_done(b->slots[h], n, wait, &result, &cached, missed)) {
             return false;
         }
         b->slots[h] = -1;
@@ -208,16 +247,11 @@ bool complete(PageGpu *pg, PageBatch *b, bool wait)
             failure = result;
     }
     b->on_gpu = false;
-    int64 given_back = 0;
-    for (int i = 0; b->nprobes > 0 && i < b->npages; i++) {
-        if (BufferIsValid(b->buffers[i]) || (counted && missed[i] == 0))
-            continue;
-        heap_reader_reread(pg->reader, b->blocks[i], b->vms[i]);
-        given_back++;
-    }
+    const uint8 *probe_missed = missed != NULL ? missed + b->npages : NULL;
+    int64 given_back = give_back_probes(pg, b, [&](int32 p) { return !counted || probe_missed[p] != 0; });
     pg->probes += b->nprobes;
     pg->probes_missed += given_back;
-    pg->pages_gpu += b->npages - given_back;
+    pg->pages_gpu += n - given_back;
     pg->pages_cached += b->cached;
     for (int i = 0; !counted && i < b->npages; i++)
         if (BufferIsValid(b->buffers[i]))
@@ -245,14 +279,14 @@ constexpr int64 kAutoLastBatchLines = 64 * 1024;
  */
 DeviceChoice batch_choice(const PageGpu *pg, const PageBatch *b)
 {
-    int64 lines = 0;
     /* a probe's lines are the cache's to know: it counts as a full page, which costs the host nothing more */
+    int64 lines = static_cast<int64>(b->nprobes) * MaxHeapTuplesPerPage;
     for (int i = 0; i < b->npages; i++)
-        lines += BufferIsValid(b->buffers[i]) ? b->lines[i] : MaxHeapTuplesPerPage;
+        lines += b->lines[i];
     bool leased = false;
     for (int h = 0; h < pg->nhist; h++)
         leased = leased || pg->hist[h].index >= 0;
-    bool full = b->npages == pg->capacity || lines >= kAutoLastBatchLines;
+    bool full = batch_full(pg, b) || lines >= kAutoLastBatchLines;
     return device_choose(DeviceWork{lines, full, leased, false});
 }
 
@@ -298,37 +332,29 @@ bool send(PageGpu *pg, PageBatch *b, HistogramState *const *states, const bool *
             return false;
         }
     }
+    Assert(b->nprobes == 0 || pg->cache_rel.rel != 0);
     for (int h = 0; h < pg->nhist; h++) {
         if (b->slots[h] < 0)
             continue;
         uint64 *words = gpu_service_slot_pages(b->slots[h]);
-        const bool all_probes = b->nprobes == b->npages;
-        if (all_probes) /* a probe's word: the cache has its page, or nobody reads it */
-            memset(words, 0, sizeof(uint64) * b->npages);
-        else
-            for (int i = 0; i < b->npages; i++)
-                words[i] = BufferIsValid(b->buffers[i])
-                               ? gh::page_word(static_cast<uint64>(b->buffers[i] - 1), b->lines[i])
-                               : 0;
+        for (int i = 0; i < b->npages; i++)
+            words[i] = gh::page_word(static_cast<uint64>(b->buffers[i] - 1), b->lines[i]);
         if (pg->cache_rel.rel != 0) {
-            if (all_probes)
-                memset(gpu_service_slot_page_lsns(b->slots[h]), 0, sizeof(uint64) * b->npages);
-            else
-                memcpy(gpu_service_slot_page_lsns(b->slots[h]), b->lsns, sizeof(uint64) * b->npages);
+            memcpy(gpu_service_slot_page_lsns(b->slots[h]), b->lsns, sizeof(uint64) * b->npages);
             memcpy(gpu_service_slot_page_blocks(b->slots[h]), b->blocks, sizeof(uint32) * b->npages);
             memcpy(gpu_service_slot_page_vms(b->slots[h]), b->vms, sizeof(uint64) * b->npages);
-            /* missed, unless the GPU says otherwise: it answers only where it resolves the batch */
+            /* a probe is missed unless the GPU says otherwise: it answers only where it resolves the batch */
             uint8 *misses = gpu_service_slot_page_misses(b->slots[h]);
-            if (all_probes || b->nprobes == 0)
-                memset(misses, all_probes, b->npages);
-            else
-                for (int i = 0; i < b->npages; i++)
-                    misses[i] = !BufferIsValid(b->buffers[i]);
+            memset(misses, 0, b->npages);
+            memset(misses + b->npages, 1, b->nprobes);
+            gh::ProbeRun *runs = gpu_service_slot_probe_runs(b->slots[h]);
+            for (int k = 0; k < b->nruns; k++)
+                runs[k] = gh::ProbeRun{b->npages + b->runs[k].at, b->runs[k].block, b->runs[k].vm};
         }
     }
     for (int h = 0; h < pg->nhist; h++)
         if (b->slots[h] >= 0)
-            gpu_service_bin_pages(b->slots[h], &pg->hist[h], b->npages, pg->cache_rel);
+            gpu_service_bin_pages(b->slots[h], &pg->hist[h], batch_size(b), pg->cache_rel, b->nruns);
     b->on_gpu = true;
     b->cached = 0;
     return true;
@@ -336,72 +362,33 @@ bool send(PageGpu *pg, PageBatch *b, HistogramState *const *states, const bool *
 
 /*
  * Moves up to kStealPages pinned pages off the end of the filling batch
- * into the spill batch, for the caller to parse; probes among them stay.
- * NULL if there was none to take (the batch keeps its first page).
+ * into the spill batch, for the caller to parse (its probes stay).  NULL
+ * if there was none to take (the batch keeps its first page).
  */
 PageBatch *steal(PageGpu *pg, PageBatch *b)
 {
     PageBatch *spill = &pg->spill;
-    int32 n = 0;
-    int32 kept = b->npages; /* probes passed over move up to b's end: [kept, npages) */
-    int32 i = b->npages - 1;
-    for (; i >= 1 && n < kStealPages; i--) {
-        if (BufferIsValid(b->buffers[i])) {
-            spill->buffers[n] = b->buffers[i];
-            spill->lines[n++] = b->lines[i];
-            continue;
-        }
-        kept--;
-        b->buffers[kept] = b->buffers[i];
-        b->lines[kept] = b->lines[i];
-        b->lsns[kept] = b->lsns[i];
-        b->blocks[kept] = b->blocks[i];
-        b->vms[kept] = b->vms[i];
-    }
-    if (n == 0)
+    int32 n = Min(kStealPages, b->npages - 1);
+    if (n <= 0)
         return NULL;
-    int32 probes = b->npages - kept;
-    memmove(b->buffers + i + 1, b->buffers + kept, sizeof(Buffer) * probes);
-    memmove(b->lines + i + 1, b->lines + kept, sizeof(OffsetNumber) * probes);
-    memmove(b->lsns + i + 1, b->lsns + kept, sizeof(uint64) * probes);
-    memmove(b->blocks + i + 1, b->blocks + kept, sizeof(uint32) * probes);
-    memmove(b->vms + i + 1, b->vms + kept, sizeof(uint64) * probes);
-    b->npages = i + 1 + probes;
-    /* in the table's order, as they were in the batch */
-    for (int32 lo = 0, hi = n - 1; lo < hi; lo++, hi--) {
-        std::swap(spill->buffers[lo], spill->buffers[hi]);
-        std::swap(spill->lines[lo], spill->lines[hi]);
-    }
+    b->npages -= n;
+    memcpy(spill->buffers, b->buffers + b->npages, sizeof(Buffer) * n);
+    memcpy(spill->lines, b->lines + b->npages, sizeof(OffsetNumber) * n);
     spill->npages = n;
     pg->pending = true;
     pg->pages_stolen += n;
     return spill;
 }
 
-/*
- * A batch the GPU does not take, for the caller to parse: its probes go
- * back to the reader, and its pinned pages close up.
- */
+/* A batch the GPU does not take, for the caller to parse: its probes go back to the reader. */
 PageBatch *unprobe(PageGpu *pg, PageBatch *b)
 {
     if (b->nprobes == 0)
         return b;
-    int32 n = 0;
-    for (int32 i = 0; i < b->npages; i++) {
-        if (!BufferIsValid(b->buffers[i])) {
-            heap_reader_reread(pg->reader, b->blocks[i], b->vms[i]);
-            pg->probes_missed++;
-            continue;
-        }
-        b->buffers[n] = b->buffers[i];
-        b->lines[n] = b->lines[i];
-        b->lsns[n] = b->lsns[i];
-        b->blocks[n] = b->blocks[i];
-        b->vms[n++] = b->vms[i];
-    }
+    pg->probes_missed += give_back_probes(pg, b, [](int32) { return true; });
     pg->probes += b->nprobes;
-    b->npages = n;
     b->nprobes = 0;
+    b->nruns = 0;
     return b;
 }
 
@@ -421,7 +408,7 @@ PageBatch *ship(PageGpu *pg, HistogramState *const *states, const bool *skip)
     PageBatch *b = &pg->batch[pg->filling];
     bool stealing = pg->pending; /* decided when this batch first found the GPU busy */
     pg->pending = false;
-    if (b->npages == 0)
+    if (batch_size(b) == 0)
         return NULL;
     if (pg->cpu_only) {
         /*
@@ -469,6 +456,7 @@ void allocate_batches(PageGpu *pg, MemoryContext cxt)
         b.lsns = static_cast<uint64 *>(palloc(sizeof(uint64) * pg->capacity));
         b.blocks = static_cast<uint32 *>(palloc(sizeof(uint32) * pg->capacity));
         b.vms = static_cast<uint64 *>(palloc(sizeof(uint64) * pg->capacity));
+        b.runs = static_cast<gh::ProbeRun *>(palloc(sizeof(gh::ProbeRun) * pg->run_capacity));
         b.slots = static_cast<int32 *>(palloc(sizeof(int32) * pg->nhist));
         for (int h = 0; h < pg->nhist; h++)
             b.slots[h] = -1;
@@ -585,6 +573,7 @@ void page_gpu_begin(PageGpu *pg, HeapReader *r, const HeapColumn *columns, int n
         }
     }
     pg->capacity = pages_per_batch_within_pins();
+    pg->run_capacity = gpu_service_probe_run_capacity();
     if (pg->capacity <= 0)
         return;
     allocate_batches(pg, cxt);
@@ -615,6 +604,7 @@ void page_gpu_begin_grouped(PageGpu *pg, HeapReader *r, const gh::GroupedPageSpe
     pg->hist = static_cast<ServiceHistogramRef *>(MemoryContextAlloc(cxt, sizeof(ServiceHistogramRef)));
     pg->hist[0] = ServiceHistogramRef{-1, 0};
     pg->capacity = pages_per_batch_within_pins();
+    pg->run_capacity = gpu_service_probe_run_capacity();
     if (pg->capacity <= 0)
         return;
     allocate_batches(pg, cxt);
@@ -661,26 +651,22 @@ PageBatch *page_gpu_add(PageGpu *pg, HeapReader *r, HistogramState *const *state
     }
     if (r->probe) {
         r->probe = false;
-        BlockNumber block = r->probe_block;
-        XLogRecPtr vm = r->page_vm;
+        add_probes(b, r->probe_block, 1, r->page_vm);
         /*
-         * The probes that follow go in at once: a run of all-visible
-         * blocks then costs the host a few stores each, not a trip through
-         * the scan's loop (the reader, the strategy, the checks above).
+         * The probes that follow go in at once, a run at a time: a run of
+         * all-visible blocks then costs the host a few instructions, not a
+         * trip a block through the scan's loop (the reader, the strategy,
+         * the checks above) and a key a block in the slot.
          */
-        do {
-            b->buffers[b->npages] = InvalidBuffer;
-            b->lines[b->npages] = 0;
-            b->lsns[b->npages] = 0;
-            b->blocks[b->npages] = block;
-            b->vms[b->npages++] = vm;
-            b->nprobes++;
-            /* a probe batch holds no pins: collected less often, the service's lock taken less often */
-            if (b->npages % kCollectProbesEvery == 0) {
-                CHECK_FOR_INTERRUPTS();
-                (void)complete(pg, &pg->batch[1 - pg->filling], false);
-            }
-        } while (b->npages < pg->capacity && heap_reader_next_probe(r, &block, &vm));
+        while (!batch_full(pg, b)) {
+            BlockNumber first;
+            XLogRecPtr vm;
+            uint32 n = heap_reader_next_probe_run(r, pg->capacity - batch_size(b), &first, &vm);
+            if (n == 0)
+                break;
+            add_probes(b, first, n, vm);
+        }
+        CHECK_FOR_INTERRUPTS();
     } else {
         XLogRecPtr lsn;
         Buffer buffer = heap_reader_take_page(r, &b->lines[b->npages], &lsn);
@@ -692,12 +678,19 @@ PageBatch *page_gpu_add(PageGpu *pg, HeapReader *r, HistogramState *const *state
         b->buffers[b->npages++] = buffer;
         ReleaseBuffer(buffer);
     }
-    if (b->npages < pg->capacity) {
-        /* the other batch's slot and pins go back as soon as the GPU is done with it */
-        if (b->npages % kCollectEvery == 0)
+    if (!batch_full(pg, b)) {
+        /*
+         * The other batch's slot and pins go back as soon as the GPU is
+         * done with it; a batch of probes holds no pins, so it is looked
+         * at less often, and the service's lock taken less often.
+         */
+        if (b->nprobes - pg->probes_unlooked >= kCollectProbesEvery || (b->npages > 0 && b->npages % kCollectEvery == 0)) {
+            pg->probes_unlooked = b->nprobes;
             (void)complete(pg, &pg->batch[1 - pg->filling], false);
+        }
         return NULL;
     }
+    pg->probes_unlooked = 0;
     return ship(pg, states, skip);
 }
 
@@ -727,6 +720,7 @@ void page_gpu_release(PageBatch *b)
             batch_pin_drop(b->buffers[i]);
     b->npages = 0;
     b->nprobes = 0;
+    b->nruns = 0;
 }
 
 bool page_gpu_collect_probes(PageGpu *pg)
@@ -758,8 +752,8 @@ uint64 page_gpu_finish(PageGpu *pg, HistogramState *const *states)
              "gpu_histogram scan: batches on the GPU hold %llu pages; %llu batches found the GPUs' queue full, "
              "%llu no lease or slot; %llu batched pages parsed on the CPU, %llu of them while the GPU was busy; "
              "%llu pages so far read from the GPU's page cache; %llu probes, %llu of them missed",
-             static_cast<unsigned long long>(pg->pages_gpu + (pg->batch[0].on_gpu ? pg->batch[0].npages : 0) +
-                                             (pg->batch[1].on_gpu ? pg->batch[1].npages : 0)),
+             static_cast<unsigned long long>(pg->pages_gpu + (pg->batch[0].on_gpu ? batch_size(&pg->batch[0]) : 0) +
+                                             (pg->batch[1].on_gpu ? batch_size(&pg->batch[1]) : 0)),
              static_cast<unsigned long long>(pg->gpus_busy), static_cast<unsigned long long>(pg->no_room),
              static_cast<unsigned long long>(pg->pages_cpu), static_cast<unsigned long long>(pg->pages_stolen),
              static_cast<unsigned long long>(pg->pages_cached), static_cast<unsigned long long>(pg->probes),

@@ -45,14 +45,17 @@
 /*
  * Pinned pages on their way to the GPU, or back to the CPU; and probes,
  * pages asked of the GPUs' page cache by block number and visibility map
- * LSN alone (gpu/page_cache.h): InvalidBuffer, lines and LSN 0.  A probe
- * the cache does not answer goes back to the reader (heap_reader_reread),
- * as does every probe of a batch the GPU does not take: a batch comes
- * back to the caller with pinned pages only.
+ * LSN alone (gpu/page_cache.h), in runs of consecutive blocks under one
+ * map LSN, which follow the pinned pages on the GPU (gh::ProbeRun).  A
+ * probe the cache does not answer goes back to the reader
+ * (heap_reader_reread), as does every probe of a batch the GPU does not
+ * take: a batch comes back to the caller with pinned pages only.
  */
 struct PageBatch {
-    int npages;
-    int nprobes;
+    int npages;          /* pinned pages */
+    int nprobes;         /* probes, in ... */
+    int nruns;           /* ... this many runs, each `at` counted from the first probe */
+    gh::ProbeRun *runs;
     Buffer *buffers;     /* pinned by the batch itself (batch_pins.h) */
     OffsetNumber *lines; /* each page's line pointer count under its lock */
     int32 *slots;        /* one per histogram while the batch is on the GPU, else -1 */
@@ -82,7 +85,9 @@ struct PageGpu {
     int nhist;
     gh::PageColumn *columns;    /* what the page kernel reads for each histogram */
     ServiceHistogramRef *hist;  /* each histogram's lease, opened by the first batch that goes */
-    int32 capacity;             /* pages per batch */
+    int32 capacity;             /* pages per batch, probes included */
+    int32 run_capacity;         /* runs of probes per batch */
+    int32 probes_unlooked;      /* probes taken since the other batch was last looked at */
     PageBatch batch[2];         /* one filling while the other is on the GPU */
     PageBatch spill;            /* pages taken off a full batch's end for the host, while the GPU is busy */
     bool pending;               /* the filling batch is ready and waits for page_gpu_resume() */
