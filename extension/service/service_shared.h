@@ -172,24 +172,24 @@ extern ServiceHistogram *gh_service_histograms;
 extern double *gh_service_batches;
 
 /*
- * Pages a page batch names at most.  A batch costs about 0.2 ms beyond its
- * transfer (the request, the launch, the collection), while the GPU
- * idles, and a lone scan has one batch on the GPU at a time: on the H100
- * over 100M rows of three columns, serially, 1,024, 2,048, 4,096 and
- * 8,192 pages a batch took 231, 186, 163 and 137 ms (ungrouped) and 236,
- * 198, 155 and 143 ms (GROUP BY g); with 8 workers, and under 64 pgbench
- * clients, the size made no difference.
+ * Pages a page batch names at most.  A batch of pinned pages names at
+ * most 8,192 of them (page_gpu.cpp says why); the rest of a slot is for
+ * probes, which pin nothing.  A batch costs the GPU service about 50 us
+ * beyond its pages (the request, the copies and launches, the collection),
+ * and a scan has one batch on the GPU at a time: a serial scan of 100M
+ * cached rows, all probes, sent 78 batches of 8,192 pages, and waited 4.4
+ * of its 8.6 ms for them on the H200 host.
  *
- * Page batches have slots of their own, sized for this.  In the value
- * slots (8 MB each, 32 by default) a page batch used 72 kB of one, and
- * under 64 pgbench clients each running an hourly heatmap over 10M rows,
- * batches the GPU had finished, still uncollected by scans waiting for a
- * core, held every slot: the GPU received 30-36 GB/s, against 58-62
- * when nothing held it back (H100 and H200 alike).  With 128 page slots,
- * and auto's bound counting only batches not yet finished, it received
- * 42-54 GB/s and auto ran 1.19x the transactions; 256 slots changed nothing.
+ * Page batches have slots of their own.  In the value slots (8 MB each,
+ * 32 by default) a page batch used 72 kB of one, and under 64 pgbench
+ * clients each running an hourly heatmap over 10M rows, batches the GPU
+ * had finished, still uncollected by scans waiting for a core, held every
+ * slot: the GPU received 30-36 GB/s, against 58-62 when nothing held it
+ * back (H100 and H200 alike).  With 128 page slots, and auto's bound
+ * counting only batches not yet finished, it received 42-54 GB/s and auto
+ * ran 1.19x the transactions; 256 slots changed nothing.
  */
-constexpr int32 kPageSlotPages = 8192;
+constexpr int32 kPageSlotPages = 32768;
 /*
  * A page slot's words: the page words, then a byte a page for a grouped
  * batch's answer (gh::grouped_page_capacity), then the pages' keys for the

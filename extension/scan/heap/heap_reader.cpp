@@ -237,15 +237,16 @@ static inline bool map_bit(const HeapReader *r, uint32 at)
  * the queue that asks for buffers ahead, whose way took most of the
  * host's time a probe: a probe's buffer is never looked at.  32 blocks
  * whose bits are all set are passed over in one load: a run then costs
- * the host well under a ns a block.
+ * the host well under a ns a block.  With `follow`, only blocks that
+ * continue the run *first .. *first + follow - 1 under *vm are taken.
  */
-static uint32 serial_probe_run(HeapReader *r, uint32 most, BlockNumber *first, XLogRecPtr *vm)
+static uint32 serial_probe_run(HeapReader *r, uint32 most, uint32 follow, BlockNumber *first, XLogRecPtr *vm)
 {
     if (r->next_serial >= r->nblocks)
         return 0;
     BlockNumber block = serial_block(r);
     XLogRecPtr block_vm = map_vm(r, block);
-    if (block_vm == InvalidXLogRecPtr)
+    if (block_vm == InvalidXLogRecPtr || (follow > 0 && (block != *first + follow || block_vm != *vm)))
         return 0;
     uint32 begin = block % kMapBlocksPerPage;
     uint64 limit = Min(static_cast<uint64>(most), static_cast<uint64>(r->nblocks - r->next_serial));
@@ -272,12 +273,14 @@ static uint32 serial_probe_run(HeapReader *r, uint32 most, BlockNumber *first, X
     BlockNumber last = block + n - 1;
     if (r->syncscan && (last / kProbeReportEvery != block / kProbeReportEvery || block % kProbeReportEvery == 0))
         ss_report_location(r->rel, last - last % kProbeReportEvery);
-    *first = block;
-    *vm = block_vm;
+    if (follow == 0) {
+        *first = block;
+        *vm = block_vm;
+    }
     return n;
 }
 
-/* Whether the queue's head is a probe, claiming a block into the queue if it is empty. */
+/* Whether the queue's head is a probe, claiming blocks into the queue if it is empty. */
 static bool queued_probe(HeapReader *r)
 {
     if (r->queued == 0) {
@@ -301,26 +304,31 @@ uint32 heap_reader_next_probe_run(HeapReader *r, uint32 most, BlockNumber *first
     /* given-back blocks are read pinned, and a block that is no probe stays first in the queue */
     if (!r->probing || most == 0 || BufferIsValid(r->ahead) || heap_reader_has_rereads(r))
         return 0;
-    uint32 n;
-    if (r->queued == 0 && r->pscan == NULL && r->keep == NULL) {
-        n = serial_probe_run(r, most, first, vm);
-    } else {
-        /* a parallel scan's chunks, or a bitmap's blocks: a block at a time, while they follow on */
-        n = 0;
-        while (n < most && queued_probe(r)) {
-            BlockNumber block = r->queue[r->queue_head];
-            XLogRecPtr block_vm = r->queue_vm[r->queue_head];
-            if (n == 0) {
-                *first = block;
-                *vm = block_vm;
-            } else if (block != *first + n || block_vm != *vm) {
-                break;
-            }
-            r->queue_head = (r->queue_head + 1) % lengthof(r->queue);
-            r->queued--;
-            n++;
+    /*
+     * Blocks already claimed into the queue first, in order; then a serial
+     * scan goes on by arithmetic, and any other (a parallel scan's chunks,
+     * a bitmap's blocks) through the queue, a block at a time, while they
+     * follow on.  (Claiming refills the queue: a serial scan that took
+     * that way never left it, and it cost 6 ns a block on the H200 host,
+     * 3.8 of a serial scan's 8.6 ms over 100M rows.)
+     */
+    const bool serial = r->pscan == NULL && r->keep == NULL;
+    uint32 n = 0;
+    while (n < most && (r->queued > 0 || !serial) && queued_probe(r)) {
+        BlockNumber block = r->queue[r->queue_head];
+        XLogRecPtr block_vm = r->queue_vm[r->queue_head];
+        if (n == 0) {
+            *first = block;
+            *vm = block_vm;
+        } else if (block != *first + n || block_vm != *vm) {
+            break;
         }
+        r->queue_head = (r->queue_head + 1) % lengthof(r->queue);
+        r->queued--;
+        n++;
     }
+    if (serial && r->queued == 0 && n < most)
+        n += serial_probe_run(r, most - n, n, first, vm);
     r->counters.pages += n;
     r->counters.all_visible_pages += n;
     return n;

@@ -35,26 +35,44 @@ namespace {
 constexpr int32 kStealPages = 16;
 
 /*
- * Pages per batch within this backend's share of the buffer pool, the
- * share PostgreSQL's own read streams keep their pins to (the pool over
- * every backend and auxiliary process): a scan pins two batches (the pages
- * taken off one's end, and those the GPU leaves, are moved out of them).
- * Unbounded, a 2,048-page batch took every buffer of a 16 MB pool and the
- * scan failed with "no unpinned buffers available"; with a 24 GB pool and
- * 100 connections the share is about 17,000 pins (PostgreSQL 18) and the
- * bound changes nothing.  Below kMinPagesPerBatch pages a batch, no page
- * is batched: the host reads them all.
+ * Pinned pages a batch holds at most.  A batch costs about 0.2 ms beyond
+ * its transfer (the request, the launch, the collection), while the GPU
+ * idles, and a lone scan has one batch on the GPU at a time: on the H100
+ * over 100M rows of three columns, serially, 1,024, 2,048, 4,096 and
+ * 8,192 pages a batch took 231, 186, 163 and 137 ms (ungrouped) and 236,
+ * 198, 155 and 143 ms (GROUP BY g); with 8 workers, and under 64 pgbench
+ * clients, the size made no difference.  Probes fill the rest of a page
+ * slot (service_shared.h).
+ */
+constexpr int32 kPinnedPagesPerBatch = 8192;
+
+/*
+ * Pinned pages per batch within this backend's share of the buffer pool,
+ * the share PostgreSQL's own read streams keep their pins to (the pool
+ * over every backend and auxiliary process): a scan pins two batches (the
+ * pages taken off one's end, and those the GPU leaves, are moved out of
+ * them).  Unbounded, a 2,048-page batch took every buffer of a 16 MB pool
+ * and the scan failed with "no unpinned buffers available"; with a 24 GB
+ * pool and 100 connections the share is about 17,000 pins (PostgreSQL 18)
+ * and the bound changes nothing.  Below kMinPagesPerBatch pages a batch,
+ * no page is batched: the host reads them all.
  */
 constexpr int32 kMinPagesPerBatch = 8;
 
 int32 pages_per_batch_within_pins()
 {
     int32 share = NBuffers / Max(MaxBackends + NUM_AUXILIARY_PROCS, 1);
-    /* a page slot's worth (service_shared.h says why 8,192), or fewer for testing */
-    int32 pages = Min(gpu_service_page_capacity(), share / 2);
+    int32 pages = Min(kPinnedPagesPerBatch, share / 2);
     if (gh_debug_pages_per_batch > 0)
         pages = Min(pages, gh_debug_pages_per_batch);
     return pages >= kMinPagesPerBatch ? pages : 0;
+}
+
+/* Pages per batch, probes included: a page slot's worth, or fewer for testing. */
+int32 pages_per_batch()
+{
+    int32 pages = gpu_service_page_capacity();
+    return gh_debug_pages_per_batch > 0 ? Min(pages, gh_debug_pages_per_batch) : pages;
 }
 
 /*
@@ -104,10 +122,10 @@ inline int32 batch_size(const PageBatch *b)
     return b->npages + b->nprobes;
 }
 
-/* Whether b takes no more pages: it names capacity pages, or as many runs as a slot holds. */
+/* Whether b takes no more pages: it names capacity pages, pin_capacity pinned ones, or as many runs as a slot holds. */
 inline bool batch_full(const PageGpu *pg, const PageBatch *b)
 {
-    return batch_size(b) >= pg->capacity || b->nruns >= pg->run_capacity;
+    return batch_size(b) >= pg->capacity || b->npages >= pg->pin_capacity || b->nruns >= pg->run_capacity;
 }
 
 /* n probes from block `first` on under map LSN vm, into b's last run if they follow it, else a new run. */
@@ -416,7 +434,7 @@ PageBatch *ship(PageGpu *pg, HistogramState *const *states, const bool *skip)
          * few at a time, as from a batch that waits for a busy GPU, until
          * half are left; the rest is refused as if the service had no room.
          */
-        PageBatch *spill = b->npages > pg->capacity / 2 ? steal(pg, b) : NULL;
+        PageBatch *spill = b->npages > pg->pin_capacity / 2 ? steal(pg, b) : NULL;
         return spill != NULL ? spill : unprobe(pg, b);
     }
     PageBatch *other = &pg->batch[1 - pg->filling];
@@ -431,7 +449,7 @@ PageBatch *ship(PageGpu *pg, HistogramState *const *states, const bool *skip)
     DeviceChoice choice = batch_choice(pg, b);
     if (!send(pg, b, states, skip, choice)) {
         if (choice == DeviceChoice::gpu_now)
-            pg->cpu_pages_left = pg->capacity; /* no room: the next batch's worth as it comes */
+            pg->cpu_pages_left = pg->pin_capacity; /* no room: a pinned batch's worth as it comes */
         return unprobe(pg, b);
     }
     pg->filling = 1 - pg->filling;
@@ -451,11 +469,11 @@ void allocate_batches(PageGpu *pg, MemoryContext cxt)
 {
     MemoryContext old = MemoryContextSwitchTo(cxt);
     for (PageBatch &b : pg->batch) {
-        b.buffers = static_cast<Buffer *>(palloc(sizeof(Buffer) * pg->capacity));
-        b.lines = static_cast<OffsetNumber *>(palloc(sizeof(OffsetNumber) * pg->capacity));
-        b.lsns = static_cast<uint64 *>(palloc(sizeof(uint64) * pg->capacity));
-        b.blocks = static_cast<uint32 *>(palloc(sizeof(uint32) * pg->capacity));
-        b.vms = static_cast<uint64 *>(palloc(sizeof(uint64) * pg->capacity));
+        b.buffers = static_cast<Buffer *>(palloc(sizeof(Buffer) * pg->pin_capacity));
+        b.lines = static_cast<OffsetNumber *>(palloc(sizeof(OffsetNumber) * pg->pin_capacity));
+        b.lsns = static_cast<uint64 *>(palloc(sizeof(uint64) * pg->pin_capacity));
+        b.blocks = static_cast<uint32 *>(palloc(sizeof(uint32) * pg->pin_capacity));
+        b.vms = static_cast<uint64 *>(palloc(sizeof(uint64) * pg->pin_capacity));
         b.runs = static_cast<gh::ProbeRun *>(palloc(sizeof(gh::ProbeRun) * pg->run_capacity));
         b.slots = static_cast<int32 *>(palloc(sizeof(int32) * pg->nhist));
         for (int h = 0; h < pg->nhist; h++)
@@ -466,8 +484,8 @@ void allocate_batches(PageGpu *pg, MemoryContext cxt)
     pg->miss_flags = static_cast<uint8 *>(palloc(pg->capacity));
     if (pg->grouped != NULL) {
         /* both batches may finish before the caller asks: room for all their pages */
-        pg->left.buffers = static_cast<Buffer *>(palloc(sizeof(Buffer) * 2 * pg->capacity));
-        pg->left.lines = static_cast<OffsetNumber *>(palloc(sizeof(OffsetNumber) * 2 * pg->capacity));
+        pg->left.buffers = static_cast<Buffer *>(palloc(sizeof(Buffer) * 2 * pg->pin_capacity));
+        pg->left.lines = static_cast<OffsetNumber *>(palloc(sizeof(OffsetNumber) * 2 * pg->pin_capacity));
         pg->left_flags = static_cast<uint8 *>(palloc(pg->capacity));
     }
     MemoryContextSwitchTo(old);
@@ -572,9 +590,10 @@ void page_gpu_begin(PageGpu *pg, HeapReader *r, const HeapColumn *columns, int n
             break;
         }
     }
-    pg->capacity = pages_per_batch_within_pins();
+    pg->pin_capacity = pages_per_batch_within_pins();
+    pg->capacity = pages_per_batch();
     pg->run_capacity = gpu_service_probe_run_capacity();
-    if (pg->capacity <= 0)
+    if (pg->pin_capacity <= 0)
         return;
     allocate_batches(pg, cxt);
     pg->possible = any;
@@ -603,9 +622,10 @@ void page_gpu_begin_grouped(PageGpu *pg, HeapReader *r, const gh::GroupedPageSpe
     pg->table_words = table_words;
     pg->hist = static_cast<ServiceHistogramRef *>(MemoryContextAlloc(cxt, sizeof(ServiceHistogramRef)));
     pg->hist[0] = ServiceHistogramRef{-1, 0};
-    pg->capacity = pages_per_batch_within_pins();
+    pg->pin_capacity = pages_per_batch_within_pins();
+    pg->capacity = pages_per_batch();
     pg->run_capacity = gpu_service_probe_run_capacity();
-    if (pg->capacity <= 0)
+    if (pg->pin_capacity <= 0)
         return;
     allocate_batches(pg, cxt);
     pg->possible = true;

@@ -86,6 +86,7 @@ struct PageGpu {
     gh::PageColumn *columns;    /* what the page kernel reads for each histogram */
     ServiceHistogramRef *hist;  /* each histogram's lease, opened by the first batch that goes */
     int32 capacity;             /* pages per batch, probes included */
+    int32 pin_capacity;         /* pinned pages per batch */
     int32 run_capacity;         /* runs of probes per batch */
     int32 probes_unlooked;      /* probes taken since the other batch was last looked at */
     PageBatch batch[2];         /* one filling while the other is on the GPU */
