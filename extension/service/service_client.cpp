@@ -647,6 +647,47 @@ bool gpu_service_page_cache_running(void)
     return running;
 }
 
+static bool same_rel(const gh::PageCacheRel &a, const gh::PageCacheRel &b)
+{
+    return a.spc == b.spc && a.db == b.db && a.rel == b.rel;
+}
+
+void gpu_service_note_cached_share(const gh::PageCacheRel &rel, uint32 shape, double share)
+{
+    if (gh_service == NULL || rel.rel == 0)
+        return;
+    service_lock();
+    /* this shape's entry, else the one noted longest ago */
+    CachedShare *into = &gh_service->shares[0];
+    for (CachedShare &c : gh_service->shares) {
+        if (c.rel.rel != 0 && c.shape == shape && same_rel(c.rel, rel)) {
+            into = &c;
+            break;
+        }
+        if (c.noted < into->noted)
+            into = &c;
+    }
+    into->rel = rel;
+    into->shape = shape;
+    into->share = static_cast<float>(share);
+    into->noted = ++gh_service->shares_noted;
+    service_unlock();
+}
+
+double gpu_service_cached_share(const gh::PageCacheRel &rel, uint32 shape)
+{
+    if (gh_service == NULL || rel.rel == 0)
+        return 0;
+    double share = 0;
+    service_lock();
+    if (gh_service->state == SERVICE_UP && gh_service->page_cache_entries > 0)
+        for (const CachedShare &c : gh_service->shares)
+            if (c.rel.rel != 0 && c.shape == shape && same_rel(c.rel, rel))
+                share = c.share;
+    service_unlock();
+    return share;
+}
+
 /* The number of a finished batch's pages read from the GPUs' page cache (0 if it was not cached). */
 static uint64 page_cache_hits(int32 slot)
 {

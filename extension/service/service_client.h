@@ -165,6 +165,15 @@ int32 gpu_service_probe_run_capacity(void);
 bool gpu_service_page_cache_running(void);
 
 /*
+ * The share of its pages (0 to 1) that a scan of shape `shape` over rel's
+ * file found in the GPUs' page cache, as the scan notes it at its end
+ * (each parallel participant its own), and as the planner asks for it:
+ * 0 when no such scan has been noted, or the cache is not running.
+ */
+void gpu_service_note_cached_share(const gh::PageCacheRel &rel, uint32 shape, double share);
+double gpu_service_cached_share(const gh::PageCacheRel &rel, uint32 shape);
+
+/*
  * Queues the slot's n pages: the first n page words, or, with probe_runs,
  * the words up to the first run and then the runs; the pages stay pinned
  * until gpu_service_pages_done() says so.  rel: their relation's file, for

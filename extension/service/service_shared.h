@@ -114,6 +114,20 @@ struct ServiceDevice {
     int32 histograms; /* open on this device now */
 };
 
+/*
+ * What share of a scan's pages the GPU last read from its page cache, for
+ * one relation file and one shape of scan (scan/plan/cached_cost.h): the
+ * planner's only way to know whether a table is in the GPUs' caches.
+ * Kept for the kCacheShares shapes noted last.
+ */
+struct CachedShare {
+    gh::PageCacheRel rel; /* rel 0: an empty entry */
+    uint32 shape;
+    float share;
+    uint64 noted;         /* ServiceShared::shares_noted when last noted */
+};
+constexpr int kCachedShares = 64;
+
 struct ServiceShared {
     pg_atomic_uint32 lock;        /* pid of the holder, 0 when free: service_lock() */
     ConditionVariable slot_freed; /* clients waiting for a slot or a histogram entry */
@@ -157,6 +171,10 @@ struct ServiceShared {
     int64 device_bytes;
     int64 batches;
     int64 values;
+
+    /* the scans' page cache shares, for the planner */
+    CachedShare shares[kCachedShares];
+    uint64 shares_noted;
 
     /* testing: the service applies gpu_fail_after(fail_calls) when fail_request changes */
     uint32 fail_request;

@@ -21,7 +21,10 @@
 #      visibility map bits stayed set pins none of them ("Pages Never
 #      Pinned"); after a VACUUM sets bits on their map page, or a DELETE
 #      clears one, the pages are pinned and read again, and the answer stays
-#      the ordinary plan's; with page_probes off every page is pinned.
+#      the ordinary plan's; with page_probes off every page is pinned;
+#   8. the planner: once a shape's scan found every page in the cache, its
+#      next plan stays serial where workers are allowed; with page_probes
+#      off it gets workers.
 set -uo pipefail
 psql_q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
 failures=0
@@ -117,6 +120,23 @@ run "after an UPDATE of 300 pages and a VACUUM" "$serial" "$ungrouped" some
 run "and again" "$serial" "$heatmap" probes
 run "4 workers" "$parallel" "$heatmap" probes
 run "4 workers, ungrouped" "$parallel" "$ungrouped" probes
+
+# The planner costs a shape by the share of its pages its last scan found in the cache (cached_cost.h):
+# with every page there, 4 workers would only cost their start, and the plan stays serial; with
+# page_probes off the host pins every page, which workers share, and the plan is parallel.
+gathers() {
+    psql -X -q -At -c "SET max_parallel_workers_per_gather = 4; SET parallel_setup_cost = 100; SET gpu_histogram.device = gpu; $1
+        EXPLAIN (COSTS OFF) $2" | grep -c Gather
+}
+g_on=$(gathers "" "$ungrouped")
+g_off=$(gathers "SET gpu_histogram.page_probes = off;" "$ungrouped")
+if [ "$g_on" = 0 ] && [ "$g_off" -gt 0 ]; then
+    echo "PASS: the planner keeps a scan of cached pages serial, and plans workers with page_probes off"
+else
+    echo "FAIL: Gather in the plan: $g_on with the pages cached (expected 0), $g_off with page_probes off (expected 1)"
+    failures=$((failures + 1))
+fi
+run "planned serially with 4 workers allowed" "SET max_parallel_workers_per_gather = 4; SET parallel_setup_cost = 100;" "$ungrouped" probes
 
 # a DELETE clears the bits of its pages (no VACUUM: they stay cleared); those are read pinned, on the host
 psql_q -c "DELETE FROM gh_pc WHERE ctid >= '(500,0)' AND ctid < '(520,0)' AND g % 3 = 0" >/dev/null || exit 1

@@ -17,6 +17,7 @@
 
 #include "../grouped_pages/grouped_pages.h"
 
+#include "../../device_policy.h"
 #include "../../settings.h"
 
 extern "C" {
@@ -89,6 +90,7 @@ void begin_scan(CustomScanState *node, EState *estate, int)
 
     s->naggs = intVal(linitial(cscan->custom_private));
     int nkeys = intVal(lsecond(cscan->custom_private));
+    s->shape = static_cast<uint32>(intVal(lfourth(cscan->custom_private)));
     s->aggs = static_cast<ScanAggregate *>(palloc0(sizeof(ScanAggregate) * s->naggs));
     s->arg_states = static_cast<ExprState **>(palloc0(sizeof(ExprState *) * 3 * s->naggs));
     s->args = static_cast<HistogramArgs *>(palloc0(sizeof(HistogramArgs) * s->naggs));
@@ -500,6 +502,10 @@ void scan_record_totals(ScanExec *s, const PageGpu *pages, uint64 values_cpu, ui
     s->totals.read.pages_skipped += c.pages_skipped;
     s->totals.values_cpu += values_cpu;
     s->totals.values_gpu += values_gpu;
+    /* for the planner's next scan of this shape (cached_cost.h); a participant that read nothing knows nothing */
+    if (c.pages > 0 && device_gpu_wanted())
+        gpu_service_note_cached_share(page_gpu_cache_rel(s->css.ss.ss_currentRelation), s->shape,
+                                      static_cast<double>(pages_cached) / static_cast<double>(c.pages));
     if (s->shared != NULL) {
         pg_atomic_fetch_add_u64(&s->shared->pages, c.pages);
         pg_atomic_fetch_add_u64(&s->shared->all_visible_pages, c.all_visible_pages);

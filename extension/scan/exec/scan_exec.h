@@ -99,6 +99,7 @@ struct ScanExec {
     UngroupedRows *ungrouped;  /* the strategy's own state, one of these */
     GroupedRows *grouped;
     int naggs;                 /* the Aggrefs: histograms, and counts when grouped */
+    uint32 shape;              /* the planner's scan_shape(), under which its cached share is noted */
     bool partial;              /* emit serialized partial states */
     ScanAggregate *aggs;
     ExprState **arg_states;    /* lo, hi, nbins of each histogram */

@@ -514,20 +514,6 @@ void allocate_batches(PageGpu *pg, MemoryContext cxt)
 }
 
 /*
- * The key of rel's pages in the GPUs' page cache (gpu/page_cache.h), which
- * trusts a page's LSN to change with its contents: not for a relation
- * whose changes skip WAL (unlogged, or created in this transaction under
- * wal_level = minimal), whose pages keep their LSN while they change.
- */
-gh::PageCacheRel cache_rel_of(Relation rel)
-{
-    if (!RelationNeedsWAL(rel))
-        return gh::PageCacheRel{0, 0, 0};
-    GhRelFile file = GH_REL_FILE(rel);
-    return gh::PageCacheRel{GH_REL_FILE_PARTS(file)};
-}
-
-/*
  * Where the GPUs keep a page cache, the reader notes each page's
  * visibility map LSN for it (heap_reader_watch_map), and with
  * `probes_fit` (every batch goes to one histogram, so that the cache
@@ -559,6 +545,14 @@ bool pages_allowed(const PageGpu *pg, Relation rel)
 
 } // namespace
 
+gh::PageCacheRel page_gpu_cache_rel(Relation rel)
+{
+    if (!RelationNeedsWAL(rel) || RelationUsesLocalBuffers(rel))
+        return gh::PageCacheRel{0, 0, 0};
+    GhRelFile file = GH_REL_FILE(rel);
+    return gh::PageCacheRel{GH_REL_FILE_PARTS(file)};
+}
+
 void page_gpu_begin(PageGpu *pg, HeapReader *r, const HeapColumn *columns, int nhist, bool parallel,
                     MemoryContext cxt)
 {
@@ -571,7 +565,7 @@ void page_gpu_begin(PageGpu *pg, HeapReader *r, const HeapColumn *columns, int n
     if (!pages_allowed(pg, rel))
         return;
     pg->rel = rel;
-    pg->cache_rel = cache_rel_of(rel);
+    pg->cache_rel = page_gpu_cache_rel(rel);
     MemoryContext old = MemoryContextSwitchTo(cxt);
     pg->columns = static_cast<gh::PageColumn *>(palloc0(sizeof(gh::PageColumn) * nhist));
     pg->hist = static_cast<ServiceHistogramRef *>(palloc(sizeof(ServiceHistogramRef) * nhist));
@@ -616,7 +610,7 @@ void page_gpu_begin_grouped(PageGpu *pg, HeapReader *r, const gh::GroupedPageSpe
     if (!pages_allowed(pg, rel))
         return;
     pg->rel = rel;
-    pg->cache_rel = cache_rel_of(rel);
+    pg->cache_rel = page_gpu_cache_rel(rel);
     pg->grouped = spec;
     pg->table = table;
     pg->table_words = table_words;

@@ -108,6 +108,15 @@ struct PageGpu {
 };
 
 /*
+ * The key of rel's pages in the GPUs' page cache (gpu/page_cache.h), which
+ * trusts a page's LSN to change with its contents: none (rel 0) for a
+ * relation whose changes skip WAL (unlogged, or created in this
+ * transaction under wal_level = minimal), whose pages keep their LSN while
+ * they change, nor for a temporary one.
+ */
+gh::PageCacheRel page_gpu_cache_rel(Relation rel);
+
+/*
  * Decides whether pages can go to the GPU at all for this scan of rel by
  * reader r, whose histograms read columns[0 .. nhist) (histograms with a
  * NULL column do not count), and prepares the batches in cxt.
