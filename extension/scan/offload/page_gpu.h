@@ -17,10 +17,10 @@
  * the CPU, so that under load both devices work at once.  With device =
  * 'gpu' a refused batch is parsed on the CPU too and its values go to the
  * GPU the old way, through the histogram states.  A scan has one batch on
- * the GPU at a time.  In a parallel scan, while the GPU is still busy with
- * it when the next is full, the host parses pages off the full one's end
- * rather than wait, if a core would otherwise idle: there the GPU's link
- * is the limit.
+ * the GPU at a time, or two that hold probes only.  In a parallel scan,
+ * while the GPU is still busy with it when the next is full, the host
+ * parses pages off the full one's end rather than wait, if a core would
+ * otherwise idle: there the GPU's link is the limit.
  *
  * gpu_histogram.debug_pages_on_cpu (testing) makes every batch one the GPU
  * refused, half of it first taken off its end as while the GPU is busy, so
@@ -64,6 +64,7 @@ struct PageBatch {
     uint64 *vms;         /* ... and its map LSN: its key in the GPUs' page cache */
     uint64 cached;       /* of its pages, those the GPU read from its page cache */
     bool on_gpu;
+    uint64 sent;         /* its place in the order the scan's batches went to the GPU */
     BatchPinList pins;   /* buffers[0 .. npages), for the exit backstop */
 };
 
@@ -89,7 +90,8 @@ struct PageGpu {
     int32 pin_capacity;         /* pinned pages per batch */
     int32 run_capacity;         /* runs of probes per batch */
     int32 probes_unlooked;      /* probes taken since the other batch was last looked at */
-    PageBatch batch[2];         /* one filling while the other is on the GPU */
+    PageBatch batch[3];         /* one filling while one is on the GPU, or two of probes only */
+    uint64 sends;               /* batches sent so far: each batch's `sent` */
     PageBatch spill;            /* pages taken off a full batch's end for the host, while the GPU is busy */
     bool pending;               /* the filling batch is ready and waits for page_gpu_resume() */
     int filling;
