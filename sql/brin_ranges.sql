@@ -105,7 +105,9 @@ SELECT q, c.* FROM (VALUES
 ) v(q), LATERAL br_compare(q) c;
 
 -- Parallel plans: each participant asks the index and reads its share of
--- the blocks left.
+-- the blocks left.  (Without probes: a shape whose pages the GPU found in
+-- its page cache is planned serially, plan/cached_cost.h.)
+SET gpu_histogram.page_probes = off;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
@@ -123,6 +125,7 @@ SELECT br_explain($$SELECT gpu_histogram(x, 0, 1, 16) FROM br_t WHERE ts >= '202
 SELECT br_explain($$SELECT gpu_histogram(x, 0, 1, 16) FROM br_t WHERE x >= 0.5$$);
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
+RESET gpu_histogram.page_probes;
 SET max_parallel_workers_per_gather = 0;
 
 -- A table without a BRIN index, or a clause the index cannot search, reads
