@@ -68,10 +68,16 @@ int32 pages_per_batch_within_pins()
     return pages >= kMinPagesPerBatch ? pages : 0;
 }
 
-/* Pages per batch, probes included: a page slot's worth, or fewer for testing. */
-int32 pages_per_batch()
+/*
+ * Pages per batch, probes included: a page slot's worth, or fewer for
+ * testing.  A participant of a parallel scan claims no more than a pinned
+ * batch's worth of blocks at a time: the blocks of its probes the cache
+ * misses are its alone to read, pinned, and 32,768 of them would leave the
+ * others idle.
+ */
+int32 pages_per_batch(int32 pin_capacity, bool parallel)
 {
-    int32 pages = gpu_service_page_capacity();
+    int32 pages = parallel ? pin_capacity : gpu_service_page_capacity();
     return gh_debug_pages_per_batch > 0 ? Min(pages, gh_debug_pages_per_batch) : pages;
 }
 
@@ -642,7 +648,7 @@ void page_gpu_begin(PageGpu *pg, HeapReader *r, const HeapColumn *columns, int n
         }
     }
     pg->pin_capacity = pages_per_batch_within_pins();
-    pg->capacity = pages_per_batch();
+    pg->capacity = pages_per_batch(pg->pin_capacity, parallel);
     pg->run_capacity = gpu_service_probe_run_capacity();
     if (pg->pin_capacity <= 0)
         return;
@@ -674,7 +680,7 @@ void page_gpu_begin_grouped(PageGpu *pg, HeapReader *r, const gh::GroupedPageSpe
     pg->hist = static_cast<ServiceHistogramRef *>(MemoryContextAlloc(cxt, sizeof(ServiceHistogramRef)));
     pg->hist[0] = ServiceHistogramRef{-1, 0};
     pg->pin_capacity = pages_per_batch_within_pins();
-    pg->capacity = pages_per_batch();
+    pg->capacity = pages_per_batch(pg->pin_capacity, parallel);
     pg->run_capacity = gpu_service_probe_run_capacity();
     if (pg->pin_capacity <= 0)
         return;
