@@ -116,6 +116,21 @@ check "float and integer quals, NaN-aware, GROUP BY g" "$serial" \
     "SELECT g, gpu_histogram(x, 0, 1, 10) AS h, count(*) AS n FROM gh_gp WHERE x > 0.25 AND x <> 0.5 AND g <= 70 GROUP BY g"
 check "30,000 ten-minute bins, work_mem 64kB: the groups flush many times, the GPU's in rounds" "$serial SET work_mem = '64kB';" \
     "SELECT date_bin('10 minutes', ts, '2024-01-01 00:00+00') AS bin, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp GROUP BY 1"
+# Once a shape's pages were all in the GPU's page cache, a serial plan of it emits finished rows straight
+# from the GPU's groups, a memory bound at a time, with no Finalize Aggregate (plan.cpp, gpu_groups_fit).
+if [ "$on_gpu" = 1 ] && [ "$(psql_q -c "SELECT current_setting('gpu_histogram.gpu_page_cache') <> '0'")" = t ]; then
+    bins="SELECT date_bin('10 minutes', ts, '2024-01-01 00:00+00') AS bin, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp GROUP BY 1"
+    plan=$(psql -X -q -At -c "SET max_parallel_workers_per_gather = 0; SET work_mem = '64kB'; SET gpu_histogram.device = gpu;
+        SET TimeZone = 'America/New_York'; EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $bins" 2>&1)
+    if ! grep -q Finalize <<<"$plan" && grep -q "Group Flushes" <<<"$plan" && grep -q "Pages Never Pinned" <<<"$plan"; then
+        echo "PASS: 30,000 bins, their pages cached: finished rows from the GPU's groups, no Finalize Aggregate"
+    else
+        echo "FAIL: 30,000 bins, their pages cached: expected no Finalize Aggregate and Group Flushes"
+        echo "$plan" | head -30 | sed 's/^/  /'
+        failures=$((failures + 1))
+    fi
+    check "the same bins, planned as finished rows from the GPU's groups" "$serial SET work_mem = '64kB';" "$bins"
+fi
 check "4 workers, GROUP BY g and the day (21,312 groups, work_mem 64MB)" "$parallel SET work_mem = '64MB';" \
     "SELECT g, date_trunc('day', ts) AS day, gpu_histogram(x, 0, 1, 32) AS h, count(*) AS n FROM gh_gp GROUP BY 1, 2"
 

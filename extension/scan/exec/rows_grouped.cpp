@@ -18,7 +18,10 @@
  * serial plan with no aggregate above the scan, or a parallel one run
  * without a parallel context (a portal run in parts gets no workers), is
  * such a process: it makes an area and files of its own only if its groups
- * fill the memory bound.
+ * fill the memory bound.  Unless every group is the GPU's: the GPU's cells
+ * hold each group once, complete, so a process alone whose pages all went
+ * to the GPU emits them as finished rows a memory bound at a time, as it
+ * would partial states, and merges nothing.
  */
 #include "scan_exec.h"
 
@@ -44,6 +47,8 @@ struct GroupedRows {
     bool emitting;    /* the groups are being emitted */
     bool scan_paused; /* scan_read() stopped with the groups full */
     bool gpu_groups_pending; /* the GPU's groups filled the memory bound before all were taken */
+    bool gpu_groups_alone;   /* ... and they are the only ones: each is final, and goes out as it is */
+    bool left_any;           /* groups were left in the area this scan (shared_groups_leave) */
     uint64 flushes;   /* times the groups were emitted (or left in the area) before the end */
     GroupedPages pages; /* all-visible pages parsed, grouped and counted on the GPU */
     /* the processes merge their groups (shared_groups.h) */
@@ -303,14 +308,19 @@ TupleTableSlot *next_row(ScanExec *s)
             if (!g->gpu_groups_pending)
                 g->scan_paused = scan_read(s);
             /* the GPU's groups, once the table is read: as many at a time as the memory bound holds */
-            if (!g->scan_paused)
+            if (!g->scan_paused) {
+                if (!g->gpu_groups_pending)
+                    g->gpu_groups_alone = s->shared == NULL && !g->left_any &&
+                                          (!g->group_agg.laid_out || g->group_agg.table.ngroups == 0);
                 g->gpu_groups_pending = grouped_pages_collect(&g->pages, &g->group_agg, &s->reader);
+            }
             group_agg_collect(&g->group_agg);
-            if (g->merging && (g->scan_paused || g->gpu_groups_pending)) {
+            if (g->merging && (g->scan_paused || (g->gpu_groups_pending && !g->gpu_groups_alone))) {
                 /* the groups fill the memory bound: leave them in the area, and go on with none */
                 shared_groups_leave(g->sg, merge_area(g), &g->group_agg.table, &g->spill);
                 group_agg_restart(&g->group_agg);
                 g->flushes++;
+                g->left_any = true;
                 continue;
             }
             if (!g->scan_paused && !g->gpu_groups_pending) {
@@ -318,7 +328,8 @@ TupleTableSlot *next_row(ScanExec *s)
                 scan_record_totals(s, g->pages.active ? &g->pages.pages : NULL, g->group_agg.values_binned,
                                    g->group_agg.values_gpu);
             }
-            if (g->merging && !finish_merge(s)) {
+            /* the GPU's groups alone are merged with nothing: the last of them are emitted as the first were */
+            if (g->merging && !g->gpu_groups_pending && !finish_merge(s)) {
                 group_agg_done(&g->group_agg);
                 return NULL;
             }
@@ -368,6 +379,8 @@ void rescan(ScanExec *s)
     g->emitting = false;
     g->scan_paused = false;
     g->gpu_groups_pending = false;
+    g->gpu_groups_alone = false;
+    g->left_any = false;
     grouped_pages_reset(&g->pages);
     group_agg_reset(&g->group_agg);
     g->keys_prepared = false; /* new parameter values, perhaps */
