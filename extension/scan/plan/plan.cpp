@@ -484,7 +484,7 @@ constexpr double kSerialBounds = 0.5;
  * nothing to merge (rows_grouped.cpp).  Should pages come to the host
  * after all, its groups merge as a parallel process's do, spilling up to
  * that bound.  Serially over 100M rows on the H100 host, the Finalize
- * HashAggregate over date_bin's 27,778 groups took 32 of 77 ms (run 163).
+ * HashAggregate over date_bin's 27,778 groups took 32 of its 77 ms.
  */
 constexpr double kAllCached = 0.99;
 
