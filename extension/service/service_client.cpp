@@ -647,9 +647,10 @@ bool gpu_service_page_cache_running(void)
     return running;
 }
 
-static bool same_rel(const gh::PageCacheRel &a, const gh::PageCacheRel &b)
+/* Whether c holds the share of this shape of scan over rel. */
+static bool share_of(const CachedShare &c, const gh::PageCacheRel &rel, uint32 shape)
 {
-    return a.spc == b.spc && a.db == b.db && a.rel == b.rel;
+    return c.rel.rel != 0 && c.shape == shape && c.rel.spc == rel.spc && c.rel.db == rel.db && c.rel.rel == rel.rel;
 }
 
 void gpu_service_note_cached_share(const gh::PageCacheRel &rel, uint32 shape, double share)
@@ -660,7 +661,7 @@ void gpu_service_note_cached_share(const gh::PageCacheRel &rel, uint32 shape, do
     /* this shape's entry, else the one noted longest ago */
     CachedShare *into = &gh_service->shares[0];
     for (CachedShare &c : gh_service->shares) {
-        if (c.rel.rel != 0 && c.shape == shape && same_rel(c.rel, rel)) {
+        if (share_of(c, rel, shape)) {
             into = &c;
             break;
         }
@@ -682,7 +683,7 @@ double gpu_service_cached_share(const gh::PageCacheRel &rel, uint32 shape)
     service_lock();
     if (gh_service->state == SERVICE_UP && gh_service->page_cache_entries > 0)
         for (const CachedShare &c : gh_service->shares)
-            if (c.rel.rel != 0 && c.shape == shape && same_rel(c.rel, rel))
+            if (share_of(c, rel, shape))
                 share = c.share;
     service_unlock();
     return share;

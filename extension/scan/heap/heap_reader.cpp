@@ -161,6 +161,12 @@ static void copy_map_page(HeapReader *r, BlockNumber page)
     LockBuffer(r->map_buffer, BUFFER_LOCK_UNLOCK);
 }
 
+/* Whether block `at` of the copied map page is all-visible. */
+static inline bool map_bit(const HeapReader *r, uint32 at)
+{
+    return (r->map_bits[at / 4] >> (BITS_PER_HEAPBLOCK * (at % 4))) & VISIBILITYMAP_ALL_VISIBLE;
+}
+
 /* The map LSN block's all-visible bit is set under, 0 if it is not set (or the map is not watched). */
 static XLogRecPtr map_vm(HeapReader *r, BlockNumber block)
 {
@@ -168,9 +174,7 @@ static XLogRecPtr map_vm(HeapReader *r, BlockNumber block)
         return InvalidXLogRecPtr;
     if (block / kMapBlocksPerPage != r->map_page)
         copy_map_page(r, block / kMapBlocksPerPage);
-    uint32 at = block % kMapBlocksPerPage;
-    bool visible = (r->map_bits[at / 4] >> (BITS_PER_HEAPBLOCK * (at % 4))) & VISIBILITYMAP_ALL_VISIBLE;
-    return visible ? r->map_lsn : InvalidXLogRecPtr;
+    return map_bit(r, block % kMapBlocksPerPage) ? r->map_lsn : InvalidXLogRecPtr;
 }
 
 /*
@@ -223,12 +227,6 @@ static bool take_block(HeapReader *r, BlockNumber *block, XLogRecPtr *vm, bool *
  * at most this many blocks back.
  */
 constexpr BlockNumber kProbeReportEvery = 1024;
-
-/* Whether block `at` of the copied map page is all-visible. */
-static inline bool map_bit(const HeapReader *r, uint32 at)
-{
-    return (r->map_bits[at / 4] >> (BITS_PER_HEAPBLOCK * (at % 4))) & VISIBILITYMAP_ALL_VISIBLE;
-}
 
 /*
  * A serial scan's run of probes, by arithmetic on the copied map page:
