@@ -20,8 +20,8 @@
  * such a process: it makes an area and files of its own only if its groups
  * fill the memory bound.  Unless every group is the GPU's: the GPU's cells
  * hold each group once, complete, so a process alone whose pages all went
- * to the GPU emits them as finished rows a memory bound at a time, as it
- * would partial states, and merges nothing.
+ * to the GPU emits each as its row, straight from the cells read back
+ * (grouped_pages_next_row), with no table, no memory bound and no merge.
  */
 #include "scan_exec.h"
 
@@ -47,7 +47,7 @@ struct GroupedRows {
     bool emitting;    /* the groups are being emitted */
     bool scan_paused; /* scan_read() stopped with the groups full */
     bool gpu_groups_pending; /* the GPU's groups filled the memory bound before all were taken */
-    bool gpu_groups_alone;   /* ... and they are the only ones: each is final, and goes out as it is */
+    bool gpu_rows_direct;    /* every group is the GPU's: each goes out as its row, straight from its cells */
     bool left_any;           /* groups were left in the area this scan (shared_groups_leave) */
     uint64 flushes;   /* times the groups were emitted (or left in the area) before the end */
     GroupedPages pages; /* all-visible pages parsed, grouped and counted on the GPU */
@@ -211,6 +211,28 @@ dsa_area *merge_area(GroupedRows *g)
     return g->area;
 }
 
+/*
+ * The table is read, and every group with rows is in the GPU's cells, each
+ * once and complete: this process ran alone (no other process's groups to
+ * merge), left nothing in the area, and counted no row on the host.  A
+ * scan without keys keeps the table, which gives its one row even empty.
+ */
+bool gpu_groups_alone(ScanExec *s)
+{
+    GroupedRows *g = s->grouped;
+    return g->nkeys > 0 && s->shared == NULL && !g->left_any && grouped_pages_hold_groups(&g->pages) &&
+           (!g->group_agg.laid_out || g->group_agg.table.ngroups == 0);
+}
+
+/* Every value is counted: the scan's totals, for EXPLAIN, the statistics and the planner. */
+void record_totals(ScanExec *s)
+{
+    GroupedRows *g = s->grouped;
+    gh_values_binned_on_cpu += g->group_agg.values_binned;
+    scan_record_totals(s, g->pages.active ? &g->pages.pages : NULL, g->group_agg.values_binned,
+                       g->group_agg.values_gpu);
+}
+
 /* Before the first block: false if every process that joined already finished. */
 bool join_merge(ScanExec *s)
 {
@@ -308,14 +330,15 @@ TupleTableSlot *next_row(ScanExec *s)
             if (!g->gpu_groups_pending)
                 g->scan_paused = scan_read(s);
             /* the GPU's groups, once the table is read: as many at a time as the memory bound holds */
-            if (!g->scan_paused) {
-                if (!g->gpu_groups_pending)
-                    g->gpu_groups_alone = s->shared == NULL && !g->left_any &&
-                                          (!g->group_agg.laid_out || g->group_agg.table.ngroups == 0);
-                g->gpu_groups_pending = grouped_pages_collect(&g->pages, &g->group_agg, &s->reader);
+            if (!g->scan_paused && !g->gpu_groups_pending && gpu_groups_alone(s)) {
+                g->gpu_rows_direct = true;
+                g->emitting = true;
+                continue;
             }
+            if (!g->scan_paused)
+                g->gpu_groups_pending = grouped_pages_collect(&g->pages, &g->group_agg, &s->reader);
             group_agg_collect(&g->group_agg);
-            if (g->merging && (g->scan_paused || (g->gpu_groups_pending && !g->gpu_groups_alone))) {
+            if (g->merging && (g->scan_paused || g->gpu_groups_pending)) {
                 /* the groups fill the memory bound: leave them in the area, and go on with none */
                 shared_groups_leave(g->sg, merge_area(g), &g->group_agg.table, &g->spill);
                 group_agg_restart(&g->group_agg);
@@ -323,12 +346,8 @@ TupleTableSlot *next_row(ScanExec *s)
                 g->left_any = true;
                 continue;
             }
-            if (!g->scan_paused && !g->gpu_groups_pending) {
-                gh_values_binned_on_cpu += g->group_agg.values_binned;
-                scan_record_totals(s, g->pages.active ? &g->pages.pages : NULL, g->group_agg.values_binned,
-                                   g->group_agg.values_gpu);
-            }
-            /* the GPU's groups alone are merged with nothing: the last of them are emitted as the first were */
+            if (!g->scan_paused && !g->gpu_groups_pending)
+                record_totals(s);
             if (g->merging && !g->gpu_groups_pending && !finish_merge(s)) {
                 group_agg_done(&g->group_agg);
                 return NULL;
@@ -336,6 +355,13 @@ TupleTableSlot *next_row(ScanExec *s)
             g->emitting = true;
         }
         TupleTableSlot *slot = scan_empty_slot(s);
+        if (g->gpu_rows_direct) {
+            if (grouped_pages_next_row(&g->pages, &g->group_agg, &s->reader, slot, s->partial))
+                return ExecStoreVirtualTuple(slot);
+            record_totals(s);
+            group_agg_done(&g->group_agg);
+            return NULL;
+        }
         if (group_agg_next(&g->group_agg, slot, s->partial))
             return ExecStoreVirtualTuple(slot);
         if (g->pass + 1 < g->passes) { /* several passes: this process merges its share part by part */
@@ -379,7 +405,7 @@ void rescan(ScanExec *s)
     g->emitting = false;
     g->scan_paused = false;
     g->gpu_groups_pending = false;
-    g->gpu_groups_alone = false;
+    g->gpu_rows_direct = false;
     g->left_any = false;
     grouped_pages_reset(&g->pages);
     group_agg_reset(&g->group_agg);

@@ -449,34 +449,67 @@ void group_agg_lay_out(GroupAgg *ga, const HistogramArgs *args)
         lay_out(ga, args);
 }
 
-void group_agg_add_counts(GroupAgg *ga, const int64 *words, uint64 nulls, const int64 *cells, int64 rows)
+namespace {
+
+/* A group's key as the table keeps it: the NULL bits, then each fixed-width key's word. */
+uint32 counted_key(GroupAgg *ga, const int64 *words, uint64 nulls)
 {
-    Assert(!ga->has_text_key && ga->args != NULL);
-    if (!ga->laid_out)
-        lay_out(ga, ga->args); /* after a flush: the same arguments */
-    const uint32 len = fixed_key_bytes(ga);
     memcpy(ga->keybuf, &nulls, sizeof nulls);
     for (int k = 0; k < ga->nkeys; k++) {
         int64 word = (nulls >> k) & 1 ? 0 : words[k];
         memcpy(ga->keybuf + sizeof(int64) * (1 + k), &word, sizeof word);
     }
-    ScanGroup *g = group_table_lookup(&ga->table, ga->keybuf, len);
+    return fixed_key_bytes(ga);
+}
+
+/* Adds counts made elsewhere into a group's cells (group_agg_add_counts). */
+void add_counted(GroupAgg *ga, int64 *group_cells, const int64 *cells, int64 rows)
+{
     int64 values = 0;
     for (int a = 0; a < ga->naggs; a++) {
         if (ga->aggs[a].kind != AggKind::histogram)
             continue;
-        int64 *c = g->cells + ga->offsets[a];
+        int64 *c = group_cells + ga->offsets[a];
         for (int32 b = 0; b < histogram_slots(ga, a); b++)
             c[b] += cells[b];
         values = histogram_values(ga, a, cells);
     }
     for (int a = 0; a < ga->naggs; a++) {
         if (ga->aggs[a].kind == AggKind::count_star)
-            g->cells[ga->offsets[a]] += rows;
+            group_cells[ga->offsets[a]] += rows;
         else if (ga->aggs[a].kind == AggKind::count_column)
-            g->cells[ga->offsets[a]] += values; /* the histogram's column: its non-NULL values */
+            group_cells[ga->offsets[a]] += values; /* the histogram's column: its non-NULL values */
     }
     ga->values_gpu += static_cast<uint64>(values);
+}
+
+} // namespace
+
+void group_agg_add_counts(GroupAgg *ga, const int64 *words, uint64 nulls, const int64 *cells, int64 rows)
+{
+    Assert(!ga->has_text_key && ga->args != NULL);
+    if (!ga->laid_out)
+        lay_out(ga, ga->args); /* after a flush: the same arguments */
+    const uint32 len = counted_key(ga, words, nulls);
+    add_counted(ga, group_table_lookup(&ga->table, ga->keybuf, len)->cells, cells, rows);
+}
+
+void group_agg_row_from_counts(GroupAgg *ga, const int64 *words, uint64 nulls, const int64 *cells, int64 rows,
+                               TupleTableSlot *slot, bool partial)
+{
+    Assert(!ga->has_text_key && ga->args != NULL);
+    if (!ga->laid_out)
+        lay_out(ga, ga->args);
+    MemoryContextReset(ga->row_cxt);
+    MemoryContext old = MemoryContextSwitchTo(ga->row_cxt);
+    ScanGroup group{};
+    group.keylen = counted_key(ga, words, nulls);
+    group.key = ga->keybuf;
+    group.cells = static_cast<int64 *>(palloc0(sizeof(int64) * Max(ga->table.ncells, 1)));
+    add_counted(ga, group.cells, cells, rows);
+    fill_row(ga, &group, slot, partial);
+    ga->groups_emitted++;
+    MemoryContextSwitchTo(old);
 }
 
 bool group_agg_next(GroupAgg *ga, TupleTableSlot *slot, bool partial)

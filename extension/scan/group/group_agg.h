@@ -113,6 +113,14 @@ void group_agg_lay_out(GroupAgg *ga, const HistogramArgs *args);
 void group_agg_add_counts(GroupAgg *ga, const int64 *words, uint64 nulls, const int64 *cells, int64 rows);
 
 /*
+ * The same counts, for a group that nothing else counted: straight into
+ * slot as the group's row, with no entry in the table.  The scan's groups
+ * must all be the GPU's (rows_grouped.cpp), so that each group comes once.
+ */
+void group_agg_row_from_counts(GroupAgg *ga, const int64 *words, uint64 nulls, const int64 *cells, int64 rows,
+                               TupleTableSlot *slot, bool partial);
+
+/*
  * Fills slot's first naggs + nkeys columns with the next group's row;
  * false when every group was emitted.  partial: serialized states.
  */

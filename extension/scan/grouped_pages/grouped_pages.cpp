@@ -231,10 +231,15 @@ void grouped_pages_end_read(GroupedPages *gp, const HostPages &host)
     grouped_pages_parse_left(gp, host);
 }
 
-bool grouped_pages_collect(GroupedPages *gp, GroupAgg *ga, HeapReader *reader)
+namespace {
+
+/*
+ * The next group with rows among the GPU's cells, in the order of their
+ * numbers: its key words, NULL bits and cells (the last one its rows).
+ * false after the last, which ends the collection.
+ */
+bool next_counted_group(GroupedPages *gp, HeapReader *reader, int64 *words, uint64 *nulls, const int64 **cells)
 {
-    if (!gp->active || gp->pages.hist[0].index < 0)
-        return false;
     const gh::GroupedPageSpec &spec = gp->spec;
     const int64 slots = gh::grouped_page_slots(spec);
     const int64 groups = gh::grouped_page_groups(spec);
@@ -262,27 +267,61 @@ bool grouped_pages_collect(GroupedPages *gp, GroupAgg *ga, HeapReader *reader)
         }
         const int64 *c = gp->chunk + (gp->next_group - gp->chunk_first) * slots;
         int64 g = gp->next_group++;
-        const int64 rows = c[slots - 1];
-        if (rows == 0)
+        if (c[slots - 1] == 0)
             continue;
         /* the group's number back into each key's slot: the last key varies fastest */
-        int64 words[gh::kMaxPageKeys] = {0, 0};
-        uint64 nulls = 0;
+        words[0] = words[1] = 0;
+        *nulls = 0;
         for (int k = spec.nkeys - 1; k >= 0; k--) {
             const int64 radix = static_cast<int64>(spec.keys[k].slots) + 1;
             const int64 slot = g % radix;
             g /= radix;
             if (slot == spec.keys[k].slots)
-                nulls |= UINT64CONST(1) << k;
+                *nulls |= UINT64CONST(1) << k;
             else
                 words[k] = gp->tables.slot_words[k] != NULL ? gp->tables.slot_words[k][slot] : slot;
         }
-        group_agg_add_counts(ga, words, nulls, c, rows);
-        if (group_agg_full(ga))
-            return gp->next_group < groups; /* emitted first, the rest after (partial states only) */
+        *cells = c;
+        return true;
     }
     gp->collecting = false;
     return false;
+}
+
+} // namespace
+
+bool grouped_pages_hold_groups(const GroupedPages *gp)
+{
+    return gp->active && gp->pages.hist[0].index >= 0;
+}
+
+bool grouped_pages_collect(GroupedPages *gp, GroupAgg *ga, HeapReader *reader)
+{
+    if (!grouped_pages_hold_groups(gp))
+        return false;
+    const int64 slots = gh::grouped_page_slots(gp->spec);
+    int64 words[gh::kMaxPageKeys];
+    uint64 nulls;
+    const int64 *c;
+    while (next_counted_group(gp, reader, words, &nulls, &c)) {
+        group_agg_add_counts(ga, words, nulls, c, c[slots - 1]);
+        if (group_agg_full(ga))
+            return true; /* emitted first, the rest after (partial states only) */
+    }
+    return false;
+}
+
+bool grouped_pages_next_row(GroupedPages *gp, GroupAgg *ga, HeapReader *reader, TupleTableSlot *slot, bool partial)
+{
+    if (!grouped_pages_hold_groups(gp))
+        return false;
+    int64 words[gh::kMaxPageKeys];
+    uint64 nulls;
+    const int64 *c;
+    if (!next_counted_group(gp, reader, words, &nulls, &c))
+        return false;
+    group_agg_row_from_counts(ga, words, nulls, c, c[gh::grouped_page_slots(gp->spec) - 1], slot, partial);
+    return true;
 }
 
 void grouped_pages_reset(GroupedPages *gp)

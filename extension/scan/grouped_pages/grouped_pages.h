@@ -10,7 +10,10 @@
  * (key_tables.h) and counts its value and the row (gpu/grouped_page_spec.h).
  * When the scan stops, the groups with rows come back as key words and
  * counts, and join the host's groups (group_agg_add_counts), so a key's
- * rows counted on either side end in one row.
+ * rows counted on either side end in one row.  When the host counted none,
+ * each comes out as its row directly (grouped_pages_next_row): with 27,778
+ * hourly groups of 100M cached rows, filling the host's table with them took
+ * 20 to 35 ms of a 42 to 58 ms scan on the H100 host.
  *
  * The scan's shape must allow it: one gpu_histogram, with count(*) and
  * count of its own column beside it at most; at most two keys, each a
@@ -39,7 +42,7 @@ struct GroupedPages {
     PageGpu pages;
     HeapTupleData *tuples;  /* a page's tuples, when one is parsed on the host */
     MemoryContext cxt;      /* the spec, tables and batches: reset on rescan, which gives everything back */
-    bool collecting;        /* the groups are being taken back (grouped_pages_collect) ... */
+    bool collecting;        /* the groups are being taken back (grouped_pages_collect or _next_row) ... */
     int64 next_group;       /* ... from this one on ... */
     int64 *chunk;           /* ... out of these cells, read for groups [chunk_first, chunk_first + chunk_n) */
     int64 chunk_first;
@@ -107,6 +110,17 @@ void grouped_pages_end_read(GroupedPages *gp, const HostPages &host);
  * and calls again for the rest.
  */
 bool grouped_pages_collect(GroupedPages *gp, GroupAgg *ga, HeapReader *reader);
+
+/* Whether the GPU counted groups for this scan (read back by either call below or above). */
+bool grouped_pages_hold_groups(const GroupedPages *gp);
+
+/*
+ * Instead of grouped_pages_collect, when every group of the scan is the
+ * GPU's: the next group with rows, straight into slot as its row
+ * (group_agg_row_from_counts), so that the groups never fill a table.
+ * false after the last.
+ */
+bool grouped_pages_next_row(GroupedPages *gp, GroupAgg *ga, HeapReader *reader, TupleTableSlot *slot, bool partial);
 
 /* Gives everything back and forgets the spec (rescan: new parameters, perhaps). */
 void grouped_pages_reset(GroupedPages *gp);
