@@ -132,6 +132,18 @@ if [ "$on_gpu" = 1 ] && [ "$(psql_q -c "SELECT current_setting('gpu_histogram.gp
         failures=$((failures + 1))
     fi
     check "the same bins, planned as finished rows from the GPU's groups" "$serial SET work_mem = '64kB';" "$bins"
+    # a LIMIT stops the rows early: EXPLAIN still counts every tuple and page the scan read
+    tuples=$(psql_q -c "SELECT count(*) FROM gh_gp")
+    plan=$(psql -X -q -At -c "SET max_parallel_workers_per_gather = 0; SET work_mem = '64kB'; SET gpu_histogram.device = gpu;
+        SET TimeZone = 'America/New_York'; EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $bins LIMIT 5" 2>&1)
+    if grep -q "GpuHistogramScan" <<<"$plan" && grep -q "Visible Tuples: $tuples\$" <<<"$plan" &&
+        grep -q "Groups: 5\$" <<<"$plan" && grep -q "Pages from GPU Page Cache: [1-9]" <<<"$plan"; then
+        echo "PASS: the same bins under LIMIT 5: 5 groups emitted, the scan's $tuples tuples and cached pages counted"
+    else
+        echo "FAIL: the same bins under LIMIT 5: expected 5 groups, $tuples visible tuples and cached pages"
+        echo "$plan" | head -30 | sed 's/^/  /'
+        failures=$((failures + 1))
+    fi
 fi
 check "4 workers, GROUP BY g and the day (21,312 groups, work_mem 64MB)" "$parallel SET work_mem = '64MB';" \
     "SELECT g, date_trunc('day', ts) AS day, gpu_histogram(x, 0, 1, 32) AS h, count(*) AS n FROM gh_gp GROUP BY 1, 2"

@@ -329,8 +329,14 @@ TupleTableSlot *next_row(ScanExec *s)
             }
             if (!g->gpu_groups_pending)
                 g->scan_paused = scan_read(s);
-            /* the GPU's groups, once the table is read: as many at a time as the memory bound holds */
+            /*
+             * The GPU's groups, once the table is read: each straight out as its row when they are all
+             * there is (the totals first, so that a LIMIT above still has them), else into the table
+             * as many at a time as the memory bound holds.
+             */
             if (!g->scan_paused && !g->gpu_groups_pending && gpu_groups_alone(s)) {
+                grouped_pages_begin_rows(&g->pages, &s->reader);
+                record_totals(s);
                 g->gpu_rows_direct = true;
                 g->emitting = true;
                 continue;
@@ -356,9 +362,11 @@ TupleTableSlot *next_row(ScanExec *s)
         }
         TupleTableSlot *slot = scan_empty_slot(s);
         if (g->gpu_rows_direct) {
-            if (grouped_pages_next_row(&g->pages, &g->group_agg, &s->reader, slot, s->partial))
+            const uint64 before = g->group_agg.values_gpu;
+            if (grouped_pages_next_row(&g->pages, &g->group_agg, &s->reader, slot, s->partial)) {
+                s->totals.values_gpu += g->group_agg.values_gpu - before; /* each row's, as it goes */
                 return ExecStoreVirtualTuple(slot);
-            record_totals(s);
+            }
             group_agg_done(&g->group_agg);
             return NULL;
         }

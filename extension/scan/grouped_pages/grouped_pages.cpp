@@ -233,28 +233,37 @@ void grouped_pages_end_read(GroupedPages *gp, const HostPages &host)
 
 namespace {
 
+/* Once a scan: the tuples the GPU's kernel counted go into the reader, and the groups are read from the first. */
+void begin_collect(GroupedPages *gp, HeapReader *reader)
+{
+    if (gp->collecting || gp->collected)
+        return;
+    const int64 slots = gh::grouped_page_slots(gp->spec);
+    const int64 groups = gh::grouped_page_groups(gp->spec);
+    int64 tuples = 0;
+    gpu_service_read_range(&gp->pages.hist[0], static_cast<int32>(groups * slots), 1, &tuples, &gp->pages.read_slot);
+    heap_reader_count_tuples(reader, static_cast<uint64>(tuples));
+    gp->collecting = true;
+    gp->next_group = 0;
+    gp->chunk_first = gp->chunk_n = 0;
+    if (gp->chunk == NULL)
+        gp->chunk = static_cast<int64 *>(
+            MemoryContextAlloc(gp->cxt, sizeof(int64) * Max(1, kReadCells / slots) * slots));
+}
+
 /*
  * The next group with rows among the GPU's cells, in the order of their
  * numbers: its key words, NULL bits and cells (the last one its rows).
- * false after the last, which ends the collection.
+ * false after the last, which ends the collection for this scan.
  */
 bool next_counted_group(GroupedPages *gp, HeapReader *reader, int64 *words, uint64 *nulls, const int64 **cells)
 {
     const gh::GroupedPageSpec &spec = gp->spec;
     const int64 slots = gh::grouped_page_slots(spec);
     const int64 groups = gh::grouped_page_groups(spec);
-    if (!gp->collecting) {
-        int64 tuples = 0;
-        gpu_service_read_range(&gp->pages.hist[0], static_cast<int32>(groups * slots), 1, &tuples,
-                               &gp->pages.read_slot);
-        heap_reader_count_tuples(reader, static_cast<uint64>(tuples));
-        gp->collecting = true;
-        gp->next_group = 0;
-        gp->chunk_first = gp->chunk_n = 0;
-        if (gp->chunk == NULL)
-            gp->chunk = static_cast<int64 *>(
-                MemoryContextAlloc(gp->cxt, sizeof(int64) * Max(1, kReadCells / slots) * slots));
-    }
+    begin_collect(gp, reader);
+    if (gp->collected)
+        return false;
     const int64 per_read = Max(1, kReadCells / slots);
     while (gp->next_group < groups) {
         if (gp->next_group >= gp->chunk_first + gp->chunk_n) {
@@ -285,6 +294,7 @@ bool next_counted_group(GroupedPages *gp, HeapReader *reader, int64 *words, uint
         return true;
     }
     gp->collecting = false;
+    gp->collected = true;
     return false;
 }
 
@@ -311,6 +321,12 @@ bool grouped_pages_collect(GroupedPages *gp, GroupAgg *ga, HeapReader *reader)
     return false;
 }
 
+void grouped_pages_begin_rows(GroupedPages *gp, HeapReader *reader)
+{
+    if (grouped_pages_hold_groups(gp))
+        begin_collect(gp, reader);
+}
+
 bool grouped_pages_next_row(GroupedPages *gp, GroupAgg *ga, HeapReader *reader, TupleTableSlot *slot, bool partial)
 {
     if (!grouped_pages_hold_groups(gp))
@@ -332,6 +348,7 @@ void grouped_pages_reset(GroupedPages *gp)
     gp->tried = false;
     gp->active = false;
     gp->collecting = false;
+    gp->collected = false;
     gp->chunk = NULL;
     gp->tables = KeyTables{};
     gp->spec = gh::GroupedPageSpec{};
