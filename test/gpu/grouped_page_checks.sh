@@ -22,13 +22,8 @@
 set -uo pipefail
 psql_q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
 failures=0
-# a service that is still starting (a server just up) is given a while to find its GPU
-for _ in $(seq 1 30); do
-    status=$(psql_q -c "SELECT coalesce(min(status), 'none') FROM gpu_histogram_devices()")
-    [[ $status == *starting* || $status == *down* ]] || break
-    sleep 1
-done
-if [ "$status" = usable ]; then
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/gpu_status.sh"
+if [ "$(gh_gpu_status)" = usable ]; then
     device=gpu batched="" on_gpu=1
 else
     device=auto batched="SET gpu_histogram.debug_pages_on_cpu = on;" on_gpu=0

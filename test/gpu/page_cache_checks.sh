@@ -28,11 +28,8 @@
 set -uo pipefail
 psql_q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
 failures=0
-for _ in $(seq 1 30); do
-    status=$(psql_q -c "SELECT coalesce(min(status), 'none') FROM gpu_histogram_devices()")
-    [[ $status == *starting* || $status == *down* ]] || break
-    sleep 1
-done
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/gpu_status.sh"
+status=$(gh_gpu_status)
 if [ "$status" != usable ]; then
     echo "page cache checks: no usable GPU ($status): skipped"
     exit 0

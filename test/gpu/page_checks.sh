@@ -42,10 +42,10 @@ set -uo pipefail
 seconds=${1:-40}
 psql_q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
 failures=0
-gpu=$(psql_q -c "SELECT coalesce(min(status), 'none') = 'usable' FROM gpu_histogram_devices()")
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/gpu_status.sh"
 device=gpu
 batched="SET gpu_histogram.debug_pages_on_cpu = off;"
-if [ "$gpu" != t ]; then
+if [ "$(gh_gpu_status)" != usable ]; then
     device=cpu
     batched="SET gpu_histogram.debug_pages_on_cpu = on;"
     echo "page checks: no usable GPU: batches of pinned pages are parsed on the CPU (gpu_histogram.debug_pages_on_cpu)"

@@ -34,13 +34,8 @@ done
 
 psql_q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
 psql_q -c "CREATE EXTENSION IF NOT EXISTS gpu_histogram" || exit 1
-# a server that has just started may still be starting its GPU service
-for _ in $(seq 60); do
-    state=$(psql_q -c "SELECT service_state FROM gpu_histogram_stats()")
-    [ "$state" = starting ] || [ "$state" = down ] || break
-    sleep 1
-done
-status=$(psql_q -c "SELECT coalesce(min(status), 'none') FROM gpu_histogram_devices()")
+source test/lib/gpu_status.sh
+status=$(gh_gpu_status)
 if [ "$status" != "usable" ]; then
     echo "GPU checks SKIPPED: this server's backends see no usable GPU ($status)"
     exit 0
