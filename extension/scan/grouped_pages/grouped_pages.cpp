@@ -4,6 +4,8 @@
  */
 #include "grouped_pages.h"
 
+#include <algorithm>
+
 #include "../heap/page_layout.h"
 
 #include "../../device_policy.h"
@@ -279,7 +281,7 @@ bool next_counted_group(GroupedPages *gp, HeapReader *reader, int64 *words, uint
         if (c[slots - 1] == 0)
             continue;
         /* the group's number back into each key's slot: the last key varies fastest */
-        words[0] = words[1] = 0;
+        std::fill_n(words, gh::kMaxPageKeys, int64{0});
         *nulls = 0;
         for (int k = spec.nkeys - 1; k >= 0; k--) {
             const int64 radix = static_cast<int64>(spec.keys[k].slots) + 1;
