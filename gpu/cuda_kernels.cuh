@@ -178,7 +178,8 @@ cudaError_t bin_grouped_pages_on_device(const uint64_t *page_words, size_t npage
 bool grouped_page_spec_fits(const GroupedPageSpec &spec, int64_t table_words);
 
 /*
- * Whether the page kernel can read col: attno from 1, nprefix attno - 1
+ * Whether the page kernel can read col as a value (a float or integer
+ * type, never a boolean): attno from 1, nprefix attno - 1
  * (at most kMaxPagePrefix), the column's length its type's, alignments of
  * 1, 2, 4 or 8, lengths above 0, and fixed_offset what the walk over every
  * earlier column gives.

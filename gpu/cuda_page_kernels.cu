@@ -33,6 +33,23 @@ bool valid_attr(const PageAttr &a)
     return a.len > 0 && (a.align == 1 || a.align == 2 || a.align == 4 || a.align == 8);
 }
 
+/* The column's place as the kernel finds it: its width its type's, its offset the walk's over every earlier column. */
+bool column_layout_fits(const PageColumn &col)
+{
+    if (col.attno < 1 || col.nprefix != col.attno - 1 || col.nprefix > kMaxPagePrefix)
+        return false;
+    if (!valid_attr(col.attr) || static_cast<uint32_t>(col.attr.len) != page_value_bytes(col.type))
+        return false;
+    /* the offset the kernel takes for a tuple without NULLs */
+    uint32_t at = 0;
+    for (int32_t a = 0; a < col.nprefix; a++) {
+        if (!valid_attr(col.prefix[a]))
+            return false;
+        at = align_offset(at, col.prefix[a].align) + static_cast<uint32_t>(col.prefix[a].len);
+    }
+    return col.fixed_offset >= 0 && static_cast<uint32_t>(col.fixed_offset) == align_offset(at, col.attr.align);
+}
+
 size_t page_shared_bytes(int32_t slots, size_t table_bytes, bool shared)
 {
     return heap_layout::kPageBytes + table_space(table_bytes) +
@@ -115,11 +132,16 @@ cudaError_t launch_grouped_pages(const uint64_t *words, size_t n, const unsigned
     });
 }
 
-/* A key or qual column the kernel reads as an integer word. */
+/* A key or qual column the kernel reads as an integer word (page_word). */
 bool word_column_fits(const PageColumn &col)
 {
-    return page_column_fits(col) &&
-           (col.type == PageValueType::int2 || col.type == PageValueType::int4 || col.type == PageValueType::int8);
+    switch (col.type) {
+    case PageValueType::int2:
+    case PageValueType::int4:
+    case PageValueType::int8:
+    case PageValueType::boolean: return column_layout_fits(col);
+    default: return false;
+    }
 }
 
 } // namespace
@@ -187,28 +209,14 @@ cudaError_t bin_grouped_pages_on_device(const uint64_t *page_words, size_t npage
 
 bool page_column_fits(const PageColumn &col)
 {
-    if (col.attno < 1 || col.nprefix != col.attno - 1 || col.nprefix > kMaxPagePrefix)
-        return false;
     switch (col.type) {
     case PageValueType::float8:
     case PageValueType::float4:
     case PageValueType::int2:
     case PageValueType::int4:
-    case PageValueType::int8:
-        break;
-    default:
-        return false;
+    case PageValueType::int8: return column_layout_fits(col);
+    default: return false; /* a boolean is never binned */
     }
-    if (!valid_attr(col.attr) || static_cast<uint32_t>(col.attr.len) != page_value_bytes(col.type))
-        return false;
-    /* the offset the kernel takes for a tuple without NULLs must be the walk's over every earlier column */
-    uint32_t at = 0;
-    for (int32_t a = 0; a < col.nprefix; a++) {
-        if (!valid_attr(col.prefix[a]))
-            return false;
-        at = align_offset(at, col.prefix[a].align) + static_cast<uint32_t>(col.prefix[a].len);
-    }
-    return col.fixed_offset >= 0 && static_cast<uint32_t>(col.fixed_offset) == align_offset(at, col.attr.align);
 }
 
 KernelPath page_path(int32_t nbins, const KernelLimits &limits)

@@ -64,6 +64,7 @@ __host__ __device__ constexpr uint32_t page_value_bytes(PageValueType type)
 {
     return type == PageValueType::float8 || type == PageValueType::int8   ? 8
            : type == PageValueType::float4 || type == PageValueType::int4 ? 4
+           : type == PageValueType::boolean                                ? 1
                                                                            : 2;
 }
 
@@ -108,6 +109,7 @@ __host__ __device__ __forceinline__ double page_value(const unsigned char *page,
     case PageValueType::int2: return static_cast<double>(load_from_page<int16_t>(page, at));
     case PageValueType::int4: return static_cast<double>(load_from_page<int32_t>(page, at));
     case PageValueType::int8: return static_cast<double>(load_from_page<long long>(page, at));
+    case PageValueType::boolean: break; /* never a value */
     }
     return 0.0;
 }

@@ -54,9 +54,11 @@ inline uint32_t page_word_lines(uint64_t word) { return static_cast<uint32_t>(wo
 
 /*
  * The column's storage type; a binned value is the float8 it casts to.
- * date is stored as an int4, timestamp and timestamptz as an int8.
+ * date is stored as an int4, timestamp and timestamptz as an int8.  A
+ * boolean (one byte, 0 or 1) is only ever a grouped scan's key, read as
+ * a word: page_column_fits() refuses it as a value.
  */
-enum class PageValueType : int32_t { float8 = 0, float4, int2, int4, int8 };
+enum class PageValueType : int32_t { float8 = 0, float4, int2, int4, int8, boolean };
 
 /* A column's storage: attlen (> 0: every column the page kernel walks is fixed width) and attalign in bytes. */
 struct PageAttr {

@@ -8,11 +8,12 @@
 # (gpu_histogram.scan = off, the reference), the scan with device = gpu and
 # with device = auto.  The answers must be equal row for row, and EXPLAIN
 # ANALYZE must show pages parsed on the GPU.  The shapes are those of
-# dashboards: a column key, date_trunc in a zone across both DST changes,
-# date_bin, ::date, a second width_bucket, time ranges in the WHERE clause
-# with and without keys, NULL keys and values, parallel workers; and the
-# cases the GPU must hand back to the host: rows outside the statistics'
-# range (inserted after ANALYZE) and pages that are not all-visible.
+# dashboards: a column key, a boolean key, date_trunc in a zone across
+# both DST changes, date_bin, ::date, a second width_bucket, time ranges in
+# the WHERE clause with and without keys, NULL keys and values, parallel
+# workers; and the cases the GPU must hand back to the host: rows outside
+# the statistics' range (inserted after ANALYZE) and pages that are not
+# all-visible.
 #
 # Without a usable GPU (CI) the same queries run with device = auto and
 # gpu_histogram.debug_pages_on_cpu, which batches the pinned pages as for
@@ -37,7 +38,8 @@ CREATE TABLE gh_gp AS
 SELECT CASE WHEN i % 37 = 0 THEN NULL ELSE ((i::bigint * 7919) % 100003) / 100003.0 END::float8 AS x,
        CASE WHEN i % 101 = 0 THEN NULL ELSE i % 100 END AS g,
        CASE WHEN i % 211 = 0 THEN NULL
-            ELSE '2024-03-08 00:00-05'::timestamptz + i * interval '9 seconds' END AS ts
+            ELSE '2024-03-08 00:00-05'::timestamptz + i * interval '9 seconds' END AS ts,
+       CASE WHEN i % 53 = 0 THEN NULL ELSE i % 3 = 0 END AS b
 FROM generate_series(1, 2000000) i;
 VACUUM ANALYZE gh_gp;
 SQL
@@ -97,6 +99,10 @@ check "::date in New York" "$serial" \
     "SELECT ts::date AS d, gpu_histogram(x, 0, 1, 16) AS h FROM gh_gp GROUP BY 1"
 check "date_trunc('week') in New York" "$serial" \
     "SELECT date_trunc('week', ts) AS w, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp GROUP BY 1"
+check "a boolean key (NULLs too), count(*)" "$serial" \
+    "SELECT b, gpu_histogram(x, 0, 1, 64) AS h, count(*) AS n FROM gh_gp GROUP BY b"
+check "a boolean key and g, two weeks" "$serial" \
+    "SELECT b, g, gpu_histogram(x, 0, 1, 16) AS h, count(x) AS nx FROM gh_gp WHERE ts >= '2024-03-20' AND ts < '2024-04-03' GROUP BY 1, 2"
 check "g by a second width_bucket" "$serial" \
     "SELECT g, width_bucket(x, 0, 1, 8) AS y, gpu_histogram(x, 0, 1, 32) AS h FROM gh_gp GROUP BY 1, 2"
 check "two weeks, ungrouped, count(*)" "$serial" \

@@ -86,9 +86,10 @@ gh::PageColumn column(const Layout &layout, int attno, PageValueType type, std::
     gh::PageColumn col = heap_pages::page_column(layout, attno, type, missing.has_value(),
                                                  missing ? heap_pages::as_float8(*missing, type) : 0.0);
     if (missing && type != PageValueType::float8 && type != PageValueType::float4)
-        col.missing_word = type == PageValueType::int2   ? static_cast<int16_t>(missing->bits)
-                           : type == PageValueType::int4 ? static_cast<int32_t>(missing->bits)
-                                                         : static_cast<int64_t>(missing->bits);
+        col.missing_word = type == PageValueType::int2      ? static_cast<int16_t>(missing->bits)
+                           : type == PageValueType::int4    ? static_cast<int32_t>(missing->bits)
+                           : type == PageValueType::boolean ? int64_t{(missing->bits & 0xFF) != 0}
+                                                            : static_cast<int64_t>(missing->bits);
     return col;
 }
 
@@ -169,6 +170,7 @@ Seen seen(const Line &line, const gh::PageColumn &col)
     case PageValueType::int2: s.word = static_cast<int16_t>(d.bits); break;
     case PageValueType::int4: s.word = static_cast<int32_t>(d.bits); break;
     case PageValueType::int8: s.word = static_cast<int64_t>(d.bits); break;
+    case PageValueType::boolean: s.word = (d.bits & 0xFF) != 0; break; /* DatumGetBool: any byte but 0 */
     default: break;
     }
     return s;
@@ -834,6 +836,50 @@ TEST(GroupedPagesHost, MissingKeysAndTwoKeyGroups)
 }
 
 /*
+ * boolean keys: one byte, aligned to nothing, so that the columns after it
+ * move; false, true and NULL are slots 0, 1 and 2.  A stored byte other
+ * than 0 or 1 is true, as DatumGetBool reads it.
+ */
+TEST(GroupedPagesHost, BooleanKeysAreTheirByte)
+{
+    ASSERT_NE(pool(), nullptr);
+    const Layout layout{{1, 1}, {2, 2}, {1, 1}, {8, 8}}; /* flag, tag (int2), other flag, value */
+    PageWriter w(pool_page(0));
+    const auto f8 = heap_pages::float8_datum;
+    const auto i = heap_pages::int_datum;
+    const Datum null = heap_pages::null_datum();
+    ASSERT_TRUE(w.add_tuple(layout, {i(1), i(5), i(0), f8(0.3)}));     /* 0: (true, false) */
+    ASSERT_TRUE(w.add_tuple(layout, {i(0), null, i(1), f8(0.7)}));     /* 1: (false, true) */
+    ASSERT_TRUE(w.add_tuple(layout, {null, i(-2), null, f8(0.7)}));    /* 2: (NULL, NULL) */
+    ASSERT_TRUE(w.add_tuple(layout, {i(2), i(1), i(1), null}));        /* 3: (true, true), NULL value */
+    ASSERT_TRUE(w.add_tuple(layout, {i(0), i(1)}));                    /* 4: older, (false, missing) */
+    const Written written{w.lines()};
+    GroupedPageSpec spec{};
+    spec.value = column(layout, 4, PageValueType::float8, f8(0.1));
+    spec.interval = BucketSpec{0, 1, 2, BucketRule::pg16}; /* 5 cells a group */
+    spec.nkeys = 2;
+    spec.keys[0] = column_key(column(layout, 1, PageValueType::boolean), 0, 2);
+    spec.keys[1] = column_key(column(layout, 3, PageValueType::boolean, i(1)), 0, 2);
+    ASSERT_EQ(gh::grouped_page_groups(spec), 3 * 3);
+    ASSERT_TRUE(gh::grouped_page_spec_fits(spec, 0));
+    const struct {
+        int64_t group;
+        int64_t bucket; /* -1: NULL */
+    } want[] = {{1 * 3 + 0, 1}, {0 * 3 + 1, 2}, {2 * 3 + 2, 2}, {1 * 3 + 1, -1}, {0 * 3 + 1, 1}};
+    for (uint32_t r = 0; r < written[0].size(); r++) {
+        for (const RowResult &got : {evaluated(pool_page(0), r, spec, {}), reference_row(written[0][r], spec, {})}) {
+            ASSERT_EQ(got.fate, RowFate::count) << "row " << r;
+            EXPECT_EQ(got.row_cell, want[r].group * 5 + 4) << "row " << r;
+            EXPECT_EQ(got.value_cell, want[r].bucket < 0 ? -1 : want[r].group * 5 + want[r].bucket) << "row " << r;
+        }
+    }
+    /* a window of true alone, as a WHERE flag >= true would leave: false is the host's */
+    spec.keys[0] = column_key(column(layout, 1, PageValueType::boolean), 1, 1);
+    EXPECT_EQ(evaluated(pool_page(0), 1, spec, {}).fate, RowFate::host);
+    EXPECT_EQ(evaluated(pool_page(0), 3, spec, {}).row_cell, (0 * 3 + 1) * 5 + 4);
+}
+
+/*
  * Only a row the page must count sends the page to the host: not one the
  * WHERE clause drops, not a dead line pointer, not a line past the scan's
  * count.  The kernel decides per page on what evaluate_row says per row.
@@ -933,6 +979,23 @@ std::vector<SpecCase> refused_specs(GroupedPageSpec *good_out, std::vector<int64
                                          BucketSpec{kNaN, 1, 5, BucketRule::pg16});
         },
         words);
+    bad("a boolean value", [&](GroupedPageSpec &s) { s.value.type = PageValueType::boolean; s.value.attr = {1, 1}; },
+        words);
+    bad("a float qual on a boolean",
+        [&](GroupedPageSpec &s) {
+            s.quals[0].column.type = PageValueType::boolean;
+            s.quals[0].column.attr = {1, 1};
+            s.quals[0].is_float = 1;
+        },
+        words);
+    bad("a width_bucket key over a boolean",
+        [&](GroupedPageSpec &s) {
+            s.keys[1] = width_bucket_key(column(layout, kFloat, PageValueType::float8), BucketSpec{0, 1, 5, BucketRule::pg16});
+            s.keys[1].column.type = PageValueType::boolean;
+            s.keys[1].column.attr = {1, 1};
+        },
+        words);
+    bad("a boolean key of 8 bytes", [&](GroupedPageSpec &s) { s.keys[0].column.type = PageValueType::boolean; }, words);
     bad("a key of kind 3", [](GroupedPageSpec &s) { s.keys[0].kind = static_cast<PageKeyKind>(3); }, words);
     /* cells counted with int32: (2^30 + 1) groups of 13 cells, and (2^30 + 1)^2 groups, are too many */
     bad("2^34 cells", [](GroupedPageSpec &s) { s.nkeys = 1; s.keys[0].slots = 1u << 30; }, words);
@@ -1153,6 +1216,36 @@ TEST_F(GroupedPages, ColumnKeyInSharedCounters)
     spec.quals[1] = float_qual(column(layout, kFloat, PageValueType::float8, heap_pages::float8_datum(0)), PageCmp::lt, 0.9);
     ASSERT_EQ(gh::grouped_page_cells(spec), 11 * 11);
     expect_grouped(spec, {}, written, random_batches(rng, written, 0, 300), limits, "column key");
+}
+
+/*
+ * A boolean key before an int4 key, as GROUP BY flag, g gives: the flag's
+ * byte moves the int4 to offset 4 (or 0 after a NULL bitmap), and a stored
+ * byte of 3 is true.
+ */
+TEST_F(GroupedPages, BooleanKeyBeforeAColumnKey)
+{
+    std::mt19937_64 rng(43);
+    const Layout layout{{1, 1}, {4, 4}, {8, 8}}; /* flag, key, value */
+    const BucketSpec values{0, 100, 16, BucketRule::pg16};
+    auto maybe_null = [&](Datum d, int in) { return rng() % in == 0 ? heap_pages::null_datum() : d; };
+    Written written = write_pages(
+        layout, 0, 200, rng,
+        [&] {
+            const uint64_t flag = rng() % 50 == 0 ? 3 : rng() % 2;
+            return std::vector<Datum>{maybe_null(heap_pages::int_datum(static_cast<int64_t>(flag)), 9),
+                                      maybe_null(heap_pages::int_datum(pick(rng, -3, 3)), 11),
+                                      maybe_null(heap_pages::float8_datum(around(rng, values)), 7)};
+        },
+        [&](std::vector<Datum> &row) { row[1] = heap_pages::int_datum(rng() % 2 ? 4 : INT32_MIN); }, 8);
+    GroupedPageSpec spec{};
+    spec.value = column(layout, 3, PageValueType::float8);
+    spec.interval = values;
+    spec.nkeys = 2;
+    spec.keys[0] = column_key(column(layout, 1, PageValueType::boolean), 0, 2);
+    spec.keys[1] = column_key(column(layout, 2, PageValueType::int4), -3, 7);
+    ASSERT_EQ(gh::grouped_page_groups(spec), 3 * 8);
+    expect_grouped(spec, {}, written, random_batches(rng, written, 0, 200), limits, "boolean key");
 }
 
 /*

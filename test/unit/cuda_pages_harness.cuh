@@ -297,6 +297,7 @@ inline gh::PageAttr attr_of(PageValueType type)
     case PageValueType::float4:
     case PageValueType::int4: return gh::PageAttr{4, 4};
     case PageValueType::int2: return gh::PageAttr{2, 2};
+    case PageValueType::boolean: return gh::PageAttr{1, 1};
     }
     return gh::PageAttr{0, 0};
 }

@@ -72,6 +72,7 @@ inline double as_float8(const Datum &d, gh::PageValueType type)
     case gh::PageValueType::int2: return static_cast<double>(static_cast<int16_t>(d.bits));
     case gh::PageValueType::int4: return static_cast<double>(static_cast<int32_t>(d.bits));
     case gh::PageValueType::int8: return static_cast<double>(static_cast<int64_t>(d.bits));
+    case gh::PageValueType::boolean: return (d.bits & 0xFF) != 0 ? 1 : 0; /* never binned */
     }
     return 0;
 }

@@ -231,11 +231,15 @@ bool key_table_build(GroupKey *key, Oid relid, TupleDesc desc, const NativeQuals
         t->slot_words[k] = NULL; /* the slot is the bucket */
         return true;
     case KeyKind::column: {
-        if (col.type != INT2OID && col.type != INT4OID && col.type != INT8OID && col.type != DATEOID)
-            return false;
         int64 lo, hi;
-        if (!rows_range(relid, col, quals, &lo, &hi) || static_cast<__int128>(hi) - lo + 1 > kMaxKeySlots)
+        if (col.type == BOOLOID) {
+            lo = 0; /* false and true: every value, whatever the statistics say */
+            hi = 1;
+        } else if (col.type != INT2OID && col.type != INT4OID && col.type != INT8OID && col.type != DATEOID) {
             return false;
+        } else if (!rows_range(relid, col, quals, &lo, &hi) || static_cast<__int128>(hi) - lo + 1 > kMaxKeySlots) {
+            return false;
+        }
         out->kind = gh::PageKeyKind::column;
         out->base = lo;
         out->slots = static_cast<uint32>(hi - lo + 1);

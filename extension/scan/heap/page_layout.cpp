@@ -59,6 +59,7 @@ bool value_type(Oid type, gh::PageValueType *out)
     case INT2OID: *out = gh::PageValueType::int2; return true;
     case INT4OID: *out = gh::PageValueType::int4; return true;
     case INT8OID: *out = gh::PageValueType::int8; return true;
+    case BOOLOID: *out = gh::PageValueType::boolean; return true; /* a key only */
     case DATEOID: *out = gh::PageValueType::int4; return true;
     case TIMESTAMPOID:
     case TIMESTAMPTZOID: *out = gh::PageValueType::int8; return true;
@@ -74,14 +75,16 @@ double missing_as_float8(Oid type, Datum d)
     case FLOAT4OID: return DatumGetFloat4(d);
     case INT2OID: return DatumGetInt16(d);
     case INT4OID: return DatumGetInt32(d);
+    case BOOLOID: return DatumGetBool(d) ? 1.0 : 0.0; /* never binned: a key's column */
     default: return static_cast<double>(DatumGetInt64(d));
     }
 }
 
-/* An integer-like column's missing value as stored (date an int4, timestamps an int8). */
+/* An integer-like column's missing value as stored (date an int4, timestamps an int8, a boolean 0 or 1). */
 int64 missing_as_word(Oid type, Datum d)
 {
     switch (type) {
+    case BOOLOID: return DatumGetBool(d) ? 1 : 0;
     case INT2OID: return DatumGetInt16(d);
     case INT4OID:
     case DATEOID: return DatumGetInt32(d);
