@@ -165,5 +165,39 @@ check "the same with 30,000 ten-minute bins at work_mem 64kB: the GPU's groups i
     "SELECT date_bin('10 minutes', ts, '2024-01-01 00:00+00') AS bin, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp GROUP BY 1" 1
 
 psql_q -c "DROP TABLE gh_gp"
+
+# TimescaleDB's time_bucket over a hypertable's chunks, where TimescaleDB is preloaded (the GPU host's
+# PostgreSQL 17 bundle, test/gpu/stage_source_build.sh 17); its every form is test/timescaledb's topic
+if [ "$(psql_q -c "SELECT current_setting('shared_preload_libraries') ~ 'timescaledb'
+        AND EXISTS (SELECT FROM pg_available_extensions WHERE name = 'timescaledb')")" = t ]; then
+    psql_q <<'SQL' || exit 1
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS timescaledb;
+DROP TABLE IF EXISTS gh_tsdb;
+CREATE TABLE gh_tsdb (ts timestamptz NOT NULL, x float8, g int);
+SELECT create_hypertable('gh_tsdb', 'ts', chunk_time_interval => interval '7 days') IS NOT NULL;
+INSERT INTO gh_tsdb
+SELECT '2024-03-01 00:00+00'::timestamptz + i * interval '7 seconds',
+       CASE WHEN i % 29 = 0 THEN NULL ELSE ((i::bigint * 7919) % 100003) / 100003.0 END,
+       CASE WHEN i % 13 = 0 THEN NULL ELSE i % 10 END
+FROM generate_series(1, 1500000) i;
+VACUUM ANALYZE gh_tsdb;
+SQL
+    check "time_bucket('1 hour') over a hypertable's chunks, count(*)" "$serial" \
+        "SELECT time_bucket('1 hour', ts) AS hour, gpu_histogram(x, 0, 1, 32) AS h, count(*) AS n FROM gh_tsdb GROUP BY 1"
+    check "time_bucket('1 day') in New York's zone argument, across its DST change" "$serial" \
+        "SELECT time_bucket('1 day', ts, 'America/New_York') AS day, gpu_histogram(x, 0, 1, 32) AS h FROM gh_tsdb GROUP BY 1"
+    check "time_bucket('15 minutes') from an origin, and g" "$serial" \
+        "SELECT time_bucket('15 minutes', ts, '2024-01-01 00:07+00'::timestamptz) AS b, g, gpu_histogram(x, 0, 1, 16) AS h FROM gh_tsdb GROUP BY 1, 2"
+    check "time_bucket('1 month') in the session's zone" "$serial" \
+        "SELECT time_bucket('1 month', ts) AS m, gpu_histogram(x, 0, 1, 16) AS h, count(x) AS nx FROM gh_tsdb GROUP BY 1"
+    check "time_bucket('1 hour') with an offset, two weeks" "$serial" \
+        "SELECT time_bucket('1 hour', ts, \"offset\" => '10 minutes'::interval) AS hour, gpu_histogram(x, 0, 1, 16) AS h FROM gh_tsdb WHERE ts >= '2024-03-20' AND ts < '2024-04-03' GROUP BY 1"
+    check "4 workers over the chunks: time_bucket('1 hour')" "$parallel" \
+        "SELECT time_bucket('1 hour', ts) AS hour, gpu_histogram(x, 0, 1, 32) AS h, count(*) AS n FROM gh_tsdb GROUP BY 1"
+    psql_q -c "DROP TABLE gh_tsdb"
+else
+    echo "grouped page checks: TimescaleDB is not preloaded here: the time_bucket checks are for a server with it"
+fi
 [ $failures -eq 0 ] && echo "grouped page GPU checks: all passed" || echo "grouped page GPU checks: $failures FAILED"
 exit $failures

@@ -268,6 +268,43 @@ bool tsdb_bucket_compute(TsdbBucket *b, int64 ts, int64 *key)
     return true;
 }
 
+bool tsdb_bucket_range_safe(const TsdbBucket *b)
+{
+    constexpr int64 kWidestUsec = 366 * USECS_PER_DAY;
+    constexpr int64 kFarthestOffsetUsec = 31 * USECS_PER_DAY;
+    if ((b->coltype != TIMESTAMPOID && b->coltype != TIMESTAMPTZOID) || b->span <= 0 || b->nulls[0])
+        return false;
+    const Interval *width = DatumGetIntervalP(b->args[0]);
+    if (width->month > 12 || width->day < 0 || width->time < 0 || width->day > 366 ||
+        (width->month == 0 && static_cast<__int128>(width->day) * USECS_PER_DAY + width->time > kWidestUsec))
+        return false;
+    for (int i = 0; i < b->nargs; i++) {
+        /* a NULL origin or offset of the zone's form is its default; elsewhere it makes every bucket NULL */
+        if (i == 0 || i == kTsdbTsArg || b->nulls[i])
+            continue;
+        switch (b->argtypes[i]) {
+        case TIMESTAMPOID:
+        case TIMESTAMPTZOID: { /* the origin */
+            const int64 origin = DatumGetInt64(b->args[i]);
+            if (origin < MIN_TIMESTAMP + kMarginUsec || origin > END_TIMESTAMP - kMarginUsec)
+                return false;
+            break;
+        }
+        case INTERVALOID: { /* the offset */
+            const Interval *offset = DatumGetIntervalP(b->args[i]);
+            const __int128 usec = static_cast<__int128>(offset->day) * USECS_PER_DAY + offset->time;
+            if (offset->month != 0 || offset->day < -31 || offset->day > 31 || usec < -kFarthestOffsetUsec ||
+                usec > kFarthestOffsetUsec)
+                return false;
+            break;
+        }
+        case TEXTOID: break; /* the zone: span > 0 says pg_tzset knows it */
+        default: return false;
+        }
+    }
+    return true;
+}
+
 const char *tsdb_bucket_describe(const TsdbBucket *b)
 {
     if (b->zone_name != NULL)

@@ -88,7 +88,6 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
             return false;
         spec.nkeys++;
     }
-    /* no more groups than the host's table may hold: the GPU's groups join it */
     /*
      * The GPU's groups join the host's table: where it cannot flush (the
      * final states, serially), no more than it may hold.
@@ -156,16 +155,10 @@ void grouped_pages_init(GroupedPages *gp, const ScanAggregate *aggs, int naggs, 
     for (int a = 0; a < naggs; a++)
         if (aggs[a].kind == AggKind::count_column && aggs[a].count_attno != aggs[h].call.attno)
             return; /* another column's NULLs: not read by the GPU */
-    for (int k = 0; k < nkeys; k++) {
-        switch (keys[k].def.kind) {
-        case KeyKind::column:
-        case KeyKind::time:
-        case KeyKind::width_bucket: break;
-        case KeyKind::time_bucket: return;
-        }
+    /* every other key is a word, which key_table_build() places or refuses once its arguments are known */
+    for (int k = 0; k < nkeys; k++)
         if (group_key_is_text(&keys[k]))
             return;
-    }
     gp->wanted = true;
 }
 

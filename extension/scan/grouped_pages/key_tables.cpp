@@ -126,6 +126,14 @@ bool rows_range(Oid relid, const HeapColumn &col, const NativeQuals &quals, int6
     return *lo <= *hi;
 }
 
+/* [lo, hi] cut to the values a table may cover; false if nothing is left. */
+bool inside_table(int64 *lo, int64 *hi)
+{
+    *lo = Max(*lo, kTableMin);
+    *hi = Min(*hi, kTableMax - 1);
+    return *lo <= *hi;
+}
+
 void reserve(KeyTables *t, int64 words)
 {
     if (t->nwords + words <= t->capacity)
@@ -137,40 +145,62 @@ void reserve(KeyTables *t, int64 words)
 }
 
 /*
- * A time key's intervals over [lo, hi]: PostgreSQL's key of each stored
- * value t there, through the scan's own time key, which answers with the
- * interval [hit_lo, hit_hi) around t that has the same key; adjacent
- * intervals with one key are merged.  false where a value's key comes
- * with no such interval (PostgreSQL's own path: the range's ends, a zone
- * with leap seconds) or there are too many.
+ * The key of one stored time ts and the interval [*from, *to) around it
+ * whose every value has that key, as the scan's own key verified it with
+ * PostgreSQL's (or TimescaleDB's) function; false where it comes with no
+ * such interval.
  */
-bool time_intervals(GroupKey *key, int64 lo, int64 hi, gh::PageKey *out, KeyTables *t, int k)
+using VerifiedKey = bool (*)(GroupKey *key, int64 ts, int64 *result, int64 *from, int64 *to);
+
+bool time_key_interval(GroupKey *key, int64 ts, int64 *result, int64 *from, int64 *to)
 {
     TimeKey *tk = &key->time;
-    lo = Max(lo, kTableMin);
-    hi = Min(hi, kTableMax - 1);
-    if (lo > hi)
-        return false;
-    /* date_bin subtracts its origin: keep that far from overflowing too */
-    if (tk->kind == TimeKeyKind::bin &&
-        (tk->stride_usec <= 0 || tk->origin < kTableMin || tk->origin >= kTableMax ||
-         static_cast<__int128>(hi) - tk->origin > (INT64CONST(1) << 62) ||
-         static_cast<__int128>(tk->origin) - lo > (INT64CONST(1) << 62)))
-        return false;
-    /* too many intervals is known without making them: a step is at least the unit, or a day */
-    const int64 step = tk->kind == TimeKeyKind::bin ? tk->stride_usec
-                       : tk->kind == TimeKeyKind::trunc && tk->unit_usec > 0 ? tk->unit_usec
-                                                                              : USECS_PER_DAY;
-    if ((static_cast<__int128>(hi) - lo) / step > kMaxIntervals)
+    tk->hit_lo = 1;
+    tk->hit_hi = 0;
+    *result = time_key_compute(tk, ts);
+    *from = tk->hit_lo;
+    *to = tk->hit_hi;
+    return *from <= ts && ts < *to;
+}
+
+bool tsdb_key_interval(GroupKey *key, int64 ts, int64 *result, int64 *from, int64 *to)
+{
+    TsdbBucket *b = &key->tsdb;
+    b->hit_lo = 1;
+    b->hit_hi = 0;
+    if (!tsdb_bucket_compute(b, ts, result))
+        return false; /* a NULL bucket */
+    *from = b->hit_lo;
+    *to = b->hit_hi + 1; /* its hits are inclusive; hi is below kTableMax */
+    return b->hit_lo <= ts && ts <= b->hit_hi;
+}
+
+/*
+ * A time key's intervals over [lo, hi], at least step apart: the key of
+ * each stored value t there, with the interval around t that has the same
+ * key; adjacent intervals with one key are merged.  false where a value's
+ * key comes with no such interval (its function's own path: the range's
+ * ends, a zone with leap seconds) or there are too many.
+ */
+bool time_intervals(GroupKey *key, VerifiedKey verified, int64 step, int64 lo, int64 hi, gh::PageKey *out,
+                    KeyTables *t, int k)
+{
+    /* too many intervals is known without making them */
+    if (step <= 0 || (static_cast<__int128>(hi) - lo) / step > kMaxIntervals)
         return false;
     int64 *starts = static_cast<int64 *>(palloc(sizeof(int64) * 1024));
     int64 *results = static_cast<int64 *>(palloc(sizeof(int64) * 1024));
     int64 n = 0, cap = 1024, end = lo;
+    /*
+     * A key's interval ends at its bucket's end, or where a zone's offset
+     * changes: a few per step.  One that keeps ending right after ts (a
+     * function whose buckets the search cannot verify) would walk the range
+     * a microsecond at a time.
+     */
+    int64 calls_left = 4 * ((hi - lo) / step + 1) + 1024;
     for (int64 ts = lo; ts <= hi;) {
-        tk->hit_lo = 1;
-        tk->hit_hi = 0;
-        int64 r = time_key_compute(tk, ts);
-        if (!(tk->hit_lo <= ts && ts < tk->hit_hi))
+        int64 r, from, to;
+        if (--calls_left < 0 || !verified(key, ts, &r, &from, &to))
             return false;
         if (n == 0 || results[n - 1] != r) {
             if (n == kMaxIntervals)
@@ -183,11 +213,9 @@ bool time_intervals(GroupKey *key, int64 lo, int64 hi, gh::PageKey *out, KeyTabl
             starts[n] = ts;
             results[n++] = r;
         }
-        end = tk->hit_hi;
-        ts = tk->hit_hi;
+        end = to;
+        ts = to;
     }
-    tk->hit_lo = 1; /* the rows start from an empty cache, as before */
-    tk->hit_hi = 0;
     if (n == 0)
         return false;
     /* each distinct key a slot, in key order */
@@ -250,15 +278,44 @@ bool key_table_build(GroupKey *key, Oid relid, TupleDesc desc, const NativeQuals
         return true;
     }
     case KeyKind::time: {
-        if (time_key_always_null(&key->time) || (col.type != TIMESTAMPOID && col.type != TIMESTAMPTZOID))
-            return false;
+        TimeKey *tk = &key->time;
         int64 lo, hi;
-        if (!rows_range(relid, col, quals, &lo, &hi))
+        if (time_key_always_null(tk) || (col.type != TIMESTAMPOID && col.type != TIMESTAMPTZOID) ||
+            !rows_range(relid, col, quals, &lo, &hi) || !inside_table(&lo, &hi))
+            return false;
+        /* date_bin subtracts its origin: keep that far from overflowing too */
+        if (tk->kind == TimeKeyKind::bin &&
+            (tk->stride_usec <= 0 || tk->origin < kTableMin || tk->origin >= kTableMax ||
+             static_cast<__int128>(hi) - tk->origin > (INT64CONST(1) << 62) ||
+             static_cast<__int128>(tk->origin) - lo > (INT64CONST(1) << 62)))
+            return false;
+        /* a step is at least the stride or the unit, or a day */
+        const int64 step = tk->kind == TimeKeyKind::bin ? tk->stride_usec
+                           : tk->kind == TimeKeyKind::trunc && tk->unit_usec > 0 ? tk->unit_usec
+                                                                                  : USECS_PER_DAY;
+        out->kind = gh::PageKeyKind::intervals;
+        const bool built = time_intervals(key, time_key_interval, step, lo, hi, out, t, k);
+        tk->hit_lo = 1; /* the rows start from an empty cache, as before */
+        tk->hit_hi = 0;
+        return built && out->slots <= kMaxKeySlots;
+    }
+    case KeyKind::time_bucket: {
+        /*
+         * TimescaleDB's function over values no row may have: only where
+         * its arguments leave it no error to raise inside the table's range
+         * (tsdb_bucket_range_safe).  A date column stays on the host.
+         */
+        TsdbBucket *b = &key->tsdb;
+        int64 lo, hi;
+        if ((col.type != TIMESTAMPOID && col.type != TIMESTAMPTZOID) || !tsdb_bucket_range_safe(b) ||
+            !rows_range(relid, col, quals, &lo, &hi) || !inside_table(&lo, &hi))
             return false;
         out->kind = gh::PageKeyKind::intervals;
-        return time_intervals(key, lo, hi, out, t, k) && out->slots <= kMaxKeySlots;
+        const bool built = time_intervals(key, tsdb_key_interval, b->span + 1, lo, hi, out, t, k);
+        b->hit_lo = 1;
+        b->hit_hi = 0;
+        return built && out->slots <= kMaxKeySlots;
     }
-    case KeyKind::time_bucket: return false;
     }
     return false;
 }

@@ -133,7 +133,7 @@ SELECT create_hypertable('ts_dense', 'ts', chunk_time_interval => interval '50 m
 INSERT INTO ts_dense
 SELECT '2026-05-01 12:00:00+00'::timestamptz + (i / 10) * interval '7 microseconds', (i % 997) / 997.0
 FROM generate_series(0, 299999) i;
-ANALYZE ts_m, ts_dense;
+VACUUM ANALYZE ts_m, ts_dense;
 SELECT count(*) > 10 AS many_chunks FROM show_chunks('ts_m');
 
 -- Widths from a microsecond to a second
