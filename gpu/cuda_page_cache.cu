@@ -49,7 +49,7 @@ __global__ void resolve_pages(uint64_t *__restrict__ words, const unsigned long 
     const unsigned long long lsn = lsns[i];
     const unsigned long long vm = vms[i];
     const uint32_t block = blocks[i];
-    const uint32_t e = static_cast<uint32_t>((static_cast<uint64_t>(kernels::cache_mix(rel)) + block) % entries);
+    const uint32_t e = static_cast<uint32_t>((static_cast<uint64_t>(rel.base) + block) % entries);
     uint32_t directive = kNotCached;
     if (lsn == 0 && vm != 0) {
         const CacheKey k = keys[e];

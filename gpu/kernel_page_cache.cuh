@@ -46,15 +46,6 @@ static_assert(sizeof(CacheKey) == 48, "page_cache.h's kPageCacheEntryBytes count
 constexpr uint32_t kNotCached = 0xFFFFFFFFu;
 constexpr uint32_t kFill = 0x80000000u;
 
-__host__ __device__ inline uint32_t cache_mix(const PageCacheRel &r)
-{
-    uint32_t h = r.spc * 0x9E3779B1u ^ r.db * 0x85EBCA77u ^ r.rel * 0xC2B2AE3Du;
-    h ^= h >> 15;
-    h *= 0x2C1B3C6Du;
-    h ^= h >> 12;
-    return h;
-}
-
 } // namespace kernels
 } // namespace gh
 

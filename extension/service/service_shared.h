@@ -128,6 +128,19 @@ struct CachedShare {
 };
 constexpr int kCachedShares = 64;
 
+/*
+ * Where a relation file's pages go in the GPUs' page caches: entries
+ * [base, base + span), one relation after another around the cache, so
+ * that the relations cached last never overlap (gpu_service_cache_base).
+ * Kept for the kCachePlacements relations placed last.
+ */
+struct CachePlacement {
+    gh::PageCacheRel rel; /* rel 0: an empty entry */
+    uint32 span;
+    uint64 placed;        /* ServiceShared::placements_made when placed */
+};
+constexpr int kCachePlacements = 1024;
+
 struct ServiceShared {
     pg_atomic_uint32 lock;        /* pid of the holder, 0 when free: service_lock() */
     ConditionVariable slot_freed; /* clients waiting for a slot or a histogram entry */
@@ -175,6 +188,10 @@ struct ServiceShared {
     /* the scans' page cache shares, for the planner */
     CachedShare shares[kCachedShares];
     uint64 shares_noted;
+    /* the page caches' placements of relations */
+    CachePlacement placements[kCachePlacements];
+    uint64 placements_made;
+    int64 next_base; /* where the next relation goes */
 
     /* testing: the service applies gpu_fail_after(fail_calls) when fail_request changes */
     uint32 fail_request;

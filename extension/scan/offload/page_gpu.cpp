@@ -611,10 +611,23 @@ bool pages_allowed(const PageGpu *pg, Relation rel)
 gh::PageCacheRel page_gpu_cache_rel(Relation rel)
 {
     if (!RelationNeedsWAL(rel) || RelationUsesLocalBuffers(rel))
-        return gh::PageCacheRel{0, 0, 0};
+        return gh::PageCacheRel{0, 0, 0, 0};
     GhRelFile file = GH_REL_FILE(rel);
-    return gh::PageCacheRel{GH_REL_FILE_PARTS(file)};
+    return gh::PageCacheRel{GH_REL_FILE_PARTS(file), 0};
 }
+
+namespace {
+
+/* The scan's relation file and its place in the GPUs' page caches. */
+gh::PageCacheRel placed_cache_rel(const HeapReader *r)
+{
+    gh::PageCacheRel file = page_gpu_cache_rel(r->rel);
+    if (file.rel != 0)
+        file.base = gpu_service_cache_base(file, r->nblocks);
+    return file;
+}
+
+} // namespace
 
 void page_gpu_begin(PageGpu *pg, HeapReader *r, const HeapColumn *columns, int nhist, bool parallel,
                     MemoryContext cxt)
@@ -628,7 +641,7 @@ void page_gpu_begin(PageGpu *pg, HeapReader *r, const HeapColumn *columns, int n
     if (!pages_allowed(pg, rel))
         return;
     pg->rel = rel;
-    pg->cache_rel = page_gpu_cache_rel(rel);
+    pg->cache_rel = placed_cache_rel(r);
     MemoryContext old = MemoryContextSwitchTo(cxt);
     pg->columns = static_cast<gh::PageColumn *>(palloc0(sizeof(gh::PageColumn) * nhist));
     pg->hist = static_cast<ServiceHistogramRef *>(palloc(sizeof(ServiceHistogramRef) * nhist));
@@ -673,7 +686,7 @@ void page_gpu_begin_grouped(PageGpu *pg, HeapReader *r, const gh::GroupedPageSpe
     if (!pages_allowed(pg, rel))
         return;
     pg->rel = rel;
-    pg->cache_rel = page_gpu_cache_rel(rel);
+    pg->cache_rel = placed_cache_rel(r);
     pg->grouped = spec;
     pg->table = table;
     pg->table_words = table_words;
