@@ -25,9 +25,9 @@
  * needs to live on the host.  The GPU service gives each relation its
  * base, one after another (service_client.h, gpu_service_cache_base), so
  * that relations cached together do not overlap: with a base hashed from
- * the relation, two of the 17 chunks of a hypertable that all fit a quarter
- * of the H100's cache overlapped by 2,671 entries and evicted each other
- * at every scan (5 ms instead of 1 for each).  A batch resolves its pages
+ * the relation, two of the 17 chunks of a hypertable that together took an
+ * eighth of the H100's cache overlapped by 2,671 entries and evicted each
+ * other at every scan (5 ms instead of 1 for each).  A batch resolves its pages
  * before its kernel runs (one thread a page): the first page of the batch
  * to claim an entry owns it for the batch; if the entry's key is the
  * page's, the kernel reads the page from device memory (a hit), otherwise

@@ -171,8 +171,9 @@ run "after TRUNCATE and new rows" "$serial" "$ungrouped" none
 run "and again" "$serial" "$heatmap" all
 
 # Many files cached together: each partition has a place of its own in the cache (gpu_service_cache_base).
-# With a place hashed from the file, two of 24 such partitions overlap in a 2 GB cache with a
-# probability of about 99%, and evict each other's pages at every scan.
+# With a place hashed from the file, two of 24 such partitions (about 1,075 pages each) overlap in a
+# 2 GB cache (260,364 entries) with a probability of about 90%, and evict each other's pages at every
+# scan.
 psql_q <<'SQL' || exit 1
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS gh_pc_parts;
