@@ -171,6 +171,7 @@ bool gpu_service_page_cache_running(void);
  * 0 when no such scan has been noted, or the cache is not running.
  */
 void gpu_service_note_cached_share(const gh::PageCacheRel &rel, uint32 shape, double share);
+double gpu_service_cached_share(const gh::PageCacheRel &rel, uint32 shape);
 
 /*
  * The entry of the GPUs' page caches where block 0 of rel's file goes (its
@@ -182,7 +183,6 @@ void gpu_service_note_cached_share(const gh::PageCacheRel &rel, uint32 shape, do
  * no cache runs.
  */
 uint32 gpu_service_cache_base(const gh::PageCacheRel &rel, uint32 nblocks);
-double gpu_service_cached_share(const gh::PageCacheRel &rel, uint32 shape);
 
 /*
  * Queues the slot's n pages: the first n page words, or, with probe_runs,

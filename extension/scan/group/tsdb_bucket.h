@@ -84,8 +84,9 @@ static inline bool tsdb_bucket_value(TsdbBucket *b, int64 ts, int64 *key)
  * buckets can be verified over a range no row need cover (the GPU's
  * interval tables, key_tables.h): a timestamp or timestamptz column,
  * intervals cacheable, a width of at most 366 days without negative parts,
- * an origin inside the same range and an offset of at most 31 days.  Then a bucket's start lies within a width, an offset and a
- * zone's day of its value, far from the range's ends.
+ * an origin inside the same range and an offset of at most 31 days.  Then
+ * a bucket's start lies within a width, an offset and a zone's day of its
+ * value, far from the range's ends.
  */
 bool tsdb_bucket_range_safe(const TsdbBucket *b);
 

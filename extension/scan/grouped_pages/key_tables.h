@@ -8,9 +8,10 @@
  * table of intervals of the stored timestamp, each with its key's group.
  * The intervals come from the scan's own time keys, which PostgreSQL's
  * date_trunc, date_bin and ::date (time_keys.h), or TimescaleDB's
- * time_bucket (tsdb_bucket.h), verify interval by interval, over the range the column's statistics (min and max of its
- * histogram and most common values), narrowed by the WHERE clause's bounds
- * on the same column, say the rows lie in.  Statistics are a sample: a row
+ * time_bucket (tsdb_bucket.h), verify interval by interval, over the range
+ * the column's statistics (min and max of its histogram and most common
+ * values), narrowed by the WHERE clause's bounds on the same column, say
+ * the rows lie in.  Statistics are a sample: a row
  * outside its key's window or table sends its page back to the host,
  * which places it with the same functions, so they only ever cost time.
  */
