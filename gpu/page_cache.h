@@ -22,12 +22,9 @@
  * The cache is direct-mapped: a page may live in entry
  * (base + block) mod entries only, so consecutive blocks of one relation
  * never evict each other while the relation fits, and no table of entries
- * needs to live on the host.  The GPU service gives each relation its
- * base, one after another (service_client.h, gpu_service_cache_base), so
- * that relations cached together do not overlap: with a base hashed from
- * the relation, two of the 17 chunks of a hypertable that together took an
- * eighth of the H100's cache overlapped by 2,671 entries and evicted each
- * other at every scan (5 ms instead of 1 for each).  A batch resolves its pages
+ * needs to live on the host.  Each relation file's base is a place of
+ * its own (page_cache_places.h), so that files cached together do not
+ * overlap.  A batch resolves its pages
  * before its kernel runs (one thread a page): the first page of the batch
  * to claim an entry owns it for the batch; if the entry's key is the
  * page's, the kernel reads the page from device memory (a hit), otherwise

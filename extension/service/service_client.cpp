@@ -689,62 +689,20 @@ double gpu_service_cached_share(const gh::PageCacheRel &rel, uint32 shape)
     return share;
 }
 
-static bool same_file(const gh::PageCacheRel &a, const gh::PageCacheRel &b)
-{
-    return a.rel == b.rel && a.db == b.db && a.spc == b.spc;
-}
-
 uint32 gpu_service_cache_base(const gh::PageCacheRel &rel, uint32 nblocks)
 {
     if (gh_service == NULL || rel.rel == 0)
         return 0;
+    uint32 base = 0;
     service_lock();
-    const int64 entries = gh_service->page_cache_entries;
-    if (entries <= 0) {
-        service_unlock();
-        return 0;
+    if (gh_service->page_cache_entries > 0) {
+        gh::CachePlaces places{gh_service->places, kCachePlaces, gh_service->places_made, gh_service->next_place};
+        base = gh::place_in_cache(&places, gh_service->page_cache_entries, rel, nblocks);
+        gh_service->places_made = places.made;
+        gh_service->next_place = places.next_base;
     }
-    CachePlacement *into = NULL;
-    for (CachePlacement &p : gh_service->placements) {
-        if (p.rel.rel != 0 && same_file(p.rel, rel)) {
-            into = &p;
-            break;
-        }
-    }
-    if (into != NULL && nblocks <= into->span) {
-        const uint32 base = into->rel.base;
-        service_unlock();
-        return base;
-    }
-    /* room to grow: a table that takes rows keeps its place while it gains half again */
-    const int64 span = Min(entries, static_cast<int64>(nblocks) + Max(static_cast<int64>(nblocks) / 2, 64));
-    int64 base = gh_service->next_base;
-    if (base + span > entries)
-        base = 0; /* around the cache: the places made first go first */
-    gh_service->next_base = base + span;
-    for (CachePlacement &p : gh_service->placements) {
-        const int64 from = p.rel.base, to = from + p.span;
-        if (p.rel.rel != 0 && &p != into && from < base + span && base < to)
-            p.rel.rel = 0; /* overlapped: placed anew when next scanned */
-    }
-    if (into == NULL) {
-        /* an empty entry, else the one placed longest ago */
-        into = &gh_service->placements[0];
-        for (CachePlacement &p : gh_service->placements) {
-            if (p.rel.rel == 0) {
-                into = &p;
-                break;
-            }
-            if (p.placed < into->placed)
-                into = &p;
-        }
-    }
-    into->rel = rel;
-    into->rel.base = static_cast<uint32>(base);
-    into->span = static_cast<uint32>(span);
-    into->placed = ++gh_service->placements_made;
     service_unlock();
-    return static_cast<uint32>(base);
+    return base;
 }
 
 /* The number of a finished batch's pages read from the GPUs' page cache (0 if it was not cached). */

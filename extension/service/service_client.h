@@ -175,12 +175,8 @@ double gpu_service_cached_share(const gh::PageCacheRel &rel, uint32 shape);
 
 /*
  * The entry of the GPUs' page caches where block 0 of rel's file goes (its
- * PageCacheRel's base), for a scan of its first nblocks blocks.  A file
- * keeps its place while it fits it; one not placed yet, or grown past its
- * place, goes after the file placed last, with room to grow by half, and
- * the places it covers are forgotten (their files are placed anew when
- * next scanned): the caches keep the files scanned last, whole.  0 when
- * no cache runs.
+ * PageCacheRel's base), for a scan of its first nblocks blocks: its place
+ * (gpu/page_cache_places.h), kept or made.  0 when no cache runs.
  */
 uint32 gpu_service_cache_base(const gh::PageCacheRel &rel, uint32 nblocks);
 

@@ -43,6 +43,7 @@ extern "C" {
 #include "../../gpu/grouped_page_spec.h"
 #include "../../gpu/histogram_spec.h"
 #include "../../gpu/page_cache.h"
+#include "../../gpu/page_cache_places.h"
 #include "../../gpu/page_spec.h"
 
 enum ServiceState : int32 {
@@ -128,18 +129,8 @@ struct CachedShare {
 };
 constexpr int kCachedShares = 64;
 
-/*
- * Where a relation file's pages go in the GPUs' page caches: entries
- * [base, base + span), one relation after another around the cache, so
- * that the relations cached last never overlap (gpu_service_cache_base).
- * Kept for the kCachePlacements relations placed last.
- */
-struct CachePlacement {
-    gh::PageCacheRel rel; /* rel 0: an empty entry */
-    uint32 span;
-    uint64 placed;        /* ServiceShared::placements_made when placed */
-};
-constexpr int kCachePlacements = 1024;
+/* The page caches' places of the files placed last (gpu/page_cache_places.h). */
+constexpr int kCachePlaces = 1024;
 
 struct ServiceShared {
     pg_atomic_uint32 lock;        /* pid of the holder, 0 when free: service_lock() */
@@ -188,10 +179,10 @@ struct ServiceShared {
     /* the scans' page cache shares, for the planner */
     CachedShare shares[kCachedShares];
     uint64 shares_noted;
-    /* the page caches' placements of relations */
-    CachePlacement placements[kCachePlacements];
-    uint64 placements_made;
-    int64 next_base; /* where the next relation goes */
+    /* the page caches' places of relation files (gpu_service_cache_base) */
+    gh::CachePlace places[kCachePlaces];
+    uint64 places_made;
+    int64 next_place; /* where the next file goes */
 
     /* testing: the service applies gpu_fail_after(fail_calls) when fail_request changes */
     uint32 fail_request;
