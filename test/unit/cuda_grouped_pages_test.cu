@@ -792,6 +792,25 @@ TEST(GroupedPagesHost, KeySlotsAtTheWindowsEdges)
           {{i8(3), 4}, {i8(-1), 0}, {i8(kInt64Max), 11}}, "width_bucket(int8, 0, 10, 10)");
 }
 
+/* A row's group and value bucket (-1: a NULL value), with 5 cells a group (nbins 2). */
+struct CountedRow {
+    int64_t group;
+    int64_t bucket;
+};
+
+/* Each line of page 0 counted, by the kernel's decision and by the reference alike, into its group and bucket. */
+void expect_counted_rows(const Written &written, const GroupedPageSpec &spec, const std::vector<CountedRow> &want)
+{
+    ASSERT_EQ(written[0].size(), want.size());
+    for (uint32_t r = 0; r < written[0].size(); r++) {
+        for (const RowResult &got : {evaluated(pool_page(0), r, spec, {}), reference_row(written[0][r], spec, {})}) {
+            ASSERT_EQ(got.fate, RowFate::count) << "row " << r;
+            EXPECT_EQ(got.row_cell, want[r].group * 5 + 4) << "row " << r;
+            EXPECT_EQ(got.value_cell, want[r].bucket < 0 ? -1 : want[r].group * 5 + want[r].bucket) << "row " << r;
+        }
+    }
+}
+
 /* Older tuples take the key's missing value, or its NULL slot; two keys number groups first key first. */
 TEST(GroupedPagesHost, MissingKeysAndTwoKeyGroups)
 {
@@ -815,17 +834,8 @@ TEST(GroupedPagesHost, MissingKeysAndTwoKeyGroups)
     ASSERT_EQ(gh::grouped_page_groups(spec), 4 * 5);
     ASSERT_TRUE(gh::grouped_page_spec_fits(spec, 0));
     /* group = key slot * 5 + f's slot; row cell group * 5 + 4, value cell group * 5 + bucket */
-    const struct {
-        int64_t group;
-        int64_t bucket; /* -1: NULL */
-    } want[] = {{2 * 5 + 2, 1}, {3 * 5 + 4, 2}, {0 * 5 + 0, -1}, {1 * 5 + 4, 1}, {1 * 5 + 4, 1}};
-    for (uint32_t r = 0; r < written[0].size(); r++) {
-        for (const RowResult &got : {evaluated(pool_page(0), r, spec, {}), reference_row(written[0][r], spec, {})}) {
-            ASSERT_EQ(got.fate, RowFate::count) << "row " << r;
-            EXPECT_EQ(got.row_cell, want[r].group * 5 + 4) << "row " << r;
-            EXPECT_EQ(got.value_cell, want[r].bucket < 0 ? -1 : want[r].group * 5 + want[r].bucket) << "row " << r;
-        }
-    }
+    expect_counted_rows(written, spec,
+                        {{2 * 5 + 2, 1}, {3 * 5 + 4, 2}, {0 * 5 + 0, -1}, {1 * 5 + 4, 1}, {1 * 5 + 4, 1}});
     /* without a missing value the older tuple's key is NULL: slot 3 */
     spec.keys[0] = column_key(column(layout, 2, PageValueType::int4), 0, 3);
     EXPECT_EQ(evaluated(pool_page(0), 3, spec, {}).row_cell, (3 * 5 + 4) * 5 + 4);
@@ -862,17 +872,8 @@ TEST(GroupedPagesHost, BooleanKeysAreTheirByte)
     spec.keys[1] = column_key(column(layout, 3, PageValueType::boolean, i(1)), 0, 2);
     ASSERT_EQ(gh::grouped_page_groups(spec), 3 * 3);
     ASSERT_TRUE(gh::grouped_page_spec_fits(spec, 0));
-    const struct {
-        int64_t group;
-        int64_t bucket; /* -1: NULL */
-    } want[] = {{1 * 3 + 0, 1}, {0 * 3 + 1, 2}, {2 * 3 + 2, 2}, {1 * 3 + 1, -1}, {0 * 3 + 1, 1}};
-    for (uint32_t r = 0; r < written[0].size(); r++) {
-        for (const RowResult &got : {evaluated(pool_page(0), r, spec, {}), reference_row(written[0][r], spec, {})}) {
-            ASSERT_EQ(got.fate, RowFate::count) << "row " << r;
-            EXPECT_EQ(got.row_cell, want[r].group * 5 + 4) << "row " << r;
-            EXPECT_EQ(got.value_cell, want[r].bucket < 0 ? -1 : want[r].group * 5 + want[r].bucket) << "row " << r;
-        }
-    }
+    expect_counted_rows(written, spec,
+                        {{1 * 3 + 0, 1}, {0 * 3 + 1, 2}, {2 * 3 + 2, 2}, {1 * 3 + 1, -1}, {0 * 3 + 1, 1}});
     /* a window of true alone, as a WHERE flag >= true would leave: false is the host's */
     spec.keys[0] = column_key(column(layout, 1, PageValueType::boolean), 1, 1);
     EXPECT_EQ(evaluated(pool_page(0), 1, spec, {}).fate, RowFate::host);

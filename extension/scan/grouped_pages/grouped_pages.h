@@ -46,8 +46,8 @@ struct GroupedPages {
     int64 next_group;       /* ... from this one on ... */
     int64 *chunk;           /* ... out of these cells, read for groups [chunk_first, chunk_first + chunk_n) */
     int64 chunk_first;
-    bool collected;         /* every group was taken back: this scan has no more */
     int64 chunk_n;
+    bool collected;         /* every group was taken back: this scan has no more */
     uint64 pages_left;      /* pages the GPU left to the host */
 };
 
