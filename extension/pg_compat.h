@@ -43,6 +43,16 @@ using GhRelFile = RelFileNode;
 #endif
 
 /*
+ * The subtransaction that first gave a relation a new file in this
+ * transaction (needs utils/rel.h); 16 renamed relfilenode to relfilelocator.
+ */
+#if PG_VERSION_NUM >= 160000
+#define GH_REL_FIRST_FILE_SUBID(rel) ((rel)->rd_firstRelfilelocatorSubid)
+#else
+#define GH_REL_FIRST_FILE_SUBID(rel) ((rel)->rd_firstRelfilenodeSubid)
+#endif
+
+/*
  * This backend's local transaction id and its PGPROC number (needs
  * storage/proc.h): 17 moved lxid into PGPROC.vxid and replaced
  * PGPROC.pgprocno with the global MyProcNumber.

@@ -26,7 +26,13 @@
 #      next plan stays serial where workers are allowed; with page_probes
 #      off it gets workers;
 #   9. the 24 partitions of a table, cached together, each keep all their
-#      pages in the cache.
+#      pages in the cache;
+#  10. COPY FREEZE into a file its transaction created or truncated adds
+#      frozen rows to an all-visible page without clearing its map bit:
+#      nothing of such a file is cached or probed before its transaction
+#      ends (serially and with workers, CREATE and TRUNCATE, a TRUNCATE in
+#      place, a savepoint), and after the COMMIT and a VACUUM (FREEZE) the
+#      answers stay the ordinary plan's.
 set -uo pipefail
 psql_q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
 failures=0
@@ -189,6 +195,134 @@ SQL
 run "24 partitions cached together" "$serial" "SELECT gpu_histogram(x, 0, 1, 64) h FROM gh_pc_parts" all
 run "and grouped by partition, again" "$serial" "SELECT g, gpu_histogram(x, 0, 1, 64) h FROM gh_pc_parts GROUP BY g" probes
 
-psql_q -c "DROP TABLE gh_pc, gh_pc_unlogged, gh_pc_parts" >/dev/null
+# 10. COPY FREEZE. In one session: each check prints "check EXPECT LABEL", its EXPLAIN ANALYZE, then
+# "same t" if the scan's answer equals the ordinary plan's in the same transaction. 296,046 rows of
+# (float8, int4) fill 1,600 pages of 185 and leave 46 on page 1600; the next 46 rows land on that page,
+# all-visible and already cached by a scan of the first rows if the cache took the file.
+frozen_rows() { # FIRST COUNT: COPY's text rows
+    awk -v a="$1" -v n="$2" 'BEGIN { for (i = a; i < a + n; i++) printf "%.17g\t%d\n", ((i * 7919) % 100003) / 100003.0, i % 100 }'
+}
+copy_freeze() { # TABLE FIRST COUNT
+    echo "COPY $1 FROM STDIN WITH (FREEZE);"
+    frozen_rows "$2" "$3"
+    echo '\.'
+}
+frozen_check() { # EXPECT LABEL QUERY
+    cat <<SQL
+\echo check $1 $2
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $3;
+$3 \gset gpu_
+SET gpu_histogram.scan = off;
+$3 \gset plain_
+SET gpu_histogram.scan = on;
+SELECT 'same ' || (:'gpu_h' = :'plain_h');
+SQL
+}
+# reads a session's output: each check passes if its answer was the ordinary plan's and its pages came
+# from the cache as expected (none: no page; any: whatever; probes: every page, none of them pinned)
+frozen_verdicts() {
+    awk -v label="$1" '
+        function verdict() {
+            if (name == "") return
+            ok = same == "t" && pages > 0
+            if (expect == "none" && cached != 0) ok = 0
+            if (expect == "probes" && (cached != pages || unpinned != pages)) ok = 0
+            printf "%s: COPY FREEZE, %s, %s: %s; %d of %d pages parsed on the GPU from its cache, %d never pinned (expected %s)\n",
+                ok ? "PASS" : "FAIL", label, name, same == "t" ? "equal to the ordinary plan" : "DIFFERENT from the ordinary plan",
+                cached, pages, unpinned, expect
+            name = ""
+        }
+        /^check / { verdict(); expect = $2; name = substr($0, length($1 $2) + 3); pages = cached = unpinned = 0; same = "?"; next }
+        /Pages Parsed on GPU: / { sub(/.*Pages Parsed on GPU: /, ""); pages += $1 }
+        /Pages from GPU Page Cache: / { sub(/.*Pages from GPU Page Cache: /, ""); cached += $1 }
+        /Pages Never Pinned: / { sub(/.*Pages Never Pinned: /, ""); unpinned += $1 }
+        /^same / { same = $2; verdict() }
+        /ERROR/ { print "FAIL: COPY FREEZE, " label ": " $0 }
+        END { verdict() }'
+}
+frozen_session() { # LABEL: runs stdin's SQL in one session and judges its checks
+    local out
+    out=$(psql -X -q -At -v ON_ERROR_STOP=1 2>&1)
+    local verdicts
+    verdicts=$(echo "$out" | frozen_verdicts "$1")
+    echo "$verdicts"
+    if [ -z "$verdicts" ] || echo "$verdicts" | grep -q '^FAIL'; then
+        failures=$((failures + 1))
+        echo "$out" | grep -v '^ *\(->\|Pages\|Tuples\|Custom\|GPU\|Heap\|Group\|Sort\|Output\)' | head -30 | sed 's/^/  /'
+    fi
+}
+frozen_q="SELECT gpu_histogram(x, 0, 1, 64) h FROM gh_pc_frozen"
+frozen_grouped_q="SELECT array_agg(h ORDER BY g)::text h FROM (SELECT g, gpu_histogram(x, 0, 1, 64) h FROM gh_pc_frozen GROUP BY g) q"
+frozen_settings="SET gpu_histogram.device = gpu; SET max_parallel_workers_per_gather = 0;"
+frozen_workers="SET max_parallel_workers_per_gather = 4; SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;"
+psql_q -c "DROP TABLE IF EXISTS gh_pc_frozen" >/dev/null 2>&1
+frozen_sql=$(mktemp)
+trap 'rm -f "$frozen_sql"' EXIT
+
+# the issue's steps: created in the transaction, scanned twice, 46 more rows on the last page
+{
+    echo "$frozen_settings"
+    echo "BEGIN; CREATE TABLE gh_pc_frozen (x float8, g int4);"
+    copy_freeze gh_pc_frozen 1 296046
+    frozen_check none "in the creating transaction, the first scan" "$frozen_q"
+    frozen_check none "the same scan again" "$frozen_q"
+    copy_freeze gh_pc_frozen 296047 46
+    frozen_check none "46 more frozen rows on the last page" "$frozen_q"
+    frozen_check none "the same, grouped" "$frozen_grouped_q"
+    echo "$frozen_workers"
+    frozen_check none "the same, 4 workers" "$frozen_q"
+    frozen_check none "the same, grouped, 4 workers" "$frozen_grouped_q"
+    echo "SET max_parallel_workers_per_gather = 0; COMMIT;"
+    frozen_check any "after the COMMIT" "$frozen_q"
+    frozen_check probes "and again" "$frozen_q"
+    echo "VACUUM (FREEZE) gh_pc_frozen;"
+    frozen_check any "after a VACUUM (FREEZE)" "$frozen_q"
+    frozen_check probes "and again" "$frozen_q"
+} >"$frozen_sql"
+frozen_session "a new table" <"$frozen_sql"
+
+# TRUNCATE in a later transaction gives the table a new file, which COPY FREEZE may fill; rolled back to
+# a savepoint, the old file is back, cached as before
+{
+    echo "$frozen_settings"
+    echo "BEGIN; SAVEPOINT s; TRUNCATE gh_pc_frozen;"
+    copy_freeze gh_pc_frozen 7 296046
+    frozen_check none "truncated in the transaction, the first scan" "$frozen_q"
+    copy_freeze gh_pc_frozen 9 46
+    frozen_check none "46 more frozen rows on the last page" "$frozen_q"
+    echo "$frozen_workers"
+    frozen_check none "the same, 4 workers" "$frozen_q"
+    echo "SET max_parallel_workers_per_gather = 0; ROLLBACK TO SAVEPOINT s;"
+    frozen_check probes "rolled back to the savepoint: the old file, from the cache" "$frozen_q"
+    echo "TRUNCATE gh_pc_frozen;"
+    copy_freeze gh_pc_frozen 11 296046
+    frozen_check none "truncated again" "$frozen_q"
+    copy_freeze gh_pc_frozen 13 46
+    frozen_check none "46 more frozen rows on the last page" "$frozen_q"
+    echo "COMMIT;"
+    frozen_check any "after the COMMIT" "$frozen_q"
+    frozen_check probes "and again" "$frozen_q"
+} >"$frozen_sql"
+frozen_session "TRUNCATE" <"$frozen_sql"
+
+# a table created in the transaction is truncated in place (heap_truncate_one_rel): the same file,
+# its blocks numbered from 0 again
+{
+    echo "$frozen_settings"
+    echo "DROP TABLE gh_pc_frozen; BEGIN; CREATE TABLE gh_pc_frozen (x float8, g int4);"
+    copy_freeze gh_pc_frozen 1 296046
+    frozen_check none "created in the transaction" "$frozen_q"
+    echo "TRUNCATE gh_pc_frozen;"
+    copy_freeze gh_pc_frozen 3 100000
+    frozen_check none "truncated in place, new frozen rows" "$frozen_q"
+    copy_freeze gh_pc_frozen 5 46
+    frozen_check none "46 more on the last page" "$frozen_q"
+    echo "COMMIT;"
+    frozen_check any "after the COMMIT" "$frozen_q"
+    frozen_check probes "and again" "$frozen_q"
+} >"$frozen_sql"
+frozen_session "TRUNCATE in place" <"$frozen_sql"
+
+psql_q -c "DROP TABLE gh_pc, gh_pc_unlogged, gh_pc_parts, gh_pc_frozen" >/dev/null
 [ $failures -eq 0 ] && echo "page cache GPU checks: all passed" || echo "page cache GPU checks: $failures FAILED"
 [ $failures -eq 0 ]

@@ -14,6 +14,8 @@
 #include <utility>
 
 extern "C" {
+#include "access/htup_details.h"
+#include "access/xact.h"
 #include "access/xlog.h"
 #include "catalog/catalog.h"
 #include "miscadmin.h"
@@ -22,6 +24,7 @@ extern "C" {
 #include "storage/proc.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
 }
 
 namespace {
@@ -606,11 +609,42 @@ bool pages_allowed(const PageGpu *pg, Relation rel)
            (pg->cpu_only || (device_gpu_wanted() && gh_pages_on_gpu && gpu_service_pages_ready()));
 }
 
+/*
+ * Whether rel's file may have been created, or given its present size, in
+ * this transaction: the one place where its all-visible pages can change
+ * while their map bits stay set.  COPY FREEZE, allowed only into a file
+ * the current subtransaction created or truncated, adds frozen tuples to
+ * a page that is already all-visible without clearing its bit, and so
+ * without a new map LSN (heap_multi_insert with HEAP_INSERT_FROZEN); a
+ * probe would then hit the page as cached before those tuples came.  And
+ * a TRUNCATE of a table created in this transaction empties its file in
+ * place (heap_truncate_one_rel), with the map truncated too.
+ *
+ * The relcache knows this of its own backend (rd_createSubid and the
+ * first new file's subtransaction, which stay set to the end of the
+ * transaction); a parallel worker's relcache is built afresh and does not.
+ * Giving a relation a new file updates its pg_class row, so a row
+ * written by this transaction tells a worker too; so does any other
+ * ALTER of the table in this transaction, where leaving the cache out
+ * costs only speed until the commit.
+ */
+bool file_new_in_xact(Relation rel)
+{
+    if (rel->rd_createSubid != InvalidSubTransactionId || GH_REL_FIRST_FILE_SUBID(rel) != InvalidSubTransactionId)
+        return true;
+    HeapTuple tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(RelationGetRelid(rel)));
+    if (!HeapTupleIsValid(tuple))
+        return true;
+    bool mine = TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetXmin(tuple->t_data));
+    ReleaseSysCache(tuple);
+    return mine;
+}
+
 } // namespace
 
 gh::PageCacheRel page_gpu_cache_rel(Relation rel)
 {
-    if (!RelationNeedsWAL(rel) || RelationUsesLocalBuffers(rel))
+    if (!RelationNeedsWAL(rel) || RelationUsesLocalBuffers(rel) || file_new_in_xact(rel))
         return gh::PageCacheRel{0, 0, 0, 0};
     GhRelFile file = GH_REL_FILE(rel);
     return gh::PageCacheRel{GH_REL_FILE_PARTS(file), 0};

@@ -111,10 +111,14 @@ struct PageGpu {
 
 /*
  * The key of rel's pages in the GPUs' page cache (gpu/page_cache.h), which
- * trusts a page's LSN to change with its contents: none (rel 0) for a
- * relation whose changes skip WAL (unlogged, or created in this
- * transaction under wal_level = minimal), whose pages keep their LSN while
- * they change, nor for a temporary one.
+ * trusts a page's LSN to change with its contents, and its map LSN to
+ * change before its tuples do: none (rel 0) for a relation whose changes
+ * skip WAL (unlogged, or created in this transaction under wal_level =
+ * minimal), whose pages keep their LSN while they change, nor for a
+ * temporary one, nor for one whose file this transaction may have created
+ * or truncated (COPY FREEZE changes its all-visible pages under an
+ * unchanged map LSN), so that nothing of such a file is cached or probed
+ * before its transaction ends.
  */
 gh::PageCacheRel page_gpu_cache_rel(Relation rel);
 
