@@ -33,7 +33,9 @@
 #    TimescaleDB hypertables with time_bucket keys, on 17 (TimescaleDB built
 #    from source) and 18 (in a sid chroot); skipped on other majors
 # 9. test/check_doc_links.py: every relative link and #anchor of README.md
-#    and docs/*.md points at a file and a heading that exist
+#    and docs/*.md points at a file and a heading that exist; then
+#    test/check_release.py: LICENSE, CHANGELOG.md and META.json agree with
+#    the control file's default_version
 #
 # Every step after the build runs even if an earlier one failed; the summary
 # at the end lists each, and the exit status is non-zero if any failed.
@@ -166,6 +168,13 @@ if python3 test/check_doc_links.py 2>&1 | tee "$LOGS/doc_links.log"; then
     record "docs links" ok "$(tail -n 1 "$LOGS/doc_links.log")"
 else
     record "docs links" FAILED "$(tail -n 1 "$LOGS/doc_links.log")"
+fi
+
+gh_step "python3 test/check_release.py"
+if python3 test/check_release.py 2>&1 | tee "$LOGS/release.log"; then
+    record "release metadata" ok "$(tail -n 1 "$LOGS/release.log")"
+else
+    record "release metadata" FAILED "$(tail -n 1 "$LOGS/release.log")"
 fi
 
 gh_step "summary"
