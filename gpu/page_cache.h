@@ -48,16 +48,47 @@
  * all-visible bit (set) under that map page's share lock.  Each fill is
  * keyed with the same: the map page's LSN, read with the bit set before
  * the page was noted (0: none), and the page's line pointer count then.
- * A probe hits an entry whose map LSN equals its own.  Setting a bit of a
- * WAL-logged relation's map always gives the map page a new LSN (one
- * never handed out before), and every change to a heap page's tuples
- * clears its bit first; so an equal LSN with the bit set at both readings
- * means the bit stayed set in between, and the page's tuples did not
- * change.  Where the fill noted the page after the probe's reading, both
- * fell while the probing scan's snapshot was held, and that snapshot
- * holds back the horizon: an all-visible page then holds exactly the
- * tuples it sees (the reasoning of index-only scans).  A probe that misses
- * comes back to the host, which reads the page as before.
+ * A probe hits an entry whose map LSN equals its own, and a probe is
+ * read with its bit set under the map page's share lock.  That an equal
+ * map LSN means unchanged tuples rests on these premises, each checked in
+ * heapam's source of 15, 16, 17 and 18, for a WAL-logged relation outside
+ * the catalogs read under an MVCC snapshot outside recovery (the scan
+ * probes nothing else, scan/offload/page_gpu.cpp):
+ *   1. Setting a bit gives the map page a new LSN: every caller goes
+ *      through visibilitymap_set(), which WAL-logs the change
+ *      (log_heap_visible) and stamps the map page with that record's LSN,
+ *      a position never handed out before.  So a bit set at both readings
+ *      under one LSN was set the whole time.
+ *   2. Every change to an all-visible page's tuples clears its bit in the
+ *      same critical section: heap_insert, heap_multi_insert, heap_delete
+ *      and heap_update (both pages) call visibilitymap_clear().  Clearing
+ *      need not change the map LSN (it does not before 18), which is why
+ *      the bit itself is read with the LSN.
+ *   3. What changes an all-visible page without clearing its bit changes
+ *      no tuple a snapshot sees: a tuple lock (heap_lock_tuple clears the
+ *      all-frozen bit only), pruning (heap_page_prune, 17's
+ *      heap_page_prune_and_freeze: an all-visible page has no dead tuple)
+ *      and freezing (the tuples' headers).  heap_inplace_update writes in
+ *      place under a set bit, but only into catalogs, which are not probed.
+ *   4. The exception: heap_multi_insert with HEAP_INSERT_FROZEN (COPY
+ *      FREEZE) adds frozen tuples to a page already all-visible and leaves
+ *      its bit, and the map LSN, as they were.  COPY FREEZE is allowed
+ *      only into a file created or truncated in the current subtransaction
+ *      (copyfrom.c), which no other transaction sees before it commits, and
+ *      a TRUNCATE of a table created in the transaction empties its file
+ *      in place (heap_truncate_one_rel).  So nothing of a file this
+ *      transaction may have created or truncated is cached or probed
+ *      (page_gpu_cache_rel): the scans that could see such changes never
+ *      fill an entry, and after the commit no frozen insert reaches the
+ *      file again.
+ *   5. A VACUUM that truncates the table clears the truncated blocks' bits
+ *      (visibilitymap_prepare_truncate); a block added again starts empty
+ *      with its bit clear, and setting it is premise 1.
+ * Where the fill noted the page after the probe's reading, both fell
+ * while the probing scan's snapshot was held, and that snapshot holds back
+ * the horizon: an all-visible page then holds exactly the tuples it sees
+ * (the reasoning of index-only scans).  A probe that misses comes back to
+ * the host, which reads the page as before.
  */
 #ifndef GH_PAGE_CACHE_H
 #define GH_PAGE_CACHE_H
