@@ -16,6 +16,7 @@ OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/scan/quals/native_quals.o extension/scan/quals/fixed_exprs.o extension/scan/quals/brin_ranges.o \
        extension/scan/group/group_keys.o extension/scan/group/time_keys.o extension/scan/group/tsdb_bucket.o \
        extension/scan/group/group_table.o extension/scan/group/group_agg.o extension/scan/group/shared_groups.o \
+       extension/scan/group/tuple_spill.o \
        extension/scan/offload/page_gpu.o extension/scan/offload/group_gpu.o \
        extension/scan/grouped_pages/grouped_pages.o extension/scan/grouped_pages/key_tables.o \
        extension/moving_window.o \
@@ -27,7 +28,7 @@ DATA = extension/sql/gpu_histogram--1.0.sql extension/sql/gpu_histogram--1.0--1.
        extension/sql/gpu_histogram--1.1--1.2.sql
 PGFILEDESC = "gpu_histogram - width_bucket histograms binned on the GPU"
 
-REGRESS = upgrade basic errors equality edges types nulls_empty merge buckets parallel grouping window moving_window device scan time thresholds time_range brin_ranges plan_args group_keys partitions
+REGRESS = upgrade basic errors equality edges types nulls_empty merge buckets parallel grouping window moving_window device scan time thresholds time_range brin_ranges plan_args group_keys partitions spill
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CONFIG ?= pg_config

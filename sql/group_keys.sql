@@ -850,10 +850,10 @@ RESET TimeZone;
 -- The memory bound at run time: statistics that promise 10 groups, then
 -- 20,000 more keys inserted behind the planner's back.  The planner picks
 -- the scan emitting finished rows; its groups outgrow work_mem x
--- hash_mem_multiplier, so it leaves them in memory of its own and, beyond
--- the bound, in temporary files, starts again (Group Flushes), and merges
--- them back part by part: the ordinary plan's answer, in bounded memory,
--- without an error.
+-- hash_mem_multiplier, so it keeps those it has and writes the tuples of
+-- the others to temporary files (Spilled Tuples), then counts them a
+-- partition at a time (Spill Passes): the ordinary plan's answer, in
+-- bounded memory, without an error (the spill topic tests more).
 CREATE TABLE gk_grow (k int4, x float8) WITH (autovacuum_enabled = false);
 INSERT INTO gk_grow SELECT i % 10, (i % 97) / 97.0 FROM generate_series(1, 1000) i;
 ANALYZE gk_grow;
@@ -862,7 +862,7 @@ SET work_mem = '64kB';
 SET hash_mem_multiplier = 1;
 SELECT regexp_replace(line, '\d+(\.\d+)?', 'N', 'g') AS plan_lines
 FROM gk_plan_lines($$SELECT k, gpu_histogram(x, 0, 1, 64) FROM gk_grow GROUP BY k$$) line
-WHERE line ~ 'Finalize|GpuHistogramScan|Group Flushes|Batches';
+WHERE line ~ 'Finalize|GpuHistogramScan|Group Flushes|Spilled|Spill Passes|Batches';
 SELECT * FROM gk_compare($$SELECT k, count(*), gpu_histogram(x, 0, 1, 64) FROM gk_grow GROUP BY k$$);
 RESET work_mem;
 RESET hash_mem_multiplier;

@@ -49,6 +49,8 @@ struct GroupedRows {
     bool gpu_groups_pending; /* the GPU's groups filled the memory bound before all were taken */
     bool gpu_rows_direct;    /* every group is the GPU's: each goes out as its row, straight from its cells */
     bool left_any;           /* groups were left in the area this scan (shared_groups_leave) */
+    bool replaying;          /* the table is read: the groups come from the spilled tuples' partitions */
+    bool totals_recorded;
     uint64 flushes;   /* times the groups were emitted (or left in the area) before the end */
     GroupedPages pages; /* all-visible pages parsed, grouped and counted on the GPU */
     /* the processes merge their groups (shared_groups.h) */
@@ -228,6 +230,7 @@ bool gpu_groups_alone(ScanExec *s)
 void record_totals(ScanExec *s)
 {
     GroupedRows *g = s->grouped;
+    g->totals_recorded = true;
     gh_values_binned_on_cpu += g->group_agg.values_binned;
     scan_record_totals(s, g->pages.active ? &g->pages.pages : NULL, g->group_agg.values_binned,
                        g->group_agg.values_gpu);
@@ -316,6 +319,37 @@ bool finish_merge(ScanExec *s)
     return true;
 }
 
+/*
+ * The table is read and its groups went out or were left: the next
+ * partition of the tuples the memory bound refused, counted into the
+ * emptied table.  false if none waited.
+ */
+bool replay_next(ScanExec *s)
+{
+    GroupedRows *g = s->grouped;
+    prepare_arguments(s);
+    g->replaying = true;
+    if (!group_agg_replay(&g->group_agg, RelationGetDescr(s->css.ss.ss_currentRelation), s->args))
+        return false;
+    group_agg_collect(&g->group_agg);
+    return true;
+}
+
+/*
+ * Whether the groups of the spill's passes may go out as rows as they
+ * are: a key is then in one pass only, the table's or one partition's.
+ * Partial states may repeat a key (the Finalize Aggregate combines them);
+ * finished rows may not, so a process alone emits them only if it left no
+ * group in the area and the GPU's cells (whose keys may have spilled
+ * tuples too) hold none; otherwise each pass's groups are left for the
+ * merge like any others.
+ */
+bool passes_emit_directly(ScanExec *s)
+{
+    GroupedRows *g = s->grouped;
+    return !g->merging || (s->shared == NULL && !g->left_any && !grouped_pages_hold_groups(&g->pages));
+}
+
 TupleTableSlot *next_row(ScanExec *s)
 {
     GroupedRows *g = s->grouped;
@@ -327,21 +361,22 @@ TupleTableSlot *next_row(ScanExec *s)
                 if (g->merging && !join_merge(s))
                     return NULL; /* every block was taken and every process finished */
             }
-            if (!g->gpu_groups_pending)
+            if (!g->gpu_groups_pending && !g->replaying)
                 g->scan_paused = scan_read(s);
             /*
              * The GPU's groups, once the table is read: each straight out as its row when they are all
              * there is (the totals first, so that a LIMIT above still has them), else into the table
              * as many at a time as the memory bound holds.
              */
-            if (!g->scan_paused && !g->gpu_groups_pending && gpu_groups_alone(s)) {
+            if (!g->replaying && !g->scan_paused && !g->gpu_groups_pending && !group_agg_spilled(&g->group_agg) &&
+                gpu_groups_alone(s)) {
                 grouped_pages_begin_rows(&g->pages, &s->reader);
                 record_totals(s);
                 g->gpu_rows_direct = true;
                 g->emitting = true;
                 continue;
             }
-            if (!g->scan_paused)
+            if (!g->replaying && !g->scan_paused)
                 g->gpu_groups_pending = grouped_pages_collect(&g->pages, &g->group_agg, &s->reader);
             group_agg_collect(&g->group_agg);
             if (g->merging && (g->scan_paused || g->gpu_groups_pending)) {
@@ -352,7 +387,17 @@ TupleTableSlot *next_row(ScanExec *s)
                 g->left_any = true;
                 continue;
             }
-            if (!g->scan_paused && !g->gpu_groups_pending)
+            if (!g->scan_paused && !g->gpu_groups_pending && group_agg_spilled(&g->group_agg) &&
+                !passes_emit_directly(s)) {
+                /* tuples wait in the spill: these groups are left for the merge, then the next partition's */
+                if (g->group_agg.laid_out)
+                    shared_groups_leave(g->sg, merge_area(g), &g->group_agg.table, &g->spill);
+                group_agg_restart(&g->group_agg);
+                g->left_any = true;
+                replay_next(s);
+                continue;
+            }
+            if (!g->scan_paused && !g->gpu_groups_pending && !group_agg_spilled(&g->group_agg))
                 record_totals(s);
             if (g->merging && !g->gpu_groups_pending && !finish_merge(s)) {
                 group_agg_done(&g->group_agg);
@@ -377,7 +422,15 @@ TupleTableSlot *next_row(ScanExec *s)
             merge_pass(s);
             continue;
         }
+        if (!g->scan_paused && !g->gpu_groups_pending && group_agg_spilled(&g->group_agg)) {
+            /* every group of the table went out: the next partition's, each key in one pass only */
+            group_agg_restart(&g->group_agg);
+            replay_next(s);
+            continue;
+        }
         if (!g->scan_paused && !g->gpu_groups_pending) {
+            if (!g->totals_recorded) /* the spilled tuples' values are in them too */
+                record_totals(s);
             /* under an Append, the next partition's scan may want the service's room */
             group_agg_done(&g->group_agg);
             return NULL;
@@ -391,6 +444,7 @@ TupleTableSlot *next_row(ScanExec *s)
 void end(ScanExec *s)
 {
     GroupedRows *g = s->grouped;
+    group_agg_end(&g->group_agg);
     shared_groups_spill_close(&g->spill);
     for (uint32 p = 0; g->parts != NULL && p < g->passes; p++)
         if (g->parts[p] != NULL)
@@ -415,6 +469,8 @@ void rescan(ScanExec *s)
     g->gpu_groups_pending = false;
     g->gpu_rows_direct = false;
     g->left_any = false;
+    g->replaying = false;
+    g->totals_recorded = false;
     grouped_pages_reset(&g->pages);
     group_agg_reset(&g->group_agg);
     g->keys_prepared = false; /* new parameter values, perhaps */
@@ -443,8 +499,14 @@ void explain_analyze(ScanExec *s, ExplainState *es)
     if (g->nkeys == 0 || s->totals_from_shared)
         return;
     ExplainPropertyUInteger("Groups", NULL, g->group_agg.groups_emitted, es);
-    if (g->flushes > 0) /* the groups outgrew work_mem x hash_mem_multiplier */
+    if (g->flushes > 0) /* the GPU's groups outgrew work_mem x hash_mem_multiplier */
         ExplainPropertyUInteger("Group Flushes", NULL, g->flushes, es);
+    const TupleSpill &spill = g->group_agg.spill;
+    if (spill.tuples_written > 0) { /* the groups outgrew it: their tuples waited, as HashAggregate's do */
+        ExplainPropertyUInteger("Spilled Tuples", NULL, spill.tuples_written, es);
+        ExplainPropertyUInteger("Spill Passes", NULL, spill.passes, es);
+        ExplainPropertyUInteger("Spill Disk Usage", "kB", (spill.bytes_written + 1023) / 1024, es);
+    }
     if (g->pages.active && g->pages.pages_left > 0) /* a key outside the statistics' range */
         ExplainPropertyUInteger("Pages Left by the GPU", NULL, g->pages.pages_left, es);
 }

@@ -107,6 +107,17 @@ ScanGroup *null_group(GroupAgg *ga)
 }
 
 /*
+ * Tuple i's group; NULL if the table is closed and the key is not in it:
+ * the tuple then waits in the spill, under its key's hash.
+ */
+inline void set_group(GroupAgg *ga, int i, ScanGroup *g)
+{
+    ga->page_groups[i] = g;
+    if (unlikely(g == NULL))
+        ga->page_hashes[i] = ga->table.refused_hash;
+}
+
+/*
  * Each tuple's group, for a single key that is not text.  A loop per kind
  * of key, so that the common ones (a column, a time bucket) inline whole.
  */
@@ -117,32 +128,32 @@ void find_groups_one_word(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, i
     switch (key->def.kind) {
     case KeyKind::column:
         for (int i = 0; i < n; i++)
-            ga->page_groups[i] = heap_column_word(key->column, desc, &tuples[i], &word) ? word_group(ga, word)
-                                                                                        : null_group(ga);
+            set_group(ga, i, heap_column_word(key->column, desc, &tuples[i], &word) ? word_group(ga, word)
+                                                                                        : null_group(ga));
         return;
     case KeyKind::time:
         if (!time_key_always_null(&key->time)) {
             for (int i = 0; i < n; i++)
-                ga->page_groups[i] = heap_column_word(key->column, desc, &tuples[i], &word)
+                set_group(ga, i, heap_column_word(key->column, desc, &tuples[i], &word)
                                          ? word_group(ga, time_key_value(&key->time, word))
-                                         : null_group(ga);
+                                         : null_group(ga));
             return;
         }
         break;
     case KeyKind::time_bucket:
         for (int i = 0; i < n; i++) {
             int64 ts;
-            ga->page_groups[i] = heap_column_word(key->column, desc, &tuples[i], &ts) &&
+            set_group(ga, i, heap_column_word(key->column, desc, &tuples[i], &ts) &&
                                          tsdb_bucket_value(&key->tsdb, ts, &word)
                                      ? word_group(ga, word)
-                                     : null_group(ga);
+                                     : null_group(ga));
         }
         return;
     case KeyKind::width_bucket:
         break;
     }
     for (int i = 0; i < n; i++)
-        ga->page_groups[i] = group_key_word(key, desc, &tuples[i], &word) ? word_group(ga, word) : null_group(ga);
+        set_group(ga, i, group_key_word(key, desc, &tuples[i], &word) ? word_group(ga, word) : null_group(ga));
 }
 
 /*
@@ -191,15 +202,15 @@ void find_groups(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n)
         for (int i = 0; i < n; i++) {
             const char *data;
             int32 len;
-            ga->page_groups[i] = group_key_bytes(&ga->keys[0], desc, &tuples[i], &data, &len)
+            set_group(ga, i, group_key_bytes(&ga->keys[0], desc, &tuples[i], &data, &len)
                                      ? text_group(ga, data, len)
-                                     : null_group(ga);
+                                     : null_group(ga));
         }
         return;
     }
     for (int i = 0; i < n; i++) {
         uint32 len = build_key(ga, desc, &tuples[i]);
-        ga->page_groups[i] = group_table_lookup(&ga->table, ga->keybuf, len);
+        set_group(ga, i, group_table_lookup(&ga->table, ga->keybuf, len));
     }
 }
 
@@ -306,7 +317,7 @@ void lay_out(GroupAgg *ga, const HistogramArgs *args)
     ga->args = args;
     /* one group is what the ordinary aggregate takes too: bounded only by the keys' groups */
     Size limit = ga->nkeys > 0 ? get_hash_memory_limit() : SIZE_MAX;
-    group_table_init(&ga->table, ga->cxt, ncells, limit, ga->can_flush);
+    group_table_init(&ga->table, ga->cxt, ncells, limit, ga->can_flush, ga->can_flush);
     ga->laid_out = true;
     if (!ga->gpu_ready) {
         /* no more groups than the table can hold before it is full */
@@ -390,6 +401,7 @@ void group_agg_init(GroupAgg *ga, ScanAggregate *aggs, int naggs, GroupKey *keys
     ga->keybuf_cap = 256 + fixed_key_bytes(ga);
     ga->keybuf = static_cast<char *>(palloc(ga->keybuf_cap));
     ga->page_groups = static_cast<ScanGroup **>(palloc(sizeof(ScanGroup *) * MaxHeapTuplesPerPage));
+    ga->page_hashes = static_cast<uint64 *>(palloc(sizeof(uint64) * MaxHeapTuplesPerPage));
     ga->page_rows = static_cast<int64 **>(palloc(sizeof(int64 *) * MaxHeapTuplesPerPage));
     ga->page_values = static_cast<double *>(palloc(sizeof(double) * MaxHeapTuplesPerPage));
     ga->page_nulls = static_cast<bool *>(palloc(sizeof(bool) * MaxHeapTuplesPerPage));
@@ -401,7 +413,31 @@ void group_agg_init(GroupAgg *ga, ScanAggregate *aggs, int naggs, GroupKey *keys
     ga->gpu_cxt = AllocSetContextCreate(parent_cxt, "GpuHistogramScan GPU batches", ALLOCSET_DEFAULT_SIZES);
     ga->page_cxt = AllocSetContextCreate(parent_cxt, "GpuHistogramScan page keys", ALLOCSET_DEFAULT_SIZES);
     ga->row_cxt = AllocSetContextCreate(parent_cxt, "GpuHistogramScan output row", ALLOCSET_DEFAULT_SIZES);
+    tuple_spill_init(&ga->spill,
+                     AllocSetContextCreate(parent_cxt, "GpuHistogramScan spilled tuples", ALLOCSET_DEFAULT_SIZES));
 }
+
+namespace {
+
+/*
+ * The tuples the closed table gave no group go to the spill; the others
+ * move up, in order, with their groups.  How many stay.
+ */
+int spill_refused(GroupAgg *ga, HeapTupleData *tuples, int n)
+{
+    int kept = 0;
+    for (int i = 0; i < n; i++) {
+        if (ga->page_groups[i] == NULL) {
+            tuple_spill_write(&ga->spill, ga->page_hashes[i], &tuples[i]);
+            continue;
+        }
+        tuples[kept] = tuples[i];
+        ga->page_groups[kept++] = ga->page_groups[i];
+    }
+    return kept;
+}
+
+} // namespace
 
 void group_agg_add(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, const HistogramArgs *args)
 {
@@ -423,6 +459,8 @@ void group_agg_add(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, c
     }
     MemoryContext old = MemoryContextSwitchTo(ga->page_cxt);
     find_groups(ga, desc, tuples, n);
+    if (unlikely(ga->table.closed))
+        n = spill_refused(ga, tuples, n);
     for (int a = 0; a < ga->naggs; a++) {
         const ScanAggregate &agg = ga->aggs[a];
         const int32 off = ga->offsets[a];
@@ -491,7 +529,8 @@ void group_agg_add_counts(GroupAgg *ga, const int64 *words, uint64 nulls, const 
     if (!ga->laid_out)
         lay_out(ga, ga->args); /* after a flush: the same arguments */
     const uint32 len = counted_key(ga, words, nulls);
-    add_counted(ga, group_table_lookup(&ga->table, ga->keybuf, len)->cells, cells, rows);
+    add_counted(ga, group_table_insert_always(&ga->table, ga->keybuf, len, group_key_hash(ga->keybuf, len))->cells,
+                cells, rows);
 }
 
 void group_agg_row_from_counts(GroupAgg *ga, const int64 *words, uint64 nulls, const int64 *cells, int64 rows,
@@ -592,6 +631,7 @@ void forget_groups(GroupAgg *ga)
 void group_agg_reset(GroupAgg *ga)
 {
     forget_groups(ga);
+    tuple_spill_discard(&ga->spill);
     /* new arguments perhaps: the device histograms go back (the callbacks close them) */
     MemoryContextReset(ga->gpu_cxt);
     for (int a = 0; a < ga->naggs; a++)
@@ -605,4 +645,27 @@ void group_agg_reset(GroupAgg *ga)
 void group_agg_restart(GroupAgg *ga)
 {
     forget_groups(ga);
+}
+
+bool group_agg_spilled(const GroupAgg *ga)
+{
+    return tuple_spill_pending(&ga->spill);
+}
+
+bool group_agg_replay(GroupAgg *ga, TupleDesc desc, const HistogramArgs *args)
+{
+    Assert(!ga->laid_out || ga->table.ngroups == 0);
+    if (!tuple_spill_begin_pass(&ga->spill))
+        return false;
+    HeapTupleData tuples[MaxHeapTuplesPerPage];
+    for (int n; (n = tuple_spill_read(&ga->spill, tuples, MaxHeapTuplesPerPage)) > 0;) {
+        CHECK_FOR_INTERRUPTS();
+        group_agg_add(ga, desc, tuples, n, args);
+    }
+    return true;
+}
+
+void group_agg_end(GroupAgg *ga)
+{
+    tuple_spill_discard(&ga->spill);
 }

@@ -11,9 +11,13 @@
  * histograms and counts, or under a Gather the partial states the leader's
  * Finalize Aggregate combines.
  *
- * When the groups reach work_mem x hash_mem_multiplier, a scan that emits
- * partial states emits what it has and starts again with no group (the
- * Finalize Aggregate above combines a key's several partial rows).
+ * When the groups reach work_mem x hash_mem_multiplier, the table closes:
+ * tuples of its groups are still counted, the others wait in temporary
+ * files (tuple_spill.h) until the caller has emitted or left the groups
+ * and replays them, a partition at a time, into an empty table
+ * (group_agg_replay).  Counts the GPU made for whole groups, which have
+ * no tuples to spill, fill the table instead: the caller emits what it
+ * has and starts again (group_agg_full).
  *
  * Without keys the scan still emits exactly one row, empty input included,
  * as an ungrouped aggregate does.  With device 'gpu' or 'auto', each
@@ -28,6 +32,7 @@
 #include "../offload/group_gpu.h"
 #include "group_keys.h"
 #include "group_table.h"
+#include "tuple_spill.h"
 #include "../scan_node.h"
 
 struct GroupAgg {
@@ -48,7 +53,9 @@ struct GroupAgg {
     MemoryContext cxt;         /* the table and groups: reset on rescan */
     MemoryContext page_cxt;    /* detoasted keys of one page */
     MemoryContext row_cxt;     /* one output row */
-    ScanGroup **page_groups;   /* each tuple's group, for one page */
+    ScanGroup **page_groups;   /* each tuple's group, for one page (NULL: refused by the closed table) ... */
+    uint64 *page_hashes;       /* ... and then its key's hash */
+    TupleSpill spill;          /* tuples whose groups found no room (tuple_spill.h) */
     int64 **page_rows;         /* a histogram's first cell in each value's group, for the CPU's loop */
     double *page_values;       /* one histogram's values of the page ... */
     bool *page_nulls;          /* ... and which are NULL */
@@ -126,7 +133,20 @@ void group_agg_row_from_counts(GroupAgg *ga, const int64 *words, uint64 nulls, c
  */
 bool group_agg_next(GroupAgg *ga, TupleTableSlot *slot, bool partial);
 
-/* Forgets every group, for a rescan. */
+/* Forgets every group and spilled tuple, for a rescan. */
 void group_agg_reset(GroupAgg *ga);
+
+/* Whether tuples wait in the spill for their groups. */
+bool group_agg_spilled(const GroupAgg *ga);
+
+/*
+ * The groups were emitted or left, and the table restarted: counts the
+ * next partition of spilled tuples into it (those whose groups still find
+ * no room go a partition deeper).  false if no tuple waited.
+ */
+bool group_agg_replay(GroupAgg *ga, TupleDesc desc, const HistogramArgs *args);
+
+/* The scan's end: the spill's files go. */
+void group_agg_end(GroupAgg *ga);
 
 #endif /* GH_SCAN_GROUP_AGG_H */

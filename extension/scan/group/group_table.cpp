@@ -26,7 +26,9 @@ void charge(GroupTable *t, Size bytes)
     t->bytes += bytes;
     if (t->bytes <= t->limit)
         return;
-    if (t->can_flush)
+    if (t->can_spill)
+        t->closed = true;
+    else if (t->can_flush)
         t->full = true;
     else
         ereport(ERROR,
@@ -61,12 +63,13 @@ void grow(GroupTable *t)
 
 } // namespace
 
-void group_table_init(GroupTable *t, MemoryContext cxt, int32 ncells, Size limit, bool can_flush)
+void group_table_init(GroupTable *t, MemoryContext cxt, int32 ncells, Size limit, bool can_spill, bool can_flush)
 {
     memset(t, 0, sizeof *t);
     t->cxt = cxt;
     t->ncells = ncells;
     t->limit = limit;
+    t->can_spill = can_spill;
     t->can_flush = can_flush;
     t->capacity = kFirstCapacity;
     t->slots = static_cast<ScanGroup **>(MemoryContextAllocZero(cxt, sizeof(ScanGroup *) * t->capacity));
@@ -102,7 +105,11 @@ ScanGroup *group_table_insert(GroupTable *t, const char *key, uint32 len, uint64
         if (g->hash == hash && g->keylen == len && memcmp(g->key, key, len) == 0)
             return g;
 
-    /* a new group */
+    /* a new group, unless the table is closed: then the key's tuples spill */
+    if (t->closed) {
+        t->refused_hash = hash;
+        return NULL;
+    }
     Size cells = sizeof(int64) * static_cast<Size>(t->ncells);
     charge(t, group_table_bytes_per_group(t->ncells, static_cast<int32>(len)) - 2 * sizeof(ScanGroup *));
     ScanGroup *g = static_cast<ScanGroup *>(MemoryContextAlloc(t->cxt, sizeof(ScanGroup)));
@@ -120,6 +127,17 @@ ScanGroup *group_table_insert(GroupTable *t, const char *key, uint32 len, uint64
     t->groups[t->ngroups++] = g;
     if (t->ngroups * 4 > t->capacity * 3)
         grow(t);
+    return g;
+}
+
+ScanGroup *group_table_insert_always(GroupTable *t, const char *key, uint32 len, uint64 hash)
+{
+    const bool closed = t->closed, can_spill = t->can_spill;
+    t->closed = false;
+    t->can_spill = false;
+    ScanGroup *g = group_table_insert(t, key, len, hash);
+    t->closed = closed;
+    t->can_spill = can_spill;
     return g;
 }
 

@@ -7,10 +7,13 @@
  * the group of the previous row is tried first, since time-ordered tables
  * bring long runs of one key.  The table charges what it allocates against
  * the limit HashAggregate would get (work_mem x hash_mem_multiplier).  When
- * the groups outgrow it, a scan that emits partial states (under a Finalize
- * Aggregate, which combines repeated keys and spills as HashAggregate does)
- * emits what it has and starts again; any other raises an error with a hint.
- * The scan never takes more memory than the plan it replaced would before
+ * the groups outgrow it, a table that may spill closes: it takes no new
+ * group, and a key it does not hold gets none (NULL), so that the caller
+ * writes its tuple to the spill (tuple_spill.h), as HashAggregate does.
+ * Counts the GPU made for a whole group still get theirs: past the bound
+ * the table is then full, and the caller emits what it has and starts
+ * again.  A table that may do neither raises an error with a hint.  The
+ * scan never takes more memory than the plan it replaced would before
  * spilling.
  */
 #ifndef GH_SCAN_GROUP_TABLE_H
@@ -36,21 +39,35 @@ struct GroupTable {
     int32 ncells;      /* cells per group */
     Size bytes;        /* charged so far */
     Size limit;
-    bool can_flush;    /* over the limit: set full (the caller emits the groups and starts again) ... */
+    bool can_spill;    /* over the limit: close (new keys spill) ... */
+    bool closed;
+    uint64 refused_hash; /* ... the hash of the last key refused */
+    bool can_flush;    /* ... or set full (the caller emits the groups and starts again) ... */
     bool full;         /* ... rather than raise an error */
     ScanGroup *last;
 };
 
 /*
  * An empty table in cxt whose groups have ncells cells each, bounded by
- * limit bytes: past it, full is set if can_flush, else an error is raised.
+ * limit bytes: past it, the table closes if can_spill, else full is set
+ * if can_flush, else an error is raised.
  */
-void group_table_init(GroupTable *t, MemoryContext cxt, int32 ncells, Size limit, bool can_flush);
+void group_table_init(GroupTable *t, MemoryContext cxt, int32 ncells, Size limit, bool can_spill, bool can_flush);
 
 uint64 group_key_hash(const char *key, uint32 len);
 
-/* The group of key, created with zeroed cells if it is new. */
+/*
+ * The group of key, created with zeroed cells if it is new; NULL if it is
+ * new and the table is closed (refused_hash is then its hash).
+ */
 ScanGroup *group_table_insert(GroupTable *t, const char *key, uint32 len, uint64 hash);
+
+/*
+ * The group of key even in a closed table: counts made elsewhere (the
+ * GPU's cells, the groups other processes left), which have no tuple to
+ * spill.  Past the bound the table is then full.
+ */
+ScanGroup *group_table_insert_always(GroupTable *t, const char *key, uint32 len, uint64 hash);
 
 static inline ScanGroup *group_table_lookup(GroupTable *t, const char *key, uint32 len)
 {

@@ -1,0 +1,170 @@
+/*
+ * tuple_spill.cpp: the partitions of tuples whose groups waited
+ * (tuple_spill.h).
+ *
+ * A record is the tuple's length (uint32) and its bytes, the header
+ * included, so that a pass hands group_agg the tuple as the heap reader
+ * did: the keys and values are computed again from it, by the same code.
+ */
+#include "tuple_spill.h"
+
+#include "../../pg_compat.h"
+
+extern "C" {
+#include "access/htup_details.h"
+#include "miscadmin.h"
+#include "utils/memutils.h"
+}
+
+namespace {
+
+constexpr int kPartBits = 5;
+static_assert((1 << kPartBits) == kSpillParts, "a partition per value of kPartBits bits");
+
+/*
+ * The partition of a key's hash at a depth: its top bits first, then the
+ * next ones down.  The group table places keys by the hash's low bits, so
+ * a partition's keys spread over the whole table of its pass.  Deeper than
+ * the hash has bits, the bits are mixed again with the depth.
+ */
+int part_of(uint64 hash, int depth)
+{
+    const int shift = 64 - kPartBits * (depth + 1);
+    if (shift < 16) {
+        hash ^= static_cast<uint64>(depth) * 0x9E3779B97F4A7C15ULL;
+        hash ^= hash >> 31;
+        hash *= 0xbf58476d1ce4e5b9ULL;
+        hash ^= hash >> 29;
+        return static_cast<int>(hash >> (64 - kPartBits));
+    }
+    return static_cast<int>((hash >> shift) & (kSpillParts - 1));
+}
+
+/* What was written at the current depth waits for its passes. */
+void seal_writing(TupleSpill *sp)
+{
+    for (int p = 0; p < kSpillParts; p++) {
+        if (sp->writing[p] == NULL)
+            continue;
+        if (sp->nwaiting == sp->waiting_cap) {
+            sp->waiting_cap = Max(sp->waiting_cap * 2, kSpillParts);
+            sp->waiting = static_cast<SpillPart *>(
+                sp->waiting == NULL ? MemoryContextAlloc(sp->cxt, sizeof(SpillPart) * sp->waiting_cap)
+                                    : repalloc(sp->waiting, sizeof(SpillPart) * sp->waiting_cap));
+        }
+        sp->waiting[sp->nwaiting++] = SpillPart{sp->writing[p], sp->written[p], sp->depth};
+        sp->writing[p] = NULL;
+        sp->written[p] = 0;
+    }
+}
+
+} // namespace
+
+void tuple_spill_init(TupleSpill *sp, MemoryContext cxt)
+{
+    memset(sp, 0, sizeof *sp);
+    sp->cxt = cxt;
+}
+
+void tuple_spill_write(TupleSpill *sp, uint64 hash, const HeapTupleData *t)
+{
+    const int p = part_of(hash, sp->depth);
+    if (sp->writing[p] == NULL) {
+        MemoryContext old = MemoryContextSwitchTo(sp->cxt);
+        sp->writing[p] = BufFileCreateTemp(false);
+        MemoryContextSwitchTo(old);
+        sp->max_depth = Max(sp->max_depth, sp->depth);
+    }
+    uint32 len = t->t_len;
+    BufFileWrite(sp->writing[p], &len, sizeof len);
+    BufFileWrite(sp->writing[p], t->t_data, len);
+    sp->written[p]++;
+    sp->tuples_written++;
+    sp->bytes_written += sizeof len + len;
+}
+
+bool tuple_spill_pending(const TupleSpill *sp)
+{
+    if (sp->nwaiting > 0)
+        return true;
+    for (int p = 0; p < kSpillParts; p++)
+        if (sp->writing[p] != NULL)
+            return true;
+    return false;
+}
+
+bool tuple_spill_begin_pass(TupleSpill *sp)
+{
+    Assert(sp->reading == NULL);
+    seal_writing(sp);
+    if (sp->nwaiting == 0)
+        return false;
+    const SpillPart part = sp->waiting[--sp->nwaiting];
+    if (BufFileSeek(part.file, 0, 0, SEEK_SET) != 0)
+        ereport(ERROR, (errcode_for_file_access(), errmsg("could not rewind a gpu_histogram spill file")));
+    sp->reading = part.file;
+    sp->left = part.tuples;
+    sp->depth = part.depth + 1;
+    sp->passes++;
+    return true;
+}
+
+int tuple_spill_read(TupleSpill *sp, HeapTupleData *tuples, int max)
+{
+    if (sp->reading == NULL)
+        return 0;
+    if (sp->left == 0) {
+        BufFileClose(sp->reading); /* a temporary file: gone once closed */
+        sp->reading = NULL;
+        return 0;
+    }
+    /* the tuples of one read lie one after another in buf, each at a MAXALIGNed offset */
+    Size used = 0;
+    int n = 0;
+    uint32 lens[MaxHeapTuplesPerPage];
+    Size at[MaxHeapTuplesPerPage];
+    max = Min(max, MaxHeapTuplesPerPage);
+    while (n < max && sp->left > 0) {
+        uint32 len;
+        GH_BUFFILE_READ_EXACT(sp->reading, &len, sizeof len);
+        const Size need = used + MAXALIGN(len);
+        if (need > sp->buf_cap) {
+            Size cap = Max(sp->buf_cap * 2, Max(need, static_cast<Size>(BLCKSZ)));
+            sp->buf = static_cast<char *>(sp->buf == NULL ? MemoryContextAlloc(sp->cxt, cap)
+                                                          : repalloc(sp->buf, cap));
+            sp->buf_cap = cap;
+        }
+        GH_BUFFILE_READ_EXACT(sp->reading, sp->buf + used, len);
+        lens[n] = len;
+        at[n] = used;
+        used = need;
+        n++;
+        sp->left--;
+    }
+    /* pointers only once the buffer has stopped moving */
+    for (int i = 0; i < n; i++) {
+        tuples[i].t_len = lens[i];
+        ItemPointerSetInvalid(&tuples[i].t_self);
+        tuples[i].t_tableOid = InvalidOid;
+        tuples[i].t_data = reinterpret_cast<HeapTupleHeader>(sp->buf + at[i]);
+    }
+    return n;
+}
+
+void tuple_spill_discard(TupleSpill *sp)
+{
+    for (int p = 0; p < kSpillParts; p++) {
+        if (sp->writing[p] != NULL)
+            BufFileClose(sp->writing[p]);
+        sp->writing[p] = NULL;
+        sp->written[p] = 0;
+    }
+    for (int i = 0; i < sp->nwaiting; i++)
+        BufFileClose(sp->waiting[i].file);
+    sp->nwaiting = 0;
+    if (sp->reading != NULL)
+        BufFileClose(sp->reading);
+    sp->reading = NULL;
+    sp->left = 0;
+    sp->depth = 0;
+}

@@ -1,0 +1,165 @@
+-- Groups past the memory bound (scan/group/tuple_spill.h).  Statistics
+-- taken when the table had one group, or a generic plan's nbins, let the
+-- planner pick the scan for groups that do not fit work_mem x
+-- hash_mem_multiplier.  The scan then does what HashAggregate does: it
+-- keeps the groups it has, writes the tuples of the others to temporary
+-- files once, and counts them a partition at a time.  Every answer is the
+-- ordinary plan's, and temp_file_limit holds each query to a few times
+-- what its tuples take: emitting every group and starting again whenever
+-- the table filled wrote gigabytes for the first query below.
+SET max_parallel_workers_per_gather = 0;
+SET temp_file_limit = '16MB';
+
+-- The plan's lines that say what the scan did, numbers as N.
+CREATE FUNCTION sp_lines(q text) RETURNS SETOF text LANGUAGE plpgsql AS $fn$
+DECLARE
+    line text;
+BEGIN
+    FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) ' || q LOOP
+        IF line ~ 'Aggregate|GpuHistogramScan|Spilled|Spill|Groups:|Group Flushes' THEN
+            RETURN NEXT regexp_replace(line, '\d+', 'N', 'g');
+        END IF;
+    END LOOP;
+END
+$fn$;
+
+-- The plan of q, as EXPLAIN (COSTS OFF) gives it.
+CREATE FUNCTION sp_plan(q text) RETURNS SETOF text LANGUAGE plpgsql AS $fn$
+BEGIN
+    RETURN QUERY EXECUTE 'EXPLAIN (COSTS OFF) ' || q;
+END
+$fn$;
+
+-- The rows of q with the scan and without it (the ordinary plan), compared as multisets.
+CREATE FUNCTION sp_same(q text) RETURNS TABLE(scan_planned boolean, same boolean, rows bigint)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+    line text;
+BEGIN
+    scan_planned := false;
+    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+        scan_planned := scan_planned OR line LIKE '%GpuHistogramScan%';
+    END LOOP;
+    EXECUTE 'CREATE TEMP TABLE sp_on AS ' || q;
+    PERFORM set_config('gpu_histogram.scan', 'off', true);
+    EXECUTE 'CREATE TEMP TABLE sp_off AS ' || q;
+    PERFORM set_config('gpu_histogram.scan', 'on', true);
+    SELECT count(*) = 0 INTO same
+    FROM ((TABLE sp_on EXCEPT ALL TABLE sp_off) UNION ALL (TABLE sp_off EXCEPT ALL TABLE sp_on)) d;
+    SELECT count(*) INTO rows FROM sp_off;
+    DROP TABLE sp_on, sp_off;
+    RETURN NEXT;
+END
+$fn$;
+
+-- The temporary files left: none once a query is over, whatever its end.
+CREATE FUNCTION sp_temp_files() RETURNS bigint LANGUAGE sql AS
+$$SELECT count(*) FROM pg_ls_tmpdir()$$;
+
+-- 100 groups of 12,000 buckets (96 kB each) where the statistics saw one.
+CREATE TABLE sp_stale (g int, x float8, s text) WITH (autovacuum_enabled = off);
+INSERT INTO sp_stale SELECT 1, k % 100, 'a' FROM generate_series(1, 1000) k;
+ANALYZE sp_stale;
+INSERT INTO sp_stale SELECT k % 100, k % 100, 'label ' || (k % 7) FROM generate_series(1, 100000) k;
+INSERT INTO sp_stale VALUES (NULL, 5, NULL), (NULL, NULL, 'label 1'), (7, NULL, NULL);
+
+SELECT * FROM sp_lines($$SELECT g, gpu_histogram(x, 0, 100, 12000) FROM sp_stale GROUP BY g$$);
+SELECT * FROM sp_same($$SELECT g, gpu_histogram(x, 0, 100, 12000) h FROM sp_stale GROUP BY g$$);
+-- counts alongside, two keys, a text key
+SELECT * FROM sp_same($$SELECT g, s, count(*) c, count(x) cx, gpu_histogram(x, 0, 100, 12000) h
+                        FROM sp_stale GROUP BY g, s$$);
+SELECT * FROM sp_same($$SELECT s, gpu_histogram(x, 0, 100, 12000) h FROM sp_stale GROUP BY s$$);
+-- a smaller bound: more partitions, some of them split again
+SET work_mem = '1MB';
+SET hash_mem_multiplier = 1;
+SELECT * FROM sp_lines($$SELECT g, s, gpu_histogram(x, 0, 100, 12000) FROM sp_stale GROUP BY g, s$$);
+SELECT * FROM sp_same($$SELECT g, s, gpu_histogram(x, 0, 100, 12000) h, count(*) c FROM sp_stale GROUP BY g, s$$);
+RESET work_mem;
+RESET hash_mem_multiplier;
+-- HAVING on the finished rows, and a LIMIT that stops early
+SELECT * FROM sp_same($$SELECT g, gpu_histogram(x, 0, 100, 12000) h FROM sp_stale GROUP BY g HAVING count(*) > 1000$$);
+SELECT count(*) FROM (SELECT g, gpu_histogram(x, 0, 100, 12000) FROM sp_stale GROUP BY g LIMIT 3) q;
+SELECT sp_temp_files();
+
+-- A generic plan: nbins is a parameter, so the planner cannot know the groups' size.
+CREATE TABLE sp_generic (s text, x float8) WITH (autovacuum_enabled = off);
+INSERT INTO sp_generic SELECT 'label ' || (k % 501), (k::bigint * 7919 % 100003) / 100003.0
+FROM generate_series(1, 30000) k;
+VACUUM ANALYZE sp_generic;
+SET plan_cache_mode = force_generic_plan;
+PREPARE sp_q(int) AS SELECT s, gpu_histogram(x, 0, 1, $1) h FROM sp_generic GROUP BY s;
+SELECT * FROM sp_lines('EXECUTE sp_q(5000)');
+CREATE TEMP TABLE sp_gen_on AS EXECUTE sp_q(5000);
+SET gpu_histogram.scan = off;
+CREATE TEMP TABLE sp_gen_off AS EXECUTE sp_q(5000);
+RESET gpu_histogram.scan;
+SELECT count(*) AS groups, count(*) FILTER (WHERE h IS NULL) AS null_histograms FROM sp_gen_on;
+SELECT count(*) AS differences
+FROM ((TABLE sp_gen_on EXCEPT ALL TABLE sp_gen_off) UNION ALL (TABLE sp_gen_off EXCEPT ALL TABLE sp_gen_on)) d;
+DEALLOCATE sp_q;
+RESET plan_cache_mode;
+
+-- Partial states under a Finalize Aggregate: the leaves of a partitioned table.
+CREATE TABLE sp_parts (g int, x float8, p int) PARTITION BY LIST (p);
+CREATE TABLE sp_parts_0 PARTITION OF sp_parts FOR VALUES IN (0) WITH (autovacuum_enabled = off);
+CREATE TABLE sp_parts_1 PARTITION OF sp_parts FOR VALUES IN (1) WITH (autovacuum_enabled = off);
+INSERT INTO sp_parts SELECT 1, (k * 37) % 1000, k % 2 FROM generate_series(1, 2000) k;
+ANALYZE sp_parts;
+INSERT INTO sp_parts SELECT k % 300, (k * 37) % 1000, k % 2 FROM generate_series(1, 60000) k;
+SET work_mem = '1MB';
+SELECT * FROM sp_lines($$SELECT g, gpu_histogram(x, 0, 1000, 5000), count(*) FROM sp_parts GROUP BY g$$);
+SELECT * FROM sp_same($$SELECT g, gpu_histogram(x, 0, 1000, 5000) h, count(*) c FROM sp_parts GROUP BY g$$);
+RESET work_mem;
+
+-- A cursor fetched in parts (no workers), and rescans under a nested loop.
+BEGIN;
+DECLARE sp_c CURSOR FOR SELECT g, gpu_histogram(x, 0, 100, 12000) h FROM sp_stale GROUP BY g;
+MOVE 5 IN sp_c;
+MOVE ALL IN sp_c;
+COMMIT;
+SELECT v.i, count(*)
+FROM (VALUES (1), (2)) v(i),
+     LATERAL (SELECT g, gpu_histogram(x, 0, 100, 12000 + i - i) h FROM sp_stale WHERE g >= i GROUP BY g) q
+GROUP BY v.i ORDER BY v.i;
+
+-- Workers: each keeps the groups it can, spills the rest of its share, and
+-- leaves its groups for the merge (more temporary files: each process's
+-- groups are written once).
+SET temp_file_limit = '1GB';
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SELECT regexp_replace(line, 'Device: .*', 'Device: (setting)') AS plan
+FROM sp_plan($$SELECT g, gpu_histogram(x, 0, 100, 12000) h, count(*) c FROM sp_stale GROUP BY g$$) line;
+CREATE TEMP TABLE sp_par_on AS SELECT g, gpu_histogram(x, 0, 100, 12000) h, count(*) c FROM sp_stale GROUP BY g;
+SET gpu_histogram.scan = off;
+CREATE TEMP TABLE sp_par_off AS SELECT g, gpu_histogram(x, 0, 100, 12000) h, count(*) c FROM sp_stale GROUP BY g;
+RESET gpu_histogram.scan;
+SELECT count(*) AS rows, (SELECT count(*) FROM ((TABLE sp_par_on EXCEPT ALL TABLE sp_par_off)
+                                              UNION ALL (TABLE sp_par_off EXCEPT ALL TABLE sp_par_on)) d) AS differences
+FROM sp_par_on;
+SET max_parallel_workers_per_gather = 0;
+SET temp_file_limit = '16MB';
+
+-- An error while the spilled tuples are counted (a NaN among them, which
+-- width_bucket refuses): the same error as the ordinary plan's, and no
+-- temporary file left behind.
+INSERT INTO sp_stale SELECT 99, 'NaN' FROM generate_series(1, 3);
+SET work_mem = '1MB';
+SET hash_mem_multiplier = 1;
+SELECT g, gpu_histogram(x, 0, 100, 12000) FROM sp_stale GROUP BY g;
+SET gpu_histogram.scan = off;
+SELECT g, gpu_histogram(x, 0, 100, 12000) FROM sp_stale GROUP BY g;
+RESET gpu_histogram.scan;
+SELECT sp_temp_files();
+RESET work_mem;
+RESET hash_mem_multiplier;
+
+RESET temp_file_limit;
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+DROP TABLE sp_stale, sp_generic, sp_parts, sp_gen_on, sp_gen_off, sp_par_on, sp_par_off;
+DROP FUNCTION sp_lines(text), sp_plan(text), sp_same(text), sp_temp_files();
