@@ -17,7 +17,7 @@ DECLARE
 BEGIN
     FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) ' || q LOOP
         IF line ~ 'Aggregate|GpuHistogramScan|Spilled|Spill|Groups:|Group Flushes' THEN
-            RETURN NEXT regexp_replace(line, '\d+', 'N', 'g');
+            RETURN NEXT regexp_replace(line, '\d+(\.\d+)?', 'N', 'g');
         END IF;
     END LOOP;
 END
