@@ -42,6 +42,12 @@ ENGINE_LIB = $(ENGINE_BUILD)/gpu/libgh_engine.a
 # -fno-exceptions: no C++ exception can start in extension/ code; the engine
 # catches its own.  -ffp-contract=off: the same rounding as width_bucket.
 PG_CXXFLAGS = -std=c++17 -Wno-register -fno-exceptions -ffp-contract=off
+
+# The version is the control file's default_version, said once; the library
+# reports it (PG_MODULE_MAGIC_EXT on 18), META.json and CHANGELOG.md follow
+# it (test/check_release.py).
+EXTVERSION := $(shell sed -n "s/^default_version *= *'\(.*\)'/\1/p" $(EXTENSION).control)
+PG_CPPFLAGS += -DGH_EXTVERSION='"$(EXTVERSION)"'
 SHLIB_LINK = $(ENGINE_LIB) -lstdc++
 ifeq ($(WITH_CUDA),yes)
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))

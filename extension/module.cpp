@@ -18,7 +18,15 @@
 #include "service/service_client.h"
 
 extern "C" {
+/*
+ * From 18 the library names itself and its version (pg_get_loaded_modules());
+ * GH_EXTVERSION is the control file's default_version (the Makefile).
+ */
+#if PG_VERSION_NUM >= 180000
+PG_MODULE_MAGIC_EXT(.name = "gpu_histogram", .version = GH_EXTVERSION);
+#else
 PG_MODULE_MAGIC;
+#endif
 void _PG_init(void);
 }
 

@@ -22,6 +22,37 @@ const char *state_name(ServiceState state)
     return "unknown";
 }
 
+/*
+ * The columns the database declared for fn are the ones this library
+ * fills: the types in order.  A database whose extension is older than
+ * the library (CREATE EXTENSION ... VERSION '1.0', or a library upgraded
+ * without ALTER EXTENSION ... UPDATE) declared other columns, 1.0's
+ * gpu_histogram_stats() a boolean where 1.2 puts text; filled by 1.2's
+ * positions, a datum of one type would be read as another.  Refused
+ * instead, with the command that brings the declaration up to date.
+ */
+void require_declared_columns(const char *fn, TupleDesc declared, const Oid *types, int ncolumns)
+{
+    bool same = declared->natts == ncolumns;
+    for (int i = 0; same && i < ncolumns; i++) {
+        Form_pg_attribute att = TupleDescAttr(declared, i);
+        same = !att->attisdropped && att->atttypid == types[i];
+    }
+    if (!same)
+        ereport(ERROR,
+                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                 errmsg("%s() is declared by an older version of the gpu_histogram extension than its library",
+                        fn),
+                 errdetail("The library fills %d columns; the function is declared with %d.", ncolumns,
+                           declared->natts),
+                 errhint("Run ALTER EXTENSION gpu_histogram UPDATE.")));
+}
+
+constexpr Oid kDeviceColumns[] = {INT4OID, TEXTOID, INT8OID, INT8OID, TEXTOID,
+                                  INT4OID, TEXTOID, INT8OID, INT8OID, INT4OID};
+constexpr Oid kStatsColumns[] = {INT8OID, INT8OID, INT8OID, INT4OID, TEXTOID, INT4OID, INT4OID, FLOAT8OID,
+                                 INT4OID, INT4OID, INT4OID, INT4OID, INT8OID, INT8OID, INT8OID, TEXTOID};
+
 /* A copy of the service's shared state, taken under its lock. */
 ServiceShared snapshot(void)
 {
@@ -42,6 +73,7 @@ GH_FUNCTION(gpu_histogram_devices)
 {
     InitMaterializedSRF(fcinfo, 0);
     ReturnSetInfo *rsinfo = (ReturnSetInfo *)fcinfo->resultinfo;
+    require_declared_columns("gpu_histogram_devices", rsinfo->setDesc, kDeviceColumns, lengthof(kDeviceColumns));
 
     const char *why;
     if (gh_service == NULL) {
@@ -82,9 +114,10 @@ GH_FUNCTION(gpu_histogram_stats)
     TupleDesc tupdesc;
     if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
         elog(ERROR, "gpu_histogram_stats must return a record");
+    constexpr int kColumns = lengthof(kStatsColumns);
+    require_declared_columns("gpu_histogram_stats", tupdesc, kStatsColumns, kColumns);
     tupdesc = BlessTupleDesc(tupdesc);
 
-    constexpr int kColumns = 16;
     Datum values[kColumns] = {Int64GetDatum(gh_values_binned_on_cpu), Int64GetDatum(gh_values_sent_to_gpu),
                               Int64GetDatum(gh_batches_sent_to_gpu), Int32GetDatum(gh_histograms_open)};
     bool nulls[kColumns] = {};

@@ -36,6 +36,44 @@ SELECT extversion FROM pg_extension WHERE extname = 'gpu_histogram';
 SELECT aggmtransfn, aggminvtransfn, aggmfinalfn FROM pg_aggregate
 WHERE aggfnoid = 'gpu_histogram(float8, float8, float8, integer)'::regprocedure;
 
+-- Every function of 1.0 under the 1.2 library: the histograms as 1.0
+-- declared them; the observability functions, whose columns 1.2 changed,
+-- refuse to fill 1.0's with 1.2's and ask for the update.
+CREATE FUNCTION up_calls() RETURNS TABLE(call text, result text) LANGUAGE plpgsql AS $fn$
+DECLARE
+    q text;
+    r text;
+BEGIN
+    FOREACH q IN ARRAY ARRAY[
+        'SELECT gpu_histogram(x / 10.0, 0, 1, 4)::text FROM generate_series(0, 12) x',
+        'SELECT gpu_histogram_merge(h)::text FROM (VALUES (ARRAY[1,2,3]::bigint[]), (ARRAY[4,5,6]::bigint[])) v(h)',
+        'SELECT string_agg(b::text, '' '') FROM gpu_histogram_buckets(ARRAY[1,2,3,4]::bigint[], 0, 1) b',
+        'SELECT (count(*) > 0)::text FROM gpu_histogram_devices()',
+        'SELECT count(*)::text FROM gpu_histogram_stats()',
+        'SELECT gpu_histogram(t, ''2024-01-01'', ''2024-01-02'', 2)::text FROM (VALUES (''2024-01-01 12:00''::timestamptz)) v(t)',
+        'SELECT gpu_histogram(x, ARRAY[0.5]::float8[])::text FROM (VALUES (0.1::float8), (0.7)) v(x)',
+        'SELECT string_agg(w::text, '' '') FROM (SELECT gpu_histogram(i / 4.0, 0, 1, 2) OVER (ORDER BY i ROWS 1 PRECEDING) w FROM generate_series(1, 3) i) q'
+    ] LOOP
+        BEGIN
+            EXECUTE q INTO r;
+        EXCEPTION WHEN OTHERS THEN
+            r := 'ERROR ' || SQLSTATE || ': ' || SQLERRM;
+        END;
+        call := substring(q FROM 'gpu_histogram[a-z_]*\([^)]*\)?');
+        result := r;
+        RETURN NEXT;
+    END LOOP;
+END
+$fn$;
+SELECT * FROM up_calls();
+ALTER EXTENSION gpu_histogram UPDATE TO '1.1';
+SELECT * FROM up_calls();
+ALTER EXTENSION gpu_histogram UPDATE TO '1.2';
+SELECT * FROM up_calls();
+DROP FUNCTION up_calls();
+DROP EXTENSION gpu_histogram;
+CREATE EXTENSION gpu_histogram VERSION '1.0';
+
 -- A view that uses the aggregate blocks the update, which then changes nothing.
 CREATE VIEW up_view AS SELECT gpu_histogram(x, 0, 1, 4) AS h FROM generate_series(1, 3) AS x;
 \set VERBOSITY terse
