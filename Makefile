@@ -78,13 +78,25 @@ $(shell mkdir -p $(ENGINE_BUILD) && echo '$(PG_SERVER_ID)' > $(PG_SERVER_STAMP))
 endif
 $(OBJS): $(PG_SERVER_STAMP)
 
-$(ENGINE_LIB): engine
+# The engine library only, rebuilt when its sources change: `make install`
+# after `make` (as root, say) runs no CMake.  GH_CUDA_ARCHITECTURES (CMake's
+# CUDA_ARCHITECTURES list, "75-real;90-real;90-virtual") builds the CUDA
+# backend for other GPUs.  The unit tests and the kernel benchmark are the
+# test command's: `make unittest`.
+ENGINE_SOURCES = CMakeLists.txt gpu/CMakeLists.txt $(wildcard gpu/*.h gpu/*.cpp gpu/*.cu gpu/*.cuh)
+ENGINE_CONFIGURE = $(CMAKE) -S . -B $(ENGINE_BUILD) -DGH_WITH_CUDA=$(if $(filter yes,$(WITH_CUDA)),ON,OFF) \
+	    $(if $(NVCC),-DCMAKE_CUDA_COMPILER=$(NVCC)) -DCMAKE_BUILD_TYPE=Release \
+	    $(if $(GH_CUDA_ARCHITECTURES),"-DGH_CUDA_ARCHITECTURES=$(GH_CUDA_ARCHITECTURES)") >/dev/null
+$(ENGINE_LIB): $(ENGINE_SOURCES) $(if $(GH_CUDA_ARCHITECTURES),engine)
+	$(ENGINE_CONFIGURE)
+	$(CMAKE) --build $(ENGINE_BUILD) --target gh_engine -j $(shell nproc)
 .PHONY: engine unittest
 engine:
-	$(CMAKE) -S . -B $(ENGINE_BUILD) -DGH_WITH_CUDA=$(if $(filter yes,$(WITH_CUDA)),ON,OFF) \
-	    $(if $(NVCC),-DCMAKE_CUDA_COMPILER=$(NVCC)) -DCMAKE_BUILD_TYPE=Release >/dev/null
-	$(CMAKE) --build $(ENGINE_BUILD) -j $(shell nproc)
+	$(ENGINE_CONFIGURE)
+	$(CMAKE) --build $(ENGINE_BUILD) --target gh_engine -j $(shell nproc)
 
-# The engine's GoogleTest suite (CTest); GPU tests in it skip without a GPU.
-unittest: engine
+# The engine's GoogleTest suite (CTest) and the kernel benchmark; GPU tests skip without a GPU.
+unittest:
+	$(ENGINE_CONFIGURE)
+	$(CMAKE) --build $(ENGINE_BUILD) -j $(shell nproc)
 	cd $(ENGINE_BUILD) && ctest --output-on-failure

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "cuda_backend_state.cuh"
+#include "device_code.h"
 
 #ifdef POSTGRES_H
 static_assert(false, "the engine is PostgreSQL-free: it must not include PostgreSQL headers");
@@ -117,6 +118,36 @@ Status start_device(int ordinal)
     return Status::ok;
 }
 
+/*
+ * Whether this build has code for each of the first count GPUs
+ * (device_code.h); if not, g.last_error names the first without, and no
+ * GPU is used: the service reports that one line and bins on the CPU,
+ * where a launch would fail every batch with "no kernel image".  (A host
+ * with GPUs of two generations is left to a build for both.)
+ */
+bool every_device_has_code(int count)
+{
+    CudaTarget targets[32];
+    const int ntargets = parse_cuda_targets(GH_CUDA_TARGETS, targets, 32);
+    for (int i = 0; i < count; i++) {
+        cudaDeviceProp p;
+        if (cudaGetDeviceProperties(&p, i) != cudaSuccess) {
+            cudaGetLastError();
+            continue; /* start_device() reports it */
+        }
+        if (device_has_code(p.major, p.minor, targets, ntargets))
+            continue;
+        char built[256];
+        describe_cuda_targets(targets, ntargets, built, sizeof built);
+        snprintf(g.last_error, sizeof g.last_error,
+                 "GPU %d (%s, compute capability %d.%d) has no code in this build (%s): rebuild with "
+                 "make GH_CUDA_ARCHITECTURES=\"%d%d-real;...\"",
+                 i, p.name, p.major, p.minor, built, p.major, p.minor);
+        return false;
+    }
+    return true;
+}
+
 Status start()
 {
     if (g.started)
@@ -146,6 +177,8 @@ Status start()
     GH_CUDA(err);
     if (count > kMaxDevices)
         count = kMaxDevices;
+    if (!every_device_has_code(count))
+        return Status::no_device;
     for (int i = 0; i < count; i++) {
         Status s = start_device(i);
         if (s != Status::ok)

@@ -330,7 +330,7 @@ __global__ void __launch_bounds__(kPageThreads)
     }
     if (errors != 0)
         atomicOr(flags, errors);
-    normal = __reduce_add_sync(0xffffffffu, normal);
+    normal = warp_sum(normal);
     if (threadIdx.x % 32 == 0 && normal != 0)
         atomicAdd(tuples, static_cast<unsigned long long>(normal));
     run.finish(add);

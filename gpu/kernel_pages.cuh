@@ -97,6 +97,21 @@ template <typename T> __host__ __device__ __forceinline__ T load_from_page(const
 }
 
 /*
+ * The sum of v over a full warp, every lane converged.  sm_80 has an
+ * instruction for it; a Turing GPU (sm_75) adds by shuffles, five steps.
+ */
+__device__ __forceinline__ unsigned warp_sum(unsigned v)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    return __reduce_add_sync(0xffffffffu, v);
+#else
+    for (int offset = 16; offset > 0; offset /= 2)
+        v += __shfl_xor_sync(0xffffffffu, v, offset);
+    return v;
+#endif
+}
+
+/*
  * The stored value at byte `at`, as the float8 PostgreSQL's cast gives:
  * int8 rounded to nearest, which the plain conversion is on the device
  * (cvt.rn) and on the host in the default rounding mode.
@@ -289,7 +304,7 @@ __global__ void __launch_bounds__(kPageThreads)
     }
     if (errors != 0)
         atomicOr(flags, errors);
-    normal = __reduce_add_sync(0xffffffffu, normal); /* the loops above reconverge: every lane is here */
+    normal = warp_sum(normal); /* the loops above reconverge: every lane is here */
     if (threadIdx.x % 32 == 0 && normal != 0)
         atomicAdd(tuples, static_cast<unsigned long long>(normal));
     if constexpr (Shared) {

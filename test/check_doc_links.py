@@ -5,11 +5,13 @@ The README links into docs/ and the pages link into each other by heading
 anchors, so moving or renaming a section can leave a link pointing nowhere;
 this finds every such link. Every link to a file must name a file of the
 repository, and every #anchor must match a heading of its target, computed
-as GitHub computes anchors. Links to other sites (http:, https:, mailto:) are
+as GitHub computes anchors. It also checks that docs/layout.md, the map of
+the code, names every source file of extension/ and gpu/. Links to other sites (http:, https:, mailto:) are
 not followed, and links inside code are not links.
 
     python3 test/check_doc_links.py      # from anywhere; exit 1 on a broken link
 """
+import fnmatch
 import pathlib
 import re
 import sys
@@ -45,6 +47,27 @@ def anchors(path):
     return result
 
 
+SOURCE_SUFFIXES = (".cpp", ".h", ".cu", ".cuh", ".sql")
+
+
+def unnamed_sources():
+    """The source files of extension/ and gpu/ that docs/layout.md does not name.
+
+    A file is named by its name, by its stem with .* (`histogram_state.*`),
+    or by a pattern in backticks (`kernel_*.cuh`)."""
+    names = re.findall(r"`([^`]+)`", (ROOT / "docs" / "layout.md").read_text(encoding="utf-8"))
+    missing = []
+    for top in ("extension", "gpu"):
+        for path in sorted((ROOT / top).rglob("*")):
+            if path.suffix not in SOURCE_SUFFIXES or not path.is_file():
+                continue
+            base, stem = path.name, path.name.split(".")[0]
+            if not any(n == base or n == stem + ".*" or n.endswith("/" + base) or
+                       ("*" in n and fnmatch.fnmatch(base, n)) for n in names):
+                missing.append(str(path.relative_to(ROOT)))
+    return missing
+
+
 def main():
     files = [ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
     problems = checked = 0
@@ -63,8 +86,12 @@ def main():
                 elif anchor and (dest.suffix != ".md" or anchor not in anchors(dest)):
                     print(f"{where}: no heading with this anchor in {dest.relative_to(ROOT)}")
                     problems += 1
-    print(f"{checked} relative links in {len(files)} files, {problems} broken")
-    return 1 if problems else 0
+    missing = unnamed_sources()
+    for path in missing:
+        print(f"docs/layout.md does not name {path}")
+    print(f"{checked} relative links in {len(files)} files, {problems} broken; "
+          f"{len(missing)} source files missing from docs/layout.md")
+    return 1 if problems or missing else 0
 
 
 if __name__ == "__main__":

@@ -230,8 +230,12 @@ void gpu_service_init(void)
     DefineCustomIntVariable("gpu_histogram.service_page_slots",
                             "Slots in shared memory through which scans hand batches of pinned pages to the "
                             "GPU service.",
-                            "Each names up to 8192 pages (200 kB with their cache keys); a batch holds its slot until its scan "
-                            "collects it, so under many sessions these bound the pages queued on the GPUs.",
+                            MemoryContextStrdup(TopMemoryContext,
+                                                psprintf("Each names up to %d pages (%d kB with their cache keys); a "
+                                                         "batch holds its slot until its scan collects it, so under "
+                                                         "many sessions these bound the pages queued on the GPUs.",
+                                                         kPageSlotPages,
+                                                         static_cast<int>(kPageSlotWords * sizeof(uint64) / 1024))),
                             &setting_page_slots, 128, 2, 4096, PGC_POSTMASTER, 0, NULL, NULL, NULL);
     DefineCustomIntVariable("gpu_histogram.service_slot_size",
                             "Values per GPU service batch slot: the largest GPU batch.",

@@ -31,12 +31,45 @@ gh_pg_source_release() { # major -> version
 
 gh_pg_source_prefix() { echo "/usr/local/pgsql-$1"; }
 
+# The cache folder, made (under /var/cache, as root) and given to whoever
+# runs the tests, so that a user who can sudo writes the downloads there.
+gh_pg_source_cache() {
+    [ -d "$GH_PG_SOURCE_CACHE" ] && [ -w "$GH_PG_SOURCE_CACHE" ] && return 0
+    mkdir -p "$GH_PG_SOURCE_CACHE" 2>/dev/null ||
+        { gh_as_root mkdir -p "$GH_PG_SOURCE_CACHE" && gh_as_root chown "$(id -u):$(id -g)" "$GH_PG_SOURCE_CACHE"; }
+}
+
+# Runs a long step (its output in a log) and says every 30 s that it still
+# runs, so that minutes of compiling do not look like a hang.
+gh_pg_source_step() { # label log command...
+    local label=$1 log=$2 pid start=$SECONDS
+    shift 2
+    echo "  $label (log: $log)"
+    "$@" >"$log" 2>&1 &
+    pid=$!
+    while ! gh_pg_source_ended "$pid" 30; do
+        echo "  $label: $((SECONDS - start)) s"
+    done
+    wait "$pid"
+}
+
+# Whether process pid ended within seconds (true), polling each second.
+gh_pg_source_ended() { # pid seconds
+    local i
+    for ((i = 0; i < $2; i++)); do
+        kill -0 "$1" 2>/dev/null || return 0
+        sleep 1
+    done
+    ! kill -0 "$1" 2>/dev/null
+}
+
 # apt-get with a configuration of its own that knows only trixie's and sid's
 # source indexes; sid's Release file has expired in the archive, so validity
 # dates are not checked.
 gh_pg_source_apt() {
     local dir=$GH_PG_SOURCE_CACHE/apt
     if [ ! -f "$dir/apt.conf" ]; then
+        gh_pg_source_cache || return 1
         mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial"
         cat >"$dir/sources.list" <<EOF
 deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main
@@ -69,7 +102,7 @@ gh_pg_source_fetch() { # major
     read -r version _ < <(gh_pg_source_release "$major") || gh_die "no source release known for PostgreSQL $major"
     tarball=$GH_PG_SOURCE_CACHE/postgresql-${major}_$version.orig.tar.bz2
     if [ ! -s "$tarball" ]; then
-        mkdir -p "$GH_PG_SOURCE_CACHE"
+        gh_pg_source_cache || gh_die "cannot make $GH_PG_SOURCE_CACHE"
         [ -f "$GH_PG_SOURCE_CACHE/apt/lists/lock" ] || gh_pg_source_apt apt-get update -qq >&2 ||
             echo "apt-get update of the private trixie/sid index failed; trying the pool directly" >&2
         url=$(gh_pg_source_url "postgresql-$major" "postgresql-${major}_$version.orig.tar.bz2")
@@ -106,13 +139,14 @@ gh_pg_source_install() { # major
     (
         set -e
         cd "$src"
-        ./configure --prefix="$prefix" --with-icu --with-readline --with-zlib \
-            --without-llvm >"$src/configure.log" 2>&1 ||
-            { tail -n 30 "$src/configure.log"; exit 1; }
-        make -s -j"$jobs" >"$src/build.log" 2>&1 || { tail -n 40 "$src/build.log"; exit 1; }
-        gh_as_root make -s install >"$src/install.log" 2>&1 || { tail -n 20 "$src/install.log"; exit 1; }
+        gh_pg_source_step configure "$src/configure.log" ./configure --prefix="$prefix" --with-icu \
+            --with-readline --with-zlib --without-llvm || { tail -n 30 "$src/configure.log"; exit 1; }
+        gh_pg_source_step "compiling on $jobs cores" "$src/build.log" make -s -j"$jobs" ||
+            { tail -n 40 "$src/build.log"; exit 1; }
+        gh_pg_source_step "installing" "$src/install.log" gh_as_root make -s install ||
+            { tail -n 20 "$src/install.log"; exit 1; }
         for module in postgres_fdw dblink pg_prewarm pg_buffercache; do
-            make -s -C "contrib/$module" -j"$jobs" >>"$src/build.log" 2>&1
+            make -s -C "contrib/$module" -j"$jobs" >>"$src/contrib.log" 2>&1
             gh_as_root make -s -C "contrib/$module" install >>"$src/install.log" 2>&1
         done
     ) || gh_die "building PostgreSQL $major failed (logs in $src)"

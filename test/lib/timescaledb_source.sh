@@ -66,7 +66,7 @@ gh_timescaledb_fetch() { # major
         gh_die "no TimescaleDB release known for PostgreSQL $major"
     file=timescaledb_$upstream+dfsg.orig.tar.xz
     tarball=$GH_PG_SOURCE_CACHE/$file
-    mkdir -p "$GH_PG_SOURCE_CACHE"
+    gh_pg_source_cache || gh_die "cannot make $GH_PG_SOURCE_CACHE"
     want=$(gh_timescaledb_sha256 "$debver" "$file")
     if [ -z "$want" ]; then
         gh_pg_source_apt apt-get update -qq >&2 ||
