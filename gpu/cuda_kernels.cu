@@ -631,6 +631,19 @@ cudaError_t describe_device(int device, KernelLimits *limits)
     int clusters = 0;
     if ((err = cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device)) != cudaSuccess)
         return err;
+    /*
+     * ... and where the code that runs on it has them: a build for older
+     * targets only (75-virtual on an H100, compiled by the driver) has its
+     * cluster kernels compiled without clusters, and launching one as a
+     * cluster fails with an illegal instruction that takes the context with it.
+     */
+    cudaFuncAttributes code{};
+    if (clusters != 0 &&
+        (cudaFuncGetAttributes(&code, histogram_cluster<double, FloatBinner<true, BucketRule::pg15>>) != cudaSuccess ||
+         code.ptxVersion < 90)) {
+        (void)cudaGetLastError();
+        clusters = 0;
+    }
     if (clusters != 0) {
         limits->max_cluster = 8;
         int resident = 0;
