@@ -12,6 +12,7 @@ check fails when one does not:
   - extension/sql/: an install script and a chain of update scripts that
     reaches default_version from it, every one of them installed by the
     Makefile (DATA);
+  - debian/changelog: its newest entry is the same version;
   - LICENSE: present, and the PostgreSQL License.
 
     python3 test/check_release.py      # from anywhere; exit 1 on a mismatch
@@ -100,6 +101,16 @@ def main():
     for v in sorted(versions):
         if v not in released:
             problems.append(f"CHANGELOG.md has no section for {v}")
+
+    debian = ROOT / "debian" / "changelog"
+    if debian.is_file():
+        first = debian.read_text(encoding="utf-8").splitlines()[0]
+        found = re.match(r"^\S+ \(([^)]+)\)", first)
+        debversion = found.group(1).split("-")[0] if found else None
+        if debversion != version:
+            problems.append(f"debian/changelog's version {debversion!r}, the control file's {version!r}")
+    else:
+        problems.append("no debian/changelog")
 
     license_text = (ROOT / "LICENSE").read_text(encoding="utf-8") if (ROOT / "LICENSE").is_file() else ""
     if "Permission to use, copy, modify, and distribute this software" not in license_text:

@@ -54,6 +54,20 @@ GH_CHROOT_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 gh_chroot_dir() { echo "$GH_CHROOT_BASE/chroot-$1"; }
 
+# The apt sources of a suite's chroot, one a line: a stable suite also gets
+# its updates and security suites, where its point releases and security
+# fixes are (Debian 12's PostgreSQL 15 among them), as a Debian 12 host has.
+gh_chroot_sources() { # suite
+    echo "deb $GH_CHROOT_MIRROR $1 main"
+    case $1 in
+        sid | unstable | experimental) ;;
+        *)
+            echo "deb $GH_CHROOT_MIRROR $1-updates main"
+            echo "deb ${GH_CHROOT_MIRROR%/debian}/debian-security $1-security main"
+            ;;
+    esac
+}
+
 # What a chroot needs to build gpu_histogram (PGXS and the engine's CMake) for
 # a PostgreSQL major and to run it with TimescaleDB preloaded.
 gh_chroot_pg_packages() { # major
@@ -104,9 +118,12 @@ gh_chroot_ensure() { # suite package...
     want=$(printf '%s\n' "$@" | sort -u | sed '/^$/d')
 
     # A chroot of this suite from this mirror, completely made? Else anew.
+    local sources
+    sources=$(gh_chroot_sources "$suite" | paste -sd '|')
     if ! { [ -x "$dir/usr/bin/apt-get" ] &&
            grep -qxF "suite $suite" "$dir/.gh-chroot" 2>/dev/null &&
-           grep -qxF "mirror $GH_CHROOT_MIRROR" "$dir/.gh-chroot"; }; then
+           grep -qxF "mirror $GH_CHROOT_MIRROR" "$dir/.gh-chroot" &&
+           grep -qxF "sources $sources" "$dir/.gh-chroot"; }; then
         command -v mmdebstrap >/dev/null 2>&1 || gh_apt_install mmdebstrap >"$logs/mmdebstrap-install.log" 2>&1 ||
             { gh_chroot_log_tail "$logs/mmdebstrap-install.log"; gh_die "could not install mmdebstrap"; }
         gh_step "Debian $suite chroot in $dir"
@@ -117,9 +134,11 @@ gh_chroot_ensure() { # suite package...
         gh_chroot_remove "$tmp"
         # variant apt: the Essential packages and apt; the rest is installed
         # below, by the same path that adds packages to an existing chroot.
+        local lines=()
+        mapfile -t lines < <(gh_chroot_sources "$suite")
         if ! mmdebstrap --variant=apt --mode=root --format=directory \
                 --aptopt='Acquire::Check-Valid-Until "false"' \
-                "$suite" "$tmp" "deb $GH_CHROOT_MIRROR $suite main" >"$log" 2>&1; then
+                "$suite" "$tmp" "${lines[@]}" >"$log" 2>&1; then
             gh_chroot_log_tail "$log"
             gh_chroot_remove "$tmp"
             gh_die "mmdebstrap of $suite failed (log: $log)"
@@ -131,7 +150,7 @@ gh_chroot_ensure() { # suite package...
         chmod 755 "$tmp/usr/sbin/policy-rc.d"
         mkdir -p "$tmp/etc/postgresql-common/createcluster.d" "$tmp/src"
         echo 'create_main_cluster = false' >"$tmp/etc/postgresql-common/createcluster.d/00-gpu_histogram.conf"
-        printf 'suite %s\nmirror %s\n' "$suite" "$GH_CHROOT_MIRROR" >"$tmp/.gh-chroot"
+        printf 'suite %s\nmirror %s\nsources %s\n' "$suite" "$GH_CHROOT_MIRROR" "$sources" >"$tmp/.gh-chroot"
         mv "$tmp" "$dir"
         echo "created $dir in $((SECONDS - started)) s ($(du -sh --one-file-system "$dir" | cut -f1))"
     fi

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# run_package_checks.sh: the Debian package as a user installs it.
+#
+#   bash test/packaging/run_package_checks.sh 15
+#
+# 1. builds the source tree's Debian package with dpkg-buildpackage -us -uc
+#    -b, in a copy of the tree (dpkg-buildpackage writes into the parent
+#    folder), for the majors of debian/pgversions whose server packages are
+#    installed: postgresql-15-gpu-histogram on Debian 12, with the CUDA
+#    backend where nvcc is (its build-time tests are left to step 3,
+#    DEB_BUILD_OPTIONS=nocheck);
+# 2. checks what the package holds: the library, the control file, every
+#    SQL script, and its dependency on Debian's server;
+# 3. installs it with dpkg into a Debian 12 chroot (mmdebstrap) that holds
+#    only Debian's PostgreSQL MAJOR, and there runs pg_buildext installcheck:
+#    the regression suite against the installed package, on a throwaway
+#    cluster with the library preloaded; then purges it, so the chroot
+#    stays clean for the next run.
+#
+# Only for a major Debian 12 packages (15); exits 77 (skipped) for others,
+# whose servers come from source here.  Needs root or sudo.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+source test/lib/prepare.sh
+source test/lib/debian_chroot.sh
+major=${1:?usage: run_package_checks.sh MAJOR}
+suite=bookworm
+if [ "$major" != 15 ]; then
+    echo "package checks: PostgreSQL $major is not a Debian 12 package here (its server is built from source): skipped"
+    exit 77
+fi
+
+gh_step "build dependencies of the package"
+need=()
+for p in debhelper postgresql-server-dev-all cmake dpkg-dev fakeroot; do
+    dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
+done
+[ ${#need[@]} = 0 ] || gh_apt_install "${need[@]}" || gh_die "could not install ${need[*]}"
+
+work=$(mktemp -d /var/tmp/gh-package.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/src"
+# the tracked and untracked files git does not ignore: the tree a clone has, with what is not committed yet
+git ls-files -z --cached --others --exclude-standard | grep -zv '^\.gpu/' |
+    tar --null -cf - -T - | tar -xf - -C "$work/src"
+
+gh_step "dpkg-buildpackage -us -uc -b (CUDA backend: $([ -n "$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null)" ] && echo yes || echo no))"
+started=$SECONDS
+if ! (cd "$work/src" && DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -us -uc -b >"$work/build.log" 2>&1); then
+    tail -n 40 "$work/build.log"
+    gh_die "dpkg-buildpackage failed"
+fi
+deb=$(ls "$work"/postgresql-"$major"-gpu-histogram_*.deb 2>/dev/null | head -n 1)
+[ -n "$deb" ] || gh_die "no postgresql-$major-gpu-histogram package was built: $(ls "$work")"
+echo "built $(basename "$deb") in $((SECONDS - started)) s ($(du -h "$deb" | cut -f1))"
+
+gh_step "what the package holds"
+failures=0
+contents=$(dpkg-deb -c "$deb")
+version=$(sed -n "s/^default_version *= *'\(.*\)'/\1/p" gpu_histogram.control)
+for f in "usr/lib/postgresql/$major/lib/gpu_histogram.so" "usr/share/postgresql/$major/extension/gpu_histogram.control" \
+         $(cd extension/sql && ls gpu_histogram--*.sql | sed "s|^|usr/share/postgresql/$major/extension/|"); do
+    if grep -q " \./$f\$" <<<"$contents"; then echo "PASS: holds $f"; else echo "FAIL: no $f"; failures=$((failures + 1)); fi
+done
+depends=$(dpkg-deb -f "$deb" Depends)
+if grep -q "postgresql-$major" <<<"$depends"; then
+    echo "PASS: depends on postgresql-$major ($depends)"
+else
+    echo "FAIL: no dependency on postgresql-$major: $depends"; failures=$((failures + 1))
+fi
+debversion=$(dpkg-deb -f "$deb" Version)
+if [ "${debversion%%-*}" = "$version" ]; then
+    echo "PASS: package version $debversion is the control file's $version"
+else
+    echo "FAIL: package version $debversion, control file $version"; failures=$((failures + 1))
+fi
+
+gh_chroot_ensure "$suite" "postgresql-$major" "postgresql-server-dev-$major" make
+gh_step "installcheck of the installed package in the $suite chroot"
+mkdir -p "$work/check/deb"
+cp "$deb" "$work/check/deb/"
+# what make installcheck reads: the Makefile, the control file, the tests, the Debian folder
+cp -a Makefile gpu_histogram.control sql expected debian "$work/check/"
+chmod -R a+rwX "$work/check"
+# shellcheck disable=SC2016  # expanded by sh inside the chroot
+if GH_CHROOT_BIND=$work/check gh_chroot_run "$suite" sh -c '
+        dpkg -i deb/*.deb >/tmp/dpkg.log 2>&1 || { cat /tmp/dpkg.log; exit 1; }
+        pg_buildext -o shared_preload_libraries=gpu_histogram installcheck; s=$?
+        dpkg --purge "postgresql-$1-gpu-histogram" >/dev/null 2>&1 || s=1
+        exit $s' sh "$major" 2>&1 | tee "$work/installcheck.log"; then
+    echo "PASS: pg_buildext installcheck against the installed package: $(grep -E 'tests passed' "$work/installcheck.log" | tail -n 1 | sed 's/^ *//')"
+else
+    echo "FAIL: pg_buildext installcheck against the installed package"; failures=$((failures + 1))
+fi
+[ $failures -eq 0 ] && echo "package checks: all passed" || echo "package checks: $failures FAILED"
+[ $failures -eq 0 ]
