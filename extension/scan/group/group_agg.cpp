@@ -128,25 +128,26 @@ void find_groups_one_word(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, i
     switch (key->def.kind) {
     case KeyKind::column:
         for (int i = 0; i < n; i++)
-            set_group(ga, i, heap_column_word(key->column, desc, &tuples[i], &word) ? word_group(ga, word)
-                                                                                        : null_group(ga));
+            set_group(ga, i,
+                      heap_column_word(key->column, desc, &tuples[i], &word) ? word_group(ga, word) : null_group(ga));
         return;
     case KeyKind::time:
         if (!time_key_always_null(&key->time)) {
             for (int i = 0; i < n; i++)
-                set_group(ga, i, heap_column_word(key->column, desc, &tuples[i], &word)
-                                         ? word_group(ga, time_key_value(&key->time, word))
-                                         : null_group(ga));
+                set_group(ga, i,
+                          heap_column_word(key->column, desc, &tuples[i], &word)
+                              ? word_group(ga, time_key_value(&key->time, word))
+                              : null_group(ga));
             return;
         }
         break;
     case KeyKind::time_bucket:
         for (int i = 0; i < n; i++) {
             int64 ts;
-            set_group(ga, i, heap_column_word(key->column, desc, &tuples[i], &ts) &&
-                                         tsdb_bucket_value(&key->tsdb, ts, &word)
-                                     ? word_group(ga, word)
-                                     : null_group(ga));
+            set_group(ga, i,
+                      heap_column_word(key->column, desc, &tuples[i], &ts) && tsdb_bucket_value(&key->tsdb, ts, &word)
+                          ? word_group(ga, word)
+                          : null_group(ga));
         }
         return;
     case KeyKind::width_bucket:
@@ -202,9 +203,9 @@ void find_groups(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n)
         for (int i = 0; i < n; i++) {
             const char *data;
             int32 len;
-            set_group(ga, i, group_key_bytes(&ga->keys[0], desc, &tuples[i], &data, &len)
-                                     ? text_group(ga, data, len)
-                                     : null_group(ga));
+            set_group(ga, i,
+                      group_key_bytes(&ga->keys[0], desc, &tuples[i], &data, &len) ? text_group(ga, data, len)
+                                                                                      : null_group(ga));
         }
         return;
     }
