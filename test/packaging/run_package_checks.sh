@@ -7,8 +7,10 @@
 #    -b, in a copy of the tree (dpkg-buildpackage writes into the parent
 #    folder), for the majors of debian/pgversions whose server packages are
 #    installed: postgresql-15-gpu-histogram on Debian 12, with the CUDA
-#    backend where nvcc is (its build-time tests are left to step 3,
-#    DEB_BUILD_OPTIONS=nocheck);
+#    backend where nvcc is, built here for one target only
+#    (GH_PACKAGE_CUDA_ARCHITECTURES, default 90-real: the default list's
+#    six take the suite's longest compile again, and no GPU runs it here);
+#    its build-time tests are left to step 3 (DEB_BUILD_OPTIONS=nocheck);
 # 2. checks what the package holds: the library, the control file, every
 #    SQL script, and its dependency on Debian's server;
 # 3. installs it with dpkg into a Debian 12 chroot (mmdebstrap) that holds
@@ -46,7 +48,9 @@ git ls-files -z --cached --others --exclude-standard | grep -zv '^\.gpu/' |
 
 gh_step "dpkg-buildpackage -us -uc -b (CUDA backend: $([ -n "$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null)" ] && echo yes || echo no))"
 started=$SECONDS
-if ! (cd "$work/src" && DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -us -uc -b >"$work/build.log" 2>&1); then
+if ! (cd "$work/src" && DEB_BUILD_OPTIONS=nocheck \
+        GH_CUDA_ARCHITECTURES="${GH_PACKAGE_CUDA_ARCHITECTURES:-90-real}" \
+        dpkg-buildpackage -us -uc -b >"$work/build.log" 2>&1); then
     tail -n 40 "$work/build.log"
     gh_die "dpkg-buildpackage failed"
 fi
@@ -62,6 +66,14 @@ for f in "usr/lib/postgresql/$major/lib/gpu_histogram.so" "usr/share/postgresql/
          $(cd extension/sql && ls gpu_histogram--*.sql | sed "s|^|usr/share/postgresql/$major/extension/|"); do
     if grep -q " \./$f\$" <<<"$contents"; then echo "PASS: holds $f"; else echo "FAIL: no $f"; failures=$((failures + 1)); fi
 done
+if [ -n "$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null)" ] && [ "${WITH_CUDA:-}" != no ]; then
+    mkdir -p "$work/unpacked" && dpkg-deb -x "$deb" "$work/unpacked"
+    if grep -q "cudaGetDeviceCount" "$work/unpacked/usr/lib/postgresql/$major/lib/gpu_histogram.so"; then
+        echo "PASS: nvcc is here, and the library carries the CUDA backend"
+    else
+        echo "FAIL: nvcc is here, but the library has no CUDA backend"; failures=$((failures + 1))
+    fi
+fi
 depends=$(dpkg-deb -f "$deb" Depends)
 if grep -q "postgresql-$major" <<<"$depends"; then
     echo "PASS: depends on postgresql-$major ($depends)"
