@@ -14,30 +14,41 @@
 # 2. checks what the package holds: the library, the control file, every
 #    SQL script, and its dependency on Debian's server;
 # 3. installs it with dpkg into a Debian 12 chroot (mmdebstrap) that holds
-#    only Debian's PostgreSQL MAJOR, and there runs pg_buildext installcheck:
+#    only Debian's PostgreSQL 15, and there runs pg_buildext installcheck:
 #    the regression suite against the installed package, on a throwaway
 #    cluster with the library preloaded; then purges it, so the chroot
 #    stays clean for the next run.
 #
-# Only for a major Debian 12 packages (15); exits 77 (skipped) for others,
-# whose servers come from source here.  Needs root or sudo.
+# 18 is a package of Debian's sid, whose binaries need a newer glibc than
+# Debian 12's: there the package is built inside the sid chroot the
+# TimescaleDB checks use (debian_chroot.sh), against sid's server, with the
+# CPU backend (no nvcc in there), and checked in the same chroot.  17 and
+# other majors come from source here and have no package: exit 77
+# (skipped).  Needs root or sudo.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 source test/lib/prepare.sh
 source test/lib/debian_chroot.sh
 major=${1:?usage: run_package_checks.sh MAJOR}
-suite=bookworm
-if [ "$major" != 15 ]; then
-    echo "package checks: PostgreSQL $major is not a Debian 12 package here (its server is built from source): skipped"
-    exit 77
-fi
+case $major in
+    15) suite=bookworm in_chroot=no ;;
+    18) suite=sid in_chroot=yes ;;
+    *)
+        echo "package checks: PostgreSQL $major is no Debian package this machine can run: skipped"
+        exit 77
+        ;;
+esac
 
-gh_step "build dependencies of the package"
-need=()
-for p in debhelper postgresql-server-dev-all cmake dpkg-dev fakeroot; do
-    dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
-done
-[ ${#need[@]} = 0 ] || gh_apt_install "${need[@]}" || gh_die "could not install ${need[*]}"
+if [ $in_chroot = no ]; then
+    gh_step "build dependencies of the package"
+    need=()
+    for p in debhelper postgresql-server-dev-all cmake dpkg-dev fakeroot; do
+        dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
+    done
+    [ ${#need[@]} = 0 ] || gh_apt_install "${need[@]}" || gh_die "could not install ${need[*]}"
+else
+    gh_chroot_ensure "$suite" $(gh_chroot_pg_packages "$major") build-essential debhelper postgresql-server-dev-all dpkg-dev fakeroot
+fi
 
 work=$(mktemp -d /var/tmp/gh-package.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -46,14 +57,27 @@ mkdir -p "$work/src"
 git ls-files -z --cached --others --exclude-standard | grep -zv '^\.gpu/' |
     tar --null -cf - -T - | tar -xf - -C "$work/src"
 
-gh_step "dpkg-buildpackage -us -uc -b (CUDA backend: $([ -n "$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null)" ] && echo yes || echo no))"
+cuda=no
+if [ $in_chroot = no ] && [ "${WITH_CUDA:-}" != no ] && [ -n "$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null)" ]; then
+    cuda=yes
+fi
+gh_step "dpkg-buildpackage -us -uc -b (CUDA backend: $cuda${in_chroot/yes/, in the $suite chroot})"
 started=$SECONDS
-if ! (cd "$work/src" && DEB_BUILD_OPTIONS=nocheck \
+if [ $in_chroot = no ]; then
+    (cd "$work/src" && DEB_BUILD_OPTIONS=nocheck \
         GH_CUDA_ARCHITECTURES="${GH_PACKAGE_CUDA_ARCHITECTURES:-90-real}" \
-        dpkg-buildpackage -us -uc -b >"$work/build.log" 2>&1); then
+        dpkg-buildpackage -us -uc -b >"$work/build.log" 2>&1)
+else
+    # the control file for the suite's majors first (debian/control lists Debian 12's)
+    chmod -R a+rwX "$work"
+    # shellcheck disable=SC2016  # expanded by sh inside the chroot
+    GH_CHROOT_BIND=$work gh_chroot_run "$suite" sh -c \
+        'cd src && pg_buildext updatecontrol && WITH_CUDA=no DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -us -uc -b' \
+        >"$work/build.log" 2>&1
+fi || {
     tail -n 40 "$work/build.log"
     gh_die "dpkg-buildpackage failed"
-fi
+}
 deb=$(ls "$work"/postgresql-"$major"-gpu-histogram_*.deb 2>/dev/null | head -n 1)
 [ -n "$deb" ] || gh_die "no postgresql-$major-gpu-histogram package was built: $(ls "$work")"
 echo "built $(basename "$deb") in $((SECONDS - started)) s ($(du -h "$deb" | cut -f1))"
@@ -66,7 +90,7 @@ for f in "usr/lib/postgresql/$major/lib/gpu_histogram.so" "usr/share/postgresql/
          $(cd extension/sql && ls gpu_histogram--*.sql | sed "s|^|usr/share/postgresql/$major/extension/|"); do
     if grep -q " \./$f\$" <<<"$contents"; then echo "PASS: holds $f"; else echo "FAIL: no $f"; failures=$((failures + 1)); fi
 done
-if [ -n "$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null)" ] && [ "${WITH_CUDA:-}" != no ]; then
+if [ $cuda = yes ]; then
     mkdir -p "$work/unpacked" && dpkg-deb -x "$deb" "$work/unpacked"
     if grep -q "has no code in this build" "$work/unpacked/usr/lib/postgresql/$major/lib/gpu_histogram.so"; then
         echo "PASS: nvcc is here, and the library carries the CUDA backend"
@@ -87,7 +111,7 @@ else
     echo "FAIL: package version $debversion, control file $version"; failures=$((failures + 1))
 fi
 
-gh_chroot_ensure "$suite" "postgresql-$major" "postgresql-server-dev-$major" make
+[ $in_chroot = yes ] || gh_chroot_ensure "$suite" "postgresql-$major" "postgresql-server-dev-$major" make
 gh_step "installcheck of the installed package in the $suite chroot"
 mkdir -p "$work/check/deb"
 cp "$deb" "$work/check/deb/"
