@@ -61,7 +61,9 @@ cuda=no
 if [ $in_chroot = no ] && [ "${WITH_CUDA:-}" != no ] && [ -n "$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null)" ]; then
     cuda=yes
 fi
-gh_step "dpkg-buildpackage -us -uc -b (CUDA backend: $cuda${in_chroot/yes/, in the $suite chroot})"
+where=""
+[ $in_chroot = no ] || where=", in the $suite chroot"
+gh_step "dpkg-buildpackage -us -uc -b (CUDA backend: $cuda$where)"
 started=$SECONDS
 if [ $in_chroot = no ]; then
     (cd "$work/src" && DEB_BUILD_OPTIONS=nocheck \
