@@ -73,7 +73,6 @@ void tuple_spill_write(TupleSpill *sp, uint64 hash, const HeapTupleData *t)
         MemoryContext old = MemoryContextSwitchTo(sp->cxt);
         sp->writing[p] = BufFileCreateTemp(false);
         MemoryContextSwitchTo(old);
-        sp->max_depth = Max(sp->max_depth, sp->depth);
     }
     uint32 len = t->t_len;
     BufFileWrite(sp->writing[p], &len, sizeof len);

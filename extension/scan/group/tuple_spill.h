@@ -60,7 +60,6 @@ struct TupleSpill {
     uint64 tuples_written;    /* all depths: a tuple counts once per depth it reaches */
     uint64 bytes_written;
     uint32 passes;
-    int max_depth;
 };
 
 /* An empty spill whose handles live in cxt. */
