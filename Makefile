@@ -64,7 +64,7 @@ include $(PGXS)
 $(shlib): $(ENGINE_LIB)
 
 # PGXS tracks no header dependencies: rebuild every object when any header changes.
-$(OBJS): $(wildcard extension/*.h extension/scan/*.h extension/scan/*/*.h extension/service/*.h gpu/*.h)
+$(OBJS): $(wildcard extension/*.h extension/scan/*.h extension/scan/*/*.h extension/service/*.h gpu/*.h gpu/*/*.h)
 
 # The objects of extension/ are compiled in the source tree for one server.
 # build/pg_server names that server; when PG_CONFIG points at another one
@@ -83,7 +83,7 @@ $(OBJS): $(PG_SERVER_STAMP)
 # CUDA_ARCHITECTURES list, "75-real;90-real;90-virtual") builds the CUDA
 # backend for other GPUs.  The unit tests and the kernel benchmark are the
 # test command's: `make unittest`.
-ENGINE_SOURCES = CMakeLists.txt gpu/CMakeLists.txt $(wildcard gpu/*.h gpu/*.cpp gpu/*.cu gpu/*.cuh)
+ENGINE_SOURCES = CMakeLists.txt gpu/CMakeLists.txt $(wildcard gpu/*.h $(addprefix gpu/*/*.,h cpp cu cuh))
 ENGINE_CONFIGURE = $(CMAKE) -S . -B $(ENGINE_BUILD) -DGH_WITH_CUDA=$(if $(filter yes,$(WITH_CUDA)),ON,OFF) \
 	    $(if $(NVCC),-DCMAKE_CUDA_COMPILER=$(NVCC)) -DCMAKE_BUILD_TYPE=Release \
 	    $(if $(GH_CUDA_ARCHITECTURES),"-DGH_CUDA_ARCHITECTURES=$(GH_CUDA_ARCHITECTURES)") >/dev/null

@@ -10,8 +10,8 @@
 #define GH_ERRORS_H
 
 #include "pg_headers.h"
-#include "../gpu/histogram_spec.h"
-#include "../gpu/status.h"
+#include "../gpu/specs/histogram_spec.h"
+#include "../gpu/specs/status.h"
 
 /* The float8 width_bucket formula of the server we are built against. */
 constexpr gh::BucketRule kServerRule =

@@ -5,7 +5,7 @@
 #include "histogram_state.h"
 
 #include "errors.h"
-#include "../gpu/cpu_backend.h"
+#include "../gpu/cpu/cpu_backend.h"
 
 int64 gh_values_binned_on_cpu = 0;
 

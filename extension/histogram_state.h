@@ -18,7 +18,7 @@
 #include "pg_headers.h"
 
 #include "gpu_binning.h"
-#include "../gpu/histogram_spec.h"
+#include "../gpu/specs/histogram_spec.h"
 
 /*
  * spec is the group's first row's: lo, hi and nbins of a float8 or a time

@@ -14,7 +14,7 @@
  *
  * The moving state is its own small struct, not a HistogramState.  Each value
  * is binned the moment it arrives (gh::cpu_count_one: the formula of
- * gpu/bucket.h, as for every other value), so nothing is ever pending and a
+ * gpu/formulas/bucket.h, as for every other value), so nothing is ever pending and a
  * removal decrements exactly the counter its addition incremented.  It never
  * uses the GPU: the window reads the whole histogram back after every row,
  * and a value arrives one at a time, so there is no batch to send, and a GPU
@@ -33,7 +33,7 @@
 
 #include "errors.h"
 #include "histogram_state.h"
-#include "../gpu/cpu_backend.h"
+#include "../gpu/cpu/cpu_backend.h"
 
 namespace {
 

@@ -5,7 +5,7 @@
  * A timestamp is an int64 count of microseconds and a date an int32 count
  * of days, and each row's value goes to the engine as that int64.  The
  * engine buckets it as PostgreSQL's numeric width_bucket would bucket the
- * count (gpu/time_bucket.h), so the result equals
+ * count (gpu/formulas/time_bucket.h), so the result equals
  * width_bucket((extract(epoch FROM ts) * 1000000)::numeric, ...) for
  * timestamps: moving the origin to 1970 changes no difference.  Infinite
  * values are the int64 (or int32) extremes and count in the outer buckets;

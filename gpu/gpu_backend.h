@@ -23,12 +23,12 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "grouped_page_spec.h"
-#include "grouped_spec.h"
-#include "histogram_spec.h"
-#include "page_cache.h"
-#include "page_spec.h"
-#include "status.h"
+#include "specs/grouped_page_spec.h"
+#include "specs/grouped_spec.h"
+#include "specs/histogram_spec.h"
+#include "specs/page_cache.h"
+#include "specs/page_spec.h"
+#include "specs/status.h"
 
 namespace gh {
 

@@ -19,12 +19,12 @@
 #define GH_SERVICE_CLIENT_H
 
 #include "../pg_headers.h"
-#include "../../gpu/grouped_page_spec.h"
-#include "../../gpu/grouped_spec.h"
-#include "../../gpu/histogram_spec.h"
-#include "../../gpu/page_cache.h"
-#include "../../gpu/page_spec.h"
-#include "../../gpu/status.h"
+#include "../../gpu/specs/grouped_page_spec.h"
+#include "../../gpu/specs/grouped_spec.h"
+#include "../../gpu/specs/histogram_spec.h"
+#include "../../gpu/specs/page_cache.h"
+#include "../../gpu/specs/page_spec.h"
+#include "../../gpu/specs/status.h"
 
 /* A histogram entry taken in the service. */
 struct ServiceHistogramRef {
@@ -61,7 +61,7 @@ enum ServiceWait {
 bool gpu_service_open(const gh::HistogramSpec &spec, bool transient, ServiceWait wait, ServiceHistogramRef *out);
 
 /*
- * Opens a grouped histogram (gpu/grouped_spec.h): spec.groups histograms of
+ * Opens a grouped histogram (gpu/specs/grouped_spec.h): spec.groups histograms of
  * spec.interval as one array of cells, always a lease, as gpu_service_open.
  */
 bool gpu_service_open_grouped(const gh::GroupedSpec &spec, ServiceWait wait, ServiceHistogramRef *out);
@@ -102,7 +102,7 @@ void gpu_service_read(const ServiceHistogramRef *ref, int32 nslots, int64 *count
 void gpu_service_read_range(const ServiceHistogramRef *ref, int32 first, int32 n, int64 *counts, int32 *slot);
 
 /*
- * Page batches (gpu/page_spec.h): instead of values, a scan sends the
+ * Page batches (gpu/specs/page_spec.h): instead of values, a scan sends the
  * numbers of shared buffers it holds pinned, and the GPU reads the pages
  * out of the mapped buffer pool.  Whether the service can take them now:
  * it is up and has mapped the pool.
@@ -138,7 +138,7 @@ uint64 *gpu_service_slot_pages(int32 slot);
 void gpu_service_release_everything(void);
 
 /*
- * Where the GPUs' page cache finds each page's key (gpu/page_cache.h):
+ * Where the GPUs' page cache finds each page's key (gpu/specs/page_cache.h):
  * the LSN the scan saw under the page's share lock (0: not to be cached)
  * and its block number, in the page words' order.
  */
@@ -146,7 +146,7 @@ uint64 *gpu_service_slot_page_lsns(int32 slot);
 uint32 *gpu_service_slot_page_blocks(int32 slot);
 
 /*
- * For probes (gpu/page_cache.h): each page's visibility map LSN (0:
+ * For probes (gpu/specs/page_cache.h): each page's visibility map LSN (0:
  * none), and a byte a page the scan sets to 1 for each probe before it
  * queues the batch; the GPU clears those it answers.
  */
@@ -176,7 +176,7 @@ double gpu_service_cached_share(const gh::PageCacheRel &rel, uint32 shape);
 /*
  * The entry of the GPUs' page caches where block 0 of rel's file goes (its
  * PageCacheRel's base), for a scan of its first nblocks blocks: its place
- * (gpu/page_cache_places.h), kept or made.  0 when no cache runs.
+ * (gpu/specs/page_cache_places.h), kept or made.  0 when no cache runs.
  */
 uint32 gpu_service_cache_base(const gh::PageCacheRel &rel, uint32 nblocks);
 
@@ -201,7 +201,7 @@ bool gpu_service_pages_done(int32 slot, int32 npages, bool wait, gh::Status *res
                             uint8 *missed);
 
 /*
- * Opens a lease on a grouped page histogram (gpu/grouped_page_spec.h):
+ * Opens a lease on a grouped page histogram (gpu/specs/grouped_page_spec.h):
  * page batches are read, filtered, grouped and counted by the GPU, whose
  * interval tables table[0 .. table_words) are loaded now.  As
  * gpu_service_open otherwise.

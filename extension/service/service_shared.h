@@ -40,11 +40,11 @@ extern "C" {
 }
 
 #include "../../gpu/gpu_backend.h"
-#include "../../gpu/grouped_page_spec.h"
-#include "../../gpu/histogram_spec.h"
-#include "../../gpu/page_cache.h"
-#include "../../gpu/page_cache_places.h"
-#include "../../gpu/page_spec.h"
+#include "../../gpu/specs/grouped_page_spec.h"
+#include "../../gpu/specs/histogram_spec.h"
+#include "../../gpu/specs/page_cache.h"
+#include "../../gpu/specs/page_cache_places.h"
+#include "../../gpu/specs/page_spec.h"
 
 enum ServiceState : int32 {
     SERVICE_DOWN = 0, /* no CUDA process (exited, or not started yet) */
@@ -60,7 +60,7 @@ enum SlotRequest : int32 {
     REQUEST_THRESHOLDS, /* `count` thresholds of `hist` (a grouped page histogram's table words), from `first` on */
     REQUEST_READ,       /* counters [first, first + count) of `hist` into the slot, zeroing them */
     REQUEST_BIN_GROUPED, /* bin `count` values of the slot, each with its group number, into grouped `hist` */
-    REQUEST_BIN_PAGES,   /* parse `count` pinned pages (page words, gpu/page_spec.h) and bin hist's column */
+    REQUEST_BIN_PAGES,   /* parse `count` pinned pages (page words, gpu/specs/page_spec.h) and bin hist's column */
 };
 
 /*
@@ -129,7 +129,7 @@ struct CachedShare {
 };
 constexpr int kCachedShares = 64;
 
-/* The page caches' places of the files placed last (gpu/page_cache_places.h). */
+/* The page caches' places of the files placed last (gpu/specs/page_cache_places.h). */
 constexpr int kCachePlaces = 1024;
 
 struct ServiceShared {

@@ -31,7 +31,7 @@
 #include <string>
 #include <vector>
 
-#include "cuda_kernels.cuh"
+#include "dispatch/cuda_kernels.cuh"
 #include "gpu_backend.h"
 #include "kernel_bench_cells.cuh"
 #include "kernel_bench_common.cuh"

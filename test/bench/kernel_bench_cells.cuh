@@ -20,7 +20,7 @@
 #include <string>
 #include <utility>
 
-#include "cuda_kernels.cuh"
+#include "dispatch/cuda_kernels.cuh"
 #include "kernel_bench_common.cuh"
 
 namespace bench {

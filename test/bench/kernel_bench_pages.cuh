@@ -31,7 +31,7 @@
 #include <vector>
 
 #include "../unit/heap_pages.h"
-#include "cuda_kernels.cuh"
+#include "dispatch/cuda_kernels.cuh"
 #include "gpu_backend.h"
 #include "kernel_bench_common.cuh"
 

@@ -2,7 +2,7 @@
  * kernel_bench_steps.cuh: the kernel benchmark's "steps" section (only when
  * asked for), included by kernel_bench.cu after kernel_bench_cells.cuh.
  *
- * The cluster path (gpu/kernel_cluster.cuh) routes a round of up to four
+ * The cluster path (gpu/kernels/kernel_cluster.cuh) routes a round of up to four
  * steps into its outboxes between two cluster barriers; how many steps a
  * round, how many blocks a cluster and how far ahead the input is
  * prefetched into L2 are the engine's choices there (cuda_kernels.cu:
@@ -21,7 +21,7 @@
 
 #include <string>
 
-#include "cuda_kernels.cuh"
+#include "dispatch/cuda_kernels.cuh"
 #include "kernel_bench_cells.cuh"
 #include "kernel_bench_common.cuh"
 

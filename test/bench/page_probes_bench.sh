@@ -11,7 +11,7 @@
 # (ungrouped and as a heatmap), medians in ms with the backend's CPU time,
 # then EXPLAIN ANALYZE's account of the pages and each answer's md5 with
 # the scan on and off.  With page_probes on, a scan of cached pages whose
-# visibility map bits stayed set pins none of them (gpu/page_cache.h).
+# visibility map bits stayed set pins none of them (gpu/specs/page_cache.h).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rows=${1:-100000000}

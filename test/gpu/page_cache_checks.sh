@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# page_cache_checks.sh: the GPUs' page cache (gpu/page_cache.h), against
+# page_cache_checks.sh: the GPUs' page cache (gpu/specs/page_cache.h), against
 # whatever PostgreSQL the environment points at.  run_gpu_checks.sh calls
 # it; it can also run alone.  Needs a GPU and gpu_histogram.gpu_page_cache
 # above 0 (the default); without them it says so and passes.

@@ -1,6 +1,6 @@
 /*
  * bucket_fast_test.cpp: the kernels' width_bucket without a division
- * (gpu/bucket_fast.h) against bucket.h's formula, which bucket_test.cpp and
+ * (gpu/formulas/bucket_fast.h) against bucket.h's formula, which bucket_test.cpp and
  * pg_regress hold to PostgreSQL's own answers.
  *
  * The host computes both with the same IEEE roundings as the device (the
@@ -18,7 +18,7 @@
 #include <random>
 #include <vector>
 
-#include "bucket_fast.h"
+#include "formulas/bucket_fast.h"
 
 using gh::BucketRule;
 using gh::BucketSpec;

@@ -1,6 +1,6 @@
 /*
  * bucket_single_test.cpp: the kernels' single-precision width_bucket for
- * float4 values (gpu/bucket_single.h) against bucket.h's formula on the
+ * float4 values (gpu/formulas/bucket_single.h) against bucket.h's formula on the
  * value cast to float8, which is what PostgreSQL computes for a float4
  * column and what bucket_test.cpp and pg_regress hold to the server.
  *
@@ -23,7 +23,7 @@
 #include <random>
 #include <vector>
 
-#include "bucket_single.h"
+#include "formulas/bucket_single.h"
 
 using gh::BucketRule;
 using gh::BucketSpec;

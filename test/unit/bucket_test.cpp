@@ -12,7 +12,7 @@
 #include <cmath>
 #include <limits>
 
-#include "bucket.h"
+#include "formulas/bucket.h"
 
 using gh::BucketRule;
 using gh::BucketSpec;

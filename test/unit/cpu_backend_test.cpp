@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "cpu_backend.h"
+#include "cpu/cpu_backend.h"
 
 namespace {
 

@@ -28,8 +28,8 @@
 #include <thread>
 #include <vector>
 
-#include "cpu_backend.h"
-#include "cuda_kernels.cuh"
+#include "cpu/cpu_backend.h"
+#include "dispatch/cuda_kernels.cuh"
 #include "gpu_backend.h"
 
 namespace {
@@ -347,7 +347,7 @@ TEST_F(Cuda, ConstantInputAndExtremeBucketCounts)
 }
 
 /*
- * Values on bucket edges, where the kernels' reciprocal (gpu/bucket_fast.h)
+ * Values on bucket edges, where the kernels' reciprocal (gpu/formulas/bucket_fast.h)
  * cannot tell the bucket from its product and takes the exact residual or
  * the division: integers in integer buckets, both rules, both orders, on the
  * shared, narrow and cluster paths (1,000,000 buckets of [0, 1e6)).

@@ -1,5 +1,5 @@
 /*
- * cuda_cluster_test.cu: the cluster path (gpu/kernel_cluster.cuh) where
+ * cuda_cluster_test.cu: the cluster path (gpu/kernels/kernel_cluster.cuh) where
  * its own arithmetic can go wrong: the cells on either side of every
  * boundary between two blocks' slices, in clusters of every size the
  * device makes, each hit so often that its 16-bit counter hands 2^15 to
@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "cpu_backend.h"
+#include "cpu/cpu_backend.h"
 #include "cuda_kernel_harness.cuh"
 
 namespace {
@@ -226,7 +226,7 @@ TEST_F(ClusterTest, SeveralRoundsInEveryClusterSizeSmallEnoughForRacecheck)
     /*
      * What compute-sanitizer's racecheck can finish: it ran about 150,000
      * values a second on the H100 and did not finish the tests above in
-     * minutes (RUNS.md, run 56).  One cluster of each size, one step a
+     * minutes (docs/performance.md#what-the-kernel-choices-rest-on).  One cluster of each size, one step a
      * round, so that both outboxes are written and pulled at least twice
      * each, the hot cells at every slice boundary; the engine's prefetch.
      */

@@ -41,8 +41,8 @@
 #include <vector>
 
 #include "cuda_pages_harness.cuh"
-#include "grouped_page_spec.h"
-#include "kernel_grouped_pages.cuh"
+#include "specs/grouped_page_spec.h"
+#include "kernels/kernel_grouped_pages.cuh"
 
 namespace {
 

@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "cpu_backend.h"
+#include "cpu/cpu_backend.h"
 #include "cuda_kernel_harness.cuh"
 
 namespace {

@@ -12,7 +12,7 @@
 
 #include <vector>
 
-#include "cuda_kernels.cuh"
+#include "dispatch/cuda_kernels.cuh"
 #include "gpu_backend.h"
 
 namespace gh_test {

@@ -1,5 +1,5 @@
 /*
- * cuda_page_cache_test.cu: the GPUs' page cache (gpu/page_cache.h) through
+ * cuda_page_cache_test.cu: the GPUs' page cache (gpu/specs/page_cache.h) through
  * gpu_pages_submit, as the GPU service drives it: a page is read from
  * device memory only under the key it was committed with, a batch that is
  * never committed leaves no key behind, and pages of one batch that share

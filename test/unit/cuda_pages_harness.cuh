@@ -22,10 +22,10 @@
 #include <thread>
 #include <vector>
 
-#include "cpu_backend.h"
+#include "cpu/cpu_backend.h"
 #include "cuda_kernel_harness.cuh"
 #include "heap_pages.h"
-#include "kernel_pages.cuh"
+#include "kernels/kernel_pages.cuh"
 
 namespace gh_pages_test {
 

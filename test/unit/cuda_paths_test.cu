@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "cpu_backend.h"
+#include "cpu/cpu_backend.h"
 #include "cuda_kernel_harness.cuh"
 
 namespace {

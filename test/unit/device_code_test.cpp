@@ -1,10 +1,10 @@
-// device_code_test.cpp: which GPUs a build's CUDA targets run on (gpu/device_code.h),
+// device_code_test.cpp: which GPUs a build's CUDA targets run on (gpu/cuda/device_code.h),
 // the check the GPU service makes before it uses a GPU.
 #include <gtest/gtest.h>
 
 #include <cstring>
 
-#include "device_code.h"
+#include "cuda/device_code.h"
 
 namespace {
 

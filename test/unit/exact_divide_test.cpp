@@ -1,13 +1,13 @@
 /*
  * exact_divide_test.cpp: the cluster kernel's cell / per_block by multiply
- * and shift (gpu/exact_divide.h) against the division, for every cell of
+ * and shift (gpu/formulas/exact_divide.h) against the division, for every cell of
  * the kernel's sizes and the largest it allows.
  */
 #include <gtest/gtest.h>
 
 #include <cstdint>
 
-#include "exact_divide.h"
+#include "formulas/exact_divide.h"
 
 namespace {
 

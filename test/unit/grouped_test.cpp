@@ -14,7 +14,7 @@
 #include <random>
 #include <vector>
 
-#include "cpu_backend.h"
+#include "cpu/cpu_backend.h"
 
 namespace {
 

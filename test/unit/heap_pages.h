@@ -20,7 +20,7 @@
 #include <optional>
 #include <vector>
 
-#include "page_spec.h"
+#include "specs/page_spec.h"
 
 namespace heap_pages {
 

@@ -1,6 +1,6 @@
 /*
  * page_cache_places_test.cpp: the page caches' places of relation files
- * (gpu/page_cache_places.h), which decide whether the files a dashboard
+ * (gpu/specs/page_cache_places.h), which decide whether the files a dashboard
  * scans together stay cached: placed one after another, kept while they
  * fit, moved when they outgrow their place, forgotten first in, first out
  * around the cache; and, whatever the sequence of scans, no two places
@@ -12,7 +12,7 @@
 #include <random>
 #include <vector>
 
-#include "page_cache_places.h"
+#include "specs/page_cache_places.h"
 
 namespace {
 

@@ -1,6 +1,6 @@
 /*
  * threshold_index_test.cpp: the CUDA kernels' direct-mapped lookup among
- * sorted thresholds (gpu/threshold_index.h) against threshold_bucket.h,
+ * sorted thresholds (gpu/formulas/threshold_index.h) against threshold_bucket.h,
  * the server's binary search step for step, on arrays shaped to break it:
  * crowded and empty cells, runs of equal thresholds, both zeros, spans at
  * the doubles' edges, cells finer than the doubles' spacing; and which
@@ -15,7 +15,7 @@
 #include <random>
 #include <vector>
 
-#include "threshold_index.h"
+#include "formulas/threshold_index.h"
 
 namespace {
 

@@ -7,7 +7,7 @@
 
 #include "../../errors.h"
 #include "../../histogram_state.h"
-#include "../../../gpu/cpu_backend.h"
+#include "../../../gpu/cpu/cpu_backend.h"
 
 extern "C" {
 #include "executor/nodeHash.h"

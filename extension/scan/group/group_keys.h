@@ -27,7 +27,7 @@
 #include "time_keys.h"
 #include "tsdb_bucket.h"
 
-#include "../../../gpu/bucket.h"
+#include "../../../gpu/formulas/bucket.h"
 
 enum class KeyKind { column, time, width_bucket, time_bucket };
 

@@ -7,7 +7,7 @@
  * grouped strategy sends its all-visible pages instead, as page batches
  * (scan/offload/page_gpu.h) to one grouped page histogram in the GPU
  * service: the GPU applies the WHERE clause, places each row in its group
- * (key_tables.h) and counts its value and the row (gpu/grouped_page_spec.h).
+ * (key_tables.h) and counts its value and the row (gpu/specs/grouped_page_spec.h).
  * When the scan stops, the groups with rows come back as key words and
  * counts, and join the host's groups (group_agg_add_counts), so a key's
  * rows counted on either side end in one row.  When the host counted none,

@@ -1,6 +1,6 @@
 /*
  * key_tables.h: how the GPU places a grouped scan's rows in their groups
- * (gpu/grouped_page_spec.h), computed on the host with PostgreSQL's own
+ * (gpu/specs/grouped_page_spec.h), computed on the host with PostgreSQL's own
  * functions and the table's statistics.
  *
  * The GPU gets no function of PostgreSQL's: a key becomes a window of
@@ -21,7 +21,7 @@
 #include "../group/group_keys.h"
 #include "../quals/native_quals.h"
 
-#include "../../../gpu/grouped_page_spec.h"
+#include "../../../gpu/specs/grouped_page_spec.h"
 
 /* The tables of every key of one spec, and the key word of each key's slots. */
 struct KeyTables {

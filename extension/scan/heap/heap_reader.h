@@ -64,7 +64,7 @@ struct HeapReader {
      * the block last claimed, copied with its LSN under its share lock.
      * Each page then carries the map LSN its all-visible bit was set under
      * (page_vm, 0: not set), the key the GPUs' page cache probes by
-     * (gpu/page_cache.h); with probing, a block whose bit is set is handed
+     * (gpu/specs/page_cache.h); with probing, a block whose bit is set is handed
      * out unpinned, as a probe.
      */
     bool watch_map;

@@ -1,5 +1,5 @@
 /*
- * page_layout.cpp: checks gpu/page_spec.h against this server's headers and
+ * page_layout.cpp: checks gpu/specs/page_spec.h against this server's headers and
  * describes a column for the page kernel.
  */
 #include "page_layout.h"

@@ -1,6 +1,6 @@
 /*
  * page_layout.h: the bridge between PostgreSQL's heap page format and the
- * engine's spelled-out copy of it (gpu/page_spec.h).
+ * engine's spelled-out copy of it (gpu/specs/page_spec.h).
  *
  * The engine reads pages without PostgreSQL's headers, so every constant
  * it uses is checked here against the server's: at compile time where C++
@@ -12,9 +12,9 @@
 
 #include "heap_reader.h"
 
-#include "../../../gpu/page_spec.h"
+#include "../../../gpu/specs/page_spec.h"
 
-/* Whether this server's heap pages are laid out as gpu/page_spec.h says. */
+/* Whether this server's heap pages are laid out as gpu/specs/page_spec.h says. */
 bool page_layout_matches(void);
 
 /*

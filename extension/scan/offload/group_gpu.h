@@ -4,7 +4,7 @@
  * The scan finds each row's group on the host (scan/group/group_agg.cpp);
  * what the GPU takes over is the binning: the values and their groups'
  * numbers go to the service in batches, and one grouped device histogram
- * (group x bucket cells, gpu/grouped_spec.h) counts them.  When the scan
+ * (group x bucket cells, gpu/specs/grouped_spec.h) counts them.  When the scan
  * emits its groups, it reads the cells back into its groups' rows.  This
  * file knows groups only by number: where their rows live, and binning on
  * the CPU, are the grouped scan's.

@@ -7,7 +7,7 @@
  * notes its line pointer count under the share lock and unlocks; a batch of
  * such pages goes to the GPU service as buffer numbers, one request per
  * histogram, and the GPU reads the pages out of the mapped buffer pool,
- * extracts each histogram's column and bins it (gpu/page_spec.h).  The
+ * extracts each histogram's column and bins it (gpu/specs/page_spec.h).  The
  * pins are kept until the GPU has read the pages.
  *
  * Each batch decides for itself: it goes to the GPU if the service has
@@ -45,7 +45,7 @@
 /*
  * Pinned pages on their way to the GPU, or back to the CPU; and probes,
  * pages asked of the GPUs' page cache by block number and visibility map
- * LSN alone (gpu/page_cache.h), in runs of consecutive blocks under one
+ * LSN alone (gpu/specs/page_cache.h), in runs of consecutive blocks under one
  * map LSN, which follow the pinned pages on the GPU (gh::ProbeRun).  A
  * probe the cache does not answer goes back to the reader
  * (heap_reader_reread), as does every probe of a batch the GPU does not
@@ -110,7 +110,7 @@ struct PageGpu {
 };
 
 /*
- * The key of rel's pages in the GPUs' page cache (gpu/page_cache.h), which
+ * The key of rel's pages in the GPUs' page cache (gpu/specs/page_cache.h), which
  * trusts a page's LSN to change with its contents, and its map LSN to
  * change before its tuples do: none (rel 0) for a relation whose changes
  * skip WAL (unlogged, or created in this transaction under wal_level =

@@ -4,7 +4,7 @@
  * Every entry point answers Status::not_built, so the GPU service reports
  * that it has no GPU and every value is binned on the CPU.
  */
-#include "gpu_backend.h"
+#include "../gpu_backend.h"
 
 namespace gh {
 

@@ -25,7 +25,7 @@
 #ifndef GH_KERNEL_GROUPED_PAGES_CUH
 #define GH_KERNEL_GROUPED_PAGES_CUH
 
-#include "grouped_page_spec.h"
+#include "../specs/grouped_page_spec.h"
 #include "kernel_pages.cuh"
 
 namespace gh {
@@ -261,23 +261,13 @@ __global__ void __launch_bounds__(kPageThreads)
     const size_t per_block = (n + gridDim.x - 1) / gridDim.x;
     const size_t first = static_cast<size_t>(blockIdx.x) * per_block;
     const size_t last = first + per_block < n ? first + per_block : n;
-    uint4 next[kPageVectors];
-    uint32_t next_fill;
-    uint32_t next_lines = fetch_page(words, last, first, pool, pool_pages, cache, next, &next_fill);
+    PageStream pages{words, last, pool, pool_pages, cache};
+    pages.start(first);
     for (size_t p = first; p < last; p++) {
-        const uint32_t lines = next_lines;
-        __syncthreads();
-        if (threadIdx.x == 0)
-            page_min = ~0ULL;
-        if (lines > 0) {
-            uint4 *dst = reinterpret_cast<uint4 *>(page);
-#pragma unroll
-            for (int k = 0; k < kPageVectors; k++)
-                dst[k * kPageThreads + threadIdx.x] = next[k];
-            store_fill(cache, next_fill, next);
-        }
-        __syncthreads();
-        next_lines = fetch_page(words, last, p + 1, pool, pool_pages, cache, next, &next_fill);
+        const uint32_t lines = pages.advance(page, p + 1, [&] {
+            if (threadIdx.x == 0)
+                page_min = ~0ULL;
+        });
         int64_t value_cells[kRowsPerThread], row_cells[kRowsPerThread];
         unsigned int page_normal = 0;
         int page_errors = 0;

@@ -6,7 +6,7 @@
  * into the block that owns it and the index there, cell / per_block.  An
  * integer division is a long instruction sequence on a GPU, and a float
  * guess needs a correction; at 1,000,000 buckets the kernel is bound by
- * the instructions it issues (test/gpu/RUNS.md, run 56).  With m =
+ * the instructions it issues (docs/performance.md#what-the-kernel-choices-rest-on).  With m =
  * ceil(2^s / d) and e = m d - 2^s (0 <= e < d), b m / 2^s = b / d +
  * b e / (d 2^s), whose floor is b / d's whenever b e < 2^s: divisor_for()
  * picks the smallest s that makes this hold for every b below `bound` with

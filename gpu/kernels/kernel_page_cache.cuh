@@ -12,7 +12,7 @@
 
 #include <cstdint>
 
-#include "page_cache.h"
+#include "../specs/page_cache.h"
 
 namespace gh {
 

@@ -16,9 +16,9 @@
 
 #include <cstdint>
 
-#include "bucket.h"
-#include "threshold_bucket.h"
-#include "time_bucket.h"
+#include "../formulas/bucket.h"
+#include "../formulas/threshold_bucket.h"
+#include "../formulas/time_bucket.h"
 
 namespace gh {
 

@@ -17,12 +17,12 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "grouped_page_spec.h"
-#include "grouped_spec.h"
-#include "histogram_spec.h"
-#include "kernel_page_cache.cuh"
-#include "page_spec.h"
-#include "threshold_index.h"
+#include "../specs/grouped_page_spec.h"
+#include "../specs/grouped_spec.h"
+#include "../specs/histogram_spec.h"
+#include "../kernels/kernel_page_cache.cuh"
+#include "../specs/page_spec.h"
+#include "../formulas/threshold_index.h"
 
 namespace gh {
 

@@ -19,8 +19,8 @@
 #include <cstdint>
 #include <new>
 
-#include "cuda_kernels.cuh"
-#include "gpu_backend.h"
+#include "../dispatch/cuda_kernels.cuh"
+#include "../gpu_backend.h"
 
 namespace gh {
 

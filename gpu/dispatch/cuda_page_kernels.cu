@@ -12,8 +12,8 @@
 #include "cuda_kernels.cuh"
 
 #include "kernel_launch.cuh"
-#include "kernel_grouped_pages.cuh"
-#include "kernel_pages.cuh"
+#include "../kernels/kernel_grouped_pages.cuh"
+#include "../kernels/kernel_pages.cuh"
 
 #ifdef POSTGRES_H
 static_assert(false, "the engine is PostgreSQL-free: it must not include PostgreSQL headers");

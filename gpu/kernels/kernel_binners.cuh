@@ -27,12 +27,12 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "bucket_fast.h"
-#include "bucket_single.h"
-#include "grouped_spec.h"
-#include "threshold_bucket.h"
-#include "threshold_index.h"
-#include "time_bucket.h"
+#include "../formulas/bucket_fast.h"
+#include "../formulas/bucket_single.h"
+#include "../specs/grouped_spec.h"
+#include "../formulas/threshold_bucket.h"
+#include "../formulas/threshold_index.h"
+#include "../formulas/time_bucket.h"
 
 namespace gh {
 namespace kernels {
@@ -289,7 +289,7 @@ template <bool InShared> struct ThresholdIndexBinner {
         /*
          * threshold_bucket_in_cell() gives the same for 0 or 1 thresholds;
          * answered here without its loop, 10 thresholds read at 93 % of the
-         * read ceiling instead of 85 % (RUNS.md, run 86).
+         * read ceiling instead of 85 % (docs/performance.md#what-the-kernel-choices-rest-on).
          */
         if (cell.n <= 1)
             return cell.base + (cell.n == 1 && !(x < cell.first) ? 1 : 0);

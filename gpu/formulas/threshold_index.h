@@ -151,8 +151,8 @@ inline void fill_threshold_index(const double *thresholds, int32_t count, const 
  * Segments: a line through the thresholds of each piece of the axis, so
  * that most values find their bin from a small table in shared memory and
  * never read the cells (which, for many thousands of thresholds, live in
- * device memory: one random L2 read a value bounds the kernels there,
- * RUNS.md runs 76 and 80).
+ * device memory: one random L2 read a value bounds the kernels there at
+ * 11 to 26 % of the read ceiling, docs/performance.md#what-the-kernel-choices-rest-on).
  *
  * The axis is cut into segments as into cells (threshold_cell(), with a
  * ThresholdIndex of its own): thresholds of lower segments lie below x,

@@ -13,7 +13,7 @@
 
 #include <cstdint>
 
-#include "bucket.h"
+#include "../formulas/bucket.h"
 
 namespace gh {
 

@@ -34,7 +34,7 @@
 
 #include <cstdint>
 
-#include "bucket.h"
+#include "../formulas/bucket.h"
 #include "page_spec.h"
 
 namespace gh {

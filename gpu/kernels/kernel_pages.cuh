@@ -46,7 +46,7 @@
 
 #include "kernel_page_cache.cuh"
 #include "kernel_paths.cuh"
-#include "page_spec.h"
+#include "../specs/page_spec.h"
 
 namespace gh {
 namespace kernels {
@@ -244,6 +244,55 @@ __device__ __forceinline__ void store_fill(const PageCacheView &cache, uint32_t 
 }
 
 /*
+ * A block's pages, double-buffered: while the block parses the page in
+ * shared memory, the loads of the next one are in flight in registers.
+ * Both page kernels walk their pages through this, so that the order of
+ * barriers, copies and cache fills is written once.  Pages at `end` and
+ * past are none.
+ */
+struct PageStream {
+    const uint64_t *words;
+    size_t end;
+    const unsigned char *pool;
+    uint64_t pool_pages;
+    PageCacheView cache;
+    uint4 next[kPageVectors];
+    uint32_t fill;
+    uint32_t lines;
+
+    /* Starts the loads of page word p. */
+    __device__ __forceinline__ void start(size_t p)
+    {
+        lines = fetch_page(words, end, p, pool, pool_pages, cache, next, &fill);
+    }
+
+    /*
+     * Once every thread is done with the page before, runs `between` (for a
+     * block's per-page state) and puts the page started last into `page`
+     * (and into the cache entry it names), then starts page `following`.
+     * Answers the line pointers of the page now in `page`.  Every thread of
+     * the block calls it the same number of times.
+     */
+    template <typename Between>
+    __device__ __forceinline__ uint32_t advance(unsigned char *page, size_t following, Between &&between)
+    {
+        const uint32_t now = lines;
+        __syncthreads(); /* every thread is done with the page before */
+        between();
+        if (now > 0) {
+            uint4 *dst = reinterpret_cast<uint4 *>(page);
+#pragma unroll
+            for (int k = 0; k < kPageVectors; k++)
+                dst[k * kPageThreads + threadIdx.x] = next[k];
+            store_fill(cache, fill, next);
+        }
+        __syncthreads();
+        start(following); /* in flight while parsing */
+        return now;
+    }
+};
+
+/*
  * Dynamic shared memory: the page (kPageBytes, 16-byte aligned), the
  * binner's table, then, when Shared, binner.slots() 32-bit counters.
  */
@@ -278,22 +327,10 @@ __global__ void __launch_bounds__(kPageThreads)
             run.push(b, add);
     };
 
-    uint4 next[kPageVectors];
-    uint32_t next_fill;
-    uint32_t next_lines = fetch_page(words, n, blockIdx.x, pool, pool_pages, cache, next, &next_fill);
+    PageStream pages{words, n, pool, pool_pages, cache};
+    pages.start(blockIdx.x);
     for (size_t p = blockIdx.x; p < n; p += gridDim.x) { /* the same trip count for the whole block */
-        const uint32_t lines = next_lines;
-        __syncthreads(); /* every thread is done with the page before */
-        if (lines > 0) {
-            uint4 *dst = reinterpret_cast<uint4 *>(page);
-#pragma unroll
-            for (int k = 0; k < kPageVectors; k++)
-                dst[k * kPageThreads + threadIdx.x] = next[k];
-            store_fill(cache, next_fill, next);
-        }
-        __syncthreads();
-        /* in flight while parsing */
-        next_lines = fetch_page(words, n, p + gridDim.x, pool, pool_pages, cache, next, &next_fill);
+        const uint32_t lines = pages.advance(page, p + gridDim.x, [] {});
         for (uint32_t i = threadIdx.x; i < lines; i += kPageThreads) {
             const uint32_t item = load_from_page<uint32_t>(page, heap_layout::kLinePointers + 4 * i);
             normal += (item >> heap_layout::kLpFlagsShift & 3) == heap_layout::kLpNormal;

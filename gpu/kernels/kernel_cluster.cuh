@@ -9,7 +9,7 @@
  * input and bins each value once (the sliced block path bins every value
  * once per slice).  A value of another block's cells is not added there
  * with a remote atomic: adds into another block's shared memory ran at the
- * speed of global atomics (test/gpu/RUNS.md, run 39).  It is routed
+ * speed of global atomics, 17-21 % of the read ceiling (docs/performance.md#what-the-kernel-choices-rest-on).  It is routed
  * instead: the reader appends the cell's index within its owner's slice to
  * an outbox in its own shared memory, one per owner, and after a cluster
  * barrier each owner reads its entries from every outbox with 16-byte
@@ -18,7 +18,7 @@
  * owner's outbox has a part for its cells below 65,536 and one for the
  * rest (P <= 131,072), sized in proportion.  A thread takes its slot with
  * a shared atomic on the outbox's count (warp-aggregated slots, by ballots
- * or __match_any_sync, were slower: RUNS.md, run 45).
+ * or __match_any_sync, were 20-25 % slower; docs/performance.md#what-the-kernel-choices-rest-on).
  *
  * Rounds.  A step bins 8 values a thread; a round routes `steps` steps
  * (as many as the outboxes hold: fewer barriers) into outbox k % 2 while
@@ -34,14 +34,14 @@
  * Prefetch.  A thread's loads run one step ahead of its binning, and every
  * round all blocks of the cluster wait for each other: on constant input,
  * where routing costs nothing, the path read at 63-67 % of the read ceiling
- * (RUNS.md, run 47) while one block per SM without cluster barriers reads
+ * (docs/performance.md#what-the-kernel-choices-rest-on) while one block per SM without cluster barriers reads
  * at 94 %.  With layout.prefetch = d > 0, kVectors threads of each block
  * (four for float8) ask the copy engine to bring the block's share of step
  * s + d into L2 (cp.async.bulk.prefetch.L2, 16 KB a request; a grouped
  * binner's group numbers too) when its threads load step s, so the loads
  * find L2 and the memory keeps reading through the barriers.  One step ahead is the
- * engine's choice (cuda_kernels.cu, kClusterPrefetch: 6-12 % faster, RUNS.md
- * run 56); further ahead the prefetched data outgrew what L2 kept.  A
+ * engine's choice (kernel_plans.cuh, kClusterPrefetch: 6-12 % faster,
+ * docs/performance.md#what-the-kernel-choices-rest-on); further ahead the prefetched data outgrew what L2 kept.  A
  * prefetch is a hint: it changes no count, and it names only bytes of the
  * input.
  *
@@ -62,7 +62,7 @@
 #ifndef GH_KERNEL_CLUSTER_CUH
 #define GH_KERNEL_CLUSTER_CUH
 
-#include "exact_divide.h"
+#include "../formulas/exact_divide.h"
 #include "kernel_block.cuh"
 
 namespace gh {

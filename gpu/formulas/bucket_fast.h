@@ -5,8 +5,8 @@
  * A GPU divides doubles in software: a reciprocal estimate, Newton steps
  * and a correction, a dozen dependent instructions and a branch to a slow
  * path.  With many buckets the kernels are bound by the instructions they
- * issue, not by memory (test/gpu/RUNS.md, run 56: ncu on 1,000,000
- * buckets), and the division is the largest part of binning a value.
+ * issue, not by memory (ncu on 1,000,000 buckets,
+ * docs/performance.md#what-the-kernel-choices-rest-on), and the division is the largest part of binning a value.
  *
  * Multiplying by the range's reciprocal, rounded once on the host, gives
  * what the reference computes within a few units in the last place.  The
@@ -65,8 +65,8 @@ GH_HOST_DEVICE double fused(double a, double b, double c)
 /*
  * 1.5 * 2^52: for 0 <= p < 2^51, p + this rounds p to its nearest integer
  * and holds it in the low word, with no conversion instruction (those
- * issue at a quarter of the rate of additions; run 73 measured the two
- * forms within 1 % of each other, and this one is kept).
+ * issue at a quarter of the rate of additions; the two forms measured
+ * within 1 % of each other, and this one is kept: docs/performance.md#what-the-kernel-choices-rest-on).
  */
 constexpr double kRoundingShift = 6755399441055744.0;
 
@@ -167,7 +167,7 @@ GH_HOST_DEVICE int32_t reciprocal_bucket(double distance, double range, int32_t 
  * A product in doubt whose t is not the quotient: the integer nearest t,
  * else the division.  Out of line on the device, so that the common path
  * stays short: inlined, this code took the gain on random input away
- * (test/gpu/RUNS.md, run 73).
+ * (docs/performance.md#what-the-kernel-choices-rest-on).
  */
 GH_OUT_OF_LINE int32_t bucket_in_doubt(double distance, double range, int32_t nbins, BucketRule rule,
                                        double dividend, double t)
@@ -180,7 +180,7 @@ GH_OUT_OF_LINE int32_t bucket_in_doubt(double distance, double range, int32_t nb
  * inner_bucket(), by the reciprocal where it can tell.  A product in doubt
  * whose t is the exact quotient (constant 0.5 of [0, 1), integers of [0,
  * 100)) is settled here, by one fused multiply-add: a call for every such
- * value made constant input a third slower (run 73).
+ * value made constant input a third slower (docs/performance.md#what-the-kernel-choices-rest-on).
  */
 GH_HOST_DEVICE int32_t inner_bucket_fast(double distance, double range, int32_t nbins, BucketRule rule,
                                          const Reciprocal &rc)

@@ -12,9 +12,9 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "grouped_spec.h"
-#include "histogram_spec.h"
-#include "status.h"
+#include "../specs/grouped_spec.h"
+#include "../specs/histogram_spec.h"
+#include "../specs/status.h"
 
 namespace gh {
 

@@ -11,7 +11,7 @@
  * slice still computes every value's bucket).  Global atomics top out near
  * 75 billion a second on an H100, a fifth of its read rate in float8
  * values, and adding into another block's shared memory in a cluster
- * (distributed shared memory) was no faster (test/gpu/RUNS.md, run 39), so
+ * (distributed shared memory) was no faster (docs/performance.md#what-the-kernel-choices-rest-on), so
  * counters stay in the block's own shared memory.
  *
  * There is one copy of each counter, so constant input would serialize on
