@@ -6,8 +6,13 @@
 #include "../group/group_keys.h"
 
 extern "C" {
+#include "access/stratnum.h"
+#include "catalog/pg_am.h"
 #include "catalog/pg_statistic.h"
+#include "commands/defrem.h"
+#include "nodes/nodeFuncs.h"
 #include "nodes/makefuncs.h"
+#include "optimizer/clauses.h"
 #include "optimizer/optimizer.h"
 #include "datatype/timestamp.h"
 #include "utils/datetime.h"
@@ -18,10 +23,64 @@ extern "C" {
 
 namespace {
 
-/* The column's smallest and largest finite values, from its statistics histogram. */
-bool column_span(PlannerInfo *root, Index relid, AttrNumber attno, double *span_usec)
+/*
+ * Narrows [*lo, *hi] by the WHERE clause's comparisons of the column with
+ * values fixed for the query (`ts >= $1`, BETWEEN, `ts > now() - interval
+ * '2 days'`, Grafana's $__timeFilter), each estimated as the planner
+ * estimates a stable expression.  Minute buckets over two weeks of a
+ * table of years are a few tens of thousands of groups, not millions: the
+ * estimate that ignored the range sent them to the ordinary plan.
+ */
+void narrow_by_quals(PlannerInfo *root, Index relid, AttrNumber attno, Oid coltype, int64 *lo, int64 *hi)
 {
-    Var *var = makeVar(relid, attno, TIMESTAMPTZOID, -1, InvalidOid, 0);
+    RelOptInfo *rel = root->simple_rel_array[relid];
+    ListCell *lc;
+    foreach (lc, rel->baserestrictinfo) {
+        Expr *clause = static_cast<RestrictInfo *>(lfirst(lc))->clause;
+        if (!IsA(clause, OpExpr) || list_length(reinterpret_cast<OpExpr *>(clause)->args) != 2)
+            continue;
+        OpExpr *op = reinterpret_cast<OpExpr *>(clause);
+        Node *left = static_cast<Node *>(linitial(op->args)), *right = static_cast<Node *>(lsecond(op->args));
+        bool var_left = IsA(left, Var);
+        Var *var = reinterpret_cast<Var *>(var_left ? left : right);
+        Node *value = var_left ? right : left;
+        if (!IsA(var, Var) || static_cast<Index>(var->varno) != relid || var->varattno != attno || var->vartype != coltype ||
+            exprType(value) != coltype || contain_var_clause(value) || contain_volatile_functions(value))
+            continue;
+        Node *estimated = estimate_expression_value(root, value);
+        if (!IsA(estimated, Const) || reinterpret_cast<Const *>(estimated)->constisnull)
+            continue;
+        const int64 v = DatumGetInt64(reinterpret_cast<Const *>(estimated)->constvalue);
+        /* which side the value bounds: by the operator's btree strategy in the column type's family */
+        Oid opfamily = get_opclass_family(GetDefaultOpClass(coltype, BTREE_AM_OID));
+        int strategy = OidIsValid(opfamily) ? get_op_opfamily_strategy(op->opno, opfamily) : 0;
+        if (!var_left) /* value op column: the column is on the other side */
+            strategy = strategy == BTLessStrategyNumber ? BTGreaterStrategyNumber
+                     : strategy == BTLessEqualStrategyNumber ? BTGreaterEqualStrategyNumber
+                     : strategy == BTGreaterStrategyNumber ? BTLessStrategyNumber
+                     : strategy == BTGreaterEqualStrategyNumber ? BTLessEqualStrategyNumber
+                                                                : strategy;
+        if (TIMESTAMP_NOT_FINITE(v))
+            continue;
+        switch (strategy) {
+        case BTLessStrategyNumber:
+        case BTLessEqualStrategyNumber: *hi = Min(*hi, v); break;
+        case BTGreaterStrategyNumber:
+        case BTGreaterEqualStrategyNumber: *lo = Max(*lo, v); break;
+        case BTEqualStrategyNumber: *lo = Max(*lo, v); *hi = Min(*hi, v); break;
+        }
+    }
+}
+
+/*
+ * The span of a timestamp or timestamptz column's finite values the query
+ * reads: its statistics histogram's, within the WHERE clause's bounds.
+ */
+bool column_span(PlannerInfo *root, Index relid, AttrNumber attno, Oid coltype, double *span_usec)
+{
+    if (coltype != TIMESTAMPOID && coltype != TIMESTAMPTZOID)
+        return false;
+    Var *var = makeVar(relid, attno, coltype, -1, InvalidOid, 0);
     VariableStatData vardata;
     examine_variable(root, reinterpret_cast<Node *>(var), 0, &vardata);
     bool found = false;
@@ -40,7 +99,8 @@ bool column_span(PlannerInfo *root, Index relid, AttrNumber attno, double *span_
                 any = true;
             }
             if (any) {
-                *span_usec = static_cast<double>(hi) - static_cast<double>(lo);
+                narrow_by_quals(root, relid, attno, coltype, &lo, &hi);
+                *span_usec = hi > lo ? static_cast<double>(hi) - static_cast<double>(lo) : 0;
                 found = true;
             }
             free_attstatsslot(&slot);
@@ -89,7 +149,7 @@ double key_bound(PlannerInfo *root, Index relid, const GroupKeyDef &def)
             length = iv->month * 28 * 86400e6 + iv->day * 86400e6 + static_cast<double>(iv->time);
         }
         double span;
-        if (length <= 0 || !column_span(root, relid, def.attno, &span))
+        if (length <= 0 || !column_span(root, relid, def.attno, def.coltype, &span))
             return 0;
         return span / length + 3.0;
     }
@@ -108,7 +168,7 @@ double key_bound(PlannerInfo *root, Index relid, const GroupKeyDef &def)
     }
     }
     double span;
-    if (length <= 0 || !column_span(root, relid, def.attno, &span))
+    if (length <= 0 || !column_span(root, relid, def.attno, def.coltype, &span))
         return 0;
     return span / length + 3.0; /* both partial ends, and infinities or NULLs */
 }
