@@ -14,11 +14,13 @@ OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/scan/heap/heap_reader.o extension/scan/heap/buffer_hints.o extension/scan/heap/batch_pins.o \
        extension/scan/heap/page_layout.o \
        extension/scan/quals/native_quals.o extension/scan/quals/fixed_exprs.o extension/scan/quals/brin_ranges.o \
-       extension/scan/group/group_keys.o extension/scan/group/time_keys.o extension/scan/group/tsdb_bucket.o \
+       extension/scan/keys/group_keys.o extension/scan/keys/time_keys.o extension/scan/keys/tsdb_bucket.o extension/scan/keys/key_tables.o \
+       extension/scan/keys/column_span.o extension/scan/keys/column_key.o extension/scan/keys/time_key.o \
+       extension/scan/keys/width_bucket_key.o extension/scan/keys/tsdb_key.o \
        extension/scan/group/group_table.o extension/scan/group/group_agg.o extension/scan/group/shared_groups.o \
        extension/scan/group/tuple_spill.o \
        extension/scan/offload/page_gpu.o extension/scan/offload/group_gpu.o \
-       extension/scan/grouped_pages/grouped_pages.o extension/scan/grouped_pages/key_tables.o \
+       extension/scan/grouped_pages/grouped_pages.o \
        extension/moving_window.o \
        extension/time_aggregate.o extension/threshold_aggregate.o \
        extension/service/service.o extension/service/supervisor.o \

@@ -30,7 +30,7 @@
 #define GH_SCAN_GROUP_AGG_H
 
 #include "../offload/group_gpu.h"
-#include "group_keys.h"
+#include "../keys/group_keys.h"
 #include "group_table.h"
 #include "tuple_spill.h"
 #include "../scan_node.h"

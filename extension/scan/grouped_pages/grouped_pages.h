@@ -28,7 +28,7 @@
 #ifndef GH_SCAN_GROUPED_PAGES_H
 #define GH_SCAN_GROUPED_PAGES_H
 
-#include "key_tables.h"
+#include "../keys/key_tables.h"
 
 #include "../group/group_agg.h"
 #include "../offload/page_gpu.h"

@@ -14,7 +14,7 @@
  */
 #include "../quals/fixed_exprs.h"
 #include "group_estimate.h"
-#include "../group/group_keys.h"
+#include "../keys/group_keys.h"
 #include "../group/group_table.h"
 #include "plan_paths.h"
 #include "cached_cost.h"

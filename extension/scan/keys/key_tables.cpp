@@ -19,23 +19,12 @@ extern "C" {
 
 namespace {
 
-/* Most slots a key may have on the GPU: its groups' cells stay in device memory a scan can take. */
-constexpr int64 kMaxKeySlots = 1 << 20;
 /*
  * Most intervals a time key's table may have: each costs a step of the
  * time key (and from a day up, a call of PostgreSQL's function) when the
  * scan starts; three years of hours are 26,304.
  */
 constexpr int64 kMaxIntervals = 1 << 18;
-/*
- * The stored values a table may cover: well inside the timestamp range, as
- * time_keys.cpp's fast paths are, so that no PostgreSQL function called for
- * a value the table covers (which may be no row's) can raise a range
- * error.  Rows beyond it are the host's.
- */
-constexpr int64 kTableMargin = 400 * USECS_PER_DAY;
-constexpr int64 kTableMin = MIN_TIMESTAMP + kTableMargin;
-constexpr int64 kTableMax = END_TIMESTAMP - kTableMargin;
 
 /* A stored integer-like value as the word the scan's keys use. */
 bool datum_word(Oid type, Datum d, int64 *out)
@@ -113,27 +102,6 @@ void narrow(const NativeQuals &quals, AttrNumber attno, int64 *lo, int64 *hi)
     }
 }
 
-/*
- * Where the rows' values of col lie, as far as the statistics (widened)
- * and the WHERE clause say; false if nothing is known, or nothing is left.
- */
-bool rows_range(Oid relid, const HeapColumn &col, const NativeQuals &quals, int64 *lo, int64 *hi)
-{
-    if (!column_range(relid, col.attno, col.type, lo, hi))
-        return false;
-    widen(lo, hi);
-    narrow(quals, col.attno, lo, hi);
-    return *lo <= *hi;
-}
-
-/* [lo, hi] cut to the values a table may cover; false if nothing is left. */
-bool inside_table(int64 *lo, int64 *hi)
-{
-    *lo = Max(*lo, kTableMin);
-    *hi = Min(*hi, kTableMax - 1);
-    return *lo <= *hi;
-}
-
 void reserve(KeyTables *t, int64 words)
 {
     if (t->nwords + words <= t->capacity)
@@ -144,35 +112,27 @@ void reserve(KeyTables *t, int64 words)
     t->capacity = cap;
 }
 
-/*
- * The key of one stored time ts and the interval [*from, *to) around it
- * whose every value has that key, as the scan's own key verified it with
- * PostgreSQL's (or TimescaleDB's) function; false where it comes with no
- * such interval.
- */
-using VerifiedKey = bool (*)(GroupKey *key, int64 ts, int64 *result, int64 *from, int64 *to);
+} // namespace
 
-bool time_key_interval(GroupKey *key, int64 ts, int64 *result, int64 *from, int64 *to)
+/*
+ * Where the rows' values of col lie, as far as the statistics (widened)
+ * and the WHERE clause say; false if nothing is known, or nothing is left.
+ */
+bool key_rows_range(const KeyRows &rows, const HeapColumn &col, int64 *lo, int64 *hi)
 {
-    TimeKey *tk = &key->time;
-    tk->hit_lo = 1;
-    tk->hit_hi = 0;
-    *result = time_key_compute(tk, ts);
-    *from = tk->hit_lo;
-    *to = tk->hit_hi;
-    return *from <= ts && ts < *to;
+    if (!column_range(rows.relid, col.attno, col.type, lo, hi))
+        return false;
+    widen(lo, hi);
+    narrow(*rows.quals, col.attno, lo, hi);
+    return *lo <= *hi;
 }
 
-bool tsdb_key_interval(GroupKey *key, int64 ts, int64 *result, int64 *from, int64 *to)
+/* [lo, hi] cut to the values a table may cover; false if nothing is left. */
+bool key_inside_table(int64 *lo, int64 *hi)
 {
-    TsdbBucket *b = &key->tsdb;
-    b->hit_lo = 1;
-    b->hit_hi = 0;
-    if (!tsdb_bucket_compute(b, ts, result))
-        return false; /* a NULL bucket */
-    *from = b->hit_lo;
-    *to = b->hit_hi + 1; /* its hits are inclusive; hi is below kTableMax */
-    return b->hit_lo <= ts && ts <= b->hit_hi;
+    *lo = Max(*lo, kKeyTableMin);
+    *hi = Min(*hi, kKeyTableMax - 1);
+    return *lo <= *hi;
 }
 
 /*
@@ -182,7 +142,7 @@ bool tsdb_key_interval(GroupKey *key, int64 ts, int64 *result, int64 *from, int6
  * key comes with no such interval (its function's own path: the range's
  * ends, a zone with leap seconds) or there are too many.
  */
-bool time_intervals(GroupKey *key, VerifiedKey verified, int64 step, int64 lo, int64 hi, gh::PageKey *out,
+bool key_time_intervals(GroupKey *key, VerifiedKey verified, int64 step, int64 lo, int64 hi, gh::PageKey *out,
                     KeyTables *t, int k)
 {
     /* too many intervals is known without making them */
@@ -239,83 +199,11 @@ bool time_intervals(GroupKey *key, VerifiedKey verified, int64 step, int64 lo, i
     return true;
 }
 
-} // namespace
-
 bool key_table_build(GroupKey *key, Oid relid, TupleDesc desc, const NativeQuals &quals, gh::PageKey *out,
                      KeyTables *t, int k)
 {
     *out = gh::PageKey{};
-    const HeapColumn &col = key->column;
-    if (!page_column_for(desc, col, &out->column))
+    if (key->def.ops->gpu_table == NULL || !page_column_for(desc, key->column, &out->column))
         return false;
-    switch (key->def.kind) {
-    case KeyKind::width_bucket:
-        /* only once PostgreSQL's function accepted the arguments and bucket.h gives its answers */
-        if (key->wb_null || !key->wb_fast)
-            return false;
-        out->kind = gh::PageKeyKind::width_bucket;
-        out->wb = key->wb_spec;
-        out->slots = static_cast<uint32>(key->wb_spec.nbins) + 2;
-        t->slot_words[k] = NULL; /* the slot is the bucket */
-        return true;
-    case KeyKind::column: {
-        int64 lo, hi;
-        if (col.type == BOOLOID) {
-            lo = 0; /* false and true: every value, whatever the statistics say */
-            hi = 1;
-        } else if (col.type != INT2OID && col.type != INT4OID && col.type != INT8OID && col.type != DATEOID) {
-            return false;
-        } else if (!rows_range(relid, col, quals, &lo, &hi) || static_cast<__int128>(hi) - lo + 1 > kMaxKeySlots) {
-            return false;
-        }
-        out->kind = gh::PageKeyKind::column;
-        out->base = lo;
-        out->slots = static_cast<uint32>(hi - lo + 1);
-        int64 *words = static_cast<int64 *>(palloc(sizeof(int64) * out->slots));
-        for (uint32 s = 0; s < out->slots; s++)
-            words[s] = lo + s;
-        t->slot_words[k] = words;
-        return true;
-    }
-    case KeyKind::time: {
-        TimeKey *tk = &key->time;
-        int64 lo, hi;
-        if (time_key_always_null(tk) || (col.type != TIMESTAMPOID && col.type != TIMESTAMPTZOID) ||
-            !rows_range(relid, col, quals, &lo, &hi) || !inside_table(&lo, &hi))
-            return false;
-        /* date_bin subtracts its origin: keep that far from overflowing too */
-        if (tk->kind == TimeKeyKind::bin &&
-            (tk->stride_usec <= 0 || tk->origin < kTableMin || tk->origin >= kTableMax ||
-             static_cast<__int128>(hi) - tk->origin > (INT64CONST(1) << 62) ||
-             static_cast<__int128>(tk->origin) - lo > (INT64CONST(1) << 62)))
-            return false;
-        /* a step is at least the stride or the unit, or a day */
-        const int64 step = tk->kind == TimeKeyKind::bin ? tk->stride_usec
-                           : tk->kind == TimeKeyKind::trunc && tk->unit_usec > 0 ? tk->unit_usec
-                                                                                  : USECS_PER_DAY;
-        out->kind = gh::PageKeyKind::intervals;
-        const bool built = time_intervals(key, time_key_interval, step, lo, hi, out, t, k);
-        tk->hit_lo = 1; /* the rows start from an empty cache, as before */
-        tk->hit_hi = 0;
-        return built && out->slots <= kMaxKeySlots;
-    }
-    case KeyKind::time_bucket: {
-        /*
-         * TimescaleDB's function over values no row may have: only where
-         * its arguments leave it no error to raise inside the table's range
-         * (tsdb_bucket_range_safe).  A date column stays on the host.
-         */
-        TsdbBucket *b = &key->tsdb;
-        int64 lo, hi;
-        if ((col.type != TIMESTAMPOID && col.type != TIMESTAMPTZOID) || !tsdb_bucket_range_safe(b) ||
-            !rows_range(relid, col, quals, &lo, &hi) || !inside_table(&lo, &hi))
-            return false;
-        out->kind = gh::PageKeyKind::intervals;
-        const bool built = time_intervals(key, tsdb_key_interval, b->span + 1, lo, hi, out, t, k);
-        b->hit_lo = 1;
-        b->hit_hi = 0;
-        return built && out->slots <= kMaxKeySlots;
-    }
-    }
-    return false;
+    return key->def.ops->gpu_table(key, KeyRows{relid, &quals}, out, t, k);
 }

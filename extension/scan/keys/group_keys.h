@@ -1,7 +1,8 @@
 /*
  * group_keys.h: the GROUP BY keys GpuHistogramScan computes itself.
  *
- * A key is one of
+ * Each kind of key is a file behind key_kind.h's interface; this is the
+ * one door the rest of the scan uses.  Today a key is one of
  *   - a plain column of int2, int4, int8, bool, date, timestamp,
  *     timestamptz, or text/varchar under a deterministic collation (whose
  *     equality is byte equality);
@@ -24,16 +25,16 @@
 #define GH_SCAN_GROUP_KEYS_H
 
 #include "../heap/heap_reader.h"
+#include "key_kind.h"
 #include "time_keys.h"
 #include "tsdb_bucket.h"
 
 #include "../../../gpu/formulas/bucket.h"
 
-enum class KeyKind { column, time, width_bucket, time_bucket };
-
 /* One GROUP BY expression, taken apart. */
 struct GroupKeyDef {
-    KeyKind kind;
+    const KeyKindOps *ops; /* its kind (key_kind.h) */
+    KeyKind kind;          /* ops->id */
     AttrNumber attno;   /* the column it reads */
     Oid coltype;        /* that column's type */
     Oid keytype;        /* the key's type */

@@ -1,0 +1,23 @@
+/*
+ * column_span.h: the span of a timestamp column's values that a query
+ * reads, as the planner can know it: the column's statistics histogram,
+ * within the WHERE clause's comparisons of the column with values fixed
+ * for the query.  A time key's groups are at most this span over its
+ * bucket's length, whatever the column's distinct values.
+ */
+#ifndef GH_SCAN_COLUMN_SPAN_H
+#define GH_SCAN_COLUMN_SPAN_H
+
+#include "../../pg_headers.h"
+
+extern "C" {
+#include "nodes/pathnodes.h"
+}
+
+/* The span in microseconds of column attno (timestamp or timestamptz) of table relid; false if unknown. */
+bool planner_column_span(PlannerInfo *root, Index relid, AttrNumber attno, Oid coltype, double *span_usec);
+
+/* The shortest a bucket of a date_trunc unit (a DTK_ code) can be, in microseconds; 0 for none. */
+double trunc_unit_usec(int unit);
+
+#endif /* GH_SCAN_COLUMN_SPAN_H */

@@ -1,0 +1,103 @@
+/*
+ * group_keys.cpp: the list of key kinds, and the scan's one door to them
+ * (group_keys.h): each call goes to the key's kind (key_kind.h).
+ */
+#include "group_keys.h"
+#include "key_helpers.h"
+
+extern "C" {
+#include "executor/executor.h"
+#include "utils/datum.h"
+#include "utils/lsyscache.h"
+}
+
+namespace {
+
+/* Asked in this order; the first that recognises an expression has it. */
+const KeyKindOps *const kKinds[] = {&column_key_kind, &time_key_kind, &width_bucket_key_kind, &tsdb_key_kind};
+
+} // namespace
+
+bool key_table_var(const Expr *e, Index relid, const Var **out)
+{
+    if (e == NULL || !IsA(e, Var))
+        return false;
+    const Var *v = reinterpret_cast<const Var *>(e);
+    if (v->varno != static_cast<int>(relid) || v->varlevelsup != 0 || v->varattno <= 0)
+        return false;
+    *out = v;
+    return true;
+}
+
+Datum key_arg_value(ExprState *state, ExprContext *econtext, Oid type, bool *isnull)
+{
+    Datum d = ExecEvalExprSwitchContext(state, econtext, isnull);
+    if (*isnull)
+        return 0;
+    int16 len;
+    bool byval;
+    get_typlenbyval(type, &len, &byval);
+    return datumCopy(d, byval, len);
+}
+
+bool group_key_parse(Expr *expr, Index relid, GroupKeyDef *out)
+{
+    for (const KeyKindOps *kind : kKinds) {
+        memset(out, 0, sizeof *out);
+        if (kind->recognise(expr, relid, out)) {
+            out->ops = kind;
+            out->kind = kind->id;
+            return true;
+        }
+    }
+    return false;
+}
+
+void group_key_init(GroupKey *key, const GroupKeyDef &def, TupleDesc desc, PlanState *parent)
+{
+    memset(key, 0, sizeof *key);
+    key->def = def;
+    key->column = heap_column(desc, def.attno, def.coltype);
+    if (def.ops->init != NULL)
+        def.ops->init(key, parent);
+}
+
+void group_key_prepare(GroupKey *key, ExprContext *econtext)
+{
+    if (key->def.ops->prepare != NULL)
+        key->def.ops->prepare(key, econtext);
+    ResetExprContext(econtext);
+}
+
+bool group_key_word(GroupKey *key, TupleDesc desc, HeapTupleData *t, int64 *word)
+{
+    return key->def.ops->word(key, desc, t, word);
+}
+
+bool group_key_bytes(GroupKey *key, TupleDesc desc, HeapTupleData *t, const char **data, int32 *len)
+{
+    bool isnull;
+    Datum d = heap_getattr(t, key->def.attno, desc, &isnull);
+    if (isnull)
+        return false;
+    struct varlena *v = pg_detoast_datum_packed(reinterpret_cast<struct varlena *>(DatumGetPointer(d)));
+    *data = VARDATA_ANY(v);
+    *len = VARSIZE_ANY_EXHDR(v);
+    return true;
+}
+
+Datum group_key_datum(const GroupKey *key, int64 word)
+{
+    switch (key->def.keytype) {
+    case BOOLOID: return BoolGetDatum(word != 0);
+    case INT2OID: return Int16GetDatum(static_cast<int16>(word));
+    case INT4OID:
+    case DATEOID: return Int32GetDatum(static_cast<int32>(word));
+    }
+    return Int64GetDatum(word);
+}
+
+const char *group_key_describe(const GroupKey *key)
+{
+    return key->def.ops->describe(key);
+}

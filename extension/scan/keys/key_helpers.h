@@ -1,0 +1,22 @@
+/*
+ * key_helpers.h: what the key kinds' files share: finding the table's
+ * column in an expression, and evaluating an argument fixed for the scan.
+ * Internal to keys/.
+ */
+#ifndef GH_SCAN_KEY_HELPERS_H
+#define GH_SCAN_KEY_HELPERS_H
+
+#include "../../pg_headers.h"
+
+extern "C" {
+#include "nodes/execnodes.h"
+#include "nodes/primnodes.h"
+}
+
+/* Whether e is a column of table relid (a user column of this query level); sets *out. */
+bool key_table_var(const Expr *e, Index relid, const Var **out);
+
+/* An argument fixed for the scan, evaluated and copied into the current memory context; 0 when NULL. */
+Datum key_arg_value(ExprState *state, ExprContext *econtext, Oid type, bool *isnull);
+
+#endif /* GH_SCAN_KEY_HELPERS_H */

@@ -1,0 +1,75 @@
+/*
+ * key_kind.h: one kind of GROUP BY key, behind one interface.
+ *
+ * Each kind the scan computes (a column, a time bucket, width_bucket,
+ * TimescaleDB's time_bucket, ...) is one file that says, for its kind,
+ *   - whether an expression is such a key (planner and executor alike);
+ *   - how to compute it on the host, row by row, exactly as PostgreSQL does;
+ *   - how the GPU places its rows, when it can (a window of stored values or
+ *     a table of intervals of the column, key_tables.h);
+ *   - how many groups it can make, for the planner's estimate;
+ *   - what EXPLAIN calls it.
+ * group_keys.cpp holds the list of kinds and asks each in turn; nothing
+ * else in the scan needs to know which kinds exist, so a new kind is one
+ * more file and one more line in that list.
+ */
+#ifndef GH_SCAN_KEY_KIND_H
+#define GH_SCAN_KEY_KIND_H
+
+#include "../../pg_headers.h"
+
+extern "C" {
+#include "access/htup.h"
+#include "nodes/execnodes.h"
+#include "nodes/pathnodes.h"
+}
+
+struct GroupKeyDef;
+struct GroupKey;
+struct KeyTables;
+struct NativeQuals;
+namespace gh {
+struct PageKey;
+}
+
+/* Which kind a key is: for the few loops that specialize on it (group_agg.cpp's per-row loop). */
+enum class KeyKind { column, time, width_bucket, time_bucket };
+
+/* What the GPU's table for a key may know of the rows: the table, its WHERE clause. */
+struct KeyRows {
+    Oid relid;
+    const NativeQuals *quals;
+};
+
+struct KeyKindOps {
+    KeyKind id;
+    const char *name;
+    /* Whether expr is a key of this kind over table relid; fills out (zeroed by the caller). */
+    bool (*recognise)(Expr *expr, Index relid, GroupKeyDef *out);
+    /* Run-time set-up after key->def and key->column are set; NULL: none. */
+    void (*init)(GroupKey *key, PlanState *parent);
+    /* Evaluates the fixed arguments, once per scan (user code: never under a buffer lock); NULL: none. */
+    void (*prepare)(GroupKey *key, ExprContext *econtext);
+    /* The key of tuple t as a word; false where it is NULL.  May raise PostgreSQL's errors. */
+    bool (*word)(GroupKey *key, TupleDesc desc, HeapTupleData *t, int64 *word);
+    /*
+     * Fills out for the grouped page kernel and adds the key's table to t
+     * as key k; false where the GPU cannot place this key's rows.  NULL: the
+     * key is always the host's.
+     */
+    bool (*gpu_table)(GroupKey *key, const KeyRows &rows, gh::PageKey *out, KeyTables *t, int k);
+    /* An upper bound on the key's distinct values in the rows the query reads; 0: unknown.  NULL: none. */
+    double (*group_bound)(PlannerInfo *root, Index relid, const GroupKeyDef &def);
+    /* Whether the key's groups come in its column's order (a table in that order meets each group once). */
+    bool follows_column;
+    /* How the key is computed, for EXPLAIN's Key Computation. */
+    const char *(*describe)(const GroupKey *key);
+};
+
+/* The kinds, one file each. */
+extern const KeyKindOps column_key_kind;       /* column_key.cpp */
+extern const KeyKindOps time_key_kind;         /* time_key.cpp: date_trunc, date_bin, ::date */
+extern const KeyKindOps width_bucket_key_kind; /* width_bucket_key.cpp */
+extern const KeyKindOps tsdb_key_kind;         /* tsdb_key.cpp: TimescaleDB's time_bucket */
+
+#endif /* GH_SCAN_KEY_KIND_H */

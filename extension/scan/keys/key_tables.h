@@ -1,0 +1,91 @@
+/*
+ * key_tables.h: how the GPU places a grouped scan's rows in their groups
+ * (gpu/specs/grouped_page_spec.h), computed on the host with PostgreSQL's own
+ * functions and the table's statistics.
+ *
+ * The GPU gets no function of PostgreSQL's: a key becomes a window of
+ * stored integers, a width_bucket the host already checked, or a sorted
+ * table of intervals of the stored timestamp, each with its key's group.
+ * The intervals come from the scan's own time keys, which PostgreSQL's
+ * date_trunc, date_bin and ::date (time_keys.h), or TimescaleDB's
+ * time_bucket (tsdb_bucket.h), verify interval by interval, over the range
+ * the column's statistics (min and max of its histogram and most common
+ * values), narrowed by the WHERE clause's bounds on the same column, say
+ * the rows lie in.  Statistics are a sample: a row
+ * outside its key's window or table sends its page back to the host,
+ * which places it with the same functions, so they only ever cost time.
+ */
+#ifndef GH_SCAN_KEY_TABLES_H
+#define GH_SCAN_KEY_TABLES_H
+
+#include "group_keys.h"
+#include "../quals/native_quals.h"
+
+extern "C" {
+#include "datatype/timestamp.h"
+}
+
+#include "../../../gpu/specs/grouped_page_spec.h"
+
+/* The tables of every key of one spec, and the key word of each key's slots. */
+struct KeyTables {
+    int64 *words;     /* the interval tables, as the GPU reads them */
+    int32 nwords;
+    int32 capacity;
+    int64 *slot_words[gh::kMaxPageKeys]; /* slot s of key k has key word slot_words[k][s] */
+};
+
+/*
+ * Fills spec->keys[k] for key k of the scan of relation relid, adding its
+ * table to t (in the current memory context); false if the GPU cannot
+ * place this key's rows: a kind it does not compute, no statistics, or a
+ * window or table too large.  May call PostgreSQL's time functions: never
+ * under a buffer lock.
+ */
+bool key_table_build(GroupKey *key, Oid relid, TupleDesc desc, const NativeQuals &quals, gh::PageKey *out,
+                     KeyTables *t, int k);
+
+/* ---- for the key kinds' gpu_table (key_kind.h) ---- */
+
+/* Most slots a key may have on the GPU: its groups' cells stay in device memory a scan can take. */
+constexpr int64 kMaxKeySlots = 1 << 20;
+/*
+ * The stored times a table may cover: well inside the timestamp range, as
+ * time_keys.cpp's fast paths are, so that no PostgreSQL function called for
+ * a value the table covers (which may be no row's) can raise a range
+ * error.  Rows beyond it are the host's.
+ */
+constexpr int64 kKeyTableMargin = 400 * USECS_PER_DAY;
+constexpr int64 kKeyTableMin = MIN_TIMESTAMP + kKeyTableMargin;
+constexpr int64 kKeyTableMax = END_TIMESTAMP - kKeyTableMargin;
+
+/*
+ * Where the rows' values of col lie, as far as the statistics (their
+ * histogram's bounds and most common values, widened by a sixty-fourth
+ * each side) and the WHERE clause say; false if nothing is known, or
+ * nothing is left.
+ */
+bool key_rows_range(const KeyRows &rows, const HeapColumn &col, int64 *lo, int64 *hi);
+
+/* [lo, hi] cut to the times a table may cover; false if nothing is left. */
+bool key_inside_table(int64 *lo, int64 *hi);
+
+/*
+ * The key of one stored time ts and the interval [*from, *to) around it
+ * whose every value has that key, as the key's own computation verified it
+ * with PostgreSQL's (or TimescaleDB's) function; false where it comes with
+ * no such interval.
+ */
+using VerifiedKey = bool (*)(GroupKey *key, int64 ts, int64 *result, int64 *from, int64 *to);
+
+/*
+ * A time key's intervals over [lo, hi], at least step apart, as key k's
+ * table in t: the key of each stored value there, with the interval around
+ * it that has the same key; adjacent intervals with one key are merged.
+ * false where a value's key comes with no such interval or there are too
+ * many.
+ */
+bool key_time_intervals(GroupKey *key, VerifiedKey verified, int64 step, int64 lo, int64 hi, gh::PageKey *out,
+                        KeyTables *t, int k);
+
+#endif /* GH_SCAN_KEY_TABLES_H */
