@@ -12,6 +12,8 @@
 #include "key_tables.h"
 
 extern "C" {
+#include "access/htup_details.h"
+#include "fmgr.h"
 #include "utils/lsyscache.h"
 }
 
@@ -89,6 +91,19 @@ bool gpu_table(GroupKey *key, const KeyRows &rows, gh::PageKey *out, KeyTables *
     return true;
 }
 
+/* text and varchar: the stored bytes, detoasted */
+bool bytes(GroupKey *key, TupleDesc desc, HeapTupleData *t, const char **data, int32 *len)
+{
+    bool isnull;
+    Datum d = heap_getattr(t, key->def.attno, desc, &isnull);
+    if (isnull)
+        return false;
+    struct varlena *v = pg_detoast_datum_packed(reinterpret_cast<struct varlena *>(DatumGetPointer(d)));
+    *data = VARDATA_ANY(v);
+    *len = VARSIZE_ANY_EXHDR(v);
+    return true;
+}
+
 const char *describe(const GroupKey *)
 {
     return "column";
@@ -97,5 +112,5 @@ const char *describe(const GroupKey *)
 } // namespace
 
 const KeyKindOps column_key_kind = {
-    KeyKind::column, "column", recognise, NULL, NULL, word, gpu_table, NULL, true, describe,
+    KeyKind::column, "column", recognise, NULL, NULL, word, bytes, gpu_table, NULL, true, describe,
 };

@@ -21,6 +21,18 @@ extern "C" {
 
 namespace {
 
+/* A stored value of a timestamp or integer column as int64; false for an infinity. */
+bool span_word(Oid type, Datum d, int64 *out)
+{
+    switch (type) {
+    case INT2OID: *out = DatumGetInt16(d); return true;
+    case INT4OID: *out = DatumGetInt32(d); return true;
+    case INT8OID: *out = DatumGetInt64(d); return true;
+    }
+    *out = DatumGetInt64(d);
+    return !TIMESTAMP_NOT_FINITE(*out);
+}
+
 /*
  * Narrows [*lo, *hi] by the WHERE clause's comparisons of the column with
  * values fixed for the query (`ts >= $1`, BETWEEN, `ts > now() - interval
@@ -48,7 +60,9 @@ void narrow_by_quals(PlannerInfo *root, Index relid, AttrNumber attno, Oid colty
         Node *estimated = estimate_expression_value(root, value);
         if (!IsA(estimated, Const) || reinterpret_cast<Const *>(estimated)->constisnull)
             continue;
-        const int64 v = DatumGetInt64(reinterpret_cast<Const *>(estimated)->constvalue);
+        int64 v;
+        if (!span_word(coltype, reinterpret_cast<Const *>(estimated)->constvalue, &v))
+            continue;
         /* which side the value bounds: by the operator's btree strategy in the column type's family */
         Oid opfamily = get_opclass_family(GetDefaultOpClass(coltype, BTREE_AM_OID));
         int strategy = OidIsValid(opfamily) ? get_op_opfamily_strategy(op->opno, opfamily) : 0;
@@ -58,8 +72,6 @@ void narrow_by_quals(PlannerInfo *root, Index relid, AttrNumber attno, Oid colty
                      : strategy == BTGreaterStrategyNumber ? BTLessStrategyNumber
                      : strategy == BTGreaterEqualStrategyNumber ? BTLessEqualStrategyNumber
                                                                 : strategy;
-        if (TIMESTAMP_NOT_FINITE(v))
-            continue;
         switch (strategy) {
         case BTLessStrategyNumber:
         case BTLessEqualStrategyNumber: *hi = Min(*hi, v); break;
@@ -73,12 +85,14 @@ void narrow_by_quals(PlannerInfo *root, Index relid, AttrNumber attno, Oid colty
 } // namespace
 
 /*
- * The span of a timestamp or timestamptz column's finite values the query
- * reads: its statistics histogram's, within the WHERE clause's bounds.
+ * The span of a timestamp, timestamptz or integer column's finite values
+ * the query reads: its statistics histogram's, within the WHERE clause's
+ * bounds.
  */
 bool planner_column_span(PlannerInfo *root, Index relid, AttrNumber attno, Oid coltype, double *span_usec)
 {
-    if (coltype != TIMESTAMPOID && coltype != TIMESTAMPTZOID)
+    if (coltype != TIMESTAMPOID && coltype != TIMESTAMPTZOID && coltype != INT2OID && coltype != INT4OID &&
+        coltype != INT8OID)
         return false;
     Var *var = makeVar(relid, attno, coltype, -1, InvalidOid, 0);
     VariableStatData vardata;
@@ -91,8 +105,8 @@ bool planner_column_span(PlannerInfo *root, Index relid, AttrNumber attno, Oid c
             int64 lo = 0, hi = 0;
             bool any = false;
             for (int i = 0; i < slot.nvalues; i++) {
-                int64 v = DatumGetInt64(slot.values[i]);
-                if (TIMESTAMP_NOT_FINITE(v))
+                int64 v;
+                if (!span_word(coltype, slot.values[i], &v))
                     continue;
                 lo = any ? Min(lo, v) : v;
                 hi = any ? Max(hi, v) : v;

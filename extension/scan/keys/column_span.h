@@ -14,7 +14,7 @@ extern "C" {
 #include "nodes/pathnodes.h"
 }
 
-/* The span in microseconds of column attno (timestamp or timestamptz) of table relid; false if unknown. */
+/* The span of column attno of table relid, in microseconds for a timestamp or timestamptz, in units for an integer; false if unknown. */
 bool planner_column_span(PlannerInfo *root, Index relid, AttrNumber attno, Oid coltype, double *span_usec);
 
 /* The shortest a bucket of a date_trunc unit (a DTK_ code) can be, in microseconds; 0 for none. */

@@ -14,7 +14,8 @@ extern "C" {
 namespace {
 
 /* Asked in this order; the first that recognises an expression has it. */
-const KeyKindOps *const kKinds[] = {&column_key_kind, &time_key_kind, &width_bucket_key_kind, &tsdb_key_kind};
+const KeyKindOps *const kKinds[] = {&column_key_kind, &time_key_kind, &width_bucket_key_kind, &tsdb_key_kind,
+                                    &expression_key_kind /* last: any expression the others leave */};
 
 } // namespace
 
@@ -59,7 +60,7 @@ void group_key_init(GroupKey *key, const GroupKeyDef &def, TupleDesc desc, PlanS
     key->def = def;
     key->column = heap_column(desc, def.attno, def.coltype);
     if (def.ops->init != NULL)
-        def.ops->init(key, parent);
+        def.ops->init(key, desc, parent);
 }
 
 void group_key_prepare(GroupKey *key, ExprContext *econtext)
@@ -76,14 +77,7 @@ bool group_key_word(GroupKey *key, TupleDesc desc, HeapTupleData *t, int64 *word
 
 bool group_key_bytes(GroupKey *key, TupleDesc desc, HeapTupleData *t, const char **data, int32 *len)
 {
-    bool isnull;
-    Datum d = heap_getattr(t, key->def.attno, desc, &isnull);
-    if (isnull)
-        return false;
-    struct varlena *v = pg_detoast_datum_packed(reinterpret_cast<struct varlena *>(DatumGetPointer(d)));
-    *data = VARDATA_ANY(v);
-    *len = VARSIZE_ANY_EXHDR(v);
-    return true;
+    return key->def.ops->bytes(key, desc, t, data, len);
 }
 
 Datum group_key_datum(const GroupKey *key, int64 word)
@@ -93,6 +87,7 @@ Datum group_key_datum(const GroupKey *key, int64 word)
     case INT2OID: return Int16GetDatum(static_cast<int16>(word));
     case INT4OID:
     case DATEOID: return Int32GetDatum(static_cast<int32>(word));
+    case FLOAT4OID: return static_cast<Datum>(static_cast<uint32>(word)); /* the float's bits, as Float4GetDatum */
     }
     return Int64GetDatum(word);
 }

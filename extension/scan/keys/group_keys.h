@@ -42,6 +42,7 @@ struct GroupKeyDef {
     int unit;           /* date_trunc's DTK_ unit */
     Const *unit_text;   /* date_trunc's unit */
     Expr *args[3];      /* date_bin: stride, origin; width_bucket: lo, hi, n */
+    Expr *expr;         /* the whole key, for a kind the executor evaluates (expression_key.cpp) */
     TsdbBucketDef tsdb; /* time_bucket */
 };
 
@@ -61,6 +62,10 @@ struct GroupKey {
     bool wb_checked;    /* PostgreSQL's function ran once without error */
     bool wb_fast;       /* ... and bucket.h reproduces it for these arguments */
     gh::BucketSpec wb_spec;
+    /* a key the executor evaluates: its state, the slot the tuple goes into, the context of each row */
+    ExprState *expr_state;
+    TupleTableSlot *slot;
+    ExprContext *row_context;
 };
 
 /* Sets up key from def for the table's descriptor; expressions initialized under parent. */
@@ -72,10 +77,10 @@ void group_key_init(GroupKey *key, const GroupKeyDef &def, TupleDesc desc, PlanS
  */
 void group_key_prepare(GroupKey *key, ExprContext *econtext);
 
-/* Whether the key is text: read with group_key_bytes(), else group_key_word(). */
+/* Whether the key is kept as bytes (text, or a numeric expression): read with group_key_bytes(), else group_key_word(). */
 static inline bool group_key_is_text(const GroupKey *key)
 {
-    return key->def.keytype == TEXTOID || key->def.keytype == VARCHAROID;
+    return key->def.keytype == TEXTOID || key->def.keytype == VARCHAROID || key->def.keytype == NUMERICOID;
 }
 
 /*

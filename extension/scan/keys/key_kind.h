@@ -33,7 +33,7 @@ struct PageKey;
 }
 
 /* Which kind a key is: for the few loops that specialize on it (group_agg.cpp's per-row loop). */
-enum class KeyKind { column, time, width_bucket, time_bucket };
+enum class KeyKind { column, time, width_bucket, time_bucket, expression };
 
 /* What the GPU's table for a key may know of the rows: the table, its WHERE clause. */
 struct KeyRows {
@@ -47,11 +47,16 @@ struct KeyKindOps {
     /* Whether expr is a key of this kind over table relid; fills out (zeroed by the caller). */
     bool (*recognise)(Expr *expr, Index relid, GroupKeyDef *out);
     /* Run-time set-up after key->def and key->column are set; NULL: none. */
-    void (*init)(GroupKey *key, PlanState *parent);
+    void (*init)(GroupKey *key, TupleDesc desc, PlanState *parent);
     /* Evaluates the fixed arguments, once per scan (user code: never under a buffer lock); NULL: none. */
     void (*prepare)(GroupKey *key, ExprContext *econtext);
     /* The key of tuple t as a word; false where it is NULL.  May raise PostgreSQL's errors. */
     bool (*word)(GroupKey *key, TupleDesc desc, HeapTupleData *t, int64 *word);
+    /*
+     * For a key kept as bytes (group_key_is_text): the bytes of tuple t's
+     * key, valid until the next call; false where it is NULL.  NULL: a word key.
+     */
+    bool (*bytes)(GroupKey *key, TupleDesc desc, HeapTupleData *t, const char **data, int32 *len);
     /*
      * Fills out for the grouped page kernel and adds the key's table to t
      * as key k; false where the GPU cannot place this key's rows.  NULL: the
@@ -71,5 +76,6 @@ extern const KeyKindOps column_key_kind;       /* column_key.cpp */
 extern const KeyKindOps time_key_kind;         /* time_key.cpp: date_trunc, date_bin, ::date */
 extern const KeyKindOps width_bucket_key_kind; /* width_bucket_key.cpp */
 extern const KeyKindOps tsdb_key_kind;         /* tsdb_key.cpp: TimescaleDB's time_bucket */
+extern const KeyKindOps expression_key_kind;   /* expression_key.cpp: any other, by the executor */
 
 #endif /* GH_SCAN_KEY_KIND_H */

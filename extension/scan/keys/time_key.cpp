@@ -82,7 +82,7 @@ bool recognise(Expr *expr, Index relid, GroupKeyDef *out)
     return false;
 }
 
-void init(GroupKey *key, PlanState *parent)
+void init(GroupKey *key, TupleDesc, PlanState *parent)
 {
     const GroupKeyDef &def = key->def;
     for (int i = 0; i < 2; i++)
@@ -178,5 +178,5 @@ const char *describe(const GroupKey *key)
 } // namespace
 
 const KeyKindOps time_key_kind = {
-    KeyKind::time, "time bucket", recognise, init, prepare, word, gpu_table, group_bound, true, describe,
+    KeyKind::time, "time bucket", recognise, init, prepare, word, NULL, gpu_table, group_bound, true, describe,
 };

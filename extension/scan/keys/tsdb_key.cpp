@@ -27,7 +27,7 @@ bool recognise(Expr *expr, Index relid, GroupKeyDef *out)
     return true;
 }
 
-void init(GroupKey *key, PlanState *parent)
+void init(GroupKey *key, TupleDesc, PlanState *parent)
 {
     const GroupKeyDef &def = key->def;
     for (int i = 0; i < def.tsdb.nargs; i++)
@@ -111,5 +111,5 @@ const char *describe(const GroupKey *key)
 } // namespace
 
 const KeyKindOps tsdb_key_kind = {
-    KeyKind::time_bucket, "time_bucket", recognise, init, prepare, word, gpu_table, group_bound, true, describe,
+    KeyKind::time_bucket, "time_bucket", recognise, init, prepare, word, NULL, gpu_table, group_bound, true, describe,
 };

@@ -39,7 +39,7 @@ bool recognise(Expr *expr, Index relid, GroupKeyDef *out)
     return true;
 }
 
-void init(GroupKey *key, PlanState *parent)
+void init(GroupKey *key, TupleDesc, PlanState *parent)
 {
     for (int i = 0; i < 3; i++)
         key->arg_states[i] = ExecInitExpr(key->def.args[i], parent);
@@ -108,5 +108,5 @@ const char *describe(const GroupKey *)
 } // namespace
 
 const KeyKindOps width_bucket_key_kind = {
-    KeyKind::width_bucket, "width_bucket", recognise, init, prepare, word, gpu_table, group_bound, false, describe,
+    KeyKind::width_bucket, "width_bucket", recognise, init, prepare, word, NULL, gpu_table, group_bound, false, describe,
 };

@@ -52,18 +52,28 @@ bool keys_follow_physical_order(PlannerInfo *root, Index relid, List *keys)
 
 double estimate_scan_groups(PlannerInfo *root, Index relid, List *keys, double input_rows)
 {
+    /*
+     * PostgreSQL's estimate, and at most the product of each key's own:
+     * its bound where its kind knows one, else PostgreSQL's for it alone.
+     * (Scaling PostgreSQL's estimate by each bound over its key's own
+     * estimate undercounts keys of one column: extract(dow) and
+     * extract(hour) of one ts came out as one group.)
+     */
     double groups = estimate_num_groups(root, keys, input_rows, NULL, NULL);
+    double product = 1;
+    bool bounded = false;
     ListCell *lc;
     foreach (lc, keys) {
-        GroupKeyDef def;
-        if (!group_key_parse(static_cast<Expr *>(lfirst(lc)), relid, &def))
-            continue;
-        double bound = def.ops->group_bound != NULL ? def.ops->group_bound(root, relid, def) : 0;
-        if (bound <= 0)
-            continue;
         double alone = estimate_num_groups(root, list_make1(lfirst(lc)), input_rows, NULL, NULL);
-        if (bound < alone)
-            groups *= bound / alone;
+        GroupKeyDef def;
+        if (group_key_parse(static_cast<Expr *>(lfirst(lc)), relid, &def) && def.ops->group_bound != NULL) {
+            const double bound = def.ops->group_bound(root, relid, def);
+            if (bound > 0 && bound < alone) {
+                alone = bound;
+                bounded = true;
+            }
+        }
+        product *= alone;
     }
-    return clamp_row_est(groups);
+    return clamp_row_est(bounded ? Min(groups, product) : groups);
 }

@@ -1,0 +1,260 @@
+/*
+ * expression_bound.cpp: the groups an expression key can make, from its
+ * shape (expression_bound.h).
+ */
+#include "expression_bound.h"
+#include "column_span.h"
+
+#include <cmath>
+
+extern "C" {
+#include "catalog/pg_type.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+}
+
+namespace {
+
+/* More than this many is no bound worth giving. */
+constexpr double kUnbounded = 1e15;
+
+struct Context {
+    PlannerInfo *root;
+    Index relid;
+};
+
+/* The values a periodic field of a date or time takes; 0 for a field that is not periodic. */
+double field_values(const char *field)
+{
+    static const struct {
+        const char *name;
+        double values;
+    } fields[] = {{"minute", 60}, {"hour", 24},    {"day", 31},   {"dow", 7},  {"isodow", 7},
+                  {"doy", 366},   {"week", 53},    {"month", 12}, {"quarter", 4}};
+    for (const auto &f : fields)
+        if (pg_strcasecmp(field, f.name) == 0)
+            return f.values;
+    return 0;
+}
+
+bool is_extract(Oid funcid)
+{
+    switch (funcid) {
+    case F_EXTRACT_TEXT_TIMESTAMPTZ:
+    case F_EXTRACT_TEXT_TIMESTAMP:
+    case F_EXTRACT_TEXT_DATE:
+    case F_DATE_PART_TEXT_TIMESTAMPTZ:
+    case F_DATE_PART_TEXT_TIMESTAMP:
+    case F_DATE_PART_TEXT_DATE:
+        return true;
+    }
+    return false;
+}
+
+const Const *constant(const Node *n)
+{
+    return n != NULL && IsA(n, Const) && !reinterpret_cast<const Const *>(n)->constisnull
+               ? reinterpret_cast<const Const *>(n)
+               : NULL;
+}
+
+/* A constant number as a double; false if it is not one. */
+bool number(const Node *n, double *out)
+{
+    const Const *c = constant(n);
+    if (c == NULL)
+        return false;
+    switch (c->consttype) {
+    case INT2OID: *out = DatumGetInt16(c->constvalue); return true;
+    case INT4OID: *out = DatumGetInt32(c->constvalue); return true;
+    case INT8OID: *out = static_cast<double>(DatumGetInt64(c->constvalue)); return true;
+    case FLOAT4OID: *out = DatumGetFloat4(c->constvalue); return true;
+    case FLOAT8OID: *out = DatumGetFloat8(c->constvalue); return true;
+    case NUMERICOID:
+        *out = DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow, c->constvalue));
+        return true;
+    }
+    return false;
+}
+
+/* The single argument of a cast-like node (RelabelType, a one-argument cast function), or NULL. */
+const Node *cast_argument(const Node *n)
+{
+    if (IsA(n, RelabelType))
+        return reinterpret_cast<const Node *>(reinterpret_cast<const RelabelType *>(n)->arg);
+    if (IsA(n, FuncExpr)) {
+        const FuncExpr *f = reinterpret_cast<const FuncExpr *>(n);
+        if ((f->funcformat == COERCE_IMPLICIT_CAST || f->funcformat == COERCE_EXPLICIT_CAST) &&
+            list_length(f->args) == 1)
+            return static_cast<const Node *>(linitial(f->args));
+    }
+    return NULL;
+}
+
+/* The operator's name if n is a binary operator, else NULL; its arguments in *l and *r. */
+const char *binary(const Node *n, const Node **l, const Node **r)
+{
+    if (!IsA(n, OpExpr) || list_length(reinterpret_cast<const OpExpr *>(n)->args) != 2)
+        return NULL;
+    const OpExpr *op = reinterpret_cast<const OpExpr *>(n);
+    *l = static_cast<const Node *>(linitial(op->args));
+    *r = static_cast<const Node *>(lsecond(op->args));
+    return get_opname(op->opno);
+}
+
+/*
+ * Whether n is a linear function of one column of the table, n = col * scale
+ * + b, with col counted in its stored units (microseconds for a timestamp).
+ */
+bool linear(const Context &c, const Node *n, const Var **col, double *scale)
+{
+    if (IsA(n, Var)) {
+        const Var *v = reinterpret_cast<const Var *>(n);
+        if (v->varno != static_cast<int>(c.relid) || v->varlevelsup != 0 || v->varattno <= 0)
+            return false;
+        switch (v->vartype) {
+        case INT2OID:
+        case INT4OID:
+        case INT8OID:
+        case TIMESTAMPOID:
+        case TIMESTAMPTZOID:
+            *col = v;
+            *scale = 1;
+            return true;
+        }
+        return false;
+    }
+    if (const Node *arg = cast_argument(n)) {
+        const Oid to = exprType(n);
+        /* to a wider number: the same value */
+        return (to == INT8OID || to == FLOAT8OID || to == NUMERICOID) && linear(c, arg, col, scale);
+    }
+    if (IsA(n, FuncExpr)) {
+        const FuncExpr *f = reinterpret_cast<const FuncExpr *>(n);
+        /* extract(epoch FROM ts): seconds, a microsecond's millionth each */
+        const Const *field = list_length(f->args) == 2 ? constant(static_cast<const Node *>(linitial(f->args))) : NULL;
+        if (is_extract(f->funcid) && field != NULL && field->consttype == TEXTOID &&
+            pg_strcasecmp(TextDatumGetCString(field->constvalue), "epoch") == 0) {
+            const Node *arg = static_cast<const Node *>(lsecond(f->args));
+            if (!IsA(arg, Var) || !linear(c, arg, col, scale) || ((*col)->vartype != TIMESTAMPOID &&
+                                                                  (*col)->vartype != TIMESTAMPTZOID))
+                return false;
+            *scale = 1e-6;
+            return true;
+        }
+        return false;
+    }
+    const Node *l, *r;
+    const char *op = binary(n, &l, &r);
+    double k;
+    if (op == NULL || exprType(n) == INT2OID || exprType(n) == INT4OID || exprType(n) == INT8OID)
+        return false; /* integer arithmetic truncates: a step, not linear (step()) */
+    if ((strcmp(op, "+") == 0 || strcmp(op, "-") == 0) && number(r, &k))
+        return linear(c, l, col, scale);
+    if (strcmp(op, "+") == 0 && number(l, &k))
+        return linear(c, r, col, scale);
+    if (strcmp(op, "*") == 0 && number(r, &k) && k != 0 && linear(c, l, col, scale)) {
+        *scale *= k;
+        return true;
+    }
+    if (strcmp(op, "*") == 0 && number(l, &k) && k != 0 && linear(c, r, col, scale)) {
+        *scale *= k;
+        return true;
+    }
+    if (strcmp(op, "/") == 0 && number(r, &k) && k != 0 && linear(c, l, col, scale)) {
+        *scale /= k;
+        return true;
+    }
+    return false;
+}
+
+/* The values of a step of a column over the rows read: their span over the step's width, and both ends. */
+double steps(const Context &c, const Var *col, double width)
+{
+    double span;
+    if (!(width > 0) || !planner_column_span(c.root, c.relid, col->varattno, col->vartype, &span))
+        return 0;
+    return span / width + 2;
+}
+
+bool is_rounding(Oid funcid)
+{
+    switch (funcid) {
+    case F_FLOOR_FLOAT8:
+    case F_FLOOR_NUMERIC:
+    case F_CEIL_FLOAT8:
+    case F_CEIL_NUMERIC:
+    case F_CEILING_FLOAT8:
+    case F_CEILING_NUMERIC:
+    case F_TRUNC_FLOAT8:
+    case F_TRUNC_NUMERIC:
+    case F_ROUND_FLOAT8:
+    case F_ROUND_NUMERIC:
+        return true;
+    }
+    return false;
+}
+
+double bound(const Context &c, const Node *n);
+
+/* The product of the bounds of a node's inputs, or 0 if any is unknown. */
+double product(const Context &c, List *args)
+{
+    double p = 1;
+    ListCell *lc;
+    foreach (lc, args) {
+        const double b = bound(c, static_cast<const Node *>(lfirst(lc)));
+        if (b <= 0)
+            return 0;
+        p = Min(p * b, kUnbounded);
+    }
+    return p;
+}
+
+double bound(const Context &c, const Node *n)
+{
+    if (n == NULL)
+        return 0;
+    if (IsA(n, Const))
+        return 1;
+    const Var *col;
+    double scale;
+    if (IsA(n, FuncExpr)) {
+        const FuncExpr *f = reinterpret_cast<const FuncExpr *>(n);
+        const Const *field = list_length(f->args) == 2 ? constant(static_cast<const Node *>(linitial(f->args))) : NULL;
+        if (is_extract(f->funcid) && field != NULL && field->consttype == TEXTOID) {
+            const double values = field_values(TextDatumGetCString(field->constvalue));
+            if (values > 0)
+                return values; /* of whatever time: its zone or arithmetic changes no field's range */
+        }
+        /* floor(x), ceil(x), trunc(x), round(x) of x linear in the column: one value per 1/scale */
+        if (is_rounding(f->funcid) && list_length(f->args) == 1 &&
+            linear(c, static_cast<const Node *>(linitial(f->args)), &col, &scale))
+            return steps(c, col, 1 / std::fabs(scale));
+        return product(c, f->args);
+    }
+    const Node *l, *r;
+    const char *op = binary(n, &l, &r);
+    double k;
+    /* col / k in integers: one value per k */
+    if (op != NULL && strcmp(op, "/") == 0 && number(r, &k) && k != 0 &&
+        (exprType(n) == INT2OID || exprType(n) == INT4OID || exprType(n) == INT8OID) && linear(c, l, &col, &scale))
+        return steps(c, col, std::fabs(k / scale));
+    if (IsA(n, OpExpr))
+        return product(c, reinterpret_cast<const OpExpr *>(n)->args);
+    if (IsA(n, RelabelType) || IsA(n, CoerceViaIO))
+        return bound(c, reinterpret_cast<const Node *>(IsA(n, RelabelType)
+                                                           ? reinterpret_cast<const RelabelType *>(n)->arg
+                                                           : reinterpret_cast<const CoerceViaIO *>(n)->arg));
+    return 0;
+}
+
+} // namespace
+
+double expression_group_bound(PlannerInfo *root, Index relid, const Expr *expr)
+{
+    const double b = bound(Context{root, relid}, reinterpret_cast<const Node *>(expr));
+    return b > 0 && b < kUnbounded ? b + 1 : 0; /* and NULL */
+}

@@ -1,0 +1,269 @@
+/*
+ * expression_key.cpp: any other GROUP BY key, computed on the host by
+ * PostgreSQL's executor (key_kind.h).
+ *
+ * A dashboard's key is often none of the kinds the scan knows how to
+ * compute itself: lower(s), to_char(ts, 'YYYY-MM'), a numeric column, the
+ * float8 of Grafana's $__unixEpochGroup.  Rather than give the whole query
+ * back to the ordinary plan, the scan evaluates such a key for each row as
+ * the ordinary plan's projection would, with the same expression, and still
+ * groups and bins the rows itself.  The key must be
+ *   - over this table's columns only, nothing volatile, no subquery, and
+ *     parallel safe (a worker may evaluate it);
+ *   - of a type whose equality the group table can keep: equal keys must
+ *     have equal words or bytes.  Integers, bool, date, timestamp and
+ *     timestamptz are their words; text and varchar under a deterministic
+ *     collation their bytes; float8 and float4 their bits with -0 made 0 and
+ *     every NaN one NaN (float8_eq's classes); numeric its bytes, where every
+ *     value has the same display scale (fixed_scale()): a numeric of one
+ *     scale has one representation, so equal bytes are numeric_eq's classes
+ *     and a group shows its value as the ordinary plan does.
+ * Any other type keeps the ordinary plan.  The GPU never places these rows:
+ * it computes no function of PostgreSQL's.
+ */
+#include "expression_bound.h"
+#include "group_keys.h"
+#include "key_helpers.h"
+
+#include "../../pg_compat.h"
+
+extern "C" {
+#include "catalog/pg_proc.h"
+#include "executor/executor.h"
+#include "executor/tuptable.h"
+#include "fmgr.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "utils/float.h"
+#include "utils/fmgroids.h"
+#include "utils/fmgrprotos.h"
+#include "utils/lsyscache.h"
+}
+
+#include <cmath>
+
+namespace {
+
+struct Walk {
+    Index relid;
+    const Var *first; /* a column the key reads */
+    bool ok;
+};
+
+bool not_parallel_safe(Oid func, void *)
+{
+    return func_parallel(func) != PROPARALLEL_SAFE;
+}
+
+/* Whether every column is the table's own, and nothing is a subquery, an outer Param or unsafe in a worker. */
+bool walk(Node *node, Walk *w)
+{
+    if (node == NULL || !w->ok)
+        return false;
+    if (IsA(node, Var)) {
+        const Var *v = reinterpret_cast<const Var *>(node);
+        if (v->varno != static_cast<int>(w->relid) || v->varlevelsup != 0 || v->varattno <= 0)
+            w->ok = false;
+        else if (w->first == NULL)
+            w->first = v;
+        return false;
+    }
+    if (IsA(node, SubLink) || IsA(node, SubPlan) || IsA(node, AlternativeSubPlan) || IsA(node, Aggref) ||
+        IsA(node, WindowFunc) || IsA(node, GroupingFunc) || IsA(node, PlaceHolderVar) ||
+        (IsA(node, Param) && reinterpret_cast<Param *>(node)->paramkind != PARAM_EXTERN) ||
+        check_functions_in_node(node, not_parallel_safe, NULL)) {
+        w->ok = false;
+        return false;
+    }
+    return expression_tree_walker(node, GH_WALKER(walk), w);
+}
+
+bool integer_type(Oid type)
+{
+    return type == INT2OID || type == INT4OID || type == INT8OID;
+}
+
+/*
+ * Whether every value of a numeric expression has one display scale: a
+ * constant, a numeric with a typmod, floor, ceil, round or trunc (scale 0,
+ * or their constant scale), an integer made numeric, and the sum,
+ * difference or product of such (numeric_add's scale is the larger of its
+ * arguments', numeric_mul's their sum).  Grafana's
+ * floor(extract(epoch FROM ts) / 60) * 60 is one.
+ */
+bool fixed_scale(const Node *n)
+{
+    if (IsA(n, Const) || exprTypmod(n) >= 0)
+        return true;
+    if (IsA(n, RelabelType))
+        return fixed_scale(reinterpret_cast<const Node *>(reinterpret_cast<const RelabelType *>(n)->arg));
+    if (IsA(n, FuncExpr)) {
+        const FuncExpr *f = reinterpret_cast<const FuncExpr *>(n);
+        switch (f->funcid) {
+        case F_FLOOR_NUMERIC:
+        case F_CEIL_NUMERIC:
+        case F_CEILING_NUMERIC:
+        case F_ROUND_NUMERIC:
+        case F_TRUNC_NUMERIC:
+            return true;
+        case F_ROUND_NUMERIC_INT4:
+        case F_TRUNC_NUMERIC_INT4:
+            return IsA(lsecond(f->args), Const);
+        }
+        return (f->funcformat == COERCE_IMPLICIT_CAST || f->funcformat == COERCE_EXPLICIT_CAST) &&
+               list_length(f->args) == 1 && integer_type(exprType(static_cast<Node *>(linitial(f->args))));
+    }
+    if (IsA(n, OpExpr) && list_length(reinterpret_cast<const OpExpr *>(n)->args) == 2) {
+        const OpExpr *op = reinterpret_cast<const OpExpr *>(n);
+        const char *name = get_opname(op->opno);
+        return name != NULL && (strcmp(name, "+") == 0 || strcmp(name, "-") == 0 || strcmp(name, "*") == 0) &&
+               fixed_scale(static_cast<const Node *>(linitial(op->args))) &&
+               fixed_scale(static_cast<const Node *>(lsecond(op->args)));
+    }
+    return false;
+}
+
+/* Whether the group table can keep the values of expr: equal keys, equal words or bytes. */
+bool keepable(const Node *expr)
+{
+    const Oid type = exprType(expr), collation = exprCollation(expr);
+    if (type == NUMERICOID)
+        return fixed_scale(expr);
+    switch (type) {
+    case INT2OID:
+    case INT4OID:
+    case INT8OID:
+    case BOOLOID:
+    case DATEOID:
+    case TIMESTAMPOID:
+    case TIMESTAMPTZOID:
+    case FLOAT4OID:
+    case FLOAT8OID:
+        return true;
+    case TEXTOID:
+    case VARCHAROID:
+        return OidIsValid(collation) && get_collation_isdeterministic(collation);
+    }
+    return false;
+}
+
+bool recognise(Expr *expr, Index relid, GroupKeyDef *out)
+{
+    Walk w{relid, NULL, true};
+    walk(reinterpret_cast<Node *>(expr), &w);
+    if (!w.ok || w.first == NULL || contain_volatile_functions(reinterpret_cast<Node *>(expr)))
+        return false;
+    const Oid type = exprType(reinterpret_cast<Node *>(expr));
+    if (!keepable(reinterpret_cast<Node *>(expr)))
+        return false;
+    out->expr = expr;
+    out->keytype = type;
+    out->attno = w.first->varattno; /* any column it reads: the key's own column is the expression */
+    out->coltype = w.first->vartype;
+    return true;
+}
+
+/* The expression over the heap tuple in the key's slot, as exec.cpp reads the WHERE clause. */
+Node *slot_vars(Node *node, void *context)
+{
+    if (node == NULL)
+        return NULL;
+    if (IsA(node, Var)) {
+        Var *var = static_cast<Var *>(copyObjectImpl(node));
+        var->varno = INDEX_VAR;
+        return reinterpret_cast<Node *>(var);
+    }
+    return expression_tree_mutator(node, GH_MUTATOR(slot_vars), context);
+}
+
+void init(GroupKey *key, TupleDesc desc, PlanState *parent)
+{
+    /*
+     * The key reads heap tuples, not the node's virtual scan slot: compile it
+     * for that slot type, as exec.cpp compiles the WHERE clause, so that its
+     * Vars deform the tuple (for a virtual slot the executor skips that).
+     */
+    TupleDesc scan_desc = parent->scandesc;
+    const TupleTableSlotOps *scan_ops = parent->scanops;
+    const bool fixed = parent->scanopsfixed, set = parent->scanopsset;
+    parent->scandesc = desc;
+    parent->scanops = &TTSOpsHeapTuple;
+    parent->scanopsfixed = parent->scanopsset = true;
+    key->expr_state = ExecInitExpr(reinterpret_cast<Expr *>(slot_vars(reinterpret_cast<Node *>(key->def.expr), NULL)),
+                                   parent);
+    parent->scandesc = scan_desc;
+    parent->scanops = scan_ops;
+    parent->scanopsfixed = fixed;
+    parent->scanopsset = set;
+    key->slot = ExecInitExtraTupleSlot(parent->state, desc, &TTSOpsHeapTuple); /* dropped with the plan */
+    key->row_context = CreateExprContext(parent->state);
+}
+
+/* The key's value for tuple t, in the row context (reset here, so valid until the next row). */
+Datum evaluate(GroupKey *key, HeapTupleData *t, bool *isnull)
+{
+    ResetExprContext(key->row_context);
+    ExecStoreHeapTuple(t, key->slot, false);
+    key->row_context->ecxt_scantuple = key->slot;
+    return ExecEvalExprSwitchContext(key->expr_state, key->row_context, isnull);
+}
+
+bool word(GroupKey *key, TupleDesc, HeapTupleData *t, int64 *word)
+{
+    bool isnull;
+    Datum d = evaluate(key, t, &isnull);
+    if (isnull)
+        return false;
+    switch (key->def.keytype) {
+    case BOOLOID: *word = DatumGetBool(d) ? 1 : 0; return true;
+    case INT2OID: *word = DatumGetInt16(d); return true;
+    case INT4OID:
+    case DATEOID: *word = DatumGetInt32(d); return true;
+    case FLOAT8OID: {
+        double x = DatumGetFloat8(d);
+        x = std::isnan(x) ? get_float8_nan() : x == 0 ? 0.0 : x; /* float8_eq: -0 = 0, NaN = NaN */
+        memcpy(word, &x, sizeof x);
+        return true;
+    }
+    case FLOAT4OID: {
+        float x = DatumGetFloat4(d);
+        x = std::isnan(x) ? get_float4_nan() : x == 0 ? 0.0f : x;
+        uint32 bits;
+        memcpy(&bits, &x, sizeof bits);
+        *word = bits;
+        return true;
+    }
+    }
+    *word = DatumGetInt64(d); /* int8, timestamp, timestamptz */
+    return true;
+}
+
+bool bytes(GroupKey *key, TupleDesc, HeapTupleData *t, const char **data, int32 *len)
+{
+    bool isnull;
+    Datum d = evaluate(key, t, &isnull);
+    if (isnull)
+        return false;
+    MemoryContext old = MemoryContextSwitchTo(key->row_context->ecxt_per_tuple_memory);
+    struct varlena *v = pg_detoast_datum_packed(reinterpret_cast<struct varlena *>(DatumGetPointer(d)));
+    MemoryContextSwitchTo(old);
+    *data = VARDATA_ANY(v);
+    *len = VARSIZE_ANY_EXHDR(v);
+    return true;
+}
+
+double group_bound(PlannerInfo *root, Index relid, const GroupKeyDef &def)
+{
+    return expression_group_bound(root, relid, def.expr);
+}
+
+const char *describe(const GroupKey *)
+{
+    return "host expression";
+}
+
+} // namespace
+
+const KeyKindOps expression_key_kind = {
+    KeyKind::expression, "expression", recognise, init, NULL, word, bytes, NULL, group_bound, false, describe,
+};
