@@ -41,6 +41,7 @@ bool plain_column(const Var *v, GroupKeyDef *out)
     }
     out->attno = v->varattno;
     out->coltype = out->keytype = v->vartype;
+    out->as_bytes = v->vartype == TEXTOID || v->vartype == VARCHAROID;
     return true;
 }
 
@@ -112,5 +113,5 @@ const char *describe(const GroupKey *)
 } // namespace
 
 const KeyKindOps column_key_kind = {
-    KeyKind::column, "column", recognise, NULL, NULL, word, bytes, gpu_table, NULL, true, describe,
+    KeyKind::column, "column", recognise, NULL, NULL, word, bytes, gpu_table, NULL, true, NULL, describe,
 };

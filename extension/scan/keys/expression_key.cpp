@@ -158,6 +158,7 @@ bool recognise(Expr *expr, Index relid, GroupKeyDef *out)
         return false;
     out->expr = expr;
     out->keytype = type;
+    out->as_bytes = type == TEXTOID || type == VARCHAROID || type == NUMERICOID;
     out->attno = w.first->varattno; /* any column it reads: the key's own column is the expression */
     out->coltype = w.first->vartype;
     return true;
@@ -265,5 +266,5 @@ const char *describe(const GroupKey *)
 } // namespace
 
 const KeyKindOps expression_key_kind = {
-    KeyKind::expression, "expression", recognise, init, NULL, word, bytes, NULL, group_bound, false, describe,
+    KeyKind::expression, "expression", recognise, init, NULL, word, bytes, NULL, group_bound, false, NULL, describe,
 };

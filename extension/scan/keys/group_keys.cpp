@@ -14,7 +14,8 @@ extern "C" {
 namespace {
 
 /* Asked in this order; the first that recognises an expression has it. */
-const KeyKindOps *const kKinds[] = {&column_key_kind, &time_key_kind, &width_bucket_key_kind, &tsdb_key_kind,
+const KeyKindOps *const kKinds[] = {&column_key_kind,   &time_key_kind,    &width_bucket_key_kind,
+                                    &tsdb_key_kind,     &periodic_key_kind,
                                     &expression_key_kind /* last: any expression the others leave */};
 
 } // namespace
@@ -82,6 +83,8 @@ bool group_key_bytes(GroupKey *key, TupleDesc desc, HeapTupleData *t, const char
 
 Datum group_key_datum(const GroupKey *key, int64 word)
 {
+    if (key->def.ops->datum != NULL)
+        return key->def.ops->datum(key, word);
     switch (key->def.keytype) {
     case BOOLOID: return BoolGetDatum(word != 0);
     case INT2OID: return Int16GetDatum(static_cast<int16>(word));

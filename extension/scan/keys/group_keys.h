@@ -35,11 +35,12 @@
 struct GroupKeyDef {
     const KeyKindOps *ops; /* its kind (key_kind.h) */
     KeyKind kind;          /* ops->id */
+    bool as_bytes;         /* kept as bytes (text, a numeric expression), not a word */
     AttrNumber attno;   /* the column it reads */
     Oid coltype;        /* that column's type */
     Oid keytype;        /* the key's type */
     TimeKeyKind time_kind;
-    int unit;           /* date_trunc's DTK_ unit */
+    int unit;           /* date_trunc's DTK_ unit; a periodic key's field */
     Const *unit_text;   /* date_trunc's unit */
     Expr *args[3];      /* date_bin: stride, origin; width_bucket: lo, hi, n */
     Expr *expr;         /* the whole key, for a kind the executor evaluates (expression_key.cpp) */
@@ -66,6 +67,11 @@ struct GroupKey {
     ExprState *expr_state;
     TupleTableSlot *slot;
     ExprContext *row_context;
+    /* a periodic field: the zone's offset, and the last local day's date fields */
+    TzOffsetCache tzc;
+    int64 day;
+    int64 day_value;
+    bool have_day;
 };
 
 /* Sets up key from def for the table's descriptor; expressions initialized under parent. */
@@ -80,7 +86,7 @@ void group_key_prepare(GroupKey *key, ExprContext *econtext);
 /* Whether the key is kept as bytes (text, or a numeric expression): read with group_key_bytes(), else group_key_word(). */
 static inline bool group_key_is_text(const GroupKey *key)
 {
-    return key->def.keytype == TEXTOID || key->def.keytype == VARCHAROID || key->def.keytype == NUMERICOID;
+    return key->def.as_bytes;
 }
 
 /*

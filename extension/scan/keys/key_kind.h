@@ -33,7 +33,7 @@ struct PageKey;
 }
 
 /* Which kind a key is: for the few loops that specialize on it (group_agg.cpp's per-row loop). */
-enum class KeyKind { column, time, width_bucket, time_bucket, expression };
+enum class KeyKind { column, time, width_bucket, time_bucket, periodic, expression };
 
 /* What the GPU's table for a key may know of the rows: the table, its WHERE clause. */
 struct KeyRows {
@@ -67,6 +67,8 @@ struct KeyKindOps {
     double (*group_bound)(PlannerInfo *root, Index relid, const GroupKeyDef &def);
     /* Whether the key's groups come in its column's order (a table in that order meets each group once). */
     bool follows_column;
+    /* A word key's value as a Datum of the key's type; NULL: the word is the Datum's integer or bits. */
+    Datum (*datum)(const GroupKey *key, int64 word);
     /* How the key is computed, for EXPLAIN's Key Computation. */
     const char *(*describe)(const GroupKey *key);
 };
@@ -76,6 +78,7 @@ extern const KeyKindOps column_key_kind;       /* column_key.cpp */
 extern const KeyKindOps time_key_kind;         /* time_key.cpp: date_trunc, date_bin, ::date */
 extern const KeyKindOps width_bucket_key_kind; /* width_bucket_key.cpp */
 extern const KeyKindOps tsdb_key_kind;         /* tsdb_key.cpp: TimescaleDB's time_bucket */
+extern const KeyKindOps periodic_key_kind;     /* periodic_key.cpp: extract(hour FROM ts) and the like */
 extern const KeyKindOps expression_key_kind;   /* expression_key.cpp: any other, by the executor */
 
 #endif /* GH_SCAN_KEY_KIND_H */

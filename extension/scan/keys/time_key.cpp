@@ -178,5 +178,5 @@ const char *describe(const GroupKey *key)
 } // namespace
 
 const KeyKindOps time_key_kind = {
-    KeyKind::time, "time bucket", recognise, init, prepare, word, NULL, gpu_table, group_bound, true, describe,
+    KeyKind::time, "time bucket", recognise, init, prepare, word, NULL, gpu_table, group_bound, true, NULL, describe,
 };

@@ -111,5 +111,5 @@ const char *describe(const GroupKey *key)
 } // namespace
 
 const KeyKindOps tsdb_key_kind = {
-    KeyKind::time_bucket, "time_bucket", recognise, init, prepare, word, NULL, gpu_table, group_bound, true, describe,
+    KeyKind::time_bucket, "time_bucket", recognise, init, prepare, word, NULL, gpu_table, group_bound, true, NULL, describe,
 };

@@ -108,5 +108,5 @@ const char *describe(const GroupKey *)
 } // namespace
 
 const KeyKindOps width_bucket_key_kind = {
-    KeyKind::width_bucket, "width_bucket", recognise, init, prepare, word, NULL, gpu_table, group_bound, false, describe,
+    KeyKind::width_bucket, "width_bucket", recognise, init, prepare, word, NULL, gpu_table, group_bound, false, NULL, describe,
 };

@@ -1,0 +1,178 @@
+/*
+ * periodic_key.cpp: extract(field FROM ts) and date_part('field', ts) of a
+ * periodic field over a timestamp or timestamptz column, as GROUP BY keys
+ * (key_kind.h): the hour-of-day and day-of-week heatmaps.
+ *
+ * PostgreSQL computes these by timestamp2tm(), the local time in the
+ * session's zone, then the field.  Here the local time is ts plus the
+ * zone's offset, kept with the interval it holds over (time_keys.h's
+ * TzOffsetCache, verified at each lookup as date_trunc's fast path is), and
+ * the field comes from it by the same steps as timestamp2tm's: the time of
+ * day for hour and minute, j2date() and j2day() of the local day for the
+ * date's fields, once per day.  A zone whose local fields are not ts plus
+ * an offset (leap seconds), and the timestamp range's ends, go through
+ * timestamp2tm() itself; infinities are NULL, as extract makes them for
+ * these fields.  extract answers a numeric of scale 0 and date_part a
+ * float8, both made from the field's integer at output.  Year, which is
+ * not periodic and infinite for infinities, is left to the expression kind.
+ */
+#include "group_keys.h"
+#include "key_helpers.h"
+#include "key_tables.h"
+
+extern "C" {
+#include "datatype/timestamp.h"
+#include "parser/scansup.h"
+#include "utils/builtins.h"
+#include "utils/datetime.h"
+#include "utils/fmgroids.h"
+#include "utils/numeric.h"
+#include "utils/timestamp.h"
+}
+
+namespace {
+
+enum Field { kHour, kMinute, kDay, kDow, kIsodow, kDoy, kMonth, kQuarter };
+
+const struct {
+    const char *name;
+    Field field;
+    double values;
+} kFields[] = {{"hour", kHour, 24},   {"minute", kMinute, 60}, {"day", kDay, 31},       {"dow", kDow, 7},
+               {"isodow", kIsodow, 7}, {"doy", kDoy, 366},      {"month", kMonth, 12}, {"quarter", kQuarter, 4}};
+
+bool recognise(Expr *expr, Index relid, GroupKeyDef *out)
+{
+    if (!IsA(expr, FuncExpr))
+        return false;
+    const FuncExpr *f = reinterpret_cast<const FuncExpr *>(expr);
+    Oid type;
+    bool numeric;
+    switch (f->funcid) {
+    case F_EXTRACT_TEXT_TIMESTAMPTZ: type = TIMESTAMPTZOID; numeric = true; break;
+    case F_EXTRACT_TEXT_TIMESTAMP: type = TIMESTAMPOID; numeric = true; break;
+    case F_DATE_PART_TEXT_TIMESTAMPTZ: type = TIMESTAMPTZOID; numeric = false; break;
+    case F_DATE_PART_TEXT_TIMESTAMP: type = TIMESTAMPOID; numeric = false; break;
+    default: return false;
+    }
+    const Var *v;
+    if (list_length(f->args) != 2 || !IsA(linitial(f->args), Const) ||
+        !key_table_var(static_cast<Expr *>(lsecond(f->args)), relid, &v) || v->vartype != type)
+        return false;
+    const Const *c = static_cast<const Const *>(linitial(f->args));
+    if (c->constisnull || c->consttype != TEXTOID)
+        return false;
+    char *name = downcase_truncate_identifier(TextDatumGetCString(c->constvalue),
+                                              strlen(TextDatumGetCString(c->constvalue)), false);
+    for (const auto &fd : kFields)
+        if (strcmp(name, fd.name) == 0) {
+            out->attno = v->varattno;
+            out->coltype = type;
+            out->keytype = numeric ? NUMERICOID : FLOAT8OID;
+            out->unit = fd.field;
+            return true;
+        }
+    return false;
+}
+
+void init(GroupKey *key, TupleDesc, PlanState *)
+{
+    key->tzc.tz = session_timezone;
+    key->tzc.lo = key->tzc.hi = 0;
+    key->have_day = false;
+}
+
+/* The field of the local day (days since 2000-01-01), by timestamp2tm's steps. */
+int64 day_field(Field field, int64 day)
+{
+    const int julian = static_cast<int>(day + POSTGRES_EPOCH_JDATE);
+    int year, month, mday;
+    j2date(julian, &year, &month, &mday);
+    switch (field) {
+    case kDay: return mday;
+    case kDow: return j2day(julian);
+    case kIsodow: return j2day(julian) == 0 ? 7 : j2day(julian);
+    case kDoy: return date2j(year, month, mday) - date2j(year, 1, 1) + 1;
+    case kMonth: return month;
+    case kQuarter: return (month - 1) / 3 + 1;
+    default: return 0;
+    }
+}
+
+/* The field from PostgreSQL's own broken-down local time (the slow path). */
+int64 tm_field(Field field, const struct pg_tm &tm)
+{
+    switch (field) {
+    case kHour: return tm.tm_hour;
+    case kMinute: return tm.tm_min;
+    default: return day_field(field, date2j(tm.tm_year, tm.tm_mon, tm.tm_mday) - POSTGRES_EPOCH_JDATE);
+    }
+}
+
+bool word(GroupKey *key, TupleDesc desc, HeapTupleData *t, int64 *word)
+{
+    int64 ts;
+    if (!heap_column_word(key->column, desc, t, &ts) || TIMESTAMP_NOT_FINITE(ts))
+        return false; /* NULL, and infinities: extract's NULL for these fields */
+    const Field field = static_cast<Field>(key->def.unit);
+    int64 local = ts;
+    if (key->def.coltype == TIMESTAMPTZOID) {
+        if (unlikely(ts < key->tzc.lo || ts >= key->tzc.hi)) {
+            if (ts < kKeyTableMin || ts >= kKeyTableMax || !tz_offset_refill(&key->tzc, ts)) {
+                struct pg_tm tm;
+                fsec_t fsec;
+                int tz;
+                if (timestamp2tm(ts, &tz, &tm, &fsec, NULL, NULL) != 0)
+                    ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE), errmsg("timestamp out of range")));
+                *word = tm_field(field, tm);
+                return true;
+            }
+        }
+        local = ts + key->tzc.offset;
+    }
+    const int64 day = local >= 0 ? local / USECS_PER_DAY : -((-local + USECS_PER_DAY - 1) / USECS_PER_DAY);
+    const int64 tod = local - day * USECS_PER_DAY;
+    switch (field) {
+    case kHour: *word = tod / USECS_PER_HOUR; return true;
+    case kMinute: *word = tod / USECS_PER_MINUTE % MINS_PER_HOUR; return true;
+    default:
+        if (!key->have_day || key->day != day) {
+            key->day = day;
+            key->day_value = day_field(field, day);
+            key->have_day = true;
+        }
+        *word = key->day_value;
+        return true;
+    }
+}
+
+double group_bound(PlannerInfo *, Index, const GroupKeyDef &def)
+{
+    for (const auto &fd : kFields)
+        if (fd.field == def.unit)
+            return fd.values + 1; /* and NULL */
+    return 0;
+}
+
+Datum datum(const GroupKey *key, int64 word)
+{
+    return key->def.keytype == NUMERICOID ? NumericGetDatum(int64_to_numeric(word))
+                                          : Float8GetDatum(static_cast<double>(word));
+}
+
+const char *describe(const GroupKey *key)
+{
+    for (const auto &fd : kFields)
+        if (fd.field == key->def.unit)
+            return psprintf("%s of the local time%s", fd.name,
+                            key->def.coltype == TIMESTAMPTZOID
+                                ? psprintf(", %s", pg_get_timezone_name(session_timezone))
+                                : "");
+    return "";
+}
+
+} // namespace
+
+const KeyKindOps periodic_key_kind = {
+    KeyKind::periodic, "periodic field", recognise, init, NULL, word, NULL, NULL, group_bound, false, datum, describe,
+};
