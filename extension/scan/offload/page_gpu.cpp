@@ -80,7 +80,7 @@ int32 pages_per_batch_within_pins()
  */
 int32 pages_per_batch(int32 pin_capacity, bool parallel)
 {
-    int32 pages = parallel ? pin_capacity : gpu_service_page_capacity();
+    int32 pages = parallel ? pin_capacity : gpu_service_limits().batch_pages;
     return gh_debug_pages_per_batch > 0 ? Min(pages, gh_debug_pages_per_batch) : pages;
 }
 
@@ -262,19 +262,16 @@ bool complete(PageGpu *pg, PageBatch *b, bool wait)
     for (int h = 0; h < pg->nhist; h++) {
         if (b->slots[h] < 0)
             continue;
-        gh::Status result;
-        uint64 cached = 0;
-        if (pg->grouped != NULL) {
-            if (!gpu_service_grouped_pages_done(b->slots[h], n, wait, &result, &cached, pg->left_flags, missed))
-                return false;
-            if (result == gh::Status::ok || result == gh::Status::nan_value) {
-                keep_left_pages(pg, b);
-                /* a probe the GPU could not place is the host's to read pinned, as a miss is */
-                for (int32 i = b->npages; missed != NULL && i < n; i++)
-                    missed[i] |= pg->left_flags[i];
-            }
-        } else if (!gpu_service_pages_done(b->slots[h], n, wait, &result, &cached, missed)) {
+        ServicePageAnswer answer{gh::Status::ok, 0, pg->grouped != NULL ? pg->left_flags : NULL, missed};
+        if (!gpu_service_pages_done(b->slots[h], n, wait, &answer))
             return false;
+        gh::Status result = answer.result;
+        uint64 cached = answer.cached;
+        if (pg->grouped != NULL && (result == gh::Status::ok || result == gh::Status::nan_value)) {
+            keep_left_pages(pg, b);
+            /* a probe the GPU could not place is the host's to read pinned, as a miss is */
+            for (int32 i = b->npages; missed != NULL && i < n; i++)
+                missed[i] |= pg->left_flags[i];
         }
         b->slots[h] = -1;
         b->cached = Max(b->cached, cached); /* every histogram's batch names the same pages */
@@ -336,7 +333,7 @@ DeviceChoice batch_choice(const PageGpu *pg, const PageBatch *b)
  */
 bool send(PageGpu *pg, PageBatch *b, HistogramState *const *states, const bool *skip, DeviceChoice choice)
 {
-    if (choice == DeviceChoice::cpu || !gpu_service_pages_ready())
+    if (choice == DeviceChoice::cpu || !gpu_service_pages().ready)
         return false;
     bool first = true;
     for (int h = 0; h < pg->nhist; h++) {
@@ -359,38 +356,23 @@ bool send(PageGpu *pg, PageBatch *b, HistogramState *const *states, const bool *
     for (int h = 0; h < pg->nhist; h++) {
         if (!binned(pg, h, skip) || pg->hist[h].index >= 0)
             continue;
-        if (pg->grouped != NULL
-                ? !gpu_service_open_grouped_pages(*pg->grouped, pg->table, pg->table_words, SERVICE_NO_WAIT,
-                                                  &pg->hist[h])
-                : !gpu_service_open_pages(states[h]->spec, pg->columns[h], SERVICE_NO_WAIT, &pg->hist[h])) {
+        ServicePageHistogram what{};
+        if (pg->grouped != NULL)
+            what = ServicePageHistogram{gh::HistogramSpec{}, gh::PageColumn{}, pg->grouped, pg->table, pg->table_words};
+        else
+            what = ServicePageHistogram{states[h]->spec, pg->columns[h], NULL, NULL, 0};
+        if (!gpu_service_open_pages(what, SERVICE_NO_WAIT, &pg->hist[h])) {
             release_slots(pg, b);
             pg->no_room++;
             return false;
         }
     }
-    Assert(b->nprobes == 0 || pg->cache_rel.rel != 0);
-    for (int h = 0; h < pg->nhist; h++) {
-        if (b->slots[h] < 0)
-            continue;
-        uint64 *words = gpu_service_slot_pages(b->slots[h]);
-        for (int i = 0; i < b->npages; i++)
-            words[i] = gh::page_word(static_cast<uint64>(b->buffers[i] - 1), b->lines[i]);
-        if (pg->cache_rel.rel != 0) {
-            memcpy(gpu_service_slot_page_lsns(b->slots[h]), b->lsns, sizeof(uint64) * b->npages);
-            memcpy(gpu_service_slot_page_blocks(b->slots[h]), b->blocks, sizeof(uint32) * b->npages);
-            memcpy(gpu_service_slot_page_vms(b->slots[h]), b->vms, sizeof(uint64) * b->npages);
-            /* a probe is missed unless the GPU says otherwise: it answers only where it resolves the batch */
-            uint8 *misses = gpu_service_slot_page_misses(b->slots[h]);
-            memset(misses, 0, b->npages);
-            memset(misses + b->npages, 1, b->nprobes);
-            gh::ProbeRun *runs = gpu_service_slot_probe_runs(b->slots[h]);
-            for (int k = 0; k < b->nruns; k++)
-                runs[k] = gh::ProbeRun{b->npages + b->runs[k].at, b->runs[k].block, b->runs[k].vm};
-        }
-    }
+    /* every histogram's slot names the same pages */
+    const ServicePageBatch request{b->npages, b->buffers, b->lines, b->lsns, b->blocks, b->vms,
+                                   b->nprobes, b->nruns, b->runs, pg->cache_rel};
     for (int h = 0; h < pg->nhist; h++)
         if (b->slots[h] >= 0)
-            gpu_service_bin_pages(b->slots[h], &pg->hist[h], batch_size(b), pg->cache_rel, b->nruns);
+            gpu_service_send_pages(b->slots[h], &pg->hist[h], request);
     b->on_gpu = true;
     b->cached = 0;
     return true;
@@ -596,7 +578,7 @@ void watch_map(PageGpu *pg, HeapReader *r, bool probes_fit, MemoryContext cxt)
     if (pg->cache_rel.rel == 0 || r->check_serializable || !IsMVCCSnapshot(r->snapshot) ||
         r->snapshot->takenDuringRecovery || RecoveryInProgress() || IsCatalogRelation(pg->rel))
         return;
-    if (!pg->cpu_only && !gpu_service_page_cache_running())
+    if (!pg->cpu_only && !gpu_service_pages().cache_running)
         return;
     pg->probing = probes_fit && gh_page_probes;
     heap_reader_watch_map(r, pg->probing, cxt);
@@ -606,7 +588,7 @@ void watch_map(PageGpu *pg, HeapReader *r, bool probes_fit, MemoryContext cxt)
 bool pages_allowed(const PageGpu *pg, Relation rel)
 {
     return !RelationUsesLocalBuffers(rel) && page_layout_matches() &&
-           (pg->cpu_only || (device_gpu_wanted() && gh_pages_on_gpu && gpu_service_pages_ready()));
+           (pg->cpu_only || (device_gpu_wanted() && gh_pages_on_gpu && gpu_service_pages().ready));
 }
 
 /*
@@ -696,7 +678,7 @@ void page_gpu_begin(PageGpu *pg, HeapReader *r, const HeapColumn *columns, int n
     }
     pg->pin_capacity = pages_per_batch_within_pins();
     pg->capacity = pages_per_batch(pg->pin_capacity, parallel);
-    pg->run_capacity = gpu_service_probe_run_capacity();
+    pg->run_capacity = gpu_service_limits().probe_runs;
     if (pg->pin_capacity <= 0)
         return;
     allocate_batches(pg, cxt);
@@ -728,7 +710,7 @@ void page_gpu_begin_grouped(PageGpu *pg, HeapReader *r, const gh::GroupedPageSpe
     pg->hist[0] = ServiceHistogramRef{-1, 0};
     pg->pin_capacity = pages_per_batch_within_pins();
     pg->capacity = pages_per_batch(pg->pin_capacity, parallel);
-    pg->run_capacity = gpu_service_probe_run_capacity();
+    pg->run_capacity = gpu_service_limits().probe_runs;
     if (pg->pin_capacity <= 0)
         return;
     allocate_batches(pg, cxt);
@@ -906,7 +888,7 @@ uint64 page_gpu_finish(PageGpu *pg, HistogramState *const *states)
         int32 nslots = histogram_state_slots(st);
         int32 nread = tuples_read ? nslots : nslots + 1;
         int64 *counts = static_cast<int64 *>(palloc0(sizeof(int64) * nread));
-        gpu_service_read(&pg->hist[h], nread, counts, &pg->read_slot);
+        gpu_service_read_range(&pg->hist[h], 0, nread, counts, &pg->read_slot);
         gpu_service_close(&pg->hist[h]);
         if (!tuples_read)
             tuples += static_cast<uint64>(counts[nslots]);

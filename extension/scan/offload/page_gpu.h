@@ -40,7 +40,7 @@
 #include "../heap/heap_reader.h"
 
 #include "../../histogram_state.h"
-#include "../../service/service_client.h"
+#include "../../service/client_pages.h"
 
 /*
  * Pinned pages on their way to the GPU, or back to the CPU; and probes,
