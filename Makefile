@@ -18,6 +18,7 @@ OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/scan/group/group_table.o extension/scan/group/group_agg.o extension/scan/group/shared_groups.o \
        extension/scan/group/tuple_spill.o \
        extension/scan/offload/page_gpu.o extension/scan/offload/group_gpu.o \
+       extension/scan/offload/page_batches.o extension/scan/offload/page_sink_histograms.o extension/scan/offload/page_sink_grouped.o \
        extension/scan/grouped_pages/grouped_pages.o extension/scan/grouped_pages/key_tables.o \
        extension/moving_window.o \
        extension/time_aggregate.o extension/threshold_aggregate.o \

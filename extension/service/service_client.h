@@ -70,7 +70,7 @@ void gpu_service_report(gh::Status s);
 /*
  * Gives back every slot and device histogram this process holds, as its
  * exit callback does; for a caller whose own exit callback must run after
- * the slots are let go (the page batches' pins: scan/offload/page_batches.cpp).
+ * the slots are let go (the page batches' pins: scan/offload/page_gpu.cpp).
  */
 void gpu_service_release_everything(void);
 
