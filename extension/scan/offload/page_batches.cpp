@@ -20,6 +20,15 @@ extern "C" {
 #include "storage/fd.h"
 }
 
+/* Gives back b's page slots, whether queued (the service then frees them) or not. */
+void page_batch_release_slots(const PageGpu *pg, PageBatch *b)
+{
+    for (int h = 0; h < pg->nhist; h++) {
+        gpu_service_release_slot(b->slots[h]);
+        b->slots[h] = -1;
+    }
+}
+
 namespace {
 
 /*
@@ -101,19 +110,6 @@ int64 give_back_probes(PageGpu *pg, const PageBatch *b, Missed missed)
     }
     return n;
 }
-
-} // namespace
-
-/* Gives back b's page slots, whether queued (the service then frees them) or not. */
-void page_batch_release_slots(const PageGpu *pg, PageBatch *b)
-{
-    for (int h = 0; h < pg->nhist; h++) {
-        gpu_service_release_slot(b->slots[h]);
-        b->slots[h] = -1;
-    }
-}
-
-namespace {
 
 /*
  * Collects a batch on the GPU once the GPU is done with it (waiting for
