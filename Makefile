@@ -23,7 +23,7 @@ OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/moving_window.o \
        extension/time_aggregate.o extension/threshold_aggregate.o \
        extension/service/service.o extension/service/supervisor.o \
-       extension/service/cuda_process.o \
+       extension/service/cuda_process.o extension/service/cuda_start.o extension/service/cuda_requests.o \
        extension/service/service_client.o extension/service/client_values.o extension/service/client_pages.o
 DATA = extension/sql/gpu_histogram--1.0.sql extension/sql/gpu_histogram--1.0--1.1.sql \
        extension/sql/gpu_histogram--1.1--1.2.sql

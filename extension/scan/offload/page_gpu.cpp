@@ -80,7 +80,7 @@ int32 pages_per_batch(int32 pin_capacity, bool parallel)
  * backstop of batch_pins.h drops the batches' pins.  A batch the GPU has
  * not finished must have let go of its slot by then, or the service could
  * commit to its page cache what the GPU read from buffers that already
- * hold other pages (cuda_process.cpp, commit_cached_pages).  Registered
+ * hold other pages (cuda_requests.cpp, commit_cached_pages).  Registered
  * after the backstop, so it runs before it.
  */
 bool exit_release_registered = false;
