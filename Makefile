@@ -20,12 +20,13 @@ OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/scan/group/group_table.o extension/scan/group/group_agg.o extension/scan/group/shared_groups.o \
        extension/scan/group/tuple_spill.o \
        extension/scan/offload/page_gpu.o extension/scan/offload/group_gpu.o \
+       extension/scan/offload/page_batches.o extension/scan/offload/page_sink_histograms.o extension/scan/offload/page_sink_grouped.o \
        extension/scan/grouped_pages/grouped_pages.o \
        extension/moving_window.o \
        extension/time_aggregate.o extension/threshold_aggregate.o \
        extension/service/service.o extension/service/supervisor.o \
-       extension/service/cuda_process.o \
-       extension/service/service_client.o
+       extension/service/cuda_process.o extension/service/cuda_start.o extension/service/cuda_requests.o \
+       extension/service/service_client.o extension/service/client_values.o extension/service/client_pages.o
 DATA = extension/sql/gpu_histogram--1.0.sql extension/sql/gpu_histogram--1.0--1.1.sql \
        extension/sql/gpu_histogram--1.1--1.2.sql
 PGFILEDESC = "gpu_histogram - width_bucket histograms binned on the GPU"

@@ -30,7 +30,7 @@ DeviceChoice choose(const GpuLease *lease, int64 total)
 
 int32 gpu_binning_batch_size(void)
 {
-    return Min(gh_batch_size, gpu_service_slot_capacity());
+    return Min(gh_batch_size, gpu_service_limits().slot_values);
 }
 
 bool gpu_lease_may_start(const GpuLease *lease, int64 total)
@@ -80,7 +80,7 @@ void gpu_lease_submit(GpuLease *lease, int32 n, int64 *counts, int32 nslots)
     else
         gpu_service_bin(slot, &lease->hist, n);
     if (lease->transient) {
-        gpu_service_read(&lease->hist, nslots, counts, &lease->slot);
+        gpu_service_read_range(&lease->hist, 0, nslots, counts, &lease->slot);
         gpu_service_close(&lease->hist);
     }
 }
@@ -88,7 +88,7 @@ void gpu_lease_submit(GpuLease *lease, int32 n, int64 *counts, int32 nslots)
 void gpu_lease_read(GpuLease *lease, int64 *counts, int32 nslots)
 {
     if (on_gpu_path(lease))
-        gpu_service_read(&lease->hist, nslots, counts, &lease->slot);
+        gpu_service_read_range(&lease->hist, 0, nslots, counts, &lease->slot);
 }
 
 void gpu_lease_release(GpuLease *lease)

@@ -15,7 +15,7 @@
 #define GH_GPU_BINNING_H
 
 #include "pg_headers.h"
-#include "service/service_client.h"
+#include "service/client_values.h"
 
 struct GpuLease {
     ServiceHistogramRef hist; /* the group's device histogram, or index -1 */

@@ -2,7 +2,7 @@
  * page_cache_places.h: where each relation file's pages go in the GPUs'
  * direct-mapped page caches (page_cache.h), as plain data: the GPU service
  * keeps the places in its shared memory and asks place_in_cache() under its
- * lock when a scan begins (extension/service/service_client.cpp).
+ * lock when a scan begins (extension/service/client_pages.cpp).
  *
  * Why a place per file, not a hash of its name: block b of a file with
  * base B lives in entry (B + b) mod entries, so two files whose bases lie

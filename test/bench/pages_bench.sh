@@ -79,7 +79,7 @@ python3 test/bench/sql_timing.py --rounds "$rounds" --warmup 1 --cpu \
 echo "  $(gpu_batches_since "$before")"
 psql -X -c "SET gpu_histogram.device = gpu" -c "SET max_parallel_workers_per_gather = 8" -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) SELECT gpu_histogram(x, 0, 1, 256) FROM $t" |
     grep -E "Workers|Pages|Values|Execution" | sed 's/^/  /'
-# where each participant's pages went (DEBUG1 of page_gpu.cpp; workers' messages reach the leader's client)
+# where each participant's pages went (DEBUG1 of page_batches.cpp; workers' messages reach the leader's client)
 psql -X -c "SET gpu_histogram.device = gpu" -c "SET max_parallel_workers_per_gather = 8" -c "SET client_min_messages = debug1" \
     -c "SELECT gpu_histogram(x, 0, 1, 256) IS NOT NULL FROM $t" 2>&1 | grep -o "batches on the GPU hold.*" | sed 's/^/  /'
 fi
@@ -102,7 +102,7 @@ for device in ${GH_PGBENCH_DEVICES:-cpu auto}; do
     read -r busy0 total0 < <(cpu_ticks)
     batches0=$(service_batches)
     before=$(gpu_batches)
-    # each page scan says at DEBUG1 where its batches went (extension/scan/offload/page_gpu.cpp)
+    # each page scan says at DEBUG1 where its batches went (extension/scan/offload/page_batches.cpp)
     out=$(PGOPTIONS="-c gpu_histogram.device=$device -c max_parallel_workers_per_gather=0 -c client_min_messages=debug1" \
           pgbench -n -c "$clients" -j 16 -T "$seconds" -f "$script" 2>&1)
     read -r busy1 total1 < <(cpu_ticks)

@@ -133,7 +133,7 @@ void flush_last_batch(GroupedPages *gp, const HostPages &host)
 
 bool grouped_pages_may_run(void)
 {
-    return gh_debug_pages_on_cpu || (device_gpu_wanted() && gh_pages_on_gpu && gpu_service_pages_ready());
+    return gh_debug_pages_on_cpu || (device_gpu_wanted() && gh_pages_on_gpu && gpu_service_pages().ready);
 }
 
 void grouped_pages_init(GroupedPages *gp, const ScanAggregate *aggs, int naggs, const GroupKey *keys, int nkeys,

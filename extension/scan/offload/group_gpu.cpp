@@ -41,14 +41,9 @@ bool submit(GroupGpu *gg, DeviceChoice choice)
 {
     if (choice == DeviceChoice::cpu || !open_histogram(gg, choice))
         return false;
-    gg->slot = gpu_service_take_slot(choice == DeviceChoice::gpu_wait ? SERVICE_WAIT : SERVICE_NO_WAIT);
-    if (gg->slot < 0)
+    if (!gpu_service_send_grouped(&gg->hist, gg->values, gg->numbers, gg->filled,
+                                  choice == DeviceChoice::gpu_wait ? SERVICE_WAIT : SERVICE_NO_WAIT))
         return false;
-    memcpy(gpu_service_slot(gg->slot), gg->values, sizeof(double) * static_cast<Size>(gg->filled));
-    memcpy(gpu_service_slot_groups(gg->slot), gg->numbers, sizeof(uint32) * static_cast<Size>(gg->filled));
-    int32 slot = gg->slot;
-    gg->slot = -1;
-    gpu_service_bin_grouped(slot, &gg->hist, gg->filled);
     gg->sent += static_cast<uint64>(gg->filled);
     gg->filled = 0;
     return true;
@@ -62,11 +57,11 @@ void group_gpu_init(GroupGpu *gg, const gh::BucketSpec &spec, uint32 max_groups,
     gg->spec = spec;
     if (!device_gpu_possible())
         return;
-    gg->capacity = Min(gpu_binning_batch_size(), gpu_service_grouped_capacity());
+    gg->capacity = Min(gpu_binning_batch_size(), gpu_service_limits().grouped_values);
     int64 slots = static_cast<int64>(spec.nbins) + 2;
     /* a sixteenth of the service's device memory at most: the other histograms of the server need room too */
     int64 groups = Min(static_cast<int64>(max_groups), gh::kMaxGroupedCells / slots);
-    groups = Min(groups, gpu_service_device_memory() / 16 / (slots * static_cast<int64>(sizeof(int64))));
+    groups = Min(groups, gpu_service_limits().device_memory / 16 / (slots * static_cast<int64>(sizeof(int64))));
     if (gg->capacity <= 0 || groups <= 0)
         return;
     gg->groups = static_cast<uint32>(groups);

@@ -27,7 +27,7 @@
 #ifndef GH_SCAN_GROUP_GPU_H
 #define GH_SCAN_GROUP_GPU_H
 
-#include "../../service/service_client.h"
+#include "../../service/client_values.h"
 
 struct GroupGpu {
     bool active;               /* values of groups below `groups` gather in the buffer */
@@ -38,7 +38,7 @@ struct GroupGpu {
     int32 filled;
     double *values;
     uint32 *numbers;
-    int32 slot;                /* a slot held while copying a batch or reading: released after an ERROR */
+    int32 slot;                /* a slot held while reading: released after an ERROR */
     uint64 sent;               /* values handed to the GPU */
     MemoryContextCallback cleanup;
 };

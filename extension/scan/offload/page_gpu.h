@@ -40,7 +40,7 @@
 #include "../heap/heap_reader.h"
 
 #include "../../histogram_state.h"
-#include "../../service/service_client.h"
+#include "../../service/client_pages.h"
 
 /*
  * Pinned pages on their way to the GPU, or back to the CPU; and probes,
@@ -68,6 +68,8 @@ struct PageBatch {
     BatchPinList pins;   /* buffers[0 .. npages), for the exit backstop */
 };
 
+struct PageSink; /* page_sink.h: where a batch's pages are counted */
+
 struct PageGpu {
     bool possible;              /* the table, the columns and the service allow pages on the GPU */
     bool probing;               /* the reader hands out probes (heap_reader_watch_map) */
@@ -75,16 +77,12 @@ struct PageGpu {
     HeapReader *reader;         /* the scan's: missed probes go back to it */
     uint8 *miss_flags;          /* the GPU's answer for each probe of a batch: 1, missed */
     gh::PageCacheRel cache_rel; /* its file, for the GPUs' page cache; rel 0: pages not cached (no WAL) */
-    /* a grouped scan's pages (page_gpu_begin_grouped): one grouped page histogram, no states */
-    const gh::GroupedPageSpec *grouped;
-    const int64 *table;         /* its keys' interval tables ... */
-    int32 table_words;          /* ... of this many words */
-    uint8 *left_flags;          /* the GPU's answer for each page of a batch: 1, left to the host */
-    PageBatch left;             /* pages of finished batches the GPU left to the host, still pinned */
+    const PageSink *sink;       /* a histogram per column (page_gpu_begin), or grouped (page_gpu_begin_grouped) */
+    void *sink_state;           /* the sink's own */
+    PageBatch kept;             /* pages of finished batches the sink keeps pinned for the caller (page_gpu_left) */
     bool cpu_only;              /* gpu_histogram.debug_pages_on_cpu: every batch is parsed on the CPU */
     bool parallel;              /* a participant of a parallel scan: it may parse pages while the GPU is busy */
     int nhist;
-    gh::PageColumn *columns;    /* what the page kernel reads for each histogram */
     ServiceHistogramRef *hist;  /* each histogram's lease, opened by the first batch that goes */
     int32 capacity;             /* pages per batch, probes included */
     int32 pin_capacity;         /* pinned pages per batch */
@@ -134,7 +132,7 @@ void page_gpu_begin(PageGpu *pg, HeapReader *r, const HeapColumn *columns, int n
                     MemoryContext cxt);
 
 /*
- * The same for a grouped scan (scan/offload/group_pages.h): every batch
+ * The same for a grouped scan (scan/grouped_pages/grouped_pages.h): every batch
  * goes to one grouped page histogram, spec over table[0 .. table_words)
  * (both must outlive the scan), whose counts the caller reads from
  * pg->hist[0] after page_gpu_finish().  Pages the GPU leaves to the host
