@@ -12,6 +12,7 @@ OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/scan/plan/plan.o extension/scan/plan/partitions.o extension/scan/plan/group_estimate.o extension/scan/plan/brin_cost.o extension/scan/plan/cached_cost.o \
        extension/scan/exec/exec.o extension/scan/exec/rows_ungrouped.o extension/scan/exec/rows_grouped.o \
        extension/scan/heap/heap_reader.o extension/scan/heap/buffer_hints.o extension/scan/heap/batch_pins.o \
+       extension/scan/heap/heap_blocks.o extension/scan/heap/heap_columns.o \
        extension/scan/heap/page_layout.o \
        extension/scan/quals/native_quals.o extension/scan/quals/fixed_exprs.o extension/scan/quals/brin_ranges.o \
        extension/scan/group/group_keys.o extension/scan/group/time_keys.o extension/scan/group/tsdb_bucket.o \
