@@ -7,11 +7,13 @@
 EXTENSION = gpu_histogram
 MODULE_big = gpu_histogram
 OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
+       extension/histogram_wire.o \
        extension/aggregate.o extension/merge.o extension/buckets.o \
        extension/gpu_binning.o extension/device_policy.o extension/observability.o extension/plan_args.o \
        extension/scan/plan/plan.o extension/scan/plan/partitions.o extension/scan/plan/group_estimate.o extension/scan/plan/brin_cost.o extension/scan/plan/cached_cost.o \
        extension/scan/plan/plan_fit.o extension/scan/plan/scan_path.o \
        extension/scan/exec/exec.o extension/scan/exec/rows_ungrouped.o extension/scan/exec/rows_grouped.o \
+       extension/scan/exec/exec_read.o extension/scan/exec/exec_explain.o \
        extension/scan/heap/heap_reader.o extension/scan/heap/buffer_hints.o extension/scan/heap/batch_pins.o \
        extension/scan/heap/heap_blocks.o extension/scan/heap/heap_columns.o \
        extension/scan/heap/page_layout.o \

@@ -1,6 +1,6 @@
 /*
- * scan_exec.h: what the GpuHistogramScan node (exec.cpp) and its two row
- * strategies share.
+ * scan_exec.h: what the GpuHistogramScan node (exec.cpp, exec_read.cpp,
+ * exec_explain.cpp) and its two row strategies share.
  *
  * The node owns everything every scan has: the table's reader, the WHERE
  * clause, the aggregates and their arguments, the parallel scan's shared
@@ -121,6 +121,18 @@ struct ScanExec {
     ScanTotals totals;
     HeapReader reader;
 };
+
+/* The node's state, from the CustomScanState it begins with. */
+static inline ScanExec *scan_state(CustomScanState *node)
+{
+    return reinterpret_cast<ScanExec *>(node);
+}
+
+/* custom_exprs as the WHERE clause and HAVING (scan_node.h). */
+void scan_split_exprs(const CustomScan *cscan, List **where, List **having);
+
+/* The node's EXPLAIN callback (exec_explain.cpp). */
+void scan_explain(CustomScanState *node, List *ancestors, ExplainState *es);
 
 /* The histograms' arguments, once, at the first row that reaches them (as the aggregate evaluates them). */
 void scan_evaluate_args(ScanExec *s);
