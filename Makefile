@@ -21,6 +21,7 @@ OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/scan/group/group_keys.o extension/scan/group/time_keys.o extension/scan/group/tsdb_bucket.o \
        extension/scan/group/group_table.o extension/scan/group/group_agg.o extension/scan/group/shared_groups.o \
        extension/scan/group/tuple_spill.o \
+       extension/scan/group/group_find.o extension/scan/group/group_rows.o \
        extension/scan/offload/page_gpu.o extension/scan/offload/group_gpu.o \
        extension/scan/grouped_pages/grouped_pages.o extension/scan/grouped_pages/key_tables.o \
        extension/moving_window.o \
