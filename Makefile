@@ -14,6 +14,7 @@ OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/scan/plan/plan_fit.o extension/scan/plan/scan_path.o \
        extension/scan/exec/exec.o extension/scan/exec/rows_ungrouped.o extension/scan/exec/rows_grouped.o \
        extension/scan/exec/exec_read.o extension/scan/exec/exec_explain.o \
+       extension/scan/exec/grouping_table.o extension/scan/exec/grouping_shared.o extension/scan/exec/grouping_gpu_cells.o \
        extension/scan/heap/heap_reader.o extension/scan/heap/buffer_hints.o extension/scan/heap/batch_pins.o \
        extension/scan/heap/heap_blocks.o extension/scan/heap/heap_columns.o \
        extension/scan/heap/page_layout.o \

@@ -11,8 +11,9 @@
  *     each histogram's column goes into a HistogramState, or whole pinned
  *     pages go to the GPU; one row comes out.
  *   - grouped_rows (rows_grouped.cpp): GROUP BY keys, or counts alongside;
- *     scan/group/group_agg.h counts each tuple into its group's cells; a
- *     row per group.
+ *     scan/group/group_agg.h counts each tuple into its group's cells, and
+ *     a grouping policy (grouping_policy.h) keeps the groups; a row per
+ *     group.
  * The node calls the strategy only through RowStrategy.
  */
 #ifndef GH_SCAN_EXEC_H

@@ -134,7 +134,8 @@ void group_agg_add_counts(GroupAgg *ga, const int64 *words, uint64 nulls, const 
 /*
  * The same counts, for a group that nothing else counted: straight into
  * slot as the group's row, with no entry in the table.  The scan's groups
- * must all be the GPU's (rows_grouped.cpp), so that each group comes once.
+ * must all be the GPU's (scan/exec/grouping_gpu_cells.cpp), so that each
+ * group comes once.
  */
 void group_agg_row_from_counts(GroupAgg *ga, const int64 *words, uint64 nulls, const int64 *cells, int64 rows,
                                TupleTableSlot *slot, bool partial);
