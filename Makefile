@@ -7,11 +7,16 @@
 EXTENSION = gpu_histogram
 MODULE_big = gpu_histogram
 OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
+       extension/histogram_wire.o \
        extension/aggregate.o extension/merge.o extension/buckets.o \
        extension/gpu_binning.o extension/device_policy.o extension/observability.o extension/plan_args.o \
        extension/scan/plan/plan.o extension/scan/plan/partitions.o extension/scan/plan/group_estimate.o extension/scan/plan/brin_cost.o extension/scan/plan/cached_cost.o \
+       extension/scan/plan/plan_fit.o extension/scan/plan/scan_path.o \
        extension/scan/exec/exec.o extension/scan/exec/rows_ungrouped.o extension/scan/exec/rows_grouped.o \
+       extension/scan/exec/exec_read.o extension/scan/exec/exec_explain.o \
+       extension/scan/exec/grouping_table.o extension/scan/exec/grouping_shared.o extension/scan/exec/grouping_gpu_cells.o \
        extension/scan/heap/heap_reader.o extension/scan/heap/buffer_hints.o extension/scan/heap/batch_pins.o \
+       extension/scan/heap/heap_blocks.o extension/scan/heap/heap_columns.o \
        extension/scan/heap/page_layout.o \
        extension/scan/quals/native_quals.o extension/scan/quals/fixed_exprs.o extension/scan/quals/brin_ranges.o \
        extension/scan/keys/group_keys.o extension/scan/keys/time_keys.o extension/scan/keys/tsdb_bucket.o extension/scan/keys/key_tables.o \
@@ -19,6 +24,7 @@ OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/scan/keys/width_bucket_key.o extension/scan/keys/tsdb_key.o extension/scan/keys/expression_key.o extension/scan/keys/expression_bound.o extension/scan/keys/periodic_key.o \
        extension/scan/group/group_table.o extension/scan/group/group_agg.o extension/scan/group/shared_groups.o \
        extension/scan/group/tuple_spill.o \
+       extension/scan/group/group_find.o extension/scan/group/group_rows.o \
        extension/scan/offload/page_gpu.o extension/scan/offload/group_gpu.o \
        extension/scan/offload/page_batches.o extension/scan/offload/page_sink_histograms.o extension/scan/offload/page_sink_grouped.o \
        extension/scan/grouped_pages/grouped_pages.o \

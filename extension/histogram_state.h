@@ -105,6 +105,14 @@ int64 *histogram_state_counts(HistogramState *st);
 /* Adds src's values into dst; raises an error if their specs differ. */
 void histogram_state_combine(HistogramState *dst, HistogramState *src);
 
+/*
+ * A state that only combines (the Finalize Aggregate's, or one read from
+ * the wire): the struct and its counts (copied from counts, or zeroed if
+ * NULL) in one allocation, and no chunk.
+ */
+HistogramState *histogram_state_combined(MemoryContext mcxt, const gh::HistogramSpec &spec, const int64 *counts,
+                                         int64 nvalues);
+
 /* A copy of src in mcxt, flushed, for combining into: it takes no more values. */
 HistogramState *histogram_state_copy(MemoryContext mcxt, HistogramState *src);
 
@@ -118,7 +126,7 @@ bool histogram_spec_equal(const gh::HistogramSpec &a, const gh::HistogramSpec &b
  */
 const double *intern_thresholds(FmgrInfo *flinfo, const double *thresholds, int32 count);
 
-/* The wire format between parallel workers and the leader; flinfo interns thresholds. */
+/* The wire format between parallel workers and the leader (histogram_wire.cpp); flinfo interns thresholds. */
 bytea *histogram_state_serialize(HistogramState *st);
 HistogramState *histogram_state_deserialize(MemoryContext mcxt, const bytea *wire, FmgrInfo *flinfo);
 

@@ -5,8 +5,8 @@
  * The scan replaces Aggregate -> Seq Scan for queries that compute only
  * gpu_histogram() over one heap table; it reads the heap pages itself and
  * feeds the column's values straight into the histogram states.  Planning
- * (plan.cpp), execution (exec.cpp) and heap access (heap_reader.cpp) each
- * live in their own file; scan_node.h is what the first two share.
+ * (plan/), execution (exec/) and heap access (heap/) each live in rooms of
+ * their own; scan_node.h is what the first two share.
  */
 #ifndef GH_SCAN_H
 #define GH_SCAN_H

@@ -119,7 +119,7 @@ check "30,000 ten-minute bins, work_mem 64kB" "$serial SET work_mem = '64kB';" \
     "SELECT date_bin('10 minutes', ts, '2024-01-01 00:00+00') AS bin, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp GROUP BY 1"
 # Once a shape's pages were all in the GPU's page cache, a serial plan of it emits finished rows straight
 # from the GPU's groups, with no Finalize Aggregate (plan.cpp, gpu_groups_fit), and, whatever work_mem
-# says, without filling a table of groups: none flushes (rows_grouped.cpp, gpu_groups_alone).
+# says, without filling a table of groups: none flushes (grouping_gpu_cells.cpp, gpu_cells_hold_every_group).
 if [ "$on_gpu" = 1 ] && [ "$(psql_q -c "SELECT current_setting('gpu_histogram.gpu_page_cache') <> '0'")" = t ]; then
     bins="SELECT date_bin('10 minutes', ts, '2024-01-01 00:00+00') AS bin, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp GROUP BY 1"
     plan=$(psql -X -q -At -c "SET max_parallel_workers_per_gather = 0; SET work_mem = '64kB'; SET gpu_histogram.device = gpu;

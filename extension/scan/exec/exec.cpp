@@ -8,17 +8,13 @@
  * a Gather the serialized partial states that the leader's Finalize
  * Aggregate combines.  The WHERE clause is evaluated on each visible tuple
  * after the page is unlocked, as heapam's page mode returns tuples, or
- * natively while it is locked (scan/quals/native_quals.h).  This file also
- * holds the node's parallel-query and EXPLAIN callbacks.
+ * natively while it is locked (scan/quals/native_quals.h).  This file holds
+ * the node's set-up, its rows out, and its parallel-query callbacks; the
+ * reading loop is exec_read.cpp's, EXPLAIN exec_explain.cpp's.
  */
 #include "scan_exec.h"
 
-#include "../offload/page_gpu.h"
-
 #include "../grouped_pages/grouped_pages.h"
-
-#include "../../device_policy.h"
-#include "../../settings.h"
 
 extern "C" {
 #include "access/parallel.h"
@@ -26,19 +22,13 @@ extern "C" {
 #include "executor/executor.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
-#include "utils/lsyscache.h"
 #include "utils/rel.h"
-#include "utils/ruleutils.h"
 }
 
 namespace {
 
 constexpr Size kSharedHeader = MAXALIGN(sizeof(SharedScan));
 
-ScanExec *scan_state(CustomScanState *node)
-{
-    return reinterpret_cast<ScanExec *>(node);
-}
 
 /* A scan-tlist entry's expression, its table Vars read from the heap tuple in the scan slot. */
 Node *heap_tuple_vars(Node *node, void *context)
@@ -74,13 +64,16 @@ Node *table_vars_mutator(Node *node, List *scan_tlist)
     return expression_tree_mutator(node, GH_MUTATOR(table_vars_mutator), scan_tlist);
 }
 
-/* custom_exprs as the WHERE clause and HAVING (scan_node.h). */
-void split_exprs(const CustomScan *cscan, List **where, List **having)
+} // namespace
+
+void scan_split_exprs(const CustomScan *cscan, List **where, List **having)
 {
     int nquals = intVal(lthird(cscan->custom_private));
     *where = list_copy_head(cscan->custom_exprs, nquals);
     *having = list_copy_tail(cscan->custom_exprs, nquals);
 }
+
+namespace {
 
 void begin_scan(CustomScanState *node, EState *estate, int)
 {
@@ -114,7 +107,7 @@ void begin_scan(CustomScanState *node, EState *estate, int)
         s->arg_states[3 * h + 2] = ExecInitExpr(call.nbins, &node->ss.ps);
     }
     List *where, *having;
-    split_exprs(cscan, &where, &having);
+    scan_split_exprs(cscan, &where, &having);
     /* HAVING reads the finished row (the scan slot), as the node's qual would */
     s->having = ExecInitQual(having, &node->ss.ps);
     List *quals = reinterpret_cast<List *>(table_vars_mutator(reinterpret_cast<Node *>(where), cscan->custom_scan_tlist));
@@ -148,23 +141,6 @@ void begin_scan(CustomScanState *node, EState *estate, int)
     bool filtered_pages = s->native && s->naggs == 1 && grouped_pages_may_run();
     s->rows = nkeys > 0 || counts || filtered_pages ? &grouped_rows : &ungrouped_rows;
     s->rows->begin(s, cscan, estate);
-}
-
-/* Keeps the tuples of the current page that pass the WHERE clause. */
-int filter_tuples(ScanExec *s, HeapReader *r)
-{
-    ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
-    int kept = 0;
-    for (int i = 0; i < r->ntuples; i++) {
-        ExecStoreHeapTuple(&r->tuples[i], s->heap_slot, false);
-        econtext->ecxt_scantuple = s->heap_slot;
-        bool pass = ExecQual(s->qual, econtext);
-        ResetExprContext(econtext);
-        if (pass)
-            r->tuples[kept++] = r->tuples[i];
-    }
-    ExecClearTuple(s->heap_slot);
-    return kept;
 }
 
 /*
@@ -293,81 +269,6 @@ void shutdown_scan(CustomScanState *node)
     s->shared = NULL;
 }
 
-const char *device_setting()
-{
-    switch (gh_device_mode) {
-    case DEVICE_GPU: return "gpu";
-    case DEVICE_CPU: return "cpu";
-    }
-    return "auto";
-}
-
-void explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
-{
-    ScanExec *s = scan_state(node);
-    CustomScan *cscan = reinterpret_cast<CustomScan *>(node->ss.ps.plan);
-    List *context = set_deparse_context_plan(es->deparse_cxt, node->ss.ps.plan, ancestors);
-    bool prefix = GH_EXPLAIN_RTABLE_SIZE(es) > 1 || es->verbose;
-
-    StringInfoData histograms, counts;
-    initStringInfo(&histograms);
-    initStringInfo(&counts);
-    for (int h = 0; h < s->naggs; h++) {
-        Node *aggref = reinterpret_cast<Node *>(static_cast<TargetEntry *>(list_nth(cscan->custom_scan_tlist, h))->expr);
-        StringInfo list = s->aggs[h].kind == AggKind::histogram ? &histograms : &counts;
-        appendStringInfo(list, "%s%s", list->len > 0 ? ", " : "", deparse_expression(aggref, context, prefix, false));
-    }
-    ExplainPropertyText("Histograms", histograms.data, es);
-    if (counts.len > 0)
-        ExplainPropertyText("Counts", counts.data, es);
-    if (s->rows->explain_plan != NULL)
-        s->rows->explain_plan(s, context, prefix, es);
-    List *where, *having;
-    split_exprs(cscan, &where, &having);
-    if (where != NIL) {
-        ExplainPropertyText(
-            "Filter", deparse_expression(reinterpret_cast<Node *>(make_ands_explicit(where)), context, prefix, false),
-            es);
-        ExplainPropertyText("Filter Evaluation", s->native ? "native" : "executor", es);
-    }
-    if (having != NIL) {
-        ExplainPropertyText(
-            "Group Filter",
-            deparse_expression(reinterpret_cast<Node *>(make_ands_explicit(having)), context, prefix, false), es);
-        /* as show_instrumentation_count() prints a qual's: a mean per loop, left out of text when 0 */
-        const Instrumentation *instr = node->ss.ps.instrument;
-        if (es->analyze && instr != NULL && (instr->nfiltered1 > 0 || es->format != EXPLAIN_FORMAT_TEXT))
-            ExplainPropertyFloat("Rows Removed by Group Filter", NULL,
-                                 instr->nloops > 0 ? instr->nfiltered1 / instr->nloops : 0.0, 0, es);
-    }
-    if (OidIsValid(s->brin.index))
-        ExplainPropertyText("Block Ranges", psprintf("from BRIN index %s", get_rel_name(s->brin.index)), es);
-    ExplainPropertyText("Device", device_setting(), es);
-    if (es->analyze) {
-        const ScanTotals &t = s->totals;
-        if (s->rows->explain_analyze != NULL)
-            s->rows->explain_analyze(s, es);
-        if (OidIsValid(s->brin.index)) {
-            if (s->brin.ranges_total > 0) /* this process asked the index (a worker's answer is the same) */
-                ExplainPropertyText("Block Ranges Read",
-                                    psprintf(UINT64_FORMAT " of " UINT64_FORMAT, s->brin.ranges_read,
-                                             s->brin.ranges_total),
-                                    es);
-            ExplainPropertyUInteger("Pages Skipped", NULL, t.read.pages_skipped, es);
-        }
-        ExplainPropertyUInteger("Pages", NULL, t.read.pages, es);
-        ExplainPropertyUInteger("All-Visible Pages", NULL, t.read.all_visible_pages, es);
-        ExplainPropertyUInteger("Pages Parsed on GPU", NULL, t.pages_gpu, es);
-        if (t.pages_gpu > 0) { /* only with a GPU: the outputs of machines without one stay as they were */
-            ExplainPropertyUInteger("Pages from GPU Page Cache", NULL, t.pages_cached, es);
-            ExplainPropertyUInteger("Pages Never Pinned", NULL, t.pages_unpinned, es);
-        }
-        ExplainPropertyUInteger("Visible Tuples", NULL, t.read.tuples, es);
-        ExplainPropertyUInteger("Values Binned on CPU", NULL, t.values_cpu, es);
-        ExplainPropertyUInteger("Values Binned on GPU", NULL, t.values_gpu, es);
-    }
-}
-
 const CustomExecMethods exec_methods = {
     GH_SCAN_NODE_NAME,
     begin_scan,
@@ -381,7 +282,7 @@ const CustomExecMethods exec_methods = {
     reinitialize_dsm,
     initialize_worker,
     shutdown_scan,
-    explain_scan,
+    scan_explain,
 };
 
 Node *create_scan_state(CustomScan *cscan)
@@ -395,129 +296,6 @@ Node *create_scan_state(CustomScan *cscan)
 }
 
 } // namespace
-
-void scan_evaluate_args(ScanExec *s)
-{
-    ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
-    for (int h = 0; h < s->naggs; h++) {
-        if (s->aggs[h].kind != AggKind::histogram)
-            continue;
-        bool lo_null, hi_null, nbins_null;
-        Datum lo = ExecEvalExprSwitchContext(s->arg_states[3 * h], econtext, &lo_null);
-        Datum hi = ExecEvalExprSwitchContext(s->arg_states[3 * h + 1], econtext, &hi_null);
-        Datum nbins = ExecEvalExprSwitchContext(s->arg_states[3 * h + 2], econtext, &nbins_null);
-        HistogramArgs &a = s->args[h];
-        a.skip = lo_null || hi_null || nbins_null;
-        a.lo = a.skip ? 0 : DatumGetFloat8(lo);
-        a.hi = a.skip ? 0 : DatumGetFloat8(hi);
-        a.nbins = a.skip ? 0 : DatumGetInt32(nbins);
-    }
-    ResetExprContext(econtext);
-}
-
-/* Reads pages until the reader has none left (true) or the strategy stops for now (false). */
-static bool read_pages(ScanExec *s)
-{
-    HeapReader *r = &s->reader;
-    TupleDesc desc = RelationGetDescr(s->css.ss.ss_currentRelation);
-    const RowStrategy *rows = s->rows;
-    while (heap_reader_next_page(r)) {
-        bool taken = rows->take_page != NULL && rows->take_page(s, r);
-        if (!taken && r->probe) {
-            /* a probe (heap_reader.h) the strategy does not take is pinned and read, and offered again */
-            heap_reader_read_probe(r);
-            taken = rows->take_page != NULL && rows->take_page(s, r);
-        }
-        if (taken) {
-            if (rows->stop_after_page != NULL && rows->stop_after_page(s))
-                return false;
-            continue;
-        }
-        int n = r->ntuples;
-        if (s->native) {
-            if (!s->native_quals.prepared && n > 0) {
-                /* the values may be user code (a stable function): evaluated with the page pinned, unlocked */
-                heap_reader_unlock(r);
-                native_quals_prepare(&s->native_quals, s->css.ss.ps.ps_ExprContext);
-            }
-            /* only stored values are compared: no user code runs under the lock */
-            n = native_quals_filter(s->native_quals, desc, r->tuples, n);
-        } else if (s->qual != NULL) {
-            heap_reader_unlock(r);
-            n = filter_tuples(s, r);
-        }
-        if (rows->add_tuples(s, r, n))
-            return false;
-    }
-    return true;
-}
-
-bool scan_read(ScanExec *s)
-{
-    HeapReader *r = &s->reader;
-    Relation rel = s->css.ss.ss_currentRelation;
-    const RowStrategy *rows = s->rows;
-    if (!s->reader_active) {
-        heap_reader_begin(r, rel, s->css.ss.ps.state->es_snapshot, s->pscan,
-                          s->pscan != NULL ? &s->shared_hints : NULL,
-                          s->qual != NULL || s->native || rows->lists_tuples);
-        s->reader_active = true;
-        if (OidIsValid(s->brin.index)) {
-            /* the values may be user code: no page is pinned or locked yet */
-            brin_ranges_prepare(&s->brin, rel, s->css.ss.ps.state->es_snapshot, s->css.ss.ps.ps_ExprContext);
-            heap_reader_keep_blocks(r, s->brin.blocks, s->brin.nblocks);
-        }
-        if (rows->begin_read != NULL)
-            rows->begin_read(s);
-    }
-    for (;;) {
-        if (!read_pages(s))
-            return true;
-        /* pages handed to the GPU unpinned that its cache did not have come back, to be read as any other */
-        if (rows->drain == NULL || !rows->drain(s))
-            break;
-        if (rows->stop_after_page != NULL && rows->stop_after_page(s))
-            return true;
-    }
-    heap_reader_end(r);
-    s->reader_active = false;
-    if (rows->end_read != NULL)
-        rows->end_read(s);
-    return false;
-}
-
-
-void scan_record_totals(ScanExec *s, const PageGpu *pages, uint64 values_cpu, uint64 values_gpu)
-{
-    const HeapReadCounters &c = s->reader.counters;
-    const uint64 pages_gpu = pages != NULL ? pages->pages_gpu : 0;
-    const uint64 pages_cached = pages != NULL ? pages->pages_cached : 0;
-    const uint64 pages_unpinned = pages != NULL ? pages->probes - pages->probes_missed : 0;
-    s->totals.pages_gpu += pages_gpu;
-    s->totals.pages_cached += pages_cached;
-    s->totals.pages_unpinned += pages_unpinned;
-    s->totals.read.pages += c.pages;
-    s->totals.read.all_visible_pages += c.all_visible_pages;
-    s->totals.read.tuples += c.tuples;
-    s->totals.read.pages_skipped += c.pages_skipped;
-    s->totals.values_cpu += values_cpu;
-    s->totals.values_gpu += values_gpu;
-    /* for the planner's next scan of this shape (cached_cost.h); a participant that read nothing knows nothing */
-    if (c.pages > 0 && device_gpu_wanted())
-        gpu_service_note_cached_share(page_gpu_cache_rel(s->css.ss.ss_currentRelation), s->shape,
-                                      static_cast<double>(pages_cached) / static_cast<double>(c.pages));
-    if (s->shared != NULL) {
-        pg_atomic_fetch_add_u64(&s->shared->pages, c.pages);
-        pg_atomic_fetch_add_u64(&s->shared->all_visible_pages, c.all_visible_pages);
-        pg_atomic_fetch_add_u64(&s->shared->tuples, c.tuples);
-        pg_atomic_fetch_add_u64(&s->shared->pages_skipped, c.pages_skipped);
-        pg_atomic_fetch_add_u64(&s->shared->pages_gpu, pages_gpu);
-        pg_atomic_fetch_add_u64(&s->shared->pages_cached, pages_cached);
-        pg_atomic_fetch_add_u64(&s->shared->pages_unpinned, pages_unpinned);
-        pg_atomic_fetch_add_u64(&s->shared->values_cpu, values_cpu);
-        pg_atomic_fetch_add_u64(&s->shared->values_gpu, values_gpu);
-    }
-}
 
 TupleTableSlot *scan_empty_slot(ScanExec *s)
 {

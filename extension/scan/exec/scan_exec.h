@@ -1,6 +1,6 @@
 /*
- * scan_exec.h: what the GpuHistogramScan node (exec.cpp) and its two row
- * strategies share.
+ * scan_exec.h: what the GpuHistogramScan node (exec.cpp, exec_read.cpp,
+ * exec_explain.cpp) and its two row strategies share.
  *
  * The node owns everything every scan has: the table's reader, the WHERE
  * clause, the aggregates and their arguments, the parallel scan's shared
@@ -11,8 +11,9 @@
  *     each histogram's column goes into a HistogramState, or whole pinned
  *     pages go to the GPU; one row comes out.
  *   - grouped_rows (rows_grouped.cpp): GROUP BY keys, or counts alongside;
- *     scan/group/group_agg.h counts each tuple into its group's cells; a
- *     row per group.
+ *     scan/group/group_agg.h counts each tuple into its group's cells, and
+ *     a grouping policy (grouping_policy.h) keeps the groups; a row per
+ *     group.
  * The node calls the strategy only through RowStrategy.
  */
 #ifndef GH_SCAN_EXEC_H
@@ -121,6 +122,18 @@ struct ScanExec {
     ScanTotals totals;
     HeapReader reader;
 };
+
+/* The node's state, from the CustomScanState it begins with. */
+static inline ScanExec *scan_state(CustomScanState *node)
+{
+    return reinterpret_cast<ScanExec *>(node);
+}
+
+/* custom_exprs as the WHERE clause and HAVING (scan_node.h). */
+void scan_split_exprs(const CustomScan *cscan, List **where, List **having);
+
+/* The node's EXPLAIN callback (exec_explain.cpp). */
+void scan_explain(CustomScanState *node, List *ancestors, ExplainState *es);
 
 /* The histograms' arguments, once, at the first row that reaches them (as the aggregate evaluates them). */
 void scan_evaluate_args(ScanExec *s);

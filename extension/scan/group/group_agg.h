@@ -3,13 +3,16 @@
  *
  * For scans with GROUP BY keys, or with count(*) / count(col) alongside the
  * histograms, the executor hands each page's visible, qualifying tuples to
- * group_agg_add(), which computes each tuple's key (group_keys.h), finds its
- * group (group_table.h) and counts the tuple into the group's cells: per
+ * group_agg_add(), which computes each tuple's key (group_keys.h), finds
+ * its group's dense number in the table (group_table.h; group_find.cpp)
+ * and counts the tuple into that number's cells (group_agg.cpp): per
  * histogram, one counter per bucket, binned by the engine's one grouped
  * loop (gh::cpu_bin_rows, bucket.h's width_bucket like every other path);
- * per count, one counter.  Then group_agg_next() emits one row per group: the finished
- * histograms and counts, or under a Gather the partial states the leader's
- * Finalize Aggregate combines.
+ * per count, one counter.  Then group_agg_next() emits one row per group
+ * (group_rows.cpp): the finished histograms and counts, or under a Gather
+ * the partial states the leader's Finalize Aggregate combines.  Which
+ * groups are in the table when, and where the rows come from, is the
+ * grouped scan's grouping policy's (scan/exec/grouping_policy.h).
  *
  * When the groups reach work_mem x hash_mem_multiplier, the table closes:
  * tuples of its groups are still counted, the others wait in temporary
@@ -53,7 +56,7 @@ struct GroupAgg {
     MemoryContext cxt;         /* the table and groups: reset on rescan */
     MemoryContext page_cxt;    /* detoasted keys of one page */
     MemoryContext row_cxt;     /* one output row */
-    ScanGroup **page_groups;   /* each tuple's group, for one page (NULL: refused by the closed table) ... */
+    uint32 *page_groups;       /* each tuple's group number, for one page (kNoGroup: refused by the closed table) ... */
     uint64 *page_hashes;       /* ... and then its key's hash */
     TupleSpill spill;          /* tuples whose groups found no room (tuple_spill.h) */
     int64 **page_rows;         /* a histogram's first cell in each value's group, for the CPU's loop */
@@ -72,6 +75,15 @@ struct GroupAgg {
     uint64 values_binned;      /* on the CPU */
     uint64 values_gpu;
 };
+
+/* A tuple's group number when the closed table refused its key (it waits in the spill). */
+constexpr uint32 kNoGroup = PG_UINT32_MAX;
+
+/* The cells of group number n: its row of counters, each aggregate's from offsets[a]. */
+static inline int64 *group_agg_cells(const GroupAgg *ga, uint32 n)
+{
+    return ga->table.groups[n]->cells;
+}
 
 /*
  * Sets up the aggregation of aggs[0 .. naggs) over keys[0 .. nkeys)
@@ -122,7 +134,8 @@ void group_agg_add_counts(GroupAgg *ga, const int64 *words, uint64 nulls, const 
 /*
  * The same counts, for a group that nothing else counted: straight into
  * slot as the group's row, with no entry in the table.  The scan's groups
- * must all be the GPU's (rows_grouped.cpp), so that each group comes once.
+ * must all be the GPU's (scan/exec/grouping_gpu_cells.cpp), so that each
+ * group comes once.
  */
 void group_agg_row_from_counts(GroupAgg *ga, const int64 *words, uint64 nulls, const int64 *cells, int64 rows,
                                TupleTableSlot *slot, bool partial);

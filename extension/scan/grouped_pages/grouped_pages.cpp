@@ -319,14 +319,12 @@ bool grouped_pages_hold_groups(const GroupedPages *gp)
 
 bool grouped_pages_collect(GroupedPages *gp, GroupAgg *ga, HeapReader *reader)
 {
-    if (!grouped_pages_hold_groups(gp))
-        return false;
-    const int64 slots = gh::grouped_page_slots(gp->spec);
     int64 words[gh::kMaxPageKeys];
     uint64 nulls;
     const int64 *c;
-    while (next_counted_group(gp, reader, words, &nulls, &c)) {
-        group_agg_add_counts(ga, words, nulls, c, c[slots - 1]);
+    int64 rows;
+    while (grouped_pages_next_group(gp, reader, words, &nulls, &c, &rows)) {
+        group_agg_add_counts(ga, words, nulls, c, rows);
         if (group_agg_full(ga))
             return true; /* emitted first, the rest after (partial states only) */
     }
@@ -339,16 +337,12 @@ void grouped_pages_begin_rows(GroupedPages *gp, HeapReader *reader)
         begin_collect(gp, reader);
 }
 
-bool grouped_pages_next_row(GroupedPages *gp, GroupAgg *ga, HeapReader *reader, TupleTableSlot *slot, bool partial)
+bool grouped_pages_next_group(GroupedPages *gp, HeapReader *reader, int64 *words, uint64 *nulls,
+                              const int64 **cells, int64 *rows)
 {
-    if (!grouped_pages_hold_groups(gp))
+    if (!grouped_pages_hold_groups(gp) || !next_counted_group(gp, reader, words, nulls, cells))
         return false;
-    int64 words[gh::kMaxPageKeys];
-    uint64 nulls;
-    const int64 *c;
-    if (!next_counted_group(gp, reader, words, &nulls, &c))
-        return false;
-    group_agg_row_from_counts(ga, words, nulls, c, c[gh::grouped_page_slots(gp->spec) - 1], slot, partial);
+    *rows = (*cells)[gh::grouped_page_slots(gp->spec) - 1];
     return true;
 }
 

@@ -11,9 +11,8 @@
  * When the scan stops, the groups with rows come back as key words and
  * counts, and join the host's groups (group_agg_add_counts), so a key's
  * rows counted on either side end in one row.  When the host counted none,
- * each comes out as its row directly (grouped_pages_next_row): with 27,778
- * hourly groups of 100M cached rows, filling the host's table with them took
- * 21 to 38 ms of a 42 to 69 ms scan on the H100 host.
+ * each comes out as its row directly (grouped_pages_next_group, for
+ * scan/exec/grouping_gpu_cells.cpp).
  *
  * The scan's shape must allow it: one gpu_histogram, with count(*) and
  * count of its own column beside it at most; at most two keys, each a
@@ -42,7 +41,7 @@ struct GroupedPages {
     PageGpu pages;
     HeapTupleData *tuples;  /* a page's tuples, when one is parsed on the host */
     MemoryContext cxt;      /* the spec, tables and batches: reset on rescan, which gives everything back */
-    bool collecting;        /* the groups are being taken back (grouped_pages_collect or _next_row) ... */
+    bool collecting;        /* the groups are being taken back (grouped_pages_collect or _next_group) ... */
     int64 next_group;       /* ... from this one on ... */
     int64 *chunk;           /* ... out of these cells, read for groups [chunk_first, chunk_first + chunk_n) */
     int64 chunk_first;
@@ -112,19 +111,25 @@ void grouped_pages_end_read(GroupedPages *gp, const HostPages &host);
  */
 bool grouped_pages_collect(GroupedPages *gp, GroupAgg *ga, HeapReader *reader);
 
-/* Whether the GPU counted groups for this scan (read back by either call below or above). */
+/* Whether the GPU counted groups for this scan (read back by grouped_pages_collect or _next_group). */
 bool grouped_pages_hold_groups(const GroupedPages *gp);
 
 /*
  * Instead of grouped_pages_collect, when every group of the scan is the
- * GPU's: first grouped_pages_begin_rows, which counts the tuples the GPU
- * read into the reader, then each group with rows straight into slot as
- * its row (group_agg_row_from_counts), so that the groups never fill a
- * table.  false after the last, and from then on.
+ * GPU's (scan/exec/grouping_gpu_cells.cpp): first grouped_pages_begin_rows,
+ * which counts the tuples the GPU read into the reader, then each group
+ * with rows in turn, so that the groups never fill a table.
  */
 void grouped_pages_begin_rows(GroupedPages *gp, HeapReader *reader);
 
-bool grouped_pages_next_row(GroupedPages *gp, GroupAgg *ga, HeapReader *reader, TupleTableSlot *slot, bool partial);
+/*
+ * The next group with rows among the GPU's cells, in the order of their
+ * numbers: its key words[0 .. nkeys) (bit k of *nulls set: key k is NULL),
+ * its cells, and its rows (the last cell).  false after the last, and from
+ * then on; grouped_pages_collect takes them the same way.
+ */
+bool grouped_pages_next_group(GroupedPages *gp, HeapReader *reader, int64 *words, uint64 *nulls,
+                              const int64 **cells, int64 *rows);
 
 /* Gives everything back and forgets the spec (rescan: new parameters, perhaps). */
 void grouped_pages_reset(GroupedPages *gp);

@@ -6,14 +6,16 @@
  * or the whole table, from the synchronized-scan start), pins and share-locks
  * each page, and lists the tuples that the query's snapshot sees.  The
  * caller copies what it needs and unlocks; tuple data stays valid while the
- * page is pinned, as it does for heapam's page-mode scans.  Column values
- * come out as float8, the type gpu_histogram bins.
+ * page is pinned, as it does for heapam's page-mode scans.  Which blocks
+ * come next, and which are probes of the visibility map, is heap_blocks.cpp's;
+ * reading the tuples' columns is heap_columns.h's.
  */
 #ifndef GH_SCAN_HEAP_READER_H
 #define GH_SCAN_HEAP_READER_H
 
 #include "../../pg_headers.h"
 #include "buffer_hints.h"
+#include "heap_columns.h" /* the columns of the tuples it lists */
 
 extern "C" {
 #include "access/htup_details.h"
@@ -222,96 +224,5 @@ void heap_reader_release(HeapReader *r);
 
 /* Ends the scan: releases the page and the strategy. */
 void heap_reader_end(HeapReader *r);
-
-/* How an attribute is laid out, as heap tuples store it. */
-struct AttrLayout {
-    int16 len; /* attlen: > 0 fixed, -1 varlena, -2 cstring */
-    char align;
-};
-
-/*
- * Where to find one column in a tuple: the binned ones (int2, int4, int8,
- * float4, float8) and the fixed-width keys of group_keys.h.
- */
-struct HeapColumn {
-    AttrNumber attno;
-    Oid type;              /* the column's type */
-    int16 len;             /* its attlen */
-    char align;
-    int32 fixed_offset;    /* its offset in tuples without NULLs when every earlier
-                              column is fixed-width; -1 if there is none */
-    int nprefix;           /* otherwise the earlier columns' layouts, to walk over */
-    const AttrLayout *prefix;
-};
-
-/* Where the column starts in tuple data tp, walking over earlier varlena columns. */
-const char *heap_column_walk(const HeapColumn &col, const char *tp);
-
-/*
- * Where the column's value starts in h, for a tuple without NULLs that
- * stores the column; NULL otherwise (heap_getattr() then knows the NULL
- * bitmap and the attribute's missing value).  Small enough to inline into
- * the per-tuple loops; the walk over varlena columns is out of line.
- */
-static inline const char *heap_column_data(const HeapColumn &col, HeapTupleHeader h)
-{
-    if ((h->t_infomask & HEAP_HASNULL) || HeapTupleHeaderGetNatts(h) < col.attno)
-        return NULL;
-    const char *tp = reinterpret_cast<const char *>(h) + h->t_hoff;
-    if (likely(col.fixed_offset >= 0))
-        return tp + col.fixed_offset;
-    return heap_column_walk(col, tp);
-}
-
-/*
- * The fixed-width column's value in tuple t as an int64 (bool, int2, int4
- * and date sign-extended; int8, timestamp, timestamptz as stored); false if
- * it is NULL.
- */
-static inline bool heap_column_word(const HeapColumn &col, TupleDesc desc, HeapTupleData *t, int64 *out)
-{
-    const char *p = heap_column_data(col, t->t_data);
-    Datum d;
-    if (likely(p != NULL)) {
-        d = fetch_att(p, true, col.len);
-    } else {
-        bool isnull;
-        d = heap_getattr(t, col.attno, desc, &isnull);
-        if (isnull)
-            return false;
-    }
-    switch (col.len) {
-    case 1: *out = DatumGetBool(d) ? 1 : 0; break;
-    case 2: *out = DatumGetInt16(d); break;
-    case 4: *out = DatumGetInt32(d); break;
-    default: *out = DatumGetInt64(d); break;
-    }
-    return true;
-}
-
-/* The column's layout, from the relation's descriptor (palloc'd). */
-HeapColumn heap_column(TupleDesc desc, AttrNumber attno, Oid type);
-
-/*
- * The non-NULL values of the column in tuples[0 .. n), converted to float8
- * as the implicit cast would; returns how many were written to out.
- */
-int heap_column_values(const HeapColumn &col, TupleDesc desc, const HeapTupleData *tuples, int n,
-                       double *out);
-
-/*
- * The column's value in each of tuples[0 .. n) as float8, with isnull[i]
- * set for a NULL: the values stay aligned with the tuples.
- */
-void heap_column_values_each(const HeapColumn &col, TupleDesc desc, const HeapTupleData *tuples, int n,
-                             double *out, bool *isnull);
-
-/*
- * The same for every normal tuple among the first `lines` line pointers
- * of a whole_page page, counted in *ntuples: the k values it returns end
- * at buf[MaxHeapTuplesPerPage - 1], in the page's order.
- */
-int heap_page_column_values(const HeapColumn &col, TupleDesc desc, Page page, OffsetNumber lines, double *buf,
-                            int *ntuples);
 
 #endif /* GH_SCAN_HEAP_READER_H */

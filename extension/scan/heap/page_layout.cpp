@@ -67,7 +67,7 @@ bool value_type(Oid type, gh::PageValueType *out)
     return false;
 }
 
-/* The missing value as the float8 the implicit cast gives, as heap_reader.cpp converts stored values. */
+/* The missing value as the float8 the implicit cast gives, as heap_columns.cpp converts stored values. */
 double missing_as_float8(Oid type, Datum d)
 {
     switch (type) {

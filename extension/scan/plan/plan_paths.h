@@ -1,6 +1,7 @@
 /*
  * plan_paths.h: what the scan's planner files share: the checks of a query
- * and of one table, and the paths built from them.
+ * and of one table (plan_fit.cpp), and the paths built from them
+ * (scan_path.cpp).
  *
  * plan.cpp offers the scan over one table; partitions.cpp offers it over
  * the leaf tables of a partitioned table or an inheritance tree, each leaf
@@ -33,6 +34,9 @@ struct Candidate {
     double read_fraction; /* of the table's pages, after a BRIN index (brin_cost.cpp) */
     bool parallel_safe_args;
 };
+
+/* Whether node reads a column of the table outside the GROUP BY keys and the aggregates (plan_fit.cpp). */
+bool column_outside(Node *node, List *keys);
 
 /* The share of rel's pages a BRIN index on quals' columns leaves to read: 1 without one. */
 double brin_read_fraction(PlannerInfo *root, RelOptInfo *rel, List *quals);

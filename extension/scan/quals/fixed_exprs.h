@@ -2,7 +2,7 @@
  * fixed_exprs.h: which expressions have one value for a whole scan.
  *
  * The scan evaluates such an expression once, where the ordinary plan
- * evaluates it on every row: the bounds of a histogram (plan.cpp) and the
+ * evaluates it on every row: the bounds of a histogram (plan_fit.cpp) and the
  * value a column is compared with in a native WHERE clause
  * (native_quals.cpp).  One definition for both, so that they cannot drift.
  */

@@ -1,0 +1,97 @@
+/*
+ * exec_explain.cpp: what EXPLAIN shows of GpuHistogramScan (scan_exec.h).
+ *
+ * The plan's side (the aggregates, the keys, the WHERE clause and how it
+ * is evaluated, HAVING, the BRIN index, the device setting) and, under
+ * ANALYZE, where the pages and the values went.  A row strategy adds its
+ * own lines through RowStrategy's explain callbacks.  Apart from exec.cpp
+ * because nothing here runs the scan.
+ */
+#include "scan_exec.h"
+
+#include "../../settings.h"
+
+extern "C" {
+#include "nodes/makefuncs.h"
+#include "utils/lsyscache.h"
+#include "utils/ruleutils.h"
+}
+
+namespace {
+
+const char *device_setting()
+{
+    switch (gh_device_mode) {
+    case DEVICE_GPU: return "gpu";
+    case DEVICE_CPU: return "cpu";
+    }
+    return "auto";
+}
+
+} // namespace
+
+void scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+    ScanExec *s = scan_state(node);
+    CustomScan *cscan = reinterpret_cast<CustomScan *>(node->ss.ps.plan);
+    List *context = set_deparse_context_plan(es->deparse_cxt, node->ss.ps.plan, ancestors);
+    bool prefix = GH_EXPLAIN_RTABLE_SIZE(es) > 1 || es->verbose;
+
+    StringInfoData histograms, counts;
+    initStringInfo(&histograms);
+    initStringInfo(&counts);
+    for (int h = 0; h < s->naggs; h++) {
+        Node *aggref = reinterpret_cast<Node *>(static_cast<TargetEntry *>(list_nth(cscan->custom_scan_tlist, h))->expr);
+        StringInfo list = s->aggs[h].kind == AggKind::histogram ? &histograms : &counts;
+        appendStringInfo(list, "%s%s", list->len > 0 ? ", " : "", deparse_expression(aggref, context, prefix, false));
+    }
+    ExplainPropertyText("Histograms", histograms.data, es);
+    if (counts.len > 0)
+        ExplainPropertyText("Counts", counts.data, es);
+    if (s->rows->explain_plan != NULL)
+        s->rows->explain_plan(s, context, prefix, es);
+    List *where, *having;
+    scan_split_exprs(cscan, &where, &having);
+    if (where != NIL) {
+        ExplainPropertyText(
+            "Filter", deparse_expression(reinterpret_cast<Node *>(make_ands_explicit(where)), context, prefix, false),
+            es);
+        ExplainPropertyText("Filter Evaluation", s->native ? "native" : "executor", es);
+    }
+    if (having != NIL) {
+        ExplainPropertyText(
+            "Group Filter",
+            deparse_expression(reinterpret_cast<Node *>(make_ands_explicit(having)), context, prefix, false), es);
+        /* as show_instrumentation_count() prints a qual's: a mean per loop, left out of text when 0 */
+        const Instrumentation *instr = node->ss.ps.instrument;
+        if (es->analyze && instr != NULL && (instr->nfiltered1 > 0 || es->format != EXPLAIN_FORMAT_TEXT))
+            ExplainPropertyFloat("Rows Removed by Group Filter", NULL,
+                                 instr->nloops > 0 ? instr->nfiltered1 / instr->nloops : 0.0, 0, es);
+    }
+    if (OidIsValid(s->brin.index))
+        ExplainPropertyText("Block Ranges", psprintf("from BRIN index %s", get_rel_name(s->brin.index)), es);
+    ExplainPropertyText("Device", device_setting(), es);
+    if (es->analyze) {
+        const ScanTotals &t = s->totals;
+        if (s->rows->explain_analyze != NULL)
+            s->rows->explain_analyze(s, es);
+        if (OidIsValid(s->brin.index)) {
+            if (s->brin.ranges_total > 0) /* this process asked the index (a worker's answer is the same) */
+                ExplainPropertyText("Block Ranges Read",
+                                    psprintf(UINT64_FORMAT " of " UINT64_FORMAT, s->brin.ranges_read,
+                                             s->brin.ranges_total),
+                                    es);
+            ExplainPropertyUInteger("Pages Skipped", NULL, t.read.pages_skipped, es);
+        }
+        ExplainPropertyUInteger("Pages", NULL, t.read.pages, es);
+        ExplainPropertyUInteger("All-Visible Pages", NULL, t.read.all_visible_pages, es);
+        ExplainPropertyUInteger("Pages Parsed on GPU", NULL, t.pages_gpu, es);
+        if (t.pages_gpu > 0) { /* only with a GPU: the outputs of machines without one stay as they were */
+            ExplainPropertyUInteger("Pages from GPU Page Cache", NULL, t.pages_cached, es);
+            ExplainPropertyUInteger("Pages Never Pinned", NULL, t.pages_unpinned, es);
+        }
+        ExplainPropertyUInteger("Visible Tuples", NULL, t.read.tuples, es);
+        ExplainPropertyUInteger("Values Binned on CPU", NULL, t.values_cpu, es);
+        ExplainPropertyUInteger("Values Binned on GPU", NULL, t.values_gpu, es);
+    }
+}

@@ -1,0 +1,166 @@
+/*
+ * exec_read.cpp: GpuHistogramScan's reading loop (scan_exec.h).
+ *
+ * Page after page from the heap reader: a page the row strategy takes
+ * whole (to the GPU) goes there; of any other, the visible tuples that
+ * pass the WHERE clause, evaluated natively under the page's lock or
+ * through the executor after it, go to the strategy's add_tuples.  Also
+ * the histograms' arguments, evaluated once, and the totals each process
+ * records for EXPLAIN, the statistics and the planner.  Apart from
+ * exec.cpp, the node's set-up and callbacks, because this is the loop
+ * every row strategy shares.
+ */
+#include "scan_exec.h"
+
+#include "../offload/page_gpu.h"
+
+#include "../../device_policy.h"
+
+extern "C" {
+#include "executor/executor.h"
+#include "utils/rel.h"
+}
+
+namespace {
+
+/* Keeps the tuples of the current page that pass the WHERE clause. */
+int filter_tuples(ScanExec *s, HeapReader *r)
+{
+    ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
+    int kept = 0;
+    for (int i = 0; i < r->ntuples; i++) {
+        ExecStoreHeapTuple(&r->tuples[i], s->heap_slot, false);
+        econtext->ecxt_scantuple = s->heap_slot;
+        bool pass = ExecQual(s->qual, econtext);
+        ResetExprContext(econtext);
+        if (pass)
+            r->tuples[kept++] = r->tuples[i];
+    }
+    ExecClearTuple(s->heap_slot);
+    return kept;
+}
+
+} // namespace
+
+void scan_evaluate_args(ScanExec *s)
+{
+    ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
+    for (int h = 0; h < s->naggs; h++) {
+        if (s->aggs[h].kind != AggKind::histogram)
+            continue;
+        bool lo_null, hi_null, nbins_null;
+        Datum lo = ExecEvalExprSwitchContext(s->arg_states[3 * h], econtext, &lo_null);
+        Datum hi = ExecEvalExprSwitchContext(s->arg_states[3 * h + 1], econtext, &hi_null);
+        Datum nbins = ExecEvalExprSwitchContext(s->arg_states[3 * h + 2], econtext, &nbins_null);
+        HistogramArgs &a = s->args[h];
+        a.skip = lo_null || hi_null || nbins_null;
+        a.lo = a.skip ? 0 : DatumGetFloat8(lo);
+        a.hi = a.skip ? 0 : DatumGetFloat8(hi);
+        a.nbins = a.skip ? 0 : DatumGetInt32(nbins);
+    }
+    ResetExprContext(econtext);
+}
+
+/* Reads pages until the reader has none left (true) or the strategy stops for now (false). */
+static bool read_pages(ScanExec *s)
+{
+    HeapReader *r = &s->reader;
+    TupleDesc desc = RelationGetDescr(s->css.ss.ss_currentRelation);
+    const RowStrategy *rows = s->rows;
+    while (heap_reader_next_page(r)) {
+        bool taken = rows->take_page != NULL && rows->take_page(s, r);
+        if (!taken && r->probe) {
+            /* a probe (heap_reader.h) the strategy does not take is pinned and read, and offered again */
+            heap_reader_read_probe(r);
+            taken = rows->take_page != NULL && rows->take_page(s, r);
+        }
+        if (taken) {
+            if (rows->stop_after_page != NULL && rows->stop_after_page(s))
+                return false;
+            continue;
+        }
+        int n = r->ntuples;
+        if (s->native) {
+            if (!s->native_quals.prepared && n > 0) {
+                /* the values may be user code (a stable function): evaluated with the page pinned, unlocked */
+                heap_reader_unlock(r);
+                native_quals_prepare(&s->native_quals, s->css.ss.ps.ps_ExprContext);
+            }
+            /* only stored values are compared: no user code runs under the lock */
+            n = native_quals_filter(s->native_quals, desc, r->tuples, n);
+        } else if (s->qual != NULL) {
+            heap_reader_unlock(r);
+            n = filter_tuples(s, r);
+        }
+        if (rows->add_tuples(s, r, n))
+            return false;
+    }
+    return true;
+}
+
+bool scan_read(ScanExec *s)
+{
+    HeapReader *r = &s->reader;
+    Relation rel = s->css.ss.ss_currentRelation;
+    const RowStrategy *rows = s->rows;
+    if (!s->reader_active) {
+        heap_reader_begin(r, rel, s->css.ss.ps.state->es_snapshot, s->pscan,
+                          s->pscan != NULL ? &s->shared_hints : NULL,
+                          s->qual != NULL || s->native || rows->lists_tuples);
+        s->reader_active = true;
+        if (OidIsValid(s->brin.index)) {
+            /* the values may be user code: no page is pinned or locked yet */
+            brin_ranges_prepare(&s->brin, rel, s->css.ss.ps.state->es_snapshot, s->css.ss.ps.ps_ExprContext);
+            heap_reader_keep_blocks(r, s->brin.blocks, s->brin.nblocks);
+        }
+        if (rows->begin_read != NULL)
+            rows->begin_read(s);
+    }
+    for (;;) {
+        if (!read_pages(s))
+            return true;
+        /* pages handed to the GPU unpinned that its cache did not have come back, to be read as any other */
+        if (rows->drain == NULL || !rows->drain(s))
+            break;
+        if (rows->stop_after_page != NULL && rows->stop_after_page(s))
+            return true;
+    }
+    heap_reader_end(r);
+    s->reader_active = false;
+    if (rows->end_read != NULL)
+        rows->end_read(s);
+    return false;
+}
+
+
+void scan_record_totals(ScanExec *s, const PageGpu *pages, uint64 values_cpu, uint64 values_gpu)
+{
+    const HeapReadCounters &c = s->reader.counters;
+    const uint64 pages_gpu = pages != NULL ? pages->pages_gpu : 0;
+    const uint64 pages_cached = pages != NULL ? pages->pages_cached : 0;
+    const uint64 pages_unpinned = pages != NULL ? pages->probes - pages->probes_missed : 0;
+    s->totals.pages_gpu += pages_gpu;
+    s->totals.pages_cached += pages_cached;
+    s->totals.pages_unpinned += pages_unpinned;
+    s->totals.read.pages += c.pages;
+    s->totals.read.all_visible_pages += c.all_visible_pages;
+    s->totals.read.tuples += c.tuples;
+    s->totals.read.pages_skipped += c.pages_skipped;
+    s->totals.values_cpu += values_cpu;
+    s->totals.values_gpu += values_gpu;
+    /* for the planner's next scan of this shape (cached_cost.h); a participant that read nothing knows nothing */
+    if (c.pages > 0 && device_gpu_wanted())
+        gpu_service_note_cached_share(page_gpu_cache_rel(s->css.ss.ss_currentRelation), s->shape,
+                                      static_cast<double>(pages_cached) / static_cast<double>(c.pages));
+    if (s->shared != NULL) {
+        pg_atomic_fetch_add_u64(&s->shared->pages, c.pages);
+        pg_atomic_fetch_add_u64(&s->shared->all_visible_pages, c.all_visible_pages);
+        pg_atomic_fetch_add_u64(&s->shared->tuples, c.tuples);
+        pg_atomic_fetch_add_u64(&s->shared->pages_skipped, c.pages_skipped);
+        pg_atomic_fetch_add_u64(&s->shared->pages_gpu, pages_gpu);
+        pg_atomic_fetch_add_u64(&s->shared->pages_cached, pages_cached);
+        pg_atomic_fetch_add_u64(&s->shared->pages_unpinned, pages_unpinned);
+        pg_atomic_fetch_add_u64(&s->shared->values_cpu, values_cpu);
+        pg_atomic_fetch_add_u64(&s->shared->values_gpu, values_gpu);
+    }
+}

@@ -1,0 +1,222 @@
+/*
+ * group_find.cpp: a page's tuples into dense group numbers, through the
+ * groups' hash table (group_agg_parts.h).
+ *
+ * This is where a grouped scan's keys meet its table of groups: each
+ * tuple's key (group_keys.h) is computed and looked up, and what the
+ * counters see is only the group's number (ScanGroup.index), or kNoGroup
+ * for a tuple the closed table refused.  The common shapes have loops of
+ * their own, so that they inline whole: one fixed-width key through a
+ * direct-mapped cache of its recent values, one text key through a cache
+ * by its bytes' hash, and any other as the bytes of all its keys.
+ */
+#include "group_agg_parts.h"
+
+void group_agg_reserve_key(GroupAgg *ga, Size bytes)
+{
+    if (bytes <= ga->keybuf_cap)
+        return;
+    Size cap = Max(bytes, ga->keybuf_cap * 2);
+    ga->keybuf = static_cast<char *>(repalloc(ga->keybuf, cap));
+    ga->keybuf_cap = cap;
+}
+
+namespace {
+
+/* Tuple t's key in keybuf (group_agg_parts.h); its length. */
+uint32 build_key(GroupAgg *ga, TupleDesc desc, HeapTupleData *t)
+{
+    uint64 nulls = 0;
+    uint32 len = group_agg_key_bytes(ga);
+    for (int k = 0; k < ga->nkeys; k++) {
+        GroupKey *key = &ga->keys[k];
+        int64 word = 0;
+        if (group_key_is_text(key)) {
+            const char *data;
+            int32 n;
+            if (group_key_bytes(key, desc, t, &data, &n)) {
+                group_agg_reserve_key(ga, len + sizeof(int32) + n);
+                memcpy(ga->keybuf + len, &n, sizeof n);
+                memcpy(ga->keybuf + len + sizeof n, data, n);
+                len += sizeof(int32) + n;
+            } else {
+                nulls |= UINT64CONST(1) << k;
+            }
+        } else if (!group_key_word(key, desc, t, &word)) {
+            nulls |= UINT64CONST(1) << k;
+            word = 0;
+        }
+        memcpy(ga->keybuf + sizeof(int64) * (1 + k), &word, sizeof word);
+    }
+    memcpy(ga->keybuf, &nulls, sizeof nulls);
+    return len;
+}
+
+} // namespace
+
+/*
+ * The groups of one fixed-width key by its value, direct-mapped: a GROUP BY
+ * g over rows in no order of g finds its group here without hashing the
+ * key bytes, most of the time.
+ */
+struct WordCacheEntry {
+    int64 word;
+    ScanGroup *group;
+};
+
+namespace {
+
+constexpr int kWordCacheBits = 10;
+
+inline uint32 word_slot(int64 word)
+{
+    return static_cast<uint32>((static_cast<uint64>(word) * 0x9E3779B97F4A7C15ULL) >> (64 - kWordCacheBits));
+}
+
+/* The group of a word key, through the direct-mapped cache. */
+inline ScanGroup *word_group(GroupAgg *ga, int64 word)
+{
+    WordCacheEntry &e = ga->word_cache[word_slot(word)];
+    if (likely(e.group != NULL && e.word == word))
+        return e.group;
+    int64 k[2] = {0, word};
+    e.word = word;
+    e.group = group_table_lookup(&ga->table, reinterpret_cast<char *>(k), group_agg_key_bytes(ga));
+    return e.group;
+}
+
+ScanGroup *null_group(GroupAgg *ga)
+{
+    if (ga->null_group == NULL) {
+        int64 k[2] = {1, 0};
+        ga->null_group = group_table_lookup(&ga->table, reinterpret_cast<char *>(k), group_agg_key_bytes(ga));
+    }
+    return ga->null_group;
+}
+
+/*
+ * Tuple i's group; NULL if the table is closed and the key is not in it:
+ * the tuple then waits in the spill, under its key's hash.
+ */
+inline void set_group(GroupAgg *ga, int i, const ScanGroup *g)
+{
+    if (likely(g != NULL)) {
+        ga->page_groups[i] = g->index;
+        return;
+    }
+    ga->page_groups[i] = kNoGroup;
+    ga->page_hashes[i] = ga->table.refused_hash;
+}
+
+/*
+ * Each tuple's group, for a single key that is not text.  A loop per kind
+ * of key, so that the common ones (a column, a time bucket) inline whole.
+ */
+void find_groups_one_word(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n)
+{
+    GroupKey *key = &ga->keys[0];
+    int64 word;
+    switch (key->def.kind) {
+    case KeyKind::column:
+        for (int i = 0; i < n; i++)
+            set_group(ga, i,
+                      heap_column_word(key->column, desc, &tuples[i], &word) ? word_group(ga, word) : null_group(ga));
+        return;
+    case KeyKind::time:
+        if (!time_key_always_null(&key->time)) {
+            for (int i = 0; i < n; i++)
+                set_group(ga, i,
+                          heap_column_word(key->column, desc, &tuples[i], &word)
+                              ? word_group(ga, time_key_value(&key->time, word))
+                              : null_group(ga));
+            return;
+        }
+        break;
+    case KeyKind::time_bucket:
+        for (int i = 0; i < n; i++) {
+            int64 ts;
+            set_group(ga, i,
+                      heap_column_word(key->column, desc, &tuples[i], &ts) && tsdb_bucket_value(&key->tsdb, ts, &word)
+                          ? word_group(ga, word)
+                          : null_group(ga));
+        }
+        return;
+    case KeyKind::width_bucket:
+    case KeyKind::periodic:
+    case KeyKind::expression:
+        break;
+    }
+    for (int i = 0; i < n; i++)
+        set_group(ga, i, group_key_word(key, desc, &tuples[i], &word) ? word_group(ga, word) : null_group(ga));
+}
+
+/*
+ * The group of a text key, direct-mapped by the bytes' hash; a group's key
+ * is the NULL word, a zero word, then the length and the bytes.
+ */
+constexpr uint32 kTextAt = 2 * sizeof(int64);
+
+inline ScanGroup *text_group(GroupAgg *ga, const char *data, int32 len)
+{
+    /*
+     * A label of up to 7 bytes is its own fingerprint (the bytes and the
+     * length in one word: equal words, equal labels); a longer one is
+     * hashed and compared.
+     */
+    uint64 h;
+    bool exact = len <= 7;
+    if (exact) {
+        h = static_cast<uint64>(len) << 56;
+        for (int32 j = 0; j < len; j++)
+            h |= static_cast<uint64>(static_cast<uint8>(data[j])) << (8 * j);
+    } else {
+        h = group_key_hash(data, static_cast<uint32>(len));
+    }
+    WordCacheEntry &e = ga->word_cache[word_slot(static_cast<int64>(h))];
+    ScanGroup *g = e.group;
+    if (likely(g != NULL && e.word == static_cast<int64>(h) && g->keylen == kTextAt + sizeof(int32) + len &&
+               (exact || memcmp(g->key + kTextAt + sizeof(int32), data, len) == 0)))
+        return g;
+    group_agg_reserve_key(ga, kTextAt + sizeof(int32) + len);
+    memset(ga->keybuf, 0, kTextAt);
+    memcpy(ga->keybuf + kTextAt, &len, sizeof len);
+    memcpy(ga->keybuf + kTextAt + sizeof len, data, len);
+    e.word = static_cast<int64>(h);
+    e.group = group_table_lookup(&ga->table, ga->keybuf, kTextAt + sizeof(int32) + len);
+    return e.group;
+}
+
+} // namespace
+
+void group_agg_find_groups(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n)
+{
+    if (ga->nkeys == 1 && !ga->has_text_key) {
+        find_groups_one_word(ga, desc, tuples, n);
+        return;
+    }
+    if (ga->nkeys == 1) {
+        for (int i = 0; i < n; i++) {
+            const char *data;
+            int32 len;
+            set_group(ga, i,
+                      group_key_bytes(&ga->keys[0], desc, &tuples[i], &data, &len) ? text_group(ga, data, len)
+                                                                                      : null_group(ga));
+        }
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        uint32 len = build_key(ga, desc, &tuples[i]);
+        set_group(ga, i, group_table_lookup(&ga->table, ga->keybuf, len));
+    }
+}
+
+void group_agg_find_init(GroupAgg *ga)
+{
+    ga->word_cache = static_cast<WordCacheEntry *>(palloc0(sizeof(WordCacheEntry) << kWordCacheBits));
+}
+
+void group_agg_find_forget(GroupAgg *ga)
+{
+    memset(ga->word_cache, 0, sizeof(WordCacheEntry) << kWordCacheBits);
+    ga->null_group = NULL;
+}

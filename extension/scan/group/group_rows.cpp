@@ -1,0 +1,147 @@
+/*
+ * group_rows.cpp: a grouped scan's rows (group_agg.h).
+ *
+ * A group's cells become its row: each histogram's bigint[] (or, under a
+ * Finalize Aggregate, its serialized state), each count, then the keys as
+ * Datums again.  The cells come from the table, or straight from counts
+ * the GPU made for a group no table holds (group_agg_row_from_counts).
+ * Apart from the counting (group_agg.cpp) because nothing here runs per
+ * tuple.
+ */
+#include "group_agg_parts.h"
+
+#include "../../histogram_state.h"
+
+extern "C" {
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+}
+
+namespace {
+
+/* One histogram's result from its cells, nvalues of them: the bigint[] or the serialized state. */
+Datum histogram_datum(GroupAgg *ga, int a, const int64 *c, int64 nvalues, bool partial)
+{
+    int32 slots = group_agg_slots(ga, a);
+    if (!partial)
+        return PointerGetDatum(int64_array(c, slots));
+    return PointerGetDatum(histogram_wire(gh::float_histogram(ga->specs[a]), c, nvalues));
+}
+
+void fill_row(GroupAgg *ga, const ScanGroup *g, TupleTableSlot *slot, bool partial)
+{
+    static const int64 no_cells[1] = {0};
+    for (int a = 0; a < ga->naggs; a++) {
+        const int64 *c = g != NULL ? g->cells + ga->offsets[a] : no_cells;
+        slot->tts_isnull[a] = false;
+        if (ga->aggs[a].kind != AggKind::histogram) {
+            slot->tts_values[a] = Int64GetDatum(c[0]);
+            continue;
+        }
+        int64 nvalues = g != NULL && !ga->args[a].skip && ga->spec_valid[a] ? group_agg_values(ga, a, c) : 0;
+        slot->tts_isnull[a] = nvalues == 0; /* no value: NULL, as the aggregate gives */
+        slot->tts_values[a] = nvalues == 0 ? 0 : histogram_datum(ga, a, c, nvalues, partial);
+    }
+    if (g == NULL)
+        return;
+    uint64 nulls;
+    memcpy(&nulls, g->key, sizeof nulls);
+    uint32 text_at = group_agg_key_bytes(ga);
+    for (int k = 0; k < ga->nkeys; k++) {
+        int col = ga->naggs + k;
+        bool isnull = (nulls >> k) & 1;
+        slot->tts_isnull[col] = isnull;
+        slot->tts_values[col] = 0;
+        if (isnull)
+            continue;
+        if (group_key_is_text(&ga->keys[k])) {
+            int32 n;
+            memcpy(&n, g->key + text_at, sizeof n);
+            slot->tts_values[col] = PointerGetDatum(cstring_to_text_with_len(g->key + text_at + sizeof n, n));
+            text_at += sizeof n + n;
+        } else {
+            int64 word;
+            memcpy(&word, g->key + sizeof(int64) * (1 + k), sizeof word);
+            slot->tts_values[col] = group_key_datum(&ga->keys[k], word);
+        }
+    }
+}
+
+/* A group's key as the table keeps it: the NULL bits, then each fixed-width key's word. */
+uint32 counted_key(GroupAgg *ga, const int64 *words, uint64 nulls)
+{
+    memcpy(ga->keybuf, &nulls, sizeof nulls);
+    for (int k = 0; k < ga->nkeys; k++) {
+        int64 word = (nulls >> k) & 1 ? 0 : words[k];
+        memcpy(ga->keybuf + sizeof(int64) * (1 + k), &word, sizeof word);
+    }
+    return group_agg_key_bytes(ga);
+}
+
+/* Adds counts made elsewhere into a group's cells (group_agg_add_counts). */
+void add_counted(GroupAgg *ga, int64 *group_cells, const int64 *cells, int64 rows)
+{
+    int64 values = 0;
+    for (int a = 0; a < ga->naggs; a++) {
+        if (ga->aggs[a].kind != AggKind::histogram)
+            continue;
+        int64 *c = group_cells + ga->offsets[a];
+        for (int32 b = 0; b < group_agg_slots(ga, a); b++)
+            c[b] += cells[b];
+        values = group_agg_values(ga, a, cells);
+    }
+    for (int a = 0; a < ga->naggs; a++) {
+        if (ga->aggs[a].kind == AggKind::count_star)
+            group_cells[ga->offsets[a]] += rows;
+        else if (ga->aggs[a].kind == AggKind::count_column)
+            group_cells[ga->offsets[a]] += values; /* the histogram's column: its non-NULL values */
+    }
+    ga->values_gpu += static_cast<uint64>(values);
+}
+
+} // namespace
+
+void group_agg_add_counts(GroupAgg *ga, const int64 *words, uint64 nulls, const int64 *cells, int64 rows)
+{
+    Assert(!ga->has_text_key && ga->args != NULL);
+    group_agg_lay_out(ga, ga->args); /* after a flush: the same arguments */
+    const uint32 len = counted_key(ga, words, nulls);
+    add_counted(ga, group_table_insert_always(&ga->table, ga->keybuf, len, group_key_hash(ga->keybuf, len))->cells,
+                cells, rows);
+}
+
+void group_agg_row_from_counts(GroupAgg *ga, const int64 *words, uint64 nulls, const int64 *cells, int64 rows,
+                               TupleTableSlot *slot, bool partial)
+{
+    Assert(!ga->has_text_key && ga->args != NULL);
+    group_agg_lay_out(ga, ga->args);
+    MemoryContextReset(ga->row_cxt);
+    MemoryContext old = MemoryContextSwitchTo(ga->row_cxt);
+    ScanGroup group{};
+    group.keylen = counted_key(ga, words, nulls);
+    group.key = ga->keybuf;
+    group.cells = static_cast<int64 *>(palloc0(sizeof(int64) * Max(ga->table.ncells, 1)));
+    add_counted(ga, group.cells, cells, rows);
+    fill_row(ga, &group, slot, partial);
+    ga->groups_emitted++;
+    MemoryContextSwitchTo(old);
+}
+
+bool group_agg_next(GroupAgg *ga, TupleTableSlot *slot, bool partial)
+{
+    MemoryContextReset(ga->row_cxt);
+    MemoryContext old = MemoryContextSwitchTo(ga->row_cxt);
+    bool more = true;
+    if (ga->laid_out && ga->next < ga->table.ngroups) {
+        fill_row(ga, ga->table.groups[ga->next++], slot, partial);
+        ga->groups_emitted++;
+    } else if (ga->nkeys == 0 && (!ga->laid_out || ga->table.ngroups == 0) && !ga->emitted_empty) {
+        /* no row at all (laid out before any, perhaps): an ungrouped aggregate still returns its one row */
+        ga->emitted_empty = true;
+        fill_row(ga, NULL, slot, partial);
+    } else {
+        more = false;
+    }
+    MemoryContextSwitchTo(old);
+    return more;
+}

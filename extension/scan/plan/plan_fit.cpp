@@ -1,0 +1,267 @@
+/*
+ * plan_fit.cpp: whether GpuHistogramScan computes a query, and whether it
+ * can read one table for it (plan_paths.h).
+ *
+ * The scan is offered only for the exact shape it computes: gpu_histogram()
+ * of this database's extension over a plain column, count(*) or count(col)
+ * beside it, GROUP BY keys group_keys.h computes, a heap table.  Anything
+ * else keeps the ordinary plan.  These checks are apart from the hook
+ * (plan.cpp) because partitions.cpp asks them of each leaf too.
+ */
+#include "../quals/fixed_exprs.h"
+#include "group_estimate.h"
+#include "../keys/group_keys.h"
+#include "../group/group_table.h"
+#include "plan_paths.h"
+#include "../scan_node.h"
+
+extern "C" {
+#include "access/heapam.h"
+#include "access/table.h"
+#include "catalog/dependency.h"
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_proc.h"
+#include "commands/extension.h"
+#include "executor/nodeHash.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/restrictinfo.h"
+#include "optimizer/tlist.h"
+#include "parser/parsetree.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+}
+#include "../../pg_compat.h"
+
+namespace {
+
+/* The cast functions through which int2, int4, int8 and float4 reach float8. */
+Oid column_type_under_cast(Oid funcid)
+{
+    switch (funcid) {
+    case F_FLOAT8_INT2: return INT2OID;
+    case F_FLOAT8_INT4: return INT4OID;
+    case F_FLOAT8_INT8: return INT8OID;
+    case F_FLOAT8_FLOAT4: return FLOAT4OID;
+    }
+    return InvalidOid;
+}
+
+/* aggfnoid is gpu_histogram(float8, float8, float8, integer) of this database's extension. */
+bool is_our_histogram(Oid aggfnoid)
+{
+    char *name = get_func_name(aggfnoid);
+    if (name == NULL || strcmp(name, "gpu_histogram") != 0)
+        return false;
+    Oid argtypes[] = {FLOAT8OID, FLOAT8OID, FLOAT8OID, INT4OID};
+    Oid *types;
+    int nargs;
+    get_func_signature(aggfnoid, &types, &nargs);
+    if (nargs != 4 || memcmp(types, argtypes, sizeof argtypes) != 0)
+        return false;
+    Oid ext = get_extension_oid("gpu_histogram", true);
+    return OidIsValid(ext) && getExtensionOfObject(ProcedureRelationId, aggfnoid) == ext;
+}
+
+bool is_heap_table(Oid relid)
+{
+    Relation rel = table_open(relid, NoLock); /* the planner holds its lock */
+    bool heap = rel->rd_rel->relam == HEAP_TABLE_AM_OID;
+    table_close(rel, NoLock);
+    return heap;
+}
+
+/* The most GROUP BY keys the scan takes (a bit each in the key's NULL mask). */
+constexpr int kMaxKeys = 32;
+
+/* Counters per group for an aggregate: gpu_histogram's buckets, when its count is known. */
+int aggregate_cells(const Aggref *aggref, Index relid)
+{
+    HistogramCall call;
+    if (!histogram_call_parse(aggref, relid, &call))
+        return 1;
+    if (IsA(call.nbins, Const) && !reinterpret_cast<Const *>(call.nbins)->constisnull)
+        return 3 + Max(DatumGetInt32(reinterpret_cast<Const *>(call.nbins)->constvalue), 0);
+    return 3 + 64; /* a parameter: a dashboard's usual resolution */
+}
+
+} // namespace
+
+/* Whether node has a column of the table outside the GROUP BY keys and the aggregates. */
+bool column_outside(Node *node, List *keys)
+{
+    if (node == NULL || IsA(node, Aggref))
+        return false;
+    if (list_member(keys, node))
+        return false;
+    if (IsA(node, Var) || IsA(node, PlaceHolderVar))
+        return true;
+    return expression_tree_walker(node, GH_WALKER(column_outside), keys);
+}
+
+bool query_shape_fits(PlannerInfo *root, RelOptInfo *input_rel, QueryShape *shape)
+{
+    Query *parse = root->parse;
+    if (parse->commandType != CMD_SELECT || !parse->hasAggs ||
+        parse->groupingSets != NIL || contain_subplans(parse->havingQual) ||
+        parse->hasWindowFuncs || parse->hasTargetSRFs || parse->distinctClause != NIL ||
+        parse->rowMarks != NIL)
+        return false;
+    if (input_rel->reloptkind != RELOPT_BASEREL || input_rel->rtekind != RTE_RELATION ||
+        IS_DUMMY_REL(input_rel))
+        return false;
+    RangeTblEntry *rte = planner_rt_fetch(input_rel->relid, root);
+    if (rte->tablesample != NULL)
+        return false;
+    PathTarget *target = root->upper_targets[UPPERREL_GROUP_AGG];
+    if (target == NULL || contain_subplans(reinterpret_cast<Node *>(target->exprs)))
+        return false;
+
+    shape->keys = NIL;
+    ListCell *lc;
+    foreach (lc, parse->groupClause) {
+        SortGroupClause *sgc = static_cast<SortGroupClause *>(lfirst(lc));
+        if (!sgc->hashable)
+            return false;
+        shape->keys = lappend(shape->keys, get_sortgroupclause_expr(sgc, parse->targetList));
+    }
+    if (list_length(shape->keys) > kMaxKeys)
+        return false;
+    /* no column outside an aggregate or a key (a column functionally dependent on the keys) */
+    if (column_outside(reinterpret_cast<Node *>(target->exprs), shape->keys))
+        return false;
+    shape->aggrefs = NIL;
+    foreach (lc, root->agginfos) {
+        Aggref *aggref = GH_AGGINFO_AGGREF(static_cast<AggInfo *>(lfirst(lc)));
+        if (!is_our_histogram(aggref->aggfnoid) && aggref->aggfnoid != F_COUNT_ && aggref->aggfnoid != F_COUNT_ANY)
+            return false;
+        shape->aggrefs = lappend(shape->aggrefs, aggref);
+    }
+    return true;
+}
+
+bool rel_fits(PlannerInfo *root, RelOptInfo *rel, List *keys, List *aggrefs, Candidate *c)
+{
+    RangeTblEntry *rte = planner_rt_fetch(rel->relid, root);
+    if (rte->inh || (rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW) ||
+        !is_heap_table(rte->relid) || IS_DUMMY_REL(rel))
+        return false;
+    ListCell *lc;
+    foreach (lc, keys) {
+        GroupKeyDef def;
+        if (!group_key_parse(static_cast<Expr *>(lfirst(lc)), rel->relid, &def))
+            return false;
+    }
+    c->keys = keys;
+    c->nhist = 0;
+    c->ncells = 0;
+    c->parallel_safe_args = is_parallel_safe(root, reinterpret_cast<Node *>(keys));
+    int histograms = 0;
+    foreach (lc, aggrefs) {
+        Aggref *aggref = static_cast<Aggref *>(lfirst(lc));
+        HistogramCall call;
+        ScanAggregate count;
+        if (aggref->aggfnoid != F_COUNT_ && aggref->aggfnoid != F_COUNT_ANY &&
+            histogram_call_parse(aggref, rel->relid, &call))
+            histograms++;
+        else if (!count_call_parse(aggref, rel->relid, &count))
+            return false;
+        if (!is_parallel_safe(root, reinterpret_cast<Node *>(aggref)))
+            c->parallel_safe_args = false;
+        c->ncells += aggregate_cells(aggref, rel->relid);
+        c->nhist++;
+    }
+    if (histograms == 0)
+        return false;
+    c->groups = 1;
+    if (keys != NIL) {
+        c->groups = estimate_scan_groups(root, rel->relid, keys, rel->rows);
+        /*
+         * HashAggregate's bound: groups that would not fit keep the ordinary
+         * plan, unless they come one after another in the table (a time
+         * bucket over a time-ordered table): the scan then emits each
+         * group about once when its memory fills (group_table.h).
+         */
+        double bytes = c->groups * group_table_bytes_per_group(c->ncells, 8 * (1 + list_length(keys)) + 32);
+        if (bytes > static_cast<double>(get_hash_memory_limit()) &&
+            (c->groups * 8 > rel->rows || !keys_follow_physical_order(root, rel->relid, keys)))
+            return false; /* (a group of a few rows would cost a partial row each) */
+    }
+
+    /* Quals of lower security levels (row-level security) must run first. */
+    List *rinfos = list_copy(rel->baserestrictinfo);
+    list_sort(rinfos, [](const ListCell *a, const ListCell *b) {
+        Index la = static_cast<RestrictInfo *>(lfirst(a))->security_level;
+        Index lb = static_cast<RestrictInfo *>(lfirst(b))->security_level;
+        return la < lb ? -1 : (la > lb ? 1 : 0);
+    });
+    c->quals = NIL;
+    foreach (lc, rinfos)
+        c->quals = lappend(c->quals, static_cast<RestrictInfo *>(lfirst(lc))->clause);
+    c->relid = rel->relid;
+    c->read_fraction = brin_read_fraction(root, rel, c->quals);
+    return true;
+}
+
+bool float8_column(const Expr *value, Index relid, AttrNumber *attno, Oid *coltype)
+{
+    Oid type = FLOAT8OID;
+    if (IsA(value, FuncExpr)) {
+        const FuncExpr *cast = reinterpret_cast<const FuncExpr *>(value);
+        type = column_type_under_cast(cast->funcid);
+        if (!OidIsValid(type) || list_length(cast->args) != 1)
+            return false;
+        value = static_cast<const Expr *>(linitial(cast->args));
+    }
+    if (!IsA(value, Var))
+        return false;
+    const Var *var = reinterpret_cast<const Var *>(value);
+    if (var->varno != static_cast<int>(relid) || var->varlevelsup != 0 || var->varattno <= 0 ||
+        var->vartype != type)
+        return false;
+    *attno = var->varattno;
+    *coltype = type;
+    return true;
+}
+
+bool histogram_call_parse(const Aggref *aggref, Index relid, HistogramCall *out)
+{
+    if (aggref->aggdistinct != NIL || aggref->aggorder != NIL || aggref->aggfilter != NULL ||
+        aggref->aggkind != AGGKIND_NORMAL || aggref->agglevelsup != 0 || aggref->aggstar ||
+        aggref->aggvariadic || list_length(aggref->args) != 4)
+        return false;
+    if (!float8_column(static_cast<TargetEntry *>(linitial(aggref->args))->expr, relid, &out->attno, &out->coltype))
+        return false;
+    out->lo = static_cast<TargetEntry *>(lsecond(aggref->args))->expr;
+    out->hi = static_cast<TargetEntry *>(lthird(aggref->args))->expr;
+    out->nbins = static_cast<TargetEntry *>(lfourth(aggref->args))->expr;
+    return fixed_for_scan(reinterpret_cast<Node *>(out->lo)) && fixed_for_scan(reinterpret_cast<Node *>(out->hi)) &&
+           fixed_for_scan(reinterpret_cast<Node *>(out->nbins));
+}
+
+bool count_call_parse(const Aggref *aggref, Index relid, ScanAggregate *out)
+{
+    if (aggref->aggdistinct != NIL || aggref->aggorder != NIL || aggref->aggfilter != NULL ||
+        aggref->aggkind != AGGKIND_NORMAL || aggref->agglevelsup != 0 || aggref->aggvariadic)
+        return false;
+    if (aggref->aggfnoid == F_COUNT_ && aggref->aggstar) {
+        out->kind = AggKind::count_star;
+        return true;
+    }
+    if (aggref->aggfnoid != F_COUNT_ANY || list_length(aggref->args) != 1)
+        return false;
+    Expr *arg = static_cast<TargetEntry *>(linitial(aggref->args))->expr;
+    if (!IsA(arg, Var))
+        return false;
+    Var *var = reinterpret_cast<Var *>(arg);
+    if (var->varno != static_cast<int>(relid) || var->varlevelsup != 0 || var->varattno <= 0)
+        return false;
+    out->kind = AggKind::count_column;
+    out->count_attno = var->varattno;
+    return true;
+}
