@@ -185,8 +185,12 @@ void upper_paths_hook(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *in
 {
     if (prev_upper_paths_hook != NULL)
         prev_upper_paths_hook(root, stage, input_rel, output_rel, extra);
-    if (!gh_scan_enabled || stage != UPPERREL_GROUP_AGG)
+    if (stage != UPPERREL_GROUP_AGG)
         return;
+    if (!gh_scan_enabled) {
+        scan_declined(root, "gpu_histogram.scan is off");
+        return;
+    }
     QueryShape shape;
     if (!query_shape_fits(root, input_rel, &shape))
         return;

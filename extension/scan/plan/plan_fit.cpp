@@ -52,6 +52,35 @@ Oid column_type_under_cast(Oid funcid)
     return InvalidOid;
 }
 
+/* Whether the query calls gpu_histogram in any form: only then is a declined scan worth a line. */
+bool calls_gpu_histogram(PlannerInfo *root)
+{
+    ListCell *lc;
+    foreach (lc, root->agginfos) {
+        char *name = get_func_name(GH_AGGINFO_AGGREF(static_cast<AggInfo *>(lfirst(lc)))->aggfnoid);
+        if (name != NULL && strcmp(name, "gpu_histogram") == 0)
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
+bool scan_declined(PlannerInfo *root, const char *fmt, ...)
+{
+    if (!message_level_is_interesting(DEBUG1) || !calls_gpu_histogram(root))
+        return false;
+    char reason[256];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(reason, sizeof reason, fmt, args);
+    va_end(args);
+    ereport(DEBUG1, (errmsg_internal("gpu_histogram: the scan is not offered: %s", reason)));
+    return false;
+}
+
+namespace {
+
 /* aggfnoid is gpu_histogram(float8, float8, float8, integer) of this database's extension. */
 bool is_our_histogram(Oid aggfnoid)
 {
@@ -107,39 +136,47 @@ bool column_outside(Node *node, List *keys)
 bool query_shape_fits(PlannerInfo *root, RelOptInfo *input_rel, QueryShape *shape)
 {
     Query *parse = root->parse;
-    if (parse->commandType != CMD_SELECT || !parse->hasAggs ||
-        parse->groupingSets != NIL || contain_subplans(parse->havingQual) ||
-        parse->hasWindowFuncs || parse->hasTargetSRFs || parse->distinctClause != NIL ||
-        parse->rowMarks != NIL)
+    if (parse->commandType != CMD_SELECT || !parse->hasAggs)
         return false;
-    if (input_rel->reloptkind != RELOPT_BASEREL || input_rel->rtekind != RTE_RELATION ||
-        IS_DUMMY_REL(input_rel))
+    if (parse->groupingSets != NIL)
+        return scan_declined(root, "GROUPING SETS, ROLLUP or CUBE");
+    if (contain_subplans(parse->havingQual))
+        return scan_declined(root, "a subquery in HAVING");
+    if (parse->hasWindowFuncs || parse->hasTargetSRFs || parse->distinctClause != NIL || parse->rowMarks != NIL)
+        return scan_declined(root, "window functions, set-returning functions, DISTINCT or FOR UPDATE");
+    if (input_rel->reloptkind != RELOPT_BASEREL || input_rel->rtekind != RTE_RELATION)
+        return scan_declined(root, "the aggregates read a join or a subquery, not one table");
+    if (IS_DUMMY_REL(input_rel))
         return false;
     RangeTblEntry *rte = planner_rt_fetch(input_rel->relid, root);
     if (rte->tablesample != NULL)
-        return false;
+        return scan_declined(root, "TABLESAMPLE");
     PathTarget *target = root->upper_targets[UPPERREL_GROUP_AGG];
-    if (target == NULL || contain_subplans(reinterpret_cast<Node *>(target->exprs)))
+    if (target == NULL)
         return false;
+    if (contain_subplans(reinterpret_cast<Node *>(target->exprs)))
+        return scan_declined(root, "a subquery in the select list");
 
     shape->keys = NIL;
     ListCell *lc;
     foreach (lc, parse->groupClause) {
         SortGroupClause *sgc = static_cast<SortGroupClause *>(lfirst(lc));
         if (!sgc->hashable)
-            return false;
+            return scan_declined(root, "GROUP BY key %d has no hashable equality", list_length(shape->keys) + 1);
         shape->keys = lappend(shape->keys, get_sortgroupclause_expr(sgc, parse->targetList));
     }
     if (list_length(shape->keys) > kMaxKeys)
-        return false;
+        return scan_declined(root, "more than %d GROUP BY keys", kMaxKeys);
     /* no column outside an aggregate or a key (a column functionally dependent on the keys) */
     if (column_outside(reinterpret_cast<Node *>(target->exprs), shape->keys))
-        return false;
+        return scan_declined(root, "a column outside the aggregates and the GROUP BY keys");
     shape->aggrefs = NIL;
     foreach (lc, root->agginfos) {
         Aggref *aggref = GH_AGGINFO_AGGREF(static_cast<AggInfo *>(lfirst(lc)));
         if (!is_our_histogram(aggref->aggfnoid) && aggref->aggfnoid != F_COUNT_ && aggref->aggfnoid != F_COUNT_ANY)
-            return false;
+            return scan_declined(root, "the aggregate %s(%s), which the scan does not compute (it computes "
+                                 "gpu_histogram(value, lo, hi, nbins), count(*) and count(col))",
+                                 get_func_name(aggref->aggfnoid), format_type_be(aggref->aggtype));
         shape->aggrefs = lappend(shape->aggrefs, aggref);
     }
     return true;
@@ -148,14 +185,19 @@ bool query_shape_fits(PlannerInfo *root, RelOptInfo *input_rel, QueryShape *shap
 bool rel_fits(PlannerInfo *root, RelOptInfo *rel, List *keys, List *aggrefs, Candidate *c)
 {
     RangeTblEntry *rte = planner_rt_fetch(rel->relid, root);
-    if (rte->inh || (rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW) ||
-        !is_heap_table(rte->relid) || IS_DUMMY_REL(rel))
+    if (IS_DUMMY_REL(rel))
         return false;
+    if (rte->inh || (rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW) ||
+        !is_heap_table(rte->relid))
+        return scan_declined(root, "%s is not a heap table or materialized view", get_rel_name(rte->relid));
     ListCell *lc;
     foreach (lc, keys) {
         GroupKeyDef def;
         if (!group_key_parse(static_cast<Expr *>(lfirst(lc)), rel->relid, &def))
-            return false;
+            return scan_declined(root, "GROUP BY key %d is not one the scan computes: it reads another table, is "
+                                 "volatile or parallel unsafe, or is of a type whose equal values may differ "
+                                 "in their bytes (docs/custom-scan.md)",
+                                 foreach_current_index(lc) + 1);
     }
     c->keys = keys;
     c->nhist = 0;
@@ -170,14 +212,16 @@ bool rel_fits(PlannerInfo *root, RelOptInfo *rel, List *keys, List *aggrefs, Can
             histogram_call_parse(aggref, rel->relid, &call))
             histograms++;
         else if (!count_call_parse(aggref, rel->relid, &count))
-            return false;
+            return scan_declined(root, "an argument of %s is not a column of %s (or a constant where one is "
+                                 "fixed for the scan)", get_func_name(aggref->aggfnoid), get_rel_name(rte->relid));
         if (!is_parallel_safe(root, reinterpret_cast<Node *>(aggref)))
             c->parallel_safe_args = false;
         c->ncells += aggregate_cells(aggref, rel->relid);
         c->nhist++;
     }
     if (histograms == 0)
-        return false;
+        return scan_declined(root, "no gpu_histogram(value, lo, hi, nbins) over a column of %s",
+                             get_rel_name(rte->relid));
     c->groups = 1;
     if (keys != NIL) {
         c->groups = estimate_scan_groups(root, rel->relid, keys, rel->rows);
@@ -190,7 +234,10 @@ bool rel_fits(PlannerInfo *root, RelOptInfo *rel, List *keys, List *aggrefs, Can
         double bytes = c->groups * group_table_bytes_per_group(c->ncells, 8 * (1 + list_length(keys)) + 32);
         if (bytes > static_cast<double>(get_hash_memory_limit()) &&
             (c->groups * 8 > rel->rows || !keys_follow_physical_order(root, rel->relid, keys)))
-            return false; /* (a group of a few rows would cost a partial row each) */
+            /* (a group of a few rows would cost a partial row each) */
+            return scan_declined(root, "about %.0f groups of %.0f rows, estimated, would not fit work_mem x "
+                                 "hash_mem_multiplier (%zu kB), and the rows do not come in the keys' order",
+                                 c->groups, rel->rows, get_hash_memory_limit() / 1024);
     }
 
     /* Quals of lower security levels (row-level security) must run first. */

@@ -51,6 +51,13 @@ double brin_read_fraction(PlannerInfo *root, RelOptInfo *rel, List *quals);
 bool query_shape_fits(PlannerInfo *root, RelOptInfo *input_rel, QueryShape *shape);
 
 /*
+ * Says at DEBUG1 why the scan is not offered, when the query calls
+ * gpu_histogram (SET client_min_messages = debug1 shows it); false, for
+ * `return scan_declined(...)`.
+ */
+bool scan_declined(PlannerInfo *root, const char *fmt, ...) pg_attribute_printf(2, 3);
+
+/*
  * Whether the scan reads heap table rel with these keys and aggregates (in
  * rel's Vars): every key one group_keys.h computes, every aggregate over a
  * plain column, the groups within HashAggregate's memory.  Fills *c.
