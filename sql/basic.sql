@@ -6,25 +6,9 @@ SET client_min_messages = warning;
 DROP TABLE IF EXISTS basic_t;
 RESET client_min_messages;
 
--- The reference: the histogram of width_bucket(x, lo, hi, nbins) over the
--- column x of a query, built with width_bucket and GROUP BY only, every
--- bucket 0 .. nbins + 1 present; NULL when the query has no non-NULL x.
-CREATE OR REPLACE FUNCTION wb_hist(q text, lo float8, hi float8, nbins integer) RETURNS bigint[]
-LANGUAGE plpgsql AS $fn$
-DECLARE
-    r bigint[];
-BEGIN
-    EXECUTE format($q$
-        SELECT array_agg(coalesce(w.c, 0) ORDER BY g.b)
-        FROM generate_series(0, $3 + 1) g(b)
-        LEFT JOIN (SELECT width_bucket(x::float8, $1, $2, $3) AS b, count(*) AS c
-                   FROM (%s) s(x) GROUP BY 1) w USING (b)
-        HAVING count(w.c) > 0 $q$, q)
-    INTO r USING lo, hi, nbins;
-    RETURN r;
-END
-$fn$;
-
+-- the helpers the topics share (rt_*, try_sql, wb_hist): sql/include/helpers.sql
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/helpers.sql
 -- What was installed.
 SELECT extname, extversion FROM pg_extension WHERE extname = 'gpu_histogram';
 SELECT aggfnoid::regprocedure, aggtransfn, aggfinalfn, aggcombinefn, aggserialfn,

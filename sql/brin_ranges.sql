@@ -10,11 +10,15 @@
 LOAD 'gpu_histogram';
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS br_t CASCADE;
-DROP FUNCTION IF EXISTS br_compare, br_explain;
+DROP FUNCTION IF EXISTS br_compare;
 DROP ROLE IF EXISTS regress_br_reader;
 RESET client_min_messages;
 SET max_parallel_workers_per_gather = 0;
 SET TimeZone = 'America/New_York';
+
+-- the helpers the topics share (rt_*, try_sql, wb_hist): sql/include/helpers.sql
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/helpers.sql
 
 -- whether the scan was planned, whether it skipped pages, and whether its
 -- answer equals the ordinary plan's
@@ -42,17 +46,6 @@ BEGIN
 END
 $fn$;
 
--- EXPLAIN (COSTS OFF), with the device line independent of gpu_histogram.device
-CREATE FUNCTION br_explain(q text) RETURNS SETOF text LANGUAGE plpgsql AS $fn$
-DECLARE
-    line text;
-BEGIN
-    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-        RETURN NEXT regexp_replace(line, 'Device: .*', 'Device: (setting)');
-    END LOOP;
-END
-$fn$;
-
 -- 60 days of rows every 15 seconds, in time order, a BRIN index of 8
 -- pages a range on ts; a few NULL values and NULL times
 CREATE TABLE br_t (ts timestamptz, x float8, g int);
@@ -64,8 +57,8 @@ FROM generate_series(1, 345600) i;
 CREATE INDEX br_ts ON br_t USING brin (ts) WITH (pages_per_range = 8);
 VACUUM ANALYZE br_t;
 
-SELECT br_explain($$SELECT gpu_histogram(x, 0, 1, 16) FROM br_t WHERE ts >= '2026-02-01' AND ts < '2026-02-15'$$);
-SELECT br_explain($$SELECT date_trunc('hour', ts), count(*), gpu_histogram(x, 0, 1, 16) FROM br_t WHERE ts >= '2026-02-01' AND ts < '2026-02-15' GROUP BY 1$$);
+SELECT rt_explain($$SELECT gpu_histogram(x, 0, 1, 16) FROM br_t WHERE ts >= '2026-02-01' AND ts < '2026-02-15'$$);
+SELECT rt_explain($$SELECT date_trunc('hour', ts), count(*), gpu_histogram(x, 0, 1, 16) FROM br_t WHERE ts >= '2026-02-01' AND ts < '2026-02-15' GROUP BY 1$$);
 
 SELECT q, c.* FROM (VALUES
     ($$SELECT gpu_histogram(x, 0, 1, 16) FROM br_t WHERE ts >= '2026-02-01' AND ts < '2026-02-15'$$),
@@ -85,7 +78,7 @@ SELECT q, c.* FROM (VALUES
 SET plan_cache_mode = force_generic_plan;
 PREPARE br_range(timestamptz, timestamptz) AS
     SELECT date_trunc('day', ts), gpu_histogram(x, 0, 1, 8) FROM br_t WHERE ts >= $1 AND ts < $2 GROUP BY 1 ORDER BY 1;
-SELECT br_explain('EXECUTE br_range(''2026-02-01'', ''2026-02-03'')');
+SELECT rt_explain('EXECUTE br_range(''2026-02-01'', ''2026-02-03'')');
 EXECUTE br_range('2026-02-01', '2026-02-03');
 EXECUTE br_range(NULL, '2026-02-03');
 SET gpu_histogram.scan = off;
@@ -112,7 +105,7 @@ SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
-SELECT br_explain($$SELECT date_trunc('hour', ts), gpu_histogram(x, 0, 1, 16) FROM br_t WHERE ts >= '2026-02-01' AND ts < '2026-02-15' GROUP BY 1$$);
+SELECT rt_explain($$SELECT date_trunc('hour', ts), gpu_histogram(x, 0, 1, 16) FROM br_t WHERE ts >= '2026-02-01' AND ts < '2026-02-15' GROUP BY 1$$);
 SELECT q, c.* FROM (VALUES
     ($$SELECT gpu_histogram(x, 0, 1, 16) FROM br_t WHERE ts >= '2026-02-01' AND ts < '2026-02-15'$$),
     ($$SELECT date_trunc('hour', ts), gpu_histogram(x, 0, 1, 16) FROM br_t WHERE ts >= '2026-02-01' AND ts < '2026-02-15' GROUP BY 1$$)
@@ -121,8 +114,8 @@ SELECT q, c.* FROM (VALUES
 -- table (about 15MB) gets one at min_parallel_table_scan_size = 8MB, the
 -- two weeks the index leaves (under 4MB) none.
 RESET min_parallel_table_scan_size;
-SELECT br_explain($$SELECT gpu_histogram(x, 0, 1, 16) FROM br_t WHERE ts >= '2026-02-01' AND ts < '2026-02-15'$$);
-SELECT br_explain($$SELECT gpu_histogram(x, 0, 1, 16) FROM br_t WHERE x >= 0.5$$);
+SELECT rt_explain($$SELECT gpu_histogram(x, 0, 1, 16) FROM br_t WHERE ts >= '2026-02-01' AND ts < '2026-02-15'$$);
+SELECT rt_explain($$SELECT gpu_histogram(x, 0, 1, 16) FROM br_t WHERE x >= 0.5$$);
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET gpu_histogram.page_probes;
@@ -130,7 +123,7 @@ SET max_parallel_workers_per_gather = 0;
 
 -- A table without a BRIN index, or a clause the index cannot search, reads
 -- every block (no Block Ranges line).
-SELECT br_explain($$SELECT gpu_histogram(x, 0, 1, 16) FROM br_t WHERE x >= 0.5$$);
+SELECT rt_explain($$SELECT gpu_histogram(x, 0, 1, 16) FROM br_t WHERE x >= 0.5$$);
 
 -- Row-level security: the index is asked about leakproof comparisons only
 -- (it tests them on summaries of rows the policy hides, before the
@@ -141,7 +134,7 @@ GRANT SELECT ON br_t TO regress_br_reader;
 ALTER TABLE br_t ENABLE ROW LEVEL SECURITY;
 CREATE POLICY br_visible ON br_t USING (g <> 3);
 SET ROLE regress_br_reader;
-SELECT br_explain($$SELECT gpu_histogram(x, 0, 1, 16) FROM br_t WHERE ts >= '2026-02-01' AND ts < '2026-02-15'$$);
+SELECT rt_explain($$SELECT gpu_histogram(x, 0, 1, 16) FROM br_t WHERE ts >= '2026-02-01' AND ts < '2026-02-15'$$);
 SELECT q, c.* FROM (VALUES
     ($$SELECT gpu_histogram(x, 0, 1, 16) FROM br_t WHERE ts >= '2026-02-01' AND ts < '2026-02-15'$$),
     ($$SELECT g, gpu_histogram(x, 0, 1, 16) FROM br_t WHERE ts >= '2026-02-01' AND ts < '2026-02-15' GROUP BY g$$)

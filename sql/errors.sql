@@ -9,17 +9,9 @@ SET client_min_messages = warning;
 DROP TABLE IF EXISTS err_t;
 RESET client_min_messages;
 
-CREATE OR REPLACE FUNCTION try_sql(q text) RETURNS text LANGUAGE plpgsql AS $fn$
-DECLARE
-    r text;
-BEGIN
-    EXECUTE q INTO r;
-    RETURN 'ok: ' || coalesce(r, 'NULL');
-EXCEPTION WHEN OTHERS THEN
-    RETURN SQLSTATE || ': ' || SQLERRM;
-END
-$fn$;
-
+-- the helpers the topics share (rt_*, try_sql, wb_hist): sql/include/helpers.sql
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/helpers.sql
 -- Bad arguments, on the first row of a group: gpu_histogram next to
 -- width_bucket on the same row.
 CREATE TABLE err_t(id integer, x float8, lo float8, hi float8, n integer);
@@ -246,4 +238,3 @@ SELECT * FROM gpu_histogram_buckets('{1,2}', 0, 1);
 SELECT gpu_histogram(x, 0, 1, 2) FROM (VALUES (0.25::float8), (0.75)) v(x);
 
 DROP TABLE err_t;
-DROP FUNCTION try_sql(text);

@@ -11,191 +11,24 @@
 -- and a view's qual on its key column), a tiny work_mem with many groups,
 -- and the shapes that keep the ordinary plan.  Every answer is compared
 -- with the ordinary plan's (gpu_histogram.scan = off), and once per key
--- kind with width_bucket and count(*) in plain SQL.  gk_compare() prints
+-- kind with width_bucket and count(*) in plain SQL.  rt_compare() prints
 -- one line per query: scan_planned | same | rows.
 --
 LOAD 'gpu_histogram'; -- the planner hook, also without shared_preload_libraries
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS gk_t, gk_tz, gk_edge, gk_par CASCADE;
-DROP FUNCTION IF EXISTS gk_plan, gk_plan_lines, gk_rows, gk_scan, gk_compare, gk_against_width_bucket, gk_outcome, gk_try,
-    gk_memory, gk_if_icu, gk_explain;
+DROP FUNCTION IF EXISTS gk_plan_lines, gk_if_icu;
 DROP COLLATION IF EXISTS gk_ci;
 RESET client_min_messages;
 SET max_parallel_workers_per_gather = 0;
 -- the data is made in UTC (timestamptz plus an interval of days or months
 -- depends on TimeZone); the queries run in the zones they name
 SET TimeZone = 'UTC';
+-- the helpers the topics share (rt_*, try_sql, wb_hist): sql/include/helpers.sql
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/helpers.sql
 
--- EXPLAIN (COSTS OFF) as one text
-CREATE FUNCTION gk_plan(q text) RETURNS text LANGUAGE plpgsql AS $fn$
-DECLARE
-    line text;
-    plan text := '';
-BEGIN
-    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-        plan := plan || line || E'\n';
-    END LOOP;
-    RETURN plan;
-END
-$fn$;
-
--- q's rows as text, sorted unless the order is part of the answer; q runs
--- as it is (no subquery around it), so EXECUTE of a prepared statement works
-CREATE FUNCTION gk_rows(q text, ordered boolean DEFAULT false) RETURNS text[] LANGUAGE plpgsql AS $fn$
-DECLARE
-    rec record;
-    acc text[] := '{}';
-BEGIN
-    FOR rec IN EXECUTE q LOOP
-        acc := acc || rec::text;
-    END LOOP;
-    IF NOT ordered THEN
-        SELECT coalesce(array_agg(e ORDER BY e COLLATE "C"), '{}') INTO acc FROM unnest(acc) e;
-    END IF;
-    RETURN acc;
-END
-$fn$;
-
--- gpu_histogram.scan for the rest of the transaction.  A prepared
--- statement's cached plan does not follow a change of setting (no plan
--- does), so for an EXECUTE the cached plans are discarded: its next
--- execution is planned again, with the scan on or off.
-CREATE FUNCTION gk_scan(setting text, q text, replan boolean DEFAULT true) RETURNS void LANGUAGE plpgsql AS $fn$
-BEGIN
-    PERFORM set_config('gpu_histogram.scan', setting, true);
-    IF replan AND q ~* '^\s*EXECUTE\s' THEN
-        DISCARD PLANS;
-    END IF;
-END
-$fn$;
-
--- whether the scan was planned, whether its answer equals the ordinary
--- plan's, and how many rows; zone, if given, is the TimeZone of both runs;
--- replan => false runs an EXECUTE with the scan on in the plan it has
--- cached (the ordinary plan's run is planned afresh)
-CREATE FUNCTION gk_compare(q text, ordered boolean DEFAULT false, zone text DEFAULT NULL, replan boolean DEFAULT true)
-RETURNS TABLE(scan_planned boolean, same boolean, rows bigint) LANGUAGE plpgsql AS $fn$
-DECLARE
-    with_scan text[];
-    without_scan text[];
-BEGIN
-    IF zone IS NOT NULL THEN
-        PERFORM set_config('TimeZone', zone, true);
-    END IF;
-    PERFORM gk_scan('on', q, replan);
-    scan_planned := gk_plan(q) LIKE '%GpuHistogramScan%';
-    with_scan := gk_rows(q, ordered);
-    PERFORM gk_scan('off', q);
-    IF gk_plan(q) LIKE '%GpuHistogramScan%' THEN
-        RAISE EXCEPTION 'GpuHistogramScan planned with gpu_histogram.scan = off';
-    END IF;
-    without_scan := gk_rows(q, ordered);
-    PERFORM gk_scan('on', q);
-    same := with_scan = without_scan;
-    rows := cardinality(without_scan);
-    RETURN NEXT;
-END
-$fn$;
-
--- The grouped histogram of val over tbl by keys (each an expression), with
--- the scan on and off, against plain SQL: width_bucket and count(*) per key
--- and bucket, made into one bigint[] per group of nbins + 2 counts (bucket 0
--- .. nbins + 1, zero-filled, NULL values not counted), NULL for a group
--- whose every value is NULL.
-CREATE FUNCTION gk_against_width_bucket(tbl text, keys text[], val text, lo float8, hi float8, nbins integer)
-RETURNS TABLE(scan_planned boolean, same boolean, rows bigint) LANGUAGE plpgsql AS $fn$
-DECLARE
-    key_list text;
-    key_names text;
-    positions text;
-    q text;
-    reference text;
-    with_scan text[];
-    without_scan text[];
-    expected text[];
-BEGIN
-    SELECT string_agg(format('%s AS k%s', k, n), ', ' ORDER BY n),
-           string_agg('k' || n, ', ' ORDER BY n),
-           string_agg(n::text, ', ' ORDER BY n)
-      INTO key_list, key_names, positions
-      FROM unnest(keys) WITH ORDINALITY u(k, n);
-    q := format('SELECT %s, gpu_histogram(%s, %L::float8, %L::float8, %s) AS h FROM %s GROUP BY %s',
-                key_list, val, lo, hi, nbins, tbl, positions);
-    reference := format(
-        'SELECT %1$s, CASE WHEN m IS NOT NULL THEN ARRAY(SELECT coalesce((m ->> b::text)::bigint, 0)'
-        '                                             FROM generate_series(0, %6$s + 1) b ORDER BY b) END AS h'
-        ' FROM (SELECT %1$s, jsonb_object_agg(b, c) FILTER (WHERE b IS NOT NULL) AS m'
-        '       FROM (SELECT %2$s, width_bucket(%3$s, %4$L::float8, %5$L::float8, %6$s) AS b, count(*) AS c'
-        '             FROM %7$s GROUP BY %8$s, %9$s) w'
-        '       GROUP BY %8$s) g',
-        key_names, key_list, val, lo, hi, nbins, tbl, positions, cardinality(keys) + 1);
-    PERFORM set_config('gpu_histogram.scan', 'on', true);
-    scan_planned := gk_plan(q) LIKE '%GpuHistogramScan%';
-    with_scan := gk_rows(q);
-    PERFORM set_config('gpu_histogram.scan', 'off', true);
-    without_scan := gk_rows(q);
-    expected := gk_rows(reference);
-    PERFORM set_config('gpu_histogram.scan', 'on', true);
-    same := with_scan = expected AND without_scan = expected;
-    rows := cardinality(expected);
-    RETURN NEXT;
-END
-$fn$;
-
--- 'ok: N rows' or 'SQLSTATE: message' of q, and a digest of the rows
-CREATE FUNCTION gk_outcome(q text, OUT outcome text, OUT digest text) LANGUAGE plpgsql AS $fn$
-DECLARE
-    r text[];
-BEGIN
-    r := gk_rows(q);
-    outcome := format('ok: %s rows', cardinality(r));
-    digest := md5(array_to_string(r, E'\n'));
-EXCEPTION WHEN OTHERS THEN
-    outcome := SQLSTATE || ': ' || SQLERRM;
-END
-$fn$;
-
--- for queries that may fail: the ordinary plan's outcome, and whether the
--- scan's is the same (the same rows, or the same error)
-CREATE FUNCTION gk_try(q text, OUT scan_planned boolean, OUT outcome text, OUT same boolean)
-LANGUAGE plpgsql AS $fn$
-DECLARE
-    with_scan record;
-    without_scan record;
-BEGIN
-    PERFORM gk_scan('on', q);
-    scan_planned := gk_plan(q) LIKE '%GpuHistogramScan%';
-    with_scan := gk_outcome(q);
-    PERFORM gk_scan('off', q);
-    without_scan := gk_outcome(q);
-    PERFORM gk_scan('on', q);
-    outcome := without_scan.outcome;
-    same := with_scan.outcome = without_scan.outcome AND with_scan.digest IS NOT DISTINCT FROM without_scan.digest;
-END
-$fn$;
-
--- for a tight memory bound: which plan was chosen, and what the scan did:
--- the ordinary plan's answer, another answer, or an error (its SQLSTATE)
-CREATE FUNCTION gk_memory(q text, OUT scan_planned boolean, OUT outcome text) LANGUAGE plpgsql AS $fn$
-DECLARE
-    with_scan text[];
-    without_scan text[];
-BEGIN
-    PERFORM set_config('gpu_histogram.scan', 'off', true);
-    without_scan := gk_rows(q);
-    PERFORM set_config('gpu_histogram.scan', 'on', true);
-    scan_planned := gk_plan(q) LIKE '%GpuHistogramScan%';
-    BEGIN
-        with_scan := gk_rows(q);
-        outcome := CASE WHEN with_scan = without_scan THEN 'the ordinary plan''s answer'
-                        ELSE 'ANOTHER ANSWER than the ordinary plan' END;
-    EXCEPTION WHEN OTHERS THEN
-        outcome := 'error ' || SQLSTATE;
-    END;
-END
-$fn$;
-
--- gk_compare where the collation gk_ci exists (ICU); without ICU it cannot
+-- rt_compare where the collation gk_ci exists (ICU); without ICU it cannot
 -- be made, and the check answers as the ordinary plan would
 CREATE FUNCTION gk_if_icu(q text, OUT scan_planned boolean, OUT same boolean) LANGUAGE plpgsql AS $fn$
 BEGIN
@@ -204,11 +37,10 @@ BEGIN
         same := true;
         RETURN;
     END IF;
-    SELECT c.scan_planned, c.same INTO scan_planned, same FROM gk_compare(q) c;
+    SELECT c.scan_planned, c.same INTO scan_planned, same FROM rt_compare(q) c;
 END
 $fn$;
 
--- EXPLAIN (COSTS OFF), with the device line independent of gpu_histogram.device (the suite also runs with gpu)
 -- EXPLAIN ANALYZE's lines, for a plan's run-time figures
 CREATE FUNCTION gk_plan_lines(q text) RETURNS SETOF text LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -216,16 +48,6 @@ DECLARE
 BEGIN
     FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) ' || q LOOP
         RETURN NEXT line;
-    END LOOP;
-END
-$fn$;
-
-CREATE FUNCTION gk_explain(q text) RETURNS SETOF text LANGUAGE plpgsql AS $fn$
-DECLARE
-    line text;
-BEGIN
-    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-        RETURN NEXT regexp_replace(line, 'Device: .*', 'Device: (setting)');
     END LOOP;
 END
 $fn$;
@@ -342,10 +164,10 @@ SET TimeZone = 'America/New_York';
 SET enable_seqscan = off;
 
 -- The plans, in EXPLAIN.
-SELECT gk_explain($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY g4$$);
-SELECT gk_explain($$SELECT date_trunc('hour', tz), count(*), gpu_histogram(x, 0, 1, 8) FROM gk_t WHERE tz >= '2026-03-07' GROUP BY 1$$);
-SELECT gk_explain($$SELECT date_bin('15 minutes', t, '2026-01-01'), width_bucket(y, -1, 1, 4), gpu_histogram(x, 0, 1, 8), gpu_histogram(yi, 0, 20, 5) FROM gk_t GROUP BY 1, 2$$);
-SELECT gk_explain($$SELECT b, tz::date, count(x), gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY tz::date, b ORDER BY 2, 1 LIMIT 10$$);
+SELECT rt_explain($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY g4$$);
+SELECT rt_explain($$SELECT date_trunc('hour', tz), count(*), gpu_histogram(x, 0, 1, 8) FROM gk_t WHERE tz >= '2026-03-07' GROUP BY 1$$);
+SELECT rt_explain($$SELECT date_bin('15 minutes', t, '2026-01-01'), width_bucket(y, -1, 1, 4), gpu_histogram(x, 0, 1, 8), gpu_histogram(yi, 0, 20, 5) FROM gk_t GROUP BY 1, 2$$);
+SELECT rt_explain($$SELECT b, tz::date, count(x), gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY tz::date, b ORDER BY 2, 1 LIMIT 10$$);
 
 -- Plain columns of each type as the key, one or several; NULL keys are a
 -- group of their own, infinite dates and timestamps groups like any other.
@@ -372,17 +194,17 @@ SELECT q, c.* FROM (VALUES
     ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_t WHERE g4 = 13 OR g4 IS NULL GROUP BY g4$$),
     ($$SELECT g4, gpu_histogram(x, 1, 0, 3), gpu_histogram(x, 0.25, 0.75, 10000) FROM gk_t GROUP BY g4$$),
     ($$SELECT g4, gpu_histogram(x, 0, (SELECT max(y) FROM gk_t), 4) FROM gk_t GROUP BY g4$$)
-) v(q), LATERAL gk_compare(q) c;
+) v(q), LATERAL rt_compare(q) c;
 
 -- date_trunc at every unit, timestamp and timestamptz (in the session's
 -- zone), with other spellings of the units.
 SELECT u, c.* FROM unnest(ARRAY['microseconds', 'milliseconds', 'second', 'minute', 'hour', 'day', 'week', 'month',
                                 'quarter', 'year', 'decade', 'century', 'millennium']) WITH ORDINALITY us(u, n),
-     LATERAL gk_compare(format('SELECT date_trunc(%L, t), gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY 1', u)) c
+     LATERAL rt_compare(format('SELECT date_trunc(%L, t), gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY 1', u)) c
 ORDER BY n;
 SELECT u, c.* FROM unnest(ARRAY['microseconds', 'milliseconds', 'second', 'minute', 'hour', 'day', 'week', 'month',
                                 'quarter', 'year', 'decade', 'century', 'millennium']) WITH ORDINALITY us(u, n),
-     LATERAL gk_compare(format('SELECT date_trunc(%L, tz), gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY 1', u)) c
+     LATERAL rt_compare(format('SELECT date_trunc(%L, tz), gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY 1', u)) c
 ORDER BY n;
 SELECT q, c.* FROM (VALUES
     ($$SELECT date_trunc('HOUR', t), gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY 1$$),
@@ -391,7 +213,7 @@ SELECT q, c.* FROM (VALUES
     ($$SELECT date_trunc('ms', t), gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY 1$$),
     ($$SELECT date_trunc('day', t), date_trunc('hour', tz), gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY 1, 2$$),
     ($$SELECT date_trunc('week', t), b, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY 1, 2$$)
-) v(q), LATERAL gk_compare(q) c;
+) v(q), LATERAL rt_compare(q) c;
 
 -- date_bin, timestamp and timestamptz: strides from a microsecond to a week,
 -- origins before, among and after the data (gk_t's times end before 2090; whole
@@ -413,7 +235,7 @@ SELECT q, c.* FROM (VALUES
     ($$SELECT date_bin('1 hour', tz, '3000-01-01 00:00+00'), gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY 1$$),
     ($$SELECT date_bin('7 days', tz, '3000-01-04 00:00+00'), gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY 1$$),
     ($$SELECT date_bin('45 minutes', tz, '2026-11-01 01:30-04'), b, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY 1, 2$$)
-) v(q), LATERAL gk_compare(q) c;
+) v(q), LATERAL rt_compare(q) c;
 -- An origin after the timestamp, a whole number of strides away: the bin
 -- starts at the timestamp itself.  (PostgreSQL before 15.7 subtracted one
 -- stride too many here; the scan gives what the server's date_bin gives.)
@@ -428,7 +250,7 @@ SELECT q, c.* FROM (VALUES
     ($$SELECT CAST(t AS date), gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY CAST(t AS date)$$),
     ($$SELECT date(tz), gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY date(tz)$$),
     ($$SELECT tz::date, t::date, d, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY 1, 2, 3$$)
-) v(q), LATERAL gk_compare(q) c;
+) v(q), LATERAL rt_compare(q) c;
 
 -- width_bucket of another column as a key: 2-D histograms, with y NULL,
 -- outside [lo, hi) and on its edges, bounds in either order, an int4 column
@@ -443,7 +265,7 @@ SELECT q, c.* FROM (VALUES
     ($$SELECT g4, width_bucket(y, -1, 1, 5), gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY 1, 2$$),
     ($$SELECT width_bucket(y, -1, 1, 5), width_bucket(yi, 0, 20, 4), gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY 1, 2$$),
     ($$SELECT date_trunc('day', tz), width_bucket(y, -1, 1, 5), gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY 1, 2$$)
-) v(q), LATERAL gk_compare(q) c;
+) v(q), LATERAL rt_compare(q) c;
 
 -- Against width_bucket and count(*) in plain SQL, once per key kind.
 SELECT array_to_string(k, ', ') AS keys, val, c.* FROM (VALUES
@@ -469,7 +291,7 @@ SELECT array_to_string(k, ', ') AS keys, val, c.* FROM (VALUES
     (ARRAY['g4'], 'y', -1, 1, 7),
     (ARRAY['b'], 'yi', 0, 20, 4),
     (ARRAY['s'], 'g2', -3, 3, 6)
-) v(k, val, lo, hi, nbins), LATERAL gk_against_width_bucket('gk_t', k, val, lo, hi, nbins) c;
+) v(k, val, lo, hi, nbins), LATERAL rt_against_width_bucket('gk_t', k, val, lo, hi, nbins) c;
 
 -- count(*) and count(col) beside the histograms, several histograms per
 -- group, keys in expressions or not in the SELECT list at all, ORDER BY
@@ -489,7 +311,7 @@ SELECT q, c.* FROM (VALUES
     ($$SELECT count(*) FROM (SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY g4 LIMIT 5) s$$),
     ($$SELECT * FROM (SELECT g4, gpu_histogram(x, 0, 1, 8) h FROM gk_t GROUP BY g4) s WHERE g4 > 40$$),
     ($$SELECT * FROM (SELECT g4, gpu_histogram(x, 0, 1, 8) h FROM gk_t GROUP BY g4) s, LATERAL unnest(s.h) WITH ORDINALITY u$$)
-) v(q), LATERAL gk_compare(q) c;
+) v(q), LATERAL rt_compare(q) c;
 SELECT q, c.* FROM (VALUES
     ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY g4 ORDER BY g4 DESC NULLS LAST$$),
     ($$SELECT date_trunc('hour', tz) h, count(*), gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY 1 ORDER BY count(*) DESC, h NULLS FIRST$$),
@@ -497,7 +319,7 @@ SELECT q, c.* FROM (VALUES
     ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY g4 ORDER BY g4 LIMIT 5$$),
     ($$SELECT tz::date, count(*), gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY 1 ORDER BY 1 DESC LIMIT 3 OFFSET 2$$),
     ($$SELECT width_bucket(y, -1, 1, 5) w, b, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY 1, 2 ORDER BY b NULLS FIRST, w DESC LIMIT 7$$)
-) v(q), LATERAL gk_compare(q, true) c;
+) v(q), LATERAL rt_compare(q, true) c;
 
 -- WHERE together with GROUP BY: a time range (which the scan evaluates
 -- itself), a clause for the executor, a clause on the key, none left.
@@ -512,7 +334,7 @@ SELECT q, c.* FROM (VALUES
     ($$SELECT b, gpu_histogram(x, 0, 1, 8) FROM gk_t WHERE x IS NOT NULL AND y > 0 GROUP BY b$$),
     ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_t WHERE g4 < 0 GROUP BY g4$$),
     ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_t WHERE false GROUP BY g4$$)
-) v(q), LATERAL gk_compare(q) c;
+) v(q), LATERAL rt_compare(q) c;
 
 -- A WHERE clause on the key's own expression, a HAVING clause on the key
 -- (which the planner moves to WHERE), and a view's qual on its key column
@@ -522,8 +344,8 @@ SELECT q, c.* FROM (VALUES
 -- Finalize Aggregate above the scan evaluates.
 CREATE VIEW gk_hourly AS SELECT date_trunc('hour', tz) AS hour, count(*) AS n, gpu_histogram(x, 0, 1, 8) AS h FROM gk_t GROUP BY 1;
 CREATE VIEW gk_days AS SELECT tz::date AS day, gpu_histogram(x, 0, 1, 8) AS h FROM gk_t GROUP BY 1;
-SELECT gk_explain($$SELECT date_trunc('day', tz), gpu_histogram(x, 0, 1, 16) FROM gk_t WHERE date_trunc('day', tz) >= '2026-03-08' GROUP BY 1$$);
-SELECT gk_explain($$SELECT * FROM gk_hourly WHERE hour >= '2026-03-08'$$);
+SELECT rt_explain($$SELECT date_trunc('day', tz), gpu_histogram(x, 0, 1, 16) FROM gk_t WHERE date_trunc('day', tz) >= '2026-03-08' GROUP BY 1$$);
+SELECT rt_explain($$SELECT * FROM gk_hourly WHERE hour >= '2026-03-08'$$);
 SELECT q, c.* FROM (VALUES
     ($$SELECT date_trunc('day', tz), gpu_histogram(x, 0, 1, 16) FROM gk_t WHERE date_trunc('day', tz) >= '2026-03-08' GROUP BY 1$$),
     ($$SELECT tz::date, gpu_histogram(x, 0, 1, 8) FROM gk_t WHERE tz::date > '2026-03-07' GROUP BY tz::date$$),
@@ -538,7 +360,7 @@ SELECT q, c.* FROM (VALUES
     ($$SELECT hour, n, h FROM gk_hourly WHERE hour BETWEEN '2026-03-07 10:00' AND '2026-03-07 20:00' OR hour IS NULL$$),
     ($$SELECT * FROM gk_days WHERE day > '2026-03-06' AND day < 'infinity'$$),
     ($$SELECT * FROM gk_days WHERE day = '2026-03-07' OR h IS NULL$$)
-) v(q), LATERAL gk_compare(q) c;
+) v(q), LATERAL rt_compare(q) c;
 
 -- Time zones: each time-bucket form in zones with whole, half-hour and
 -- 45-minute offsets, DST changes of an hour and of 30 minutes (at 02:00, and
@@ -553,7 +375,7 @@ FROM unnest(ARRAY['UTC', 'America/New_York', 'Asia/Kolkata', 'Asia/Kathmandu', '
                   $$date_bin('15 minutes', tz, '2026-01-01')$$, $$date_bin('1 day 3 hours', tz, '2026-03-08 02:30')$$,
                   $$date_bin('7 days', tz, '2400-01-01')$$, $$date_bin('1 hour', tz, '2400-01-01')$$,
                   $$tz::date$$]) WITH ORDINALITY ks(k, kn),
-     LATERAL gk_compare(format('SELECT %s AS k, count(*), gpu_histogram(x, 0, 1, 8) FROM gk_tz GROUP BY 1', k), zone => z) c
+     LATERAL rt_compare(format('SELECT %s AS k, count(*), gpu_histogram(x, 0, 1, 8) FROM gk_tz GROUP BY 1', k), zone => z) c
 ORDER BY zn, kn;
 -- ... with the other units, a second histogram and a 2-D key, in two of them.
 SELECT z AS zone, k AS key, c.*
@@ -561,7 +383,7 @@ FROM unnest(ARRAY['Australia/Lord_Howe', 'Asia/Kathmandu']) WITH ORDINALITY zs(z
      unnest(ARRAY[$$date_trunc('second', tz)$$, $$date_trunc('quarter', tz)$$, $$date_trunc('decade', tz)$$,
                   $$date_trunc('century', tz)$$, $$date_trunc('millennium', tz)$$,
                   $$date_trunc('hour', tz), width_bucket(y, 0, 1, 4)$$]) WITH ORDINALITY ks(k, kn),
-     LATERAL gk_compare(format('SELECT %s, gpu_histogram(x, 0, 1, 8), gpu_histogram(y, 0, 1, 3) FROM gk_tz GROUP BY %s', k, k), zone => z) c
+     LATERAL rt_compare(format('SELECT %s, gpu_histogram(x, 0, 1, 8), gpu_histogram(y, 0, 1, 3) FROM gk_tz GROUP BY %s', k, k), zone => z) c
 ORDER BY zn, kn;
 -- ... and against width_bucket in plain SQL.
 SET TimeZone = 'Australia/Lord_Howe';
@@ -570,7 +392,7 @@ SELECT array_to_string(k, ', ') AS keys, c.* FROM (VALUES
     (ARRAY['date_trunc(''day'', tz)']),
     (ARRAY['date_bin(''15 minutes'', tz, ''2026-01-01'')']),
     (ARRAY['tz::date'])
-) v(k), LATERAL gk_against_width_bucket('gk_tz', k, 'x', 0, 1, 8) c;
+) v(k), LATERAL rt_against_width_bucket('gk_tz', k, 'x', 0, 1, 8) c;
 SET TimeZone = 'America/New_York';
 -- What date_trunc gives in Lord Howe on the night the clocks go back from
 -- 02:00 (+11) to 01:30 (+10:30): below a day, PostgreSQL truncates in the
@@ -605,7 +427,7 @@ SELECT q, c.* FROM (VALUES
     ($$SELECT width_bucket(y, 0, 1, 4), gpu_histogram(x, 0, 1, 4) FROM gk_edge GROUP BY 1$$),
     ($$SELECT width_bucket(y, 0, 1, 4), gpu_histogram(x, 0, 1, 4) FROM gk_edge WHERE g <> 7 GROUP BY 1$$),
     ($$SELECT g, gpu_histogram(y, 0, 1, 4) FROM gk_edge GROUP BY 1$$)
-) v(q), LATERAL gk_try(q) c;
+) v(q), LATERAL rt_try(q) c;
 -- Arguments that PostgreSQL refuses: the same error with the scan on; but
 -- no error where no row reaches the aggregate (no row, or only NULLs).
 SELECT q, c.* FROM (VALUES
@@ -623,7 +445,7 @@ SELECT q, c.* FROM (VALUES
     ($$SELECT g4, gpu_histogram(x, 0, 1, 4) FROM gk_t WHERE g4 < 0 GROUP BY 1$$),
     ($$SELECT g4, gpu_histogram(x, 1, 1, 4) FROM gk_t WHERE g4 < 0 GROUP BY 1$$),
     ($$SELECT g4, gpu_histogram(x, 1, 1, 4) FROM gk_t WHERE g4 = 13 GROUP BY 1$$)
-) v(q), LATERAL gk_try(q) c;
+) v(q), LATERAL rt_try(q) c;
 
 -- A nondeterministic collation (case-insensitive ICU) groups 'alpha' with
 -- 'ALPHA' and the two spellings of e acute: it keeps the ordinary plan, with the
@@ -660,8 +482,8 @@ $$;
 -- Finalize Aggregate above it evaluates the clause on the combined states,
 -- as in PostgreSQL's own parallel plans.  The aggregates only HAVING names
 -- are computed by the scan too, also where the target has no aggregate.
-SELECT gk_explain($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY g4 HAVING count(*) > 396$$);
-SELECT gk_explain($$SELECT * FROM (SELECT date_trunc('hour', tz) AS hour, gpu_histogram(x, 0, 1, 8) AS h FROM gk_t GROUP BY 1) s WHERE h IS NOT NULL$$);
+SELECT rt_explain($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY g4 HAVING count(*) > 396$$);
+SELECT rt_explain($$SELECT * FROM (SELECT date_trunc('hour', tz) AS hour, gpu_histogram(x, 0, 1, 8) AS h FROM gk_t GROUP BY 1) s WHERE h IS NOT NULL$$);
 SELECT q, c.* FROM (VALUES
     ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY g4 HAVING count(*) > 396$$),
     ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY g4 HAVING gpu_histogram(x, 0, 1, 8) IS NOT NULL$$),
@@ -677,8 +499,8 @@ SELECT q, c.* FROM (VALUES
     ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY g4 HAVING g4 > 40 OR count(*) > 400$$),
     ($$SELECT g4 FROM gk_t GROUP BY g4 HAVING (gpu_histogram(x, 0, 1, 8))[1] > 32 AND count(*) > 390$$),
     ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY g4 HAVING count(x) >= 383 AND g4 IS NOT NULL$$)
-) v(q), LATERAL gk_compare(q) c;
-SELECT gk_explain($$SELECT g4 FROM gk_t GROUP BY g4 HAVING (gpu_histogram(x, 0, 1, 8))[1] > 32 AND count(*) > 390$$);
+) v(q), LATERAL rt_compare(q) c;
+SELECT rt_explain($$SELECT g4 FROM gk_t GROUP BY g4 HAVING (gpu_histogram(x, 0, 1, 8))[1] > 32 AND count(*) > 390$$);
 -- WHERE and HAVING in one node: the Filter and the Group Filter, and in
 -- EXPLAIN ANALYZE the groups HAVING removed.
 CREATE FUNCTION gk_analyze_filters(q text) RETURNS SETOF text LANGUAGE plpgsql AS $fn$
@@ -695,14 +517,14 @@ $fn$;
 SELECT gk_analyze_filters($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_t WHERE x < 0.9 GROUP BY g4 HAVING count(*) > 318$$);
 SELECT q, c.* FROM (VALUES
     ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_t WHERE x < 0.9 GROUP BY g4 HAVING count(*) > 318$$)
-) v(q), LATERAL gk_compare(q) c;
+) v(q), LATERAL rt_compare(q) c;
 
 -- HAVING with a parameter, in a generic plan: the scan's Filter reads it.
 SET plan_cache_mode = force_generic_plan;
 PREPARE gk_having(bigint) AS SELECT g4, count(*), gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY g4 HAVING count(*) > $1;
-SELECT gk_explain('EXECUTE gk_having(396)');
+SELECT rt_explain('EXECUTE gk_having(396)');
 SELECT q, c.* FROM (VALUES ('EXECUTE gk_having(0)'), ('EXECUTE gk_having(396)'), ('EXECUTE gk_having(100000)')) v(q),
-    LATERAL gk_compare(q) c;
+    LATERAL rt_compare(q) c;
 DEALLOCATE gk_having;
 RESET plan_cache_mode;
 
@@ -730,7 +552,7 @@ SELECT q, c.* FROM (VALUES
     ($$SELECT g4, gpu_histogram(x + 1, 1, 2, 8) FROM gk_t GROUP BY g4$$),
     ($$SELECT g4, gpu_histogram(x, 0, g4 + 1, 8) FROM gk_t GROUP BY g4$$),
     ($$SELECT a.g4, gpu_histogram(a.x, 0, 1, 8) FROM gk_t a JOIN gk_t b ON a.id = b.id GROUP BY a.g4$$)
-) v(q), LATERAL gk_compare(q) c;
+) v(q), LATERAL rt_compare(q) c;
 
 -- Prepared statements: the WHERE range, date_bin's stride and origin and the
 -- bounds as parameters, in generic and custom plans; a generic plan run
@@ -744,7 +566,7 @@ PREPARE gk_bin_ts(interval, timestamp) AS
 PREPARE gk_bounds(float8, float8, integer, integer) AS
     SELECT g4, width_bucket(y, -1, 1, $4), gpu_histogram(x, $1, $2, $3) FROM gk_t GROUP BY 1, 2;
 SET plan_cache_mode = force_generic_plan;
-SELECT gk_explain($$EXECUTE gk_bin('15 minutes', '2026-01-01', '2026-03-07', '2026-03-10')$$);
+SELECT rt_explain($$EXECUTE gk_bin('15 minutes', '2026-01-01', '2026-03-07', '2026-03-10')$$);
 SELECT q, c.* FROM (VALUES
     ($$EXECUTE gk_range('2026-03-07', '2026-03-10')$$),
     ($$EXECUTE gk_range('-infinity', 'infinity')$$),
@@ -758,21 +580,21 @@ SELECT q, c.* FROM (VALUES
     ($$EXECUTE gk_bounds(0, 1, 8, 5)$$),
     ($$EXECUTE gk_bounds(1, 0, 3, 1)$$),
     ($$EXECUTE gk_bounds(NULL, 1, 3, 4)$$)
-) v(q), LATERAL gk_compare(q) c;
+) v(q), LATERAL rt_compare(q) c;
 SELECT q, c.* FROM (VALUES
     ($$EXECUTE gk_bin('0 minutes', '2026-01-01', '2026-03-07', '2026-03-10')$$),
     ($$EXECUTE gk_bin('1 month', '2026-01-01', '2026-03-07', '2026-03-10')$$),
     ($$EXECUTE gk_bounds(0, 0, 8, 5)$$)
-) v(q), LATERAL gk_try(q) c;
+) v(q), LATERAL rt_try(q) c;
 -- the generic plan made in New York, run in Kathmandu and in Lord Howe
 -- (a change of TimeZone does not plan again)
-SELECT cardinality(gk_rows($$EXECUTE gk_range('2026-03-07', '2026-03-10')$$)) AS rows_in_new_york;
+SELECT cardinality(rt_rows($$EXECUTE gk_range('2026-03-07', '2026-03-10')$$)) AS rows_in_new_york;
 SET TimeZone = 'Asia/Kathmandu';
-SELECT * FROM gk_compare($$EXECUTE gk_range('2026-03-07', '2026-03-10')$$, replan => false);
+SELECT * FROM rt_compare($$EXECUTE gk_range('2026-03-07', '2026-03-10')$$, replan => false);
 SET TimeZone = 'America/New_York';
-SELECT cardinality(gk_rows($$EXECUTE gk_range('2026-04-03', '2026-04-06')$$)) AS rows_in_new_york;
+SELECT cardinality(rt_rows($$EXECUTE gk_range('2026-04-03', '2026-04-06')$$)) AS rows_in_new_york;
 SET TimeZone = 'Australia/Lord_Howe';
-SELECT * FROM gk_compare($$EXECUTE gk_range('2026-04-03', '2026-04-06')$$, replan => false);
+SELECT * FROM rt_compare($$EXECUTE gk_range('2026-04-03', '2026-04-06')$$, replan => false);
 SET TimeZone = 'America/New_York';
 SET plan_cache_mode = force_custom_plan;
 SELECT q, c.* FROM (VALUES
@@ -782,7 +604,7 @@ SELECT q, c.* FROM (VALUES
     ($$EXECUTE gk_bin('1 day 3 hours', '2400-01-01', '2026-03-07', '2026-03-10')$$),
     ($$EXECUTE gk_bin_ts('1 hour', '3000-01-01')$$),
     ($$EXECUTE gk_bounds(1, 0, 3, 1)$$)
-) v(q), LATERAL gk_compare(q) c;
+) v(q), LATERAL rt_compare(q) c;
 RESET plan_cache_mode;
 DEALLOCATE gk_range;
 DEALLOCATE gk_bin;
@@ -795,10 +617,10 @@ SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
-SELECT gk_explain($$SELECT g4, count(*), gpu_histogram(x, 0, 1, 16) FROM gk_par GROUP BY g4$$);
+SELECT rt_explain($$SELECT g4, count(*), gpu_histogram(x, 0, 1, 16) FROM gk_par GROUP BY g4$$);
 CREATE VIEW gk_par_hourly AS SELECT date_trunc('hour', tz) AS hour, gpu_histogram(x, 0, 1, 8) AS h FROM gk_par GROUP BY 1;
-SELECT gk_explain($$SELECT * FROM gk_par_hourly WHERE hour >= '2026-03-03 12:00'$$);
-SELECT q, gk_plan(q) LIKE '%Gather%' AS gather, c.* FROM (VALUES
+SELECT rt_explain($$SELECT * FROM gk_par_hourly WHERE hour >= '2026-03-03 12:00'$$);
+SELECT q, rt_plan(q) LIKE '%Gather%' AS gather, c.* FROM (VALUES
     ($$SELECT g4, count(*), gpu_histogram(x, 0, 1, 16) FROM gk_par GROUP BY g4$$),
     ($$SELECT b, s, gpu_histogram(x, 0, 1, 16), gpu_histogram(y, 0, 1, 4) FROM gk_par GROUP BY b, s$$),
     ($$SELECT date_trunc('hour', tz), count(x), gpu_histogram(x, 0, 1, 8) FROM gk_par GROUP BY 1$$),
@@ -814,15 +636,15 @@ SELECT q, gk_plan(q) LIKE '%Gather%' AS gather, c.* FROM (VALUES
     ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_par GROUP BY g4 HAVING count(*) % 2 = 0$$),
     ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_par GROUP BY g4 HAVING count(*) % 2 = 0 AND random() >= 0$$),
     ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_par GROUP BY g4 HAVING count(*) > (SELECT avg(g4) + 3091 FROM gk_par WHERE g4 < 3)$$)
-) v(q), LATERAL gk_compare(q) c;
-SELECT gk_explain($$SELECT * FROM gk_par_hourly WHERE h IS NOT NULL AND (h)[3] % 2 = 0$$);
+) v(q), LATERAL rt_compare(q) c;
+SELECT rt_explain($$SELECT * FROM gk_par_hourly WHERE h IS NOT NULL AND (h)[3] % 2 = 0$$);
 -- A HAVING the workers may not evaluate (random() is parallel restricted):
 -- a serial scan's Filter, or a Finalize Aggregate above the workers.
-SELECT gk_explain($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_par GROUP BY g4 HAVING count(*) % 2 = 0 AND random() >= 0$$);
+SELECT rt_explain($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_par GROUP BY g4 HAVING count(*) % 2 = 0 AND random() >= 0$$);
 SET max_parallel_workers = 0; -- Gather with no worker: the leader reads every block
-SELECT q, gk_plan(q) LIKE '%Gather%' AS gather, c.* FROM (VALUES
+SELECT q, rt_plan(q) LIKE '%Gather%' AS gather, c.* FROM (VALUES
     ($$SELECT g4, count(*), gpu_histogram(x, 0, 1, 16) FROM gk_par GROUP BY g4$$)
-) v(q), LATERAL gk_compare(q) c;
+) v(q), LATERAL rt_compare(q) c;
 RESET max_parallel_workers;
 
 -- The memory bound: 50,000 groups of 64 buckets in 64kB of work_mem.  The
@@ -834,11 +656,11 @@ SET max_parallel_workers_per_gather = 0;
 SELECT q, c.* FROM (VALUES
     ($$SELECT m, gpu_histogram(x, 0, 1, 64) FROM gk_par GROUP BY m$$),
     ($$SELECT m, b, count(*), gpu_histogram(x, 0, 1, 64) FROM gk_par GROUP BY m, b$$)
-) v(q), LATERAL gk_memory(q) c;
+) v(q), LATERAL rt_memory(q) c;
 SET max_parallel_workers_per_gather = 2;
 SELECT q, c.* FROM (VALUES
     ($$SELECT m, gpu_histogram(x, 0, 1, 64) FROM gk_par GROUP BY m$$)
-) v(q), LATERAL gk_memory(q) c;
+) v(q), LATERAL rt_memory(q) c;
 RESET work_mem;
 RESET hash_mem_multiplier;
 RESET parallel_setup_cost;
@@ -863,8 +685,8 @@ SET hash_mem_multiplier = 1;
 SELECT regexp_replace(line, '\d+(\.\d+)?', 'N', 'g') AS plan_lines
 FROM gk_plan_lines($$SELECT k, gpu_histogram(x, 0, 1, 64) FROM gk_grow GROUP BY k$$) line
 WHERE line ~ 'Finalize|GpuHistogramScan|Group Flushes|Spilled|Spill Passes|Batches';
-SELECT * FROM gk_compare($$SELECT k, count(*), gpu_histogram(x, 0, 1, 64) FROM gk_grow GROUP BY k$$);
+SELECT * FROM rt_compare($$SELECT k, count(*), gpu_histogram(x, 0, 1, 64) FROM gk_grow GROUP BY k$$);
 RESET work_mem;
 RESET hash_mem_multiplier;
-SELECT * FROM gk_compare($$SELECT k, count(*), gpu_histogram(x, 0, 1, 64) FROM gk_grow GROUP BY k$$);
+SELECT * FROM rt_compare($$SELECT k, count(*), gpu_histogram(x, 0, 1, 64) FROM gk_grow GROUP BY k$$);
 DROP TABLE gk_grow;

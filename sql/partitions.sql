@@ -23,7 +23,7 @@
 -- scan's plan taken with enable_seqscan = off, its Finalize HashAggregate
 -- spilling); a tight work_mem; parallel settings.  Every answer is compared
 -- with the ordinary plan's (gpu_histogram.scan = off), and once per table
--- with width_bucket and count(*) in plain SQL.  pt_compare() prints one
+-- with width_bucket and count(*) in plain SQL.  rt_compare() prints one
 -- line per query: scan_planned | same | rows (with the leaves that the
 -- plan reads, where they matter).
 --
@@ -31,8 +31,7 @@ LOAD 'gpu_histogram'; -- the planner hook, also without shared_preload_libraries
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS pt_src, pt_range, pt_r_q1, pt_r_q2, pt_r_h2, pt_r_h2_e, pt_list, pt_l_34, pt_hash, pt_h2,
     pt_inh, pt_inh_c1, pt_inh_c2, pt_inh_gc, pt_miss, pt_miss_b, pt_empty, pt_none, pt_mixed, pt_shapes CASCADE;
-DROP FUNCTION IF EXISTS pt_plan, pt_rows, pt_scan, pt_compare, pt_against_width_bucket, pt_outcome, pt_try,
-    pt_memory, pt_explain, pt_leaves;
+DROP FUNCTION IF EXISTS pt_leaves;
 DROP SERVER IF EXISTS pt_srv CASCADE;
 DROP FOREIGN DATA WRAPPER IF EXISTS pt_nohandler CASCADE;
 DROP ACCESS METHOD IF EXISTS pt_heap2;
@@ -40,191 +39,9 @@ RESET client_min_messages;
 SET max_parallel_workers_per_gather = 0;
 -- the data is made in UTC; the queries run in New York
 SET TimeZone = 'UTC';
-
--- EXPLAIN (COSTS OFF) as one text
-CREATE FUNCTION pt_plan(q text) RETURNS text LANGUAGE plpgsql AS $fn$
-DECLARE
-    line text;
-    plan text := '';
-BEGIN
-    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-        plan := plan || line || E'\n';
-    END LOOP;
-    RETURN plan;
-END
-$fn$;
-
--- q's rows as text, sorted unless the order is part of the answer; q runs
--- as it is (no subquery around it), so EXECUTE of a prepared statement works
-CREATE FUNCTION pt_rows(q text, ordered boolean DEFAULT false) RETURNS text[] LANGUAGE plpgsql AS $fn$
-DECLARE
-    rec record;
-    acc text[] := '{}';
-BEGIN
-    FOR rec IN EXECUTE q LOOP
-        acc := acc || rec::text;
-    END LOOP;
-    IF NOT ordered THEN
-        SELECT coalesce(array_agg(e ORDER BY e COLLATE "C"), '{}') INTO acc FROM unnest(acc) e;
-    END IF;
-    RETURN acc;
-END
-$fn$;
-
--- gpu_histogram.scan for the rest of the transaction.  A prepared
--- statement's cached plan does not follow a change of setting (no plan
--- does), so for an EXECUTE the cached plans are discarded: its next
--- execution is planned again, with the scan on or off.
-CREATE FUNCTION pt_scan(setting text, q text, replan boolean DEFAULT true) RETURNS void LANGUAGE plpgsql AS $fn$
-BEGIN
-    PERFORM set_config('gpu_histogram.scan', setting, true);
-    IF replan AND q ~* '^\s*EXECUTE\s' THEN
-        DISCARD PLANS;
-    END IF;
-END
-$fn$;
-
--- whether the scan was planned, whether its answer equals the ordinary
--- plan's, and how many rows; zone, if given, is the TimeZone of both runs;
--- replan => false runs an EXECUTE with the scan on in the plan it has
--- cached (the ordinary plan's run is planned afresh)
-CREATE FUNCTION pt_compare(q text, ordered boolean DEFAULT false, zone text DEFAULT NULL, replan boolean DEFAULT true)
-RETURNS TABLE(scan_planned boolean, same boolean, rows bigint) LANGUAGE plpgsql AS $fn$
-DECLARE
-    with_scan text[];
-    without_scan text[];
-BEGIN
-    IF zone IS NOT NULL THEN
-        PERFORM set_config('TimeZone', zone, true);
-    END IF;
-    PERFORM pt_scan('on', q, replan);
-    scan_planned := pt_plan(q) LIKE '%GpuHistogramScan%';
-    with_scan := pt_rows(q, ordered);
-    PERFORM pt_scan('off', q);
-    IF pt_plan(q) LIKE '%GpuHistogramScan%' THEN
-        RAISE EXCEPTION 'GpuHistogramScan planned with gpu_histogram.scan = off';
-    END IF;
-    without_scan := pt_rows(q, ordered);
-    PERFORM pt_scan('on', q);
-    same := with_scan = without_scan;
-    rows := cardinality(without_scan);
-    RETURN NEXT;
-END
-$fn$;
-
--- The grouped histogram of val over tbl by keys (each an expression), with
--- the scan on and off, against plain SQL: width_bucket and count(*) per key
--- and bucket, made into one bigint[] per group of nbins + 2 counts (bucket 0
--- .. nbins + 1, zero-filled, NULL values not counted), NULL for a group
--- whose every value is NULL.
-CREATE FUNCTION pt_against_width_bucket(tbl text, keys text[], val text, lo float8, hi float8, nbins integer)
-RETURNS TABLE(scan_planned boolean, same boolean, rows bigint) LANGUAGE plpgsql AS $fn$
-DECLARE
-    key_list text;
-    key_names text;
-    positions text;
-    q text;
-    reference text;
-    with_scan text[];
-    without_scan text[];
-    expected text[];
-BEGIN
-    SELECT string_agg(format('%s AS k%s', k, n), ', ' ORDER BY n),
-           string_agg('k' || n, ', ' ORDER BY n),
-           string_agg(n::text, ', ' ORDER BY n)
-      INTO key_list, key_names, positions
-      FROM unnest(keys) WITH ORDINALITY u(k, n);
-    q := format('SELECT %s, gpu_histogram(%s, %L::float8, %L::float8, %s) AS h FROM %s GROUP BY %s',
-                key_list, val, lo, hi, nbins, tbl, positions);
-    reference := format(
-        'SELECT %1$s, CASE WHEN m IS NOT NULL THEN ARRAY(SELECT coalesce((m ->> b::text)::bigint, 0)'
-        '                                             FROM generate_series(0, %6$s + 1) b ORDER BY b) END AS h'
-        ' FROM (SELECT %1$s, jsonb_object_agg(b, c) FILTER (WHERE b IS NOT NULL) AS m'
-        '       FROM (SELECT %2$s, width_bucket(%3$s, %4$L::float8, %5$L::float8, %6$s) AS b, count(*) AS c'
-        '             FROM %7$s GROUP BY %8$s, %9$s) w'
-        '       GROUP BY %8$s) g',
-        key_names, key_list, val, lo, hi, nbins, tbl, positions, cardinality(keys) + 1);
-    PERFORM set_config('gpu_histogram.scan', 'on', true);
-    scan_planned := pt_plan(q) LIKE '%GpuHistogramScan%';
-    with_scan := pt_rows(q);
-    PERFORM set_config('gpu_histogram.scan', 'off', true);
-    without_scan := pt_rows(q);
-    expected := pt_rows(reference);
-    PERFORM set_config('gpu_histogram.scan', 'on', true);
-    same := with_scan = expected AND without_scan = expected;
-    rows := cardinality(expected);
-    RETURN NEXT;
-END
-$fn$;
-
--- 'ok: N rows' or 'SQLSTATE: message' of q, and a digest of the rows
-CREATE FUNCTION pt_outcome(q text, OUT outcome text, OUT digest text) LANGUAGE plpgsql AS $fn$
-DECLARE
-    r text[];
-BEGIN
-    r := pt_rows(q);
-    outcome := format('ok: %s rows', cardinality(r));
-    digest := md5(array_to_string(r, E'\n'));
-EXCEPTION WHEN OTHERS THEN
-    outcome := SQLSTATE || ': ' || SQLERRM;
-END
-$fn$;
-
--- for queries that may fail: the ordinary plan's outcome, and whether the
--- scan's is the same (the same rows, or the same error); scan_planned is
--- NULL where planning itself fails
-CREATE FUNCTION pt_try(q text, OUT scan_planned boolean, OUT outcome text, OUT same boolean)
-LANGUAGE plpgsql AS $fn$
-DECLARE
-    with_scan record;
-    without_scan record;
-BEGIN
-    PERFORM pt_scan('on', q);
-    BEGIN
-        scan_planned := pt_plan(q) LIKE '%GpuHistogramScan%';
-    EXCEPTION WHEN OTHERS THEN
-        scan_planned := NULL;
-    END;
-    with_scan := pt_outcome(q);
-    PERFORM pt_scan('off', q);
-    without_scan := pt_outcome(q);
-    PERFORM pt_scan('on', q);
-    outcome := without_scan.outcome;
-    same := with_scan.outcome = without_scan.outcome AND with_scan.digest IS NOT DISTINCT FROM without_scan.digest;
-END
-$fn$;
-
--- for a tight memory bound: which plan was chosen, and what the scan did:
--- the ordinary plan's answer, another answer, or an error (its SQLSTATE)
-CREATE FUNCTION pt_memory(q text, OUT scan_planned boolean, OUT outcome text) LANGUAGE plpgsql AS $fn$
-DECLARE
-    with_scan text[];
-    without_scan text[];
-BEGIN
-    PERFORM set_config('gpu_histogram.scan', 'off', true);
-    without_scan := pt_rows(q);
-    PERFORM set_config('gpu_histogram.scan', 'on', true);
-    scan_planned := pt_plan(q) LIKE '%GpuHistogramScan%';
-    BEGIN
-        with_scan := pt_rows(q);
-        outcome := CASE WHEN with_scan = without_scan THEN 'the ordinary plan''s answer'
-                        ELSE 'ANOTHER ANSWER than the ordinary plan' END;
-    EXCEPTION WHEN OTHERS THEN
-        outcome := 'error ' || SQLSTATE;
-    END;
-END
-$fn$;
-
--- EXPLAIN (COSTS OFF), with the device line independent of gpu_histogram.device (the suite also runs with gpu)
-CREATE FUNCTION pt_explain(q text) RETURNS SETOF text LANGUAGE plpgsql AS $fn$
-DECLARE
-    line text;
-BEGIN
-    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-        RETURN NEXT regexp_replace(line, 'Device: .*', 'Device: (setting)');
-    END LOOP;
-END
-$fn$;
+-- the helpers the topics share (rt_*, try_sql, wb_hist): sql/include/helpers.sql
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/helpers.sql
 
 -- the relations that the plan reads (with the scan on), in the plan's order
 CREATE FUNCTION pt_leaves(q text) RETURNS text LANGUAGE plpgsql AS $fn$
@@ -232,7 +49,7 @@ DECLARE
     plan text;
 BEGIN
     PERFORM set_config('gpu_histogram.scan', 'on', true);
-    plan := pt_plan(q);
+    plan := rt_plan(q);
     RETURN coalesce((SELECT string_agg(m[1], ' ' ORDER BY n)
                      FROM regexp_matches(plan, 'Scan[^\n]* on (\w+)', 'g') WITH ORDINALITY r(m, n)), '(none)');
 END
@@ -387,10 +204,10 @@ SET TimeZone = 'America/New_York';
 -- The plans, in EXPLAIN: the leaves left after pruning (two of them with
 -- their own attribute numbers), two levels pruned at once, children
 -- excluded by their CHECK constraint, and nothing left.
-SELECT pt_explain($$SELECT date_trunc('day', tz), count(*), gpu_histogram(x, 0, 1, 8) FROM pt_range WHERE tz >= '2026-01-10' AND tz < '2026-01-25' GROUP BY 1$$);
-SELECT pt_explain($$SELECT count(*), count(x), gpu_histogram(x, 0, 1, 8) FROM pt_range WHERE tz >= '2026-01-25' AND tz < '2026-02-10' AND s IN ('east', 'west')$$);
-SELECT pt_explain($$SELECT g, gpu_histogram(x, 0, 1, 8) FROM pt_inh WHERE g >= 12 GROUP BY g$$);
-SELECT pt_explain($$SELECT gpu_histogram(x, 0, 1, 8) FROM pt_range WHERE tz > '2026-01-01' AND tz < '2025-01-01'$$);
+SELECT rt_explain($$SELECT date_trunc('day', tz), count(*), gpu_histogram(x, 0, 1, 8) FROM pt_range WHERE tz >= '2026-01-10' AND tz < '2026-01-25' GROUP BY 1$$);
+SELECT rt_explain($$SELECT count(*), count(x), gpu_histogram(x, 0, 1, 8) FROM pt_range WHERE tz >= '2026-01-25' AND tz < '2026-02-10' AND s IN ('east', 'west')$$);
+SELECT rt_explain($$SELECT g, gpu_histogram(x, 0, 1, 8) FROM pt_inh WHERE g >= 12 GROUP BY g$$);
+SELECT rt_explain($$SELECT gpu_histogram(x, 0, 1, 8) FROM pt_range WHERE tz > '2026-01-01' AND tz < '2025-01-01'$$);
 
 -- Every table, ungrouped and grouped by each key kind, with count(*),
 -- count(col) and several histograms (of float8 and int4 columns); as_src:
@@ -415,23 +232,23 @@ INSERT INTO pt_shapes SELECT n, q FROM unnest(ARRAY[
     $$SELECT gpu_histogram(x, 0, 1, 8) FROM %s GROUP BY s$$
 ]) WITH ORDINALITY u(q, n);
 SELECT qn, q FROM pt_shapes ORDER BY qn;
-SELECT qn, tbl, c.*, pt_rows(format(q, tbl)) = pt_rows(format(q, 'pt_src')) AS as_src
+SELECT qn, tbl, c.*, rt_rows(format(q, tbl)) = rt_rows(format(q, 'pt_src')) AS as_src
 FROM pt_shapes, unnest(ARRAY['pt_range', 'pt_list', 'pt_hash', 'pt_inh']) WITH ORDINALITY ts(tbl, tn),
-     LATERAL pt_compare(format(q, tbl)) c
+     LATERAL rt_compare(format(q, tbl)) c
 ORDER BY qn, tn;
 -- ... over parts of the trees: the second level alone, an inheritance
 -- subtree, ONLY (the parent's own rows; a child with an extra column), and
 -- in another time zone.
 SELECT qn, tbl, c.*
 FROM pt_shapes, unnest(ARRAY['pt_r_h2', 'pt_inh_c1', 'ONLY pt_inh', 'ONLY pt_inh_c1', 'pt_inh_c2']) WITH ORDINALITY ts(tbl, tn),
-     LATERAL pt_compare(format(q, tbl)) c
+     LATERAL rt_compare(format(q, tbl)) c
 WHERE qn IN (2, 4, 9, 12, 15)
 ORDER BY qn, tn;
 SELECT q, c.* FROM (VALUES
     ($$SELECT g, count(extra), gpu_histogram(x, 0, 1, 8) FROM pt_inh_c2 WHERE extra LIKE 'extra 1%' GROUP BY g$$),
     ($$SELECT date_trunc('day', tz), gpu_histogram(x, 0, 1, 8) FROM pt_range GROUP BY 1$$),
     ($$SELECT date_trunc('hour', tz), gpu_histogram(x, 0, 1, 8) FROM pt_inh GROUP BY 1$$)
-) v(q), LATERAL pt_compare(q, zone => 'Asia/Kathmandu') c;
+) v(q), LATERAL rt_compare(q, zone => 'Asia/Kathmandu') c;
 
 -- Values that the rows do not store: each leaf's missing value.
 SELECT q, c.* FROM (VALUES
@@ -440,7 +257,7 @@ SELECT q, c.* FROM (VALUES
     ($$SELECT width_bucket(w, 0, 1, 4), count(*), gpu_histogram(x, 0, 1, 4) FROM pt_miss GROUP BY 1$$),
     ($$SELECT k, gpu_histogram(x, 0, 1, 4) FROM pt_miss WHERE w > 0.5 GROUP BY k$$),
     ($$SELECT gpu_histogram(w, 0, 1, 4) FROM pt_miss WHERE v IS NULL$$)
-) v(q), LATERAL pt_compare(q) c;
+) v(q), LATERAL rt_compare(q) c;
 SELECT k, count(*), gpu_histogram(w, 0, 1, 4) AS w, gpu_histogram(v, 0, 1, 4) AS v FROM pt_miss GROUP BY k ORDER BY k;
 
 -- Against width_bucket and count(*) in plain SQL, once per table.
@@ -455,7 +272,7 @@ SELECT tbl, array_to_string(k, ', ') AS keys, c.* FROM (VALUES
     ('pt_inh', ARRAY['g'], 'x', 0, 1, 8),
     ('pt_inh', ARRAY['date_trunc(''week'', tz)', 'b'], 'x', 0, 1, 8),
     ('ONLY pt_inh', ARRAY['s'], 'x', 0, 1, 8)
-) v(tbl, k, val, lo, hi, nbins), LATERAL pt_against_width_bucket(tbl, k, val, lo, hi, nbins) c;
+) v(tbl, k, val, lo, hi, nbins), LATERAL rt_against_width_bucket(tbl, k, val, lo, hi, nbins) c;
 
 -- Plan-time pruning on the key: some leaves, one leaf, the default, all
 -- of them pruned (no row: one row of NULL and 0 ungrouped, no row grouped);
@@ -492,7 +309,7 @@ SELECT q, pt_leaves(q) AS leaves, c.* FROM (VALUES
     ($$SELECT g, gpu_histogram(x, 0, 1, 8) FROM pt_inh WHERE g >= 12 GROUP BY g$$),
     ($$SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pt_inh WHERE g < 0$$),
     ($$SELECT g, gpu_histogram(x, 0, 1, 8) FROM pt_inh_c1 WHERE g > 20 GROUP BY g$$)
-) v(q), LATERAL pt_compare(q) c;
+) v(q), LATERAL rt_compare(q) c;
 
 -- A WHERE clause on the key's own expression (which prunes nothing: it is
 -- not the partition key), a HAVING clause on the key (which the planner
@@ -501,7 +318,7 @@ SELECT q, pt_leaves(q) AS leaves, c.* FROM (VALUES
 -- the leaf's own Vars, on each row as the ordinary plan does.
 CREATE VIEW pt_daily AS SELECT date_trunc('day', tz) AS day, count(*) AS n, gpu_histogram(x, 0, 1, 8) AS h FROM pt_range GROUP BY 1;
 CREATE VIEW pt_inh_days AS SELECT tz::date AS day, gpu_histogram(x, 0, 1, 8) AS h FROM pt_inh GROUP BY 1;
-SELECT pt_explain($$SELECT * FROM pt_inh_days WHERE day BETWEEN '2026-01-10' AND '2026-01-12'$$);
+SELECT rt_explain($$SELECT * FROM pt_inh_days WHERE day BETWEEN '2026-01-10' AND '2026-01-12'$$);
 SELECT q, pt_leaves(q) AS leaves, c.* FROM (VALUES
     ($$SELECT date_trunc('day', tz), gpu_histogram(x, 0, 1, 16) FROM pt_range WHERE date_trunc('day', tz) >= '2026-02-20' GROUP BY 1$$),
     ($$SELECT tz::date, count(*), gpu_histogram(x, 0, 1, 8) FROM pt_list WHERE tz::date > '2026-02-25' GROUP BY tz::date$$),
@@ -511,7 +328,7 @@ SELECT q, pt_leaves(q) AS leaves, c.* FROM (VALUES
     ($$SELECT * FROM pt_daily WHERE day >= '2026-02-20'$$),
     ($$SELECT * FROM pt_daily WHERE day < '2025-12-13' OR day IS NULL$$),
     ($$SELECT * FROM pt_inh_days WHERE day BETWEEN '2026-01-10' AND '2026-01-12'$$)
-) v(q), LATERAL pt_compare(q) c;
+) v(q), LATERAL rt_compare(q) c;
 
 -- Empty tables and partitions, and all-NULL x.
 SELECT q, pt_leaves(q) AS leaves, c.* FROM (VALUES
@@ -524,8 +341,8 @@ SELECT q, pt_leaves(q) AS leaves, c.* FROM (VALUES
     ($$SELECT count(*), count(x), gpu_histogram(x, 0, 1, 8), gpu_histogram(y, -1, 1, 4) FROM pt_r_future$$),
     ($$SELECT date_trunc('month', tz), count(*), gpu_histogram(x, 0, 1, 8), gpu_histogram(y, -1, 1, 4) FROM pt_range WHERE tz >= '2026-02-25' GROUP BY 1$$),
     ($$SELECT b, count(x), gpu_histogram(x, 0, 1, 8) FROM pt_list WHERE k IN (5, 100) GROUP BY b$$)
-) v(q), LATERAL pt_compare(q) c;
-SELECT pt_rows($$SELECT date_trunc('month', tz), count(*), gpu_histogram(x, 0, 1, 8) FROM pt_range WHERE tz >= '2026-02-25' GROUP BY 1$$) AS the_last_months;
+) v(q), LATERAL rt_compare(q) c;
+SELECT rt_rows($$SELECT date_trunc('month', tz), count(*), gpu_histogram(x, 0, 1, 8) FROM pt_range WHERE tz >= '2026-02-25' GROUP BY 1$$) AS the_last_months;
 
 -- Prepared statements: the key compared with parameters.  A generic plan
 -- keeps every leaf (the ordinary plan removes the others when it starts;
@@ -546,10 +363,10 @@ PREPARE pt_bounds(float8, float8, int4, timestamptz) AS
 PREPARE pt_inh_g(int4) AS
     SELECT date_trunc('day', tz), gpu_histogram(x, 0, 1, 8) FROM pt_inh WHERE g >= $1 GROUP BY 1;
 SET plan_cache_mode = force_generic_plan;
-SELECT pt_explain($$EXECUTE pt_k(3)$$);
+SELECT rt_explain($$EXECUTE pt_k(3)$$);
 BEGIN;
-SELECT pt_scan('off', $$EXECUTE pt_k(3)$$);
-SELECT pt_explain($$EXECUTE pt_k(3)$$);
+SELECT rt_scan('off', $$EXECUTE pt_k(3)$$);
+SELECT rt_explain($$EXECUTE pt_k(3)$$);
 COMMIT;
 DISCARD PLANS;
 SELECT q, pt_leaves(q) AS leaves, c.* FROM (VALUES
@@ -576,19 +393,19 @@ SELECT q, pt_leaves(q) AS leaves, c.* FROM (VALUES
     ($$EXECUTE pt_bounds(1, 0, 3, '2026-01-19')$$),
     ($$EXECUTE pt_inh_g(12)$$),
     ($$EXECUTE pt_inh_g(0)$$)
-) v(q), LATERAL pt_compare(q) c;
+) v(q), LATERAL rt_compare(q) c;
 -- the same generic plan run again with other values (not planned again)
-SELECT cardinality(pt_rows($$EXECUTE pt_days('2026-01-01', '2026-02-01')$$)) AS first_run;
+SELECT cardinality(rt_rows($$EXECUTE pt_days('2026-01-01', '2026-02-01')$$)) AS first_run;
 SELECT q, c.* FROM (VALUES
     ($$EXECUTE pt_days('2026-01-18', '2026-02-03')$$),
     ($$EXECUTE pt_days('2025-12-30', '2026-01-02')$$),
     ($$EXECUTE pt_k(0)$$),
     ($$EXECUTE pt_k(NULL)$$)
-) v(q), LATERAL pt_compare(q, replan => false) c;
+) v(q), LATERAL rt_compare(q, replan => false) c;
 SELECT q, c.* FROM (VALUES
     ($$EXECUTE pt_bounds(0, 0, 8, '2026-02-20')$$),
     ($$EXECUTE pt_bounds(0, 1, 8, '2031-01-01')$$)
-) v(q), LATERAL pt_try(q) c;
+) v(q), LATERAL rt_try(q) c;
 SET plan_cache_mode = force_custom_plan;
 SELECT q, pt_leaves(q) AS leaves, c.* FROM (VALUES
     ($$EXECUTE pt_days('2026-01-15', '2026-01-25')$$),
@@ -601,7 +418,7 @@ SELECT q, pt_leaves(q) AS leaves, c.* FROM (VALUES
     ($$EXECUTE pt_ids(1, 2)$$),
     ($$EXECUTE pt_bounds(1, 0, 3, '2026-01-19')$$),
     ($$EXECUTE pt_inh_g(12)$$)
-) v(q), LATERAL pt_compare(q) c;
+) v(q), LATERAL rt_compare(q) c;
 RESET plan_cache_mode;
 DEALLOCATE pt_days;
 DEALLOCATE pt_before;
@@ -634,12 +451,12 @@ SELECT q, pt_leaves(q) AS leaves, c.* FROM (VALUES
     ($$SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pt_range WHERE tz >= '2030-06-01' AND tz < 'infinity'$$),
     ($$SELECT count(*), count(x), gpu_histogram(x, 0, 1, 8) FROM pt_empty$$),
     ($$SELECT g, gpu_histogram(x, 0, 1, 8) FROM pt_empty GROUP BY g$$)
-) v(q), LATERAL pt_compare(q) c;
+) v(q), LATERAL rt_compare(q) c;
 SET work_mem = '1MB';
 SELECT q, pt_leaves(q) AS leaves, c.* FROM (VALUES
     ($$SELECT tz, gpu_histogram(x, 0, 1, 8) FROM pt_range GROUP BY tz$$),
     ($$SELECT date_trunc('hour', tz), gpu_histogram(x, 0, 1, 8), gpu_histogram(y, -1, 1, 8) FROM pt_inh GROUP BY 1$$)
-) v(q), LATERAL pt_compare(q) c;
+) v(q), LATERAL rt_compare(q) c;
 RESET work_mem;
 RESET enable_seqscan;
 
@@ -651,11 +468,11 @@ SELECT q, pt_leaves(q) AS leaves, c.* FROM (VALUES
     ($$SELECT g, gpu_histogram(x, 0, 1, 8) FROM pt_mixed WHERE tz < '2029-06-01' GROUP BY g$$),
     ($$SELECT date_trunc('day', tz), gpu_histogram(x, 0, 1, 8) FROM pt_mixed WHERE tz < '2026-01-15' GROUP BY 1$$),
     ($$SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pt_mixed WHERE tz >= '2026-02-10' AND tz < '2029-06-01'$$)
-) v(q), LATERAL pt_compare(q) c;
+) v(q), LATERAL rt_compare(q) c;
 SELECT q, c.* FROM (VALUES
     ($$SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pt_mixed$$),
     ($$SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pt_mixed WHERE tz IS NULL$$)
-) v(q), LATERAL pt_try(q) c;
+) v(q), LATERAL rt_try(q) c;
 
 -- HAVING over the leaves: the Finalize Aggregate above the Append
 -- evaluates it on the combined states.
@@ -663,7 +480,7 @@ SELECT q, c.* FROM (VALUES
     ($$SELECT g, gpu_histogram(x, 0, 1, 8) FROM pt_range GROUP BY g HAVING count(*) > 860$$),
     ($$SELECT g, gpu_histogram(x, 0, 1, 8) FROM pt_inh GROUP BY g HAVING gpu_histogram(x, 0, 1, 8) IS NOT NULL$$),
     ($$SELECT gpu_histogram(x, 0, 1, 8) FROM pt_list HAVING count(*) > 0$$)
-) v(q), LATERAL pt_compare(q) c;
+) v(q), LATERAL rt_compare(q) c;
 
 -- Shapes that keep the ordinary plan, with the same answer; and
 -- PostgreSQL's own partitionwise aggregation, which the scan does not
@@ -680,15 +497,15 @@ SELECT q, c.* FROM (VALUES
     ($$SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pt_range TABLESAMPLE BERNOULLI (100)$$),
     ($$SELECT gpu_histogram(x, 0, 1, 8) FROM (SELECT x FROM pt_range UNION ALL SELECT x FROM pt_inh) u$$),
     ($$SELECT a.g, gpu_histogram(a.x, 0, 1, 8) FROM pt_range a JOIN pt_hash b ON a.id = b.id GROUP BY a.g$$)
-) v(q), LATERAL pt_compare(q) c;
+) v(q), LATERAL rt_compare(q) c;
 SET enable_partitionwise_aggregate = on;
-SELECT q, pt_plan(q) LIKE '%Finalize%' AS finalize, c.* FROM (VALUES
+SELECT q, rt_plan(q) LIKE '%Finalize%' AS finalize, c.* FROM (VALUES
     ($$SELECT k, count(*), gpu_histogram(x, 0, 1, 8) FROM pt_list GROUP BY k$$),
     ($$SELECT tz, gpu_histogram(x, 0, 1, 4) FROM pt_range GROUP BY tz$$),
     ($$SELECT g, gpu_histogram(x, 0, 1, 8) FROM pt_range GROUP BY g$$),
     ($$SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pt_hash$$),
     ($$SELECT id, gpu_histogram(x, 0, 1, 8) FROM pt_hash WHERE id < 100 GROUP BY id$$)
-) v(q), LATERAL pt_compare(q) c;
+) v(q), LATERAL rt_compare(q) c;
 RESET enable_partitionwise_aggregate;
 
 -- The memory bound applies to each leaf: many groups in a tight work_mem
@@ -700,7 +517,7 @@ SELECT q, c.* FROM (VALUES
     ($$SELECT id, gpu_histogram(x, 0, 1, 64) FROM pt_range GROUP BY id$$),
     ($$SELECT date_trunc('hour', tz), gpu_histogram(x, 0, 1, 64) FROM pt_inh GROUP BY 1$$),
     ($$SELECT g, gpu_histogram(x, 0, 1, 64) FROM pt_hash GROUP BY g$$)
-) v(q), LATERAL pt_memory(q) c;
+) v(q), LATERAL rt_memory(q) c;
 RESET work_mem;
 RESET hash_mem_multiplier;
 
@@ -712,9 +529,9 @@ SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
-SELECT pt_explain($$SELECT g, count(x), gpu_histogram(x, 0, 1, 8) FROM pt_range WHERE tz >= '2026-01-10' GROUP BY g$$);
-SELECT pt_explain($$SELECT * FROM pt_inh_days WHERE day BETWEEN '2026-01-10' AND '2026-01-12'$$);
-SELECT q, pt_plan(q) LIKE '%Gather%' AS gather, c.* FROM (VALUES
+SELECT rt_explain($$SELECT g, count(x), gpu_histogram(x, 0, 1, 8) FROM pt_range WHERE tz >= '2026-01-10' GROUP BY g$$);
+SELECT rt_explain($$SELECT * FROM pt_inh_days WHERE day BETWEEN '2026-01-10' AND '2026-01-12'$$);
+SELECT q, rt_plan(q) LIKE '%Gather%' AS gather, c.* FROM (VALUES
     ($$SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pt_range$$),
     ($$SELECT g, count(x), gpu_histogram(x, 0, 1, 8) FROM pt_range GROUP BY g$$),
     ($$SELECT date_trunc('day', tz), gpu_histogram(x, 0, 1, 8) FROM pt_list GROUP BY 1$$),
@@ -724,19 +541,19 @@ SELECT q, pt_plan(q) LIKE '%Gather%' AS gather, c.* FROM (VALUES
     ($$SELECT date_trunc('day', tz), gpu_histogram(x, 0, 1, 16) FROM pt_range WHERE date_trunc('day', tz) >= '2026-02-20' GROUP BY 1$$),
     ($$SELECT tz::date, count(*), gpu_histogram(x, 0, 1, 8) FROM pt_inh GROUP BY 1 HAVING tz::date < '2026-01-01' OR tz::date IS NULL$$),
     ($$SELECT * FROM pt_daily WHERE day >= '2026-02-20'$$)
-) v(q), LATERAL pt_compare(q) c;
+) v(q), LATERAL rt_compare(q) c;
 SET max_parallel_workers = 0; -- Gather with no worker: the leader does everything
-SELECT q, pt_plan(q) LIKE '%Gather%' AS gather, c.* FROM (VALUES
+SELECT q, rt_plan(q) LIKE '%Gather%' AS gather, c.* FROM (VALUES
     ($$SELECT g, gpu_histogram(x, 0, 1, 8) FROM pt_range WHERE tz >= '2026-01-10' AND tz < '2026-02-20' GROUP BY g$$),
     ($$SELECT g, count(x), gpu_histogram(x, 0, 1, 8) FROM pt_range GROUP BY g$$)
-) v(q), LATERAL pt_compare(q) c;
+) v(q), LATERAL rt_compare(q) c;
 RESET max_parallel_workers;
 SET enable_partitionwise_aggregate = on;
-SELECT q, pt_plan(q) LIKE '%Gather%' AS gather, c.* FROM (VALUES
+SELECT q, rt_plan(q) LIKE '%Gather%' AS gather, c.* FROM (VALUES
     ($$SELECT k, gpu_histogram(x, 0, 1, 8) FROM pt_list GROUP BY k$$),
     ($$SELECT g, gpu_histogram(x, 0, 1, 8) FROM pt_hash GROUP BY g$$),
     ($$SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pt_inh$$)
-) v(q), LATERAL pt_compare(q) c;
+) v(q), LATERAL rt_compare(q) c;
 RESET enable_partitionwise_aggregate;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;

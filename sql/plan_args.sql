@@ -9,33 +9,12 @@
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS pa_t, pa_edges, pa_empty;
 DROP SCHEMA IF EXISTS pa_other CASCADE;
-DROP FUNCTION IF EXISTS try_sql(text), pa_explain(text);
 RESET client_min_messages;
 SET max_parallel_workers_per_gather = 0;
 
-CREATE FUNCTION try_sql(q text) RETURNS text LANGUAGE plpgsql AS $fn$
-DECLARE
-    r text;
-BEGIN
-    EXECUTE q INTO r;
-    RETURN 'ok: ' || coalesce(r, 'NULL');
-EXCEPTION WHEN OTHERS THEN
-    RETURN SQLSTATE || ': ' || SQLERRM;
-END
-$fn$;
-
--- EXPLAIN (COSTS OFF), with the custom scan's device setting masked (the
--- GPU checks run this suite with device = gpu).
-CREATE FUNCTION pa_explain(q text) RETURNS SETOF text LANGUAGE plpgsql AS $fn$
-DECLARE
-    line text;
-BEGIN
-    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-        RETURN NEXT regexp_replace(line, 'Device: \w+', 'Device: (setting)');
-    END LOOP;
-END
-$fn$;
-
+-- the helpers the topics share (rt_*, try_sql, wb_hist): sql/include/helpers.sql
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/helpers.sql
 CREATE TABLE pa_t AS
 SELECT i, CASE WHEN i % 101 = 0 THEN NULL
                ELSE (i * 0.6180339887498949::float8 - floor(i * 0.6180339887498949::float8)) * 120 - 10 END AS x,
@@ -77,7 +56,7 @@ JOIN (SELECT k, array_agg(coalesce(c, 0) ORDER BY b) AS h
 
 -- A stable function in lo, hi or nbins (to_number and to_date are stable):
 -- each moves, the float8 form stays in the custom scan.
-SELECT pa_explain($$SELECT gpu_histogram(x, 0, to_number('100', '999')::float8, 20) FROM pa_t$$);
+SELECT rt_explain($$SELECT gpu_histogram(x, 0, to_number('100', '999')::float8, 20) FROM pa_t$$);
 SELECT gpu_histogram(x, 0, to_number('100', '999')::float8, 20)
        = (SELECT array_agg(coalesce(c, 0) ORDER BY b) FROM generate_series(0, 21) b
           LEFT JOIN (SELECT width_bucket(x, 0, to_number('100', '999')::float8, 20) AS b, count(*) AS c
@@ -118,7 +97,7 @@ SELECT o.n, (SELECT gpu_histogram(x, 0, o.n * 50.0, 4) FROM pa_t)
                LEFT JOIN (SELECT width_bucket(x, 0, o.n * 50.0, 4) AS b, count(*) AS c
                           FROM pa_t WHERE x IS NOT NULL GROUP BY 1) w USING (b)) AS outer_reference_same
 FROM generate_series(1, 2) o(n);
-SELECT pa_explain('SELECT o.n, (SELECT gpu_histogram(x, 0, o.n * 50.0, 4) FROM pa_t) FROM generate_series(1, 2) o(n)');
+SELECT rt_explain('SELECT o.n, (SELECT gpu_histogram(x, 0, o.n * 50.0, 4) FROM pa_t) FROM generate_series(1, 2) o(n)');
 -- an aggregate named gpu_histogram that is not the extension's
 CREATE SCHEMA pa_other;
 CREATE FUNCTION pa_other.add_one(bigint, float8, float8[]) RETURNS bigint LANGUAGE sql IMMUTABLE AS 'SELECT $1 + 1';
@@ -167,12 +146,12 @@ SET plan_cache_mode = force_generic_plan;
 EXPLAIN (COSTS OFF) EXECUTE pa_prep('{0,25,50,75,100}');
 EXECUTE pa_check('{0,25,50,75,100}');
 EXECUTE pa_check('{-5,1.5,99}');
-SELECT pa_explain('EXECUTE pa_scan(100)');
+SELECT rt_explain('EXECUTE pa_scan(100)');
 EXECUTE pa_scan(100);
 SET plan_cache_mode = force_custom_plan;
 EXPLAIN (COSTS OFF) EXECUTE pa_prep('{0,25,50,75,100}');
 EXECUTE pa_check('{0,25,50,75,100}');
-SELECT pa_explain('EXECUTE pa_scan(100)');
+SELECT rt_explain('EXECUTE pa_scan(100)');
 EXECUTE pa_scan(100);
 RESET plan_cache_mode;
 DEALLOCATE pa_prep;
@@ -202,7 +181,7 @@ EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT gpu_hi
 -- ... also in the custom scan, which evaluates lo, hi and nbins at the
 -- first row that passes the WHERE clause
 \set fails '100 / (SELECT count(*) FROM pa_empty)'
-SELECT pa_explain('SELECT gpu_histogram(x, 0, ' || :'fails' || ', 4) FROM pa_t WHERE i < 0');
+SELECT rt_explain('SELECT gpu_histogram(x, 0, ' || :'fails' || ', 4) FROM pa_t WHERE i < 0');
 SELECT try_sql('SELECT gpu_histogram(x, 0, ' || :'fails' || ', 4) FROM pa_t WHERE i < 0') AS gpu_histogram,
        try_sql('SELECT count(width_bucket(x, 0, ' || :'fails' || ', 4)) FROM pa_t WHERE i < 0') AS width_bucket;
 SELECT try_sql('SELECT gpu_histogram(x, 0, ' || :'fails' || ', 4) FROM pa_empty') AS gpu_histogram,
@@ -220,7 +199,7 @@ EXPLAIN (COSTS OFF) SELECT gpu_histogram(x, :edges) FROM pa_t;
 SELECT gpu_histogram(x, :edges) = gpu_histogram(x, '{0,2.5,5,7.5,10,12.5,15,17.5,20,22.5,25,27.5,30,32.5,35,37.5,40,42.5,45,47.5,50,52.5,55,57.5,60,62.5,65,67.5,70,72.5,75,77.5,80,82.5,85,87.5,90,92.5,95,97.5,100}')
        AS parallel_same
 FROM pa_t;
-SELECT pa_explain($$SELECT gpu_histogram(x, 0, to_number('100', '999')::float8, 20) FROM pa_t$$);
+SELECT rt_explain($$SELECT gpu_histogram(x, 0, to_number('100', '999')::float8, 20) FROM pa_t$$);
 SELECT gpu_histogram(x, 0, to_number('100', '999')::float8, 20) = gpu_histogram(x, 0, 100, 20) AS parallel_scan_same FROM pa_t;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
@@ -236,4 +215,3 @@ CREATE EXTENSION gpu_histogram;
 
 DROP TABLE pa_t, pa_edges, pa_empty;
 DROP SCHEMA pa_other CASCADE;
-DROP FUNCTION try_sql(text), pa_explain(text);

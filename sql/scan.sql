@@ -10,23 +10,14 @@ SET client_min_messages = warning;
 DROP VIEW IF EXISTS sc_view;
 DROP MATERIALIZED VIEW IF EXISTS sc_mv;
 DROP TABLE IF EXISTS sc_t, sc_q, sc_slow, sc_types, sc_nan, sc_empty, sc_part, sc_inh, sc_idx, sc_rls CASCADE;
-DROP FUNCTION IF EXISTS scan_plan, scan_compare, try_sql, explain_lines, scan_counters;
+DROP FUNCTION IF EXISTS scan_compare, try_sql(text, text), scan_counters;
 DROP ROLE IF EXISTS regress_sc_reader;
 RESET client_min_messages;
 SET max_parallel_workers_per_gather = 0;
 
-CREATE FUNCTION scan_plan(q text) RETURNS text LANGUAGE plpgsql AS $fn$
-DECLARE
-    line text;
-    plan text := '';
-BEGIN
-    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-        plan := plan || line || E'\n';
-    END LOOP;
-    RETURN plan;
-END
-$fn$;
-
+-- the helpers the topics share (rt_*, try_sql, wb_hist): sql/include/helpers.sql
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/helpers.sql
 CREATE FUNCTION scan_compare(q text, OUT scan_planned boolean, OUT same boolean)
 LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -34,10 +25,10 @@ DECLARE
     without_scan text;
 BEGIN
     PERFORM set_config('gpu_histogram.scan', 'on', false);
-    scan_planned := scan_plan(q) LIKE '%GpuHistogramScan%';
+    scan_planned := rt_plan(q) LIKE '%GpuHistogramScan%';
     EXECUTE format('SELECT array_agg(r::text ORDER BY r::text) FROM (%s) r', q) INTO with_scan;
     PERFORM set_config('gpu_histogram.scan', 'off', false);
-    IF scan_plan(q) LIKE '%GpuHistogramScan%' THEN
+    IF rt_plan(q) LIKE '%GpuHistogramScan%' THEN
         RAISE EXCEPTION 'GpuHistogramScan planned with gpu_histogram.scan = off';
     END IF;
     EXECUTE format('SELECT array_agg(r::text ORDER BY r::text) FROM (%s) r', q) INTO without_scan;
@@ -76,24 +67,6 @@ BEGIN
 END
 $fn$;
 
--- EXPLAIN's lines, with the device setting (which a run on a GPU machine
--- changes) and, for ANALYZE, the numbers masked.
-CREATE FUNCTION explain_lines(q text, with_analyze boolean DEFAULT false) RETURNS SETOF text
-LANGUAGE plpgsql AS $fn$
-DECLARE
-    line text;
-BEGIN
-    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF' ||
-            CASE WHEN with_analyze THEN ', ANALYZE, TIMING OFF, SUMMARY OFF, BUFFERS OFF' ELSE '' END || ') ' || q LOOP
-        line := regexp_replace(line, 'Device: \w+', 'Device: (setting)');
-        IF with_analyze THEN
-            line := regexp_replace(line, '[0-9]+(\.[0-9]+)?', 'N', 'g'); -- 18 shows rows=1.00
-        END IF;
-        RETURN NEXT line;
-    END LOOP;
-END
-$fn$;
-
 SHOW gpu_histogram.scan;
 -- what the setting covers, as pg_settings (and SHOW ALL) describe it
 SELECT short_desc, extra_desc FROM pg_settings WHERE name = 'gpu_histogram.scan';
@@ -129,14 +102,14 @@ SELECT all_visible > 0 AND all_visible < pages AS partly_all_visible, tuples, bi
 FROM scan_counters('SELECT gpu_histogram(x, 0, 1, 16) FROM sc_t');
 
 -- The plan, in EXPLAIN.
-SELECT explain_lines('SELECT gpu_histogram(x, 0, 1, 16) FROM sc_t');
-SELECT explain_lines('SELECT gpu_histogram(x, 0, 1, 16), gpu_histogram(z, 1000, 0, 7) FROM sc_t WHERE label LIKE ''ww%''');
-SELECT explain_lines('SELECT gpu_histogram(x, 0, 1, 16)::text AS h, 1 AS one FROM sc_t');
+SELECT rt_explain('SELECT gpu_histogram(x, 0, 1, 16) FROM sc_t');
+SELECT rt_explain('SELECT gpu_histogram(x, 0, 1, 16), gpu_histogram(z, 1000, 0, 7) FROM sc_t WHERE label LIKE ''ww%''');
+SELECT rt_explain('SELECT gpu_histogram(x, 0, 1, 16)::text AS h, 1 AS one FROM sc_t');
 SET gpu_histogram.scan = off;
-SELECT explain_lines('SELECT gpu_histogram(x, 0, 1, 16) FROM sc_t');
+SELECT rt_explain('SELECT gpu_histogram(x, 0, 1, 16) FROM sc_t');
 RESET gpu_histogram.scan;
 -- EXPLAIN ANALYZE counts what the scan read and binned.
-SELECT explain_lines('SELECT gpu_histogram(x, 0, 1, 16) FROM sc_t WHERE k < 5', true);
+SELECT rt_explain('SELECT gpu_histogram(x, 0, 1, 16) FROM sc_t WHERE k < 5', true);
 
 -- Every shape the scan covers gives the ordinary plan's answer.
 SELECT q, (scan_compare(q)).* FROM (VALUES
@@ -215,8 +188,8 @@ SELECT (i % 200 - 100)::int2, i - 50000, i::int8 * 100000 - 2500000000,
        (i % 1009) / 1009.0
 FROM generate_series(1, 100000) i;
 INSERT INTO sc_q VALUES (NULL, NULL, NULL, NULL, NULL, 0.5);
-SELECT explain_lines('SELECT gpu_histogram(v, 0, 1, 8) FROM sc_q WHERE f8 > 0.5 AND 10 >= i2');
-SELECT explain_lines('SELECT gpu_histogram(v, 0, 1, 8) FROM sc_q WHERE f8 > 0.5 AND i2 + 1 > 10');
+SELECT rt_explain('SELECT gpu_histogram(v, 0, 1, 8) FROM sc_q WHERE f8 > 0.5 AND 10 >= i2');
+SELECT rt_explain('SELECT gpu_histogram(v, 0, 1, 8) FROM sc_q WHERE f8 > 0.5 AND i2 + 1 > 10');
 SELECT q, (scan_compare(q)).* FROM (VALUES
     ('SELECT gpu_histogram(v, 0, 1, 8) FROM sc_q WHERE f8 > 0.5'),
     ('SELECT gpu_histogram(v, 0, 1, 8) FROM sc_q WHERE f8 <= 0.5'),
@@ -268,7 +241,7 @@ FROM sc_types;
 PREPARE sc_prep(float8, float8, integer, integer) AS
 SELECT gpu_histogram(x, $1, $2, $3) FROM sc_t WHERE k = $4;
 SET plan_cache_mode = force_generic_plan;
-SELECT explain_lines('EXECUTE sc_prep(0, 1, 8, 5)');
+SELECT rt_explain('EXECUTE sc_prep(0, 1, 8, 5)');
 EXECUTE sc_prep(0, 1, 8, 5);
 SET plan_cache_mode = force_custom_plan;
 EXECUTE sc_prep(0, 1, 8, 5);
@@ -352,7 +325,7 @@ SELECT q, (scan_compare(q)).* FROM (VALUES
 CREATE TABLE sc_idx AS SELECT i AS id, (i % 1000) / 1000.0::float8 AS x FROM generate_series(1, 200000) i;
 CREATE INDEX ON sc_idx (id);
 VACUUM ANALYZE sc_idx;
-SELECT explain_lines('SELECT gpu_histogram(x, 0, 1, 4) FROM sc_idx WHERE id < 100');
+SELECT rt_explain('SELECT gpu_histogram(x, 0, 1, 4) FROM sc_idx WHERE id < 100');
 SELECT (scan_compare('SELECT gpu_histogram(x, 0, 1, 4) FROM sc_idx WHERE id < 100')).*;
 
 -- Row-level security: the policy's quals are evaluated before the query's.
@@ -404,7 +377,7 @@ SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
-SELECT explain_lines('SELECT gpu_histogram(x, 0, 1, 16), gpu_histogram(z, 0, 1000, 3) FROM sc_t WHERE k < 50');
+SELECT rt_explain('SELECT gpu_histogram(x, 0, 1, 16), gpu_histogram(z, 0, 1000, 3) FROM sc_t WHERE k < 50');
 SELECT q, (scan_compare(q)).* FROM (VALUES
     ('SELECT gpu_histogram(x, 0, 1, 16), gpu_histogram(z, 0, 1000, 3) FROM sc_t WHERE k < 50'),
     ('SELECT gpu_histogram(x, 0.25, 0.75, 1000000) FROM sc_t'),

@@ -9,6 +9,9 @@
 -- the table filled wrote gigabytes for the first query below.
 SET max_parallel_workers_per_gather = 0;
 SET temp_file_limit = '16MB';
+-- the helpers the topics share (rt_*, try_sql, wb_hist): sql/include/helpers.sql
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/helpers.sql
 
 -- The plan's lines that say what the scan did, numbers as N.
 CREATE FUNCTION sp_lines(q text) RETURNS SETOF text LANGUAGE plpgsql AS $fn$
@@ -20,13 +23,6 @@ BEGIN
             RETURN NEXT regexp_replace(line, '\d+(\.\d+)?', 'N', 'g');
         END IF;
     END LOOP;
-END
-$fn$;
-
--- The plan of q, as EXPLAIN (COSTS OFF) gives it.
-CREATE FUNCTION sp_plan(q text) RETURNS SETOF text LANGUAGE plpgsql AS $fn$
-BEGIN
-    RETURN QUERY EXECUTE 'EXPLAIN (COSTS OFF) ' || q;
 END
 $fn$;
 
@@ -131,7 +127,7 @@ SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SELECT regexp_replace(line, 'Device: .*', 'Device: (setting)') AS plan
-FROM sp_plan($$SELECT g, gpu_histogram(x, 0, 100, 12000) h, count(*) c FROM sp_stale GROUP BY g$$) line;
+FROM rt_explain($$SELECT g, gpu_histogram(x, 0, 100, 12000) h, count(*) c FROM sp_stale GROUP BY g$$) line;
 CREATE TEMP TABLE sp_par_on AS SELECT g, gpu_histogram(x, 0, 100, 12000) h, count(*) c FROM sp_stale GROUP BY g;
 SET gpu_histogram.scan = off;
 CREATE TEMP TABLE sp_par_off AS SELECT g, gpu_histogram(x, 0, 100, 12000) h, count(*) c FROM sp_stale GROUP BY g;
@@ -162,4 +158,4 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 DROP TABLE sp_stale, sp_generic, sp_parts, sp_gen_on, sp_gen_off, sp_par_on, sp_par_off;
-DROP FUNCTION sp_lines(text), sp_plan(text), sp_same(text), sp_temp_files();
+DROP FUNCTION sp_lines(text), sp_same(text), sp_temp_files();

@@ -23,17 +23,9 @@ BEGIN
     RETURN r;
 END
 $fn$;
-CREATE OR REPLACE FUNCTION try_sql(q text) RETURNS text LANGUAGE plpgsql AS $fn$
-DECLARE
-    r text;
-BEGIN
-    EXECUTE q INTO r;
-    RETURN 'ok: ' || coalesce(r, 'NULL');
-EXCEPTION WHEN OTHERS THEN
-    RETURN SQLSTATE || ': ' || SQLERRM;
-END
-$fn$;
-
+-- the helpers the topics share (rt_*, try_sql, wb_hist): sql/include/helpers.sql
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/helpers.sql
 -- Latency bins of 1, 2, 5 ... 100 ms: element k counts width_bucket k - 1.
 SELECT gpu_histogram(x, '{1,2,5,10,20,50,100}') FROM generate_series(0, 120) x;
 SELECT width_bucket(x, '{1,2,5,10,20,50,100}'::float8[]) AS bin, count(*)
@@ -188,4 +180,4 @@ SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{1,2,3}', '{1,2,3}'
 SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{1,2,3}', '{{1},{2}}'::float8[])$$);
 
 DROP TABLE th_t, th_sets, th_big, th_serial, th_serial_g;
-DROP FUNCTION ref_hist(text, integer), try_sql(text);
+DROP FUNCTION ref_hist(text, integer);

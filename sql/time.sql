@@ -38,17 +38,9 @@ BEGIN
     RETURN r;
 END
 $fn$;
-CREATE OR REPLACE FUNCTION try_sql(q text) RETURNS text LANGUAGE plpgsql AS $fn$
-DECLARE
-    r text;
-BEGIN
-    EXECUTE q INTO r;
-    RETURN 'ok: ' || coalesce(r, 'NULL');
-EXCEPTION WHEN OTHERS THEN
-    RETURN SQLSTATE || ': ' || SQLERRM;
-END
-$fn$;
-
+-- the helpers the topics share (rt_*, try_sql, wb_hist): sql/include/helpers.sql
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/helpers.sql
 -- A small example: hours of a day, the rows below and above it at both ends.
 SELECT gpu_histogram(ts, '2024-01-01', '2024-01-02', 24)
 FROM generate_series('2023-12-31 23:00'::timestamptz, '2024-01-02 01:00', '30 min') ts;
@@ -323,4 +315,4 @@ SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{1,2,3}', 'infinity
 SELECT try_sql($$SELECT count(*) FROM gpu_histogram_buckets('{1,2}', now(), now() + interval '1 day')$$);
 
 DROP TABLE tm_t, tm_specs, tm_round, tm_d, tm_serial, tm_serial_g;
-DROP FUNCTION us(timestamptz), us(timestamp), day_number(date), ts_at(bigint), ref_hist(text, integer), try_sql(text);
+DROP FUNCTION us(timestamptz), us(timestamp), day_number(date), ts_at(bigint), ref_hist(text, integer);

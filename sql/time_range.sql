@@ -9,10 +9,14 @@
 LOAD 'gpu_histogram';
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS tr_t CASCADE;
-DROP FUNCTION IF EXISTS tr_compare, tr_explain;
+DROP FUNCTION IF EXISTS tr_compare;
 RESET client_min_messages;
 SET max_parallel_workers_per_gather = 0;
 SET TimeZone = 'America/New_York';
+
+-- the helpers the topics share (rt_*, try_sql, wb_hist): sql/include/helpers.sql
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/helpers.sql
 
 -- whether the scan was planned, how it filtered, and whether its answer equals the ordinary plan's
 CREATE FUNCTION tr_compare(q text, OUT scan_planned boolean, OUT filter text, OUT same boolean)
@@ -36,17 +40,6 @@ BEGIN
     EXECUTE format('SELECT array_agg(r::text ORDER BY r::text) FROM (%s) r', q) INTO without_scan;
     PERFORM set_config('gpu_histogram.scan', 'on', true);
     same := with_scan IS NOT DISTINCT FROM without_scan;
-END
-$fn$;
-
--- EXPLAIN (COSTS OFF), with the device line independent of gpu_histogram.device (the suite also runs with gpu)
-CREATE FUNCTION tr_explain(q text) RETURNS SETOF text LANGUAGE plpgsql AS $fn$
-DECLARE
-    line text;
-BEGIN
-    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-        RETURN NEXT regexp_replace(line, 'Device: .*', 'Device: (setting)');
-    END LOOP;
 END
 $fn$;
 
@@ -92,7 +85,7 @@ COMMIT;
 SET plan_cache_mode = force_generic_plan;
 PREPARE tr_range(timestamptz, timestamptz) AS
     SELECT gpu_histogram(x, 0, 1, 16) FROM tr_t WHERE ts >= $1 AND ts < $2;
-SELECT tr_explain($$EXECUTE tr_range('2026-10-30', '2026-11-02')$$);
+SELECT rt_explain($$EXECUTE tr_range('2026-10-30', '2026-11-02')$$);
 CREATE TABLE tr_answers AS
 SELECT lo, hi, (SELECT gpu_histogram(x, 0, 1, 16) FROM tr_t WHERE ts >= lo AND ts < hi) AS expected
 FROM (VALUES (timestamptz '2026-10-30', timestamptz '2026-11-02'), ('2026-11-01 01:00-04', '2026-11-01 01:00-05'),
@@ -119,7 +112,7 @@ BEGIN
     END LOOP;
 END
 $$;
-SELECT tr_explain('SELECT lo, (SELECT gpu_histogram(x, 0, 1, 16) FROM tr_t WHERE ts >= lo AND ts < hi) FROM tr_answers');
+SELECT rt_explain('SELECT lo, (SELECT gpu_histogram(x, 0, 1, 16) FROM tr_t WHERE ts >= lo AND ts < hi) FROM tr_answers');
 DEALLOCATE tr_range;
 RESET plan_cache_mode;
 RESET TimeZone;

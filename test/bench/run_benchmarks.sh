@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # run_benchmarks.sh: the one benchmark command.  Measures in one run what a
 # PostgreSQL user and a GPU engineer would compare, and writes
-# test/bench/results/<date>-<label>-<cpu|h100|...>.{md,csv} and a few PNGs.
+# records/bench/<date>-<label>-<cpu|h100|...>.{md,csv} and a few PNGs.
 #
 #   bash test/bench/run_benchmarks.sh [--sizes 1000000,10000000] [--rounds 5]
 #        [--workers 0,2,8] [--label NAME] [--quick] [--use-existing]
@@ -82,7 +82,7 @@ for arg in "$@"; do  # quoted only where the shell needs it
 done
 
 sizes="" rounds=5 workers_wanted="0,2,8" label="" quick=no use_existing=no
-shared_buffers="" work_mem=256MB out_dir=$BENCH_DIR/results
+shared_buffers="" work_mem=256MB out_dir=$ROOT/records/bench
 sections=distributions,nbins,workers,groups,scan,dashboards,window,shards,forms,kernel,startup
 while [ $# -gt 0 ]; do
     case $1 in

@@ -226,7 +226,7 @@ TEST_F(ClusterTest, SeveralRoundsInEveryClusterSizeSmallEnoughForRacecheck)
     /*
      * What compute-sanitizer's racecheck can finish: it ran about 150,000
      * values a second on the H100 and did not finish the tests above in
-     * minutes (docs/performance.md#what-the-kernel-choices-rest-on).  One cluster of each size, one step a
+     * minutes.  One cluster of each size, one step a
      * round, so that both outboxes are written and pulled at least twice
      * each, the hot cells at every slice boundary; the engine's prefetch.
      */

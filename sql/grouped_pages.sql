@@ -1,0 +1,124 @@
+--
+-- grouped_pages: the grouped page path (extension/scan/grouped_pages/) in
+-- pg_regress, on a machine without a GPU.  gpu_histogram.debug_pages_on_cpu
+-- makes the scan pin its all-visible pages in batches as it would for the
+-- GPU and parse every batch on the host, as if the GPU had handed it back,
+-- so CI runs the grouped strategy's batching, its page parse, its quals and
+-- its groups here too, not only in test/gpu/grouped_page_checks.sh.  The
+-- keys are those the page path takes (an integer column with NULLs, a
+-- boolean, date_trunc across New York's DST change, date_bin, ::date, a
+-- second width_bucket), with WHERE comparisons and time ranges, rows the
+-- statistics never saw, pages that are not all-visible, and workers.
+--
+-- Every answer is compared with PostgreSQL's ordinary plan
+-- (gpu_histogram.scan = off, rt_compare) and, once per key kind, with
+-- width_bucket and count(*) in plain SQL (rt_against_width_bucket); never
+-- with a formula.  The serial runs print the scan's DEBUG lines, which say
+-- that the page path ran ("grouped pages on the GPU": the strategy's name,
+-- whoever parses the batch) and how many pages went through batches; small
+-- batches (debug_pages_per_batch) make the count independent of
+-- shared_buffers.  device = cpu keeps those lines the same when the suite
+-- runs with device = gpu on a GPU host, where grouped_page_checks.sh covers
+-- the GPU itself.
+--
+LOAD 'gpu_histogram'; -- the planner hook, also without shared_preload_libraries
+SET client_min_messages = warning;
+DROP TABLE IF EXISTS gp_t;
+RESET client_min_messages;
+-- the helpers the topics share (rt_*, try_sql, wb_hist): sql/include/helpers.sql
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/helpers.sql
+SET max_parallel_workers_per_gather = 0;
+SET TimeZone = 'America/New_York';
+SET gpu_histogram.device = cpu;
+SET gpu_histogram.debug_pages_on_cpu = on;
+SET gpu_histogram.debug_pages_per_batch = 8;
+
+-- 20,000 rows every 30 seconds from March 8, 2024 in New York, across the
+-- DST change of March 10; NULLs in every column, and x NULL where every
+-- value of a group would be.  ANALYZE samples every row, so the statistics
+-- the page path builds its key tables from are the same on every run;
+-- autovacuum stays away, so that the pages stay as VACUUM left them.
+CREATE TABLE gp_t (x float8, g int4, k int8, ts timestamptz, b bool) WITH (autovacuum_enabled = off);
+INSERT INTO gp_t
+SELECT CASE WHEN i % 37 = 0 OR i % 100 = 13 THEN NULL ELSE ((i::bigint * 7919) % 100003) / 100003.0 END,
+       CASE WHEN i % 101 = 0 THEN NULL ELSE i % 100 END,
+       CASE WHEN i % 89 = 0 THEN NULL ELSE (i % 7) * 1000000000000 - 3000000000000 END,
+       CASE WHEN i % 211 = 0 THEN NULL ELSE '2024-03-08 00:00-05'::timestamptz + i * interval '30 seconds' END,
+       CASE WHEN i % 53 = 0 THEN NULL ELSE i % 3 = 0 END
+FROM generate_series(1, 20000) i;
+VACUUM ANALYZE gp_t;
+
+-- the node and its keys
+SELECT rt_explain($$SELECT g, gpu_histogram(x, 0, 1, 16), count(*) FROM gp_t GROUP BY g$$);
+SELECT rt_explain($$SELECT date_trunc('hour', ts), gpu_histogram(x, 0, 1, 16) FROM gp_t WHERE x > 0.25 AND g <= 70 GROUP BY 1$$);
+
+-- every key kind, serially, against the ordinary plan; the DEBUG lines
+-- come two per query, in the order of the list.  k's seven values spread
+-- over six trillion: too wide a range for the page path's key tables, so
+-- that scan reads its rows on the host ("grouped pages on the CPU").
+SET client_min_messages = debug1;
+SELECT q, c.* FROM (VALUES
+    ($$SELECT g, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n, count(x) AS nx FROM gp_t GROUP BY g$$),
+    ($$SELECT k, gpu_histogram(x, 0, 1, 16) AS h FROM gp_t GROUP BY k$$),
+    ($$SELECT b, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gp_t GROUP BY b$$),
+    ($$SELECT date_trunc('hour', ts) AS hour, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gp_t GROUP BY 1$$),
+    ($$SELECT date_bin('1 hour', ts, '2024-01-01 00:20+00') AS bin, gpu_histogram(x, 0, 1, 16) AS h FROM gp_t GROUP BY 1$$),
+    ($$SELECT ts::date AS d, gpu_histogram(x, 0, 1, 16) AS h FROM gp_t GROUP BY 1$$),
+    ($$SELECT g, width_bucket(x, 0, 1, 4) AS y, gpu_histogram(x, 0, 1, 16) AS h FROM gp_t GROUP BY 1, 2$$),
+    ($$SELECT b, g, gpu_histogram(x, 0, 1, 16) AS h, count(x) AS nx FROM gp_t GROUP BY 1, 2$$),
+    ($$SELECT g, gpu_histogram(x, 0, 1, 10) AS h, count(*) AS n FROM gp_t WHERE x > 0.25 AND x <> 0.5 AND g <= 70 GROUP BY g$$),
+    ($$SELECT date_trunc('hour', ts) AS hour, gpu_histogram(x, 0, 1, 16) AS h FROM gp_t WHERE ts >= '2024-03-09 12:00' AND ts < '2024-03-11' GROUP BY 1$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gp_t WHERE ts >= '2024-03-09 12:00' AND ts < '2024-03-11'$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 16) AS h FROM gp_t WHERE ts >= '2024-03-09 12:00' AND ts < '2024-03-11'$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gp_t WHERE ts >= '2030-03-20' AND ts < '2030-04-03'$$)
+) v(q), LATERAL rt_compare(q) c;
+RESET client_min_messages;
+
+-- and against width_bucket and count(*) in plain SQL
+SELECT k, c.* FROM (VALUES
+    (ARRAY['g']),
+    (ARRAY['b', 'g']),
+    (ARRAY['date_trunc(''hour'', ts)']),
+    (ARRAY['date_bin(''1 hour'', ts, ''2024-01-01 00:20+00'')']),
+    (ARRAY['ts::date']),
+    (ARRAY['g', 'width_bucket(x, 0, 1, 4)'])
+) v(k), LATERAL rt_against_width_bucket('gp_t', k, 'x', 0, 1, 16) c;
+
+-- Rows the statistics never saw (keys outside the range the key tables
+-- were built for) on new pages, and updated rows on pages that are no
+-- longer all-visible: the page path leaves those to the host.
+INSERT INTO gp_t SELECT 0.5, 1000 + i % 7, 9000000000000, '2030-01-01 00:00+00'::timestamptz + i * interval '1 minute', true
+FROM generate_series(1, 2000) i;
+VACUUM gp_t;
+UPDATE gp_t SET x = 0.75 WHERE g = 3 AND ts < '2024-03-09';
+SET client_min_messages = debug1;
+SELECT q, c.* FROM (VALUES
+    ($$SELECT g, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gp_t GROUP BY g$$),
+    ($$SELECT date_trunc('hour', ts) AS hour, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gp_t GROUP BY 1$$),
+    ($$SELECT k, gpu_histogram(x, 0, 1, 16) AS h FROM gp_t WHERE x < 0.9 GROUP BY k$$)
+) v(q), LATERAL rt_compare(q) c;
+RESET client_min_messages;
+
+-- Parallel workers, each batching its share of the blocks; their DEBUG
+-- lines would come in any order, so only the answers are shown.
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SELECT rt_explain($$SELECT g, gpu_histogram(x, 0, 1, 16), count(*) FROM gp_t GROUP BY g$$);
+SELECT q, c.* FROM (VALUES
+    ($$SELECT g, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gp_t GROUP BY g$$),
+    ($$SELECT g, date_trunc('day', ts) AS day, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gp_t GROUP BY 1, 2$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gp_t WHERE ts >= '2024-03-09 12:00' AND ts < '2024-03-11'$$)
+) v(q), LATERAL rt_compare(q) c;
+
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+RESET gpu_histogram.debug_pages_per_batch;
+RESET gpu_histogram.debug_pages_on_cpu;
+RESET gpu_histogram.device;
+RESET TimeZone;
+DROP TABLE gp_t;
