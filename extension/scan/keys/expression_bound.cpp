@@ -4,6 +4,7 @@
  */
 #include "expression_bound.h"
 #include "column_span.h"
+#include "time_keys.h"
 
 #include <cmath>
 
@@ -13,6 +14,7 @@ extern "C" {
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+#include "utils/timestamp.h"
 }
 
 namespace {
@@ -144,6 +146,14 @@ bool linear(const Context &c, const Node *n, const Var **col, double *scale)
             *scale = 1e-6;
             return true;
         }
+        /*
+         * ts AT TIME ZONE z: the column shifted by the zone's offset, which
+         * changes only at transitions; each adds at most a step or two,
+         * which the bound's partial ends absorb for an estimate.
+         */
+        if ((f->funcid == F_TIMEZONE_TEXT_TIMESTAMPTZ || f->funcid == F_TIMEZONE_TEXT_TIMESTAMP) &&
+            list_length(f->args) == 2 && IsA(linitial(f->args), Const))
+            return linear(c, static_cast<const Node *>(lsecond(f->args)), col, scale);
         return false;
     }
     const Node *l, *r;
@@ -228,6 +238,23 @@ double bound(const Context &c, const Node *n)
             const double values = field_values(TextDatumGetCString(field->constvalue));
             if (values > 0)
                 return values; /* of whatever time: its zone or arithmetic changes no field's range */
+        }
+        /* date_trunc(unit, x [, zone]) and date_bin(stride, x, origin) of x linear in the column */
+        if ((f->funcid == F_DATE_TRUNC_TEXT_TIMESTAMPTZ || f->funcid == F_DATE_TRUNC_TEXT_TIMESTAMP ||
+             f->funcid == F_DATE_TRUNC_TEXT_TIMESTAMPTZ_TEXT) &&
+            constant(static_cast<const Node *>(linitial(f->args))) != NULL &&
+            constant(static_cast<const Node *>(linitial(f->args)))->consttype == TEXTOID) {
+            const int unit = time_key_trunc_unit(
+                TextDatumGetCString(constant(static_cast<const Node *>(linitial(f->args)))->constvalue));
+            if (unit >= 0 && linear(c, static_cast<const Node *>(lsecond(f->args)), &col, &scale))
+                return steps(c, col, trunc_unit_usec(unit) / std::fabs(scale));
+        }
+        if ((f->funcid == F_DATE_BIN_INTERVAL_TIMESTAMPTZ_TIMESTAMPTZ ||
+             f->funcid == F_DATE_BIN_INTERVAL_TIMESTAMP_TIMESTAMP) &&
+            constant(static_cast<const Node *>(linitial(f->args))) != NULL &&
+            linear(c, static_cast<const Node *>(lsecond(f->args)), &col, &scale)) {
+            const Interval *iv = DatumGetIntervalP(constant(static_cast<const Node *>(linitial(f->args)))->constvalue);
+            return steps(c, col, (iv->day * 86400e6 + static_cast<double>(iv->time)) / std::fabs(scale));
         }
         /* floor(x), ceil(x), trunc(x), round(x) of x linear in the column: one value per 1/scale */
         if (is_rounding(f->funcid) && list_length(f->args) == 1 &&

@@ -35,6 +35,7 @@ extern "C" {
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "utils/float.h"
+#include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/fmgrprotos.h"
 #include "utils/lsyscache.h"
@@ -109,6 +110,14 @@ bool fixed_scale(const Node *n)
         case F_ROUND_NUMERIC_INT4:
         case F_TRUNC_NUMERIC_INT4:
             return IsA(lsecond(f->args), Const);
+        case F_EXTRACT_TEXT_TIMESTAMPTZ:
+        case F_EXTRACT_TEXT_TIMESTAMP:
+        case F_EXTRACT_TEXT_DATE: {
+            /* each field's scale is its own (seconds 6, hours 0), except julian's */
+            const Node *field = static_cast<const Node *>(linitial(f->args));
+            return IsA(field, Const) && !reinterpret_cast<const Const *>(field)->constisnull &&
+                   pg_strcasecmp(TextDatumGetCString(reinterpret_cast<const Const *>(field)->constvalue), "julian") != 0;
+        }
         }
         return (f->funcformat == COERCE_IMPLICIT_CAST || f->funcformat == COERCE_EXPLICIT_CAST) &&
                list_length(f->args) == 1 && integer_type(exprType(static_cast<Node *>(linitial(f->args))));

@@ -1,0 +1,111 @@
+-- Dashboards (issue 47): the GROUP BY keys dashboards write beside the
+-- kinds the scan has always computed.  Grafana's macros, periodic fields,
+-- zones named in the query, minute buckets over a range, any other
+-- expression.  Each query is compared with the ordinary plan
+-- (gpu_histogram.scan = off) as text, row for row, in zones with daylight
+-- saving and with odd offsets, and is planned as the scan.
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/helpers.sql
+SET max_parallel_workers_per_gather = 0;
+
+-- Six weeks of a reading every 37 seconds from 2026-03-01, through March's
+-- daylight saving changes in Europe and America and April's in Lord Howe
+-- and New Zealand; an integer epoch column as Grafana's
+-- $__unixEpochGroup expects; labels in mixed case; a numeric(6,2); NULLs.
+CREATE TABLE dash (ts timestamptz, lts timestamp, ep bigint, x float8, s text, n numeric(6,2));
+INSERT INTO dash
+SELECT t, t AT TIME ZONE 'UTC', extract(epoch FROM t)::bigint, (i % 997) / 997.0,
+       CASE WHEN i % 11 = 0 THEN NULL WHEN i % 3 = 0 THEN 'Alpha' ELSE 'beta' END,
+       (i % 50) / 4.0
+FROM (SELECT i, timestamptz '2026-03-01 00:00:00+00' + i * interval '37 seconds' AS t
+      FROM generate_series(1, 98000) i) g;
+INSERT INTO dash VALUES (NULL, NULL, NULL, 0.5, 'gamma', NULL), ('infinity', 'infinity', NULL, 0.25, NULL, 1.5),
+                        ('2026-03-10 12:00+00', '-infinity', NULL, NULL, 'beta', NULL);
+ANALYZE dash;
+
+-- The plans: every key kind in EXPLAIN's Key Computation.
+SET TimeZone = 'Europe/Berlin';
+SELECT * FROM rt_explain($$SELECT floor(extract(epoch FROM ts) / 60) * 60 AS "time", gpu_histogram(x, 0, 1, 8)
+  FROM dash WHERE ts BETWEEN '2026-03-28T00:00:00Z' AND '2026-03-30T00:00:00Z' GROUP BY 1 ORDER BY 1$$);
+SELECT * FROM rt_explain($$SELECT extract(dow FROM ts), date_part('hour', ts), gpu_histogram(x, 0, 1, 8)
+  FROM dash GROUP BY 1, 2$$);
+SELECT * FROM rt_explain($$SELECT lower(s), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$);
+
+-- Every family, in five zones: the ordinary plan's rows, as text.
+SELECT z, q, c.*
+FROM (VALUES ('UTC'), ('Europe/Berlin'), ('America/New_York'), ('Asia/Kathmandu'), ('Australia/Lord_Howe')) zones(z),
+(VALUES
+  -- Grafana: $__timeGroupAlias(ts, '1m') over $__timeFilter(ts)
+  ($$SELECT floor(extract(epoch FROM ts) / 60) * 60 AS "time", gpu_histogram(x, 0, 1, 8) FROM dash
+     WHERE ts BETWEEN '2026-03-28T00:00:00Z' AND '2026-03-30T00:00:00Z' GROUP BY 1$$),
+  -- $__unixEpochGroup(ep, '1h'), and wrapped in to_timestamp
+  ($$SELECT floor(ep / 3600) * 3600 AS "time", gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$),
+  ($$SELECT to_timestamp(floor(extract(epoch FROM ts) / 300) * 300) AS "time", count(*), gpu_histogram(x, 0, 1, 8)
+     FROM dash GROUP BY 1$$),
+  -- periodic fields, alone and together
+  ($$SELECT extract(hour FROM ts), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$),
+  ($$SELECT date_part('dow', ts), extract(hour FROM ts), count(x), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1, 2$$),
+  ($$SELECT extract(isodow FROM ts), extract(minute FROM ts), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1, 2$$),
+  ($$SELECT extract(day FROM ts), extract(month FROM ts), extract(quarter FROM ts), extract(doy FROM ts),
+            gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1, 2, 3, 4$$),
+  ($$SELECT extract(hour FROM lts), date_part('dow', lts), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1, 2$$),
+  -- a zone named in the query
+  ($$SELECT date_trunc('day', ts, 'Europe/Berlin'), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$),
+  ($$SELECT date_trunc('hour', ts AT TIME ZONE 'UTC'), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$),
+  ($$SELECT extract(hour FROM ts AT TIME ZONE 'America/New_York'), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$),
+  -- minute buckets over a range
+  ($$SELECT date_trunc('minute', ts), gpu_histogram(x, 0, 1, 8) FROM dash
+     WHERE ts >= '2026-03-29 00:00+00' AND ts < '2026-03-30 00:00+00' GROUP BY 1$$),
+  -- any other key
+  ($$SELECT lower(s), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$),
+  ($$SELECT to_char(ts, 'YYYY-MM'), gpu_histogram(x, 0, 1, 8) FROM dash WHERE ts < '2026-06-01' GROUP BY 1$$),
+  ($$SELECT n, gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$),
+  ($$SELECT n * 2 + 1, round(x::numeric, 1), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1, 2$$),
+  ($$SELECT floor(x * 10), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$),
+  ($$SELECT date_trunc('day', ts), upper(s), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1, 2$$)
+) v(q), LATERAL rt_compare(q, false, z) c
+ORDER BY 1, 2;
+
+-- Errors the key raises are the ordinary plan's.  (A page's rows are read
+-- from its last line pointer, so where two rows would fail differently the
+-- first error may name another row than the ordinary plan's: one failing
+-- value here.)
+SELECT q, c.*
+FROM (VALUES
+  ($$SELECT 1 / (n::int % 3), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$),
+  ($$SELECT (CASE WHEN s = 'Alpha' THEN s ELSE '7' END)::int, gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$)
+) v(q), LATERAL rt_try(q) c;
+
+-- Keys the scan leaves to the ordinary plan, with the same answers.
+SELECT q, c.*
+FROM (VALUES
+  ($$SELECT x::numeric, gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$),
+  ($$SELECT ARRAY[lower(s)], gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$)
+) v(q), LATERAL rt_compare(q) c;
+
+-- With workers: the key is evaluated in each process.
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SELECT q, c.*
+FROM (VALUES
+  ($$SELECT lower(s), extract(hour FROM ts), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1, 2$$),
+  ($$SELECT floor(ep / 3600) * 3600, gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$)
+) v(q), LATERAL rt_compare(q) c;
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+
+-- Why the scan was not offered, at DEBUG1.
+SET client_min_messages = debug1;
+EXPLAIN (COSTS OFF) SELECT s, gpu_histogram(x, 0, 1, 8), sum(x) FROM dash GROUP BY s;
+EXPLAIN (COSTS OFF) SELECT x::numeric, gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1;
+SET gpu_histogram.scan = off;
+EXPLAIN (COSTS OFF) SELECT s, gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY s;
+RESET gpu_histogram.scan;
+RESET client_min_messages;
+
+DROP TABLE dash;
+RESET TimeZone;
