@@ -64,7 +64,7 @@ FROM (VALUES ('UTC'), ('Europe/Berlin'), ('America/New_York'), ('Asia/Kathmandu'
   ($$SELECT floor(x * 10), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$),
   ($$SELECT date_trunc('day', ts), upper(s), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1, 2$$)
 ) v(q), LATERAL rt_compare(q, false, z) c
-ORDER BY 1, 2;
+ORDER BY z COLLATE "C", q COLLATE "C";
 
 -- Errors the key raises are the ordinary plan's.  (A page's rows are read
 -- from its last line pointer, so where two rows would fail differently the
