@@ -90,7 +90,7 @@ sql=$(mktemp /tmp/gh_leak.XXXXXX.sql)
     echo "SELECT values_gpu >= 300000 AND gpu_batches >= 18 AS values_went_through_gpu FROM gpu_histogram_stats();"
     # The baseline is a freshly started service that has run every kind of query of the loop
     # once: a CUDA context keeps what its kernels made it grow (local memory for the suite's
-    # largest histograms, 64 MiB in run 29), and the loop's service is restarted anyway.
+    # largest histograms, 64 MiB measured on the H100), and the loop's service is restarted anyway.
     echo "SET gpu_histogram.debug_fail_cuda_call = 1; SELECT gpu_histogram(x, 0, 1, 256) IS NOT NULL FROM gh_leak; RESET gpu_histogram.debug_fail_cuda_call;"
     for _ in 1 2 3; do echo "SELECT gpu_histogram(x, 0, 1, 256) IS NOT NULL FROM gh_leak;"; echo "SELECT count(*) FROM (SELECT i % 100, gpu_histogram(x, 0, 1, 64) FROM gh_leak GROUP BY 1) s;"; echo "SELECT sum(cardinality(h)) FROM (SELECT g, gpu_histogram(xf, 0, 1, 1000) h FROM gh_leak GROUP BY g) s;"; done
     echo "SELECT gpu_histogram(xf, 0, 1, 256) IS NOT NULL FROM gh_leak; SELECT gpu_histogram(x, '{0.1,0.2,0.5,0.9}'::float8[]) IS NOT NULL FROM gh_leak;"
