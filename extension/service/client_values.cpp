@@ -56,19 +56,3 @@ bool gpu_service_send_grouped(const ServiceHistogramRef *ref, const double *valu
     gh_batches_sent_to_gpu++;
     return true;
 }
-
-/* The words go to the service through slots, a slot's worth at a time. */
-bool client_send_table(const ServiceHistogramRef *ref, const void *words, int32 n, ServiceWait wait)
-{
-    const int32 capacity = gh_service->slot_values;
-    for (int32 first = 0; first < n; first += capacity) {
-        int32 slot = gpu_service_take_slot(wait);
-        if (slot < 0)
-            return false;
-        int32 k = Min(capacity, n - first);
-        memcpy(service_slot_values(slot), static_cast<const char *>(words) + sizeof(uint64) * static_cast<Size>(first),
-               sizeof(uint64) * static_cast<Size>(k));
-        client_queue(slot, REQUEST_THRESHOLDS, ref, first, k);
-    }
-    return true;
-}

@@ -490,3 +490,20 @@ void gpu_service_report(gh::Status s)
     if (s != gh::Status::ok)
         client_report_failure(s);
 }
+
+/* The words go to the service through slots, a slot's worth at a time. */
+bool client_send_table(const ServiceHistogramRef *ref, const void *words, int32 n, ServiceWait wait)
+{
+    const int32 capacity = gh_service->slot_values;
+    for (int32 first = 0; first < n; first += capacity) {
+        bool busy;
+        int32 slot = client_take_slot_among(0, gh_service->nslots, Max(1, gh_service->nslots / 8), INT32_MAX, wait, &busy);
+        if (slot < 0)
+            return false;
+        int32 k = Min(capacity, n - first);
+        memcpy(service_slot_values(slot), static_cast<const char *>(words) + sizeof(uint64) * static_cast<Size>(first),
+               sizeof(uint64) * static_cast<Size>(k));
+        client_queue(slot, REQUEST_THRESHOLDS, ref, first, k);
+    }
+    return true;
+}

@@ -26,7 +26,7 @@ extern "C" {
 
 namespace {
 
-void begin(ScanExec *s, CustomScan *cscan, EState *estate)
+void grouped_begin(ScanExec *s, CustomScan *cscan, EState *estate)
 {
     GroupedRows *g = static_cast<GroupedRows *>(palloc0(sizeof(GroupedRows)));
     TupleDesc desc = RelationGetDescr(s->css.ss.ss_currentRelation);
@@ -104,7 +104,7 @@ bool arguments_are_constants(ScanExec *s)
     return true;
 }
 
-void begin_read(ScanExec *s)
+void grouped_begin_read(ScanExec *s)
 {
     GroupedRows *g = s->grouped;
     if (!g->pages.wanted)
@@ -125,7 +125,7 @@ void begin_read(ScanExec *s)
     grouped_pages_prepare(&g->pages, host_pages(s), g->keys, g->nkeys, s->pscan != NULL);
 }
 
-bool take_page(ScanExec *s, HeapReader *)
+bool grouped_take_page(ScanExec *s, HeapReader *)
 {
     GroupedRows *g = s->grouped;
     return g->pages.wanted && grouped_pages_take(&g->pages, host_pages(s));
@@ -135,22 +135,22 @@ bool take_page(ScanExec *s, HeapReader *)
  * Pages the GPU left, or batches it did not take, are parsed here while a
  * page is taken: their groups may fill the memory bound too.
  */
-bool stop_after_page(ScanExec *s)
+bool grouped_stop_after_page(ScanExec *s)
 {
     return group_agg_full(&s->grouped->group_agg);
 }
 
-bool drain(ScanExec *s)
+bool grouped_drain(ScanExec *s)
 {
     return grouped_pages_drain(&s->grouped->pages, host_pages(s));
 }
 
-void end_read(ScanExec *s)
+void grouped_end_read(ScanExec *s)
 {
     grouped_pages_end_read(&s->grouped->pages, host_pages(s));
 }
 
-bool add_tuples(ScanExec *s, HeapReader *r, int n)
+bool grouped_add_tuples(ScanExec *s, HeapReader *r, int n)
 {
     GroupedRows *g = s->grouped;
     heap_reader_unlock(r);
@@ -195,7 +195,7 @@ bool stopped_early(const GroupedRows *g)
     return g->scan_paused || g->gpu_groups_pending;
 }
 
-TupleTableSlot *next_row(ScanExec *s)
+TupleTableSlot *grouped_next_row(ScanExec *s)
 {
     GroupedRows *g = s->grouped;
     GroupAgg *ga = &g->group_agg;
@@ -266,7 +266,7 @@ TupleTableSlot *next_row(ScanExec *s)
     }
 }
 
-void end(ScanExec *s)
+void grouped_end(ScanExec *s)
 {
     GroupedRows *g = s->grouped;
     group_agg_end(&g->group_agg);
@@ -275,10 +275,10 @@ void end(ScanExec *s)
         g->first_policy->end(s);
 }
 
-void rescan(ScanExec *s)
+void grouped_rescan(ScanExec *s)
 {
     GroupedRows *g = s->grouped;
-    end(s);
+    grouped_end(s);
     if (g->first_policy->rescan != NULL)
         g->first_policy->rescan(s);
     g->policy = g->first_policy;
@@ -293,7 +293,7 @@ void rescan(ScanExec *s)
     g->keys_prepared = false; /* new parameter values, perhaps */
 }
 
-void explain_plan(ScanExec *s, List *deparse_context, bool prefix, ExplainState *es)
+void grouped_explain_plan(ScanExec *s, List *deparse_context, bool prefix, ExplainState *es)
 {
     GroupedRows *g = s->grouped;
     if (g->nkeys == 0)
@@ -310,7 +310,7 @@ void explain_plan(ScanExec *s, List *deparse_context, bool prefix, ExplainState 
     ExplainPropertyList("Key Computation", how, es);
 }
 
-void explain_analyze(ScanExec *s, ExplainState *es)
+void grouped_explain_analyze(ScanExec *s, ExplainState *es)
 {
     GroupedRows *g = s->grouped;
     if (g->nkeys == 0 || s->totals_from_shared)
@@ -332,16 +332,16 @@ void explain_analyze(ScanExec *s, ExplainState *es)
 
 const RowStrategy grouped_rows = {
     true, /* lists_tuples: the groups need each tuple (but begin_read may leave whole pages to take_page) */
-    begin,
-    begin_read,
-    take_page,
-    stop_after_page,
-    add_tuples,
-    drain,
-    end_read,
-    next_row,
-    rescan,
-    end, /* the groups live in the query's memory; an area of the scan's own is detached */
-    explain_plan,
-    explain_analyze,
+    grouped_begin,
+    grouped_begin_read,
+    grouped_take_page,
+    grouped_stop_after_page,
+    grouped_add_tuples,
+    grouped_drain,
+    grouped_end_read,
+    grouped_next_row,
+    grouped_rescan,
+    grouped_end, /* the groups live in the query's memory; an area of the scan's own is detached */
+    grouped_explain_plan,
+    grouped_explain_analyze,
 };

@@ -9,7 +9,7 @@
 #ifndef GH_SCAN_HEAP_BLOCKS_H
 #define GH_SCAN_HEAP_BLOCKS_H
 
-#include "heap_reader.h"
+#include "heap_reader_state.h"
 
 /*
  * The scan's next block, and its map LSN: one given back first

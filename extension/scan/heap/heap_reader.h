@@ -16,6 +16,7 @@
 #include "../../pg_headers.h"
 #include "buffer_hints.h"
 #include "heap_columns.h" /* the columns of the tuples it lists */
+#include "heap_reader_state.h"
 
 extern "C" {
 #include "access/htup_details.h"
@@ -24,88 +25,6 @@ extern "C" {
 #include "storage/bufmgr.h"
 #include "utils/snapshot.h"
 }
-
-/* What one scan has read, reported by EXPLAIN ANALYZE. */
-struct HeapReadCounters {
-    uint64 pages;
-    uint64 all_visible_pages;
-    uint64 tuples;        /* visible tuples */
-    uint64 pages_skipped; /* blocks handed out but left unread (heap_reader_keep_blocks) */
-};
-
-struct HeapReader {
-    Relation rel;
-    Snapshot snapshot;
-    bool check_serializable; /* SERIALIZABLE: report rw-conflicts as heapam does */
-    /* block allocation: parallel if pscan is set, else start..nblocks wrapping */
-    ParallelBlockTableScanDesc pscan;
-    ParallelBlockTableScanWorkerData pwork;
-    bool pstarted;
-    BlockNumber nblocks;
-    BlockNumber start;
-    BlockNumber next_serial; /* blocks handed out so far (serial) */
-    bool syncscan;
-    const uint8 *keep;       /* a bit per block to read, or NULL: every block */
-    BlockNumber keep_nblocks; /* blocks keep covers; later ones are read */
-    BufferAccessStrategy strategy;
-    /*
-     * Where the blocks were last seen in shared buffers (buffer_hints.h),
-     * and the blocks claimed from the allocation but not yet pinned: their
-     * buffers' descriptors and headers are asked for that many pages ahead.
-     */
-    BufferHints hints;
-    BlockNumber queue[8];
-    XLogRecPtr queue_vm[8];  /* each claimed block's map LSN (map_vm) */
-    int queue_head;
-    int queued;
-    int lookahead;
-    bool blocks_done;
-    bool list_all_visible;   /* fill tuples[] on all-visible pages too */
-    /*
-     * The visibility map (heap_reader_watch_map): the map page that covers
-     * the block last claimed, copied with its LSN under its share lock.
-     * Each page then carries the map LSN its all-visible bit was set under
-     * (page_vm, 0: not set), the key the GPUs' page cache probes by
-     * (gpu/specs/page_cache.h); with probing, a block whose bit is set is handed
-     * out unpinned, as a probe.
-     */
-    bool watch_map;
-    bool probing;
-    Buffer map_buffer;
-    BlockNumber map_page;    /* the map page copied, InvalidBlockNumber: none */
-    XLogRecPtr map_lsn;      /* its LSN then, 0 if there is no such map page */
-    uint8 *map_bits;         /* its bitmap */
-    XLogRecPtr page_vm;      /* the current page's map LSN, or the probe's */
-    bool probe;              /* the current page is a probe: block probe_block, not pinned */
-    BlockNumber probe_block;
-    /* blocks to read pinned before any other (probes the cache missed), with their map LSNs */
-    BlockNumber *reread;
-    XLogRecPtr *reread_vm;
-    int reread_head;
-    int nreread;
-    int reread_size;
-    /*
-     * Reading ahead (heap_reader_read_ahead): the next page, pinned while
-     * the current one is read, and whether to ask for all of it now
-     * because the host will parse it.
-     */
-    bool read_ahead;
-    bool prefetch_next;
-    Buffer ahead;
-    XLogRecPtr ahead_vm;
-    /* the current page */
-    Buffer buffer;
-    Page page;
-    bool locked;
-    /*
-     * Every normal tuple of the page is visible and tuples[] is left empty:
-     * the caller reads the page's line pointers itself, in one pass.
-     */
-    bool whole_page;
-    int ntuples;
-    HeapTupleData tuples[MaxHeapTuplesPerPage]; /* the visible ones, unless whole_page */
-    HeapReadCounters counters;
-};
 
 /*
  * Prepares a scan of rel under snapshot; pscan is the shared block scan, or
@@ -162,12 +81,6 @@ void heap_reader_read_probe(HeapReader *r);
  * again.  vm: the map LSN the probe was made with.
  */
 void heap_reader_reread(HeapReader *r, BlockNumber block, XLogRecPtr vm);
-
-/* Whether blocks given back wait to be read. */
-static inline bool heap_reader_has_rereads(const HeapReader *r)
-{
-    return r->reread_head < r->nreread;
-}
 
 /*
  * Whether the current page may be read with only a pin, by the GPU or
