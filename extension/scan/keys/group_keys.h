@@ -13,13 +13,18 @@
  *     float4 under the implicit cast): the second axis of a 2-D histogram;
  *   - TimescaleDB's time_bucket(width, ts, ...) over a timestamptz,
  *     timestamp or date column, where TimescaleDB is installed
- *     (tsdb_bucket.h).
+ *     (tsdb_bucket.h);
+ *   - extract or date_part of a periodic field (hour, dow, ...) of a
+ *     timestamp or timestamptz column (periodic_key.cpp);
+ *   - any other expression of the table's columns that is not volatile,
+ *     is parallel safe and of a type whose equal values have equal bytes,
+ *     evaluated by the executor (expression_key.cpp).
  * Arguments other than the column are fixed for the scan (fixed_exprs.h)
  * and evaluated once, at the first row, as the bounds of gpu_histogram are.
  * The planner checks each GROUP BY expression with group_key_parse(); the
  * executor parses the same expressions again from the plan.  Each row's key
- * comes out as a 64-bit word (the value's integer representation) or bytes
- * (text), or NULL: NULL keys form their own group, as in GROUP BY.
+ * comes out as a 64-bit word (the value's integer representation, a float's
+ * bits, a periodic field) or bytes (text, numeric), or NULL: NULL keys form their own group, as in GROUP BY.
  */
 #ifndef GH_SCAN_GROUP_KEYS_H
 #define GH_SCAN_GROUP_KEYS_H
