@@ -7,6 +7,7 @@
 \getenv abs_srcdir PG_ABS_SRCDIR
 \i :abs_srcdir/sql/include/helpers.sql
 SET max_parallel_workers_per_gather = 0;
+SET jit = off;  -- the DEBUG1 lines below are the planner's alone, on a packaged server too
 
 -- Six weeks of a reading every 37 seconds from 2026-03-01, through March's
 -- daylight saving changes in Europe and America and April's in Lord Howe

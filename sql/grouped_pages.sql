@@ -31,6 +31,8 @@ RESET client_min_messages;
 SET max_parallel_workers_per_gather = 0;
 SET TimeZone = 'America/New_York';
 SET gpu_histogram.device = cpu;
+-- the DEBUG lines below are the scan's: no JIT's of its own (a packaged server may have it on)
+SET jit = off;
 SET gpu_histogram.debug_pages_on_cpu = on;
 SET gpu_histogram.debug_pages_per_batch = 8;
 
