@@ -146,8 +146,6 @@ bool keepable(const Node *expr)
     case DATEOID:
     case TIMESTAMPOID:
     case TIMESTAMPTZOID:
-    case FLOAT4OID:
-    case FLOAT8OID:
         return true;
     case TEXTOID:
     case VARCHAROID:
