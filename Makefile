@@ -11,7 +11,7 @@ OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/aggregate.o extension/merge.o extension/buckets.o \
        extension/gpu_binning.o extension/device_policy.o extension/observability.o extension/plan_args.o \
        extension/scan/plan/plan.o extension/scan/plan/partitions.o extension/scan/plan/group_estimate.o extension/scan/plan/brin_cost.o extension/scan/plan/cached_cost.o \
-       extension/scan/plan/plan_fit.o extension/scan/plan/scan_path.o \
+       extension/scan/plan/plan_fit.o extension/scan/plan/scan_path.o extension/scan/histogram_calls.o \
        extension/scan/exec/exec.o extension/scan/exec/rows_ungrouped.o extension/scan/exec/rows_grouped.o \
        extension/scan/exec/exec_read.o extension/scan/exec/exec_explain.o \
        extension/scan/exec/grouping_table.o extension/scan/exec/grouping_shared.o extension/scan/exec/grouping_gpu_cells.o \
@@ -37,7 +37,7 @@ DATA = extension/sql/gpu_histogram--1.0.sql extension/sql/gpu_histogram--1.0--1.
        extension/sql/gpu_histogram--1.1--1.2.sql
 PGFILEDESC = "gpu_histogram - width_bucket histograms binned on the GPU"
 
-REGRESS = upgrade basic errors equality edges types nulls_empty merge buckets parallel grouping window moving_window device scan time thresholds time_range brin_ranges plan_args group_keys partitions spill grouped_pages dashboards
+REGRESS = upgrade basic errors equality edges types nulls_empty merge buckets parallel grouping window moving_window device scan time thresholds time_range brin_ranges plan_args group_keys partitions spill grouped_pages dashboards scan_forms
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CONFIG ?= pg_config

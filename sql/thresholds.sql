@@ -131,7 +131,9 @@ SELECT count(*) AS groups,
                                                    FROM th_t WHERE g = %s', g), 11)) AS same_as_width_bucket
 FROM (SELECT g, gpu_histogram(x, '{1,2,5,10,20,50,100,200,500,1000}') AS h FROM th_t GROUP BY g) s;
 
--- Parallel plans give the serial result.
+-- Parallel plans give the serial result: the aggregate's own partial states
+-- (the scan off), then GpuHistogramScan's (scan_forms covers it too).
+SET gpu_histogram.scan = off;
 CREATE TEMP TABLE th_serial AS
 SELECT gpu_histogram(x, '{1,2,5,10,20,50,100,200,500,1000}') AS lat,
        gpu_histogram(x, '{500,1,100,5,1000,2,-50,20}') AS unsorted,
@@ -145,6 +147,14 @@ SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
 EXPLAIN (COSTS OFF)
 SELECT gpu_histogram(x, '{1,2,5,10,20,50,100,200,500,1000}') FROM th_t;
+SELECT gpu_histogram(x, '{1,2,5,10,20,50,100,200,500,1000}') = (SELECT lat FROM th_serial) AS lat,
+       gpu_histogram(x, '{500,1,100,5,1000,2,-50,20}') = (SELECT unsorted FROM th_serial) AS unsorted,
+       gpu_histogram(x, (SELECT t[1:100000] FROM th_big)) = (SELECT big FROM th_serial) AS big
+FROM th_t;
+SELECT count(*) AS groups, count(*) FILTER (WHERE p.h IS DISTINCT FROM s.h) AS mismatches
+FROM (SELECT g, gpu_histogram(x, '{1,2,5,10,20,50,100,200,500,1000}') AS h FROM th_t GROUP BY g) p
+FULL JOIN th_serial_g s USING (g);
+RESET gpu_histogram.scan;
 SELECT gpu_histogram(x, '{1,2,5,10,20,50,100,200,500,1000}') = (SELECT lat FROM th_serial) AS lat,
        gpu_histogram(x, '{500,1,100,5,1000,2,-50,20}') = (SELECT unsorted FROM th_serial) AS unsorted,
        gpu_histogram(x, (SELECT t[1:100000] FROM th_big)) = (SELECT big FROM th_serial) AS big

@@ -243,7 +243,9 @@ FROM (SELECT sensor, gpu_histogram(ts, '2024-03-01 18:00'::timestamptz - interva
 SELECT count(*) AS sensors, sum((SELECT sum(c) FROM unnest(h) c)) = (SELECT count(ts) FROM tm_t) AS all_counted
 FROM (SELECT sensor, gpu_histogram(ts, now() - interval '1 day', now(), 1440) AS h FROM tm_t GROUP BY sensor) g;
 
--- Parallel plans give the serial result.
+-- Parallel plans give the serial result: the aggregate's own partial states
+-- (the scan off), then GpuHistogramScan's (scan_forms covers it too).
+SET gpu_histogram.scan = off;
 CREATE TEMP TABLE tm_serial AS
 SELECT gpu_histogram(ts, '2024-03-01', '2024-03-02', 1440) AS day,
        gpu_histogram(ts::timestamp, '2024-03-02', '2024-03-01', 1000) AS down,
@@ -257,6 +259,14 @@ SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
 EXPLAIN (COSTS OFF)
 SELECT gpu_histogram(ts, '2024-03-01', '2024-03-02', 1440) FROM tm_t;
+SELECT gpu_histogram(ts, '2024-03-01', '2024-03-02', 1440) = (SELECT day FROM tm_serial) AS day,
+       gpu_histogram(ts::timestamp, '2024-03-02', '2024-03-01', 1000) = (SELECT down FROM tm_serial) AS down,
+       gpu_histogram(ts::date, '2024-02-28', '2024-03-04', 5) = (SELECT days FROM tm_serial) AS days
+FROM tm_t;
+SELECT count(*) AS sensors, count(*) FILTER (WHERE p.h IS DISTINCT FROM s.h) AS mismatches
+FROM (SELECT sensor, gpu_histogram(ts, '2024-03-01', '2024-03-02', 96) AS h FROM tm_t GROUP BY sensor) p
+FULL JOIN tm_serial_g s USING (sensor);
+RESET gpu_histogram.scan;
 SELECT gpu_histogram(ts, '2024-03-01', '2024-03-02', 1440) = (SELECT day FROM tm_serial) AS day,
        gpu_histogram(ts::timestamp, '2024-03-02', '2024-03-01', 1000) = (SELECT down FROM tm_serial) AS down,
        gpu_histogram(ts::date, '2024-02-28', '2024-03-04', 5) = (SELECT days FROM tm_serial) AS days

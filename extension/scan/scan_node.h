@@ -22,9 +22,12 @@
 
 #include "../pg_headers.h"
 
+#include "../../gpu/specs/histogram_spec.h"
+
 extern "C" {
 #include "nodes/extensible.h"
 #include "nodes/primnodes.h"
+#include "utils/array.h"
 }
 
 #define GH_SCAN_NODE_NAME "GpuHistogramScan"
@@ -35,13 +38,25 @@ extern bool gh_scan_enabled;
 /* The executor's side of the plan node (exec.cpp). */
 extern const CustomScanMethods gh_scan_plan_methods;
 
-/* One gpu_histogram(col, lo, hi, nbins) call, taken apart. */
+/*
+ * Which gpu_histogram a call is (sql/gpu_histogram--1.0--1.1.sql): the
+ * float8 form width_bucket(value, lo, hi, nbins); the time form over a
+ * timestamptz, timestamp or date column, whose values travel as the
+ * stored integer and are bucketed as numeric width_bucket would bucket
+ * it; and the thresholds form width_bucket(value, thresholds).
+ */
+enum class HistogramForm { interval, time, date, thresholds };
+
+/* One gpu_histogram call, taken apart. */
 struct HistogramCall {
+    HistogramForm form;
     AttrNumber attno; /* the binned column of the scanned table */
-    Oid coltype;      /* its type: float8, float4, int2, int4 or int8 */
+    Oid coltype;      /* its type: float8, float4, int2, int4 or int8 (interval, thresholds);
+                         timestamptz or timestamp (time); date (date) */
     Expr *lo;         /* the other arguments: no Vars, fixed for the scan */
     Expr *hi;
     Expr *nbins;
+    Expr *thresholds; /* the thresholds form's float8[] (lo, hi and nbins are NULL) */
 };
 
 /* The aggregates the scan computes besides gpu_histogram(). */
@@ -62,11 +77,27 @@ bool count_call_parse(const Aggref *aggref, Index relid, ScanAggregate *out);
 
 /* The arguments of one histogram, evaluated when the scan starts. */
 struct HistogramArgs {
-    bool skip; /* lo, hi or nbins is NULL: every row is skipped, as by the aggregate */
-    double lo;
+    bool skip;             /* an argument is NULL: every row is skipped, as by the aggregate */
+    double lo;             /* interval */
     double hi;
+    int64 time_lo;         /* time: microseconds; date: day numbers */
+    int64 time_hi;
     int32 nbins;
+    ArrayType *thresholds; /* thresholds: a copy that lives as long as the scan's arguments */
 };
+
+/*
+ * The histogram's spec when its arguments are valid (false otherwise: its
+ * first value then raises the aggregate's error, histogram_first_spec()).
+ */
+bool histogram_args_spec(const HistogramCall &call, const HistogramArgs &args, gh::HistogramSpec *out);
+
+/*
+ * The spec of a histogram's first value, a word as heap_columns.h reads
+ * it, checked as the aggregate's transition function checks the first
+ * row of a group: raises width_bucket's error for invalid arguments.
+ */
+gh::HistogramSpec histogram_first_spec(const HistogramCall &call, const HistogramArgs &args, double first_word);
 
 /*
  * value is column attno of table relid: bare float8, or under the implicit
@@ -75,10 +106,17 @@ struct HistogramArgs {
 bool float8_column(const Expr *value, Index relid, AttrNumber *attno, Oid *coltype);
 
 /*
- * Takes apart a call whose value is a plain column of table `relid` (bare
- * float8, or under the implicit cast from one of the other types) and whose
- * lo, hi and nbins are fixed for the scan.  Returns false for anything else.
- * It does not check which aggregate aggref calls: the planner does.
+ * Which form of gpu_histogram aggfnoid is, if it is one of this database's
+ * extension: false for any other function.
+ */
+bool histogram_form_of(Oid aggfnoid, HistogramForm *form);
+
+/*
+ * Takes apart a call of one of the forms whose value is a plain column of
+ * table `relid` (for the float8 forms bare float8, or under the implicit
+ * cast from one of the other types; for the time form a column of the
+ * bounds' type) and whose other arguments are fixed for the scan.
+ * Returns false for anything else.
  */
 bool histogram_call_parse(const Aggref *aggref, Index relid, HistogramCall *out);
 

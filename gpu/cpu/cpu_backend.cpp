@@ -263,6 +263,41 @@ Status cpu_bin_rows(const BucketSpec &spec, const double *values, int64_t *const
     return bin_grouped_any(spec, values, n, GivenRows{rows}, variants);
 }
 
+namespace {
+
+/* One value at a time into the caller's rows: a plain loop, as bin_int64's and bin_thresholds' are. */
+template <typename T, typename Binner>
+Status bin_rows_one_by_one(Binner binner, const T *values, int64_t *const *rows, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (rows[i] == nullptr)
+            return Status::internal_error;
+        rows[i][binner(values[i])]++;
+    }
+    return Status::ok;
+}
+
+} // namespace
+
+Status cpu_bin_rows_words(const HistogramSpec &spec, const void *values, int64_t *const *rows, size_t n) noexcept
+{
+    switch (spec.kind) {
+    case SpecKind::float_interval:
+        return cpu_bin_rows(spec.interval, static_cast<const double *>(values), rows, n);
+    case SpecKind::int64_interval: {
+        Int64Binning binning = prepare_int64(spec.int64);
+        return bin_rows_one_by_one([&binning](int64_t x) { return int64_bucket(x, binning); },
+                                   static_cast<const int64_t *>(values), rows, n);
+    }
+    case SpecKind::thresholds: {
+        const ThresholdSpec &t = spec.thresholds;
+        return bin_rows_one_by_one([&t](double x) { return threshold_bucket(x, t.thresholds, t.count); },
+                                   static_cast<const double *>(values), rows, n);
+    }
+    }
+    return Status::internal_error;
+}
+
 Status cpu_count_one(const BucketSpec &spec, double value, int64_t delta, int64_t *counts) noexcept
 {
     int32_t b = width_bucket(value, spec);

@@ -58,6 +58,13 @@ Status cpu_bin_grouped(const GroupedSpec &spec, const double *values, const uint
 Status cpu_bin_rows(const BucketSpec &spec, const double *values, int64_t *const *rows, size_t n) noexcept;
 
 /*
+ * The same for any kind, on 8-byte words (as cpu_bin_words takes them):
+ * each row has histogram_slots(spec) counters.  A grouped scan of the time
+ * and threshold forms counts through it.
+ */
+Status cpu_bin_rows_words(const HistogramSpec &spec, const void *values, int64_t *const *rows, size_t n) noexcept;
+
+/*
  * Adds delta to counts[width_bucket(value, spec)]: one value at a time, for a
  * moving window frame, which adds each row that enters the frame (+1) and
  * removes each row that leaves it (-1) with the same formula as cpu_bin.

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -117,6 +118,51 @@ TEST(Grouped, RowsKeptAnywhereGetTheSameCounts)
     rows[1] = nullptr;
     nan[1] = 0.25;
     EXPECT_EQ(gh::cpu_bin_rows(BucketSpec{0, 1, 16, BucketRule::pg15}, nan.data(), rows.data(), 2),
+              Status::internal_error);
+}
+
+/* The time and threshold forms' rows: each group's row equals cpu_bin_words over the group's values alone. */
+TEST(Grouped, RowsOfEveryKindEqualTheUngroupedLoop)
+{
+    std::mt19937_64 rng(11);
+    static const double thresholds[] = {-5.0, -1.0, 0.0, 0.0, 2.5, 1e9};
+    for (int trial = 0; trial < 6; trial++) {
+        gh::HistogramSpec spec{};
+        std::vector<double> words(4000);
+        if (trial % 2 == 0) {
+            /* microseconds over a day, some outside; pg15, pg16 and pg18 rules in turn */
+            const gh::NumericRule rules[] = {gh::NumericRule::pg15, gh::NumericRule::pg16, gh::NumericRule::pg18};
+            int64_t lo = int64_t(rng() % 1000000000), hi = lo + 86400000000LL;
+            spec = gh::int64_histogram(gh::Int64Spec{trial == 2 ? hi : lo, trial == 2 ? lo : hi, 1155, rules[trial / 2]});
+            for (double &w : words) {
+                int64_t x = lo - 1000000000LL + int64_t(rng() % 88400000000ULL);
+                memcpy(&w, &x, sizeof x);
+            }
+        } else {
+            spec = gh::threshold_histogram(thresholds, trial == 5 ? 0 : 6);
+            for (double &w : words)
+                w = trial == 3 && rng() % 17 == 0 ? NAN : double(int64_t(rng() % 40)) / 4 - 6;
+        }
+        const uint32_t groups = 13;
+        const size_t slots = size_t(gh::histogram_slots(spec));
+        std::vector<std::vector<int64_t>> rows_of(groups, std::vector<int64_t>(slots, 0));
+        std::vector<std::vector<double>> alone(groups);
+        std::vector<int64_t *> rows(words.size());
+        for (size_t i = 0; i < words.size(); i++) {
+            uint32_t g = uint32_t(rng() % groups);
+            rows[i] = rows_of[g].data();
+            alone[g].push_back(words[i]);
+        }
+        ASSERT_EQ(gh::cpu_bin_rows_words(spec, words.data(), rows.data(), words.size()), Status::ok);
+        for (uint32_t g = 0; g < groups; g++) {
+            std::vector<int64_t> want(slots, 0);
+            ASSERT_EQ(gh::cpu_bin_words(spec, alone[g].data(), alone[g].size(), want.data()), Status::ok);
+            ASSERT_EQ(rows_of[g], want) << "trial " << trial << " group " << g;
+        }
+    }
+    std::vector<double> w = {0.5};
+    std::vector<int64_t *> none = {nullptr};
+    EXPECT_EQ(gh::cpu_bin_rows_words(gh::threshold_histogram(thresholds, 6), w.data(), none.data(), 1),
               Status::internal_error);
 }
 

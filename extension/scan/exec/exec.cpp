@@ -102,6 +102,10 @@ void begin_scan(CustomScanState *node, EState *estate, int)
         if (!histogram_call_parse(aggref, cscan->scan.scanrelid, &call))
             elog(ERROR, "gpu_histogram scan: unexpected scan target %d", h + 1);
         s->aggs[h].kind = AggKind::histogram;
+        if (call.form == HistogramForm::thresholds) {
+            s->arg_states[3 * h] = ExecInitExpr(call.thresholds, &node->ss.ps);
+            continue;
+        }
         s->arg_states[3 * h] = ExecInitExpr(call.lo, &node->ss.ps);
         s->arg_states[3 * h + 1] = ExecInitExpr(call.hi, &node->ss.ps);
         s->arg_states[3 * h + 2] = ExecInitExpr(call.nbins, &node->ss.ps);

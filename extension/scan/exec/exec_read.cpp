@@ -45,18 +45,49 @@ int filter_tuples(ScanExec *s, HeapReader *r)
 void scan_evaluate_args(ScanExec *s)
 {
     ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
+    if (s->args_cxt == NULL)
+        s->args_cxt = AllocSetContextCreate(s->css.ss.ps.state->es_query_cxt, "GpuHistogramScan arguments",
+                                            ALLOCSET_SMALL_SIZES);
+    MemoryContextReset(s->args_cxt); /* a rescan's states, which held the last values, are gone */
     for (int h = 0; h < s->naggs; h++) {
         if (s->aggs[h].kind != AggKind::histogram)
             continue;
+        HistogramArgs &a = s->args[h];
+        a = HistogramArgs{};
+        const HistogramForm form = s->aggs[h].call.form;
+        if (form == HistogramForm::thresholds) {
+            Datum t = ExecEvalExprSwitchContext(s->arg_states[3 * h], econtext, &a.skip);
+            if (!a.skip) {
+                /* detoasted in the per-tuple context, copied to live as long as the states that point into it */
+                ArrayType *detoasted = DatumGetArrayTypeP(t);
+                a.thresholds = static_cast<ArrayType *>(MemoryContextAlloc(s->args_cxt, VARSIZE(detoasted)));
+                memcpy(a.thresholds, detoasted, VARSIZE(detoasted));
+            }
+            continue;
+        }
         bool lo_null, hi_null, nbins_null;
         Datum lo = ExecEvalExprSwitchContext(s->arg_states[3 * h], econtext, &lo_null);
         Datum hi = ExecEvalExprSwitchContext(s->arg_states[3 * h + 1], econtext, &hi_null);
         Datum nbins = ExecEvalExprSwitchContext(s->arg_states[3 * h + 2], econtext, &nbins_null);
-        HistogramArgs &a = s->args[h];
         a.skip = lo_null || hi_null || nbins_null;
-        a.lo = a.skip ? 0 : DatumGetFloat8(lo);
-        a.hi = a.skip ? 0 : DatumGetFloat8(hi);
-        a.nbins = a.skip ? 0 : DatumGetInt32(nbins);
+        if (a.skip)
+            continue;
+        a.nbins = DatumGetInt32(nbins);
+        switch (form) {
+        case HistogramForm::interval:
+            a.lo = DatumGetFloat8(lo);
+            a.hi = DatumGetFloat8(hi);
+            break;
+        case HistogramForm::time:
+            a.time_lo = DatumGetTimestamp(lo);
+            a.time_hi = DatumGetTimestamp(hi);
+            break;
+        case HistogramForm::date:
+            a.time_lo = DatumGetDateADT(lo);
+            a.time_hi = DatumGetDateADT(hi);
+            break;
+        case HistogramForm::thresholds: break;
+        }
     }
     ResetExprContext(econtext);
 }

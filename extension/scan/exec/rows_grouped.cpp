@@ -90,8 +90,8 @@ bool arguments_are_constants(ScanExec *s)
         if (s->aggs[h].kind != AggKind::histogram)
             continue;
         for (int i = 0; i < 3; i++)
-            if (!IsA(s->arg_states[3 * h + i]->expr, Const))
-                return false;
+            if (s->arg_states[3 * h + i] != NULL && !IsA(s->arg_states[3 * h + i]->expr, Const))
+                return false; /* (the thresholds form has one argument) */
     }
     for (int k = 0; k < g->nkeys; k++) {
         const GroupKeyDef &def = g->keys[k].def;

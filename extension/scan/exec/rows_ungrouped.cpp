@@ -3,7 +3,8 @@
  * no GROUP BY (scan_exec.h).
  *
  * Each histogram's column is copied out of the page while the share lock
- * is held and appended to the histogram's state: the same HistogramState
+ * is held (a float8, or a time column's stored integer as its word) and
+ * appended to the histogram's state: the same HistogramState
  * the aggregate uses, so the same batches, device policy and errors.  With
  * no WHERE clause, whole all-visible pages may go to the GPU instead
  * (scan/offload/page_gpu.h); a batch the GPU does not take is parsed here.
@@ -50,7 +51,10 @@ void begin(ScanExec *s, CustomScan *, EState *estate)
     for (int h = 0; h < s->naggs; h++)
         u->columns[h] = heap_column(desc, s->aggs[h].call.attno, s->aggs[h].call.coltype);
     u->states_cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuHistogramScan", ALLOCSET_DEFAULT_SIZES);
+    /* the page kernel bins the float8 form; the time and threshold forms' pages are parsed here */
     u->pages = s->qual == NULL && !s->native;
+    for (int h = 0; h < s->naggs; h++)
+        u->pages = u->pages && s->aggs[h].call.form == HistogramForm::interval;
     s->ungrouped = u;
 }
 
@@ -73,9 +77,7 @@ void append_page(ScanExec *s, int h)
     if (n == 0 || s->args[h].skip)
         return;
     if (u->states[h] == NULL) {
-        const HistogramArgs &a = s->args[h];
-        u->states[h] = histogram_state_create(
-            u->states_cxt, gh::float_histogram(checked_first_row_spec(values[0], a.lo, a.hi, a.nbins)));
+        u->states[h] = histogram_state_create(u->states_cxt, histogram_first_spec(s->aggs[h].call, s->args[h], values[0]));
         if (u->pages)
             page_gpu_keep_values_on_cpu(&u->page_gpu, u->states[h]);
     }

@@ -103,7 +103,8 @@ struct ScanExec {
     uint32 shape;              /* the planner's scan_shape(), under which its cached share is noted */
     bool partial;              /* emit serialized partial states */
     ScanAggregate *aggs;
-    ExprState **arg_states;    /* lo, hi, nbins of each histogram */
+    ExprState **arg_states;    /* lo, hi, nbins of each histogram, or its thresholds alone */
+    MemoryContext args_cxt;    /* what the arguments' values hold (thresholds), until the next evaluation */
     HistogramArgs *args;
     bool args_evaluated;       /* at the first row that passes the quals, as the aggregate does */
     ExprState *having;         /* HAVING, on the finished rows (NULL: none) */

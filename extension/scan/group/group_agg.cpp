@@ -26,10 +26,10 @@ namespace {
 /* Rows handed to the grouped loop at once when a GPU batch comes back to the CPU. */
 constexpr int32 kRowsAtOnce = 1024;
 
-/* The one grouped loop (gh::cpu_bin_rows) over values[0 .. n) into rows[0 .. n). */
+/* The one grouped loop (gh::cpu_bin_rows_words) over values[0 .. n) into rows[0 .. n). */
 void bin_rows(GroupAgg *ga, int a, const double *values, int64 *const *rows, int n)
 {
-    report_engine_status(gh::cpu_bin_rows(ga->specs[a], values, rows, static_cast<size_t>(n)));
+    report_engine_status(gh::cpu_bin_rows_words(ga->specs[a], values, rows, static_cast<size_t>(n)));
     ga->values_binned += static_cast<uint64>(n);
 }
 
@@ -68,7 +68,7 @@ void count_histogram(GroupAgg *ga, int a, TupleDesc desc, HeapTupleData *tuples,
         /* the first value in the page's order (the tuples are reversed) gets width_bucket's error */
         for (int i = n - 1; i >= 0; i--)
             if (!ga->page_nulls[i])
-                checked_first_row_spec(ga->page_values[i], arg.lo, arg.hi, arg.nbins);
+                histogram_first_spec(ga->aggs[a].call, arg, ga->page_values[i]);
         return;
     }
     GroupGpu *gg = &ga->gpu[a];
@@ -79,6 +79,7 @@ void count_histogram(GroupAgg *ga, int a, TupleDesc desc, HeapTupleData *tuples,
         double x = ga->page_values[i];
         const uint32 g = ga->page_groups[i];
         if (group_gpu_takes(gg, g)) {
+            /* only the float8 form's batches go to the GPU (lay_out()) */
             if (unlikely(std::isnan(x)))
                 report_engine_status(gh::Status::nan_value); /* here, as the CPU would: not at the read */
             if (group_gpu_add(gg, x, g))
@@ -104,8 +105,7 @@ void lay_out(GroupAgg *ga, const HistogramArgs *args)
         }
         if (args[a].skip)
             continue;
-        ga->specs[a] = gh::BucketSpec{args[a].lo, args[a].hi, args[a].nbins, kServerRule};
-        ga->spec_valid[a] = gh::validate_spec(ga->specs[a]) == gh::SpecError::none;
+        ga->spec_valid[a] = histogram_args_spec(ga->aggs[a].call, args[a], &ga->specs[a]);
         if (ga->spec_valid[a])
             ncells += group_agg_slots(ga, a);
     }
@@ -119,8 +119,10 @@ void lay_out(GroupAgg *ga, const HistogramArgs *args)
         Size per_group = group_table_bytes_per_group(ncells, static_cast<int32>(group_agg_key_bytes(ga)));
         uint32 max_groups = ga->nkeys == 0 ? 1 : static_cast<uint32>(Min(limit / per_group + 1, Size(PG_UINT32_MAX)));
         for (int a = 0; a < ga->naggs; a++)
-            if (ga->aggs[a].kind == AggKind::histogram && !args[a].skip && ga->spec_valid[a])
-                group_gpu_init(&ga->gpu[a], ga->specs[a], max_groups, ga->gpu_cxt);
+            /* the GPU's grouped batches bin the float8 form; the time and threshold forms count here */
+            if (ga->aggs[a].kind == AggKind::histogram && !args[a].skip && ga->spec_valid[a] &&
+                ga->specs[a].kind == gh::SpecKind::float_interval)
+                group_gpu_init(&ga->gpu[a], ga->specs[a].interval, max_groups, ga->gpu_cxt);
         ga->gpu_ready = true;
     }
 }
@@ -138,7 +140,7 @@ void group_agg_init(GroupAgg *ga, ScanAggregate *aggs, int naggs, GroupKey *keys
     ga->nkeys = nkeys;
     ga->keys = keys;
     ga->columns = static_cast<HeapColumn *>(palloc0(sizeof(HeapColumn) * naggs));
-    ga->specs = static_cast<gh::BucketSpec *>(palloc0(sizeof(gh::BucketSpec) * naggs));
+    ga->specs = static_cast<gh::HistogramSpec *>(palloc0(sizeof(gh::HistogramSpec) * naggs));
     ga->spec_valid = static_cast<bool *>(palloc0(sizeof(bool) * naggs));
     ga->offsets = static_cast<int32 *>(palloc0(sizeof(int32) * naggs));
     for (int a = 0; a < naggs; a++)

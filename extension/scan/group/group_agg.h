@@ -43,8 +43,8 @@ struct GroupAgg {
     ScanAggregate *aggs;
     HeapColumn *columns;      /* each histogram's value column */
     const HistogramArgs *args; /* each histogram's arguments, once evaluated */
-    gh::BucketSpec *specs;
-    bool *spec_valid;          /* validate_spec() accepted it: else the first value raises the error */
+    gh::HistogramSpec *specs;
+    bool *spec_valid;          /* histogram_args_spec() accepted it: else the first value raises the error */
     int32 *offsets;            /* each aggregate's first cell */
     int nkeys;
     GroupKey *keys;

@@ -37,10 +37,10 @@ void group_agg_find_groups(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, 
 void group_agg_find_init(GroupAgg *ga);
 void group_agg_find_forget(GroupAgg *ga);
 
-/* A histogram's slots in a row: nbins + 2, from its first cell. */
+/* A histogram's slots in a row (nbins + 2, or the thresholds' count + 1), from its first cell. */
 static inline int32 group_agg_slots(const GroupAgg *ga, int a)
 {
-    return ga->specs[a].nbins + 2;
+    return gh::histogram_slots(ga->specs[a]);
 }
 
 /* The values a histogram's slots counted: every value falls in exactly one. */

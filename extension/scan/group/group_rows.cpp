@@ -25,7 +25,7 @@ Datum histogram_datum(GroupAgg *ga, int a, const int64 *c, int64 nvalues, bool p
     int32 slots = group_agg_slots(ga, a);
     if (!partial)
         return PointerGetDatum(int64_array(c, slots));
-    return PointerGetDatum(histogram_wire(gh::float_histogram(ga->specs[a]), c, nvalues));
+    return PointerGetDatum(histogram_wire(ga->specs[a], c, nvalues));
 }
 
 void fill_row(GroupAgg *ga, const ScanGroup *g, TupleTableSlot *slot, bool partial)

@@ -61,11 +61,12 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
     GroupAgg *ga = host.ga;
     TupleDesc desc = RelationGetDescr(host.rel);
     const int h = histogram_of(ga->aggs, ga->naggs);
-    if (h < 0 || host.args[h].skip || !ga->spec_valid[h])
+    /* the grouped page kernel bins the float8 form */
+    if (h < 0 || host.args[h].skip || !ga->spec_valid[h] || ga->specs[h].kind != gh::SpecKind::float_interval)
         return false;
     gh::GroupedPageSpec &spec = gp->spec;
     spec = gh::GroupedPageSpec{};
-    spec.interval = ga->specs[h];
+    spec.interval = ga->specs[h].interval;
     if (!page_column_for(desc, ga->columns[h], &spec.value))
         return false;
     if (host.quals != NULL) {

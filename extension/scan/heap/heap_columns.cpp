@@ -58,7 +58,38 @@ template <typename T> inline double stored_value(const char *p)
     return static_cast<double>(v);
 }
 
+/*
+ * The time form's columns: the stored integer (a timestamp's microseconds,
+ * a date's day number, sign-extended), carried bit for bit in the 8-byte
+ * word that histogram_state.h's chunks hold.
+ */
+struct Microseconds {};
+struct DayNumber {};
+
+inline double as_word(int64 v)
+{
+    double w;
+    memcpy(&w, &v, sizeof w);
+    return w;
+}
+
+template <> inline double stored_value<Microseconds>(const char *p)
+{
+    int64 v;
+    memcpy(&v, p, sizeof v);
+    return as_word(v);
+}
+
+template <> inline double stored_value<DayNumber>(const char *p)
+{
+    int32 v;
+    memcpy(&v, p, sizeof v);
+    return as_word(v);
+}
+
 template <typename T> inline double datum_value(Datum d);
+template <> inline double datum_value<Microseconds>(Datum d) { return as_word(DatumGetInt64(d)); }
+template <> inline double datum_value<DayNumber>(Datum d) { return as_word(DatumGetDateADT(d)); }
 template <> inline double datum_value<double>(Datum d) { return DatumGetFloat8(d); }
 template <> inline double datum_value<float>(Datum d) { return DatumGetFloat4(d); }
 template <> inline double datum_value<int16>(Datum d) { return DatumGetInt16(d); }
@@ -142,6 +173,9 @@ template <typename Fn> int by_column_type(Oid type, Fn &&fn)
     case INT2OID: return fn(int16{});
     case INT4OID: return fn(int32{});
     case INT8OID: return fn(int64{});
+    case TIMESTAMPOID:
+    case TIMESTAMPTZOID: return fn(Microseconds{});
+    case DATEOID: return fn(DayNumber{});
     }
     elog(ERROR, "gpu_histogram scan: unexpected column type %u", type);
     return 0;

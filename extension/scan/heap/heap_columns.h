@@ -90,7 +90,9 @@ HeapColumn heap_column(TupleDesc desc, AttrNumber attno, Oid type);
 
 /*
  * The non-NULL values of the column in tuples[0 .. n), converted to float8
- * as the implicit cast would; returns how many were written to out.
+ * as the implicit cast would (a timestamp, timestamptz or date column: its
+ * stored integer as the time histograms' 8-byte word); returns how many
+ * were written to out.
  */
 int heap_column_values(const HeapColumn &col, TupleDesc desc, const HeapTupleData *tuples, int n,
                        double *out);

@@ -40,18 +40,6 @@ extern "C" {
 
 namespace {
 
-/* The cast functions through which int2, int4, int8 and float4 reach float8. */
-Oid column_type_under_cast(Oid funcid)
-{
-    switch (funcid) {
-    case F_FLOAT8_INT2: return INT2OID;
-    case F_FLOAT8_INT4: return INT4OID;
-    case F_FLOAT8_INT8: return INT8OID;
-    case F_FLOAT8_FLOAT4: return FLOAT4OID;
-    }
-    return InvalidOid;
-}
-
 /* Whether the query calls gpu_histogram in any form: only then is a declined scan worth a line. */
 bool calls_gpu_histogram(PlannerInfo *root)
 {
@@ -81,22 +69,6 @@ bool scan_declined(PlannerInfo *root, const char *fmt, ...)
 
 namespace {
 
-/* aggfnoid is gpu_histogram(float8, float8, float8, integer) of this database's extension. */
-bool is_our_histogram(Oid aggfnoid)
-{
-    char *name = get_func_name(aggfnoid);
-    if (name == NULL || strcmp(name, "gpu_histogram") != 0)
-        return false;
-    Oid argtypes[] = {FLOAT8OID, FLOAT8OID, FLOAT8OID, INT4OID};
-    Oid *types;
-    int nargs;
-    get_func_signature(aggfnoid, &types, &nargs);
-    if (nargs != 4 || memcmp(types, argtypes, sizeof argtypes) != 0)
-        return false;
-    Oid ext = get_extension_oid("gpu_histogram", true);
-    return OidIsValid(ext) && getExtensionOfObject(ProcedureRelationId, aggfnoid) == ext;
-}
-
 bool is_heap_table(Oid relid)
 {
     Relation rel = table_open(relid, NoLock); /* the planner holds its lock */
@@ -114,6 +86,13 @@ int aggregate_cells(const Aggref *aggref, Index relid)
     HistogramCall call;
     if (!histogram_call_parse(aggref, relid, &call))
         return 1;
+    if (call.form == HistogramForm::thresholds) {
+        const Const *c = IsA(call.thresholds, Const) ? reinterpret_cast<const Const *>(call.thresholds) : NULL;
+        if (c == NULL || c->constisnull)
+            return 2 + 64;
+        ArrayType *a = DatumGetArrayTypeP(c->constvalue);
+        return 2 + ArrayGetNItems(ARR_NDIM(a), ARR_DIMS(a));
+    }
     if (IsA(call.nbins, Const) && !reinterpret_cast<Const *>(call.nbins)->constisnull)
         return 3 + Max(DatumGetInt32(reinterpret_cast<Const *>(call.nbins)->constvalue), 0);
     return 3 + 64; /* a parameter: a dashboard's usual resolution */
@@ -173,9 +152,10 @@ bool query_shape_fits(PlannerInfo *root, RelOptInfo *input_rel, QueryShape *shap
     shape->aggrefs = NIL;
     foreach (lc, root->agginfos) {
         Aggref *aggref = GH_AGGINFO_AGGREF(static_cast<AggInfo *>(lfirst(lc)));
-        if (!is_our_histogram(aggref->aggfnoid) && aggref->aggfnoid != F_COUNT_ && aggref->aggfnoid != F_COUNT_ANY)
+        HistogramForm form;
+        if (!histogram_form_of(aggref->aggfnoid, &form) && aggref->aggfnoid != F_COUNT_ && aggref->aggfnoid != F_COUNT_ANY)
             return scan_declined(root, "the aggregate %s(%s), which the scan does not compute (it computes "
-                                 "gpu_histogram(value, lo, hi, nbins), count(*) and count(col))",
+                                 "gpu_histogram in each of its forms, count(*) and count(col))",
                                  get_func_name(aggref->aggfnoid), format_type_be(aggref->aggtype));
         shape->aggrefs = lappend(shape->aggrefs, aggref);
     }
@@ -220,7 +200,7 @@ bool rel_fits(PlannerInfo *root, RelOptInfo *rel, List *keys, List *aggrefs, Can
         c->nhist++;
     }
     if (histograms == 0)
-        return scan_declined(root, "no gpu_histogram(value, lo, hi, nbins) over a column of %s",
+        return scan_declined(root, "no gpu_histogram over a column of %s",
                              get_rel_name(rte->relid));
     c->groups = 1;
     if (keys != NIL) {
@@ -252,63 +232,5 @@ bool rel_fits(PlannerInfo *root, RelOptInfo *rel, List *keys, List *aggrefs, Can
         c->quals = lappend(c->quals, static_cast<RestrictInfo *>(lfirst(lc))->clause);
     c->relid = rel->relid;
     c->read_fraction = brin_read_fraction(root, rel, c->quals);
-    return true;
-}
-
-bool float8_column(const Expr *value, Index relid, AttrNumber *attno, Oid *coltype)
-{
-    Oid type = FLOAT8OID;
-    if (IsA(value, FuncExpr)) {
-        const FuncExpr *cast = reinterpret_cast<const FuncExpr *>(value);
-        type = column_type_under_cast(cast->funcid);
-        if (!OidIsValid(type) || list_length(cast->args) != 1)
-            return false;
-        value = static_cast<const Expr *>(linitial(cast->args));
-    }
-    if (!IsA(value, Var))
-        return false;
-    const Var *var = reinterpret_cast<const Var *>(value);
-    if (var->varno != static_cast<int>(relid) || var->varlevelsup != 0 || var->varattno <= 0 ||
-        var->vartype != type)
-        return false;
-    *attno = var->varattno;
-    *coltype = type;
-    return true;
-}
-
-bool histogram_call_parse(const Aggref *aggref, Index relid, HistogramCall *out)
-{
-    if (aggref->aggdistinct != NIL || aggref->aggorder != NIL || aggref->aggfilter != NULL ||
-        aggref->aggkind != AGGKIND_NORMAL || aggref->agglevelsup != 0 || aggref->aggstar ||
-        aggref->aggvariadic || list_length(aggref->args) != 4)
-        return false;
-    if (!float8_column(static_cast<TargetEntry *>(linitial(aggref->args))->expr, relid, &out->attno, &out->coltype))
-        return false;
-    out->lo = static_cast<TargetEntry *>(lsecond(aggref->args))->expr;
-    out->hi = static_cast<TargetEntry *>(lthird(aggref->args))->expr;
-    out->nbins = static_cast<TargetEntry *>(lfourth(aggref->args))->expr;
-    return fixed_for_scan(reinterpret_cast<Node *>(out->lo)) && fixed_for_scan(reinterpret_cast<Node *>(out->hi)) &&
-           fixed_for_scan(reinterpret_cast<Node *>(out->nbins));
-}
-
-bool count_call_parse(const Aggref *aggref, Index relid, ScanAggregate *out)
-{
-    if (aggref->aggdistinct != NIL || aggref->aggorder != NIL || aggref->aggfilter != NULL ||
-        aggref->aggkind != AGGKIND_NORMAL || aggref->agglevelsup != 0 || aggref->aggvariadic)
-        return false;
-    if (aggref->aggfnoid == F_COUNT_ && aggref->aggstar) {
-        out->kind = AggKind::count_star;
-        return true;
-    }
-    if (aggref->aggfnoid != F_COUNT_ANY || list_length(aggref->args) != 1)
-        return false;
-    Expr *arg = static_cast<TargetEntry *>(linitial(aggref->args))->expr;
-    if (!IsA(arg, Var))
-        return false;
-    Var *var = reinterpret_cast<Var *>(arg);
-    if (var->varno != static_cast<int>(relid) || var->varlevelsup != 0 || var->varattno <= 0)
-        return false;
-    out->kind = AggKind::count_column;
-    out->count_attno = var->varattno;
     return true;
 }

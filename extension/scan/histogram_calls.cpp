@@ -1,0 +1,227 @@
+/*
+ * histogram_calls.cpp: the aggregates GpuHistogramScan computes, taken
+ * apart (scan_node.h), and each histogram's spec from its arguments.
+ *
+ * The planner and the executor take an Aggref apart the same way, and the
+ * row strategies (ungrouped, grouped, grouped pages) build a histogram's
+ * spec the same way, so both live here, below all of them.  The spec
+ * follows the aggregate's own transition functions exactly: the float8
+ * form checks its first row as aggregate.cpp does, the time form as
+ * time_aggregate.cpp does, the thresholds form as threshold_aggregate.cpp
+ * does; the errors are raised by the same functions (errors.h).
+ */
+#include "scan_node.h"
+
+#include "quals/fixed_exprs.h"
+#include "../errors.h"
+#include "../histogram_state.h"
+
+extern "C" {
+#include "catalog/dependency.h"
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_proc.h"
+#include "commands/extension.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+}
+
+namespace {
+
+/* The cast functions through which int2, int4, int8 and float4 reach float8. */
+Oid column_type_under_cast(Oid funcid)
+{
+    switch (funcid) {
+    case F_FLOAT8_INT2: return INT2OID;
+    case F_FLOAT8_INT4: return INT4OID;
+    case F_FLOAT8_INT8: return INT8OID;
+    case F_FLOAT8_FLOAT4: return FLOAT4OID;
+    }
+    return InvalidOid;
+}
+
+/* A bare column of table relid of exactly this type. */
+bool plain_column(const Expr *value, Index relid, Oid type, AttrNumber *attno)
+{
+    if (!IsA(value, Var))
+        return false;
+    const Var *var = reinterpret_cast<const Var *>(value);
+    if (var->varno != static_cast<int>(relid) || var->varlevelsup != 0 || var->varattno <= 0 ||
+        var->vartype != type)
+        return false;
+    *attno = var->varattno;
+    return true;
+}
+
+/* The form of gpu_histogram with these argument types, if it is one. */
+bool form_of_signature(const Oid *types, int nargs, HistogramForm *form)
+{
+    if (nargs == 2 && types[0] == FLOAT8OID && types[1] == FLOAT8ARRAYOID) {
+        *form = HistogramForm::thresholds;
+        return true;
+    }
+    if (nargs != 4 || types[1] != types[0] || types[2] != types[0] || types[3] != INT4OID)
+        return false;
+    switch (types[0]) {
+    case FLOAT8OID: *form = HistogramForm::interval; return true;
+    case TIMESTAMPTZOID:
+    case TIMESTAMPOID: *form = HistogramForm::time; return true;
+    case DATEOID: *form = HistogramForm::date; return true;
+    }
+    return false;
+}
+
+Expr *argument(const Aggref *aggref, int n)
+{
+    return static_cast<TargetEntry *>(list_nth(aggref->args, n))->expr;
+}
+
+bool fixed(const Expr *e)
+{
+    return fixed_for_scan(reinterpret_cast<Node *>(const_cast<Expr *>(e)));
+}
+
+/* The thresholds as width_bucket_array() checks them, without raising: the first row raises instead. */
+bool thresholds_valid(ArrayType *a)
+{
+    return ARR_NDIM(a) <= 1 && !array_contains_nulls(a) && ARR_ELEMTYPE(a) == FLOAT8OID &&
+           ArrayGetNItems(ARR_NDIM(a), ARR_DIMS(a)) <= gh::kMaxThresholds;
+}
+
+int32 thresholds_count(ArrayType *a)
+{
+    return ArrayGetNItems(ARR_NDIM(a), ARR_DIMS(a));
+}
+
+/* time_aggregate.cpp's checked_time_spec(): infinite bounds raise numeric width_bucket's error. */
+bool time_bound_infinite(const HistogramCall &call, const HistogramArgs &args)
+{
+    if (call.form == HistogramForm::date)
+        return DATE_NOT_FINITE(static_cast<DateADT>(args.time_lo)) ||
+               DATE_NOT_FINITE(static_cast<DateADT>(args.time_hi));
+    return TIMESTAMP_NOT_FINITE(args.time_lo) || TIMESTAMP_NOT_FINITE(args.time_hi);
+}
+
+} // namespace
+
+bool float8_column(const Expr *value, Index relid, AttrNumber *attno, Oid *coltype)
+{
+    Oid type = FLOAT8OID;
+    if (IsA(value, FuncExpr)) {
+        const FuncExpr *cast = reinterpret_cast<const FuncExpr *>(value);
+        type = column_type_under_cast(cast->funcid);
+        if (!OidIsValid(type) || list_length(cast->args) != 1)
+            return false;
+        value = static_cast<const Expr *>(linitial(cast->args));
+    }
+    if (!plain_column(value, relid, type, attno))
+        return false;
+    *coltype = type;
+    return true;
+}
+
+bool histogram_form_of(Oid aggfnoid, HistogramForm *form)
+{
+    char *name = get_func_name(aggfnoid);
+    if (name == NULL || strcmp(name, "gpu_histogram") != 0)
+        return false;
+    Oid *types;
+    int nargs;
+    get_func_signature(aggfnoid, &types, &nargs);
+    if (!form_of_signature(types, nargs, form))
+        return false;
+    Oid ext = get_extension_oid("gpu_histogram", true);
+    return OidIsValid(ext) && getExtensionOfObject(ProcedureRelationId, aggfnoid) == ext;
+}
+
+bool histogram_call_parse(const Aggref *aggref, Index relid, HistogramCall *out)
+{
+    if (aggref->aggdistinct != NIL || aggref->aggorder != NIL || aggref->aggfilter != NULL ||
+        aggref->aggkind != AGGKIND_NORMAL || aggref->agglevelsup != 0 || aggref->aggstar || aggref->aggvariadic)
+        return false;
+    *out = HistogramCall{};
+    if (!histogram_form_of(aggref->aggfnoid, &out->form))
+        return false;
+    const Expr *value = argument(aggref, 0);
+    if (out->form == HistogramForm::thresholds) {
+        out->thresholds = argument(aggref, 1);
+        return float8_column(value, relid, &out->attno, &out->coltype) && fixed(out->thresholds);
+    }
+    if (out->form == HistogramForm::interval) {
+        if (!float8_column(value, relid, &out->attno, &out->coltype))
+            return false;
+    } else {
+        /* the time form's value has the bounds' type: a column of another type is under a cast, and stays out */
+        out->coltype = exprType(reinterpret_cast<const Node *>(argument(aggref, 1)));
+        if (!plain_column(value, relid, out->coltype, &out->attno))
+            return false;
+    }
+    out->lo = argument(aggref, 1);
+    out->hi = argument(aggref, 2);
+    out->nbins = argument(aggref, 3);
+    return fixed(out->lo) && fixed(out->hi) && fixed(out->nbins);
+}
+
+bool count_call_parse(const Aggref *aggref, Index relid, ScanAggregate *out)
+{
+    if (aggref->aggdistinct != NIL || aggref->aggorder != NIL || aggref->aggfilter != NULL ||
+        aggref->aggkind != AGGKIND_NORMAL || aggref->agglevelsup != 0 || aggref->aggvariadic)
+        return false;
+    if (aggref->aggfnoid == F_COUNT_ && aggref->aggstar) {
+        out->kind = AggKind::count_star;
+        return true;
+    }
+    if (aggref->aggfnoid != F_COUNT_ANY || list_length(aggref->args) != 1)
+        return false;
+    Expr *arg = static_cast<TargetEntry *>(linitial(aggref->args))->expr;
+    if (!IsA(arg, Var))
+        return false;
+    Var *var = reinterpret_cast<Var *>(arg);
+    if (var->varno != static_cast<int>(relid) || var->varlevelsup != 0 || var->varattno <= 0)
+        return false;
+    out->kind = AggKind::count_column;
+    out->count_attno = var->varattno;
+    return true;
+}
+
+bool histogram_args_spec(const HistogramCall &call, const HistogramArgs &args, gh::HistogramSpec *out)
+{
+    switch (call.form) {
+    case HistogramForm::interval: {
+        gh::BucketSpec spec{args.lo, args.hi, args.nbins, kServerRule};
+        *out = gh::float_histogram(spec);
+        return gh::validate_spec(spec) == gh::SpecError::none;
+    }
+    case HistogramForm::time:
+    case HistogramForm::date: {
+        gh::Int64Spec spec{args.time_lo, args.time_hi, args.nbins, kServerNumericRule};
+        *out = gh::int64_histogram(spec);
+        return gh::validate_int64_spec(spec, time_bound_infinite(call, args)) == gh::SpecError::none;
+    }
+    case HistogramForm::thresholds:
+        if (!thresholds_valid(args.thresholds))
+            return false;
+        *out = gh::threshold_histogram(reinterpret_cast<const double *>(ARR_DATA_PTR(args.thresholds)),
+                                       thresholds_count(args.thresholds));
+        return true;
+    }
+    return false;
+}
+
+gh::HistogramSpec histogram_first_spec(const HistogramCall &call, const HistogramArgs &args, double first_word)
+{
+    switch (call.form) {
+    case HistogramForm::interval:
+        return gh::float_histogram(checked_first_row_spec(first_word, args.lo, args.hi, args.nbins));
+    case HistogramForm::time:
+    case HistogramForm::date:
+        return gh::int64_histogram(
+            checked_int64_spec(args.time_lo, args.time_hi, args.nbins, time_bound_infinite(call, args)));
+    case HistogramForm::thresholds: {
+        int32 count = checked_thresholds(args.thresholds);
+        return gh::threshold_histogram(reinterpret_cast<const double *>(ARR_DATA_PTR(args.thresholds)), count);
+    }
+    }
+    elog(ERROR, "gpu_histogram scan: unexpected histogram form");
+    return gh::HistogramSpec{};
+}
