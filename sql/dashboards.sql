@@ -115,5 +115,26 @@ EXPLAIN (COSTS OFF) SELECT s, gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY s;
 RESET gpu_histogram.scan;
 RESET client_min_messages;
 
+-- Periodic fields on the page path: the batches of all-visible pages the
+-- GPU would take, with each key a table of verified intervals of the stored
+-- time, parsed here as the GPU parses them (debug_pages_on_cpu), across
+-- Berlin's and New York's changes of March and Lord Howe's half-hour one
+-- of April 5.
+VACUUM dash;
+SET gpu_histogram.device = cpu;
+SET gpu_histogram.debug_pages_on_cpu = on;
+SELECT z, q, c.*
+FROM (VALUES ('Europe/Berlin'), ('America/New_York'), ('Asia/Kathmandu'), ('Australia/Lord_Howe')) zones(z),
+(VALUES
+  ($$SELECT extract(dow FROM ts), extract(hour FROM ts), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1, 2$$),
+  ($$SELECT date_part('minute', ts), gpu_histogram(x, 0, 1, 8) FROM dash
+     WHERE ts >= '2026-04-04 12:00+00' AND ts < '2026-04-05 12:00+00' GROUP BY 1$$),
+  ($$SELECT extract(month FROM ts), extract(quarter FROM ts), extract(isodow FROM ts), gpu_histogram(x, 0, 1, 8)
+     FROM dash GROUP BY 1, 2, 3$$)
+) v(q), LATERAL rt_compare(q, false, z) c
+ORDER BY z COLLATE "C", q COLLATE "C";
+RESET gpu_histogram.debug_pages_on_cpu;
+RESET gpu_histogram.device;
+
 DROP TABLE dash;
 RESET TimeZone;

@@ -7,8 +7,9 @@
 -- its groups here too, not only in test/gpu/grouped_page_checks.sh.  The
 -- keys are those the page path takes (an integer column with NULLs, a
 -- boolean, date_trunc across New York's DST change, date_bin, ::date, a
--- second width_bucket), with WHERE comparisons and time ranges, rows the
--- statistics never saw, pages that are not all-visible, and workers.
+-- second width_bucket, periodic fields such as the hour of day), with
+-- WHERE comparisons and time ranges, rows the statistics never saw, pages
+-- that are not all-visible, and workers.
 --
 -- Every answer is compared with PostgreSQL's ordinary plan
 -- (gpu_histogram.scan = off, rt_compare) and, once per key kind, with
@@ -76,7 +77,9 @@ INSERT INTO gp_serial (q) VALUES
     ($$SELECT date_trunc('hour', ts) AS hour, gpu_histogram(x, 0, 1, 16) AS h FROM gp_t WHERE ts >= '2024-03-09 12:00' AND ts < '2024-03-11' GROUP BY 1$$),
     ($$SELECT gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gp_t WHERE ts >= '2024-03-09 12:00' AND ts < '2024-03-11'$$),
     ($$SELECT gpu_histogram(x, 0, 1, 16) AS h FROM gp_t WHERE ts >= '2024-03-09 12:00' AND ts < '2024-03-11'$$),
-    ($$SELECT gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gp_t WHERE ts >= '2030-03-20' AND ts < '2030-04-03'$$);
+    ($$SELECT gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gp_t WHERE ts >= '2030-03-20' AND ts < '2030-04-03'$$),
+    ($$SELECT extract(dow FROM ts) AS dow, extract(hour FROM ts) AS hour, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gp_t GROUP BY 1, 2$$),
+    ($$SELECT date_part('minute', ts) AS minute, gpu_histogram(x, 0, 1, 16) AS h FROM gp_t WHERE ts >= '2024-03-10 00:00' AND ts < '2024-03-10 06:00' GROUP BY 1$$);
 SELECT count(*) AS queries, bool_and(c.same) AS same FROM gp_serial, LATERAL rt_compare(q) c;
 SET client_min_messages = debug1;
 SELECT q, c.* FROM gp_serial, LATERAL rt_compare(q) c ORDER BY n;
@@ -89,8 +92,15 @@ SELECT k, c.* FROM (VALUES
     (ARRAY['date_trunc(''hour'', ts)']),
     (ARRAY['date_bin(''1 hour'', ts, ''2024-01-01 00:20+00'')']),
     (ARRAY['ts::date']),
-    (ARRAY['g', 'width_bucket(x, 0, 1, 4)'])
+    (ARRAY['g', 'width_bucket(x, 0, 1, 4)']),
+    (ARRAY['extract(isodow FROM ts)', 'date_part(''hour'', ts)'])
 ) v(k), LATERAL rt_against_width_bucket('gp_t', k, 'x', 0, 1, 16) c;
+
+-- periodic fields in zones with odd offsets: the key tables' intervals follow the local hour
+SELECT z, q, c.* FROM (VALUES ('Asia/Kathmandu'), ('Australia/Lord_Howe'), ('UTC')) zones(z), (VALUES
+    ($$SELECT extract(hour FROM ts) AS hour, extract(minute FROM ts) AS minute, gpu_histogram(x, 0, 1, 16) AS h FROM gp_t GROUP BY 1, 2$$),
+    ($$SELECT extract(day FROM ts) AS day, extract(doy FROM ts) AS doy, gpu_histogram(x, 0, 1, 16) AS h FROM gp_t GROUP BY 1, 2$$)
+) v(q), LATERAL rt_compare(q, false, z) c ORDER BY 1, 2;
 
 -- Rows the statistics never saw (keys outside the range the key tables
 -- were built for) on new pages, and updated rows on pages that are no
@@ -103,7 +113,8 @@ CREATE TEMP TABLE gp_unseen (n int GENERATED ALWAYS AS IDENTITY, q text);
 INSERT INTO gp_unseen (q) VALUES
     ($$SELECT g, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gp_t GROUP BY g$$),
     ($$SELECT date_trunc('hour', ts) AS hour, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gp_t GROUP BY 1$$),
-    ($$SELECT k, gpu_histogram(x, 0, 1, 16) AS h FROM gp_t WHERE x < 0.9 GROUP BY k$$);
+    ($$SELECT k, gpu_histogram(x, 0, 1, 16) AS h FROM gp_t WHERE x < 0.9 GROUP BY k$$),
+    ($$SELECT extract(hour FROM ts) AS hour, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gp_t GROUP BY 1$$);
 SELECT count(*) AS queries, bool_and(c.same) AS same FROM gp_unseen, LATERAL rt_compare(q) c;
 SET client_min_messages = debug1;
 SELECT q, c.* FROM gp_unseen, LATERAL rt_compare(q) c ORDER BY n;

@@ -15,6 +15,9 @@
  * these fields.  extract answers a numeric of scale 0 and date_part a
  * float8, both made from the field's integer at output.  Year, which is
  * not periodic and infinite for infinities, is left to the expression kind.
+ * On the GPU the key is a table of intervals of the stored time, one per
+ * local hour, minute or day, each checked against PostgreSQL's date_part
+ * at both its ends (verified_interval).
  */
 #include "group_keys.h"
 #include "key_helpers.h"
@@ -82,6 +85,12 @@ void init(GroupKey *key, TupleDesc, PlanState *)
     key->have_day = false;
 }
 
+/* a / b rounded down, for b > 0 */
+int64 floor_div(int64 a, int64 b)
+{
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
 /* The field of the local day (days since 2000-01-01), by timestamp2tm's steps. */
 int64 day_field(Field field, int64 day)
 {
@@ -109,11 +118,9 @@ int64 tm_field(Field field, const struct pg_tm &tm)
     }
 }
 
-bool word(GroupKey *key, TupleDesc desc, HeapTupleData *t, int64 *word)
+/* The field of the finite stored time ts, from the zone's offset where it can (PostgreSQL's timestamp2tm otherwise). */
+int64 field_of(GroupKey *key, int64 ts)
 {
-    int64 ts;
-    if (!heap_column_word(key->column, desc, t, &ts) || TIMESTAMP_NOT_FINITE(ts))
-        return false; /* NULL, and infinities: extract's NULL for these fields */
     const Field field = static_cast<Field>(key->def.unit);
     int64 local = ts;
     if (key->def.coltype == TIMESTAMPTZOID) {
@@ -124,26 +131,99 @@ bool word(GroupKey *key, TupleDesc desc, HeapTupleData *t, int64 *word)
                 int tz;
                 if (timestamp2tm(ts, &tz, &tm, &fsec, NULL, NULL) != 0)
                     ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE), errmsg("timestamp out of range")));
-                *word = tm_field(field, tm);
-                return true;
+                return tm_field(field, tm);
             }
         }
         local = ts + key->tzc.offset;
     }
-    const int64 day = local >= 0 ? local / USECS_PER_DAY : -((-local + USECS_PER_DAY - 1) / USECS_PER_DAY);
+    const int64 day = floor_div(local, USECS_PER_DAY);
     const int64 tod = local - day * USECS_PER_DAY;
     switch (field) {
-    case kHour: *word = tod / USECS_PER_HOUR; return true;
-    case kMinute: *word = tod / USECS_PER_MINUTE % MINS_PER_HOUR; return true;
+    case kHour: return tod / USECS_PER_HOUR;
+    case kMinute: return tod / USECS_PER_MINUTE % MINS_PER_HOUR;
     default:
         if (!key->have_day || key->day != day) {
             key->day = day;
             key->day_value = day_field(field, day);
             key->have_day = true;
         }
-        *word = key->day_value;
-        return true;
+        return key->day_value;
     }
+}
+
+bool word(GroupKey *key, TupleDesc desc, HeapTupleData *t, int64 *word)
+{
+    int64 ts;
+    if (!heap_column_word(key->column, desc, t, &ts) || TIMESTAMP_NOT_FINITE(ts))
+        return false; /* NULL, and infinities: extract's NULL for these fields */
+    *word = field_of(key, ts);
+    return true;
+}
+
+/* The span of local time over which the field cannot change: its hour, its minute, or its local day. */
+int64 field_span(Field field)
+{
+    return field == kHour ? USECS_PER_HOUR : field == kMinute ? USECS_PER_MINUTE : USECS_PER_DAY;
+}
+
+const char *field_name(Field field)
+{
+    for (const auto &fd : kFields)
+        if (fd.field == field)
+            return fd.name;
+    return "";
+}
+
+/* PostgreSQL's own date_part(field, ts): the check of each interval's ends. */
+int64 date_part_of(const GroupKey *key, int64 ts)
+{
+    Datum unit = CStringGetTextDatum(field_name(static_cast<Field>(key->def.unit)));
+    Datum part = key->def.coltype == TIMESTAMPTZOID
+                     ? DirectFunctionCall2(timestamptz_part, unit, TimestampTzGetDatum(ts))
+                     : DirectFunctionCall2(timestamp_part, unit, TimestampGetDatum(ts));
+    return static_cast<int64>(DatumGetFloat8(part));
+}
+
+/*
+ * The field of one stored time and the interval around it with that field,
+ * for the GPU's table (key_tables.h).  Over [from, to) the zone's offset is
+ * one (the offset cache's interval, which ends at the zone's next
+ * transition) and the local time stays within one field_span(), so the
+ * local hour, minute or day, and every field of the day, is one; and
+ * PostgreSQL's date_part at both ends agrees with it, or no table is made.
+ */
+bool verified_interval(GroupKey *key, int64 ts, int64 *result, int64 *from, int64 *to)
+{
+    const int64 span = field_span(static_cast<Field>(key->def.unit));
+    int64 offset = 0, lo = PG_INT64_MIN, hi = PG_INT64_MAX;
+    if (key->def.coltype == TIMESTAMPTZOID) {
+        if (!tz_offset_refill(&key->tzc, ts))
+            return false;
+        offset = key->tzc.offset;
+        lo = key->tzc.lo;
+        hi = key->tzc.hi;
+    }
+    const int64 start = floor_div(ts + offset, span) * span - offset;
+    *from = Max(start, lo);
+    *to = Min(start + span, hi);
+    if (!(*from <= ts && ts < *to))
+        return false;
+    *result = field_of(key, ts);
+    return date_part_of(key, *from) == *result && date_part_of(key, *to - 1) == *result;
+}
+
+/* The rows' span of the column, cut into the intervals of each field value (key_kind.h). */
+bool gpu_table(GroupKey *key, const KeyRows &rows, gh::PageKey *out, KeyTables *t, int k)
+{
+    int64 lo, hi;
+    if (!key_rows_range(rows, key->column, &lo, &hi) || !key_inside_table(&lo, &hi))
+        return false;
+    out->kind = gh::PageKeyKind::intervals;
+    const bool built =
+        key_time_intervals(key, verified_interval, field_span(static_cast<Field>(key->def.unit)), lo, hi, out, t, k);
+    key->tzc.lo = key->tzc.hi = 0; /* the rows start from an empty cache, as before */
+    key->have_day = false;
+    return built && out->slots <= kMaxKeySlots;
 }
 
 double group_bound(PlannerInfo *, Index, const GroupKeyDef &def)
@@ -174,5 +254,5 @@ const char *describe(const GroupKey *key)
 } // namespace
 
 const KeyKindOps periodic_key_kind = {
-    KeyKind::periodic, "periodic field", recognise, init, NULL, word, NULL, NULL, group_bound, false, datum, describe,
+    KeyKind::periodic, "periodic field", recognise, init, NULL, word, NULL, gpu_table, group_bound, false, datum, describe,
 };
