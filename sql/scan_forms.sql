@@ -25,7 +25,8 @@ INSERT INTO readings VALUES
   (NULL, NULL, NULL, 0.5, 1, 'gamma'),
   ('infinity', 'infinity', 'infinity', 1, 2, 'beta'),
   ('-infinity', '-infinity', '-infinity', -1, 3, 'beta');
-ANALYZE readings;
+-- all-visible pages: on a GPU host with device = gpu the time form's pages go to the page kernel
+VACUUM ANALYZE readings;
 
 -- The plans: both forms, ungrouped and grouped, are the scan.
 SET TimeZone = 'UTC';
@@ -69,6 +70,19 @@ FROM (VALUES ('UTC'), ('America/New_York'), ('Asia/Kathmandu'), ('Australia/Lord
      WHERE ts > '3000-01-01' AND ts < 'infinity'$$)
 ) v(q), LATERAL rt_compare(q, false, z) c
 ORDER BY z COLLATE "C", q COLLATE "C";
+
+-- The time form's pages in batches, as the page kernel takes them, parsed
+-- here (debug_pages_on_cpu): each value is the stored integer.
+SET gpu_histogram.device = cpu;
+SET gpu_histogram.debug_pages_on_cpu = on;
+SELECT q, c.*
+FROM (VALUES
+  ($$SELECT gpu_histogram(ts, '2026-03-01', '2026-04-20', 1200), gpu_histogram(d, '2025-06-01', '2027-06-01', 24)
+     FROM readings$$),
+  ($$SELECT gpu_histogram(lts, '2026-04-20', '2026-03-01', 50), gpu_histogram(i, -20, 20, 40) FROM readings$$)
+) v(q), LATERAL rt_compare(q, false, 'Asia/Kathmandu') c;
+RESET gpu_histogram.debug_pages_on_cpu;
+RESET gpu_histogram.device;
 
 -- Arguments the aggregate refuses: the same error, raised only where a row reaches it.
 SELECT q, c.*

@@ -80,7 +80,9 @@ Status register_pool(void *host, size_t bytes)
 
 Status submit_pages(DeviceHistogram *h, BatchBuffer *b, size_t n, const PageColumn &col, const PageCacheKeys *keys)
 {
-    if (h->groups != 0 || h->spec.kind != SpecKind::float_interval || b->device != h->device || n > b->capacity ||
+    /* the float8 form reads the value as the cast makes it, the time form as the stored integer (as_word) */
+    if (h->groups != 0 || h->spec.kind == SpecKind::thresholds ||
+        col.as_word != (h->spec.kind == SpecKind::int64_interval) || b->device != h->device || n > b->capacity ||
         g.pool_host == nullptr || !page_column_fits(col) ||
         (keys != nullptr && !page_cache_keys_fit(*keys, n, b->capacity)))
         return Status::internal_error;
@@ -93,8 +95,7 @@ Status submit_pages(DeviceHistogram *h, BatchBuffer *b, size_t n, const PageColu
         (s = resolve_cached_pages(d, b, n, keys, pool_pages(), &cache)) != Status::ok)
         return s;
     GH_CUDA(bin_pages_on_device(reinterpret_cast<const uint64_t *>(b->on_device), n, d.pool, pool_pages(), col,
-                                h->spec.interval, h->counts, h->flags, h->counts + h->cells, d.limits, d.stream,
-                                cache));
+                                h->spec, h->counts, h->flags, h->counts + h->cells, d.limits, d.stream, cache));
     if ((s = read_cache_hits(d, b)) != Status::ok)
         return s;
     GH_CUDA(cudaEventRecord(b->done, d.stream));

@@ -158,6 +158,19 @@ cudaError_t bin_pages_on_device(const uint64_t *page_words, size_t npages, const
                                 const PageCacheView &cache = PageCacheView{nullptr, nullptr});
 
 /*
+ * The same for a histogram of either interval form: the float8 form as
+ * above, the time form over the stored integer of a date or timestamp
+ * column (col.as_word, which only the time form has).  Thresholds, or a
+ * column that does not match its form, give cudaErrorInvalidValue, and
+ * nothing is launched.
+ */
+cudaError_t bin_pages_on_device(const uint64_t *page_words, size_t npages, const unsigned char *pool,
+                                uint64_t pool_pages, const PageColumn &col, const HistogramSpec &spec,
+                                unsigned long long *counts, int *flags, unsigned long long *tuples,
+                                const KernelLimits &limits, cudaStream_t stream,
+                                const PageCacheView &cache = PageCacheView{nullptr, nullptr});
+
+/*
  * The grouped page kernel (kernel_grouped_pages.cuh) over the same page
  * words: for every normal tuple that passes spec's quals it counts the
  * value's bucket and the row into its group's cells of counts[0 ..

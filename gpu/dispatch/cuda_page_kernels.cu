@@ -148,7 +148,8 @@ bool word_column_fits(const PageColumn &col)
 
 bool grouped_page_spec_fits(const GroupedPageSpec &spec, int64_t table_words)
 {
-    if (!page_column_fits(spec.value) || validate_spec(spec.interval) != SpecError::none || spec.nkeys < 0 ||
+    if (!page_column_fits(spec.value) || spec.value.as_word || validate_spec(spec.interval) != SpecError::none ||
+        spec.nkeys < 0 ||
         spec.nkeys > kMaxPageKeys || spec.nquals < 0 || spec.nquals > kMaxPageQuals)
         return false;
     for (int32_t q = 0; q < spec.nquals; q++) {
@@ -209,6 +210,8 @@ cudaError_t bin_grouped_pages_on_device(const uint64_t *page_words, size_t npage
 
 bool page_column_fits(const PageColumn &col)
 {
+    if (col.as_word) /* the time form's stored integer: a date or a timestamp */
+        return (col.type == PageValueType::int4 || col.type == PageValueType::int8) && column_layout_fits(col);
     switch (col.type) {
     case PageValueType::float8:
     case PageValueType::float4:
@@ -240,6 +243,61 @@ cudaError_t bin_pages_on_device(const uint64_t *page_words, size_t npages, const
                    : launch_pages<decltype(binner), false>(page_words, npages, pool, pool_pages, cache, col,
                                                            binner, counts, flags, tuples, limits, stream);
     });
+}
+
+namespace {
+
+/* The page kernel's binner for the time form: the word's bits are the stored integer. */
+struct WordInt64Binner {
+    kernels::Int64Binner inner;
+    __host__ __device__ int32_t slots() const { return inner.slots(); }
+    __host__ __device__ size_t table_bytes() const { return 0; }
+    __device__ void attach(unsigned char *) {}
+    __device__ int32_t operator()(double x, size_t i) const
+    {
+        int64_t v;
+        memcpy(&v, &x, sizeof v);
+        return inner(v, i);
+    }
+};
+
+template <typename Binner>
+cudaError_t launch_pages_with(const Binner &binner, const uint64_t *page_words, size_t npages,
+                              const unsigned char *pool, uint64_t pool_pages, const PageColumn &col,
+                              unsigned long long *counts, int *flags, unsigned long long *tuples,
+                              const KernelLimits &limits, cudaStream_t stream, const PageCacheView &cache)
+{
+    return counts_in_shared(binner.slots(), binner.table_bytes(), limits)
+               ? launch_pages<Binner, true>(page_words, npages, pool, pool_pages, cache, col, binner, counts, flags,
+                                            tuples, limits, stream)
+               : launch_pages<Binner, false>(page_words, npages, pool, pool_pages, cache, col, binner, counts,
+                                             flags, tuples, limits, stream);
+}
+
+} // namespace
+
+cudaError_t bin_pages_on_device(const uint64_t *page_words, size_t npages, const unsigned char *pool,
+                                uint64_t pool_pages, const PageColumn &col, const HistogramSpec &spec,
+                                unsigned long long *counts, int *flags, unsigned long long *tuples,
+                                const KernelLimits &limits, cudaStream_t stream, const PageCacheView &cache)
+{
+    /* the float8 form reads the value as the cast makes it, the time form as the stored integer */
+    const bool words = spec.kind == SpecKind::int64_interval;
+    if (col.as_word != words || !page_column_fits(col) || reinterpret_cast<uintptr_t>(pool) % 16 != 0 ||
+        tuples == nullptr)
+        return cudaErrorInvalidValue;
+    switch (spec.kind) {
+    case SpecKind::float_interval:
+        return bin_pages_on_device(page_words, npages, pool, pool_pages, col, spec.interval, counts, flags, tuples,
+                                   limits, stream, cache);
+    case SpecKind::int64_interval:
+        if (npages == 0)
+            return cudaSuccess;
+        return launch_pages_with(WordInt64Binner{kernels::Int64Binner{prepare_int64(spec.int64)}}, page_words,
+                                 npages, pool, pool_pages, col, counts, flags, tuples, limits, stream, cache);
+    case SpecKind::thresholds: break; /* the host parses a threshold histogram's pages */
+    }
+    return cudaErrorInvalidValue;
 }
 
 } // namespace gh

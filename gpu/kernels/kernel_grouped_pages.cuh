@@ -34,22 +34,6 @@ namespace kernels {
 /* Rows a thread evaluates on one page: kMaxTuplesPerPage over kPageThreads, rounded up. */
 constexpr int kRowsPerThread = (heap_layout::kMaxTuplesPerPage + kPageThreads - 1) / kPageThreads;
 
-/*
- * An integer-like stored value (int2, int4, int8: date and timestamps are
- * stored as these) as int64; a boolean as 0 or 1, as DatumGetBool reads
- * its byte.
- */
-__host__ __device__ __forceinline__ int64_t page_word(const unsigned char *page, uint32_t at, PageValueType type)
-{
-    switch (type) {
-    case PageValueType::int2: return load_from_page<int16_t>(page, at);
-    case PageValueType::int4: return load_from_page<int32_t>(page, at);
-    case PageValueType::int8: return load_from_page<long long>(page, at);
-    case PageValueType::boolean: return page[at] != 0;
-    default: return 0;
-    }
-}
-
 /* What a row comes to. */
 enum class RowFate { skip, count, host };
 

@@ -180,6 +180,30 @@ __host__ __device__ __forceinline__ Found locate_column(const unsigned char *pag
 }
 
 /*
+ * An integer-like stored value (int2, int4, int8: date and timestamps are
+ * stored as these) as int64; a boolean as 0 or 1, as DatumGetBool reads
+ * its byte.
+ */
+__host__ __device__ __forceinline__ int64_t page_word(const unsigned char *page, uint32_t at, PageValueType type)
+{
+    switch (type) {
+    case PageValueType::int2: return load_from_page<int16_t>(page, at);
+    case PageValueType::int4: return load_from_page<int32_t>(page, at);
+    case PageValueType::int8: return load_from_page<long long>(page, at);
+    case PageValueType::boolean: return page[at] != 0;
+    default: return 0;
+    }
+}
+
+/* An int64's bits in a double: the time form's 8-byte word (col.as_word), as histogram_state.h carries it. */
+__host__ __device__ __forceinline__ double word_bits(int64_t w)
+{
+    double x;
+    memcpy(&x, &w, sizeof x);
+    return x;
+}
+
+/*
  * The column's value in the tuple that line pointer `item` points to: true
  * and *x where the tuple has one; false where the item is not a normal
  * tuple, the value is NULL, or anything to read lies outside the tuple or
@@ -190,8 +214,10 @@ __host__ __device__ __forceinline__ bool tuple_value(const unsigned char *page, 
 {
     uint32_t at = 0;
     switch (locate_column(page, item, col, &at)) {
-    case Found::present: *x = page_value(page, at, col.type); return true;
-    case Found::missing: *x = col.missing_value; return col.has_missing;
+    case Found::present:
+        *x = col.as_word ? word_bits(page_word(page, at, col.type)) : page_value(page, at, col.type);
+        return true;
+    case Found::missing: *x = col.as_word ? word_bits(col.missing_word) : col.missing_value; return col.has_missing;
     default: return false;
     }
 }

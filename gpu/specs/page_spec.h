@@ -85,6 +85,12 @@ struct PageColumn {
     int32_t nprefix;      /* attno - 1 */
     PageAttr prefix[kMaxPagePrefix];
     bool has_missing;
+    /*
+     * The time form's value (a date or timestamp column binned as its
+     * stored integer): the integer's bits in the kernel's double, as
+     * histogram_state.h carries a time histogram's values.
+     */
+    bool as_word;
     double missing_value; /* already cast to float8 */
     int64_t missing_word; /* an integer type's missing value as stored (keys and WHERE columns) */
 };

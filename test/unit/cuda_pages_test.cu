@@ -335,6 +335,69 @@ TEST_F(Pages, NaNAndInfinities)
               Status::nan_value);
 }
 
+/*
+ * The time form: a timestamp (int8) or date (int4) column binned as its
+ * stored integer (col.as_word), by numeric width_bucket's rule of each
+ * major, against the CPU loop over the integers written.
+ */
+TEST_F(Pages, TimeFormBinsTheStoredInteger)
+{
+    std::mt19937_64 rng(5);
+    for (PageValueType type : {PageValueType::int8, PageValueType::int4}) {
+        for (gh::NumericRule rule : {gh::NumericRule::pg15, gh::NumericRule::pg16, gh::NumericRule::pg18}) {
+            const bool days = type == PageValueType::int4;
+            /* days around 2025; or microseconds over 1,429 days from 1996, in buckets that numeric's rounding reaches */
+            const int64_t lo = days ? 9000 : 820454400000000LL;
+            const int64_t hi = days ? 9400 : lo + 123456789012LL * 1000;
+            const gh::Int64Spec spec{lo, hi, days ? 97 : 99991, rule};
+            const Layout layout{{4, 4}, attr_of(type)};
+            std::vector<int64_t> edges{lo, hi, lo - 1, hi - 1, lo + (hi - lo) / 2};
+            for (int64_t v : days ? std::vector<int64_t>{INT32_MIN, INT32_MAX}
+                                  : std::vector<int64_t>{INT64_MIN, INT64_MAX}) /* -infinity, infinity */
+                edges.push_back(v);
+            const size_t rows = 15000;
+            std::vector<int64_t> values;
+            Written written = write_table(layout, 0, 120, rows, [&](size_t r) {
+                const uint64_t span = static_cast<uint64_t>(hi - lo);
+                const int64_t v = r < edges.size() ? edges[r]
+                                                   : lo - static_cast<int64_t>(span / 8) +
+                                                         static_cast<int64_t>(rng() % (span + span / 4));
+                values.push_back(v);
+                return std::vector<Datum>{heap_pages::int_datum(static_cast<int32_t>(r)), heap_pages::int_datum(v)};
+            });
+            ASSERT_EQ(values.size(), rows) << "every row written";
+            gh::PageColumn col = heap_pages::page_column(layout, 2, type);
+            col.as_word = true;
+            std::vector<int64_t> want(static_cast<size_t>(spec.nbins) + 2, 0);
+            ASSERT_EQ(gh::cpu_bin_int64(spec, values.data(), values.size(), want.data()), Status::ok);
+
+            const std::vector<std::vector<uint64_t>> batches{words_for(written, 0, 70), words_for(written, 70, 50)};
+            WordBuffers buffers(70, 2);
+            ASSERT_EQ(buffers.status(), Status::ok);
+            gh::DeviceHistogram *h = nullptr;
+            ASSERT_EQ(gh::gpu_histogram_open(gh::int64_histogram(spec), 0, &h), Status::ok);
+            for (size_t i = 0; i < batches.size(); i++) {
+                ASSERT_EQ(buffers.wait_until_free(static_cast<int>(i)), Status::ok);
+                std::copy(batches[i].begin(), batches[i].end(), buffers.area(static_cast<int>(i)));
+                ASSERT_EQ(gh::gpu_pages_submit(h, buffers.buffer(static_cast<int>(i)), batches[i].size(), col),
+                          Status::ok)
+                    << gh::gpu_last_error();
+            }
+            std::vector<int64_t> got(static_cast<size_t>(spec.nbins) + 3, 0);
+            ASSERT_EQ(gh::gpu_histogram_drain(h, 0, spec.nbins + 3, got.data(), nullptr), Status::ok);
+            EXPECT_EQ(static_cast<uint64_t>(got.back()), normal_tuples(batches)) << "the tuples counted";
+            got.pop_back();
+            EXPECT_EQ(got, want) << type_name(type) << " rule " << static_cast<int>(rule);
+            /* the column must match the form: a plain int8 column under the time form is refused */
+            gh::PageColumn plain = col;
+            plain.as_word = false;
+            ASSERT_EQ(buffers.wait_until_free(0), Status::ok);
+            EXPECT_EQ(gh::gpu_pages_submit(h, buffers.buffer(0), batches[0].size(), plain), Status::internal_error);
+            gh::gpu_histogram_close(h);
+        }
+    }
+}
+
 /* ---- how pages are listed ---- */
 
 TEST_F(Pages, AnyOrderRepeatsAndSeveralBatches)

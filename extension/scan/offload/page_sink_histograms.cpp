@@ -101,8 +101,12 @@ void page_gpu_begin(PageGpu *pg, HeapReader *r, const HeapColumn *columns, int n
     TupleDesc desc = RelationGetDescr(r->rel);
     bool any = false;
     for (int h = 0; h < nhist; h++) {
-        if (columns[h].attno > 0 && page_column_for(desc, columns[h], &read[h]))
+        if (columns[h].attno > 0 && page_column_for(desc, columns[h], &read[h])) {
+            /* a binned date or timestamp is the time form's: its stored integer is the value */
+            const Oid type = columns[h].type;
+            read[h].as_word = type == DATEOID || type == TIMESTAMPOID || type == TIMESTAMPTZOID;
             any = true;
+        }
         else if (columns[h].attno > 0) {
             /* one histogram the kernel cannot read would need every page on the CPU anyway */
             any = false;
