@@ -78,6 +78,7 @@ psql -X -q -v ON_ERROR_STOP=1 -c "SELECT pg_prewarm('$t')" -c "SELECT pg_prewarm
     -c "SELECT pg_prewarm(c.oid) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = '$tp'::regclass" \
     >/dev/null
 range="ts >= '2026-02-01 00:00:00+00' AND ts < '2026-02-15 00:00:00+00'"
+days=$((rows / 86400 + 1))   # the time form, daily: as duckdb_side.py's time_form_days()
 on="SET gpu_histogram.scan = on;"
 off="SET gpu_histogram.scan = off;"
 queries=(
@@ -91,6 +92,16 @@ queries=(
     "date_bin 1 hour, WHERE h IS NOT NULL outside=$on SELECT * FROM (SELECT date_bin('1 hour', ts, timestamptz '2026-01-01 00:00:00+00') AS b, gpu_histogram(x, 0, 1, 64) AS h FROM $t GROUP BY 1) s WHERE h IS NOT NULL"
     "2 weeks of 16, heatmap=$on SELECT date_trunc('hour', ts), count(*), gpu_histogram(x, 0, 1, 64) FROM $t WHERE $range GROUP BY 1"
     "2 weeks of 16, native range=$on SELECT gpu_histogram(x, 0, 1, 64) FROM $t WHERE $range"
+    # issue 47: a step beside those shapes (Grafana's macro, periodic fields, minute buckets, the other forms)
+    "Grafana 1 minute, 2 days=$on SELECT floor(extract(epoch FROM ts) / 60) * 60 AS \"time\", gpu_histogram(x, 0, 1, 64)
+        FROM $t WHERE ts BETWEEN '2026-02-01T00:00:00Z' AND '2026-02-03T00:00:00Z' GROUP BY 1"
+    "hour of day=$on SELECT extract(hour FROM ts), gpu_histogram(x, 0, 1, 64) FROM $t GROUP BY 1"
+    "day of week x hour=$on SELECT extract(dow FROM ts), extract(hour FROM ts), gpu_histogram(x, 0, 1, 64) FROM $t GROUP BY 1, 2"
+    "minute buckets, 2 weeks=$on SELECT date_trunc('minute', ts), gpu_histogram(x, 0, 1, 64) FROM $t
+        WHERE ts < '2026-01-15 00:00:00+00' GROUP BY 1"
+    "time form, daily=$on SELECT gpu_histogram(ts, timestamptz '2026-01-01 00:00:00+00',
+        timestamptz '2026-01-01 00:00:00+00' + $days * interval '1 day', $days) FROM $t"
+    "thresholds, 8=$on SELECT gpu_histogram(x, '{0.05,0.1,0.25,0.5,0.75,0.9,0.95,0.99}'::float8[]) FROM $t"
 )
 if [ "$partitions" = 1 ]; then
     queries+=(

@@ -46,9 +46,28 @@ DATE_BIN = f"time_bucket(INTERVAL '1 hour', ts, TIMESTAMPTZ '{START}')"
 PG_DATE_BIN = f"date_bin('1 hour', ts, timestamptz '{START}')"
 
 
-def shapes(t):
+# The thresholds form's eight thresholds, and its bins in DuckDB: a CASE
+# over ascending thresholds is width_bucket(x, array) for x that is not NaN.
+THRESHOLDS = [0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99]
+THRESHOLD_BIN = ("CASE " + " ".join(f"WHEN x < {v} THEN {i}" for i, v in enumerate(THRESHOLDS))
+                 + f" ELSE {len(THRESHOLDS)} END")
+
+
+def time_form_days(rows):
+    """The time form, daily: one bucket a day over the table's span (a row a second)."""
+    return rows // 86400 + 1
+
+
+def shapes(t, rows):
     """The bench's labels and DuckDB's SQL for the same answer: per group,
-    the count in each bucket (the rows a plain-SQL user would ask for)."""
+    the count in each bucket (the rows a plain-SQL user would ask for).
+    The time form's bucket is numeric width_bucket over microseconds, which
+    for these bounds (whole days) is the integer quotient below."""
+    days = time_form_days(rows)
+    lo_us = "epoch_us(TIMESTAMPTZ '2026-01-01 00:00:00+00')"
+    span_us = days * 86400 * 1000000
+    time_bucket = (f"CASE WHEN epoch_us(ts) < {lo_us} THEN 0 WHEN epoch_us(ts) >= {lo_us} + {span_us}"
+                   f" THEN {days + 1} ELSE (epoch_us(ts) - {lo_us}) * {days} // {span_us} + 1 END")
     return {
         "count(x)": f"SELECT count(x) FROM {t}",
         "ungrouped histogram": f"SELECT {BUCKET} AS b, count(*) FROM {t} GROUP BY b",
@@ -57,6 +76,16 @@ def shapes(t):
         "date_bin 1 hour": f"SELECT {DATE_BIN} AS h, {BUCKET} AS b, count(*) FROM {t} GROUP BY h, b",
         "2 weeks of 16, native range": f"SELECT {BUCKET} AS b, count(*) FROM {t} WHERE {RANGE} GROUP BY b",
         "2 weeks of 16, heatmap": f"SELECT {HOUR} AS h, {BUCKET} AS b, count(*) FROM {t} WHERE {RANGE} GROUP BY h, b",
+        "Grafana 1 minute, 2 days": f"SELECT floor(epoch(ts) / 60) * 60 AS m, {BUCKET} AS b, count(*) FROM {t}"
+                                    " WHERE ts BETWEEN TIMESTAMPTZ '2026-02-01 00:00:00+00'"
+                                    " AND TIMESTAMPTZ '2026-02-03 00:00:00+00' GROUP BY m, b",
+        "hour of day": f"SELECT hour(ts) AS h, {BUCKET} AS b, count(*) FROM {t} GROUP BY h, b",
+        "day of week x hour": f"SELECT dayofweek(ts) AS d, hour(ts) AS h, {BUCKET} AS b, count(*) FROM {t}"
+                              " GROUP BY d, h, b",
+        "minute buckets, 2 weeks": f"SELECT date_trunc('minute', ts) AS m, {BUCKET} AS b, count(*) FROM {t}"
+                                   " WHERE ts < TIMESTAMPTZ '2026-01-15 00:00:00+00' GROUP BY m, b",
+        "time form, daily": f"SELECT {time_bucket} AS b, count(*) FROM {t} GROUP BY b",
+        "thresholds, 8": f"SELECT {THRESHOLD_BIN} AS b, count(*) FROM {t} GROUP BY b",
     }
 
 
@@ -149,7 +178,7 @@ def main():
             for label, v in json.load(f).items():
                 ours.setdefault(config, {}).setdefault(label, v["median_ms"])
     wanted = {label for medians in ours.values() for label in medians}
-    queries = {k: v for k, v in shapes(args.table).items() if not wanted or k in wanted}
+    queries = {k: v for k, v in shapes(args.table, args.rows).items() if not wanted or k in wanted}
 
     db, why = open_engine(args.engine)
     if db is None:
