@@ -11,6 +11,9 @@ DROP TABLE IF EXISTS pa_t, pa_edges, pa_empty;
 DROP SCHEMA IF EXISTS pa_other CASCADE;
 RESET client_min_messages;
 SET max_parallel_workers_per_gather = 0;
+-- GpuHistogramScan computes most of these queries, and EXPLAIN names its
+-- device: the same line on every host (the GPU checks run with device = gpu)
+SET gpu_histogram.device = cpu;
 
 -- the helpers the topics share (rt_*, try_sql, wb_hist): sql/include/helpers.sql
 \getenv abs_srcdir PG_ABS_SRCDIR

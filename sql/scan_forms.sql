@@ -112,7 +112,11 @@ SET max_parallel_workers_per_gather = 2;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
+-- (device = cpu for the plan: a shape whose pages the GPU's page cache
+-- served gets a serial plan, docs/custom-scan.md)
+SET gpu_histogram.device = cpu;
 SELECT * FROM rt_explain($$SELECT gpu_histogram(ts, '2026-03-01', '2026-04-20', 50) FROM readings$$);
+RESET gpu_histogram.device;
 SELECT q, c.*
 FROM (VALUES
   ($$SELECT gpu_histogram(ts, '2026-03-01', '2026-04-20', 50), gpu_histogram(x, '{-1, 0, 0.5, 2}'::float8[])

@@ -356,16 +356,21 @@ TEST_F(Pages, TimeFormBinsTheStoredInteger)
                                   : std::vector<int64_t>{INT64_MIN, INT64_MAX}) /* -infinity, infinity */
                 edges.push_back(v);
             const size_t rows = 15000;
-            std::vector<int64_t> values;
+            const uint64_t span = static_cast<uint64_t>(hi - lo);
+            std::vector<int64_t> values(rows);
+            for (size_t r = 0; r < rows; r++)
+                values[r] = r < edges.size() ? edges[r]
+                                             : lo - static_cast<int64_t>(span / 8) +
+                                                   static_cast<int64_t>(rng() % (span + span / 4));
+            /* make_row is asked again for a row that did not fit the page before */
             Written written = write_table(layout, 0, 120, rows, [&](size_t r) {
-                const uint64_t span = static_cast<uint64_t>(hi - lo);
-                const int64_t v = r < edges.size() ? edges[r]
-                                                   : lo - static_cast<int64_t>(span / 8) +
-                                                         static_cast<int64_t>(rng() % (span + span / 4));
-                values.push_back(v);
-                return std::vector<Datum>{heap_pages::int_datum(static_cast<int32_t>(r)), heap_pages::int_datum(v)};
+                return std::vector<Datum>{heap_pages::int_datum(static_cast<int32_t>(r)),
+                                          heap_pages::int_datum(values[r])};
             });
-            ASSERT_EQ(values.size(), rows) << "every row written";
+            size_t stored = 0;
+            for (const auto &page : written)
+                stored += page.size();
+            ASSERT_EQ(stored, rows) << "every row written";
             gh::PageColumn col = heap_pages::page_column(layout, 2, type);
             col.as_word = true;
             std::vector<int64_t> want(static_cast<size_t>(spec.nbins) + 2, 0);
