@@ -71,15 +71,17 @@ FROM (VALUES ('UTC'), ('America/New_York'), ('Asia/Kathmandu'), ('Australia/Lord
 ) v(q), LATERAL rt_compare(q, false, z) c
 ORDER BY z COLLATE "C", q COLLATE "C";
 
--- The time form's pages in batches, as the page kernel takes them, parsed
--- here (debug_pages_on_cpu): each value is the stored integer.
+-- The time and threshold forms' pages in batches, as the page kernel
+-- takes them, parsed here (debug_pages_on_cpu): a time form's value is the
+-- stored integer.
 SET gpu_histogram.device = cpu;
 SET gpu_histogram.debug_pages_on_cpu = on;
 SELECT q, c.*
 FROM (VALUES
   ($$SELECT gpu_histogram(ts, '2026-03-01', '2026-04-20', 1200), gpu_histogram(d, '2025-06-01', '2027-06-01', 24)
      FROM readings$$),
-  ($$SELECT gpu_histogram(lts, '2026-04-20', '2026-03-01', 50), gpu_histogram(i, -20, 20, 40) FROM readings$$)
+  ($$SELECT gpu_histogram(lts, '2026-04-20', '2026-03-01', 50), gpu_histogram(i, -20, 20, 40) FROM readings$$),
+  ($$SELECT gpu_histogram(x, '{-1, 0, 0.5, 2}'::float8[]), gpu_histogram(i, '{5, -1, 3, 3}'::float8[]) FROM readings$$)
 ) v(q), LATERAL rt_compare(q, false, 'Asia/Kathmandu') c;
 RESET gpu_histogram.debug_pages_on_cpu;
 RESET gpu_histogram.device;
