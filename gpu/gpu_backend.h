@@ -171,9 +171,10 @@ bool gpu_pool_registered() noexcept;
  * the registered pool) and the kernel that reads those pages: for every
  * normal tuple among each page's first `lines` line pointers it extracts
  * col (NULLs skipped) and bins it into the histogram, which must be a
- * float_interval one (col not as_word) or an int64_interval one over a
- * date or timestamp column read as its stored integer (col.as_word), not
- * grouped; it also adds the number of those
+ * float_interval one (col not as_word), a thresholds one of at most
+ * kMaxPageThresholds, or an int64_interval one over a date or timestamp
+ * column read as its stored integer (col.as_word), not grouped; it also
+ * adds the number of those
  * normal tuples to the counter past the histogram's slots (see
  * gpu_histogram_drain).  Returns at once.  The pages must stay
  * pinned until gpu_batch_finished() says the buffer's kernel is done.  A

@@ -81,7 +81,7 @@ Status register_pool(void *host, size_t bytes)
 Status submit_pages(DeviceHistogram *h, BatchBuffer *b, size_t n, const PageColumn &col, const PageCacheKeys *keys)
 {
     /* the float8 form reads the value as the cast makes it, the time form as the stored integer (as_word) */
-    if (h->groups != 0 || h->spec.kind == SpecKind::thresholds ||
+    if (h->groups != 0 || (h->spec.kind == SpecKind::thresholds && h->spec.thresholds.count > kMaxPageThresholds) ||
         col.as_word != (h->spec.kind == SpecKind::int64_interval) || b->device != h->device || n > b->capacity ||
         g.pool_host == nullptr || !page_column_fits(col) ||
         (keys != nullptr && !page_cache_keys_fit(*keys, n, b->capacity)))

@@ -158,11 +158,12 @@ cudaError_t bin_pages_on_device(const uint64_t *page_words, size_t npages, const
                                 const PageCacheView &cache = PageCacheView{nullptr, nullptr});
 
 /*
- * The same for a histogram of either interval form: the float8 form as
- * above, the time form over the stored integer of a date or timestamp
- * column (col.as_word, which only the time form has).  Thresholds, or a
- * column that does not match its form, give cudaErrorInvalidValue, and
- * nothing is launched.
+ * The same for any kind of histogram: the float8 form as above; the time
+ * form over the stored integer of a date or timestamp column (col.as_word,
+ * which only the time form has); thresholds, at most kMaxPageThresholds,
+ * from spec.thresholds.thresholds in device memory (the copy that
+ * gpu_histogram_open staged).  A column that does not match its form, or
+ * more thresholds, give cudaErrorInvalidValue, and nothing is launched.
  */
 cudaError_t bin_pages_on_device(const uint64_t *page_words, size_t npages, const unsigned char *pool,
                                 uint64_t pool_pages, const PageColumn &col, const HistogramSpec &spec,

@@ -295,7 +295,16 @@ cudaError_t bin_pages_on_device(const uint64_t *page_words, size_t npages, const
             return cudaSuccess;
         return launch_pages_with(WordInt64Binner{kernels::Int64Binner{prepare_int64(spec.int64)}}, page_words,
                                  npages, pool, pool_pages, col, counts, flags, tuples, limits, stream, cache);
-    case SpecKind::thresholds: break; /* the host parses a threshold histogram's pages */
+    case SpecKind::thresholds:
+        /* the device copy of the thresholds (gpu_histogram_open staged it), copied to shared memory per block */
+        if (spec.thresholds.thresholds == nullptr || spec.thresholds.count < 0 ||
+            spec.thresholds.count > kMaxPageThresholds)
+            return cudaErrorInvalidValue;
+        if (npages == 0)
+            return cudaSuccess;
+        return launch_pages_with(kernels::ThresholdBinner{spec.thresholds.thresholds, spec.thresholds.count},
+                                 page_words, npages, pool, pool_pages, col, counts, flags, tuples, limits, stream,
+                                 cache);
     }
     return cudaErrorInvalidValue;
 }

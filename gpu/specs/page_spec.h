@@ -95,6 +95,14 @@ struct PageColumn {
     int64_t missing_word; /* an integer type's missing value as stored (keys and WHERE columns) */
 };
 
+/*
+ * Most thresholds a threshold histogram's pages are binned by on the GPU:
+ * the page kernel keeps a copy of them in shared memory beside the page
+ * (8 KB each, 24 KB in all with the counters).  A longer array's pages
+ * are parsed by the host.
+ */
+constexpr int32_t kMaxPageThresholds = 1024;
+
 } // namespace gh
 
 #endif /* GH_PAGE_SPEC_H */

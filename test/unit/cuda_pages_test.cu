@@ -403,6 +403,65 @@ TEST_F(Pages, TimeFormBinsTheStoredInteger)
     }
 }
 
+/*
+ * The threshold form: a float8 column and an int4 one (cast to float8)
+ * binned by thresholds, sorted, unsorted and repeated, NaN values in the
+ * last bin as PostgreSQL's search puts them, against the CPU loop over the
+ * values the host's walk finds; past kMaxPageThresholds the pages are
+ * refused.
+ */
+TEST_F(Pages, ThresholdFormFollowsTheServersSearch)
+{
+    std::mt19937_64 rng(9);
+    const std::vector<std::vector<double>> arrays{
+        {0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99}, {5, -1, 3, 3, 0.5, -7}, {}, {0.5}};
+    for (PageValueType type : {PageValueType::float8, PageValueType::int4}) {
+        for (const std::vector<double> &t : arrays) {
+            const gh::HistogramSpec spec = gh::threshold_histogram(t.data(), static_cast<int32_t>(t.size()));
+            const Layout layout{{2, 2}, attr_of(type)};
+            Written written = write_table(layout, 0, 60, 8000, [&](size_t r) {
+                const double x = type == PageValueType::int4 ? static_cast<double>(static_cast<int64_t>(rng() % 17) - 8)
+                                 : r % 97 == 0               ? std::nan("")
+                                                             : std::uniform_real_distribution<double>(-1, 2)(rng);
+                return std::vector<Datum>{heap_pages::int_datum(static_cast<int16_t>(r)), stored(type, x)};
+            });
+            const gh::PageColumn col = heap_pages::page_column(layout, 2, type);
+            const std::vector<std::vector<uint64_t>> batches{words_for(written, 0, 60)};
+            const std::vector<double> values = scanned(written, batches, col);
+            std::vector<int64_t> want(t.size() + 1, 0);
+            ASSERT_EQ(gh::cpu_bin_thresholds(spec.thresholds, values.data(), values.size(), want.data()), Status::ok);
+
+            WordBuffers buffers(60, 1);
+            ASSERT_EQ(buffers.status(), Status::ok);
+            gh::DeviceHistogram *h = nullptr;
+            ASSERT_EQ(gh::gpu_histogram_open(spec, 0, &h), Status::ok);
+            std::copy(batches[0].begin(), batches[0].end(), buffers.area(0));
+            ASSERT_EQ(gh::gpu_pages_submit(h, buffers.buffer(0), batches[0].size(), col), Status::ok)
+                << gh::gpu_last_error();
+            std::vector<int64_t> got(t.size() + 2, 0);
+            ASSERT_EQ(gh::gpu_histogram_drain(h, 0, static_cast<int32_t>(t.size()) + 2, got.data(), nullptr),
+                      Status::ok);
+            EXPECT_EQ(static_cast<uint64_t>(got.back()), normal_tuples(batches)) << "the tuples counted";
+            got.pop_back();
+            EXPECT_EQ(got, want) << type_name(type) << ", " << t.size() << " thresholds";
+            gh::gpu_histogram_close(h);
+        }
+    }
+    std::vector<double> many(gh::kMaxPageThresholds + 1);
+    for (size_t i = 0; i < many.size(); i++)
+        many[i] = static_cast<double>(i);
+    const Layout layout{{8, 8}};
+    gh::DeviceHistogram *h = nullptr;
+    ASSERT_EQ(gh::gpu_histogram_open(gh::threshold_histogram(many.data(), static_cast<int32_t>(many.size())), 0, &h),
+              Status::ok);
+    WordBuffers buffers(1, 1);
+    ASSERT_EQ(buffers.status(), Status::ok);
+    buffers.area(0)[0] = gh::page_word(0, 1);
+    EXPECT_EQ(gh::gpu_pages_submit(h, buffers.buffer(0), 1, heap_pages::page_column(layout, 1, PageValueType::float8)),
+              Status::internal_error);
+    gh::gpu_histogram_close(h);
+}
+
 /* ---- how pages are listed ---- */
 
 TEST_F(Pages, AnyOrderRepeatsAndSeveralBatches)

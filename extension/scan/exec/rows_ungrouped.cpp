@@ -51,10 +51,7 @@ void begin(ScanExec *s, CustomScan *, EState *estate)
     for (int h = 0; h < s->naggs; h++)
         u->columns[h] = heap_column(desc, s->aggs[h].call.attno, s->aggs[h].call.coltype);
     u->states_cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuHistogramScan", ALLOCSET_DEFAULT_SIZES);
-    /* the page kernel bins the float8 and time forms; a threshold histogram's pages are parsed here */
     u->pages = s->qual == NULL && !s->native;
-    for (int h = 0; h < s->naggs; h++)
-        u->pages = u->pages && s->aggs[h].call.form != HistogramForm::thresholds;
     s->ungrouped = u;
 }
 

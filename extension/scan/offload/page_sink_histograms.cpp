@@ -40,6 +40,9 @@ bool takes_page(const PageGpu *pg, bool probe, HistogramState *const *states, co
 
 bool open_lease(PageGpu *pg, int h, HistogramState *const *states)
 {
+    const gh::HistogramSpec &spec = states[h]->spec;
+    if (spec.kind == gh::SpecKind::thresholds && spec.thresholds.count > gh::kMaxPageThresholds)
+        return false; /* more than the page kernel keeps beside the page: the host parses them */
     ServicePageHistogram what{states[h]->spec, columns_of(pg)[h], NULL, NULL, 0};
     return gpu_service_open_pages(what, SERVICE_NO_WAIT, &pg->hist[h]);
 }
