@@ -25,6 +25,7 @@
 #include <iostream>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cuda_pages_harness.cuh"
@@ -628,12 +629,21 @@ TEST_F(Pages, RefusedArguments)
     EXPECT_EQ(gh::gpu_histogram_drain(h, 0, 6, counts.data(), nullptr), Status::ok);
     EXPECT_EQ(counts, (std::vector<int64_t>{0, 0, 0, 1, 0, 0})) << "only the good column's batch was binned";
     gh::gpu_histogram_close(h);
-    /* only float8 intervals, not grouped */
+    /*
+     * The column must match the histogram's form: the time form's read as
+     * its stored integer (as_word), the float8 and threshold forms' as the
+     * float8 the cast makes; and not grouped.
+     */
+    gh::PageColumn word = heap_pages::page_column(layout, 2, PageValueType::int8);
+    word.as_word = true;
     const double thresholds[] = {1, 2};
-    for (const gh::HistogramSpec &other :
-         {gh::int64_histogram(gh::Int64Spec{0, 100, 10, gh::NumericRule::pg15}), gh::threshold_histogram(thresholds, 2)}) {
-        ASSERT_EQ(gh::gpu_histogram_open(other, 0, &h), Status::ok) << gh::gpu_last_error();
-        EXPECT_EQ(gh::gpu_pages_submit(h, buffers.buffer(0), 1, good), Status::internal_error);
+    const std::pair<gh::HistogramSpec, gh::PageColumn> mismatched[] = {
+        {gh::int64_histogram(gh::Int64Spec{0, 100, 10, gh::NumericRule::pg15}), good},
+        {gh::float_histogram(BucketSpec{0, 1, 4, BucketRule::pg15}), word},
+        {gh::threshold_histogram(thresholds, 2), word}};
+    for (const auto &[spec, col] : mismatched) {
+        ASSERT_EQ(gh::gpu_histogram_open(spec, 0, &h), Status::ok) << gh::gpu_last_error();
+        EXPECT_EQ(gh::gpu_pages_submit(h, buffers.buffer(0), 1, col), Status::internal_error);
         gh::gpu_histogram_close(h);
     }
     ASSERT_EQ(gh::gpu_grouped_open(gh::GroupedSpec{BucketSpec{0, 1, 4, BucketRule::pg15}, 3}, 0, &h), Status::ok);

@@ -12,6 +12,7 @@
  * the node's set-up, its rows out, and its parallel-query callbacks; the
  * reading loop is exec_read.cpp's, EXPLAIN exec_explain.cpp's.
  */
+#include "../quals/heap_tuple_exprs.h"
 #include "scan_exec.h"
 
 #include "../grouped_pages/grouped_pages.h"
@@ -30,19 +31,6 @@ namespace {
 constexpr Size kSharedHeader = MAXALIGN(sizeof(SharedScan));
 
 
-/* A scan-tlist entry's expression, its table Vars read from the heap tuple in the scan slot. */
-Node *heap_tuple_vars(Node *node, void *context)
-{
-    if (node == NULL)
-        return NULL;
-    if (IsA(node, Var)) {
-        Var *var = static_cast<Var *>(copyObjectImpl(node));
-        var->varno = INDEX_VAR;
-        return reinterpret_cast<Node *>(var);
-    }
-    return expression_tree_mutator(node, GH_MUTATOR(heap_tuple_vars), context);
-}
-
 /*
  * setrefs.c turned every subexpression of the quals that equals an entry of
  * custom_scan_tlist into a reference to it: a column, or a GROUP BY key's
@@ -59,7 +47,7 @@ Node *table_vars_mutator(Node *node, List *scan_tlist)
     if (IsA(node, Var) && reinterpret_cast<Var *>(node)->varno == INDEX_VAR) {
         Var *ref = reinterpret_cast<Var *>(node);
         Expr *target = static_cast<TargetEntry *>(list_nth(scan_tlist, ref->varattno - 1))->expr;
-        return heap_tuple_vars(reinterpret_cast<Node *>(target), NULL);
+        return heap_tuple_vars(reinterpret_cast<Node *>(target));
     }
     return expression_tree_mutator(node, GH_MUTATOR(table_vars_mutator), scan_tlist);
 }
@@ -120,22 +108,8 @@ void begin_scan(CustomScanState *node, EState *estate, int)
     s->native = native_quals_build(quals, desc, &node->ss.ps, &s->native_quals);
     if (s->native)
         quals = NIL;
-    /*
-     * The quals read heap tuples, not the node's virtual scan slot: compile
-     * them for that slot type, so that their Vars deform the tuple.
-     */
-    PlanState *ps = &node->ss.ps;
-    TupleDesc scan_desc = ps->scandesc;
-    const TupleTableSlotOps *scan_ops = ps->scanops;
-    bool fixed = ps->scanopsfixed, set = ps->scanopsset;
-    ps->scandesc = desc;
-    ps->scanops = &TTSOpsHeapTuple;
-    ps->scanopsfixed = ps->scanopsset = true;
-    s->qual = ExecInitQual(quals, ps);
-    ps->scandesc = scan_desc;
-    ps->scanops = scan_ops;
-    ps->scanopsfixed = fixed;
-    ps->scanopsset = set;
+    /* the quals read heap tuples, not the node's virtual scan slot */
+    s->qual = heap_tuple_qual_init(quals, desc, &node->ss.ps);
     /*
      * One histogram under a WHERE clause the scan evaluates natively (a
      * time range): the grouped strategy with no key, whose pages the GPU

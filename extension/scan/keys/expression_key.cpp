@@ -21,6 +21,7 @@
  * Any other type keeps the ordinary plan.  The GPU never places these rows:
  * it computes no function of PostgreSQL's.
  */
+#include "../quals/heap_tuple_exprs.h"
 #include "expression_bound.h"
 #include "group_keys.h"
 #include "key_helpers.h"
@@ -171,38 +172,10 @@ bool recognise(Expr *expr, Index relid, GroupKeyDef *out)
     return true;
 }
 
-/* The expression over the heap tuple in the key's slot, as exec.cpp reads the WHERE clause. */
-Node *slot_vars(Node *node, void *context)
-{
-    if (node == NULL)
-        return NULL;
-    if (IsA(node, Var)) {
-        Var *var = static_cast<Var *>(copyObjectImpl(node));
-        var->varno = INDEX_VAR;
-        return reinterpret_cast<Node *>(var);
-    }
-    return expression_tree_mutator(node, GH_MUTATOR(slot_vars), context);
-}
-
 void init(GroupKey *key, TupleDesc desc, PlanState *parent)
 {
-    /*
-     * The key reads heap tuples, not the node's virtual scan slot: compile it
-     * for that slot type, as exec.cpp compiles the WHERE clause, so that its
-     * Vars deform the tuple (for a virtual slot the executor skips that).
-     */
-    TupleDesc scan_desc = parent->scandesc;
-    const TupleTableSlotOps *scan_ops = parent->scanops;
-    const bool fixed = parent->scanopsfixed, set = parent->scanopsset;
-    parent->scandesc = desc;
-    parent->scanops = &TTSOpsHeapTuple;
-    parent->scanopsfixed = parent->scanopsset = true;
-    key->expr_state = ExecInitExpr(reinterpret_cast<Expr *>(slot_vars(reinterpret_cast<Node *>(key->def.expr), NULL)),
-                                   parent);
-    parent->scandesc = scan_desc;
-    parent->scanops = scan_ops;
-    parent->scanopsfixed = fixed;
-    parent->scanopsset = set;
+    /* the key reads heap tuples, not the node's virtual scan slot, as the WHERE clause does */
+    key->expr_state = heap_tuple_expr_init(key->def.expr, desc, parent);
     key->slot = ExecInitExtraTupleSlot(parent->state, desc, &TTSOpsHeapTuple); /* dropped with the plan */
     key->row_context = CreateExprContext(parent->state);
 }
