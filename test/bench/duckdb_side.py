@@ -147,6 +147,48 @@ def check(db, table):
         (["the two-week range"] if any(r[0] == "range" for r in pg) else [])
     print(f"DuckDB's bucket counts equal PostgreSQL's width_bucket on the sample: {len(pg)} (shape, group, bucket) "
           f"cells, {rows} rows ({', '.join(reached)}; GROUP BY g, New York hours, date_bin, the range)")
+    check_issue47_shapes(db, table)
+
+
+def check_issue47_shapes(db, table):
+    """The later shapes' keys and bins, over the sample: DuckDB's hour(),
+    dayofweek(), epoch arithmetic, the time form's integer quotient and the
+    thresholds' CASE against PostgreSQL's extract, width_bucket over
+    numeric microseconds and width_bucket over the thresholds array."""
+    days = 1158  # any day count: the quotient must equal numeric width_bucket for each
+    lo = "TIMESTAMPTZ '2026-01-01 00:00:00+00'"
+    pg_keys = [("hour", "extract(hour FROM ts)::int::text"), ("dow", "extract(dow FROM ts)::int::text"),
+               ("minute", "extract(epoch FROM date_trunc('minute', ts))::bigint::text"),
+               ("grafana", "(floor(extract(epoch FROM ts) / 60) * 60)::bigint::text")]
+    duck_keys = [("hour", "hour(ts)::VARCHAR"), ("dow", "dayofweek(ts)::VARCHAR"),
+                 ("minute", "epoch(date_trunc('minute', ts))::BIGINT::VARCHAR"),
+                 ("grafana", "(floor(epoch(ts) / 60) * 60)::BIGINT::VARCHAR")]
+    pg_us = "(extract(epoch FROM ts) * 1000000)::numeric"
+    pg_lo = f"(extract(epoch FROM {lo.replace('TIMESTAMPTZ', 'timestamptz')}) * 1000000)::numeric"
+    pg_bins = [("time", f"width_bucket({pg_us}, {pg_lo}, {pg_lo} + {days * 86400 * 1000000}, {days})::text"),
+               ("thresholds", f"width_bucket(x, ARRAY{THRESHOLDS}::float8[])::text")]
+    lo_us = f"epoch_us({lo})"
+    span_us = days * 86400 * 1000000
+    duck_bins = [("time", f"(CASE WHEN epoch_us(ts) < {lo_us} THEN 0 WHEN epoch_us(ts) >= {lo_us} + {span_us}"
+                          f" THEN {days + 1} ELSE (epoch_us(ts) - {lo_us}) * {days} // {span_us} + 1 END)::VARCHAR"),
+                 ("thresholds", f"({THRESHOLD_BIN})::VARCHAR")]
+
+    def sql(keys, bins, bucket, text):
+        parts = [f"SELECT '{name}' AS shape, {key} AS k, ({bucket}){text} AS b, count(*) AS n FROM s GROUP BY 1, 2, 3"
+                 for name, key in keys]
+        parts += [f"SELECT '{name}', '', {b}, count(*) FROM s GROUP BY 1, 2, 3" for name, b in bins]
+        body = " UNION ALL ".join(f"({p})" for p in parts)
+        return (f"WITH s AS MATERIALIZED (SELECT x, g, ts FROM {table} WHERE {SAMPLE})"
+                f" SELECT shape, k, b, n{text} FROM ({body}) u")
+
+    pg = {tuple(r) for r in psql(sql(pg_keys, pg_bins, f"width_bucket(x, {LO}, {HI}, {NBINS})", "::text"),
+                                 setup=[f"SET TimeZone = '{ZONE}'"])}
+    duck = {tuple(r) for r in db.run(sql(duck_keys, duck_bins, BUCKET, "::VARCHAR"), values=True)[2]}
+    if pg != duck:
+        sys.exit(f"error: DuckDB's hour, day of week, minute, Grafana, time form or threshold counts differ from "
+                 f"PostgreSQL's on the sample: {len(pg ^ duck)} cells differ, e.g. {sorted(pg ^ duck)[:4]}")
+    print(f"DuckDB's hour, day of week, minute, Grafana, time form and threshold bins equal PostgreSQL's on the "
+          f"sample: {len(pg)} cells")
 
 
 def time_shapes(db, queries, rounds, warmup):
