@@ -83,9 +83,7 @@ Datum time_buckets(FunctionCallInfo fcinfo, int64 lo, int64 hi, bool dates)
     check_histogram(hist, 3);
     int32 n = ARR_DIMS(hist)[0];
     int32 nbins = n - 2;
-    bool infinite = dates ? DATE_NOT_FINITE(static_cast<DateADT>(lo)) || DATE_NOT_FINITE(static_cast<DateADT>(hi))
-                          : TIMESTAMP_NOT_FINITE(lo) || TIMESTAMP_NOT_FINITE(hi);
-    checked_int64_spec(lo, hi, nbins, infinite);
+    checked_int64_spec(lo, hi, nbins, time_bounds_infinite(lo, hi, dates));
     const int64 *counts = reinterpret_cast<const int64 *>(ARR_DATA_PTR(hist));
 
     InitMaterializedSRF(fcinfo, 0);

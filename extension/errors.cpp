@@ -80,22 +80,51 @@ gh::Int64Spec checked_int64_spec(int64 lo, int64 hi, int32 nbins, bool bound_is_
     return spec;
 }
 
+namespace {
+
+/* What is wrong with a thresholds array, in width_bucket_array()'s order, then the engine's limit. */
+enum class ThresholdsProblem { none, dimensions, nulls, type, too_many };
+
+ThresholdsProblem thresholds_problem(ArrayType *thresholds)
+{
+    if (ARR_NDIM(thresholds) > 1)
+        return ThresholdsProblem::dimensions;
+    if (array_contains_nulls(thresholds))
+        return ThresholdsProblem::nulls;
+    if (ARR_ELEMTYPE(thresholds) != FLOAT8OID)
+        return ThresholdsProblem::type;
+    if (ArrayGetNItems(ARR_NDIM(thresholds), ARR_DIMS(thresholds)) > gh::kMaxThresholds)
+        return ThresholdsProblem::too_many;
+    return ThresholdsProblem::none;
+}
+
+} // namespace
+
+bool thresholds_acceptable(ArrayType *thresholds)
+{
+    return thresholds_problem(thresholds) == ThresholdsProblem::none;
+}
+
 int32 checked_thresholds(ArrayType *thresholds)
 {
-    /* width_bucket_array()'s checks, in its order */
-    if (ARR_NDIM(thresholds) > 1)
+    const int32 count = ArrayGetNItems(ARR_NDIM(thresholds), ARR_DIMS(thresholds));
+    switch (thresholds_problem(thresholds)) {
+    case ThresholdsProblem::none: break;
+    case ThresholdsProblem::dimensions:
         ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
                         errmsg("thresholds must be one-dimensional array")));
-    if (array_contains_nulls(thresholds))
+        break;
+    case ThresholdsProblem::nulls:
         ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
                         errmsg("thresholds array must not contain NULLs")));
-    if (ARR_ELEMTYPE(thresholds) != FLOAT8OID)
-        elog(ERROR, "gpu_histogram thresholds must be float8[]");
-    int32 count = ArrayGetNItems(ARR_NDIM(thresholds), ARR_DIMS(thresholds));
-    if (count > gh::kMaxThresholds)
+        break;
+    case ThresholdsProblem::type: elog(ERROR, "gpu_histogram thresholds must be float8[]"); break;
+    case ThresholdsProblem::too_many:
         ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
                         errmsg("gpu_histogram supports at most %d thresholds, %d given", gh::kMaxThresholds,
                                count)));
+        break;
+    }
     return count;
 }
 

@@ -47,11 +47,21 @@ gh::BucketSpec checked_first_row_spec(double value, double lo, double hi, int32 
 /* The same for a time histogram, raising numeric width_bucket's errors. */
 gh::Int64Spec checked_int64_spec(int64 lo, int64 hi, int32 nbins, bool bound_is_infinite);
 
+/* Whether a time histogram's bounds are infinite: numeric width_bucket's error for infinite bounds. */
+static inline bool time_bounds_infinite(int64 lo, int64 hi, bool dates)
+{
+    return dates ? DATE_NOT_FINITE(static_cast<DateADT>(lo)) || DATE_NOT_FINITE(static_cast<DateADT>(hi))
+                 : TIMESTAMP_NOT_FINITE(lo) || TIMESTAMP_NOT_FINITE(hi);
+}
+
 /*
  * Checks a thresholds array as width_bucket(float8, float8[]) does (one
  * dimension, no NULL), then against the engine's limit; returns the count.
  */
 int32 checked_thresholds(ArrayType *thresholds);
+
+/* The same checks without raising: whether checked_thresholds() would accept the array. */
+bool thresholds_acceptable(ArrayType *thresholds);
 
 /* The longest histogram the aggregates make: kMaxBins buckets and the two outer ones. */
 constexpr int32 kMaxHistogramSlots = gh::kMaxBins + 2;

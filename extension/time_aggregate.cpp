@@ -23,9 +23,7 @@ namespace {
 /* Bounds of the group's first row, checked in numeric width_bucket's order. */
 gh::Int64Spec checked_time_spec(int64 lo, int64 hi, int32 nbins, bool dates)
 {
-    bool infinite = dates ? DATE_NOT_FINITE(static_cast<DateADT>(lo)) || DATE_NOT_FINITE(static_cast<DateADT>(hi))
-                          : TIMESTAMP_NOT_FINITE(lo) || TIMESTAMP_NOT_FINITE(hi);
-    return checked_int64_spec(lo, hi, nbins, infinite);
+    return checked_int64_spec(lo, hi, nbins, time_bounds_infinite(lo, hi, dates));
 }
 
 int64 time_arg(FunctionCallInfo fcinfo, int argno, bool dates)

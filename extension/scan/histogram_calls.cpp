@@ -81,25 +81,15 @@ bool fixed(const Expr *e)
     return fixed_for_scan(reinterpret_cast<Node *>(const_cast<Expr *>(e)));
 }
 
-/* The thresholds as width_bucket_array() checks them, without raising: the first row raises instead. */
-bool thresholds_valid(ArrayType *a)
-{
-    return ARR_NDIM(a) <= 1 && !array_contains_nulls(a) && ARR_ELEMTYPE(a) == FLOAT8OID &&
-           ArrayGetNItems(ARR_NDIM(a), ARR_DIMS(a)) <= gh::kMaxThresholds;
-}
-
 int32 thresholds_count(ArrayType *a)
 {
     return ArrayGetNItems(ARR_NDIM(a), ARR_DIMS(a));
 }
 
-/* time_aggregate.cpp's checked_time_spec(): infinite bounds raise numeric width_bucket's error. */
+/* time_aggregate.cpp's check: infinite bounds raise numeric width_bucket's error. */
 bool time_bound_infinite(const HistogramCall &call, const HistogramArgs &args)
 {
-    if (call.form == HistogramForm::date)
-        return DATE_NOT_FINITE(static_cast<DateADT>(args.time_lo)) ||
-               DATE_NOT_FINITE(static_cast<DateADT>(args.time_hi));
-    return TIMESTAMP_NOT_FINITE(args.time_lo) || TIMESTAMP_NOT_FINITE(args.time_hi);
+    return time_bounds_infinite(args.time_lo, args.time_hi, call.form == HistogramForm::date);
 }
 
 } // namespace
@@ -199,7 +189,8 @@ bool histogram_args_spec(const HistogramCall &call, const HistogramArgs &args, g
         return gh::validate_int64_spec(spec, time_bound_infinite(call, args)) == gh::SpecError::none;
     }
     case HistogramForm::thresholds:
-        if (!thresholds_valid(args.thresholds))
+        /* an array checked_thresholds() would refuse: the first row raises its error instead */
+        if (!thresholds_acceptable(args.thresholds))
             return false;
         *out = gh::threshold_histogram(reinterpret_cast<const double *>(ARR_DATA_PTR(args.thresholds)),
                                        thresholds_count(args.thresholds));

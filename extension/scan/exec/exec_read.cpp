@@ -58,10 +58,10 @@ void scan_evaluate_args(ScanExec *s)
         if (form == HistogramForm::thresholds) {
             Datum t = ExecEvalExprSwitchContext(s->arg_states[3 * h], econtext, &a.skip);
             if (!a.skip) {
-                /* detoasted in the per-tuple context, copied to live as long as the states that point into it */
-                ArrayType *detoasted = DatumGetArrayTypeP(t);
-                a.thresholds = static_cast<ArrayType *>(MemoryContextAlloc(s->args_cxt, VARSIZE(detoasted)));
-                memcpy(a.thresholds, detoasted, VARSIZE(detoasted));
+                /* a detoasted copy that lives as long as the states that point into it */
+                MemoryContext old = MemoryContextSwitchTo(s->args_cxt);
+                a.thresholds = DatumGetArrayTypePCopy(t);
+                MemoryContextSwitchTo(old);
             }
             continue;
         }
