@@ -21,7 +21,7 @@ OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/scan/quals/native_quals.o extension/scan/quals/fixed_exprs.o extension/scan/quals/heap_tuple_exprs.o extension/scan/quals/brin_ranges.o \
        extension/scan/keys/group_keys.o extension/scan/keys/time_keys.o extension/scan/keys/tsdb_bucket.o extension/scan/keys/key_tables.o \
        extension/scan/keys/column_span.o extension/scan/keys/column_key.o extension/scan/keys/time_key.o \
-       extension/scan/keys/width_bucket_key.o extension/scan/keys/tsdb_key.o extension/scan/keys/expression_key.o extension/scan/keys/expression_bound.o extension/scan/keys/periodic_key.o \
+       extension/scan/keys/width_bucket_key.o extension/scan/keys/tsdb_key.o extension/scan/keys/expression_key.o extension/scan/keys/expression_bound.o extension/scan/keys/periodic_key.o extension/scan/keys/monotone_key.o extension/scan/keys/monotone_steps.o \
        extension/scan/group/group_table.o extension/scan/group/group_agg.o extension/scan/group/shared_groups.o \
        extension/scan/group/tuple_spill.o \
        extension/scan/group/group_find.o extension/scan/group/group_rows.o \

@@ -115,11 +115,14 @@ EXPLAIN (COSTS OFF) SELECT s, gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY s;
 RESET gpu_histogram.scan;
 RESET client_min_messages;
 
--- Periodic fields on the page path: the batches of all-visible pages the
--- GPU would take, with each key a table of verified intervals of the stored
--- time, parsed here as the GPU parses them (debug_pages_on_cpu), across
--- Berlin's and New York's changes of March and Lord Howe's half-hour one
--- of April 5.
+-- Periodic fields and monotone keys on the page path: the batches of
+-- all-visible pages the GPU would take, with each key a table of verified
+-- intervals of the stored time (on a GPU, its counts; here each batch
+-- parsed as the GPU would refuse it, debug_pages_on_cpu), across Berlin's
+-- and New York's changes of March and Lord Howe's half-hour one of April 5.
+-- The monotone keys: Grafana's numeric group, the same to_timestamp(), an
+-- integer epoch's step, a time without zone shifted and truncated, and a
+-- numeric rounded to two places; the infinite row's key is the host's.
 VACUUM dash;
 SET gpu_histogram.device = cpu;
 SET gpu_histogram.debug_pages_on_cpu = on;
@@ -130,7 +133,16 @@ FROM (VALUES ('Europe/Berlin'), ('America/New_York'), ('Asia/Kathmandu'), ('Aust
   ($$SELECT date_part('minute', ts), gpu_histogram(x, 0, 1, 8) FROM dash
      WHERE ts >= '2026-04-04 12:00+00' AND ts < '2026-04-05 12:00+00' GROUP BY 1$$),
   ($$SELECT extract(month FROM ts), extract(quarter FROM ts), extract(isodow FROM ts), gpu_histogram(x, 0, 1, 8)
-     FROM dash GROUP BY 1, 2, 3$$)
+     FROM dash GROUP BY 1, 2, 3$$),
+  ($$SELECT floor(extract(epoch FROM ts) / 60) * 60 AS "time", count(*), gpu_histogram(x, 0, 1, 8) FROM dash
+     WHERE ts BETWEEN '2026-03-28T00:00:00Z' AND '2026-03-30T00:00:00Z' GROUP BY 1$$),
+  ($$SELECT floor(extract(epoch FROM ts) / 3600) * 3600 AS "time", gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$),
+  ($$SELECT to_timestamp(floor(extract(epoch FROM ts) / 300) * 300), extract(hour FROM ts), gpu_histogram(x, 0, 1, 8)
+     FROM dash WHERE ts >= '2026-04-04 12:00+00' AND ts < '2026-04-05 12:00+00' GROUP BY 1, 2$$),
+  ($$SELECT ep / 900 * 900, gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$),
+  ($$SELECT date_trunc('hour', lts + interval '30 minutes'), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$),
+  ($$SELECT round(extract(epoch FROM ts) / 86400, 2), gpu_histogram(x, 0, 1, 8) FROM dash
+     WHERE ts < '2026-03-05' GROUP BY 1$$)
 ) v(q), LATERAL rt_compare(q, false, z) c
 ORDER BY z COLLATE "C", q COLLATE "C";
 RESET gpu_histogram.debug_pages_on_cpu;

@@ -9,7 +9,8 @@
 # with device = auto.  The answers must be equal row for row, and EXPLAIN
 # ANALYZE must show pages parsed on the GPU.  The shapes are those of
 # dashboards: a column key, a boolean key, date_trunc in a zone across
-# both DST changes, date_bin, ::date, a second width_bucket, time ranges in
+# both DST changes, date_bin, ::date, Grafana's numeric time group and
+# to_timestamp() around it, a second width_bucket, time ranges in
 # the WHERE clause with and without keys, NULL keys and values, parallel
 # workers; and the cases the GPU must hand back to the host: rows outside
 # the statistics' range (inserted after ANALYZE) and pages that are not
@@ -115,6 +116,13 @@ check "two weeks, heatmap" "$serial" \
     "SELECT date_trunc('hour', ts) AS hour, gpu_histogram(x, 0, 1, 64) AS h FROM gh_gp WHERE ts >= '2024-03-20' AND ts < '2024-04-03' GROUP BY 1"
 check "float and integer quals, NaN-aware, GROUP BY g" "$serial" \
     "SELECT g, gpu_histogram(x, 0, 1, 10) AS h, count(*) AS n FROM gh_gp WHERE x > 0.25 AND x <> 0.5 AND g <= 70 GROUP BY g"
+# monotone keys (scan/keys/monotone_key.cpp): Grafana's numeric group, kept as bytes, and to_timestamp() around it
+check "Grafana's one-minute group over two days (a numeric key), count(*)" "$serial" \
+    "SELECT floor(extract(epoch FROM ts) / 60) * 60 AS time, gpu_histogram(x, 0, 1, 64) AS h, count(*) AS n FROM gh_gp WHERE ts BETWEEN '2024-03-09T00:00:00Z' AND '2024-03-11T00:00:00Z' GROUP BY 1"
+check "Grafana's hourly group, to_timestamp(), and g" "$serial" \
+    "SELECT to_timestamp(floor(extract(epoch FROM ts) / 3600) * 3600) AS time, g, gpu_histogram(x, 0, 1, 16) AS h FROM gh_gp GROUP BY 1, 2"
+check "Grafana's five-minute group, 4 workers" "$parallel" \
+    "SELECT floor(extract(epoch FROM ts) / 300) * 300 AS time, gpu_histogram(x, 0, 1, 16) AS h, count(x) AS nx FROM gh_gp GROUP BY 1"
 check "30,000 ten-minute bins, work_mem 64kB" "$serial SET work_mem = '64kB';" \
     "SELECT date_bin('10 minutes', ts, '2024-01-01 00:00+00') AS bin, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp GROUP BY 1"
 # Once a shape's pages were all in the GPU's page cache, a serial plan of it emits finished rows straight
@@ -160,6 +168,8 @@ check "rows outside the statistics' range, and pages with updated rows, GROUP BY
     "SELECT g, gpu_histogram(x, 0, 1, 64) AS h, count(*) AS n FROM gh_gp GROUP BY g" 1
 check "the same for the hourly heatmap" "$serial" \
     "SELECT date_trunc('hour', ts) AS hour, gpu_histogram(x, 0, 1, 64) AS h, count(*) AS n FROM gh_gp GROUP BY 1" 1
+check "the same for Grafana's ten-minute group (numeric keys on both sides)" "$serial" \
+    "SELECT floor(extract(epoch FROM ts) / 600) * 600 AS time, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp GROUP BY 1" 1
 # groups on both sides that outgrow work_mem: the GPU's join the host's a memory bound at a time
 check "the same with 30,000 ten-minute bins at work_mem 64kB: the GPU's groups in rounds" "$serial SET work_mem = '64kB';" \
     "SELECT date_bin('10 minutes', ts, '2024-01-01 00:00+00') AS bin, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp GROUP BY 1" 1

@@ -50,14 +50,13 @@ bool next_row(ScanExec *s, TupleTableSlot *slot)
 {
     GroupedRows *g = s->grouped;
     GroupAgg *ga = &g->group_agg;
-    int64 words[gh::kMaxPageKeys];
-    uint64 nulls;
+    CountedKey key;
     const int64 *cells;
     int64 rows;
-    if (!grouped_pages_next_group(&g->pages, &s->reader, words, &nulls, &cells, &rows))
+    if (!grouped_pages_next_group(&g->pages, &s->reader, &key, &cells, &rows))
         return false;
     const uint64 before = ga->values_gpu;
-    group_agg_row_from_counts(ga, words, nulls, cells, rows, slot, s->partial);
+    group_agg_row_from_counts(ga, key, cells, rows, slot, s->partial);
     s->totals.values_gpu += ga->values_gpu - before; /* each row's, as it goes */
     return true;
 }

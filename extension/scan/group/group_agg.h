@@ -38,6 +38,8 @@
 #include "tuple_spill.h"
 #include "../scan_node.h"
 
+#include "../../../gpu/specs/grouped_page_spec.h"
+
 struct GroupAgg {
     int naggs;
     ScanAggregate *aggs;
@@ -121,15 +123,21 @@ void group_agg_add(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, c
  */
 void group_agg_lay_out(GroupAgg *ga, const HistogramArgs *args);
 
+/* One group's key as counted elsewhere (the GPU's grouped pages). */
+struct CountedKey {
+    uint64 nulls;                                   /* bit k set: key k is NULL */
+    int64 words[gh::kMaxPageKeys];                  /* a word key's value ... */
+    const struct varlena *values[gh::kMaxPageKeys]; /* ... or a bytes key's */
+};
+
 /*
- * Counts made elsewhere (the GPU's grouped pages) for one group: its keys
- * words[0 .. nkeys) (bit k of nulls set: key k is NULL), the nbins + 2
- * cells of the scan's one histogram, and the rows that passed the WHERE
- * clause, for count(*); count(col) of the histogram's column is its
- * values.  Only for scans with no text key, one histogram, and counts of
+ * Counts made elsewhere (the GPU's grouped pages) for one group: its key,
+ * the nbins + 2 cells of the scan's one histogram, and the rows that
+ * passed the WHERE clause, for count(*); count(col) of the histogram's
+ * column is its values.  Only for scans with one histogram, and counts of
  * those two kinds, after the first row laid the groups out.
  */
-void group_agg_add_counts(GroupAgg *ga, const int64 *words, uint64 nulls, const int64 *cells, int64 rows);
+void group_agg_add_counts(GroupAgg *ga, const CountedKey &key, const int64 *cells, int64 rows);
 
 /*
  * The same counts, for a group that nothing else counted: straight into
@@ -137,7 +145,7 @@ void group_agg_add_counts(GroupAgg *ga, const int64 *words, uint64 nulls, const 
  * must all be the GPU's (scan/exec/grouping_gpu_cells.cpp), so that each
  * group comes once.
  */
-void group_agg_row_from_counts(GroupAgg *ga, const int64 *words, uint64 nulls, const int64 *cells, int64 rows,
+void group_agg_row_from_counts(GroupAgg *ga, const CountedKey &key, const int64 *cells, int64 rows,
                                TupleTableSlot *slot, bool partial);
 
 /*

@@ -143,6 +143,7 @@ void find_groups_one_word(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, i
         return;
     case KeyKind::width_bucket:
     case KeyKind::periodic:
+    case KeyKind::monotone:
     case KeyKind::expression:
         break;
     }

@@ -67,15 +67,24 @@ void fill_row(GroupAgg *ga, const ScanGroup *g, TupleTableSlot *slot, bool parti
     }
 }
 
-/* A group's key as the table keeps it: the NULL bits, then each fixed-width key's word. */
-uint32 counted_key(GroupAgg *ga, const int64 *words, uint64 nulls)
+/* A group's key as the table keeps it: the NULL bits, each key's word (0 for bytes), then each bytes key's length and bytes. */
+uint32 counted_key(GroupAgg *ga, const CountedKey &key)
 {
-    memcpy(ga->keybuf, &nulls, sizeof nulls);
+    uint32 len = group_agg_key_bytes(ga);
+    memcpy(ga->keybuf, &key.nulls, sizeof key.nulls);
     for (int k = 0; k < ga->nkeys; k++) {
-        int64 word = (nulls >> k) & 1 ? 0 : words[k];
+        const bool isnull = (key.nulls >> k) & 1;
+        int64 word = isnull || group_key_is_text(&ga->keys[k]) ? 0 : key.words[k];
         memcpy(ga->keybuf + sizeof(int64) * (1 + k), &word, sizeof word);
+        if (isnull || !group_key_is_text(&ga->keys[k]))
+            continue;
+        const int32 n = static_cast<int32>(VARSIZE_ANY_EXHDR(key.values[k]));
+        group_agg_reserve_key(ga, len + sizeof(int32) + n);
+        memcpy(ga->keybuf + len, &n, sizeof n);
+        memcpy(ga->keybuf + len + sizeof n, VARDATA_ANY(key.values[k]), n);
+        len += sizeof(int32) + n;
     }
-    return group_agg_key_bytes(ga);
+    return len;
 }
 
 /* Adds counts made elsewhere into a group's cells (group_agg_add_counts). */
@@ -101,24 +110,24 @@ void add_counted(GroupAgg *ga, int64 *group_cells, const int64 *cells, int64 row
 
 } // namespace
 
-void group_agg_add_counts(GroupAgg *ga, const int64 *words, uint64 nulls, const int64 *cells, int64 rows)
+void group_agg_add_counts(GroupAgg *ga, const CountedKey &key, const int64 *cells, int64 rows)
 {
-    Assert(!ga->has_text_key && ga->args != NULL);
+    Assert(ga->args != NULL);
     group_agg_lay_out(ga, ga->args); /* after a flush: the same arguments */
-    const uint32 len = counted_key(ga, words, nulls);
+    const uint32 len = counted_key(ga, key);
     add_counted(ga, group_table_insert_always(&ga->table, ga->keybuf, len, group_key_hash(ga->keybuf, len))->cells,
                 cells, rows);
 }
 
-void group_agg_row_from_counts(GroupAgg *ga, const int64 *words, uint64 nulls, const int64 *cells, int64 rows,
+void group_agg_row_from_counts(GroupAgg *ga, const CountedKey &key, const int64 *cells, int64 rows,
                                TupleTableSlot *slot, bool partial)
 {
-    Assert(!ga->has_text_key && ga->args != NULL);
+    Assert(ga->args != NULL);
     group_agg_lay_out(ga, ga->args);
     MemoryContextReset(ga->row_cxt);
     MemoryContext old = MemoryContextSwitchTo(ga->row_cxt);
     ScanGroup group{};
-    group.keylen = counted_key(ga, words, nulls);
+    group.keylen = counted_key(ga, key);
     group.key = ga->keybuf;
     group.cells = static_cast<int64 *>(palloc0(sizeof(int64) * Max(ga->table.ncells, 1)));
     add_counted(ga, group.cells, cells, rows);

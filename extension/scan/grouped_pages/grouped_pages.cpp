@@ -13,6 +13,7 @@
 #include "../../settings.h"
 
 extern "C" {
+#include "portability/instr_time.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 }
@@ -156,9 +157,13 @@ void grouped_pages_init(GroupedPages *gp, const ScanAggregate *aggs, int naggs, 
     for (int a = 0; a < naggs; a++)
         if (aggs[a].kind == AggKind::count_column && aggs[a].count_attno != aggs[h].call.attno)
             return; /* another column's NULLs: not read by the GPU */
-    /* every other key is a word, which key_table_build() places or refuses once its arguments are known */
+    /*
+     * a key kept as bytes needs its kind's table, which names each slot's
+     * value; key_table_build() places or refuses each key once its
+     * arguments are known
+     */
     for (int k = 0; k < nkeys; k++)
-        if (group_key_is_text(&keys[k]))
+        if (group_key_is_text(&keys[k]) && keys[k].def.ops->gpu_table == NULL)
             return;
     gp->wanted = true;
 }
@@ -169,7 +174,11 @@ void grouped_pages_prepare(GroupedPages *gp, const HostPages &host, GroupKey *ke
         return;
     gp->tried = true;
     MemoryContext old = MemoryContextSwitchTo(gp->cxt);
+    instr_time start, took;
+    INSTR_TIME_SET_CURRENT(start);
     bool built = build_spec(gp, host, keys, nkeys);
+    INSTR_TIME_SET_CURRENT(took);
+    INSTR_TIME_SUBTRACT(took, start);
     MemoryContextSwitchTo(old);
     if (built) {
         page_gpu_begin_grouped(&gp->pages, host.reader, &gp->spec, gp->tables.words, gp->tables.nwords, parallel,
@@ -179,6 +188,8 @@ void grouped_pages_prepare(GroupedPages *gp, const HostPages &host, GroupKey *ke
     elog(DEBUG1, "gpu_histogram scan: grouped pages %s (%lld groups, %d table words)",
          gp->active ? "on the GPU" : "on the CPU",
          built ? static_cast<long long>(gh::grouped_page_groups(gp->spec)) : 0LL, gp->tables.nwords);
+    elog(DEBUG2, "gpu_histogram scan: the grouped pages' spec and key tables took %.3f ms",
+         INSTR_TIME_GET_MILLISEC(took));
 }
 
 bool grouped_pages_take(GroupedPages *gp, const HostPages &host)
@@ -269,7 +280,7 @@ void begin_collect(GroupedPages *gp, HeapReader *reader)
  * numbers: its key words, NULL bits and cells (the last one its rows).
  * false after the last, which ends the collection for this scan.
  */
-bool next_counted_group(GroupedPages *gp, HeapReader *reader, int64 *words, uint64 *nulls, const int64 **cells)
+bool next_counted_group(GroupedPages *gp, HeapReader *reader, CountedKey *key, const int64 **cells)
 {
     const gh::GroupedPageSpec &spec = gp->spec;
     const int64 slots = gh::grouped_page_slots(spec);
@@ -292,16 +303,17 @@ bool next_counted_group(GroupedPages *gp, HeapReader *reader, int64 *words, uint
         if (c[slots - 1] == 0)
             continue;
         /* the group's number back into each key's slot: the last key varies fastest */
-        std::fill_n(words, gh::kMaxPageKeys, int64{0});
-        *nulls = 0;
+        *key = CountedKey{};
         for (int k = spec.nkeys - 1; k >= 0; k--) {
             const int64 radix = static_cast<int64>(spec.keys[k].slots) + 1;
             const int64 slot = g % radix;
             g /= radix;
             if (slot == spec.keys[k].slots)
-                *nulls |= UINT64CONST(1) << k;
+                key->nulls |= UINT64CONST(1) << k;
+            else if (gp->tables.slot_values[k] != NULL)
+                key->values[k] = gp->tables.slot_values[k][slot];
             else
-                words[k] = gp->tables.slot_words[k] != NULL ? gp->tables.slot_words[k][slot] : slot;
+                key->words[k] = gp->tables.slot_words[k] != NULL ? gp->tables.slot_words[k][slot] : slot;
         }
         *cells = c;
         return true;
@@ -320,12 +332,11 @@ bool grouped_pages_hold_groups(const GroupedPages *gp)
 
 bool grouped_pages_collect(GroupedPages *gp, GroupAgg *ga, HeapReader *reader)
 {
-    int64 words[gh::kMaxPageKeys];
-    uint64 nulls;
+    CountedKey key;
     const int64 *c;
     int64 rows;
-    while (grouped_pages_next_group(gp, reader, words, &nulls, &c, &rows)) {
-        group_agg_add_counts(ga, words, nulls, c, rows);
+    while (grouped_pages_next_group(gp, reader, &key, &c, &rows)) {
+        group_agg_add_counts(ga, key, c, rows);
         if (group_agg_full(ga))
             return true; /* emitted first, the rest after (partial states only) */
     }
@@ -338,10 +349,9 @@ void grouped_pages_begin_rows(GroupedPages *gp, HeapReader *reader)
         begin_collect(gp, reader);
 }
 
-bool grouped_pages_next_group(GroupedPages *gp, HeapReader *reader, int64 *words, uint64 *nulls,
-                              const int64 **cells, int64 *rows)
+bool grouped_pages_next_group(GroupedPages *gp, HeapReader *reader, CountedKey *key, const int64 **cells, int64 *rows)
 {
-    if (!grouped_pages_hold_groups(gp) || !next_counted_group(gp, reader, words, nulls, cells))
+    if (!grouped_pages_hold_groups(gp) || !next_counted_group(gp, reader, key, cells))
         return false;
     *rows = (*cells)[gh::grouped_page_slots(gp->spec) - 1];
     return true;

@@ -124,12 +124,11 @@ void grouped_pages_begin_rows(GroupedPages *gp, HeapReader *reader);
 
 /*
  * The next group with rows among the GPU's cells, in the order of their
- * numbers: its key words[0 .. nkeys) (bit k of *nulls set: key k is NULL),
+ * numbers: its key (each key's word or, for a key kept as bytes, value),
  * its cells, and its rows (the last cell).  false after the last, and from
  * then on; grouped_pages_collect takes them the same way.
  */
-bool grouped_pages_next_group(GroupedPages *gp, HeapReader *reader, int64 *words, uint64 *nulls,
-                              const int64 **cells, int64 *rows);
+bool grouped_pages_next_group(GroupedPages *gp, HeapReader *reader, CountedKey *key, const int64 **cells, int64 *rows);
 
 /* Gives everything back and forgets the spec (rescan: new parameters, perhaps). */
 void grouped_pages_reset(GroupedPages *gp);

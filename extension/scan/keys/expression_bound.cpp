@@ -163,6 +163,9 @@ bool linear(const Context &c, const Node *n, const Var **col, double *scale)
         return false; /* integer arithmetic truncates: a step, not linear (step()) */
     if ((strcmp(op, "+") == 0 || strcmp(op, "-") == 0) && number(r, &k))
         return linear(c, l, col, scale);
+    /* a time moved by a constant interval: the same steps, shifted (a month's or a day's length varies a little) */
+    if ((strcmp(op, "+") == 0 || strcmp(op, "-") == 0) && constant(r) != NULL && constant(r)->consttype == INTERVALOID)
+        return linear(c, l, col, scale);
     if (strcmp(op, "+") == 0 && number(l, &k))
         return linear(c, r, col, scale);
     if (strcmp(op, "*") == 0 && number(r, &k) && k != 0 && linear(c, l, col, scale)) {

@@ -23,6 +23,7 @@
  */
 #include "../quals/heap_tuple_exprs.h"
 #include "expression_bound.h"
+#include "expression_key.h"
 #include "group_keys.h"
 #include "key_helpers.h"
 
@@ -85,6 +86,8 @@ bool integer_type(Oid type)
     return type == INT2OID || type == INT4OID || type == INT8OID;
 }
 
+} // namespace
+
 /*
  * Whether every value of a numeric expression has one display scale: a
  * constant, a numeric with a typmod, floor, ceil, round or trunc (scale 0,
@@ -93,12 +96,12 @@ bool integer_type(Oid type)
  * arguments', numeric_mul's their sum).  Grafana's
  * floor(extract(epoch FROM ts) / 60) * 60 is one.
  */
-bool fixed_scale(const Node *n)
+bool expression_fixed_scale(const Node *n)
 {
     if (IsA(n, Const) || exprTypmod(n) >= 0)
         return true;
     if (IsA(n, RelabelType))
-        return fixed_scale(reinterpret_cast<const Node *>(reinterpret_cast<const RelabelType *>(n)->arg));
+        return expression_fixed_scale(reinterpret_cast<const Node *>(reinterpret_cast<const RelabelType *>(n)->arg));
     if (IsA(n, FuncExpr)) {
         const FuncExpr *f = reinterpret_cast<const FuncExpr *>(n);
         switch (f->funcid) {
@@ -127,18 +130,20 @@ bool fixed_scale(const Node *n)
         const OpExpr *op = reinterpret_cast<const OpExpr *>(n);
         const char *name = get_opname(op->opno);
         return name != NULL && (strcmp(name, "+") == 0 || strcmp(name, "-") == 0 || strcmp(name, "*") == 0) &&
-               fixed_scale(static_cast<const Node *>(linitial(op->args))) &&
-               fixed_scale(static_cast<const Node *>(lsecond(op->args)));
+               expression_fixed_scale(static_cast<const Node *>(linitial(op->args))) &&
+               expression_fixed_scale(static_cast<const Node *>(lsecond(op->args)));
     }
     return false;
 }
+
+namespace {
 
 /* Whether the group table can keep the values of expr: equal keys, equal words or bytes. */
 bool keepable(const Node *expr)
 {
     const Oid type = exprType(expr), collation = exprCollation(expr);
     if (type == NUMERICOID)
-        return fixed_scale(expr);
+        return expression_fixed_scale(expr);
     switch (type) {
     case INT2OID:
     case INT4OID:
@@ -155,7 +160,9 @@ bool keepable(const Node *expr)
     return false;
 }
 
-bool recognise(Expr *expr, Index relid, GroupKeyDef *out)
+} // namespace
+
+bool expression_key_recognise(Expr *expr, Index relid, GroupKeyDef *out)
 {
     Walk w{relid, NULL, true};
     walk(reinterpret_cast<Node *>(expr), &w);
@@ -172,7 +179,7 @@ bool recognise(Expr *expr, Index relid, GroupKeyDef *out)
     return true;
 }
 
-void init(GroupKey *key, TupleDesc desc, PlanState *parent)
+void expression_key_init(GroupKey *key, TupleDesc desc, PlanState *parent)
 {
     /* the key reads heap tuples, not the node's virtual scan slot, as the WHERE clause does */
     key->expr_state = heap_tuple_expr_init(key->def.expr, desc, parent);
@@ -180,8 +187,7 @@ void init(GroupKey *key, TupleDesc desc, PlanState *parent)
     key->row_context = CreateExprContext(parent->state);
 }
 
-/* The key's value for tuple t, in the row context (reset here, so valid until the next row). */
-Datum evaluate(GroupKey *key, HeapTupleData *t, bool *isnull)
+Datum expression_key_evaluate(GroupKey *key, HeapTupleData *t, bool *isnull)
 {
     ResetExprContext(key->row_context);
     ExecStoreHeapTuple(t, key->slot, false);
@@ -189,10 +195,10 @@ Datum evaluate(GroupKey *key, HeapTupleData *t, bool *isnull)
     return ExecEvalExprSwitchContext(key->expr_state, key->row_context, isnull);
 }
 
-bool word(GroupKey *key, TupleDesc, HeapTupleData *t, int64 *word)
+bool expression_key_word(GroupKey *key, TupleDesc, HeapTupleData *t, int64 *word)
 {
     bool isnull;
-    Datum d = evaluate(key, t, &isnull);
+    Datum d = expression_key_evaluate(key, t, &isnull);
     if (isnull)
         return false;
     switch (key->def.keytype) {
@@ -219,10 +225,10 @@ bool word(GroupKey *key, TupleDesc, HeapTupleData *t, int64 *word)
     return true;
 }
 
-bool bytes(GroupKey *key, TupleDesc, HeapTupleData *t, const char **data, int32 *len)
+bool expression_key_bytes(GroupKey *key, TupleDesc, HeapTupleData *t, const char **data, int32 *len)
 {
     bool isnull;
-    Datum d = evaluate(key, t, &isnull);
+    Datum d = expression_key_evaluate(key, t, &isnull);
     if (isnull)
         return false;
     MemoryContext old = MemoryContextSwitchTo(key->row_context->ecxt_per_tuple_memory);
@@ -232,6 +238,8 @@ bool bytes(GroupKey *key, TupleDesc, HeapTupleData *t, const char **data, int32 
     *len = VARSIZE_ANY_EXHDR(v);
     return true;
 }
+
+namespace {
 
 double group_bound(PlannerInfo *root, Index relid, const GroupKeyDef &def)
 {
@@ -246,5 +254,6 @@ const char *describe(const GroupKey *)
 } // namespace
 
 const KeyKindOps expression_key_kind = {
-    KeyKind::expression, "expression", recognise, init, NULL, word, bytes, NULL, group_bound, false, NULL, describe,
+    KeyKind::expression, "expression", expression_key_recognise, expression_key_init, NULL, expression_key_word,
+    expression_key_bytes, NULL, group_bound, false, NULL, describe,
 };

@@ -16,6 +16,10 @@
  *     (tsdb_bucket.h);
  *   - extract or date_part of a periodic field (hour, dow, ...) of a
  *     timestamp or timestamptz column (periodic_key.cpp);
+ *   - an expression that never decreases as its one timestamp or integer
+ *     column grows, such as Grafana's floor(extract(epoch FROM ts)/60)*60,
+ *     evaluated by the executor on the host and placed by a table of
+ *     intervals on the GPU (monotone_key.cpp);
  *   - any other expression of the table's columns that is not volatile,
  *     is parallel safe and of a type whose equal values have equal bytes,
  *     evaluated by the executor (expression_key.cpp).
@@ -72,6 +76,7 @@ struct GroupKey {
     ExprState *expr_state;
     TupleTableSlot *slot;
     ExprContext *row_context;
+    struct MonotoneState *monotone; /* a monotone key: its GPU table's search (monotone_key.cpp) */
     /* a periodic field: the zone's offset, and the last local day's date fields */
     TzOffsetCache tzc;
     int64 day;

@@ -32,7 +32,8 @@ struct KeyTables {
     int64 *words;     /* the interval tables, as the GPU reads them */
     int32 nwords;
     int32 capacity;
-    int64 *slot_words[gh::kMaxPageKeys]; /* slot s of key k has key word slot_words[k][s] */
+    int64 *slot_words[gh::kMaxPageKeys]; /* slot s of key k has key word slot_words[k][s] ... */
+    struct varlena **slot_values[gh::kMaxPageKeys]; /* ... or, for a key kept as bytes, value slot_values[k][s] */
 };
 
 /*

@@ -1,0 +1,28 @@
+/*
+ * expression_key.h: a GROUP BY key the executor evaluates, row by row
+ * (expression_key.cpp), as a door for the kinds that compute such a key
+ * on the host the same way but know more of it for the GPU
+ * (monotone_key.cpp).  Internal to keys/.
+ */
+#ifndef GH_SCAN_EXPRESSION_KEY_H
+#define GH_SCAN_EXPRESSION_KEY_H
+
+#include "group_keys.h"
+
+/* Whether expr is a key the executor can evaluate for the scan, and the group table keep; fills *out. */
+bool expression_key_recognise(Expr *expr, Index relid, GroupKeyDef *out);
+
+/* Compiles the key for heap tuples of desc under parent; its slot and per-row context. */
+void expression_key_init(GroupKey *key, TupleDesc desc, PlanState *parent);
+
+/* The key's value for tuple t, in its row context (reset here: valid until the next call). */
+Datum expression_key_evaluate(GroupKey *key, HeapTupleData *t, bool *isnull);
+
+/* The key of tuple t as a word (key_kind.h's word), or as bytes (key_kind.h's bytes). */
+bool expression_key_word(GroupKey *key, TupleDesc desc, HeapTupleData *t, int64 *word);
+bool expression_key_bytes(GroupKey *key, TupleDesc desc, HeapTupleData *t, const char **data, int32 *len);
+
+/* Whether every value of the numeric expression n has one display scale (so equal values have equal bytes). */
+bool expression_fixed_scale(const Node *n);
+
+#endif /* GH_SCAN_EXPRESSION_KEY_H */

@@ -1,0 +1,347 @@
+/*
+ * monotone_key.cpp: a GROUP BY key that never decreases as its one column
+ * grows (monotone_steps.h), such as Grafana's $__timeGroup,
+ * floor(extract(epoch FROM ts)/60)*60 (key_kind.h).
+ *
+ * On the host it is the executor's key (expression_key.h): each row's
+ * value is PostgreSQL's own evaluation of the whole expression.  What this
+ * kind adds is the GPU's table: the range of the column the rows lie in
+ * (key_tables.h) cut into intervals over which the key is one value, found
+ * by evaluating the same expression, through the same compiled state, at
+ * stored values of the column.  An interval [a, b) holds one key because
+ * the expression is equal at a and at b - 1 and never decreases between.
+ * Finding the ends costs two evaluations per interval where the intervals
+ * are as wide as the one before (a minute after a minute), and a search
+ * where they are not.  A key kept as bytes (a numeric) gets each slot's
+ * value for the groups the GPU counts (KeyTables.slot_values); a word key
+ * (a timestamptz from to_timestamp, an integer) its word.
+ */
+#include "expression_bound.h"
+#include "expression_key.h"
+#include "key_tables.h"
+#include "monotone_steps.h"
+
+#include "../quals/heap_tuple_exprs.h"
+
+extern "C" {
+#include "access/htup_details.h"
+#include "executor/executor.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/fmgrprotos.h"
+#include "utils/numeric.h"
+}
+
+/* The search for a monotone key's intervals, from one stored value to the next. */
+struct MonotoneState {
+    List *divisions;   /* ExprState of each numeric division (monotone_steps.h) */
+    HeapTuple probe;   /* a tuple of the table with only the key's column set ... */
+    char *probe_value; /* ... whose bytes lie here */
+    int64 limit;       /* the last stored value the table covers, and the search may evaluate */
+    int64 width;       /* the last interval's width: the first guess at the next one's */
+    /* the value at next_at, the first stored value past the last interval found */
+    bool have_next;
+    int64 next_at;
+    int64 next_word;
+    struct varlena *next_bytes;
+    /* a key kept as bytes: its distinct values, in the order of the column's */
+    struct varlena **values;
+    int32 nvalues, capacity;
+};
+
+namespace {
+
+bool recognise(Expr *expr, Index relid, GroupKeyDef *out)
+{
+    MonotoneShape shape;
+    /* float8 keys stay the ordinary plan's (expression_key.cpp's keepable) */
+    return expression_key_recognise(expr, relid, out) && monotone_shape(expr, relid, &shape) &&
+           shape.column->varattno == out->attno;
+}
+
+void init(GroupKey *key, TupleDesc desc, PlanState *parent)
+{
+    expression_key_init(key, desc, parent);
+    MonotoneState *m = static_cast<MonotoneState *>(palloc0(sizeof(MonotoneState)));
+    MonotoneShape shape;
+    if (monotone_shape(key->def.expr, 0, &shape)) {
+        ListCell *lc;
+        foreach (lc, shape.divisions)
+            m->divisions = lappend(m->divisions, heap_tuple_expr_init(static_cast<Expr *>(lfirst(lc)), desc, parent));
+    }
+    /* a row of NULLs but the column: the column is then the first value of the tuple's data */
+    Datum *values = static_cast<Datum *>(palloc0(sizeof(Datum) * desc->natts));
+    bool *nulls = static_cast<bool *>(palloc(sizeof(bool) * desc->natts));
+    memset(nulls, true, sizeof(bool) * desc->natts);
+    nulls[key->def.attno - 1] = false;
+    m->probe = heap_form_tuple(desc, values, nulls);
+    m->probe_value = reinterpret_cast<char *>(m->probe->t_data) + m->probe->t_data->t_hoff;
+    key->monotone = m;
+}
+
+/* The column's stored value ts written into the probe tuple, in the column's own width. */
+void set_probe(GroupKey *key, int64 ts)
+{
+    MonotoneState *m = key->monotone;
+    switch (key->def.coltype) {
+    case INT2OID: {
+        int16 v = static_cast<int16>(ts);
+        memcpy(m->probe_value, &v, sizeof v);
+        break;
+    }
+    case INT4OID: {
+        int32 v = static_cast<int32>(ts);
+        memcpy(m->probe_value, &v, sizeof v);
+        break;
+    }
+    default: memcpy(m->probe_value, &ts, sizeof ts);
+    }
+}
+
+/* A word key's value, or a bytes key's (detoasted, valid until the next evaluation); false if NULL. */
+struct Value {
+    int64 word;
+    struct varlena *bytes;
+};
+
+bool evaluate_at(GroupKey *key, int64 ts, Value *out)
+{
+    set_probe(key, ts);
+    bool isnull;
+    Datum d = expression_key_evaluate(key, key->monotone->probe, &isnull);
+    if (isnull)
+        return false;
+    if (group_key_is_text(key)) {
+        MemoryContext old = MemoryContextSwitchTo(key->row_context->ecxt_per_tuple_memory);
+        out->bytes = pg_detoast_datum_packed(reinterpret_cast<struct varlena *>(DatumGetPointer(d)));
+        MemoryContextSwitchTo(old);
+        out->word = 0;
+        return true;
+    }
+    out->bytes = NULL;
+    switch (key->def.keytype) {
+    case INT2OID: out->word = DatumGetInt16(d); break;
+    case INT4OID:
+    case DATEOID: out->word = DatumGetInt32(d); break;
+    case BOOLOID: out->word = DatumGetBool(d) ? 1 : 0; break;
+    default: out->word = DatumGetInt64(d); /* int8, timestamp, timestamptz */
+    }
+    return true;
+}
+
+bool same_bytes(const struct varlena *a, const struct varlena *b)
+{
+    return VARSIZE_ANY_EXHDR(a) == VARSIZE_ANY_EXHDR(b) &&
+           memcmp(VARDATA_ANY(a), VARDATA_ANY(b), VARSIZE_ANY_EXHDR(a)) == 0;
+}
+
+struct varlena *copy_bytes(const struct varlena *v)
+{
+    const Size n = VARSIZE_ANY_EXHDR(v);
+    struct varlena *c = static_cast<struct varlena *>(palloc(VARHDRSZ + n));
+    SET_VARSIZE(c, VARHDRSZ + n);
+    memcpy(VARDATA(c), VARDATA_ANY(v), n);
+    return c;
+}
+
+/*
+ * Whether the key at ts equals v: 1 if so, 0 if not (ts's value is then
+ * kept as the next interval's first), -1 where it is NULL.
+ */
+int same_at(GroupKey *key, int64 ts, const Value &v)
+{
+    MonotoneState *m = key->monotone;
+    Value here;
+    if (!evaluate_at(key, ts, &here))
+        return -1;
+    if (v.bytes != NULL ? same_bytes(here.bytes, v.bytes) : here.word == v.word)
+        return 1;
+    m->have_next = true;
+    m->next_at = ts;
+    m->next_word = here.word;
+    m->next_bytes = here.bytes != NULL ? copy_bytes(here.bytes) : NULL;
+    return 0;
+}
+
+/*
+ * The key of stored value ts and the interval [ts, *to) that has it, for
+ * the GPU's table (key_tables.h's VerifiedKey).  The expression is equal at
+ * ts and at *to - 1, and does not decrease between (monotone_steps.h): so
+ * it is one value over the interval.  *to - 1 is the table's last value, or
+ * *to is a value with another key, which starts the next interval.
+ */
+bool verified_interval(GroupKey *key, int64 ts, int64 *result, int64 *from, int64 *to)
+{
+    MonotoneState *m = key->monotone;
+    if (ts > m->limit)
+        return false;
+    Value v;
+    if (m->have_next && m->next_at == ts) {
+        v.word = m->next_word;
+        v.bytes = m->next_bytes;
+    } else {
+        if (!evaluate_at(key, ts, &v))
+            return false;
+        if (v.bytes != NULL)
+            v.bytes = copy_bytes(v.bytes);
+    }
+    int64 good = ts; /* the key is v here ... */
+    int64 bad = -1;  /* ... and another here, when found */
+    bool to_end = false;
+    const int64 g = m->width;
+    /* the interval as wide as the last: two evaluations */
+    if (g > 1 && g - 1 <= m->limit - ts) {
+        const int s = same_at(key, ts + g - 1, v);
+        if (s < 0)
+            return false;
+        if (s > 0) {
+            good = ts + g - 1;
+            if (good == m->limit)
+                to_end = true;
+            else {
+                const int n = same_at(key, good + 1, v);
+                if (n < 0)
+                    return false;
+                if (n == 0)
+                    bad = good + 1;
+            }
+        }
+    }
+    if (!to_end && bad < 0) {
+        /* otherwise a search: steps doubling from good until the key changes, then halving */
+        for (int64 step = 1;; step = step < PG_INT64_MAX / 4 ? step * 2 : step) {
+            const int64 t = step <= m->limit - good ? good + step : m->limit;
+            if (t == good) {
+                to_end = true;
+                break;
+            }
+            const int s = same_at(key, t, v);
+            if (s < 0)
+                return false;
+            if (s == 0) {
+                bad = t;
+                break;
+            }
+            good = t;
+        }
+        while (!to_end && bad - good > 1) {
+            const int64 mid = good + (bad - good) / 2;
+            const int s = same_at(key, mid, v);
+            if (s < 0)
+                return false;
+            if (s > 0)
+                good = mid;
+            else
+                bad = mid; /* its value is the one kept as next */
+        }
+    }
+    *from = ts;
+    *to = to_end ? m->limit + 1 : bad;
+    m->width = *to - ts;
+    if (to_end)
+        m->have_next = false;
+    if (v.bytes == NULL) {
+        *result = v.word;
+        return true;
+    }
+    /* a bytes key's result is its value's number among those met, which grow with ts */
+    if (m->nvalues == 0 || !same_bytes(m->values[m->nvalues - 1], v.bytes)) {
+        if (m->nvalues == m->capacity) {
+            m->capacity = Max(64, m->capacity * 2);
+            m->values = m->values == NULL
+                            ? static_cast<struct varlena **>(palloc(sizeof(struct varlena *) * m->capacity))
+                            : static_cast<struct varlena **>(repalloc(m->values, sizeof(struct varlena *) * m->capacity));
+        }
+        m->values[m->nvalues++] = v.bytes;
+    }
+    *result = m->nvalues - 1;
+    return true;
+}
+
+/*
+ * Whether each numeric division rounds to one scale over [lo, hi]:
+ * select_div_scale takes the quotient's scale from the dividend's weight
+ * and leading digit, which never decrease with its magnitude, so where the
+ * dividend keeps one sign (no zero) and the quotient one scale at both
+ * ends, it has that scale between, and rounding at one scale keeps order.
+ */
+bool divisions_hold(GroupKey *key, int64 lo, int64 hi)
+{
+    MonotoneState *m = key->monotone;
+    ListCell *lc;
+    foreach (lc, m->divisions) {
+        ExprState *state = static_cast<ExprState *>(lfirst(lc));
+        int32 sign[2], scale[2];
+        const int64 at[2] = {lo, hi};
+        for (int e = 0; e < 2; e++) {
+            set_probe(key, at[e]);
+            ResetExprContext(key->row_context);
+            ExecStoreHeapTuple(m->probe, key->slot, false);
+            key->row_context->ecxt_scantuple = key->slot;
+            bool isnull;
+            Datum q = ExecEvalExprSwitchContext(state, key->row_context, &isnull);
+            if (isnull)
+                return false;
+            sign[e] = DatumGetInt32(DirectFunctionCall2(numeric_cmp, q, NumericGetDatum(int64_to_numeric(0))));
+            scale[e] = DatumGetInt32(DirectFunctionCall1(numeric_scale, q));
+        }
+        if (sign[0] == 0 || sign[0] != sign[1] || scale[0] != scale[1])
+            return false;
+    }
+    return true;
+}
+
+/* The rows' span of the column, cut into the intervals of each key value (key_kind.h). */
+bool gpu_table(GroupKey *key, const KeyRows &rows, gh::PageKey *out, KeyTables *t, int k)
+{
+    MonotoneState *m = key->monotone;
+    int64 lo, hi;
+    if (!key_rows_range(rows, key->column, &lo, &hi) || !key_inside_table(&lo, &hi) || !divisions_hold(key, lo, hi))
+        return false;
+    /* the first two intervals give the width the others are searched from, and the table's size */
+    m->limit = hi;
+    m->width = 1;
+    m->have_next = false;
+    m->nvalues = 0;
+    int64 r, from, to;
+    if (!verified_interval(key, lo, &r, &from, &to))
+        return false;
+    int64 step = to - lo;
+    if (to <= hi) {
+        if (!verified_interval(key, to, &r, &from, &to))
+            return false;
+        step = Max(step, to - from);
+    }
+    m->width = step;
+    m->have_next = false;
+    m->nvalues = 0;
+    out->kind = gh::PageKeyKind::intervals;
+    if (!key_time_intervals(key, verified_interval, step, lo, hi, out, t, k) || out->slots > kMaxKeySlots)
+        return false;
+    if (group_key_is_text(key)) {
+        if (m->nvalues != static_cast<int32>(out->slots))
+            return false;
+        t->slot_values[k] = m->values; /* slot s is the s-th value: key_time_intervals numbers them in order */
+        m->values = NULL;
+        m->capacity = m->nvalues = 0;
+    }
+    return true;
+}
+
+double group_bound(PlannerInfo *root, Index relid, const GroupKeyDef &def)
+{
+    return expression_group_bound(root, relid, def.expr);
+}
+
+const char *describe(const GroupKey *key)
+{
+    const TupleDesc desc = key->slot->tts_tupleDescriptor;
+    return psprintf("non-decreasing in %s", NameStr(TupleDescAttr(desc, key->def.attno - 1)->attname));
+}
+
+} // namespace
+
+const KeyKindOps monotone_key_kind = {
+    KeyKind::monotone, "monotone expression", recognise,   init, NULL, expression_key_word, expression_key_bytes,
+    gpu_table,         group_bound,           true /* its groups come in the column's order */, NULL, describe,
+};

@@ -1,0 +1,418 @@
+/*
+ * monotone_steps.cpp: the steps a monotone key may be built of, each with
+ * its argument (monotone_steps.h).
+ *
+ * The walk goes from the key's top node down to its column, and gives
+ * back, for each node, the range its values can take when the column
+ * takes any value a key table may cover (key_tables.h: the timestamp range
+ * less 400 days at each end).  Ranges are doubles, widened by a margin where
+ * it matters; they only bound where an error could come from:
+ *   - numeric arithmetic has no overflow at these sizes, and its division
+ *     is by a positive constant;
+ *   - integer arithmetic overflows beyond its type's range: refused unless
+ *     the range stays well inside it;
+ *   - float8 arithmetic raises an overflow at infinity and an underflow
+ *     where a non-zero result rounds to zero: refused unless the range stays
+ *     below 1e300 and the smallest non-zero magnitude ("tiny") above 1e-300;
+ *   - to_timestamp() raises outside the timestamp range: refused unless its
+ *     argument's range is inside, a day from each end.
+ * A step whose argument is not here keeps the key the executor's, on the
+ * host, where it is exact anyway: refusing costs only speed.
+ */
+#include "monotone_steps.h"
+
+#include "expression_key.h"
+#include "key_tables.h"
+
+#include <cmath>
+
+extern "C" {
+#include "catalog/pg_type.h"
+#include "datatype/timestamp.h"
+#include "nodes/nodeFuncs.h"
+#include "parser/scansup.h"
+#include "utils/builtins.h"
+#include "utils/datetime.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/numeric.h"
+}
+
+namespace {
+
+/* The values a node can take: [lo, hi], and the smallest magnitude of a non-zero one. */
+struct Span {
+    double lo, hi;
+    double tiny;
+};
+
+struct Walk {
+    Index relid;
+    const Var *column;
+    List *divisions;
+};
+
+/* Seconds from 1970-01-01 to PostgreSQL's epoch, 2000-01-01: extract(epoch) counts from the first. */
+constexpr double kUnixToPostgres = (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * static_cast<double>(SECS_PER_DAY);
+/* float8 arithmetic is kept this far from its overflow and underflow. */
+constexpr double kFloatMax = 1e300;
+constexpr double kFloatTiny = 1e-300;
+
+bool timestamp_type(Oid t)
+{
+    return t == TIMESTAMPOID || t == TIMESTAMPTZOID;
+}
+
+bool integer_type(Oid t)
+{
+    return t == INT2OID || t == INT4OID || t == INT8OID;
+}
+
+/* The largest magnitude an integer type holds (int8's less a margin for the doubles' rounding). */
+double integer_limit(Oid t)
+{
+    return t == INT2OID ? PG_INT16_MAX : t == INT4OID ? PG_INT32_MAX : 9.2e18;
+}
+
+/* A non-NULL constant number as a double; false for anything else. */
+bool constant_number(const Node *n, double *out)
+{
+    while (IsA(n, RelabelType))
+        n = reinterpret_cast<const Node *>(reinterpret_cast<const RelabelType *>(n)->arg);
+    if (!IsA(n, Const) || reinterpret_cast<const Const *>(n)->constisnull)
+        return false;
+    const Const *c = reinterpret_cast<const Const *>(n);
+    switch (c->consttype) {
+    case INT2OID: *out = DatumGetInt16(c->constvalue); break;
+    case INT4OID: *out = DatumGetInt32(c->constvalue); break;
+    case INT8OID: *out = static_cast<double>(DatumGetInt64(c->constvalue)); break;
+    case FLOAT8OID: *out = DatumGetFloat8(c->constvalue); break;
+    case NUMERICOID:
+        if (numeric_is_nan(DatumGetNumeric(c->constvalue)) || numeric_is_inf(DatumGetNumeric(c->constvalue)))
+            return false;
+        *out = DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow, c->constvalue));
+        break;
+    default: return false;
+    }
+    return std::isfinite(*out);
+}
+
+/* Whether a float8 step's span stays clear of overflow and underflow. */
+bool float_safe(const Span &s)
+{
+    return std::fabs(s.lo) < kFloatMax && std::fabs(s.hi) < kFloatMax && s.tiny > kFloatTiny;
+}
+
+/* Whether a step's span fits its result type without an error. */
+bool fits(Oid type, const Span &s)
+{
+    if (integer_type(type))
+        return s.lo >= -integer_limit(type) && s.hi <= integer_limit(type);
+    if (type == FLOAT8OID)
+        return float_safe(s);
+    if (type == NUMERICOID)
+        return std::fabs(s.lo) < kFloatMax && std::fabs(s.hi) < kFloatMax; /* far below numeric's own limit */
+    return false;
+}
+
+bool step(const Node *n, Walk *w, Span *out);
+
+/*
+ * x + c, x - c, c + x, x * c, c * x, x / c for a constant c (c > 0 for * and /):
+ *   - numeric: numeric_add, _sub and _mul are exact (their scale is the
+ *     operands' larger, or their sum), so order is kept; numeric_div rounds
+ *     the exact quotient, half away from zero, to a scale select_div_scale
+ *     takes from the dividend's magnitude.  At one scale, rounding keeps
+ *     order; the table checks that one scale holds (monotone_steps.h).
+ *   - float8: each result is the exact one correctly rounded, and rounding
+ *     keeps order.
+ *   - integers: +, - and * by c > 0 are exact; / truncates towards zero,
+ *     which keeps order too.
+ */
+bool arithmetic(const OpExpr *op, Walk *w, Span *out)
+{
+    if (list_length(op->args) != 2)
+        return false;
+    const Oid type = op->opresulttype;
+    if (type != NUMERICOID && type != FLOAT8OID && !integer_type(type))
+        return false;
+    const char *name = get_opname(op->opno);
+    if (name == NULL || strlen(name) != 1)
+        return false;
+    const Node *l = static_cast<const Node *>(linitial(op->args));
+    const Node *r = static_cast<const Node *>(lsecond(op->args));
+    double c;
+    const Node *x;
+    bool constant_left = false;
+    if (constant_number(r, &c))
+        x = l;
+    else if (constant_number(l, &c)) {
+        x = r;
+        constant_left = true;
+    } else
+        return false;
+    const Oid xtype = exprType(x);
+    if (xtype != NUMERICOID && xtype != FLOAT8OID && !integer_type(xtype))
+        return false;
+    Span s;
+    if (!step(x, w, &s))
+        return false;
+    switch (name[0]) {
+    case '+':
+        *out = {s.lo + c, s.hi + c, std::min(s.tiny, std::fabs(c)) * 0x1p-53};
+        break;
+    case '-':
+        if (constant_left)
+            return false; /* c - x decreases */
+        *out = {s.lo - c, s.hi - c, std::min(s.tiny, std::fabs(c)) * 0x1p-53};
+        break;
+    case '*':
+        if (!(c > 0))
+            return false;
+        *out = {s.lo * c, s.hi * c, s.tiny * c};
+        break;
+    case '/':
+        if (constant_left || !(c > 0))
+            return false;
+        if (integer_type(type) && c < 1)
+            return false; /* an integer constant below 1 is 0 */
+        *out = {s.lo / c, s.hi / c, s.tiny / c};
+        if (integer_type(type))
+            *out = {std::trunc(out->lo), std::trunc(out->hi), 1};
+        if (type == NUMERICOID) {
+            if (!expression_fixed_scale(x))
+                return false; /* the dividend's own scale enters the quotient's: it must be one */
+            w->divisions = lappend(w->divisions, const_cast<OpExpr *>(op));
+        }
+        break;
+    default: return false;
+    }
+    if (integer_type(type))
+        out->tiny = 1;
+    return fits(type, *out);
+}
+
+/* floor, ceil, trunc and round, of a numeric (round and trunc also to a constant scale) or a float8. */
+bool rounding(const FuncExpr *f, Walk *w, Span *out)
+{
+    int scale = 0;
+    switch (f->funcid) {
+    case F_FLOOR_NUMERIC:
+    case F_CEIL_NUMERIC:
+    case F_CEILING_NUMERIC:
+    case F_TRUNC_NUMERIC:
+    case F_ROUND_NUMERIC:
+    case F_FLOOR_FLOAT8:
+    case F_CEIL_FLOAT8:
+    case F_CEILING_FLOAT8:
+    case F_TRUNC_FLOAT8:
+    case F_ROUND_FLOAT8:
+        if (list_length(f->args) != 1)
+            return false;
+        break;
+    case F_ROUND_NUMERIC_INT4:
+    case F_TRUNC_NUMERIC_INT4: {
+        double s;
+        if (list_length(f->args) != 2 || !constant_number(static_cast<const Node *>(lsecond(f->args)), &s) ||
+            std::fabs(s) > 100)
+            return false;
+        scale = static_cast<int>(s);
+        break;
+    }
+    default: return false;
+    }
+    Span s;
+    if (!step(static_cast<const Node *>(linitial(f->args)), w, &s))
+        return false;
+    /*
+     * Each rounds to a grid of the same spacing everywhere (1, or 10^-scale),
+     * always down, always up, towards zero, or to the nearest: each keeps
+     * order, and raises nothing for a finite value.
+     */
+    const double unit = std::pow(10.0, -scale);
+    *out = {s.lo - unit, s.hi + unit, std::min(s.tiny, unit)};
+    return fits(f->funcresulttype, *out);
+}
+
+/*
+ * extract(epoch FROM ts) and date_part('epoch', ts): the seconds since
+ * 1970-01-01 of the stored time, exact in numeric (microseconds over a
+ * million) and that number correctly rounded in float8: increasing, and no
+ * error for a finite time.
+ */
+bool epoch(const FuncExpr *f, Walk *w, Span *out)
+{
+    switch (f->funcid) {
+    case F_EXTRACT_TEXT_TIMESTAMPTZ:
+    case F_EXTRACT_TEXT_TIMESTAMP:
+    case F_DATE_PART_TEXT_TIMESTAMPTZ:
+    case F_DATE_PART_TEXT_TIMESTAMP: break;
+    default: return false;
+    }
+    const Node *field = static_cast<const Node *>(linitial(f->args));
+    if (!IsA(field, Const) || reinterpret_cast<const Const *>(field)->constisnull)
+        return false;
+    const char *name = TextDatumGetCString(reinterpret_cast<const Const *>(field)->constvalue);
+    if (strcmp(downcase_truncate_identifier(name, strlen(name), false), "epoch") != 0)
+        return false;
+    Span s;
+    const Node *arg = static_cast<const Node *>(lsecond(f->args));
+    if (!timestamp_type(exprType(arg)) || !step(arg, w, &s))
+        return false;
+    *out = {s.lo / USECS_PER_SEC + kUnixToPostgres, s.hi / USECS_PER_SEC + kUnixToPostgres, 1e-7};
+    return true;
+}
+
+/*
+ * to_timestamp(seconds): rint(seconds * 1e6) microseconds after 1970,
+ * increasing; it raises for NaN (no finite step above makes one) and
+ * outside the timestamp range, which the argument's span must stay inside.
+ */
+bool to_timestamp(const FuncExpr *f, Walk *w, Span *out)
+{
+    Span s;
+    if (f->funcid != F_TO_TIMESTAMP_FLOAT8 || !step(static_cast<const Node *>(linitial(f->args)), w, &s))
+        return false;
+    const double first = MIN_TIMESTAMP / static_cast<double>(USECS_PER_SEC) + kUnixToPostgres + SECS_PER_DAY;
+    const double last = END_TIMESTAMP / static_cast<double>(USECS_PER_SEC) + kUnixToPostgres - SECS_PER_DAY;
+    if (!(s.lo > first && s.hi < last))
+        return false;
+    *out = {(s.lo - kUnixToPostgres) * USECS_PER_SEC, (s.hi - kUnixToPostgres) * USECS_PER_SEC, 1};
+    return true;
+}
+
+/*
+ * A cast to a wider number: int2 and int4 to a wider integer (the same
+ * value), an integer to numeric (exact) or float8 (correctly rounded), a
+ * numeric to float8 (correctly rounded; it raises only beyond float8's
+ * range, which the span must stay inside).  Each keeps order.
+ */
+bool widening(const FuncExpr *f, Walk *w, Span *out)
+{
+    if ((f->funcformat != COERCE_IMPLICIT_CAST && f->funcformat != COERCE_EXPLICIT_CAST) ||
+        list_length(f->args) != 1)
+        return false;
+    const Node *arg = static_cast<const Node *>(linitial(f->args));
+    const Oid from = exprType(arg), to = f->funcresulttype;
+    const bool ok = (integer_type(from) && (to == NUMERICOID || to == FLOAT8OID)) ||
+                    (from == NUMERICOID && to == FLOAT8OID) ||
+                    (integer_type(from) && integer_type(to) && integer_limit(to) >= integer_limit(from));
+    return ok && step(arg, w, out) && fits(to, *out);
+}
+
+/*
+ * ts + interval and ts - interval, for a constant interval of no months
+ * and no days: the stored time moved by a fixed number of microseconds, in
+ * any zone (timestamp_pl_interval and timestamptz_pl_interval add months
+ * and days in local time, the rest as it is).  It raises outside the
+ * timestamp range, which the span must stay inside.
+ */
+bool shift(const OpExpr *op, Walk *w, Span *out)
+{
+    bool minus;
+    switch (OidIsValid(op->opfuncid) ? op->opfuncid : get_opcode(op->opno)) {
+    case F_TIMESTAMP_PL_INTERVAL:
+    case F_TIMESTAMPTZ_PL_INTERVAL: minus = false; break;
+    case F_TIMESTAMP_MI_INTERVAL:
+    case F_TIMESTAMPTZ_MI_INTERVAL: minus = true; break;
+    default: return false;
+    }
+    const Node *c = static_cast<const Node *>(lsecond(op->args));
+    if (!IsA(c, Const) || reinterpret_cast<const Const *>(c)->constisnull)
+        return false;
+    const Interval *iv = DatumGetIntervalP(reinterpret_cast<const Const *>(c)->constvalue);
+    if (iv->month != 0 || iv->day != 0)
+        return false;
+    Span s;
+    if (!step(static_cast<const Node *>(linitial(op->args)), w, &s))
+        return false;
+    const double d = minus ? -static_cast<double>(iv->time) : static_cast<double>(iv->time);
+    *out = {s.lo + d, s.hi + d, 1};
+    return out->lo > MIN_TIMESTAMP + static_cast<double>(USECS_PER_DAY) &&
+           out->hi < END_TIMESTAMP - static_cast<double>(USECS_PER_DAY);
+}
+
+/*
+ * date_trunc(unit, ts) of a timestamp without time zone, up to a year: the
+ * start of the unit the time lies in, by its calendar fields, which keeps
+ * order.  No zone enters it (a timestamptz's date_trunc works in local
+ * time, which steps back where the clocks do).  It raises for an unknown
+ * unit (the recognition below takes known ones only) and outside the
+ * range, which a year's margin keeps clear of.
+ */
+bool truncation(const FuncExpr *f, Walk *w, Span *out)
+{
+    if (f->funcid != F_DATE_TRUNC_TEXT_TIMESTAMP || list_length(f->args) != 2)
+        return false;
+    const Node *unit = static_cast<const Node *>(linitial(f->args));
+    if (!IsA(unit, Const) || reinterpret_cast<const Const *>(unit)->constisnull)
+        return false;
+    const char *name = TextDatumGetCString(reinterpret_cast<const Const *>(unit)->constvalue);
+    int val;
+    const int type = DecodeUnits(0, downcase_truncate_identifier(name, strlen(name), false), &val);
+    bool known = false;
+    if (type == UNITS)
+        switch (val) {
+        case DTK_MICROSEC:
+        case DTK_MILLISEC:
+        case DTK_SECOND:
+        case DTK_MINUTE:
+        case DTK_HOUR:
+        case DTK_DAY:
+        case DTK_WEEK:
+        case DTK_MONTH:
+        case DTK_QUARTER:
+        case DTK_YEAR: known = true; break;
+        }
+    Span s;
+    if (!known || !step(static_cast<const Node *>(lsecond(f->args)), w, &s))
+        return false;
+    *out = {s.lo - 367.0 * USECS_PER_DAY, s.hi, 1};
+    return out->lo > MIN_TIMESTAMP + static_cast<double>(USECS_PER_DAY);
+}
+
+bool step(const Node *n, Walk *w, Span *out)
+{
+    if (IsA(n, RelabelType))
+        return step(reinterpret_cast<const Node *>(reinterpret_cast<const RelabelType *>(n)->arg), w, out);
+    if (IsA(n, Var)) {
+        const Var *v = reinterpret_cast<const Var *>(n);
+        if ((w->relid != 0 && v->varno != static_cast<int>(w->relid)) || v->varlevelsup != 0 ||
+            v->varattno <= 0 ||
+            (w->column != NULL && (w->column->varattno != v->varattno || w->column->varno != v->varno)))
+            return false;
+        if (!timestamp_type(v->vartype) && !integer_type(v->vartype))
+            return false;
+        w->column = v;
+        /* the values a key table covers (key_inside_table), within the column's type */
+        *out = {static_cast<double>(kKeyTableMin), static_cast<double>(kKeyTableMax), 1};
+        if (integer_type(v->vartype)) {
+            out->lo = std::max(out->lo, -integer_limit(v->vartype));
+            out->hi = std::min(out->hi, integer_limit(v->vartype));
+        }
+        return true;
+    }
+    if (IsA(n, OpExpr)) {
+        const OpExpr *op = reinterpret_cast<const OpExpr *>(n);
+        return shift(op, w, out) || arithmetic(op, w, out);
+    }
+    if (IsA(n, FuncExpr)) {
+        const FuncExpr *f = reinterpret_cast<const FuncExpr *>(n);
+        return rounding(f, w, out) || epoch(f, w, out) || to_timestamp(f, w, out) || truncation(f, w, out) ||
+               widening(f, w, out);
+    }
+    return false;
+}
+
+} // namespace
+
+bool monotone_shape(const Expr *expr, Index relid, MonotoneShape *out)
+{
+    Walk w{relid, NULL, NIL};
+    Span s;
+    if (!step(reinterpret_cast<const Node *>(expr), &w, &s) || w.column == NULL)
+        return false;
+    out->column = w.column;
+    out->divisions = w.divisions;
+    return true;
+}

@@ -1,0 +1,49 @@
+/*
+ * monotone_steps.h: whether a GROUP BY expression never decreases as its
+ * one column grows, read step by step from its nodes.
+ *
+ * A key that is a non-decreasing function f of one column is constant
+ * between any two values where PostgreSQL's own f agrees: for a < t < b,
+ * f(a) <= f(t) <= f(b).  So the GPU can place such a key's rows through
+ * a table of intervals of the stored column, each checked by evaluating the
+ * whole expression at its two ends (monotone_key.cpp), as the time buckets'
+ * tables are.  Grafana's $__timeGroup, floor(extract(epoch FROM ts)/60)*60,
+ * is one; so are to_timestamp() around it, a shifted time, and the integer
+ * steps of an epoch column.
+ *
+ * Each step accepted here comes with its argument (monotone_steps.cpp):
+ * why it does not decrease, and why it raises no error for any value of
+ * the column a key table may cover, so that evaluating it at a table's
+ * ends (which may be no row's values) cannot raise what the ordinary plan
+ * would not.  Anything else is not such a key, and stays the executor's on
+ * the host (expression_key.cpp).
+ */
+#ifndef GH_SCAN_MONOTONE_STEPS_H
+#define GH_SCAN_MONOTONE_STEPS_H
+
+#include "../../pg_headers.h"
+
+extern "C" {
+#include "nodes/pg_list.h"
+#include "nodes/primnodes.h"
+}
+
+struct MonotoneShape {
+    const Var *column; /* the one column the expression reads */
+    /*
+     * The numeric divisions in it (OpExpr nodes): numeric_div rounds to a
+     * scale that depends on the dividend's magnitude, so the table checks
+     * that one scale holds over its whole range (monotone_key.cpp).
+     */
+    List *divisions;
+};
+
+/*
+ * Whether expr, over table relid (0: whichever its column's), is a non-decreasing function of one
+ * timestamp, timestamptz or integer column, built only of the steps
+ * monotone_steps.cpp argues for; fills *out (the list in the current
+ * memory context).
+ */
+bool monotone_shape(const Expr *expr, Index relid, MonotoneShape *out);
+
+#endif /* GH_SCAN_MONOTONE_STEPS_H */
