@@ -32,6 +32,23 @@ SELECT * FROM rt_explain($$SELECT extract(dow FROM ts), date_part('hour', ts), g
   FROM dash GROUP BY 1, 2$$);
 SELECT * FROM rt_explain($$SELECT lower(s), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$);
 
+-- Which keys are monotone in their column (a table of intervals, for the
+-- GPU) and which the executor's alone: a step that decreases (a negative
+-- factor, a constant minus the column), a month's interval (its length
+-- depends on the date), or one that could raise for a value no row has
+-- (to_timestamp out of range, an int8 overflow) is not a monotone step;
+-- a float8 key keeps the ordinary plan (expression_key.cpp).
+SET work_mem = '256MB';  -- every key's groups fit: the plan shows how the key is computed
+SELECT k, coalesce(substring(rt_plan(format('SELECT %s, gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1', k))
+                             FROM 'Key Computation: ([^\n]*)'), 'the ordinary plan') AS computed
+FROM (VALUES ('floor(extract(epoch FROM ts) / 60) * 60'), ('to_timestamp(floor(extract(epoch FROM ts) / 300) * 300)'),
+             ('ep / 3600 * 3600'), ('round(extract(epoch FROM ts) / 86400, 2)'), ('date_part(''epoch'', lts) / 60'),
+             ('date_trunc(''hour'', lts + interval ''30 minutes'')'), ('floor(-extract(epoch FROM ts) / 60)'),
+             ('floor(extract(epoch FROM ts) / 60) * -60'), ('1e10 - extract(epoch FROM ts)'),
+             ('date_trunc(''hour'', lts + interval ''1 month'')'), ('to_timestamp(extract(epoch FROM ts) * 1e9)'),
+             ('ep * 1000000000000'), ('extract(epoch FROM ts) + ep')) v(k);
+RESET work_mem;
+
 -- Every family, in five zones: the ordinary plan's rows, as text.
 SELECT z, q, c.*
 FROM (VALUES ('UTC'), ('Europe/Berlin'), ('America/New_York'), ('Asia/Kathmandu'), ('Australia/Lord_Howe')) zones(z),
