@@ -36,8 +36,11 @@ SELECT * FROM rt_explain($$SELECT lower(s), gpu_histogram(x, 0, 1, 8) FROM dash 
 -- GPU) and which the executor's alone: a step that decreases (a negative
 -- factor, a constant minus the column), a month's interval (its length
 -- depends on the date), or one that could raise for a value no row has
--- (to_timestamp out of range, an int8 overflow) is not a monotone step;
--- a float8 key keeps the ordinary plan (expression_key.cpp).
+-- (to_timestamp out of range, an int8 overflow) is not a monotone step.
+-- A float8 key is one where no step can make a -0 (the ordinary plan shows
+-- a group of -0 and 0 as whichever came first): Grafana's integer epoch
+-- group, floor(ep / 3600) * 3600, is; a ceil of values above -1 is not,
+-- and keeps the ordinary plan.
 SET work_mem = '256MB';  -- every key's groups fit: the plan shows how the key is computed
 SELECT k, coalesce(substring(rt_plan(format('SELECT %s, gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1', k))
                              FROM 'Key Computation: ([^\n]*)'), 'the ordinary plan') AS computed
@@ -46,7 +49,7 @@ FROM (VALUES ('floor(extract(epoch FROM ts) / 60) * 60'), ('to_timestamp(floor(e
              ('date_trunc(''hour'', lts + interval ''30 minutes'')'), ('floor(-extract(epoch FROM ts) / 60)'),
              ('floor(extract(epoch FROM ts) / 60) * -60'), ('1e10 - extract(epoch FROM ts)'),
              ('date_trunc(''hour'', lts + interval ''1 month'')'), ('to_timestamp(extract(epoch FROM ts) * 1e9)'),
-             ('ep * 1000000000000'), ('extract(epoch FROM ts) + ep')) v(k);
+             ('ep * 1000000000000'), ('extract(epoch FROM ts) + ep'), ('ceil(date_part(''epoch'', lts) / 1e10)')) v(k);
 RESET work_mem;
 
 -- Every family, in five zones: the ordinary plan's rows, as text.
@@ -138,8 +141,9 @@ RESET client_min_messages;
 -- parsed as the GPU would refuse it, debug_pages_on_cpu), across Berlin's
 -- and New York's changes of March and Lord Howe's half-hour one of April 5.
 -- The monotone keys: Grafana's numeric group, the same to_timestamp(), an
--- integer epoch's step, a time without zone shifted and truncated, and a
--- numeric rounded to two places; the infinite row's key is the host's.
+-- integer epoch's steps (in integers, and Grafana's in float8), a time
+-- without zone shifted and truncated, and a numeric rounded to two places;
+-- the infinite row's key is the host's.
 VACUUM dash;
 SET gpu_histogram.device = cpu;
 SET gpu_histogram.debug_pages_on_cpu = on;
@@ -157,6 +161,7 @@ FROM (VALUES ('Europe/Berlin'), ('America/New_York'), ('Asia/Kathmandu'), ('Aust
   ($$SELECT to_timestamp(floor(extract(epoch FROM ts) / 300) * 300), extract(hour FROM ts), gpu_histogram(x, 0, 1, 8)
      FROM dash WHERE ts >= '2026-04-04 12:00+00' AND ts < '2026-04-05 12:00+00' GROUP BY 1, 2$$),
   ($$SELECT ep / 900 * 900, gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$),
+  ($$SELECT floor(ep / 3600) * 3600 AS "time", count(*), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$),
   ($$SELECT date_trunc('hour', lts + interval '30 minutes'), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$),
   ($$SELECT round(extract(epoch FROM ts) / 86400, 2), gpu_histogram(x, 0, 1, 8) FROM dash
      WHERE ts < '2026-03-05' GROUP BY 1$$)

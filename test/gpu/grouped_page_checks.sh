@@ -121,6 +121,8 @@ check "Grafana's one-minute group over two days (a numeric key), count(*)" "$ser
     "SELECT floor(extract(epoch FROM ts) / 60) * 60 AS time, gpu_histogram(x, 0, 1, 64) AS h, count(*) AS n FROM gh_gp WHERE ts BETWEEN '2024-03-09T00:00:00Z' AND '2024-03-11T00:00:00Z' GROUP BY 1"
 check "Grafana's hourly group, to_timestamp(), and a boolean" "$serial" \
     "SELECT to_timestamp(floor(extract(epoch FROM ts) / 3600) * 3600) AS time, b, gpu_histogram(x, 0, 1, 16) AS h FROM gh_gp GROUP BY 1, 2"
+check "a float8 monotone key, floor(date_part('epoch', ts) / 3600) * 3600" "$serial" \
+    "SELECT floor(date_part('epoch', ts) / 3600) * 3600 AS time, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp GROUP BY 1"
 check "Grafana's five-minute group, 4 workers" "$parallel" \
     "SELECT floor(extract(epoch FROM ts) / 300) * 300 AS time, gpu_histogram(x, 0, 1, 16) AS h, count(x) AS nx FROM gh_gp GROUP BY 1"
 check "30,000 ten-minute bins, work_mem 64kB" "$serial SET work_mem = '64kB';" \

@@ -212,6 +212,95 @@ bool is_rounding(Oid funcid)
 
 double bound(const Context &c, const Node *n);
 
+/*
+ * The shortest span of time over which to_char(ts, format) cannot change:
+ * the finest field its format names, read from its patterns outside
+ * double quotes (a pattern the check misreads as finer only loosens the
+ * bound); 0 where it names none it knows.
+ */
+double to_char_unit_usec(const char *format)
+{
+    StringInfoData up;
+    initStringInfo(&up);
+    bool quoted = false;
+    for (const char *p = format; *p; p++) {
+        if (*p == '"')
+            quoted = !quoted;
+        else if (!quoted)
+            appendStringInfoChar(&up, pg_toupper(static_cast<unsigned char>(*p)));
+    }
+    static const struct {
+        const char *pattern;
+        double usec;
+    } kPatterns[] = {{"US", 1},
+                     {"FF", 1},
+                     {"MS", 1e3},
+                     {"SS", 1e6},
+                     {"MI", 60e6},
+                     {"HH", 3600e6},
+                     {"AM", 3600e6},
+                     {"PM", 3600e6},
+                     {"A.M.", 3600e6},
+                     {"P.M.", 3600e6},
+                     {"D", 86400e6},
+                     {"J", 86400e6},
+                     {"W", 7 * 86400e6},
+                     {"MM", 28 * 86400e6},
+                     {"MON", 28 * 86400e6},
+                     {"RM", 28 * 86400e6},
+                     {"Q", 90 * 86400e6},
+                     {"Y", 365 * 86400e6},
+                     {"CC", 365 * 86400e6}};
+    double unit = 0;
+    for (const auto &pt : kPatterns)
+        if (strstr(up.data, pt.pattern) != NULL && (unit == 0 || pt.usec < unit))
+            unit = pt.usec;
+    pfree(up.data);
+    return unit;
+}
+
+/*
+ * The span of time key n cannot change over, and its column: a periodic
+ * field (its hour, minute or local day), date_trunc (its unit), ::date (a
+ * day), to_char (its format's finest field) of a time linear in a column
+ * at its own pace (the column, a shift, AT TIME ZONE).  0 for any other.
+ */
+double time_unit(const Context &c, const Node *n, const Var **col)
+{
+    if (!IsA(n, FuncExpr))
+        return 0;
+    const FuncExpr *f = reinterpret_cast<const FuncExpr *>(n);
+    double scale = 0;
+    const Const *first = list_length(f->args) >= 1 ? constant(static_cast<const Node *>(linitial(f->args))) : NULL;
+    const Node *time = NULL;
+    double unit = 0;
+    if (is_extract(f->funcid) && first != NULL && first->consttype == TEXTOID && list_length(f->args) == 2) {
+        const char *field = TextDatumGetCString(first->constvalue);
+        time = static_cast<const Node *>(lsecond(f->args));
+        unit = pg_strcasecmp(field, "minute") == 0 ? 60e6
+               : pg_strcasecmp(field, "hour") == 0 ? 3600e6
+               : field_values(field) > 0          ? 86400e6 /* the fields of the local date */
+                                                   : 0;
+    } else if ((f->funcid == F_DATE_TRUNC_TEXT_TIMESTAMPTZ || f->funcid == F_DATE_TRUNC_TEXT_TIMESTAMP) &&
+               first != NULL && first->consttype == TEXTOID) {
+        const int u = time_key_trunc_unit(TextDatumGetCString(first->constvalue));
+        time = static_cast<const Node *>(lsecond(f->args));
+        unit = u >= 0 ? trunc_unit_usec(u) : 0;
+    } else if ((f->funcid == F_TO_CHAR_TIMESTAMPTZ_TEXT || f->funcid == F_TO_CHAR_TIMESTAMP_TEXT) &&
+               list_length(f->args) == 2) {
+        const Const *format = constant(static_cast<const Node *>(lsecond(f->args)));
+        time = static_cast<const Node *>(linitial(f->args));
+        unit = format != NULL ? to_char_unit_usec(TextDatumGetCString(format->constvalue)) : 0;
+    } else if ((f->funcid == F_DATE_TIMESTAMPTZ || f->funcid == F_DATE_TIMESTAMP) && list_length(f->args) == 1) {
+        time = static_cast<const Node *>(linitial(f->args));
+        unit = 86400e6;
+    }
+    if (unit <= 0 || time == NULL || !linear(c, time, col, &scale) || scale != 1 ||
+        ((*col)->vartype != TIMESTAMPOID && (*col)->vartype != TIMESTAMPTZOID))
+        return 0;
+    return unit;
+}
+
 /* The product of the bounds of a node's inputs, or 0 if any is unknown. */
 double product(const Context &c, List *args)
 {
@@ -259,6 +348,12 @@ double bound(const Context &c, const Node *n)
             const Interval *iv = DatumGetIntervalP(constant(static_cast<const Node *>(linitial(f->args)))->constvalue);
             return steps(c, col, (iv->day * 86400e6 + static_cast<double>(iv->time)) / std::fabs(scale));
         }
+        /* to_char(ts, format): one value per its format's finest field */
+        if (f->funcid == F_TO_CHAR_TIMESTAMPTZ_TEXT || f->funcid == F_TO_CHAR_TIMESTAMP_TEXT) {
+            const double unit = time_unit(c, n, &col);
+            if (unit > 0)
+                return steps(c, col, unit);
+        }
         /* floor(x), ceil(x), trunc(x), round(x) of x linear in the column: one value per 1/scale */
         if (is_rounding(f->funcid) && list_length(f->args) == 1 &&
             linear(c, static_cast<const Node *>(linitial(f->args)), &col, &scale))
@@ -286,5 +381,25 @@ double bound(const Context &c, const Node *n)
 double expression_group_bound(PlannerInfo *root, Index relid, const Expr *expr)
 {
     const double b = bound(Context{root, relid}, reinterpret_cast<const Node *>(expr));
+    return b > 0 && b < kUnbounded ? b + 1 : 0; /* and NULL */
+}
+
+double expression_keys_joint_bound(PlannerInfo *root, Index relid, List *keys)
+{
+    const Context c{root, relid};
+    const Var *column = NULL;
+    double unit = 0;
+    ListCell *lc;
+    foreach (lc, keys) {
+        const Var *col;
+        const double u = time_unit(c, static_cast<const Node *>(lfirst(lc)), &col);
+        if (u <= 0 || (column != NULL && col->varattno != column->varattno))
+            return 0;
+        column = col;
+        unit = unit == 0 ? u : Min(unit, u);
+    }
+    if (column == NULL)
+        return 0;
+    const double b = steps(c, column, unit);
     return b > 0 && b < kUnbounded ? b + 1 : 0; /* and NULL */
 }

@@ -18,8 +18,9 @@
  *     value has the same display scale (fixed_scale()): a numeric of one
  *     scale has one representation, so equal bytes are numeric_eq's classes
  *     and a group shows its value as the ordinary plan does.
- * Any other type keeps the ordinary plan.  The GPU never places these rows:
- * it computes no function of PostgreSQL's.
+ * Any other type keeps the ordinary plan (but a float8 that is never -0,
+ * monotone_key.cpp).  The GPU never places these rows: it computes no
+ * function of PostgreSQL's.
  */
 #include "../quals/heap_tuple_exprs.h"
 #include "expression_bound.h"
@@ -162,14 +163,14 @@ bool keepable(const Node *expr)
 
 } // namespace
 
-bool expression_key_recognise(Expr *expr, Index relid, GroupKeyDef *out)
+bool expression_key_recognise(Expr *expr, Index relid, GroupKeyDef *out, bool float8_ok)
 {
     Walk w{relid, NULL, true};
     walk(reinterpret_cast<Node *>(expr), &w);
     if (!w.ok || w.first == NULL || contain_volatile_functions(reinterpret_cast<Node *>(expr)))
         return false;
     const Oid type = exprType(reinterpret_cast<Node *>(expr));
-    if (!keepable(reinterpret_cast<Node *>(expr)))
+    if (!keepable(reinterpret_cast<Node *>(expr)) && !(float8_ok && type == FLOAT8OID))
         return false;
     out->expr = expr;
     out->keytype = type;
@@ -241,6 +242,11 @@ bool expression_key_bytes(GroupKey *key, TupleDesc, HeapTupleData *t, const char
 
 namespace {
 
+bool recognise(Expr *expr, Index relid, GroupKeyDef *out)
+{
+    return expression_key_recognise(expr, relid, out, false);
+}
+
 double group_bound(PlannerInfo *root, Index relid, const GroupKeyDef &def)
 {
     return expression_group_bound(root, relid, def.expr);
@@ -254,6 +260,6 @@ const char *describe(const GroupKey *)
 } // namespace
 
 const KeyKindOps expression_key_kind = {
-    KeyKind::expression, "expression", expression_key_recognise, expression_key_init, NULL, expression_key_word,
+    KeyKind::expression, "expression", recognise, expression_key_init, NULL, expression_key_word,
     expression_key_bytes, NULL, group_bound, false, NULL, describe,
 };

@@ -9,8 +9,12 @@
 
 #include "group_keys.h"
 
-/* Whether expr is a key the executor can evaluate for the scan, and the group table keep; fills *out. */
-bool expression_key_recognise(Expr *expr, Index relid, GroupKeyDef *out);
+/*
+ * Whether expr is a key the executor can evaluate for the scan, and the
+ * group table keep; fills *out.  float8_ok: a float8 key is kept too (its
+ * caller knows it is never -0 nor NaN).
+ */
+bool expression_key_recognise(Expr *expr, Index relid, GroupKeyDef *out, bool float8_ok = false);
 
 /* Compiles the key for heap tuples of desc under parent; its slot and per-row context. */
 void expression_key_init(GroupKey *key, TupleDesc desc, PlanState *parent);

@@ -24,6 +24,7 @@
 #include "../quals/heap_tuple_exprs.h"
 
 extern "C" {
+#include "nodes/nodeFuncs.h"
 #include "access/htup_details.h"
 #include "executor/executor.h"
 #include "utils/builtins.h"
@@ -54,9 +55,13 @@ namespace {
 bool recognise(Expr *expr, Index relid, GroupKeyDef *out)
 {
     MonotoneShape shape;
-    /* float8 keys stay the ordinary plan's (expression_key.cpp's keepable) */
-    return expression_key_recognise(expr, relid, out) && monotone_shape(expr, relid, &shape) &&
-           shape.column->varattno == out->attno;
+    if (!monotone_shape(expr, relid, &shape))
+        return false;
+    /* a float8 key that is never -0 (nor NaN: no step makes one of finite values) */
+    const bool float8 = exprType(reinterpret_cast<Node *>(expr)) == FLOAT8OID;
+    if (float8 && shape.minus_zero)
+        return false;
+    return expression_key_recognise(expr, relid, out, float8) && shape.column->varattno == out->attno;
 }
 
 void init(GroupKey *key, TupleDesc desc, PlanState *parent)

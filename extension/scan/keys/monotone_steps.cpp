@@ -44,6 +44,7 @@ namespace {
 struct Span {
     double lo, hi;
     double tiny;
+    bool minus_zero; /* whether a float8 -0 may come out */
 };
 
 struct Walk {
@@ -159,26 +160,27 @@ bool arithmetic(const OpExpr *op, Walk *w, Span *out)
         return false;
     switch (name[0]) {
     case '+':
-        *out = {s.lo + c, s.hi + c, std::min(s.tiny, std::fabs(c)) * 0x1p-53};
+        /* x + c is -0 only for x = -0 and c = -0 */
+        *out = {s.lo + c, s.hi + c, std::min(s.tiny, std::fabs(c)) * 0x1p-53, s.minus_zero && c == 0 && std::signbit(c)};
         break;
     case '-':
         if (constant_left)
             return false; /* c - x decreases */
-        *out = {s.lo - c, s.hi - c, std::min(s.tiny, std::fabs(c)) * 0x1p-53};
+        *out = {s.lo - c, s.hi - c, std::min(s.tiny, std::fabs(c)) * 0x1p-53, s.minus_zero && c == 0 && !std::signbit(c)};
         break;
     case '*':
         if (!(c > 0))
             return false;
-        *out = {s.lo * c, s.hi * c, s.tiny * c};
+        *out = {s.lo * c, s.hi * c, s.tiny * c, s.minus_zero};
         break;
     case '/':
         if (constant_left || !(c > 0))
             return false;
         if (integer_type(type) && c < 1)
             return false; /* an integer constant below 1 is 0 */
-        *out = {s.lo / c, s.hi / c, s.tiny / c};
+        *out = {s.lo / c, s.hi / c, s.tiny / c, s.minus_zero};
         if (integer_type(type))
-            *out = {std::trunc(out->lo), std::trunc(out->hi), 1};
+            *out = {std::trunc(out->lo), std::trunc(out->hi), 1, false};
         if (type == NUMERICOID) {
             if (!expression_fixed_scale(x))
                 return false; /* the dividend's own scale enters the quotient's: it must be one */
@@ -187,8 +189,10 @@ bool arithmetic(const OpExpr *op, Walk *w, Span *out)
         break;
     default: return false;
     }
-    if (integer_type(type))
-        out->tiny = 1;
+    if (integer_type(type) || type == NUMERICOID) {
+        out->tiny = integer_type(type) ? 1 : out->tiny;
+        out->minus_zero = false;
+    }
     return fits(type, *out);
 }
 
@@ -230,7 +234,14 @@ bool rounding(const FuncExpr *f, Walk *w, Span *out)
      * order, and raises nothing for a finite value.
      */
     const double unit = std::pow(10.0, -scale);
-    *out = {s.lo - unit, s.hi + unit, std::min(s.tiny, unit)};
+    /*
+     * float8's floor keeps -0 only where it had one; ceil, trunc and round
+     * make one of a negative value above -1 (numeric has no -0)
+     */
+    const bool floor8 = f->funcid == F_FLOOR_FLOAT8;
+    const bool float8 = f->funcresulttype == FLOAT8OID;
+    *out = {s.lo - unit, s.hi + unit, std::min(s.tiny, unit),
+            float8 && (s.minus_zero || (!floor8 && s.lo < 0 && s.hi > -1))};
     return fits(f->funcresulttype, *out);
 }
 
@@ -259,7 +270,7 @@ bool epoch(const FuncExpr *f, Walk *w, Span *out)
     const Node *arg = static_cast<const Node *>(lsecond(f->args));
     if (!timestamp_type(exprType(arg)) || !step(arg, w, &s))
         return false;
-    *out = {s.lo / USECS_PER_SEC + kUnixToPostgres, s.hi / USECS_PER_SEC + kUnixToPostgres, 1e-7};
+    *out = {s.lo / USECS_PER_SEC + kUnixToPostgres, s.hi / USECS_PER_SEC + kUnixToPostgres, 1e-7, false};
     return true;
 }
 
@@ -277,7 +288,7 @@ bool to_timestamp(const FuncExpr *f, Walk *w, Span *out)
     const double last = END_TIMESTAMP / static_cast<double>(USECS_PER_SEC) + kUnixToPostgres - SECS_PER_DAY;
     if (!(s.lo > first && s.hi < last))
         return false;
-    *out = {(s.lo - kUnixToPostgres) * USECS_PER_SEC, (s.hi - kUnixToPostgres) * USECS_PER_SEC, 1};
+    *out = {(s.lo - kUnixToPostgres) * USECS_PER_SEC, (s.hi - kUnixToPostgres) * USECS_PER_SEC, 1, false};
     return true;
 }
 
@@ -297,7 +308,10 @@ bool widening(const FuncExpr *f, Walk *w, Span *out)
     const bool ok = (integer_type(from) && (to == NUMERICOID || to == FLOAT8OID)) ||
                     (from == NUMERICOID && to == FLOAT8OID) ||
                     (integer_type(from) && integer_type(to) && integer_limit(to) >= integer_limit(from));
-    return ok && step(arg, w, out) && fits(to, *out);
+    if (!ok || !step(arg, w, out))
+        return false;
+    out->minus_zero = false; /* an integer's or a numeric's zero is +0 */
+    return fits(to, *out);
 }
 
 /*
@@ -327,7 +341,7 @@ bool shift(const OpExpr *op, Walk *w, Span *out)
     if (!step(static_cast<const Node *>(linitial(op->args)), w, &s))
         return false;
     const double d = minus ? -static_cast<double>(iv->time) : static_cast<double>(iv->time);
-    *out = {s.lo + d, s.hi + d, 1};
+    *out = {s.lo + d, s.hi + d, 1, false};
     return out->lo > MIN_TIMESTAMP + static_cast<double>(USECS_PER_DAY) &&
            out->hi < END_TIMESTAMP - static_cast<double>(USECS_PER_DAY);
 }
@@ -367,7 +381,7 @@ bool truncation(const FuncExpr *f, Walk *w, Span *out)
     Span s;
     if (!known || !step(static_cast<const Node *>(lsecond(f->args)), w, &s))
         return false;
-    *out = {s.lo - 367.0 * USECS_PER_DAY, s.hi, 1};
+    *out = {s.lo - 367.0 * USECS_PER_DAY, s.hi, 1, false};
     return out->lo > MIN_TIMESTAMP + static_cast<double>(USECS_PER_DAY);
 }
 
@@ -385,7 +399,7 @@ bool step(const Node *n, Walk *w, Span *out)
             return false;
         w->column = v;
         /* the values a key table covers (key_inside_table), within the column's type */
-        *out = {static_cast<double>(kKeyTableMin), static_cast<double>(kKeyTableMax), 1};
+        *out = {static_cast<double>(kKeyTableMin), static_cast<double>(kKeyTableMax), 1, false};
         if (integer_type(v->vartype)) {
             out->lo = std::max(out->lo, -integer_limit(v->vartype));
             out->hi = std::min(out->hi, integer_limit(v->vartype));
@@ -414,5 +428,6 @@ bool monotone_shape(const Expr *expr, Index relid, MonotoneShape *out)
         return false;
     out->column = w.column;
     out->divisions = w.divisions;
+    out->minus_zero = s.minus_zero;
     return true;
 }

@@ -36,6 +36,13 @@ struct MonotoneShape {
      * that one scale holds over its whole range (monotone_key.cpp).
      */
     List *divisions;
+    /*
+     * Whether a float8 key may be -0 (a ceil or trunc of a value above -1):
+     * the ordinary plan shows a group of -0 and 0 as whichever came first,
+     * so such a key keeps the ordinary plan; without one, float8 equality is
+     * the bits' equality, and the group table can keep the key.
+     */
+    bool minus_zero;
 };
 
 /*

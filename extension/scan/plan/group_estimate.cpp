@@ -3,6 +3,7 @@
  * scan's key functions can produce (group_estimate.h).
  */
 #include "group_estimate.h"
+#include "../keys/expression_bound.h"
 #include "../keys/group_keys.h"
 
 extern "C" {
@@ -74,6 +75,12 @@ double estimate_scan_groups(PlannerInfo *root, Index relid, List *keys, double i
             }
         }
         product *= alone;
+    }
+    const double joint = expression_keys_joint_bound(root, relid, keys);
+    if (joint > 0 && joint < (bounded ? Min(groups, product) : groups)) {
+        groups = joint;
+        product = joint;
+        bounded = true;
     }
     return clamp_row_est(bounded ? Min(groups, product) : groups);
 }
