@@ -23,6 +23,7 @@
 
 #include "expression_key.h"
 #include "key_tables.h"
+#include "time_keys.h"
 
 #include <cmath>
 
@@ -361,23 +362,9 @@ bool truncation(const FuncExpr *f, Walk *w, Span *out)
     const Node *unit = static_cast<const Node *>(linitial(f->args));
     if (!IsA(unit, Const) || reinterpret_cast<const Const *>(unit)->constisnull)
         return false;
-    const char *name = TextDatumGetCString(reinterpret_cast<const Const *>(unit)->constvalue);
-    int val;
-    const int type = DecodeUnits(0, downcase_truncate_identifier(name, strlen(name), false), &val);
-    bool known = false;
-    if (type == UNITS)
-        switch (val) {
-        case DTK_MICROSEC:
-        case DTK_MILLISEC:
-        case DTK_SECOND:
-        case DTK_MINUTE:
-        case DTK_HOUR:
-        case DTK_DAY:
-        case DTK_WEEK:
-        case DTK_MONTH:
-        case DTK_QUARTER:
-        case DTK_YEAR: known = true; break;
-        }
+    /* up to a year: date_trunc's decades and centuries count years in ways this does not argue for */
+    const int u = time_key_trunc_unit(TextDatumGetCString(reinterpret_cast<const Const *>(unit)->constvalue));
+    const bool known = u >= 0 && u != DTK_DECADE && u != DTK_CENTURY && u != DTK_MILLENNIUM;
     Span s;
     if (!known || !step(static_cast<const Node *>(lsecond(f->args)), w, &s))
         return false;
