@@ -300,6 +300,9 @@ bool divisions_hold(GroupKey *key, int64 lo, int64 hi)
 bool gpu_table(GroupKey *key, const KeyRows &rows, gh::PageKey *out, KeyTables *t, int k)
 {
     MonotoneState *m = key->monotone;
+    /* the values of a table that failed went with the memory it was made in (a rescan makes it again) */
+    m->values = NULL;
+    m->capacity = m->nvalues = 0;
     int64 lo, hi;
     if (!key_rows_range(rows, key->column, &lo, &hi) || !key_inside_table(&lo, &hi) || !divisions_hold(key, lo, hi))
         return false;
