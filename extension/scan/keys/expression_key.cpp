@@ -188,12 +188,17 @@ void expression_key_init(GroupKey *key, TupleDesc desc, PlanState *parent)
     key->row_context = CreateExprContext(parent->state);
 }
 
-Datum expression_key_evaluate(GroupKey *key, HeapTupleData *t, bool *isnull)
+Datum expression_key_evaluate_state(GroupKey *key, ExprState *state, HeapTupleData *t, bool *isnull)
 {
     ResetExprContext(key->row_context);
     ExecStoreHeapTuple(t, key->slot, false);
     key->row_context->ecxt_scantuple = key->slot;
-    return ExecEvalExprSwitchContext(key->expr_state, key->row_context, isnull);
+    return ExecEvalExprSwitchContext(state, key->row_context, isnull);
+}
+
+Datum expression_key_evaluate(GroupKey *key, HeapTupleData *t, bool *isnull)
+{
+    return expression_key_evaluate_state(key, key->expr_state, t, isnull);
 }
 
 bool expression_key_word(GroupKey *key, TupleDesc, HeapTupleData *t, int64 *word)

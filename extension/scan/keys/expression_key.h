@@ -22,6 +22,9 @@ void expression_key_init(GroupKey *key, TupleDesc desc, PlanState *parent);
 /* The key's value for tuple t, in its row context (reset here: valid until the next call). */
 Datum expression_key_evaluate(GroupKey *key, HeapTupleData *t, bool *isnull);
 
+/* The same for another expression compiled for the key's heap tuples (heap_tuple_expr_init), a part of it. */
+Datum expression_key_evaluate_state(GroupKey *key, ExprState *state, HeapTupleData *t, bool *isnull);
+
 /* The key of tuple t as a word (key_kind.h's word), or as bytes (key_kind.h's bytes). */
 bool expression_key_word(GroupKey *key, TupleDesc desc, HeapTupleData *t, int64 *word);
 bool expression_key_bytes(GroupKey *key, TupleDesc desc, HeapTupleData *t, const char **data, int32 *len);

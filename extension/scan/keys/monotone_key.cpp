@@ -191,8 +191,8 @@ bool verified_interval(GroupKey *key, int64 ts, int64 *result, int64 *from, int6
             v.bytes = copy_bytes(v.bytes);
     }
     int64 good = ts; /* the key is v here ... */
-    int64 bad = -1;  /* ... and another here, when found */
-    bool to_end = false;
+    int64 bad = 0;   /* ... and another here, once found (stored times before 2000 are negative) */
+    bool found = false, to_end = false;
     const int64 g = m->width;
     /* the interval as wide as the last: two evaluations */
     if (g > 1 && g - 1 <= m->limit - ts) {
@@ -207,12 +207,14 @@ bool verified_interval(GroupKey *key, int64 ts, int64 *result, int64 *from, int6
                 const int n = same_at(key, good + 1, v);
                 if (n < 0)
                     return false;
-                if (n == 0)
+                if (n == 0) {
                     bad = good + 1;
+                    found = true;
+                }
             }
         }
     }
-    if (!to_end && bad < 0) {
+    if (!to_end && !found) {
         /* otherwise a search: steps doubling from good until the key changes, then halving */
         for (int64 step = 1;; step = step < PG_INT64_MAX / 4 ? step * 2 : step) {
             const int64 t = step <= m->limit - good ? good + step : m->limit;
@@ -225,6 +227,7 @@ bool verified_interval(GroupKey *key, int64 ts, int64 *result, int64 *from, int6
                 return false;
             if (s == 0) {
                 bad = t;
+                found = true;
                 break;
             }
             good = t;
@@ -280,11 +283,8 @@ bool divisions_hold(GroupKey *key, int64 lo, int64 hi)
         const int64 at[2] = {lo, hi};
         for (int e = 0; e < 2; e++) {
             set_probe(key, at[e]);
-            ResetExprContext(key->row_context);
-            ExecStoreHeapTuple(m->probe, key->slot, false);
-            key->row_context->ecxt_scantuple = key->slot;
             bool isnull;
-            Datum q = ExecEvalExprSwitchContext(state, key->row_context, &isnull);
+            Datum q = expression_key_evaluate_state(key, state, m->probe, &isnull);
             if (isnull)
                 return false;
             sign[e] = DatumGetInt32(DirectFunctionCall2(numeric_cmp, q, NumericGetDatum(int64_to_numeric(0))));
