@@ -41,7 +41,9 @@ SET gpu_histogram.debug_pages_per_batch = 8;
 -- DST change of March 10; NULLs in every column, and x NULL where every
 -- value of a group would be.  ANALYZE samples every row, so the statistics
 -- the page path builds its key tables from are the same on every run;
--- autovacuum stays away, so that the pages stay as VACUUM left them.
+-- autovacuum stays away, so that the pages stay as VACUUM left them, and
+-- VACUUM waits for no older snapshot to be left (rt_await_snapshots), so
+-- that it leaves every page all-visible.
 CREATE TABLE gp_t (x float8, g int4, k int8, ts timestamptz, b bool) WITH (autovacuum_enabled = off);
 INSERT INTO gp_t
 SELECT CASE WHEN i % 37 = 0 OR i % 100 = 13 THEN NULL ELSE ((i::bigint * 7919) % 100003) / 100003.0 END,
@@ -50,7 +52,9 @@ SELECT CASE WHEN i % 37 = 0 OR i % 100 = 13 THEN NULL ELSE ((i::bigint * 7919) %
        CASE WHEN i % 211 = 0 THEN NULL ELSE '2024-03-08 00:00-05'::timestamptz + i * interval '30 seconds' END,
        CASE WHEN i % 53 = 0 THEN NULL ELSE i % 3 = 0 END
 FROM generate_series(1, 20000) i;
+SELECT rt_await_snapshots() AS settled;
 VACUUM ANALYZE gp_t;
+SELECT relallvisible = relpages AS all_visible FROM pg_class WHERE oid = 'gp_t'::regclass;
 
 -- the node and its keys
 SELECT rt_explain($$SELECT g, gpu_histogram(x, 0, 1, 16), count(*) FROM gp_t GROUP BY g$$);
@@ -107,7 +111,9 @@ SELECT z, q, c.* FROM (VALUES ('Asia/Kathmandu'), ('Australia/Lord_Howe'), ('UTC
 -- longer all-visible: the page path leaves those to the host.
 INSERT INTO gp_t SELECT 0.5, 1000 + i % 7, 9000000000000, '2030-01-01 00:00+00'::timestamptz + i * interval '1 minute', true
 FROM generate_series(1, 2000) i;
+SELECT rt_await_snapshots() AS settled;
 VACUUM gp_t;
+SELECT relallvisible = relpages AS all_visible FROM pg_class WHERE oid = 'gp_t'::regclass;
 UPDATE gp_t SET x = 0.75 WHERE g = 3 AND ts < '2024-03-09';
 CREATE TEMP TABLE gp_unseen (n int GENERATED ALWAYS AS IDENTITY, q text);
 INSERT INTO gp_unseen (q) VALUES

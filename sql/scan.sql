@@ -89,6 +89,7 @@ INSERT INTO sc_t (id, label, x, k, y, z)
 SELECT i, NULL, i / 300000.0, i % 10, i / 100000.0, i % 1000
 FROM generate_series(200001, 300000) i;
 CREATE INDEX sc_t_id ON sc_t (id);
+SELECT rt_await_snapshots() AS settled; -- every page all-visible (sql/include/helpers.sql)
 VACUUM ANALYZE sc_t;
 -- changes to the second half only, so that the first stays all-visible
 DELETE FROM sc_t WHERE id % 11 = 0 AND id > 150000;
@@ -281,10 +282,12 @@ TRUNCATE sc_nan;
 INSERT INTO sc_nan VALUES ('NaN', 0, 1), (2, 0, 2);
 SELECT try_sql('SELECT gpu_histogram(v, 1, 1, 10) FROM sc_nan', 'on') AS with_scan,
        try_sql('SELECT gpu_histogram(v, 1, 1, 10) FROM sc_nan', 'off') AS without_scan;
+SELECT rt_await_snapshots() AS settled;
 VACUUM sc_nan; -- all-visible: the scan reads the page in one pass
 SELECT try_sql('SELECT gpu_histogram(v, 1, 1, 10) FROM sc_nan', 'on') AS with_scan;
 TRUNCATE sc_nan;
 INSERT INTO sc_nan VALUES (2, 0, 2), ('NaN', 0, 1);
+SELECT rt_await_snapshots() AS settled;
 VACUUM sc_nan;
 SELECT try_sql('SELECT gpu_histogram(v, 1, 1, 10) FROM sc_nan', 'on') AS with_scan,
        try_sql('SELECT gpu_histogram(v, 1, 1, 10) FROM sc_nan', 'off') AS without_scan;

@@ -154,6 +154,33 @@ BEGIN
 END
 $fn$;
 
+-- Waits, for at most a minute, until no other session of this database
+-- holds a snapshot, and says whether it got there.  VACUUM marks a page
+-- all-visible only when its rows are visible to every snapshot; an
+-- autovacuum ANALYZE of an earlier topic's table that began before a topic
+-- inserted its rows keeps them from that, and the page path then reads
+-- none of those pages (seen in CI as "0 pages pinned in batches").  A
+-- snapshot taken after the insert committed sees its rows, so once none of
+-- the older ones is left a VACUUM marks every page.  A plain autovacuum
+-- VACUUM holds no snapshot that counts and is not waited for.
+CREATE OR REPLACE FUNCTION rt_await_snapshots() RETURNS boolean LANGUAGE plpgsql AS $fn$
+BEGIN
+    FOR attempt IN 1 .. 600 LOOP
+        PERFORM pg_stat_clear_snapshot();
+        IF NOT EXISTS (SELECT FROM pg_stat_activity
+                       WHERE pid <> pg_backend_pid()
+                         AND (datname = current_database() OR datname IS NULL)
+                         AND (backend_xmin IS NOT NULL OR backend_xid IS NOT NULL)
+                         AND NOT (backend_type = 'autovacuum worker'
+                                  AND query LIKE 'autovacuum: VACUUM%' AND query NOT LIKE '%ANALYZE%')) THEN
+            RETURN true;
+        END IF;
+        PERFORM pg_sleep(0.1);
+    END LOOP;
+    RETURN false;
+END
+$fn$;
+
 -- 'ok: N rows' or 'SQLSTATE: message' of q, and a digest of the rows
 CREATE OR REPLACE FUNCTION rt_outcome(q text, OUT outcome text, OUT digest text) LANGUAGE plpgsql AS $fn$
 DECLARE
