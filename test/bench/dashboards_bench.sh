@@ -136,22 +136,43 @@ for config in $configs; do
     done
     echo "  $(gpu_batches_since "$before")"
 done
-# GH_BRIN=1: the two-week range again, ungrouped and as a heatmap, with a
-# BRIN index on ts (created here, dropped after), and EXPLAIN ANALYZE's
-# account of the block ranges read.
+# GH_BRIN=1: the ranges again with a BRIN index on ts (created here, dropped
+# after), EXPLAIN ANALYZE's account of the block ranges read, and the answers
+# of the two shapes with thousands of rows stored in tables and read back:
+# what PostgreSQL's output of those rows costs alone (array_out for psql's
+# text; array_send with --binary), with no scan at all.
 if [ "${GH_BRIN:-0}" = 1 ]; then
-    psql -X -q -v ON_ERROR_STOP=1 -c "CREATE INDEX IF NOT EXISTS ${t}_brin ON $t USING brin (ts)" -c "ANALYZE $t" >/dev/null
+    for q in "${queries[@]}"; do
+        case $q in
+            "Grafana 1 minute, 2 days="*) grafana=${q#*=} ;;
+            "minute buckets, 2 weeks="*) minutes=${q#*=} ;;
+        esac
+    done
+    psql -X -q -v ON_ERROR_STOP=1 -c "CREATE INDEX IF NOT EXISTS ${t}_brin ON $t USING brin (ts)" -c "ANALYZE $t" \
+        -c "SET TimeZone = 'America/New_York'" \
+        -c "DROP TABLE IF EXISTS ${t}_answer_grafana, ${t}_answer_minutes" \
+        -c "CREATE TABLE ${t}_answer_grafana AS ${grafana#"$on "}" \
+        -c "CREATE TABLE ${t}_answer_minutes AS ${minutes#"$on "}" \
+        -c "VACUUM ANALYZE ${t}_answer_grafana, ${t}_answer_minutes" \
+        -c "SELECT pg_prewarm('${t}_answer_grafana'), pg_prewarm('${t}_answer_minutes')" >/dev/null
     brin=(
         "${queries[0]}"
         "2 weeks of 16, BRIN, ungrouped=$on SELECT gpu_histogram(x, 0, 1, 64) FROM $t WHERE $range"
         "2 weeks of 16, BRIN, heatmap=$on SELECT date_trunc('hour', ts), count(*), gpu_histogram(x, 0, 1, 64) FROM $t WHERE $range GROUP BY 1"
+        "Grafana 1 minute, 2 days, BRIN=$grafana"
+        "minute buckets, 2 weeks, BRIN=$minutes"
+        "Grafana's answer, stored=SELECT * FROM ${t}_answer_grafana"
+        "minute buckets' answer, stored=SELECT * FROM ${t}_answer_minutes"
     )
     for config in $configs; do
-        echo "== BRIN index on ts: device = ${config%:*}, max_parallel_workers_per_gather = ${config#*:}"
-        python3 test/bench/sql_timing.py --rounds "$rounds" --warmup 1 \
-            --setup "SET max_parallel_workers_per_gather = ${config#*:}" --setup "SET gpu_histogram.device = ${config%:*}" \
-            --setup "SET jit = off" --setup "SET TimeZone = 'America/New_York'" "${brin[@]}"
+        for client in text binary; do
+            echo "== BRIN index on ts, $client results: device = ${config%:*}, max_parallel_workers_per_gather = ${config#*:}"
+            python3 test/bench/sql_timing.py --rounds "$rounds" --warmup 1 $([ $client = binary ] && echo --binary) \
+                --setup "SET max_parallel_workers_per_gather = ${config#*:}" --setup "SET gpu_histogram.device = ${config%:*}" \
+                --setup "SET jit = off" --setup "SET TimeZone = 'America/New_York'" "${brin[@]}"
+        done
     done
+    psql -X -q -c "DROP TABLE ${t}_answer_grafana, ${t}_answer_minutes" >/dev/null
     psql -X -q -c "SET max_parallel_workers_per_gather = 0" -c "SET TimeZone = 'America/New_York'" \
         -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) SELECT date_trunc('hour', ts), count(*), gpu_histogram(x, 0, 1, 64) FROM $t WHERE $range GROUP BY 1" |
         grep -E "Custom Scan|Block Ranges|Pages|Execution Time" | sed 's/^ */  /'

@@ -13,6 +13,13 @@ timed tests.
 /proc/PID/schedstat, read by psql's \! before and after it): the host's
 share of the work, which wall time hides when a GPU or parallel workers do
 the rest.  It needs the server on this machine.
+
+--binary times the queries through libpq itself (ctypes), asking for the
+results in binary, as a driver such as pgx does for the types it knows,
+instead of psql's text.  A histogram's text is PostgreSQL's array_out, one
+int8out call per count: for thousands of rows of 66 counts that is most of
+the query (measured: docs/performance.md).  The time is from sending the
+query to holding the whole result, as psql's \timing measures it.
 """
 import argparse
 import json
@@ -21,6 +28,7 @@ import re
 import statistics
 import subprocess
 import sys
+import time
 
 
 def main():
@@ -30,6 +38,7 @@ def main():
     ap.add_argument("--setup", action="append", default=[], help="SQL run once first (SET ...)")
     ap.add_argument("--json", help="write the medians here as JSON")
     ap.add_argument("--cpu", action="store_true", help="also the backend's CPU time per query")
+    ap.add_argument("--binary", action="store_true", help="libpq with binary results instead of psql's text")
     ap.add_argument("queries", nargs="+", help="LABEL=QUERY")
     args = ap.parse_args()
 
@@ -39,6 +48,65 @@ def main():
         labels.append(label)
         queries.append(sql.strip().rstrip(";"))
 
+    if args.binary:
+        if args.cpu:
+            sys.exit("--cpu reads the backend's time through psql: not with --binary")
+        times, spent = binary_times(args, queries), None
+    else:
+        times, spent = psql_times(args, queries)
+    report(args, labels, times, spent)
+
+
+def binary_times(args, queries):
+    """Every round's times in ms, through libpq with binary results."""
+    import ctypes
+    pq = ctypes.CDLL("libpq.so.5")
+    pq.PQconnectdb.restype = ctypes.c_void_p
+    pq.PQconnectdb.argtypes = [ctypes.c_char_p]
+    pq.PQstatus.argtypes = [ctypes.c_void_p]
+    pq.PQerrorMessage.restype = ctypes.c_char_p
+    pq.PQerrorMessage.argtypes = [ctypes.c_void_p]
+    pq.PQexec.restype = ctypes.c_void_p
+    pq.PQexec.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+    pq.PQexecParams.restype = ctypes.c_void_p
+    pq.PQexecParams.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p,
+                                ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
+    pq.PQresultStatus.argtypes = [ctypes.c_void_p]
+    pq.PQresultErrorMessage.restype = ctypes.c_char_p
+    pq.PQresultErrorMessage.argtypes = [ctypes.c_void_p]
+    pq.PQclear.argtypes = [ctypes.c_void_p]
+    pq.PQfinish.argtypes = [ctypes.c_void_p]
+    conn = pq.PQconnectdb(b"")   # PGHOST, PGPORT, PGUSER, PGDATABASE as for psql
+    if pq.PQstatus(conn) != 0:
+        sys.exit(f"libpq: {pq.PQerrorMessage(conn).decode()}")
+    PGRES_COMMAND_OK, PGRES_TUPLES_OK = 1, 2
+
+    def run(sql, binary):
+        res = pq.PQexecParams(conn, sql.encode(), 0, None, None, None, None, 1) if binary \
+            else pq.PQexec(conn, sql.encode())
+        ok = pq.PQresultStatus(res) in (PGRES_COMMAND_OK, PGRES_TUPLES_OK)
+        err = None if ok else pq.PQresultErrorMessage(res).decode()
+        pq.PQclear(res)
+        if err:
+            sys.exit(f"libpq: {err}in: {sql}")
+
+    for s in args.setup:
+        run(s, False)
+    times = []
+    for _ in range(args.warmup + args.rounds):
+        for sql in queries:
+            *settings, timed = [part.strip() for part in sql.split(";") if part.strip()]
+            for x in settings:
+                run(x, False)
+            start = time.perf_counter()
+            run(timed, True)
+            times.append((time.perf_counter() - start) * 1000.0)
+    pq.PQfinish(conn)
+    return times[len(queries) * args.warmup:]
+
+
+def psql_times(args, queries):
+    """Every timed round's times in ms, from psql's \\timing, and the backend's CPU ms of each (or None)."""
     script = ["\\set ON_ERROR_STOP 1"] + [s.rstrip(";") + ";" for s in args.setup]
     cpu_file = None
     if args.cpu:
@@ -70,13 +138,20 @@ def main():
     if len(times) != n * (args.warmup + args.rounds):
         sys.exit(f"expected {n * (args.warmup + args.rounds)} timings, got {len(times)}:\n{proc.stdout}")
     times = times[n * args.warmup:]
-    medians = [statistics.median(times[i::n]) for i in range(n)]
-    cpu = None
+    spent = None
     if cpu_file:
         ns = [int(line) for line in open(cpu_file).read().split()]
         os.unlink(cpu_file)
         spent = [(ns[2 * k + 1] - ns[2 * k]) / 1e6 for k in range(len(ns) // 2)][n * args.warmup:]
-        cpu = [statistics.median(spent[i::n]) for i in range(n)] if len(spent) == len(times) else None
+        spent = spent if len(spent) == len(times) else None
+    return times, spent
+
+
+def report(args, labels, times, spent):
+    """The medians and ratios, printed and (--json) written."""
+    n = len(labels)
+    medians = [statistics.median(times[i::n]) for i in range(n)]
+    cpu = [statistics.median(spent[i::n]) for i in range(n)] if spent else None
     base = medians[0]
     width = max(len(l) for l in labels)
     head = f"{'query':<{width}}  median ms  ratio to {labels[0]}  (min..max ms, {args.rounds} rounds)"
