@@ -87,6 +87,30 @@ FROM (VALUES ('UTC'), ('Europe/Berlin'), ('America/New_York'), ('Asia/Kathmandu'
 ) v(q), LATERAL rt_compare(q, false, z) c
 ORDER BY z COLLATE "C", q COLLATE "C";
 
+-- date_trunc(unit, ts, zone): the time key in the zone the query names,
+-- found as PostgreSQL's function finds it (an abbreviation first, a fixed
+-- offset or the zone it stands for, then a zone name).  Every unit, across
+-- the changes of March and April in the data, in a session whose own zone
+-- is another; the infinite row is PostgreSQL's function's.
+SET TimeZone = 'Asia/Kathmandu';
+SELECT * FROM rt_explain($$SELECT date_trunc('day', ts, 'Europe/Berlin'), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$);
+SET work_mem = '64MB';  -- a minute's 60,000 groups fit
+SELECT u, z, c.*
+FROM (VALUES ('minute'), ('hour'), ('day'), ('week'), ('month')) units(u),
+     (VALUES ('Europe/Berlin'), ('america/new_york'), ('Australia/Lord_Howe'), ('Asia/Kathmandu'), ('UTC'),
+             ('EST'), ('msk'), ('UTC+3'), ('+05:45')) zones(z),
+     LATERAL rt_compare(format('SELECT date_trunc(%L, ts, %L), count(*), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1', u, z)) c
+ORDER BY 1, 2;
+RESET work_mem;
+-- a zone no lookup finds raises PostgreSQL's error at the first row, and none without rows; a NULL zone is a NULL key
+SELECT q, c.*
+FROM (VALUES
+  ($$SELECT date_trunc('hour', ts, 'Mars/Olympus_Mons'), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$),
+  ($$SELECT date_trunc('hour', ts, 'Mars/Olympus_Mons'), gpu_histogram(x, 0, 1, 8) FROM dash WHERE ts < '2000-01-01' GROUP BY 1$$),
+  ($$SELECT date_trunc('hour', ts, NULL), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$)
+) v(q), LATERAL rt_try(q) c;
+RESET TimeZone;
+
 -- Errors the key raises are the ordinary plan's.  (A page's rows are read
 -- from its last line pointer, so where two rows would fail differently the
 -- first error may name another row than the ordinary plan's: one failing
@@ -164,7 +188,10 @@ FROM (VALUES ('Europe/Berlin'), ('America/New_York'), ('Asia/Kathmandu'), ('Aust
   ($$SELECT floor(ep / 3600) * 3600 AS "time", count(*), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$),
   ($$SELECT date_trunc('hour', lts + interval '30 minutes'), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$),
   ($$SELECT round(extract(epoch FROM ts) / 86400, 2), gpu_histogram(x, 0, 1, 8) FROM dash
-     WHERE ts < '2026-03-05' GROUP BY 1$$)
+     WHERE ts < '2026-03-05' GROUP BY 1$$),
+  ($$SELECT date_trunc('minute', ts, 'Australia/Lord_Howe'), gpu_histogram(x, 0, 1, 8) FROM dash
+     WHERE ts >= '2026-04-04 12:00+00' AND ts < '2026-04-05 12:00+00' GROUP BY 1$$),
+  ($$SELECT date_trunc('day', ts, 'America/New_York'), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$)
 ) v(q), LATERAL rt_compare(q, false, z) c
 ORDER BY z COLLATE "C", q COLLATE "C";
 RESET gpu_histogram.debug_pages_on_cpu;

@@ -38,10 +38,21 @@ bool recognise(Expr *expr, Index relid, GroupKeyDef *out)
     const FuncExpr *f = reinterpret_cast<const FuncExpr *>(expr);
     List *args = f->args;
     switch (f->funcid) {
+    case F_DATE_TRUNC_TEXT_TIMESTAMPTZ_TEXT: {
+        /* a constant zone: the same computation in that zone; a NULL one makes every key NULL (strict) */
+        if (list_length(args) != 3 || !IsA(lthird(args), Const))
+            return false;
+        Const *zone = static_cast<Const *>(lthird(args));
+        if (zone->constisnull || zone->consttype != TEXTOID)
+            return false;
+        out->zone_text = zone;
+    }
+        /* FALLTHROUGH */
     case F_DATE_TRUNC_TEXT_TIMESTAMPTZ:
     case F_DATE_TRUNC_TEXT_TIMESTAMP: {
-        Oid type = f->funcid == F_DATE_TRUNC_TEXT_TIMESTAMPTZ ? TIMESTAMPTZOID : TIMESTAMPOID;
-        if (list_length(args) != 2 || !IsA(linitial(args), Const))
+        Oid type = f->funcid == F_DATE_TRUNC_TEXT_TIMESTAMP ? TIMESTAMPOID : TIMESTAMPTZOID;
+        if (list_length(args) != (f->funcid == F_DATE_TRUNC_TEXT_TIMESTAMPTZ_TEXT ? 3 : 2) ||
+            !IsA(linitial(args), Const))
             return false;
         Const *unit = static_cast<Const *>(linitial(args));
         if (unit->constisnull || unit->consttype != TEXTOID ||
@@ -89,7 +100,8 @@ void init(GroupKey *key, TupleDesc, PlanState *parent)
         if (def.args[i] != NULL)
             key->arg_states[i] = ExecInitExpr(def.args[i], parent);
     time_key_init(&key->time, def.time_kind, def.coltype == TIMESTAMPTZOID,
-                  def.unit_text != NULL ? def.unit_text->constvalue : 0, def.unit);
+                  def.unit_text != NULL ? def.unit_text->constvalue : 0, def.unit,
+                  def.zone_text != NULL ? def.zone_text->constvalue : 0);
 }
 
 void prepare(GroupKey *key, ExprContext *econtext)
@@ -128,7 +140,7 @@ bool gpu_table(GroupKey *key, const KeyRows &rows, gh::PageKey *out, KeyTables *
     const HeapColumn &col = key->column;
     TimeKey *tk = &key->time;
     int64 lo, hi;
-    if (time_key_always_null(tk) || (col.type != TIMESTAMPOID && col.type != TIMESTAMPTZOID) ||
+    if (time_key_always_null(tk) || tk->zone_unknown || (col.type != TIMESTAMPOID && col.type != TIMESTAMPTZOID) ||
         !key_rows_range(rows, col, &lo, &hi) || !key_inside_table(&lo, &hi))
         return false;
     /* date_bin subtracts its origin: keep that far from overflowing too */

@@ -56,6 +56,9 @@ int64 postgres_value(const TimeKey *k, int64 ts)
 {
     switch (k->kind) {
     case TimeKeyKind::trunc:
+        if (k->zone_text != 0)
+            return DatumGetInt64(
+                DirectFunctionCall3(timestamptz_trunc_zone, k->unit_text, Int64GetDatum(ts), k->zone_text));
         return DatumGetInt64(k->with_tz ? DirectFunctionCall2(timestamptz_trunc, k->unit_text, Int64GetDatum(ts))
                                         : DirectFunctionCall2(timestamp_trunc, k->unit_text, Int64GetDatum(ts)));
     case TimeKeyKind::bin:
@@ -156,7 +159,29 @@ bool tz_offset_refill(TzOffsetCache *c, int64 ts)
     return true;
 }
 
-void time_key_init(TimeKey *k, TimeKeyKind kind, bool with_tz, Datum unit_text, int unit)
+pg_tz *time_key_zone(Datum zone_text)
+{
+    /* as timestamptz_trunc_zone: the name cut to TZ_STRLEN_MAX, an abbreviation first */
+    char name[TZ_STRLEN_MAX + 1];
+    text_to_cstring_buffer(DatumGetTextPP(zone_text), name, sizeof name);
+    char *lower = downcase_truncate_identifier(name, strlen(name), false);
+    int type, offset = 0;
+    pg_tz *tz = NULL;
+#if PG_VERSION_NUM >= 160000
+    DateTimeErrorExtra extra;
+    if (DecodeTimezoneAbbrev(0, lower, &type, &offset, &tz, &extra) != 0)
+        return NULL; /* PostgreSQL raises: a dynamic abbreviation whose zone is missing */
+#else
+    type = DecodeTimezoneAbbrev(0, lower, &offset, &tz);
+#endif
+    if (type == TZ || type == DTZ)
+        return pg_tzset_offset(-offset); /* a fixed offset, in POSIX's sign */
+    if (type == DYNTZ)
+        return tz;
+    return pg_tzset(name);
+}
+
+void time_key_init(TimeKey *k, TimeKeyKind kind, bool with_tz, Datum unit_text, int unit, Datum zone_text)
 {
     memset(k, 0, sizeof *k);
     k->hit_lo = 1; /* empty */
@@ -172,7 +197,12 @@ void time_key_init(TimeKey *k, TimeKeyKind kind, bool with_tz, Datum unit_text, 
     case DTK_HOUR: k->unit_usec = USECS_PER_HOUR; break;
     default: k->unit_usec = 0; break;
     }
+    k->zone_text = zone_text;
     k->tzc.tz = session_timezone;
+    if (zone_text != 0) {
+        k->tzc.tz = time_key_zone(zone_text);
+        k->zone_unknown = k->tzc.tz == NULL;
+    }
     k->tzc.lo = k->tzc.hi = 0;
     if (kind == TimeKeyKind::bin) {
         k->bins = static_cast<BinInterval *>(palloc(sizeof(BinInterval) * kBinCacheSize));
@@ -201,7 +231,7 @@ void time_key_set_bin(TimeKey *k, bool null, Datum stride, int64 origin)
 
 int64 time_key_compute(TimeKey *k, int64 ts)
 {
-    if (unlikely(ts < kSafeMin || ts >= kSafeMax)) /* infinities included */
+    if (unlikely(ts < kSafeMin || ts >= kSafeMax || k->zone_unknown)) /* infinities included */
         return postgres_value(k, ts);
     if (k->kind == TimeKeyKind::bin)
         return bin_value(k, ts);
@@ -241,7 +271,9 @@ int64 time_key_compute(TimeKey *k, int64 ts)
 
 const char *time_key_describe(const TimeKey *k)
 {
-    const char *zone = k->with_tz ? pg_get_timezone_name(session_timezone) : NULL;
+    const char *zone = k->zone_text != 0 ? TextDatumGetCString(k->zone_text)
+                       : k->with_tz      ? pg_get_timezone_name(session_timezone)
+                                         : NULL;
     StringInfoData s;
     initStringInfo(&s);
     switch (k->kind) {

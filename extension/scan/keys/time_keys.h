@@ -3,6 +3,7 @@
  * exactly as PostgreSQL computes them, at a fraction of the cost.
  *
  *   date_trunc(unit, ts)        timestamp and timestamptz (the session's TimeZone)
+ *   date_trunc(unit, ts, zone)  timestamptz, in a constant zone named in the query
  *   date_bin(stride, ts, origin) timestamp and timestamptz
  *   ts::date                    timestamp and timestamptz
  *
@@ -23,8 +24,13 @@
  *     same bin at both ends of an interval, the whole interval has it.  Each
  *     bin's interval is verified that way once and kept in a small cache.
  *   - ::date is the local date: floor(local / day).
+ *   - date_trunc with a zone is the same function (timestamptz_trunc_internal)
+ *     with the zone's pg_tz in place of the session's: time_key_zone()
+ *     finds it as PostgreSQL's function does, an abbreviation first (a
+ *     fixed offset, or the zone it stands for), then a zone name.
  * Infinities, values near the ends of the timestamp range and NULL
- * parameters go to PostgreSQL's functions, which raise their own errors.
+ * parameters go to PostgreSQL's functions, which raise their own errors;
+ * so does every row of a zone no lookup finds ("time zone not recognized").
  */
 #ifndef GH_SCAN_TIME_KEYS_H
 #define GH_SCAN_TIME_KEYS_H
@@ -70,6 +76,8 @@ struct TimeKey {
     bool with_tz;          /* the column is timestamptz */
     int64 unit_usec;       /* date_trunc below a day: the unit's length; else 0 */
     Datum unit_text;       /* date_trunc's first argument, for PostgreSQL's function */
+    Datum zone_text;       /* date_trunc's zone (a text Datum), or 0 for the session's */
+    bool zone_unknown;     /* a zone time_key_zone() does not find: every row is PostgreSQL's */
     /* date_bin's stride and origin, set by time_key_set_bin() */
     bool bin_null;         /* a NULL stride or origin: every key is NULL */
     Datum stride;          /* Interval * */
@@ -85,9 +93,17 @@ struct TimeKey {
 /*
  * Sets up a key of `kind` over a timestamp (with_tz false) or timestamptz
  * column; unit_text is date_trunc's unit (a text Datum, kept by the caller),
- * unit the DTK_ code DecodeUnits gave it.  Allocates in the current context.
+ * unit the DTK_ code DecodeUnits gave it, zone_text date_trunc's zone (a text
+ * Datum) or 0 for the session's.  Allocates in the current context.
  */
-void time_key_init(TimeKey *k, TimeKeyKind kind, bool with_tz, Datum unit_text, int unit);
+void time_key_init(TimeKey *k, TimeKeyKind kind, bool with_tz, Datum unit_text, int unit, Datum zone_text);
+
+/*
+ * The zone date_trunc(unit, ts, zone) would use for zone (a text Datum),
+ * under the session's timezone_abbreviations; NULL where PostgreSQL would
+ * raise instead.  Raises nothing itself.
+ */
+pg_tz *time_key_zone(Datum zone_text);
 
 /* date_bin's stride (an Interval Datum) and origin, or NULL ones; before the first row. */
 void time_key_set_bin(TimeKey *k, bool null, Datum stride, int64 origin);
