@@ -87,19 +87,27 @@ FROM (VALUES ('UTC'), ('Europe/Berlin'), ('America/New_York'), ('Asia/Kathmandu'
 ) v(q), LATERAL rt_compare(q, false, z) c
 ORDER BY z COLLATE "C", q COLLATE "C";
 
--- date_trunc(unit, ts, zone): the time key in the zone the query names,
--- found as PostgreSQL's function finds it (an abbreviation first, a fixed
--- offset or the zone it stands for, then a zone name).  Every unit, across
--- the changes of March and April in the data, in a session whose own zone
--- is another; the infinite row is PostgreSQL's function's.
+-- date_trunc(unit, ts, zone), and date_trunc and ::date of ts AT TIME
+-- ZONE zone: the time keys in the zone the query names, found as
+-- PostgreSQL's functions find it (an abbreviation first, a fixed offset or
+-- the zone it stands for, then a zone name).  Every unit, across the
+-- changes of March and April in the data (Lord Howe's local half hour from
+-- 1:30 to 2:00 comes twice on April 5), in a session whose own zone is
+-- another; the infinite row is PostgreSQL's functions'.  Local time in an
+-- abbreviation that stands for a zone (msk) is PostgreSQL's, row by row.
 SET TimeZone = 'Asia/Kathmandu';
 SELECT * FROM rt_explain($$SELECT date_trunc('day', ts, 'Europe/Berlin'), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$);
+SELECT * FROM rt_explain($$SELECT date_trunc('hour', ts AT TIME ZONE 'UTC'), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$);
 SET work_mem = '64MB';  -- a minute's 60,000 groups fit
-SELECT u, z, c.*
-FROM (VALUES ('minute'), ('hour'), ('day'), ('week'), ('month')) units(u),
+SELECT k, z, c.*
+FROM (VALUES ('date_trunc(''minute'', ts, %L)'), ('date_trunc(''hour'', ts, %L)'), ('date_trunc(''day'', ts, %L)'),
+             ('date_trunc(''week'', ts, %L)'), ('date_trunc(''month'', ts, %L)'),
+             ('date_trunc(''minute'', ts AT TIME ZONE %L)'), ('date_trunc(''hour'', ts AT TIME ZONE %L)'),
+             ('date_trunc(''day'', ts AT TIME ZONE %L)'), ('date_trunc(''month'', ts AT TIME ZONE %L)'),
+             ('(ts AT TIME ZONE %L)::date')) keys(k),
      (VALUES ('Europe/Berlin'), ('america/new_york'), ('Australia/Lord_Howe'), ('Asia/Kathmandu'), ('UTC'),
              ('EST'), ('msk'), ('UTC+3'), ('+05:45')) zones(z),
-     LATERAL rt_compare(format('SELECT date_trunc(%L, ts, %L), count(*), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1', u, z)) c
+     LATERAL rt_compare(format('SELECT ' || k || ', count(*), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1', z)) c
 ORDER BY 1, 2;
 RESET work_mem;
 -- a zone no lookup finds raises PostgreSQL's error at the first row, and none without rows; a NULL zone is a NULL key
@@ -191,7 +199,10 @@ FROM (VALUES ('Europe/Berlin'), ('America/New_York'), ('Asia/Kathmandu'), ('Aust
      WHERE ts < '2026-03-05' GROUP BY 1$$),
   ($$SELECT date_trunc('minute', ts, 'Australia/Lord_Howe'), gpu_histogram(x, 0, 1, 8) FROM dash
      WHERE ts >= '2026-04-04 12:00+00' AND ts < '2026-04-05 12:00+00' GROUP BY 1$$),
-  ($$SELECT date_trunc('day', ts, 'America/New_York'), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$)
+  ($$SELECT date_trunc('day', ts, 'America/New_York'), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$),
+  ($$SELECT date_trunc('minute', ts AT TIME ZONE 'Australia/Lord_Howe'), gpu_histogram(x, 0, 1, 8) FROM dash
+     WHERE ts >= '2026-04-04 12:00+00' AND ts < '2026-04-05 12:00+00' GROUP BY 1$$),
+  ($$SELECT (ts AT TIME ZONE 'Europe/Berlin')::date, gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$)
 ) v(q), LATERAL rt_compare(q, false, z) c
 ORDER BY z COLLATE "C", q COLLATE "C";
 RESET gpu_histogram.debug_pages_on_cpu;

@@ -8,7 +8,8 @@
  *     equality is byte equality);
  *   - a time bucket of a timestamp or timestamptz column: date_trunc(unit,
  *     ts) with a constant unit (and date_trunc(unit, ts, zone) with a
- *     constant zone), date_bin(stride, ts, origin), ts::date (time_keys.h);
+ *     constant zone), date_bin(stride, ts, origin), ts::date, and
+ *     date_trunc and ::date of ts AT TIME ZONE a constant zone (time_keys.h);
  *   - width_bucket(y, lo, hi, n) over a float8 column (or int2, int4, int8,
  *     float4 under the implicit cast): the second axis of a 2-D histogram;
  *   - TimescaleDB's time_bucket(width, ts, ...) over a timestamptz,
@@ -51,7 +52,8 @@ struct GroupKeyDef {
     TimeKeyKind time_kind;
     int unit;           /* date_trunc's DTK_ unit; a periodic key's field */
     Const *unit_text;   /* date_trunc's unit */
-    Const *zone_text;   /* date_trunc's zone in its three-argument form; NULL: the session's */
+    Const *zone_text;   /* date_trunc's zone in its three-argument form, or the zone of ts AT TIME ZONE zone */
+    bool local_time;    /* the key is of ts AT TIME ZONE zone_text, a timestamp of local time */
     Expr *args[3];      /* date_bin: stride, origin; width_bucket: lo, hi, n */
     Expr *expr;         /* the whole key, for a kind the executor evaluates (expression_key.cpp) */
     TsdbBucketDef tsdb; /* time_bucket */

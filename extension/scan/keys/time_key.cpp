@@ -21,8 +21,25 @@ extern "C" {
 
 namespace {
 
+/*
+ * Whether e is a column of type, or for a timestamp the local time of a
+ * timestamptz column in a constant zone (ts AT TIME ZONE zone).
+ */
 bool time_column(const Expr *e, Index relid, Oid type, GroupKeyDef *out)
 {
+    if (type == TIMESTAMPOID && e != NULL && IsA(e, FuncExpr) &&
+        reinterpret_cast<const FuncExpr *>(e)->funcid == F_TIMEZONE_TEXT_TIMESTAMPTZ) {
+        List *args = reinterpret_cast<const FuncExpr *>(e)->args;
+        if (list_length(args) != 2 || !IsA(linitial(args), Const) || out->zone_text != NULL)
+            return false;
+        Const *zone = static_cast<Const *>(linitial(args));
+        if (zone->constisnull || zone->consttype != TEXTOID ||
+            !time_column(static_cast<Expr *>(lsecond(args)), relid, TIMESTAMPTZOID, out))
+            return false;
+        out->zone_text = zone;
+        out->local_time = true;
+        return true;
+    }
     const Var *v;
     if (!key_table_var(e, relid, &v) || v->vartype != type)
         return false;
@@ -69,7 +86,8 @@ bool recognise(Expr *expr, Index relid, GroupKeyDef *out)
     case F_DATE_BIN_INTERVAL_TIMESTAMPTZ_TIMESTAMPTZ:
     case F_DATE_BIN_INTERVAL_TIMESTAMP_TIMESTAMP: {
         Oid type = f->funcid == F_DATE_BIN_INTERVAL_TIMESTAMPTZ_TIMESTAMPTZ ? TIMESTAMPTZOID : TIMESTAMPOID;
-        if (list_length(args) != 3 || !time_column(static_cast<Expr *>(lsecond(args)), relid, type, out))
+        if (list_length(args) != 3 || !time_column(static_cast<Expr *>(lsecond(args)), relid, type, out) ||
+            out->local_time)
             return false;
         out->args[0] = static_cast<Expr *>(linitial(args));
         out->args[1] = static_cast<Expr *>(lthird(args));
@@ -102,6 +120,8 @@ void init(GroupKey *key, TupleDesc, PlanState *parent)
     time_key_init(&key->time, def.time_kind, def.coltype == TIMESTAMPTZOID,
                   def.unit_text != NULL ? def.unit_text->constvalue : 0, def.unit,
                   def.zone_text != NULL ? def.zone_text->constvalue : 0);
+    if (def.local_time)
+        time_key_set_local(&key->time);
 }
 
 void prepare(GroupKey *key, ExprContext *econtext)

@@ -54,6 +54,12 @@ inline bool local_time(TzOffsetCache *c, int64 ts, int64 *local, int64 *offset)
 /* PostgreSQL's own function for this key: the reference, and the fallback. */
 int64 postgres_value(const TimeKey *k, int64 ts)
 {
+    if (k->local_time) {
+        Datum local = DirectFunctionCall2(timestamptz_zone, k->zone_text, Int64GetDatum(ts));
+        if (k->kind == TimeKeyKind::to_date)
+            return DatumGetDateADT(DirectFunctionCall1(timestamp_date, local));
+        return DatumGetInt64(DirectFunctionCall2(timestamp_trunc, k->unit_text, local));
+    }
     switch (k->kind) {
     case TimeKeyKind::trunc:
         if (k->zone_text != 0)
@@ -159,7 +165,7 @@ bool tz_offset_refill(TzOffsetCache *c, int64 ts)
     return true;
 }
 
-pg_tz *time_key_zone(Datum zone_text)
+pg_tz *time_key_zone(Datum zone_text, bool *dynamic)
 {
     /* as timestamptz_trunc_zone: the name cut to TZ_STRLEN_MAX, an abbreviation first */
     char name[TZ_STRLEN_MAX + 1];
@@ -174,6 +180,7 @@ pg_tz *time_key_zone(Datum zone_text)
 #else
     type = DecodeTimezoneAbbrev(0, lower, &offset, &tz);
 #endif
+    *dynamic = type == DYNTZ;
     if (type == TZ || type == DTZ)
         return pg_tzset_offset(-offset); /* a fixed offset, in POSIX's sign */
     if (type == DYNTZ)
@@ -200,7 +207,8 @@ void time_key_init(TimeKey *k, TimeKeyKind kind, bool with_tz, Datum unit_text, 
     k->zone_text = zone_text;
     k->tzc.tz = session_timezone;
     if (zone_text != 0) {
-        k->tzc.tz = time_key_zone(zone_text);
+        bool dynamic;
+        k->tzc.tz = time_key_zone(zone_text, &dynamic);
         k->zone_unknown = k->tzc.tz == NULL;
     }
     k->tzc.lo = k->tzc.hi = 0;
@@ -209,6 +217,14 @@ void time_key_init(TimeKey *k, TimeKeyKind kind, bool with_tz, Datum unit_text, 
         for (int i = 0; i < kBinCacheSize; i++)
             k->bins[i] = BinInterval{1, 0, 0}; /* empty */
     }
+}
+
+void time_key_set_local(TimeKey *k)
+{
+    k->local_time = true;
+    bool dynamic = false;
+    if (!k->zone_unknown && time_key_zone(k->zone_text, &dynamic) != NULL && dynamic)
+        k->zone_unknown = true; /* its offset is the abbreviation's own: PostgreSQL's, row by row */
 }
 
 void time_key_set_bin(TimeKey *k, bool null, Datum stride, int64 origin)
@@ -254,7 +270,7 @@ int64 time_key_compute(TimeKey *k, int64 ts)
     if (k->kind == TimeKeyKind::to_date) {
         result = floor_div(local, USECS_PER_DAY);
     } else if (k->unit_usec > 0) {
-        result = start - offset;
+        result = k->local_time ? start : start - offset;
     } else {
         /* from a day up the result depends on the local date alone */
         int64 day = start / USECS_PER_DAY;
@@ -271,9 +287,9 @@ int64 time_key_compute(TimeKey *k, int64 ts)
 
 const char *time_key_describe(const TimeKey *k)
 {
-    const char *zone = k->zone_text != 0 ? TextDatumGetCString(k->zone_text)
-                       : k->with_tz      ? pg_get_timezone_name(session_timezone)
-                                         : NULL;
+    const char *zone = k->zone_text == 0 ? (k->with_tz ? pg_get_timezone_name(session_timezone) : NULL)
+                       : k->local_time  ? psprintf("local time at %s", TextDatumGetCString(k->zone_text))
+                                        : TextDatumGetCString(k->zone_text);
     StringInfoData s;
     initStringInfo(&s);
     switch (k->kind) {

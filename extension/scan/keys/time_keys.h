@@ -4,6 +4,8 @@
  *
  *   date_trunc(unit, ts)        timestamp and timestamptz (the session's TimeZone)
  *   date_trunc(unit, ts, zone)  timestamptz, in a constant zone named in the query
+ *   date_trunc(unit, ts AT TIME ZONE zone), (ts AT TIME ZONE zone)::date
+ *                               timestamptz, the local time in a constant zone
  *   date_bin(stride, ts, origin) timestamp and timestamptz
  *   ts::date                    timestamp and timestamptz
  *
@@ -28,6 +30,12 @@
  *     with the zone's pg_tz in place of the session's: time_key_zone()
  *     finds it as PostgreSQL's function does, an abbreviation first (a
  *     fixed offset, or the zone it stands for), then a zone name.
+ *   - ts AT TIME ZONE zone is that same local time, ts plus the zone's offset
+ *     (timestamptz_zone: timestamp2tm and back for a zone name, the fixed
+ *     offset of an abbreviation); date_trunc and ::date of it are the
+ *     computations above without the conversion back.  An abbreviation
+ *     that stands for a zone resolves its offset its own way
+ *     (DetermineTimeZoneAbbrevOffsetTS): every row of it is PostgreSQL's.
  * Infinities, values near the ends of the timestamp range and NULL
  * parameters go to PostgreSQL's functions, which raise their own errors;
  * so does every row of a zone no lookup finds ("time zone not recognized").
@@ -78,6 +86,7 @@ struct TimeKey {
     Datum unit_text;       /* date_trunc's first argument, for PostgreSQL's function */
     Datum zone_text;       /* date_trunc's zone (a text Datum), or 0 for the session's */
     bool zone_unknown;     /* a zone time_key_zone() does not find: every row is PostgreSQL's */
+    bool local_time;       /* the key is of ts AT TIME ZONE zone: a timestamp, not converted back */
     /* date_bin's stride and origin, set by time_key_set_bin() */
     bool bin_null;         /* a NULL stride or origin: every key is NULL */
     Datum stride;          /* Interval * */
@@ -98,12 +107,16 @@ struct TimeKey {
  */
 void time_key_init(TimeKey *k, TimeKeyKind kind, bool with_tz, Datum unit_text, int unit, Datum zone_text);
 
+/* Makes k (a timestamptz key with zone_text) a key of ts AT TIME ZONE zone; after time_key_init. */
+void time_key_set_local(TimeKey *k);
+
 /*
  * The zone date_trunc(unit, ts, zone) would use for zone (a text Datum),
  * under the session's timezone_abbreviations; NULL where PostgreSQL would
- * raise instead.  Raises nothing itself.
+ * raise instead.  *dynamic says whether it is an abbreviation that stands
+ * for a zone.  Raises nothing itself.
  */
-pg_tz *time_key_zone(Datum zone_text);
+pg_tz *time_key_zone(Datum zone_text, bool *dynamic);
 
 /* date_bin's stride (an Interval Datum) and origin, or NULL ones; before the first row. */
 void time_key_set_bin(TimeKey *k, bool null, Datum stride, int64 origin);
