@@ -104,7 +104,8 @@ FROM (VALUES ('date_trunc(''minute'', ts, %L)'), ('date_trunc(''hour'', ts, %L)'
              ('date_trunc(''week'', ts, %L)'), ('date_trunc(''month'', ts, %L)'),
              ('date_trunc(''minute'', ts AT TIME ZONE %L)'), ('date_trunc(''hour'', ts AT TIME ZONE %L)'),
              ('date_trunc(''day'', ts AT TIME ZONE %L)'), ('date_trunc(''month'', ts AT TIME ZONE %L)'),
-             ('(ts AT TIME ZONE %L)::date')) keys(k),
+             ('(ts AT TIME ZONE %L)::date'), ('extract(hour FROM ts AT TIME ZONE %L)'),
+             ('extract(minute FROM ts AT TIME ZONE %L)'), ('date_part(''dow'', ts AT TIME ZONE %L)')) keys(k),
      (VALUES ('Europe/Berlin'), ('america/new_york'), ('Australia/Lord_Howe'), ('Asia/Kathmandu'), ('UTC'),
              ('EST'), ('msk'), ('UTC+3'), ('+05:45')) zones(z),
      LATERAL rt_compare(format('SELECT ' || k || ', count(*), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1', z)) c
@@ -115,7 +116,10 @@ SELECT q, c.*
 FROM (VALUES
   ($$SELECT date_trunc('hour', ts, 'Mars/Olympus_Mons'), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$),
   ($$SELECT date_trunc('hour', ts, 'Mars/Olympus_Mons'), gpu_histogram(x, 0, 1, 8) FROM dash WHERE ts < '2000-01-01' GROUP BY 1$$),
-  ($$SELECT date_trunc('hour', ts, NULL), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$)
+  ($$SELECT date_trunc('hour', ts, NULL), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$),
+  ($$SELECT date_trunc('hour', ts AT TIME ZONE 'Mars/Olympus_Mons'), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$),
+  ($$SELECT extract(hour FROM ts AT TIME ZONE 'Mars/Olympus_Mons'), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$),
+  ($$SELECT extract(hour FROM ts AT TIME ZONE 'Mars/Olympus_Mons'), gpu_histogram(x, 0, 1, 8) FROM dash WHERE ts < '2000-01-01' GROUP BY 1$$)
 ) v(q), LATERAL rt_try(q) c;
 RESET TimeZone;
 
@@ -202,7 +206,9 @@ FROM (VALUES ('Europe/Berlin'), ('America/New_York'), ('Asia/Kathmandu'), ('Aust
   ($$SELECT date_trunc('day', ts, 'America/New_York'), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$),
   ($$SELECT date_trunc('minute', ts AT TIME ZONE 'Australia/Lord_Howe'), gpu_histogram(x, 0, 1, 8) FROM dash
      WHERE ts >= '2026-04-04 12:00+00' AND ts < '2026-04-05 12:00+00' GROUP BY 1$$),
-  ($$SELECT (ts AT TIME ZONE 'Europe/Berlin')::date, gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$)
+  ($$SELECT (ts AT TIME ZONE 'Europe/Berlin')::date, gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$),
+  ($$SELECT extract(hour FROM ts AT TIME ZONE 'Australia/Lord_Howe'), date_part('dow', ts AT TIME ZONE 'Asia/Kathmandu'),
+            gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1, 2$$)
 ) v(q), LATERAL rt_compare(q, false, z) c
 ORDER BY z COLLATE "C", q COLLATE "C";
 RESET gpu_histogram.debug_pages_on_cpu;

@@ -16,7 +16,8 @@
  *     timestamp or date column, where TimescaleDB is installed
  *     (tsdb_bucket.h);
  *   - extract or date_part of a periodic field (hour, dow, ...) of a
- *     timestamp or timestamptz column (periodic_key.cpp);
+ *     timestamp or timestamptz column, or of ts AT TIME ZONE a constant
+ *     zone (periodic_key.cpp);
  *   - an expression that never decreases as its one timestamp or integer
  *     column grows, such as Grafana's floor(extract(epoch FROM ts)/60)*60,
  *     evaluated by the executor on the host and placed by a table of
@@ -82,6 +83,7 @@ struct GroupKey {
     struct MonotoneState *monotone; /* a monotone key: its GPU table's search (monotone_key.cpp) */
     /* a periodic field: the zone's offset, and the last local day's date fields */
     TzOffsetCache tzc;
+    bool zone_by_postgres; /* of ts AT TIME ZONE a zone only PostgreSQL's functions resolve: every row theirs */
     int64 day;
     int64 day_value;
     bool have_day;

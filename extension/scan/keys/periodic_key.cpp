@@ -5,7 +5,8 @@
  *
  * PostgreSQL computes these by timestamp2tm(), the local time in the
  * session's zone, then the field.  Here the local time is ts plus the
- * zone's offset, kept with the interval it holds over (time_keys.h's
+ * zone's offset (or, for ts AT TIME ZONE zone, the named zone's, found as
+ * time_keys.h's time_key_zone() finds it), kept with the interval it holds over (time_keys.h's
  * TzOffsetCache, verified at each lookup as date_trunc's fast path is), and
  * the field comes from it by the same steps as timestamp2tm's: the time of
  * day for hour and minute, j2date() and j2day() of the local day for the
@@ -58,9 +59,25 @@ bool recognise(Expr *expr, Index relid, GroupKeyDef *out)
     case F_DATE_PART_TEXT_TIMESTAMP: type = TIMESTAMPOID; numeric = false; break;
     default: return false;
     }
+    if (list_length(f->args) != 2 || !IsA(linitial(f->args), Const))
+        return false;
+    const Expr *arg = static_cast<const Expr *>(lsecond(f->args));
+    if (type == TIMESTAMPOID && IsA(arg, FuncExpr) &&
+        reinterpret_cast<const FuncExpr *>(arg)->funcid == F_TIMEZONE_TEXT_TIMESTAMPTZ) {
+        /* ts AT TIME ZONE zone: the local time of a timestamptz column in a constant zone */
+        List *zargs = reinterpret_cast<const FuncExpr *>(arg)->args;
+        if (list_length(zargs) != 2 || !IsA(linitial(zargs), Const))
+            return false;
+        Const *zone = static_cast<Const *>(linitial(zargs));
+        if (zone->constisnull || zone->consttype != TEXTOID)
+            return false;
+        out->zone_text = zone;
+        out->local_time = true;
+        arg = static_cast<const Expr *>(lsecond(zargs));
+        type = TIMESTAMPTZOID;
+    }
     const Var *v;
-    if (list_length(f->args) != 2 || !IsA(linitial(f->args), Const) ||
-        !key_table_var(static_cast<Expr *>(lsecond(f->args)), relid, &v) || v->vartype != type)
+    if (!key_table_var(arg, relid, &v) || v->vartype != type)
         return false;
     const Const *c = static_cast<const Const *>(linitial(f->args));
     if (c->constisnull || c->consttype != TEXTOID)
@@ -81,9 +98,19 @@ bool recognise(Expr *expr, Index relid, GroupKeyDef *out)
 void init(GroupKey *key, TupleDesc, PlanState *)
 {
     key->tzc.tz = session_timezone;
+    key->zone_by_postgres = false;
+    if (key->def.local_time) {
+        /* an abbreviation that stands for a zone has offsets of its own (timestamptz_zone) */
+        bool dynamic = false;
+        key->tzc.tz = time_key_zone(key->def.zone_text->constvalue, &dynamic);
+        key->zone_by_postgres = key->tzc.tz == NULL || dynamic;
+    }
     key->tzc.lo = key->tzc.hi = 0;
     key->have_day = false;
 }
+
+/* PostgreSQL's own date_part(field, ts), or of ts AT TIME ZONE zone: the check of each interval's ends. */
+int64 date_part_of(const GroupKey *key, int64 ts);
 
 /* a / b rounded down, for b > 0 */
 int64 floor_div(int64 a, int64 b)
@@ -126,10 +153,12 @@ int64 field_of(GroupKey *key, int64 ts)
     if (key->def.coltype == TIMESTAMPTZOID) {
         if (unlikely(ts < key->tzc.lo || ts >= key->tzc.hi)) {
             if (ts < kKeyTableMin || ts >= kKeyTableMax || !tz_offset_refill(&key->tzc, ts)) {
+                if (key->def.local_time)
+                    return date_part_of(key, ts); /* its own range error near the ends */
                 struct pg_tm tm;
                 fsec_t fsec;
                 int tz;
-                if (timestamp2tm(ts, &tz, &tm, &fsec, NULL, NULL) != 0)
+                if (timestamp2tm(ts, &tz, &tm, &fsec, NULL, key->tzc.tz) != 0)
                     ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE), errmsg("timestamp out of range")));
                 return tm_field(field, tm);
             }
@@ -156,7 +185,7 @@ bool word(GroupKey *key, TupleDesc desc, HeapTupleData *t, int64 *word)
     int64 ts;
     if (!heap_column_word(key->column, desc, t, &ts) || TIMESTAMP_NOT_FINITE(ts))
         return false; /* NULL, and infinities: extract's NULL for these fields */
-    *word = field_of(key, ts);
+    *word = unlikely(key->zone_by_postgres) ? date_part_of(key, ts) : field_of(key, ts);
     return true;
 }
 
@@ -174,10 +203,13 @@ const char *field_name(Field field)
     return "";
 }
 
-/* PostgreSQL's own date_part(field, ts): the check of each interval's ends. */
 int64 date_part_of(const GroupKey *key, int64 ts)
 {
     Datum unit = CStringGetTextDatum(field_name(static_cast<Field>(key->def.unit)));
+    if (key->def.local_time) {
+        Datum local = DirectFunctionCall2(timestamptz_zone, key->def.zone_text->constvalue, TimestampTzGetDatum(ts));
+        return static_cast<int64>(DatumGetFloat8(DirectFunctionCall2(timestamp_part, unit, local)));
+    }
     Datum part = key->def.coltype == TIMESTAMPTZOID
                      ? DirectFunctionCall2(timestamptz_part, unit, TimestampTzGetDatum(ts))
                      : DirectFunctionCall2(timestamp_part, unit, TimestampGetDatum(ts));
@@ -216,7 +248,7 @@ bool verified_interval(GroupKey *key, int64 ts, int64 *result, int64 *from, int6
 bool gpu_table(GroupKey *key, const KeyRows &rows, gh::PageKey *out, KeyTables *t, int k)
 {
     int64 lo, hi;
-    if (!key_rows_range(rows, key->column, &lo, &hi) || !key_inside_table(&lo, &hi))
+    if (key->zone_by_postgres || !key_rows_range(rows, key->column, &lo, &hi) || !key_inside_table(&lo, &hi))
         return false;
     out->kind = gh::PageKeyKind::intervals;
     const bool built =
@@ -245,7 +277,8 @@ const char *describe(const GroupKey *key)
     for (const auto &fd : kFields)
         if (fd.field == key->def.unit)
             return psprintf("%s of the local time%s", fd.name,
-                            key->def.coltype == TIMESTAMPTZOID
+                            key->def.local_time ? psprintf(" at %s", TextDatumGetCString(key->def.zone_text->constvalue))
+                            : key->def.coltype == TIMESTAMPTZOID
                                 ? psprintf(", %s", pg_get_timezone_name(session_timezone))
                                 : "");
     return "";
