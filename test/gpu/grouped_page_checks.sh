@@ -125,6 +125,11 @@ check "a float8 monotone key, floor(date_part('epoch', ts) / 3600) * 3600" "$ser
     "SELECT floor(date_part('epoch', ts) / 3600) * 3600 AS time, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp GROUP BY 1"
 check "Grafana's five-minute group, 4 workers" "$parallel" \
     "SELECT floor(extract(epoch FROM ts) / 300) * 300 AS time, gpu_histogram(x, 0, 1, 16) AS h, count(x) AS nx FROM gh_gp GROUP BY 1"
+# a zone named in the query (scan/keys/time_keys.h): date_trunc's third argument, local time AT TIME ZONE
+check "date_trunc('day', ts, 'Europe/Berlin') across both DST changes" "$serial" \
+    "SELECT date_trunc('day', ts, 'Europe/Berlin') AS d, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp GROUP BY 1"
+check "date_trunc('minute', ts AT TIME ZONE 'Asia/Kathmandu') over two days, and the hour of day at UTC" "$serial" \
+    "SELECT date_trunc('minute', ts AT TIME ZONE 'Asia/Kathmandu') AS m, extract(hour FROM ts AT TIME ZONE 'UTC') AS h24, gpu_histogram(x, 0, 1, 16) AS h FROM gh_gp WHERE ts >= '2024-03-09' AND ts < '2024-03-11' GROUP BY 1, 2"
 check "30,000 ten-minute bins, work_mem 64kB" "$serial SET work_mem = '64kB';" \
     "SELECT date_bin('10 minutes', ts, '2024-01-01 00:00+00') AS bin, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp GROUP BY 1"
 # Once a shape's pages were all in the GPU's page cache, a serial plan of it emits finished rows straight
