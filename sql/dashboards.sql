@@ -214,5 +214,50 @@ ORDER BY z COLLATE "C", q COLLATE "C";
 RESET gpu_histogram.debug_pages_on_cpu;
 RESET gpu_histogram.device;
 
+-- Monotone keys on the host: where the statistics put at least 16 rows in
+-- each interval, the host places its rows by the same table of verified
+-- intervals instead of evaluating the key (EXPLAIN ANALYZE counts them);
+-- rows outside the table (inserted after ANALYZE, before and after its
+-- range) and NULL columns are evaluated.  A row every 10 seconds for three
+-- days; an integer epoch beside it.
+SET TimeZone = 'Australia/Lord_Howe';
+SET gpu_histogram.device = cpu;  -- the host's rows: the same lines on a GPU host
+CREATE TABLE mono (ts timestamptz, ep bigint, x float8);
+INSERT INTO mono
+SELECT CASE WHEN i % 97 = 0 THEN NULL ELSE t END, CASE WHEN i % 89 = 0 THEN NULL ELSE extract(epoch FROM t)::bigint END,
+       (i % 991) / 991.0
+FROM (SELECT i, timestamptz '2026-04-03 12:00:00+00' + i * interval '10 seconds' AS t
+      FROM generate_series(1, 26000) i) g;
+ANALYZE mono;
+INSERT INTO mono SELECT t, extract(epoch FROM t)::bigint, 0.5
+FROM (SELECT timestamptz '2026-04-10 00:00:00+00' + i * interval '7 minutes' AS t FROM generate_series(1, 300) i
+      UNION ALL SELECT timestamptz '2026-03-30 00:00:00+00' + i * interval '7 minutes' FROM generate_series(1, 50) i) g;
+SELECT * FROM rt_explain($$SELECT floor(extract(epoch FROM ts) / 3600) * 3600 AS "time", gpu_histogram(x, 0, 1, 8) FROM mono GROUP BY 1$$, true);
+SELECT q, c.*
+FROM (VALUES
+  ($$SELECT floor(extract(epoch FROM ts) / 3600) * 3600 AS "time", count(*), gpu_histogram(x, 0, 1, 8) FROM mono GROUP BY 1$$),
+  ($$SELECT floor(extract(epoch FROM ts) / 300) * 300 AS "time", gpu_histogram(x, 0, 1, 8) FROM mono
+     WHERE ts BETWEEN '2026-04-04T00:00:00Z' AND '2026-04-05T00:00:00Z' GROUP BY 1$$),
+  ($$SELECT to_timestamp(floor(extract(epoch FROM ts) / 1800) * 1800), gpu_histogram(x, 0, 1, 8) FROM mono GROUP BY 1$$),
+  ($$SELECT floor(ep / 3600) * 3600, count(x), gpu_histogram(x, 0, 1, 8) FROM mono GROUP BY 1$$),
+  ($$SELECT ep / 600 * 600, gpu_histogram(x, 0, 1, 8) FROM mono WHERE ep > 1775300000 GROUP BY 1$$)
+) v(q), LATERAL rt_compare(q) c;
+-- and in two workers, each with its own table
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SELECT q, c.*
+FROM (VALUES
+  ($$SELECT floor(extract(epoch FROM ts) / 3600) * 3600 AS "time", count(*), gpu_histogram(x, 0, 1, 8) FROM mono GROUP BY 1$$),
+  ($$SELECT floor(ep / 3600) * 3600, gpu_histogram(x, 0, 1, 8) FROM mono GROUP BY 1$$)
+) v(q), LATERAL rt_compare(q) c;
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET gpu_histogram.device;
+DROP TABLE mono;
+
 DROP TABLE dash;
 RESET TimeZone;

@@ -39,6 +39,7 @@ struct GroupedRows {
     int nkeys;
     GroupKey *keys;
     bool keys_prepared;
+    bool host_tables;  /* the keys' tables for the host's rows were made (group_key_host_table) */
     GroupAgg group_agg;
     GroupedPages pages;       /* all-visible pages parsed, grouped and counted on the GPU */
     const GroupingPolicy *policy;       /* where the groups are kept now ... */

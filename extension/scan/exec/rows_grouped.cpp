@@ -154,8 +154,23 @@ bool grouped_add_tuples(ScanExec *s, HeapReader *r, int n)
 {
     GroupedRows *g = s->grouped;
     heap_reader_unlock(r);
-    if (n > 0)
+    if (n > 0) {
         grouped_rows_prepare_arguments(s);
+        if (!g->host_tables) {
+            /*
+             * The keys' tables for the host's rows, once its first rows
+             * came: the quals have their values then, and narrow the range.
+             */
+            const NativeQuals none{};
+            const KeyRows rows{RelationGetRelid(s->css.ss.ss_currentRelation),
+                               s->native && s->native_quals.prepared ? &s->native_quals : &none};
+            MemoryContext old = MemoryContextSwitchTo(s->css.ss.ps.state->es_query_cxt);
+            for (int k = 0; k < g->nkeys; k++)
+                group_key_host_table(&g->keys[k], rows);
+            MemoryContextSwitchTo(old);
+            g->host_tables = true;
+        }
+    }
     group_agg_add(&g->group_agg, RelationGetDescr(s->css.ss.ss_currentRelation), r->tuples, n, s->args);
     heap_reader_release(r);
     grouped_pages_prepare(&g->pages, host_pages(s), g->keys, g->nkeys, s->pscan != NULL);

@@ -99,3 +99,9 @@ const char *group_key_describe(const GroupKey *key)
 {
     return key->def.ops->describe(key);
 }
+
+void group_key_host_table(GroupKey *key, const KeyRows &rows)
+{
+    if (key->def.ops->host_table != NULL)
+        key->def.ops->host_table(key, rows);
+}

@@ -114,6 +114,13 @@ bool group_key_word(GroupKey *key, TupleDesc desc, HeapTupleData *t, int64 *word
 /* The key of tuple t as bytes (detoasted in the current context); false if NULL. */
 bool group_key_bytes(GroupKey *key, TupleDesc desc, HeapTupleData *t, const char **data, int32 *len);
 
+/*
+ * Before the host reads the rows of table rows.relid: whatever lets the key
+ * place them without evaluating it row by row (a monotone key's intervals);
+ * once per scan, outside any buffer lock, in memory that lasts the scan.
+ */
+void group_key_host_table(GroupKey *key, const KeyRows &rows);
+
 /* A key word back as a Datum of the key's type. */
 Datum group_key_datum(const GroupKey *key, int64 word);
 

@@ -71,6 +71,12 @@ struct KeyKindOps {
     Datum (*datum)(const GroupKey *key, int64 word);
     /* How the key is computed, for EXPLAIN's Key Computation. */
     const char *(*describe)(const GroupKey *key);
+    /*
+     * Before the host reads rows: a table of the key's intervals by which
+     * word() and bytes() place the rows they can instead of evaluating the
+     * key (once per scan, in memory that lasts it).  NULL: none.
+     */
+    void (*host_table)(GroupKey *key, const KeyRows &rows);
 };
 
 /* The kinds, one file each. */
