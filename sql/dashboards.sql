@@ -74,6 +74,10 @@ FROM (VALUES ('UTC'), ('Europe/Berlin'), ('America/New_York'), ('Asia/Kathmandu'
   ($$SELECT date_trunc('day', ts, 'Europe/Berlin'), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$),
   ($$SELECT date_trunc('hour', ts AT TIME ZONE 'UTC'), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$),
   ($$SELECT extract(hour FROM ts AT TIME ZONE 'America/New_York'), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$),
+  -- the session's local time as a timestamp, through April 5's repeated half hour in Lord Howe
+  ($$SELECT date_trunc('minute', ts::timestamp), extract(hour FROM ts::timestamp), gpu_histogram(x, 0, 1, 8) FROM dash
+     WHERE ts >= '2026-04-04 12:00+00' AND ts < '2026-04-05 12:00+00' GROUP BY 1, 2$$),
+  ($$SELECT ts::timestamp::date, date_part('dow', ts::timestamp), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1, 2$$),
   -- minute buckets over a range
   ($$SELECT date_trunc('minute', ts), gpu_histogram(x, 0, 1, 8) FROM dash
      WHERE ts >= '2026-03-29 00:00+00' AND ts < '2026-03-30 00:00+00' GROUP BY 1$$),

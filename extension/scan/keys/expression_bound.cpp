@@ -130,8 +130,15 @@ bool linear(const Context &c, const Node *n, const Var **col, double *scale)
     }
     if (const Node *arg = cast_argument(n)) {
         const Oid to = exprType(n);
-        /* to a wider number: the same value */
-        return (to == INT8OID || to == FLOAT8OID || to == NUMERICOID) && linear(c, arg, col, scale);
+        const Oid from = exprType(arg);
+        /*
+         * To a wider number: the same value.  Between timestamp and
+         * timestamptz: shifted by the session zone's offset, as AT TIME ZONE
+         * below.
+         */
+        return (to == INT8OID || to == FLOAT8OID || to == NUMERICOID ||
+                (to == TIMESTAMPOID && from == TIMESTAMPTZOID) || (to == TIMESTAMPTZOID && from == TIMESTAMPOID)) &&
+               linear(c, arg, col, scale);
     }
     if (IsA(n, FuncExpr)) {
         const FuncExpr *f = reinterpret_cast<const FuncExpr *>(n);

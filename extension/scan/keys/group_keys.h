@@ -54,7 +54,7 @@ struct GroupKeyDef {
     int unit;           /* date_trunc's DTK_ unit; a periodic key's field */
     Const *unit_text;   /* date_trunc's unit */
     Const *zone_text;   /* date_trunc's zone in its three-argument form, or the zone of ts AT TIME ZONE zone */
-    bool local_time;    /* the key is of ts AT TIME ZONE zone_text, a timestamp of local time */
+    bool local_time;    /* the key is of ts AT TIME ZONE zone_text (or ts::timestamp: NULL), a local timestamp */
     Expr *args[3];      /* date_bin: stride, origin; width_bucket: lo, hi, n */
     Expr *expr;         /* the whole key, for a kind the executor evaluates (expression_key.cpp) */
     TsdbBucketDef tsdb; /* time_bucket */

@@ -63,6 +63,13 @@ bool recognise(Expr *expr, Index relid, GroupKeyDef *out)
         return false;
     const Expr *arg = static_cast<const Expr *>(lsecond(f->args));
     if (type == TIMESTAMPOID && IsA(arg, FuncExpr) &&
+        reinterpret_cast<const FuncExpr *>(arg)->funcid == F_TIMESTAMP_TIMESTAMPTZ &&
+        list_length(reinterpret_cast<const FuncExpr *>(arg)->args) == 1) {
+        /* ts::timestamp: the local time in the session's zone */
+        out->local_time = true;
+        arg = static_cast<const Expr *>(linitial(reinterpret_cast<const FuncExpr *>(arg)->args));
+        type = TIMESTAMPTZOID;
+    } else if (type == TIMESTAMPOID && IsA(arg, FuncExpr) &&
         reinterpret_cast<const FuncExpr *>(arg)->funcid == F_TIMEZONE_TEXT_TIMESTAMPTZ) {
         /* ts AT TIME ZONE zone: the local time of a timestamptz column in a constant zone */
         List *zargs = reinterpret_cast<const FuncExpr *>(arg)->args;
@@ -99,7 +106,7 @@ void init(GroupKey *key, TupleDesc, PlanState *)
 {
     key->tzc.tz = session_timezone;
     key->zone_by_postgres = false;
-    if (key->def.local_time) {
+    if (key->def.local_time && key->def.zone_text != NULL) {
         /* an abbreviation that stands for a zone has offsets of its own (timestamptz_zone) */
         bool dynamic = false;
         key->tzc.tz = time_key_zone(key->def.zone_text->constvalue, &dynamic);
@@ -207,7 +214,9 @@ int64 date_part_of(const GroupKey *key, int64 ts)
 {
     Datum unit = CStringGetTextDatum(field_name(static_cast<Field>(key->def.unit)));
     if (key->def.local_time) {
-        Datum local = DirectFunctionCall2(timestamptz_zone, key->def.zone_text->constvalue, TimestampTzGetDatum(ts));
+        Datum local = key->def.zone_text != NULL
+                          ? DirectFunctionCall2(timestamptz_zone, key->def.zone_text->constvalue, TimestampTzGetDatum(ts))
+                          : DirectFunctionCall1(timestamptz_timestamp, TimestampTzGetDatum(ts));
         return static_cast<int64>(DatumGetFloat8(DirectFunctionCall2(timestamp_part, unit, local)));
     }
     Datum part = key->def.coltype == TIMESTAMPTZOID
@@ -277,7 +286,8 @@ const char *describe(const GroupKey *key)
     for (const auto &fd : kFields)
         if (fd.field == key->def.unit)
             return psprintf("%s of the local time%s", fd.name,
-                            key->def.local_time ? psprintf(" at %s", TextDatumGetCString(key->def.zone_text->constvalue))
+                            key->def.local_time && key->def.zone_text != NULL
+                                ? psprintf(" at %s", TextDatumGetCString(key->def.zone_text->constvalue))
                             : key->def.coltype == TIMESTAMPTZOID
                                 ? psprintf(", %s", pg_get_timezone_name(session_timezone))
                                 : "");

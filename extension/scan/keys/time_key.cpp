@@ -23,10 +23,20 @@ namespace {
 
 /*
  * Whether e is a column of type, or for a timestamp the local time of a
- * timestamptz column in a constant zone (ts AT TIME ZONE zone).
+ * timestamptz column in a constant zone (ts AT TIME ZONE zone) or in the
+ * session's (ts::timestamp).
  */
 bool time_column(const Expr *e, Index relid, Oid type, GroupKeyDef *out)
 {
+    if (type == TIMESTAMPOID && e != NULL && IsA(e, FuncExpr) &&
+        reinterpret_cast<const FuncExpr *>(e)->funcid == F_TIMESTAMP_TIMESTAMPTZ) {
+        List *args = reinterpret_cast<const FuncExpr *>(e)->args;
+        if (list_length(args) != 1 || out->zone_text != NULL ||
+            !time_column(static_cast<Expr *>(linitial(args)), relid, TIMESTAMPTZOID, out))
+            return false;
+        out->local_time = true;
+        return true;
+    }
     if (type == TIMESTAMPOID && e != NULL && IsA(e, FuncExpr) &&
         reinterpret_cast<const FuncExpr *>(e)->funcid == F_TIMEZONE_TEXT_TIMESTAMPTZ) {
         List *args = reinterpret_cast<const FuncExpr *>(e)->args;

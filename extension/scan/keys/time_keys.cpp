@@ -55,7 +55,8 @@ inline bool local_time(TzOffsetCache *c, int64 ts, int64 *local, int64 *offset)
 int64 postgres_value(const TimeKey *k, int64 ts)
 {
     if (k->local_time) {
-        Datum local = DirectFunctionCall2(timestamptz_zone, k->zone_text, Int64GetDatum(ts));
+        Datum local = k->zone_text != 0 ? DirectFunctionCall2(timestamptz_zone, k->zone_text, Int64GetDatum(ts))
+                                        : DirectFunctionCall1(timestamptz_timestamp, Int64GetDatum(ts));
         if (k->kind == TimeKeyKind::to_date)
             return DatumGetDateADT(DirectFunctionCall1(timestamp_date, local));
         return DatumGetInt64(DirectFunctionCall2(timestamp_trunc, k->unit_text, local));
@@ -223,7 +224,7 @@ void time_key_set_local(TimeKey *k)
 {
     k->local_time = true;
     bool dynamic = false;
-    if (!k->zone_unknown && time_key_zone(k->zone_text, &dynamic) != NULL && dynamic)
+    if (k->zone_text != 0 && !k->zone_unknown && time_key_zone(k->zone_text, &dynamic) != NULL && dynamic)
         k->zone_unknown = true; /* its offset is the abbreviation's own: PostgreSQL's, row by row */
 }
 
@@ -287,9 +288,12 @@ int64 time_key_compute(TimeKey *k, int64 ts)
 
 const char *time_key_describe(const TimeKey *k)
 {
-    const char *zone = k->zone_text == 0 ? (k->with_tz ? pg_get_timezone_name(session_timezone) : NULL)
-                       : k->local_time  ? psprintf("local time at %s", TextDatumGetCString(k->zone_text))
-                                        : TextDatumGetCString(k->zone_text);
+    const char *zone = k->zone_text == 0
+                           ? (!k->with_tz     ? NULL
+                              : k->local_time ? psprintf("local time, %s", pg_get_timezone_name(session_timezone))
+                                              : pg_get_timezone_name(session_timezone))
+                       : k->local_time ? psprintf("local time at %s", TextDatumGetCString(k->zone_text))
+                                       : TextDatumGetCString(k->zone_text);
     StringInfoData s;
     initStringInfo(&s);
     switch (k->kind) {

@@ -6,6 +6,7 @@
  *   date_trunc(unit, ts, zone)  timestamptz, in a constant zone named in the query
  *   date_trunc(unit, ts AT TIME ZONE zone), (ts AT TIME ZONE zone)::date
  *                               timestamptz, the local time in a constant zone
+ *                               (or, for ts::timestamp, in the session's)
  *   date_bin(stride, ts, origin) timestamp and timestamptz
  *   ts::date                    timestamp and timestamptz
  *
@@ -107,7 +108,7 @@ struct TimeKey {
  */
 void time_key_init(TimeKey *k, TimeKeyKind kind, bool with_tz, Datum unit_text, int unit, Datum zone_text);
 
-/* Makes k (a timestamptz key with zone_text) a key of ts AT TIME ZONE zone; after time_key_init. */
+/* Makes k (a timestamptz key) a key of ts AT TIME ZONE its zone, or of ts::timestamp; after time_key_init. */
 void time_key_set_local(TimeKey *k);
 
 /*
