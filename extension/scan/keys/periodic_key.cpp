@@ -5,9 +5,10 @@
  *
  * PostgreSQL computes these by timestamp2tm(), the local time in the
  * session's zone, then the field.  Here the local time is ts plus the
- * zone's offset (or, for ts AT TIME ZONE zone, the named zone's, found as
- * time_keys.h's time_key_zone() finds it), kept with the interval it holds over (time_keys.h's
- * TzOffsetCache, verified at each lookup as date_trunc's fast path is), and
+ * zone's offset (for ts AT TIME ZONE zone, the offset of the zone
+ * time_keys.h's time_key_zone() finds), kept with the interval it holds
+ * over (time_keys.h's TzOffsetCache, verified at each lookup as
+ * date_trunc's fast path is), and
  * the field comes from it by the same steps as timestamp2tm's: the time of
  * day for hour and minute, j2date() and j2day() of the local day for the
  * date's fields, once per day.  A zone whose local fields are not ts plus

@@ -114,8 +114,8 @@ void time_key_set_local(TimeKey *k);
 /*
  * The zone date_trunc(unit, ts, zone) would use for zone (a text Datum),
  * under the session's timezone_abbreviations; NULL where PostgreSQL would
- * raise instead.  *dynamic says whether it is an abbreviation that stands
- * for a zone.  Raises nothing itself.
+ * raise "time zone not recognized" instead.  *dynamic says whether it is
+ * an abbreviation that stands for a zone.
  */
 pg_tz *time_key_zone(Datum zone_text, bool *dynamic);
 
