@@ -86,7 +86,8 @@ struct TimeKey {
     int64 unit_usec;       /* date_trunc below a day: the unit's length; else 0 */
     Datum unit_text;       /* date_trunc's first argument, for PostgreSQL's function */
     Datum zone_text;       /* date_trunc's zone (a text Datum), or 0 for the session's */
-    bool zone_unknown;     /* a zone time_key_zone() does not find: every row is PostgreSQL's */
+    bool zone_unknown;     /* a zone only PostgreSQL's functions resolve (not found; local time at an
+                              abbreviation that stands for a zone): every row is theirs */
     bool local_time;       /* the key is of ts AT TIME ZONE zone: a timestamp, not converted back */
     /* date_bin's stride and origin, set by time_key_set_bin() */
     bool bin_null;         /* a NULL stride or origin: every key is NULL */
