@@ -8,6 +8,7 @@
 extern "C" {
 #include "executor/executor.h"
 #include "utils/datum.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 }
 
@@ -28,6 +29,26 @@ bool key_table_var(const Expr *e, Index relid, const Var **out)
     if (v->varno != static_cast<int>(relid) || v->varlevelsup != 0 || v->varattno <= 0)
         return false;
     *out = v;
+    return true;
+}
+
+bool key_local_time(const Expr *e, Const **zone, const Expr **inner)
+{
+    if (e == NULL || !IsA(e, FuncExpr))
+        return false;
+    const FuncExpr *f = reinterpret_cast<const FuncExpr *>(e);
+    if (f->funcid == F_TIMESTAMP_TIMESTAMPTZ && list_length(f->args) == 1) {
+        *zone = NULL;
+        *inner = static_cast<const Expr *>(linitial(f->args));
+        return true;
+    }
+    if (f->funcid != F_TIMEZONE_TEXT_TIMESTAMPTZ || list_length(f->args) != 2 || !IsA(linitial(f->args), Const))
+        return false;
+    Const *z = static_cast<Const *>(linitial(f->args));
+    if (z->constisnull || z->consttype != TEXTOID)
+        return false;
+    *zone = z;
+    *inner = static_cast<const Expr *>(lsecond(f->args));
     return true;
 }
 

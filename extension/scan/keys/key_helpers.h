@@ -1,6 +1,7 @@
 /*
  * key_helpers.h: what the key kinds' files share: finding the table's
- * column in an expression, and evaluating an argument fixed for the scan.
+ * column in an expression (and a column's local time in it), and
+ * evaluating an argument fixed for the scan.
  * Internal to keys/.
  */
 #ifndef GH_SCAN_KEY_HELPERS_H
@@ -15,6 +16,13 @@ extern "C" {
 
 /* Whether e is a column of table relid (a user column of this query level); sets *out. */
 bool key_table_var(const Expr *e, Index relid, const Var **out);
+
+/*
+ * Whether e is the local time of a timestamptz expression, *inner: inner AT
+ * TIME ZONE a constant text zone (*zone), or inner::timestamp, the
+ * session's (*zone NULL).
+ */
+bool key_local_time(const Expr *e, Const **zone, const Expr **inner);
 
 /* An argument fixed for the scan, evaluated and copied into the current memory context; 0 when NULL. */
 Datum key_arg_value(ExprState *state, ExprContext *econtext, Oid type, bool *isnull);

@@ -63,25 +63,13 @@ bool recognise(Expr *expr, Index relid, GroupKeyDef *out)
     if (list_length(f->args) != 2 || !IsA(linitial(f->args), Const))
         return false;
     const Expr *arg = static_cast<const Expr *>(lsecond(f->args));
-    if (type == TIMESTAMPOID && IsA(arg, FuncExpr) &&
-        reinterpret_cast<const FuncExpr *>(arg)->funcid == F_TIMESTAMP_TIMESTAMPTZ &&
-        list_length(reinterpret_cast<const FuncExpr *>(arg)->args) == 1) {
-        /* ts::timestamp: the local time in the session's zone */
-        out->local_time = true;
-        arg = static_cast<const Expr *>(linitial(reinterpret_cast<const FuncExpr *>(arg)->args));
-        type = TIMESTAMPTZOID;
-    } else if (type == TIMESTAMPOID && IsA(arg, FuncExpr) &&
-        reinterpret_cast<const FuncExpr *>(arg)->funcid == F_TIMEZONE_TEXT_TIMESTAMPTZ) {
-        /* ts AT TIME ZONE zone: the local time of a timestamptz column in a constant zone */
-        List *zargs = reinterpret_cast<const FuncExpr *>(arg)->args;
-        if (list_length(zargs) != 2 || !IsA(linitial(zargs), Const))
-            return false;
-        Const *zone = static_cast<Const *>(linitial(zargs));
-        if (zone->constisnull || zone->consttype != TEXTOID)
-            return false;
+    Const *zone;
+    const Expr *inner;
+    if (type == TIMESTAMPOID && key_local_time(arg, &zone, &inner)) {
+        /* ts AT TIME ZONE zone, ts::timestamp: the local time of a timestamptz column */
         out->zone_text = zone;
         out->local_time = true;
-        arg = static_cast<const Expr *>(lsecond(zargs));
+        arg = inner;
         type = TIMESTAMPTZOID;
     }
     const Var *v;

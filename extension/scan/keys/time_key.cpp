@@ -28,23 +28,10 @@ namespace {
  */
 bool time_column(const Expr *e, Index relid, Oid type, GroupKeyDef *out)
 {
-    if (type == TIMESTAMPOID && e != NULL && IsA(e, FuncExpr) &&
-        reinterpret_cast<const FuncExpr *>(e)->funcid == F_TIMESTAMP_TIMESTAMPTZ) {
-        List *args = reinterpret_cast<const FuncExpr *>(e)->args;
-        if (list_length(args) != 1 || out->zone_text != NULL ||
-            !time_column(static_cast<Expr *>(linitial(args)), relid, TIMESTAMPTZOID, out))
-            return false;
-        out->local_time = true;
-        return true;
-    }
-    if (type == TIMESTAMPOID && e != NULL && IsA(e, FuncExpr) &&
-        reinterpret_cast<const FuncExpr *>(e)->funcid == F_TIMEZONE_TEXT_TIMESTAMPTZ) {
-        List *args = reinterpret_cast<const FuncExpr *>(e)->args;
-        if (list_length(args) != 2 || !IsA(linitial(args), Const) || out->zone_text != NULL)
-            return false;
-        Const *zone = static_cast<Const *>(linitial(args));
-        if (zone->constisnull || zone->consttype != TEXTOID ||
-            !time_column(static_cast<Expr *>(lsecond(args)), relid, TIMESTAMPTZOID, out))
+    Const *zone;
+    const Expr *inner;
+    if (type == TIMESTAMPOID && key_local_time(e, &zone, &inner)) {
+        if (out->zone_text != NULL || !time_column(inner, relid, TIMESTAMPTZOID, out))
             return false;
         out->zone_text = zone;
         out->local_time = true;
