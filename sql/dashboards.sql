@@ -113,7 +113,7 @@ FROM (VALUES ('date_trunc(''minute'', ts, %L)'), ('date_trunc(''hour'', ts, %L)'
      (VALUES ('Europe/Berlin'), ('america/new_york'), ('Australia/Lord_Howe'), ('Asia/Kathmandu'), ('UTC'),
              ('EST'), ('msk'), ('UTC+3'), ('+05:45')) zones(z),
      LATERAL rt_compare(format('SELECT ' || k || ', count(*), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1', z)) c
-ORDER BY 1, 2;
+ORDER BY k COLLATE "C", z COLLATE "C";
 RESET work_mem;
 -- a zone no lookup finds raises PostgreSQL's error at the first row, and none without rows; a NULL zone is a NULL key
 SELECT q, c.*
