@@ -263,5 +263,55 @@ RESET min_parallel_table_scan_size;
 RESET gpu_histogram.device;
 DROP TABLE mono;
 
+-- Monotone keys of a date column.  extract(epoch FROM d), d::timestamp and
+-- the steps above keep the column's order; date_trunc('month', d) works on
+-- d::timestamptz, the date's midnight in the session's zone, which keeps
+-- the dates' order in every zone of the tz database but not in a POSIX
+-- zone whose clocks jump by days: in 'AAA+100BBB-60,M3.2.0,M11.1.0' the
+-- midnight of 2012-03-12 is 3-18 16:00 local and that of 3-17 is 3-10, so
+-- date_trunc('week', d) goes 3-19, 3-19, 3-05, 3-12, 3-19.  So its table
+-- evaluates such a key at every day it covers.  Twenty years of dates,
+-- NULLs, both infinities, rows added after ANALYZE on both sides of the
+-- table's range (the executor's); the host's rows and the page path's; a
+-- zoned key that is a numeric stays the executor's.
+SET gpu_histogram.device = cpu;
+CREATE TABLE days (d date, x float8);
+INSERT INTO days
+SELECT CASE WHEN i % 97 = 0 THEN NULL ELSE date '2011-11-01' + i / 8 END, (i % 991) / 991.0
+FROM generate_series(1, 60000) i;
+INSERT INTO days VALUES ('infinity', 0.5), ('-infinity', 0.5);
+ANALYZE days;
+INSERT INTO days SELECT date '2031-01-01' + i, 0.75 FROM generate_series(1, 40) i;
+INSERT INTO days SELECT date '1870-01-01' + i * 11, 0.75 FROM generate_series(1, 40) i;
+SET TimeZone = 'America/New_York';
+SELECT * FROM rt_explain($$SELECT date_trunc('month', d), gpu_histogram(x, 0, 1, 8) FROM days GROUP BY 1$$, true);
+SELECT * FROM rt_explain($$SELECT floor(extract(epoch FROM d) / 604800) * 604800 AS "time", gpu_histogram(x, 0, 1, 8) FROM days GROUP BY 1$$);
+SELECT * FROM rt_explain($$SELECT extract(epoch FROM date_trunc('month', d)), gpu_histogram(x, 0, 1, 8) FROM days GROUP BY 1$$);
+SELECT z, k, c.*
+FROM (VALUES ($$date_trunc('month', d)$$), ($$date_trunc('week', d)::date$$), ($$d::timestamptz$$),
+             ($$floor(extract(epoch FROM d) / 86400 / 7) * 604800$$), ($$date_trunc('year', d::timestamp)$$),
+             ($$to_timestamp(floor(extract(epoch FROM d) / 2592000) * 2592000)$$), ($$date_part('epoch', d)$$),
+             ($$extract(epoch FROM date_trunc('month', d))$$)) keys(k),
+     (VALUES ('America/New_York'), ('Australia/Lord_Howe'), ('America/Sitka'), ('Pacific/Apia'),
+             ('Asia/Kathmandu'), ('AAA+100BBB-60,M3.2.0,M11.1.0')) zones(z),
+     LATERAL rt_compare(format('SELECT %s, count(*), gpu_histogram(x, 0, 1, 8) FROM days GROUP BY 1', k), false, z) c
+ORDER BY k COLLATE "C", z COLLATE "C";
+-- the page path, and a range of the column
+VACUUM days;
+SET gpu_histogram.debug_pages_on_cpu = on;
+SELECT z, q, c.*
+FROM (VALUES ('America/Sao_Paulo'), ('AAA+100BBB-60,M3.2.0,M11.1.0')) zones(z),
+(VALUES
+  ($$SELECT date_trunc('week', d), gpu_histogram(x, 0, 1, 8) FROM days GROUP BY 1$$),
+  ($$SELECT (d::timestamptz)::date, count(*), gpu_histogram(x, 0, 1, 8) FROM days WHERE d >= '2018-01-01' GROUP BY 1$$),
+  ($$SELECT floor(extract(epoch FROM d) / 86400) * 86400 AS "time", gpu_histogram(x, 0, 1, 8) FROM days
+     WHERE d BETWEEN '2012-02-01' AND '2012-04-01' GROUP BY 1$$)
+) v(q), LATERAL rt_compare(q, false, z) c
+ORDER BY z COLLATE "C", q COLLATE "C";
+RESET gpu_histogram.debug_pages_on_cpu;
+RESET gpu_histogram.device;
+RESET TimeZone;
+DROP TABLE days;
+
 DROP TABLE dash;
 RESET TimeZone;

@@ -10,6 +10,7 @@ extern "C" {
 #include "access/htup_details.h"
 #include "catalog/pg_statistic.h"
 #include "catalog/pg_type.h"
+#include "utils/date.h"
 #include "utils/datetime.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
@@ -31,8 +32,12 @@ bool datum_word(Oid type, Datum d, int64 *out)
 {
     switch (type) {
     case INT2OID: *out = DatumGetInt16(d); return true;
-    case INT4OID:
-    case DATEOID: *out = DatumGetInt32(d); return true;
+    case INT4OID: *out = DatumGetInt32(d); return true;
+    case DATEOID:
+        if (DATE_NOT_FINITE(DatumGetDateADT(d)))
+            return false; /* as a time's infinity below */
+        *out = DatumGetDateADT(d);
+        return true;
     case INT8OID: *out = DatumGetInt64(d); return true;
     case TIMESTAMPOID:
     case TIMESTAMPTZOID: {
@@ -132,6 +137,15 @@ bool key_inside_table(int64 *lo, int64 *hi)
 {
     *lo = Max(*lo, kKeyTableMin);
     *hi = Min(*hi, kKeyTableMax - 1);
+    return *lo <= *hi;
+}
+
+bool key_inside_table(int64 *lo, int64 *hi, Oid coltype)
+{
+    if (coltype != DATEOID)
+        return key_inside_table(lo, hi);
+    *lo = Max(*lo, kKeyTableFirstDay);
+    *hi = Min(*hi, kKeyTableLastDay);
     return *lo <= *hi;
 }
 

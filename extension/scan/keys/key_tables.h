@@ -59,6 +59,9 @@ constexpr int64 kMaxKeySlots = 1 << 20;
 constexpr int64 kKeyTableMargin = 400 * USECS_PER_DAY;
 constexpr int64 kKeyTableMin = MIN_TIMESTAMP + kKeyTableMargin;
 constexpr int64 kKeyTableMax = END_TIMESTAMP - kKeyTableMargin;
+/* The same for a date column: the days whose midnight lies inside that range. */
+constexpr int64 kKeyTableFirstDay = kKeyTableMin / USECS_PER_DAY + 1;
+constexpr int64 kKeyTableLastDay = kKeyTableMax / USECS_PER_DAY - 1;
 
 /*
  * Where the rows' values of col lie, as far as the statistics (their
@@ -70,6 +73,8 @@ bool key_rows_range(const KeyRows &rows, const HeapColumn &col, int64 *lo, int64
 
 /* [lo, hi] cut to the times a table may cover; false if nothing is left. */
 bool key_inside_table(int64 *lo, int64 *hi);
+/* The same for a column of type coltype: a date column's days, or the times. */
+bool key_inside_table(int64 *lo, int64 *hi, Oid coltype);
 
 /*
  * The key of one stored time ts and the interval [*from, *to) around it

@@ -23,6 +23,11 @@
  * development machine, which made an hourly group over 10M rows 16 times
  * slower than date_trunc('hour', ts).  A row outside the table, or whose
  * column is NULL, is evaluated.
+ *
+ * A key of a date column through its midnight in the session's zone
+ * (date_trunc('month', d)) is zoned (monotone_steps.h): no order is
+ * assumed of it, so its table evaluates it at every day it covers, and no
+ * host table is made of more days than 16 times the rows it would place.
  */
 #include "expression_bound.h"
 #include "expression_key.h"
@@ -60,6 +65,7 @@ struct MonotoneState {
     struct varlena **values;
     int32 nvalues, capacity;
     int64 max_intervals; /* > 0: a table of more intervals than this is not made (the host's) */
+    bool zoned;          /* no order is assumed: every day is evaluated (MonotoneShape.zoned) */
     /* the host's table: a row whose column lies in [host_starts[0], host_end) is placed by it */
     bool host_tried;
     int32 host_n;
@@ -73,6 +79,12 @@ struct MonotoneState {
 
 namespace {
 
+/*
+ * The most days a zoned key's table evaluates it at, one call each: 2^18
+ * days are 717 years, about 0.1 s of date_trunc('month', d) calls.
+ */
+constexpr int64 kMaxZonedDays = 1 << 18;
+
 bool recognise(Expr *expr, Index relid, GroupKeyDef *out)
 {
     MonotoneShape shape;
@@ -81,6 +93,12 @@ bool recognise(Expr *expr, Index relid, GroupKeyDef *out)
     /* a float8 key that is never -0 (nor NaN: no step makes one of finite values) */
     const bool float8 = exprType(reinterpret_cast<Node *>(expr)) == FLOAT8OID;
     if (float8 && shape.minus_zero)
+        return false;
+    /*
+     * a zoned key kept as bytes: its slots are numbered as its values come,
+     * which needs each value's days together, an order not assumed of it
+     */
+    if (shape.zoned && exprType(reinterpret_cast<Node *>(expr)) == NUMERICOID)
         return false;
     return expression_key_recognise(expr, relid, out, float8) && shape.column->varattno == out->attno;
 }
@@ -94,6 +112,7 @@ void init(GroupKey *key, TupleDesc desc, PlanState *parent)
         ListCell *lc;
         foreach (lc, shape.divisions)
             m->divisions = lappend(m->divisions, heap_tuple_expr_init(static_cast<Expr *>(lfirst(lc)), desc, parent));
+        m->zoned = shape.zoned;
     }
     /* a row of NULLs but the column: the column is then the first value of the tuple's data */
     Datum *values = static_cast<Datum *>(palloc0(sizeof(Datum) * desc->natts));
@@ -115,7 +134,8 @@ void set_probe(GroupKey *key, int64 ts)
         memcpy(m->probe_value, &v, sizeof v);
         break;
     }
-    case INT4OID: {
+    case INT4OID:
+    case DATEOID: {
         int32 v = static_cast<int32>(ts);
         memcpy(m->probe_value, &v, sizeof v);
         break;
@@ -215,8 +235,23 @@ bool verified_interval(GroupKey *key, int64 ts, int64 *result, int64 *from, int6
     int64 bad = 0;   /* ... and another here, once found (stored times before 2000 are negative) */
     bool found = false, to_end = false;
     const int64 g = m->width;
+    /* a zoned key (a date column's): each next day, equal or not, with no order assumed between */
+    while (m->zoned && !to_end && !found) {
+        if (good == m->limit) {
+            to_end = true;
+            break;
+        }
+        const int s = same_at(key, good + 1, v);
+        if (s < 0)
+            return false;
+        if (s == 0) {
+            bad = good + 1;
+            found = true;
+        } else
+            good++;
+    }
     /* the interval as wide as the last: two evaluations */
-    if (g > 1 && g - 1 <= m->limit - ts) {
+    if (!m->zoned && g > 1 && g - 1 <= m->limit - ts) {
         const int s = same_at(key, ts + g - 1, v);
         if (s < 0)
             return false;
@@ -325,7 +360,11 @@ bool gpu_table(GroupKey *key, const KeyRows &rows, gh::PageKey *out, KeyTables *
     m->values = NULL;
     m->capacity = m->nvalues = 0;
     int64 lo, hi;
-    if (!key_rows_range(rows, key->column, &lo, &hi) || !key_inside_table(&lo, &hi) || !divisions_hold(key, lo, hi))
+    if (!key_rows_range(rows, key->column, &lo, &hi) || !key_inside_table(&lo, &hi, key->def.coltype) ||
+        !divisions_hold(key, lo, hi))
+        return false;
+    /* a zoned key costs a call a day: more than the rows' own calls where the days outnumber them */
+    if (m->zoned && (hi - lo >= kMaxZonedDays || (m->max_intervals > 0 && (hi - lo) / 16 > m->max_intervals)))
         return false;
     /* the first two intervals give the width the others are searched from, and the table's size */
     m->limit = hi;
@@ -445,9 +484,10 @@ const char *describe(const GroupKey *key)
 {
     const TupleDesc desc = key->slot->tts_tupleDescriptor;
     const char *column = NameStr(TupleDescAttr(desc, key->def.attno - 1)->attname);
+    const char *how = psprintf(key->monotone->zoned ? "evaluated at each day of %s" : "non-decreasing in %s", column);
     if (key->monotone->host_n > 0) /* EXPLAIN ANALYZE: the table the host's rows were placed by */
-        return psprintf("non-decreasing in %s, %d intervals on the host", column, key->monotone->host_n);
-    return psprintf("non-decreasing in %s", column);
+        return psprintf("%s, %d intervals on the host", how, key->monotone->host_n);
+    return how;
 }
 
 } // namespace

@@ -15,7 +15,9 @@
  *     where a non-zero result rounds to zero: refused unless the range stays
  *     below 1e300 and the smallest non-zero magnitude ("tiny") above 1e-300;
  *   - to_timestamp() raises outside the timestamp range: refused unless its
- *     argument's range is inside, a day from each end.
+ *     argument's range is inside, a day from each end;
+ *   - a date column's values are days, which the casts to a time multiply
+ *     out; the days a table covers have their midnights inside its times.
  * A step whose argument is not here keeps the key the executor's, on the
  * host, where it is exact anyway: refusing costs only speed.
  */
@@ -52,6 +54,7 @@ struct Walk {
     Index relid;
     const Var *column;
     List *divisions;
+    bool zoned; /* a step in the session's zone (MonotoneShape.zoned) */
 };
 
 /* Seconds from 1970-01-01 to PostgreSQL's epoch, 2000-01-01: extract(epoch) counts from the first. */
@@ -118,6 +121,7 @@ bool fits(Oid type, const Span &s)
 }
 
 bool step(const Node *n, Walk *w, Span *out);
+bool date_epoch(const FuncExpr *f, Walk *w, Span *out);
 
 /*
  * x + c, x - c, c + x, x * c, c * x, x / c for a constant c (c > 0 for * and /):
@@ -254,6 +258,8 @@ bool rounding(const FuncExpr *f, Walk *w, Span *out)
  */
 bool epoch(const FuncExpr *f, Walk *w, Span *out)
 {
+    if (f->funcid == F_EXTRACT_TEXT_DATE)
+        return date_epoch(f, w, out);
     switch (f->funcid) {
     case F_EXTRACT_TEXT_TIMESTAMPTZ:
     case F_EXTRACT_TEXT_TIMESTAMP:
@@ -350,14 +356,17 @@ bool shift(const OpExpr *op, Walk *w, Span *out)
 /*
  * date_trunc(unit, ts) of a timestamp without time zone, up to a year: the
  * start of the unit the time lies in, by its calendar fields, which keeps
- * order.  No zone enters it (a timestamptz's date_trunc works in local
- * time, which steps back where the clocks do).  It raises for an unknown
- * unit (the recognition below takes known ones only) and outside the
- * range, which a year's margin keeps clear of.
+ * order.  No zone enters it.  A timestamptz's date_trunc works in local
+ * time, which steps back where the clocks do: it is zoned
+ * (MonotoneShape.zoned), taken only of a date's midnight, and then no
+ * order is assumed of it.  It raises for an unknown unit (the recognition
+ * below takes known ones only) and outside the range, which a year's
+ * margin and a day's for the zone keep clear of.
  */
 bool truncation(const FuncExpr *f, Walk *w, Span *out)
 {
-    if (f->funcid != F_DATE_TRUNC_TEXT_TIMESTAMP || list_length(f->args) != 2)
+    const bool zoned = f->funcid == F_DATE_TRUNC_TEXT_TIMESTAMPTZ;
+    if ((f->funcid != F_DATE_TRUNC_TEXT_TIMESTAMP && !zoned) || list_length(f->args) != 2)
         return false;
     const Node *unit = static_cast<const Node *>(linitial(f->args));
     if (!IsA(unit, Const) || reinterpret_cast<const Const *>(unit)->constisnull)
@@ -368,9 +377,78 @@ bool truncation(const FuncExpr *f, Walk *w, Span *out)
     Span s;
     if (!known || !step(static_cast<const Node *>(lsecond(f->args)), w, &s))
         return false;
-    *out = {s.lo - 367.0 * USECS_PER_DAY, s.hi, 1, false};
-    return out->lo > MIN_TIMESTAMP + static_cast<double>(USECS_PER_DAY);
+    const double day = static_cast<double>(USECS_PER_DAY);
+    *out = {s.lo - 367.0 * day - (zoned ? day : 0), s.hi + (zoned ? day : 0), 1, false};
+    w->zoned |= zoned;
+    return out->lo > MIN_TIMESTAMP + day && out->hi < END_TIMESTAMP - day;
 }
+
+/* A constant field name of extract() or date_part(), lower-cased; NULL if not a constant. */
+const char *field_name(const Node *field)
+{
+    if (!IsA(field, Const) || reinterpret_cast<const Const *>(field)->constisnull)
+        return NULL;
+    const char *name = TextDatumGetCString(reinterpret_cast<const Const *>(field)->constvalue);
+    return downcase_truncate_identifier(name, strlen(name), false);
+}
+
+/*
+ * extract(epoch FROM d) of a date: the date's days since 1970-01-01 times
+ * 86,400, an exact numeric with no zone in it (extract_date), so
+ * increasing; it raises nothing for a finite date.
+ */
+bool date_epoch(const FuncExpr *f, Walk *w, Span *out)
+{
+    const char *name = field_name(static_cast<const Node *>(linitial(f->args)));
+    Span s;
+    const Node *arg = static_cast<const Node *>(lsecond(f->args));
+    if (name == NULL || strcmp(name, "epoch") != 0 || exprType(arg) != DATEOID || !step(arg, w, &s))
+        return false;
+    *out = {s.lo * SECS_PER_DAY + kUnixToPostgres, s.hi * SECS_PER_DAY + kUnixToPostgres, 1, false};
+    return true;
+}
+
+/*
+ * The casts between a date and a time:
+ *   - date to timestamp: the date's midnight, days times a day's
+ *     microseconds, increasing;
+ *   - timestamp to date: the day the time lies in, by its calendar date,
+ *     which never decreases;
+ *   - date to timestamptz: the date's midnight in the session's zone,
+ *     zoned (MonotoneShape.zoned), and timestamptz to date, the local date
+ *     of the time, zoned too.
+ * Each raises only outside the timestamp range, which the spans keep a
+ * day or more clear of (the days a table covers have their midnights
+ * inside kKeyTableMin .. kKeyTableMax, 400 days from each end, and a zone's
+ * offset is less than a day).
+ */
+bool date_cast(const FuncExpr *f, Walk *w, Span *out)
+{
+    if (list_length(f->args) != 1)
+        return false;
+    const Node *arg = static_cast<const Node *>(linitial(f->args));
+    const double day = static_cast<double>(USECS_PER_DAY);
+    Span s;
+    switch (f->funcid) {
+    case F_TIMESTAMP_DATE:
+    case F_TIMESTAMPTZ_DATE:
+        if (exprType(arg) != DATEOID || !step(arg, w, &s))
+            return false;
+        *out = {s.lo * day - day, s.hi * day + day, 1, false};
+        w->zoned |= f->funcid == F_TIMESTAMPTZ_DATE;
+        break;
+    case F_DATE_TIMESTAMP:
+    case F_DATE_TIMESTAMPTZ:
+        if (!timestamp_type(exprType(arg)) || !step(arg, w, &s))
+            return false;
+        *out = {std::floor(s.lo / day) - 1, std::ceil(s.hi / day) + 1, 1, false};
+        w->zoned |= f->funcid == F_DATE_TIMESTAMPTZ;
+        return true;
+    default: return false;
+    }
+    return out->lo > MIN_TIMESTAMP + day && out->hi < END_TIMESTAMP - day;
+}
+
 
 bool step(const Node *n, Walk *w, Span *out)
 {
@@ -382,11 +460,13 @@ bool step(const Node *n, Walk *w, Span *out)
             v->varattno <= 0 ||
             (w->column != NULL && (w->column->varattno != v->varattno || w->column->varno != v->varno)))
             return false;
-        if (!timestamp_type(v->vartype) && !integer_type(v->vartype))
+        if (!timestamp_type(v->vartype) && !integer_type(v->vartype) && v->vartype != DATEOID)
             return false;
         w->column = v;
         /* the values a key table covers (key_inside_table), within the column's type */
         *out = {static_cast<double>(kKeyTableMin), static_cast<double>(kKeyTableMax), 1, false};
+        if (v->vartype == DATEOID)
+            *out = {static_cast<double>(kKeyTableFirstDay), static_cast<double>(kKeyTableLastDay), 1, false};
         if (integer_type(v->vartype)) {
             out->lo = std::max(out->lo, -integer_limit(v->vartype));
             out->hi = std::min(out->hi, integer_limit(v->vartype));
@@ -400,7 +480,7 @@ bool step(const Node *n, Walk *w, Span *out)
     if (IsA(n, FuncExpr)) {
         const FuncExpr *f = reinterpret_cast<const FuncExpr *>(n);
         return rounding(f, w, out) || epoch(f, w, out) || to_timestamp(f, w, out) || truncation(f, w, out) ||
-               widening(f, w, out);
+               date_cast(f, w, out) || widening(f, w, out);
     }
     return false;
 }
@@ -409,12 +489,14 @@ bool step(const Node *n, Walk *w, Span *out)
 
 bool monotone_shape(const Expr *expr, Index relid, MonotoneShape *out)
 {
-    Walk w{relid, NULL, NIL};
+    Walk w{relid, NULL, NIL, false};
     Span s;
-    if (!step(reinterpret_cast<const Node *>(expr), &w, &s) || w.column == NULL)
+    if (!step(reinterpret_cast<const Node *>(expr), &w, &s) || w.column == NULL ||
+        (w.zoned && w.column->vartype != DATEOID))
         return false;
     out->column = w.column;
     out->divisions = w.divisions;
     out->minus_zero = s.minus_zero;
+    out->zoned = w.zoned;
     return true;
 }

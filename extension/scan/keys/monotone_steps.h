@@ -43,11 +43,22 @@ struct MonotoneShape {
      * the bits' equality, and the group table can keep the key.
      */
     bool minus_zero;
+    /*
+     * Whether a step works in the session's zone: a date column's local
+     * midnight (date_trunc('month', d) is date_trunc of d::timestamptz).
+     * Midnights follow the dates wherever no zone's offset rises by a day
+     * or more from one midnight to the next, which the tz database never
+     * does but a POSIX zone could; so no order is assumed of such a key:
+     * its table evaluates it at every day it covers (monotone_key.cpp).
+     * Only a date column's keys may have such a step.
+     */
+    bool zoned;
 };
 
 /*
- * Whether expr, over table relid (0: whichever its column's), is a non-decreasing function of one
- * timestamp, timestamptz or integer column, built only of the steps
+ * Whether expr, over table relid (0: whichever its column's), is a
+ * non-decreasing function of one timestamp, timestamptz, date or integer
+ * column (zoned: a function of one date column), built only of the steps
  * monotone_steps.cpp argues for; fills *out (the list in the current
  * memory context).
  */
