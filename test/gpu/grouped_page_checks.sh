@@ -130,12 +130,17 @@ check "date_trunc('day', ts, 'Europe/Berlin') across both DST changes" "$serial"
     "SELECT date_trunc('day', ts, 'Europe/Berlin') AS d, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp GROUP BY 1"
 check "date_trunc('minute', ts AT TIME ZONE 'Asia/Kathmandu') over two days, and the hour of day at UTC" "$serial" \
     "SELECT date_trunc('minute', ts AT TIME ZONE 'Asia/Kathmandu') AS m, extract(hour FROM ts AT TIME ZONE 'UTC') AS h24, gpu_histogram(x, 0, 1, 16) AS h FROM gh_gp WHERE ts >= '2024-03-09' AND ts < '2024-03-11' GROUP BY 1, 2"
-# keys of a date column (scan/keys/monotone_steps.h): through its midnight in the session's zone, and its epoch
+# keys of a date column (scan/keys/monotone_steps.h): through its midnight in the session's zone, and its
+# epoch; the column itself.  Both infinities are among its values (and its statistics): outside every table.
 psql_q <<'SQL' || exit 1
 DROP TABLE IF EXISTS gh_gpd;
-CREATE TABLE gh_gpd AS SELECT x, g, (ts AT TIME ZONE 'UTC')::date AS d FROM gh_gp;
+CREATE TABLE gh_gpd AS
+SELECT x, g, CASE WHEN g = 7 THEN 'infinity' WHEN g = 8 THEN '-infinity' ELSE (ts AT TIME ZONE 'UTC')::date END AS d
+FROM gh_gp;
 VACUUM ANALYZE gh_gpd;
 SQL
+check "a date column, infinities too" "$serial" \
+    "SELECT d, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gpd GROUP BY 1"
 check "a date column's weeks in New York, date_trunc('week', d), count(*)" "$serial" \
     "SELECT date_trunc('week', d) AS w, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gpd GROUP BY 1"
 check "a date column's Grafana day, floor(extract(epoch FROM d) / 86400) * 86400, and g" "$serial" \
