@@ -250,6 +250,15 @@ bool rounding(const FuncExpr *f, Walk *w, Span *out)
     return fits(f->funcresulttype, *out);
 }
 
+/* A constant field name of extract() or date_part(), lower-cased; NULL if not a constant. */
+const char *field_name(const Node *field)
+{
+    if (!IsA(field, Const) || reinterpret_cast<const Const *>(field)->constisnull)
+        return NULL;
+    const char *name = TextDatumGetCString(reinterpret_cast<const Const *>(field)->constvalue);
+    return downcase_truncate_identifier(name, strlen(name), false);
+}
+
 /*
  * extract(epoch FROM ts) and date_part('epoch', ts): the seconds since
  * 1970-01-01 of the stored time, exact in numeric (microseconds over a
@@ -267,11 +276,8 @@ bool epoch(const FuncExpr *f, Walk *w, Span *out)
     case F_DATE_PART_TEXT_TIMESTAMP: break;
     default: return false;
     }
-    const Node *field = static_cast<const Node *>(linitial(f->args));
-    if (!IsA(field, Const) || reinterpret_cast<const Const *>(field)->constisnull)
-        return false;
-    const char *name = TextDatumGetCString(reinterpret_cast<const Const *>(field)->constvalue);
-    if (strcmp(downcase_truncate_identifier(name, strlen(name), false), "epoch") != 0)
+    const char *name = field_name(static_cast<const Node *>(linitial(f->args)));
+    if (name == NULL || strcmp(name, "epoch") != 0)
         return false;
     Span s;
     const Node *arg = static_cast<const Node *>(lsecond(f->args));
@@ -381,15 +387,6 @@ bool truncation(const FuncExpr *f, Walk *w, Span *out)
     *out = {s.lo - 367.0 * day - (zoned ? day : 0), s.hi + (zoned ? day : 0), 1, false};
     w->zoned |= zoned;
     return out->lo > MIN_TIMESTAMP + day && out->hi < END_TIMESTAMP - day;
-}
-
-/* A constant field name of extract() or date_part(), lower-cased; NULL if not a constant. */
-const char *field_name(const Node *field)
-{
-    if (!IsA(field, Const) || reinterpret_cast<const Const *>(field)->constisnull)
-        return NULL;
-    const char *name = TextDatumGetCString(reinterpret_cast<const Const *>(field)->constvalue);
-    return downcase_truncate_identifier(name, strlen(name), false);
 }
 
 /*
