@@ -266,10 +266,10 @@ DROP TABLE mono;
 -- Monotone keys of a date column.  extract(epoch FROM d), d::timestamp and
 -- the steps above keep the column's order; date_trunc('month', d) works on
 -- d::timestamptz, the date's midnight in the session's zone, which keeps
--- the dates' order in every zone of the tz database but not in a POSIX
--- zone whose clocks jump by days: in 'AAA+100BBB-60,M3.2.0,M11.1.0' the
+-- the dates' order only where no clock jumps forward by more than a day;
+-- a POSIX zone's may jump by days: in 'AAA+100BBB-60,M3.2.0,M11.1.0' the
 -- midnight of 2012-03-12 is 3-18 16:00 local and that of 3-17 is 3-10, so
--- date_trunc('week', d) goes 3-19, 3-19, 3-05, 3-12, 3-19.  So its table
+-- date_trunc('week', d)::date goes 3-19, 3-19, 3-05, 3-18, 3-19.  So its table
 -- evaluates such a key at every day it covers.  Twenty years of dates,
 -- NULLs, both infinities, rows added after ANALYZE on both sides of the
 -- table's range (the executor's); the host's rows and the page path's; a

@@ -62,6 +62,8 @@ constexpr double kUnixToPostgres = (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * s
 /* float8 arithmetic is kept this far from its overflow and underflow. */
 constexpr double kFloatMax = 1e300;
 constexpr double kFloatTiny = 1e-300;
+/* A zone's offset is less than this many days: PostgreSQL reads a POSIX zone's up to 167 hours. */
+constexpr double kZoneDays = 7;
 
 bool timestamp_type(Oid t)
 {
@@ -367,7 +369,7 @@ bool shift(const OpExpr *op, Walk *w, Span *out)
  * (MonotoneShape.zoned), taken only of a date's midnight, and then no
  * order is assumed of it.  It raises for an unknown unit (the recognition
  * below takes known ones only) and outside the range, which a year's
- * margin and a day's for the zone keep clear of.
+ * margin and a week's for the zone keep clear of.
  */
 bool truncation(const FuncExpr *f, Walk *w, Span *out)
 {
@@ -384,7 +386,7 @@ bool truncation(const FuncExpr *f, Walk *w, Span *out)
     if (!known || !step(static_cast<const Node *>(lsecond(f->args)), w, &s))
         return false;
     const double day = static_cast<double>(USECS_PER_DAY);
-    *out = {s.lo - 367.0 * day - (zoned ? day : 0), s.hi + (zoned ? day : 0), 1, false};
+    *out = {s.lo - 367.0 * day - (zoned ? kZoneDays * day : 0), s.hi + (zoned ? kZoneDays * day : 0), 1, false};
     w->zoned |= zoned;
     return out->lo > MIN_TIMESTAMP + day && out->hi < END_TIMESTAMP - day;
 }
@@ -415,9 +417,10 @@ bool date_epoch(const FuncExpr *f, Walk *w, Span *out)
  *     zoned (MonotoneShape.zoned), and timestamptz to date, the local date
  *     of the time, zoned too.
  * Each raises only outside the timestamp range, which the spans keep a
- * day or more clear of (the days a table covers have their midnights
- * inside kKeyTableMin .. kKeyTableMax, 400 days from each end, and a zone's
- * offset is less than a day).
+ * day or more clear of: the days a table covers have their midnights
+ * inside kKeyTableMin .. kKeyTableMax, 400 days from each end, and a zoned
+ * step's span is widened by a week each side, since PostgreSQL reads a
+ * POSIX zone's offsets up to 167 hours (localtime.c's getsecs).
  */
 bool date_cast(const FuncExpr *f, Walk *w, Span *out)
 {
@@ -425,24 +428,26 @@ bool date_cast(const FuncExpr *f, Walk *w, Span *out)
         return false;
     const Node *arg = static_cast<const Node *>(linitial(f->args));
     const double day = static_cast<double>(USECS_PER_DAY);
+    const bool zoned = f->funcid == F_TIMESTAMPTZ_DATE || f->funcid == F_DATE_TIMESTAMPTZ;
+    const double days = zoned ? kZoneDays : 1; /* the margin of a step's span */
     Span s;
     switch (f->funcid) {
     case F_TIMESTAMP_DATE:
     case F_TIMESTAMPTZ_DATE:
         if (exprType(arg) != DATEOID || !step(arg, w, &s))
             return false;
-        *out = {s.lo * day - day, s.hi * day + day, 1, false};
-        w->zoned |= f->funcid == F_TIMESTAMPTZ_DATE;
+        *out = {(s.lo - days) * day, (s.hi + days) * day, 1, false};
         break;
     case F_DATE_TIMESTAMP:
     case F_DATE_TIMESTAMPTZ:
         if (!timestamp_type(exprType(arg)) || !step(arg, w, &s))
             return false;
-        *out = {std::floor(s.lo / day) - 1, std::ceil(s.hi / day) + 1, 1, false};
-        w->zoned |= f->funcid == F_DATE_TIMESTAMPTZ;
+        *out = {std::floor(s.lo / day) - days, std::ceil(s.hi / day) + days, 1, false};
+        w->zoned |= zoned;
         return true;
     default: return false;
     }
+    w->zoned |= zoned;
     return out->lo > MIN_TIMESTAMP + day && out->hi < END_TIMESTAMP - day;
 }
 

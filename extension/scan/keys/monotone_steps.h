@@ -46,11 +46,11 @@ struct MonotoneShape {
     /*
      * Whether a step works in the session's zone: a date column's local
      * midnight (date_trunc('month', d) is date_trunc of d::timestamptz).
-     * Midnights follow the dates wherever no zone's offset rises by a day
-     * or more from one midnight to the next, which the tz database never
-     * does but a POSIX zone could; so no order is assumed of such a key:
-     * its table evaluates it at every day it covers (monotone_key.cpp).
-     * Only a date column's keys may have such a step.
+     * Midnights follow the dates only where a zone's offset never rises by
+     * more than a day from one midnight to the next, and a POSIX zone's may
+     * rise by days (sql/dashboards.sql has one).  So no order is assumed
+     * of such a key: its table evaluates it at every day it covers
+     * (monotone_key.cpp).  Only a date column's keys may have such a step.
      */
     bool zoned;
 };
