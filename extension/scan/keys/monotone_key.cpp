@@ -236,23 +236,24 @@ bool verified_interval(GroupKey *key, int64 ts, int64 *result, int64 *from, int6
     int64 bad = 0;   /* ... and another here, once found (stored times before 2000 are negative) */
     bool found = false, to_end = false;
     const int64 g = m->width;
-    /* a zoned key (a date column's): each next day, equal or not, with no order assumed between */
-    while (m->zoned && !to_end && !found) {
-        if (good == m->limit) {
-            to_end = true;
-            break;
+    if (m->zoned) {
+        /* a zoned key (a date column's): each next day, equal or not, with no order assumed between */
+        for (;; good++) {
+            if (good == m->limit) {
+                to_end = true;
+                break;
+            }
+            const int s = same_at(key, good + 1, v);
+            if (s < 0)
+                return false;
+            if (s == 0) {
+                bad = good + 1;
+                found = true;
+                break;
+            }
         }
-        const int s = same_at(key, good + 1, v);
-        if (s < 0)
-            return false;
-        if (s == 0) {
-            bad = good + 1;
-            found = true;
-        } else
-            good++;
-    }
-    /* the interval as wide as the last: two evaluations */
-    if (!m->zoned && g > 1 && g - 1 <= m->limit - ts) {
+    } else if (g > 1 && g - 1 <= m->limit - ts) {
+        /* the interval as wide as the last: two evaluations */
         const int s = same_at(key, ts + g - 1, v);
         if (s < 0)
             return false;

@@ -437,18 +437,19 @@ bool date_cast(const FuncExpr *f, Walk *w, Span *out)
         if (exprType(arg) != DATEOID || !step(arg, w, &s))
             return false;
         *out = {(s.lo - days) * day, (s.hi + days) * day, 1, false};
+        if (!(out->lo > MIN_TIMESTAMP + day && out->hi < END_TIMESTAMP - day))
+            return false;
         break;
     case F_DATE_TIMESTAMP:
-    case F_DATE_TIMESTAMPTZ:
+    case F_DATE_TIMESTAMPTZ: /* a date of a time in range is far inside the dates' */
         if (!timestamp_type(exprType(arg)) || !step(arg, w, &s))
             return false;
         *out = {std::floor(s.lo / day) - days, std::ceil(s.hi / day) + days, 1, false};
-        w->zoned |= zoned;
-        return true;
+        break;
     default: return false;
     }
     w->zoned |= zoned;
-    return out->lo > MIN_TIMESTAMP + day && out->hi < END_TIMESTAMP - day;
+    return true;
 }
 
 
