@@ -2,9 +2,11 @@
  * exec_read.cpp: GpuHistogramScan's reading loop (scan_exec.h).
  *
  * Page after page from the heap reader: a page the row strategy takes
- * whole (to the GPU) goes there; of any other, the visible tuples that
- * pass the WHERE clause, evaluated natively under the page's lock or
- * through the executor after it, go to the strategy's add_tuples.  Also
+ * whole (to the GPU) goes there; of any other, the visible tuples go to
+ * the strategy's add_tuples, filtered here by the native WHERE clause
+ * (evaluated under the page's lock: it raises nothing), or with the
+ * executor's WHERE clause for the strategy to evaluate row by row, in
+ * line-pointer order between each row's keys and aggregates.  Also
  * the histograms' arguments, evaluated once, and the totals each process
  * records for EXPLAIN, the statistics and the planner.  Apart from
  * exec.cpp, the node's set-up and callbacks, because this is the loop
@@ -20,27 +22,6 @@ extern "C" {
 #include "executor/executor.h"
 #include "utils/rel.h"
 }
-
-namespace {
-
-/* Keeps the tuples of the current page that pass the WHERE clause. */
-int filter_tuples(ScanExec *s, HeapReader *r)
-{
-    ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
-    int kept = 0;
-    for (int i = 0; i < r->ntuples; i++) {
-        ExecStoreHeapTuple(&r->tuples[i], s->heap_slot, false);
-        econtext->ecxt_scantuple = s->heap_slot;
-        bool pass = ExecQual(s->qual, econtext);
-        ResetExprContext(econtext);
-        if (pass)
-            r->tuples[kept++] = r->tuples[i];
-    }
-    ExecClearTuple(s->heap_slot);
-    return kept;
-}
-
-} // namespace
 
 void scan_evaluate_args(ScanExec *s)
 {
@@ -119,10 +100,8 @@ static bool read_pages(ScanExec *s)
             }
             /* only stored values are compared: no user code runs under the lock */
             n = native_quals_filter(s->native_quals, desc, r->tuples, n);
-        } else if (s->qual != NULL) {
-            heap_reader_unlock(r);
-            n = filter_tuples(s, r);
         }
+        /* a WHERE clause through the executor is the strategy's, row by row with the rest (add_tuples) */
         if (rows->add_tuples(s, r, n))
             return false;
     }

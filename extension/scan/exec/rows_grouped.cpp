@@ -150,28 +150,46 @@ void grouped_end_read(ScanExec *s)
     grouped_pages_end_read(&s->grouped->pages, host_pages(s));
 }
 
+/*
+ * What the first row that reaches the aggregates needs: the histograms'
+ * arguments and the keys' fixed ones, and the keys' tables for the host's
+ * rows (the quals have their values then, and narrow the range).
+ */
+void first_rows(ScanExec *s)
+{
+    GroupedRows *g = s->grouped;
+    grouped_rows_prepare_arguments(s);
+    if (g->host_tables)
+        return;
+    const NativeQuals none{};
+    const KeyRows rows{RelationGetRelid(s->css.ss.ss_currentRelation),
+                       s->native && s->native_quals.prepared ? &s->native_quals : &none};
+    MemoryContext old = MemoryContextSwitchTo(s->css.ss.ps.state->es_query_cxt);
+    for (int k = 0; k < g->nkeys; k++)
+        group_key_host_table(&g->keys[k], rows);
+    MemoryContextSwitchTo(old);
+    g->host_tables = true;
+}
+
+void first_rows_of(void *arg)
+{
+    first_rows(static_cast<ScanExec *>(arg));
+}
+
 bool grouped_add_tuples(ScanExec *s, HeapReader *r, int n)
 {
     GroupedRows *g = s->grouped;
     heap_reader_unlock(r);
-    if (n > 0) {
-        grouped_rows_prepare_arguments(s);
-        if (!g->host_tables) {
-            /*
-             * The keys' tables for the host's rows, once its first rows
-             * came: the quals have their values then, and narrow the range.
-             */
-            const NativeQuals none{};
-            const KeyRows rows{RelationGetRelid(s->css.ss.ss_currentRelation),
-                               s->native && s->native_quals.prepared ? &s->native_quals : &none};
-            MemoryContext old = MemoryContextSwitchTo(s->css.ss.ps.state->es_query_cxt);
-            for (int k = 0; k < g->nkeys; k++)
-                group_key_host_table(&g->keys[k], rows);
-            MemoryContextSwitchTo(old);
-            g->host_tables = true;
-        }
+    TupleDesc desc = RelationGetDescr(s->css.ss.ss_currentRelation);
+    if (s->qual != NULL) {
+        /* the WHERE clause, row by row with each row's keys and values (group_agg.h) */
+        const RowGate gate{s->qual, s->css.ss.ps.ps_ExprContext, s->heap_slot, first_rows_of, s};
+        group_agg_add(&g->group_agg, desc, r->tuples, n, s->args, &gate);
+    } else {
+        if (n > 0)
+            first_rows(s);
+        group_agg_add(&g->group_agg, desc, r->tuples, n, s->args);
     }
-    group_agg_add(&g->group_agg, RelationGetDescr(s->css.ss.ss_currentRelation), r->tuples, n, s->args);
     heap_reader_release(r);
     grouped_pages_prepare(&g->pages, host_pages(s), g->keys, g->nkeys, s->pscan != NULL);
     grouped_pages_parse_left(&g->pages, host_pages(s));

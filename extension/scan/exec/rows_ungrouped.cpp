@@ -19,6 +19,7 @@
 #include "../../histogram_state.h"
 
 extern "C" {
+#include "executor/executor.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 }
@@ -133,10 +134,86 @@ bool take_page(ScanExec *s, HeapReader *r)
     return true;
 }
 
+/*
+ * What the histograms' transition functions check of row t, in their
+ * order: a histogram's first value creates its state, checking the
+ * arguments, and raises for a NaN.  A later NaN raises when its batch is
+ * binned, as the aggregate's does (the state is the same), and the values
+ * themselves are appended a page at a time.
+ */
+void check_row(ScanExec *s, TupleDesc desc, HeapTupleData *t)
+{
+    UngroupedRows *u = s->ungrouped;
+    for (int h = 0; h < s->naggs; h++) {
+        if (s->args[h].skip || u->states[h] != NULL)
+            continue;
+        double x;
+        bool isnull;
+        heap_column_values_each(u->columns[h], desc, t, 1, &x, &isnull);
+        if (!isnull)
+            u->states[h] = histogram_state_create(u->states_cxt, histogram_first_spec(s->aggs[h].call, s->args[h], x));
+    }
+}
+
+/*
+ * The page's tuples in line-pointer order, each through the executor's
+ * WHERE clause, then the histograms' checks: what the ordinary plan does
+ * to one row before the next, so that the first row's error is the one
+ * raised.  Those that pass move up; how many.
+ */
+int filter_in_order(ScanExec *s, HeapReader *r, int n)
+{
+    TupleDesc desc = RelationGetDescr(s->css.ss.ss_currentRelation);
+    ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
+    int kept = 0;
+    for (int i = 0; i < n; i++) {
+        if (s->qual != NULL) {
+            ExecStoreHeapTuple(&r->tuples[i], s->heap_slot, false);
+            econtext->ecxt_scantuple = s->heap_slot;
+            const bool pass = ExecQual(s->qual, econtext);
+            ResetExprContext(econtext);
+            if (!pass)
+                continue;
+        }
+        if (!s->args_evaluated) {
+            /*
+             * The ordinary plan evaluates the arguments on each row that
+             * reaches the aggregate: a query without one never runs them
+             * (an InitPlan that would fail, say), so neither does the scan.
+             */
+            evaluate_args(s);
+            s->args_evaluated = true;
+        }
+        check_row(s, desc, &r->tuples[i]);
+        r->tuples[kept++] = r->tuples[i];
+    }
+    if (s->qual != NULL)
+        ExecClearTuple(s->heap_slot);
+    return kept;
+}
+
 bool add_tuples(ScanExec *s, HeapReader *r, int n)
 {
     UngroupedRows *u = s->ungrouped;
     TupleDesc desc = RelationGetDescr(s->css.ss.ss_currentRelation);
+    /*
+     * Where the WHERE clause may raise (the executor's), or histograms'
+     * values may raise different errors (one's first value under invalid
+     * arguments, another's NaN), which row raises first decides the error:
+     * the rows go one at a time.  Otherwise every error a page's values
+     * can raise is the same from any row, and they go a page at a time.
+     */
+    bool first_values = false;
+    for (int h = 0; h < s->naggs && s->naggs > 1; h++)
+        first_values = first_values || (u->states[h] == NULL && !(s->args_evaluated && s->args[h].skip));
+    if (s->qual != NULL || first_values) {
+        if (r->whole_page) { /* an all-visible page that came whole (no WHERE clause): its tuples after all */
+            heap_reader_list_page(r);
+            n = r->ntuples;
+        }
+        heap_reader_unlock(r); /* the WHERE clause is user code; the pin keeps the tuples */
+        n = filter_in_order(s, r, n);
+    }
     for (int h = 0; h < s->naggs; h++) {
         double *buf = u->page_values + static_cast<Size>(h) * MaxHeapTuplesPerPage;
         int k;
@@ -153,11 +230,7 @@ bool add_tuples(ScanExec *s, HeapReader *r, int n)
         heap_reader_count_tuples(r, n);
     heap_reader_release(r);
     if (n > 0 && !s->args_evaluated) {
-        /*
-         * The ordinary plan evaluates the arguments on each row that
-         * reaches the aggregate: a query without one never runs them
-         * (an InitPlan that would fail, say), so neither does the scan.
-         */
+        /* (as filter_in_order: at the first row that reaches the aggregates) */
         evaluate_args(s);
         s->args_evaluated = true;
     }

@@ -73,7 +73,13 @@ struct RowStrategy {
     bool (*take_page)(ScanExec *s, HeapReader *r);
     /* after a page taken whole: true stops reading, as add_tuples' true does (NULL: never) */
     bool (*stop_after_page)(ScanExec *s);
-    /* the current page's first n tuples passed the quals: true stops reading (called again later) */
+    /*
+     * the current page's first n tuples passed the native quals; with the
+     * executor's WHERE clause (s->qual) they have yet to pass it, which the
+     * strategy evaluates on each row in line-pointer order before the
+     * row's keys and aggregates, as the ordinary plan would.  true stops
+     * reading (called again later)
+     */
     bool (*add_tuples)(ScanExec *s, HeapReader *r, int n);
     /*
      * the reader ran out of blocks: true if pages it handed out came back

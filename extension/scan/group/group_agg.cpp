@@ -14,9 +14,11 @@
 #include <cmath>
 
 #include "../../errors.h"
+#include "../heap/heap_columns.h"
 #include "../../../gpu/cpu/cpu_backend.h"
 
 extern "C" {
+#include "executor/executor.h"
 #include "executor/nodeHash.h"
 #include "utils/memutils.h"
 }
@@ -54,10 +56,37 @@ void ship_batch(GroupAgg *ga, int a)
 }
 
 /*
+ * What the aggregate's transition function does with each float8 value,
+ * in the page's order (rows last to first when reversed): a group's first
+ * value is checked at once, and a NaN raises; a later NaN waits in the
+ * group's value state (group_agg_parts.h), as in the aggregate's batch,
+ * until the group's row is made.  NaN values are taken out of the page's
+ * (as NULLs): no loop bins them.
+ */
+void check_values(GroupAgg *ga, int a, int n, bool reversed)
+{
+    for (int j = 0; j < n; j++) {
+        const int i = reversed ? n - 1 - j : j;
+        if (ga->page_nulls[i])
+            continue;
+        const bool nan = std::isnan(ga->page_values[i]);
+        int64 *state = group_agg_value_state(ga, group_agg_cells(ga, ga->page_groups[i]), a);
+        if (unlikely(state[0] == 0)) {
+            state[0] = 1;
+            if (nan)
+                report_engine_status(gh::Status::nan_value);
+        } else if (unlikely(nan)) {
+            state[1]++;
+        }
+        ga->page_nulls[i] = ga->page_nulls[i] || nan;
+    }
+}
+
+/*
  * One histogram over the page's tuples: values whose group the GPU holds
  * go into its buffer, the others into their groups' rows on the CPU.
  */
-void count_histogram(GroupAgg *ga, int a, TupleDesc desc, HeapTupleData *tuples, int n)
+void count_histogram(GroupAgg *ga, int a, TupleDesc desc, HeapTupleData *tuples, int n, bool reversed)
 {
     const HistogramArgs &arg = ga->args[a];
     if (arg.skip)
@@ -65,12 +94,16 @@ void count_histogram(GroupAgg *ga, int a, TupleDesc desc, HeapTupleData *tuples,
     heap_column_values_each(ga->columns[a], desc, tuples, n, ga->page_values, ga->page_nulls);
     const int32 off = ga->offsets[a];
     if (unlikely(!ga->spec_valid[a])) {
-        /* the first value in the page's order (the tuples are reversed) gets width_bucket's error */
-        for (int i = n - 1; i >= 0; i--)
+        /* the first value in the page's order gets width_bucket's error */
+        for (int j = 0; j < n; j++) {
+            const int i = reversed ? n - 1 - j : j;
             if (!ga->page_nulls[i])
                 histogram_first_spec(ga->aggs[a].call, arg, ga->page_values[i]);
+        }
         return;
     }
+    if (ga->specs[a].kind == gh::SpecKind::float_interval)
+        check_values(ga, a, n, reversed);
     GroupGpu *gg = &ga->gpu[a];
     int kept = 0;
     for (int i = 0; i < n; i++) {
@@ -79,9 +112,7 @@ void count_histogram(GroupAgg *ga, int a, TupleDesc desc, HeapTupleData *tuples,
         double x = ga->page_values[i];
         const uint32 g = ga->page_groups[i];
         if (group_gpu_takes(gg, g)) {
-            /* only the float8 form's batches go to the GPU (lay_out()) */
-            if (unlikely(std::isnan(x)))
-                report_engine_status(gh::Status::nan_value); /* here, as the CPU would: not at the read */
+            /* only the float8 form's batches go to the GPU (lay_out()), never a NaN (check_values) */
             if (group_gpu_add(gg, x, g))
                 ship_batch(ga, a);
             continue;
@@ -107,7 +138,7 @@ void lay_out(GroupAgg *ga, const HistogramArgs *args)
             continue;
         ga->spec_valid[a] = histogram_args_spec(ga->aggs[a].call, args[a], &ga->specs[a]);
         if (ga->spec_valid[a])
-            ncells += group_agg_slots(ga, a);
+            ncells += group_agg_slots(ga, a) + kValueStateCells;
     }
     ga->args = args;
     /* one group is what the ordinary aggregate takes too: bounded only by the keys' groups */
@@ -189,33 +220,163 @@ int spill_refused(GroupAgg *ga, HeapTupleData *tuples, int n)
 
 } // namespace
 
-void group_agg_add(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, const HistogramArgs *args)
+namespace {
+
+/* Whether any histogram's values may raise (a NaN in the float8 form, a first value under invalid arguments); how many. */
+bool values_may_raise(const GroupAgg *ga, int *how_many)
+{
+    int n = 0;
+    for (int a = 0; a < ga->naggs; a++)
+        if (ga->aggs[a].kind == AggKind::histogram && !ga->args[a].skip &&
+            (!ga->spec_valid[a] || ga->specs[a].kind == gh::SpecKind::float_interval))
+            n++;
+    *how_many = n;
+    return n > 0;
+}
+
+/*
+ * What the aggregates' transition functions check of row t, in their
+ * order, the row's group being number g: a histogram's first value
+ * checks its arguments (each group's first value, as the aggregate
+ * creates a state per group) and raises for a NaN; a later NaN waits in
+ * the group's value state (check_values).
+ */
+void check_row_values(GroupAgg *ga, TupleDesc desc, HeapTupleData *t, uint32 g)
+{
+    for (int a = 0; a < ga->naggs; a++) {
+        if (ga->aggs[a].kind != AggKind::histogram || ga->args[a].skip)
+            continue;
+        const bool float_form = ga->spec_valid[a] && ga->specs[a].kind == gh::SpecKind::float_interval;
+        if (ga->spec_valid[a] && !float_form)
+            continue;
+        double x;
+        bool isnull;
+        heap_column_values_each(ga->columns[a], desc, t, 1, &x, &isnull);
+        if (isnull)
+            continue;
+        if (!ga->spec_valid[a]) {
+            histogram_first_spec(ga->aggs[a].call, ga->args[a], x); /* raises */
+            continue;
+        }
+        if (g == kNoGroup)
+            continue; /* its group waits in the spill, and so do its checks */
+        int64 *state = group_agg_value_state(ga, group_agg_cells(ga, g), a);
+        if (state[0] == 0) {
+            state[0] = 1;
+            if (std::isnan(x))
+                report_engine_status(gh::Status::nan_value);
+        } else if (unlikely(std::isnan(x))) {
+            state[1]++;
+        }
+    }
+}
+
+/* Whether t passes the executor's WHERE clause. */
+bool row_passes(const RowGate *gate, HeapTupleData *t)
+{
+    ExecStoreHeapTuple(t, gate->slot, false);
+    gate->econtext->ecxt_scantuple = gate->slot;
+    const bool pass = ExecQual(gate->qual, gate->econtext);
+    ResetExprContext(gate->econtext);
+    return pass;
+}
+
+/*
+ * Lays the cells out at the first row that reaches the aggregates, its
+ * arguments evaluated first, in the caller's memory context (not a page's).
+ */
+void first_row(GroupAgg *ga, const HistogramArgs *args, const RowGate *gate, MemoryContext caller)
+{
+    MemoryContext page = MemoryContextSwitchTo(caller);
+    if (gate != NULL && gate->first_row != NULL)
+        gate->first_row(gate->arg);
+    if (!ga->laid_out)
+        lay_out(ga, args);
+    MemoryContextSwitchTo(page);
+}
+
+/*
+ * The rows in line-pointer order, each through the WHERE clause, its keys,
+ * then its values' checks: what the ordinary plan does to one row before
+ * the next.  Those that pass move up, with their groups; how many.
+ */
+int find_groups_in_order(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, const HistogramArgs *args,
+                         const RowGate *gate, MemoryContext caller)
+{
+    int kept = 0, raising = 0;
+    bool check = false;
+    for (int i = 0; i < n; i++) {
+        if (gate != NULL && gate->qual != NULL && !row_passes(gate, &tuples[i]))
+            continue;
+        if (unlikely(kept == 0)) { /* the page's first row that passes (its callback is cheap once done) */
+            first_row(ga, args, gate, caller);
+            check = values_may_raise(ga, &raising);
+        }
+        group_agg_find_group(ga, desc, &tuples[i], kept);
+        if (check)
+            check_row_values(ga, desc, &tuples[i], ga->page_groups[kept]);
+        tuples[kept++] = tuples[i];
+    }
+    if (gate != NULL && gate->qual != NULL)
+        ExecClearTuple(gate->slot);
+    return kept;
+}
+
+/* Whether a page's rows must be taken in their order: its WHERE clause or a key may raise. */
+bool rows_in_order(const GroupAgg *ga, const RowGate *gate)
+{
+    if (gate != NULL && gate->qual != NULL)
+        return true;
+    for (int k = 0; k < ga->nkeys; k++)
+        if (group_key_may_raise(&ga->keys[k]))
+            return true;
+    return false;
+}
+
+} // namespace
+
+void group_agg_add(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, const HistogramArgs *args,
+                   const RowGate *gate)
 {
     if (n == 0)
         return;
-    if (!ga->laid_out)
-        lay_out(ga, args);
-    /*
-     * Tuples fill a page from its end: in reverse line-pointer order they
-     * lie at rising addresses, which the prefetcher follows (a third faster
-     * on the dev VM).  Counting is order-free; the one thing that depends
-     * on the first row, a histogram's argument error, looks for it in the
-     * page's order (count_histogram).
-     */
-    for (int i = 0, j = n - 1; i < j; i++, j--) {
-        HeapTupleData tmp = tuples[i];
-        tuples[i] = tuples[j];
-        tuples[j] = tmp;
-    }
     MemoryContext old = MemoryContextSwitchTo(ga->page_cxt);
-    group_agg_find_groups(ga, desc, tuples, n);
+    const bool in_order = rows_in_order(ga, gate);
+    if (in_order) {
+        n = find_groups_in_order(ga, desc, tuples, n, args, gate, old);
+        if (n == 0) { /* no row passed: perhaps nothing is laid out yet */
+            MemoryContextSwitchTo(old);
+            MemoryContextReset(ga->page_cxt);
+            return;
+        }
+    } else {
+        first_row(ga, args, gate, old);
+        /*
+         * Tuples fill a page from its end: in reverse line-pointer order
+         * they lie at rising addresses, which the prefetcher follows (a
+         * third faster on the dev VM).  No key here raises: only values
+         * do, and each histogram checks its values in the page's order
+         * (count_histogram).
+         */
+        for (int i = 0, j = n - 1; i < j; i++, j--) {
+            HeapTupleData tmp = tuples[i];
+            tuples[i] = tuples[j];
+            tuples[j] = tmp;
+        }
+        group_agg_find_groups(ga, desc, tuples, n);
+        /* where more than one histogram's values may raise, which raises first is found row by row */
+        int raising;
+        if (values_may_raise(ga, &raising) && raising > 1)
+            for (int i = n - 1; i >= 0; i--)
+                check_row_values(ga, desc, &tuples[i], ga->page_groups[i]);
+    }
     if (unlikely(ga->table.closed))
         n = spill_refused(ga, tuples, n);
     for (int a = 0; a < ga->naggs; a++) {
         const ScanAggregate &agg = ga->aggs[a];
         const int32 off = ga->offsets[a];
         switch (agg.kind) {
-        case AggKind::histogram: count_histogram(ga, a, desc, tuples, n); break;
+        case AggKind::histogram: count_histogram(ga, a, desc, tuples, n, !in_order); break;
         case AggKind::count_star:
             for (int i = 0; i < n; i++)
                 group_agg_cells(ga, ga->page_groups[i])[off]++;

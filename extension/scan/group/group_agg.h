@@ -112,8 +112,31 @@ void group_agg_done(GroupAgg *ga);
 /* Forgets the emitted groups and goes on aggregating (partial states only). */
 void group_agg_restart(GroupAgg *ga);
 
-/* Adds tuples[0 .. n) of one page; args are the histograms' evaluated arguments. */
-void group_agg_add(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, const HistogramArgs *args);
+/*
+ * The WHERE clause that the executor evaluates, for group_agg_add to
+ * evaluate on each row just before that row's keys and aggregates, as a
+ * sequential scan under an aggregate does: which row raises first, and
+ * which rows a user's key function ever sees, then follow the ordinary
+ * plan's.
+ */
+struct RowGate {
+    ExprState *qual;
+    ExprContext *econtext;      /* its per-row memory, reset after each row */
+    TupleTableSlot *slot;       /* a heap-tuple slot of the table */
+    /* at the first row that passes, before its keys: the histograms' arguments are evaluated */
+    void (*first_row)(void *arg);
+    void *arg;
+};
+
+/*
+ * Adds tuples[0 .. n) of one page; args are the histograms' evaluated
+ * arguments (with a gate, they are evaluated by its first_row, and the
+ * tuples are those the WHERE clause has yet to see).  Rows are taken in
+ * line-pointer order where anything of a row may raise: its clause, its
+ * keys, its values; an error is the one the first such row would raise.
+ */
+void group_agg_add(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, const HistogramArgs *args,
+                   const RowGate *gate = NULL);
 
 /*
  * Lays the groups' cells out for these arguments before the first row

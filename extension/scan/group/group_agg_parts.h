@@ -33,6 +33,9 @@ void group_agg_reserve_key(GroupAgg *ga, Size bytes);
  */
 void group_agg_find_groups(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n);
 
+/* The same for one tuple t, into page_groups[i] (and page_hashes[i]): the rows' order is the caller's. */
+void group_agg_find_group(GroupAgg *ga, TupleDesc desc, HeapTupleData *t, int i);
+
 /* The caches of recent groups: made at init, emptied whenever the groups are forgotten. */
 void group_agg_find_init(GroupAgg *ga);
 void group_agg_find_forget(GroupAgg *ga);
@@ -41,6 +44,27 @@ void group_agg_find_forget(GroupAgg *ga);
 static inline int32 group_agg_slots(const GroupAgg *ga, int a)
 {
     return gh::histogram_slots(ga->specs[a]);
+}
+
+/*
+ * After a histogram's slots in a group's cells, two counters of what the
+ * aggregate's state would know: [0] values seen (the first value of a
+ * group is checked at once: its arguments, a NaN), [1] NaN values that
+ * came later.  The aggregate raises for those only when it bins its
+ * batch, at the latest when the group's row is finished: the scan raises
+ * when it makes the group's row (group_rows.cpp).  Counters, not flags, so
+ * that the processes' groups merge by adding their cells.
+ */
+constexpr int32 kValueStateCells = 2;
+
+static inline int64 *group_agg_value_state(const GroupAgg *ga, int64 *cells, int a)
+{
+    return cells + ga->offsets[a] + gh::histogram_slots(ga->specs[a]);
+}
+
+static inline const int64 *group_agg_value_state(const GroupAgg *ga, const int64 *cells, int a)
+{
+    return cells + ga->offsets[a] + gh::histogram_slots(ga->specs[a]);
 }
 
 /* The values a histogram's slots counted: every value falls in exactly one. */

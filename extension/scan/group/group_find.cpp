@@ -189,6 +189,22 @@ inline ScanGroup *text_group(GroupAgg *ga, const char *data, int32 len)
 
 } // namespace
 
+void group_agg_find_group(GroupAgg *ga, TupleDesc desc, HeapTupleData *t, int i)
+{
+    if (ga->nkeys == 1 && !ga->has_text_key) {
+        int64 word;
+        set_group(ga, i, group_key_word(&ga->keys[0], desc, t, &word) ? word_group(ga, word) : null_group(ga));
+    } else if (ga->nkeys == 1) {
+        const char *data;
+        int32 len;
+        set_group(ga, i,
+                  group_key_bytes(&ga->keys[0], desc, t, &data, &len) ? text_group(ga, data, len) : null_group(ga));
+    } else {
+        uint32 len = build_key(ga, desc, t);
+        set_group(ga, i, group_table_lookup(&ga->table, ga->keybuf, len));
+    }
+}
+
 void group_agg_find_groups(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n)
 {
     if (ga->nkeys == 1 && !ga->has_text_key) {

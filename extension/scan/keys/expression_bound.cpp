@@ -3,6 +3,7 @@
  * shape (expression_bound.h).
  */
 #include "expression_bound.h"
+#include "builtin_ops.h"
 #include "column_span.h"
 #include "time_keys.h"
 
@@ -81,29 +82,35 @@ bool number(const Node *n, double *out)
     return false;
 }
 
-/* The single argument of a cast-like node (RelabelType, a one-argument cast function), or NULL. */
+/* The argument of a RelabelType, or of a built-in cast to a wider number or between the time types; else NULL. */
 const Node *cast_argument(const Node *n)
 {
     if (IsA(n, RelabelType))
         return reinterpret_cast<const Node *>(reinterpret_cast<const RelabelType *>(n)->arg);
     if (IsA(n, FuncExpr)) {
         const FuncExpr *f = reinterpret_cast<const FuncExpr *>(n);
-        if ((f->funcformat == COERCE_IMPLICIT_CAST || f->funcformat == COERCE_EXPLICIT_CAST) &&
-            list_length(f->args) == 1)
+        if (builtin_number_widening(f) || builtin_time_zone_cast(f))
             return static_cast<const Node *>(linitial(f->args));
     }
     return NULL;
 }
 
-/* The operator's name if n is a binary operator, else NULL; its arguments in *l and *r. */
-const char *binary(const Node *n, const Node **l, const Node **r)
+/*
+ * The built-in arithmetic of n (by its function's OID, builtin_ops.h), a
+ * time shifted by a built-in interval operator as add or sub, or none; its
+ * arguments in *l and *r.
+ */
+Arithmetic binary(const Node *n, const Node **l, const Node **r)
 {
     if (!IsA(n, OpExpr) || list_length(reinterpret_cast<const OpExpr *>(n)->args) != 2)
-        return NULL;
+        return Arithmetic::none;
     const OpExpr *op = reinterpret_cast<const OpExpr *>(n);
     *l = static_cast<const Node *>(linitial(op->args));
     *r = static_cast<const Node *>(lsecond(op->args));
-    return get_opname(op->opno);
+    bool minus;
+    if (builtin_time_shift(op, &minus))
+        return minus ? Arithmetic::sub : Arithmetic::add;
+    return builtin_arithmetic(op);
 }
 
 /*
@@ -164,26 +171,27 @@ bool linear(const Context &c, const Node *n, const Var **col, double *scale)
         return false;
     }
     const Node *l, *r;
-    const char *op = binary(n, &l, &r);
+    const Arithmetic op = binary(n, &l, &r);
     double k;
-    if (op == NULL || exprType(n) == INT2OID || exprType(n) == INT4OID || exprType(n) == INT8OID)
+    if (op == Arithmetic::none || exprType(n) == INT2OID || exprType(n) == INT4OID || exprType(n) == INT8OID)
         return false; /* integer arithmetic truncates: a step, not linear (step()) */
-    if ((strcmp(op, "+") == 0 || strcmp(op, "-") == 0) && number(r, &k))
+    const bool add_sub = op == Arithmetic::add || op == Arithmetic::sub;
+    if (add_sub && number(r, &k))
         return linear(c, l, col, scale);
     /* a time moved by a constant interval: the same steps, shifted (a month's or a day's length varies a little) */
-    if ((strcmp(op, "+") == 0 || strcmp(op, "-") == 0) && constant(r) != NULL && constant(r)->consttype == INTERVALOID)
+    if (add_sub && constant(r) != NULL && constant(r)->consttype == INTERVALOID)
         return linear(c, l, col, scale);
-    if (strcmp(op, "+") == 0 && number(l, &k))
+    if (op == Arithmetic::add && number(l, &k))
         return linear(c, r, col, scale);
-    if (strcmp(op, "*") == 0 && number(r, &k) && k != 0 && linear(c, l, col, scale)) {
+    if (op == Arithmetic::mul && number(r, &k) && k != 0 && linear(c, l, col, scale)) {
         *scale *= k;
         return true;
     }
-    if (strcmp(op, "*") == 0 && number(l, &k) && k != 0 && linear(c, r, col, scale)) {
+    if (op == Arithmetic::mul && number(l, &k) && k != 0 && linear(c, r, col, scale)) {
         *scale *= k;
         return true;
     }
-    if (strcmp(op, "/") == 0 && number(r, &k) && k != 0 && linear(c, l, col, scale)) {
+    if (op == Arithmetic::div && number(r, &k) && k != 0 && linear(c, l, col, scale)) {
         *scale /= k;
         return true;
     }
@@ -368,10 +376,10 @@ double bound(const Context &c, const Node *n)
         return product(c, f->args);
     }
     const Node *l, *r;
-    const char *op = binary(n, &l, &r);
+    const Arithmetic op = binary(n, &l, &r);
     double k;
     /* col / k in integers: one value per k */
-    if (op != NULL && strcmp(op, "/") == 0 && number(r, &k) && k != 0 &&
+    if (op == Arithmetic::div && number(r, &k) && k != 0 &&
         (exprType(n) == INT2OID || exprType(n) == INT4OID || exprType(n) == INT8OID) && linear(c, l, &col, &scale))
         return steps(c, col, std::fabs(k / scale));
     if (IsA(n, OpExpr))

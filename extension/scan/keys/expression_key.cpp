@@ -23,6 +23,7 @@
  * function of PostgreSQL's.
  */
 #include "../quals/heap_tuple_exprs.h"
+#include "builtin_ops.h"
 #include "expression_bound.h"
 #include "expression_key.h"
 #include "group_keys.h"
@@ -82,11 +83,6 @@ bool walk(Node *node, Walk *w)
     return expression_tree_walker(node, GH_WALKER(walk), w);
 }
 
-bool integer_type(Oid type)
-{
-    return type == INT2OID || type == INT4OID || type == INT8OID;
-}
-
 } // namespace
 
 /*
@@ -124,13 +120,13 @@ bool expression_fixed_scale(const Node *n)
                    pg_strcasecmp(TextDatumGetCString(reinterpret_cast<const Const *>(field)->constvalue), "julian") != 0;
         }
         }
-        return (f->funcformat == COERCE_IMPLICIT_CAST || f->funcformat == COERCE_EXPLICIT_CAST) &&
-               list_length(f->args) == 1 && integer_type(exprType(static_cast<Node *>(linitial(f->args))));
+        return builtin_integer_to_numeric(f);
     }
-    if (IsA(n, OpExpr) && list_length(reinterpret_cast<const OpExpr *>(n)->args) == 2) {
+    if (IsA(n, OpExpr)) {
+        /* numeric_add, _sub and _mul by OID: a look-alike `+` may answer 1.0 and 1.00 */
         const OpExpr *op = reinterpret_cast<const OpExpr *>(n);
-        const char *name = get_opname(op->opno);
-        return name != NULL && (strcmp(name, "+") == 0 || strcmp(name, "-") == 0 || strcmp(name, "*") == 0) &&
+        const Arithmetic what = builtin_arithmetic(op);
+        return (what == Arithmetic::add || what == Arithmetic::sub || what == Arithmetic::mul) &&
                expression_fixed_scale(static_cast<const Node *>(linitial(op->args))) &&
                expression_fixed_scale(static_cast<const Node *>(lsecond(op->args)));
     }

@@ -111,6 +111,17 @@ static inline bool group_key_is_text(const GroupKey *key)
  */
 bool group_key_word(GroupKey *key, TupleDesc desc, HeapTupleData *t, int64 *word);
 
+/*
+ * Whether computing the key may raise an error: every kind but a plain
+ * column may (date_trunc near the range's ends, an expression's division).
+ * A scan then computes its rows' keys in their order, between their WHERE
+ * clause and their aggregates, as the ordinary plan does.
+ */
+static inline bool group_key_may_raise(const GroupKey *key)
+{
+    return key->def.kind != KeyKind::column;
+}
+
 /* The key of tuple t as bytes (detoasted in the current context); false if NULL. */
 bool group_key_bytes(GroupKey *key, TupleDesc desc, HeapTupleData *t, const char **data, int32 *len);
 

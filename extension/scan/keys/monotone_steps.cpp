@@ -23,6 +23,7 @@
  */
 #include "monotone_steps.h"
 
+#include "builtin_ops.h"
 #include "expression_key.h"
 #include "key_tables.h"
 #include "time_keys.h"
@@ -144,8 +145,8 @@ bool arithmetic(const OpExpr *op, Walk *w, Span *out)
     const Oid type = op->opresulttype;
     if (type != NUMERICOID && type != FLOAT8OID && !integer_type(type))
         return false;
-    const char *name = get_opname(op->opno);
-    if (name == NULL || strlen(name) != 1)
+    const Arithmetic what = builtin_arithmetic(op); /* by function OID: a look-alike `/` may do anything */
+    if (what == Arithmetic::none)
         return false;
     const Node *l = static_cast<const Node *>(linitial(op->args));
     const Node *r = static_cast<const Node *>(lsecond(op->args));
@@ -165,22 +166,22 @@ bool arithmetic(const OpExpr *op, Walk *w, Span *out)
     Span s;
     if (!step(x, w, &s))
         return false;
-    switch (name[0]) {
-    case '+':
+    switch (what) {
+    case Arithmetic::add:
         /* x + c is -0 only for x = -0 and c = -0 */
         *out = {s.lo + c, s.hi + c, std::min(s.tiny, std::fabs(c)) * 0x1p-53, s.minus_zero && c == 0 && std::signbit(c)};
         break;
-    case '-':
+    case Arithmetic::sub:
         if (constant_left)
             return false; /* c - x decreases */
         *out = {s.lo - c, s.hi - c, std::min(s.tiny, std::fabs(c)) * 0x1p-53, s.minus_zero && c == 0 && !std::signbit(c)};
         break;
-    case '*':
+    case Arithmetic::mul:
         if (!(c > 0))
             return false;
         *out = {s.lo * c, s.hi * c, s.tiny * c, s.minus_zero};
         break;
-    case '/':
+    case Arithmetic::div:
         if (constant_left || !(c > 0))
             return false;
         if (integer_type(type) && c < 1)
@@ -315,8 +316,7 @@ bool to_timestamp(const FuncExpr *f, Walk *w, Span *out)
  */
 bool widening(const FuncExpr *f, Walk *w, Span *out)
 {
-    if ((f->funcformat != COERCE_IMPLICIT_CAST && f->funcformat != COERCE_EXPLICIT_CAST) ||
-        list_length(f->args) != 1)
+    if (!builtin_number_widening(f))
         return false;
     const Node *arg = static_cast<const Node *>(linitial(f->args));
     const Oid from = exprType(arg), to = f->funcresulttype;
@@ -339,13 +339,8 @@ bool widening(const FuncExpr *f, Walk *w, Span *out)
 bool shift(const OpExpr *op, Walk *w, Span *out)
 {
     bool minus;
-    switch (OidIsValid(op->opfuncid) ? op->opfuncid : get_opcode(op->opno)) {
-    case F_TIMESTAMP_PL_INTERVAL:
-    case F_TIMESTAMPTZ_PL_INTERVAL: minus = false; break;
-    case F_TIMESTAMP_MI_INTERVAL:
-    case F_TIMESTAMPTZ_MI_INTERVAL: minus = true; break;
-    default: return false;
-    }
+    if (!builtin_time_shift(op, &minus))
+        return false;
     const Node *c = static_cast<const Node *>(lsecond(op->args));
     if (!IsA(c, Const) || reinterpret_cast<const Const *>(c)->constisnull)
         return false;

@@ -147,7 +147,13 @@ int64 field_of(GroupKey *key, int64 ts)
     const Field field = static_cast<Field>(key->def.unit);
     int64 local = ts;
     if (key->def.coltype == TIMESTAMPTZOID) {
-        if (unlikely(ts < key->tzc.lo || ts >= key->tzc.hi)) {
+        /*
+         * Near the range's ends the local time may fall outside it, where
+         * PostgreSQL raises: such a time never takes the cached offset,
+         * even one whose interval (up to the zone's last transition, or
+         * for ever) reaches it.
+         */
+        if (unlikely(ts < key->tzc.lo || ts >= key->tzc.hi || ts < kKeyTableMin || ts >= kKeyTableMax)) {
             if (ts < kKeyTableMin || ts >= kKeyTableMax || !tz_offset_refill(&key->tzc, ts)) {
                 if (key->def.local_time)
                     return date_part_of(key, ts); /* its own range error near the ends */

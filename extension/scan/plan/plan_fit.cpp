@@ -9,6 +9,7 @@
  * (plan.cpp) because partitions.cpp asks them of each leaf too.
  */
 #include "../quals/fixed_exprs.h"
+#include "../quals/qual_order.h"
 #include "group_estimate.h"
 #include "../keys/group_keys.h"
 #include "../group/group_table.h"
@@ -220,16 +221,8 @@ bool rel_fits(PlannerInfo *root, RelOptInfo *rel, List *keys, List *aggrefs, Can
                                  c->groups, rel->rows, get_hash_memory_limit() / 1024);
     }
 
-    /* Quals of lower security levels (row-level security) must run first. */
-    List *rinfos = list_copy(rel->baserestrictinfo);
-    list_sort(rinfos, [](const ListCell *a, const ListCell *b) {
-        Index la = static_cast<RestrictInfo *>(lfirst(a))->security_level;
-        Index lb = static_cast<RestrictInfo *>(lfirst(b))->security_level;
-        return la < lb ? -1 : (la > lb ? 1 : 0);
-    });
-    c->quals = NIL;
-    foreach (lc, rinfos)
-        c->quals = lappend(c->quals, static_cast<RestrictInfo *>(lfirst(lc))->clause);
+    /* row-level security's clauses first, then by cost, as a sequential scan's Filter */
+    c->quals = qual_order_clauses(root, rel->baserestrictinfo);
     c->relid = rel->relid;
     c->read_fraction = brin_read_fraction(root, rel, c->quals);
     return true;

@@ -8,6 +8,7 @@
 
 extern "C" {
 #include "access/htup_details.h"
+#include "access/transam.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_opfamily.h"
 #include "commands/defrem.h"
@@ -70,9 +71,15 @@ void set_value(NativeQual *q, Datum d, bool isnull)
     }
 }
 
-/* The btree strategy of opno in family, or of its negator's equality as ne. */
+/*
+ * The btree strategy of opno in family, or of its negator's equality as ne.
+ * Only PostgreSQL's own operators: any role may create an operator whose
+ * NEGATOR names the built-in `=`, and its function need not be `<>`.
+ */
 bool comparison_of(Oid opno, Oid family, Comparison *out)
 {
+    if (opno >= FirstGenbkiObjectId)
+        return false;
     switch (get_op_opfamily_strategy(opno, family)) {
     case BTLessStrategyNumber: *out = Comparison::lt; return true;
     case BTLessEqualStrategyNumber: *out = Comparison::le; return true;
