@@ -85,6 +85,26 @@ FROM (VALUES
   ($$SELECT 10 / i, gpu_histogram(x, 0, 1, 4) FROM eo_c GROUP BY 1$$)
 ) v(q), rt_try(q) t;
 
+-- A NaN: the first value of its group raises at once; a later one waits
+-- in the aggregate's batch and raises when the group's row is made, after
+-- every row's keys and clauses.
+CREATE TABLE eo_n (i int, x float8, s text);
+INSERT INTO eo_n VALUES (1, 0.5, 'a'), (1, 'NaN', 'a'), (0, 0.5, 'b'), (2, 'NaN', 'c'), (0, 0.25, 'd');
+CREATE TABLE eo_n2 (i int, x float8, s text);
+INSERT INTO eo_n2 VALUES (2, 'NaN', 'c'), (1, 0.5, 'a'), (0, 0.5, 'b');
+ANALYZE eo_n, eo_n2;
+SELECT q, tbl, t.*
+FROM (VALUES
+  ($$SELECT i, gpu_histogram(x, 0, 1, 4) FROM %s GROUP BY 1$$),
+  ($$SELECT 10 / i, gpu_histogram(x, 0, 1, 4) FROM %s GROUP BY 1$$),
+  ($$SELECT 10 / i, count(*), gpu_histogram(x, 0, 1, 4) FROM %s GROUP BY 1$$),
+  ($$SELECT i, gpu_histogram(x, 0, 1, 4) FROM %s WHERE 10 / i > 0 GROUP BY 1$$),
+  ($$SELECT s, gpu_histogram(x, 0, 1, 4) FROM %s WHERE 10 / i > 0 GROUP BY 1$$),
+  ($$SELECT gpu_histogram(x, 0, 1, 4) FROM %s WHERE 10 / i > 0$$),
+  ($$SELECT i, gpu_histogram(x, 0, 1, 4) FROM %s WHERE i < 2 GROUP BY 1$$),
+  ($$SELECT gpu_histogram(x, 0, 1, 4) FROM %s WHERE i < 2$$)
+) v(q), (VALUES ('eo_n'), ('eo_n2')) tables(tbl), rt_try(format(q, tbl)) t;
+
 -- The ends of the range, for each key family.  A row at the last
 -- microsecond, behind rows an hour or a day before it, in zones ahead of
 -- UTC: its local time lies past the range, where PostgreSQL raises
@@ -141,7 +161,7 @@ SET TimeZone = 'UTC';
 
 -- The same through the page path: all-visible pages gathered in batches as
 -- for the GPU and parsed on the host, with their rows in page order.
-VACUUM eo_end, eo_start, eo_b, eo_b2, eo_c;
+VACUUM eo_end, eo_start, eo_b, eo_b2, eo_c, eo_n, eo_n2;
 SET gpu_histogram.device = cpu;
 SET gpu_histogram.debug_pages_on_cpu = on;
 SET gpu_histogram.debug_pages_per_batch = 8;
@@ -164,9 +184,15 @@ FROM (VALUES
   ($$SELECT gpu_histogram(x, 0, 1, 4), gpu_histogram(y, 0, 1, 0) FROM %s$$),
   ($$SELECT j, count(*), gpu_histogram(x, 0, 1, 4), gpu_histogram(y, 0, 1, 0) FROM %s GROUP BY 1$$)
 ) v(q), (VALUES ('eo_b'), ('eo_b2')) tables(tbl), rt_try(format(q, tbl)) t;
+SELECT q, tbl, t.*
+FROM (VALUES
+  ($$SELECT i, gpu_histogram(x, 0, 1, 4) FROM %s GROUP BY 1$$),
+  ($$SELECT 10 / i, gpu_histogram(x, 0, 1, 4) FROM %s GROUP BY 1$$),
+  ($$SELECT gpu_histogram(x, 0, 1, 4) FROM %s WHERE i < 2$$)
+) v(q), (VALUES ('eo_n'), ('eo_n2')) tables(tbl), rt_try(format(q, tbl)) t;
 RESET gpu_histogram.debug_pages_per_batch;
 RESET gpu_histogram.debug_pages_on_cpu;
 RESET gpu_histogram.device;
 
-DROP TABLE eo_a, eo_web, eo_b, eo_b2, eo_c, eo_end, eo_start;
+DROP TABLE eo_a, eo_web, eo_b, eo_b2, eo_c, eo_n, eo_n2, eo_end, eo_start;
 DROP FUNCTION eo_try(text, text);

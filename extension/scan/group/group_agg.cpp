@@ -12,6 +12,7 @@
 #include "group_agg_parts.h"
 
 #include <cmath>
+#include <utility>
 
 #include "../../errors.h"
 #include "../heap/heap_columns.h"
@@ -56,29 +57,45 @@ void ship_batch(GroupAgg *ga, int a)
 }
 
 /*
- * What the aggregate's transition function does with each float8 value,
- * in the page's order (rows last to first when reversed): a group's first
- * value is checked at once, and a NaN raises; a later NaN waits in the
- * group's value state (group_agg_parts.h), as in the aggregate's batch,
- * until the group's row is made.  NaN values are taken out of the page's
- * (as NULLs): no loop bins them.
+ * Whether group g has had a value of histogram a before this page's:
+ * counted here, sent to the GPU (which marks the group's value state), or
+ * checked by the rows before.
  */
-void check_values(GroupAgg *ga, int a, int n, bool reversed)
+bool value_seen(GroupAgg *ga, int a, uint32 g)
 {
+    int64 *cells = group_agg_cells(ga, g);
+    return group_agg_value_state(ga, cells, a)[0] != 0 || group_agg_values(ga, a, cells + ga->offsets[a]) != 0;
+}
+
+/*
+ * What the aggregate's transition function does with a NaN value, in the
+ * page's order (rows last to first when reversed): the group's first value
+ * is checked at once, and raises; a later NaN waits in the group's value
+ * state (group_agg_parts.h), as in the aggregate's batch, until the
+ * group's row is made.  NaN values are taken out of the page's (as NULLs):
+ * no loop bins them.  A page without a NaN costs one pass over its values.
+ */
+void check_values(GroupAgg *ga, int a, double *values, bool *nulls, int n, bool reversed)
+{
+    bool any = false;
+    for (int i = 0; i < n; i++)
+        any |= std::isnan(values[i]) && !nulls[i];
+    if (likely(!any))
+        return;
     for (int j = 0; j < n; j++) {
         const int i = reversed ? n - 1 - j : j;
-        if (ga->page_nulls[i])
+        if (nulls[i])
             continue;
-        const bool nan = std::isnan(ga->page_values[i]);
-        int64 *state = group_agg_value_state(ga, group_agg_cells(ga, ga->page_groups[i]), a);
-        if (unlikely(state[0] == 0)) {
-            state[0] = 1;
-            if (nan)
+        const uint32 g = ga->page_groups[i];
+        int64 *state = group_agg_value_state(ga, group_agg_cells(ga, g), a);
+        if (!value_seen(ga, a, g)) {
+            state[0] = 1; /* this page's first value of the group */
+            if (std::isnan(values[i]))
                 report_engine_status(gh::Status::nan_value);
-        } else if (unlikely(nan)) {
+        } else if (std::isnan(values[i])) {
             state[1]++;
         }
-        ga->page_nulls[i] = ga->page_nulls[i] || nan;
+        nulls[i] = nulls[i] || std::isnan(values[i]);
     }
 }
 
@@ -91,38 +108,61 @@ void count_histogram(GroupAgg *ga, int a, TupleDesc desc, HeapTupleData *tuples,
     const HistogramArgs &arg = ga->args[a];
     if (arg.skip)
         return;
-    heap_column_values_each(ga->columns[a], desc, tuples, n, ga->page_values, ga->page_nulls);
+    double *values = group_agg_page_values(ga, a);
+    bool *nulls = group_agg_page_nulls(ga, a);
+    if (!ga->values_read[a])
+        heap_column_values_each(ga->columns[a], desc, tuples, n, values, nulls);
     const int32 off = ga->offsets[a];
     if (unlikely(!ga->spec_valid[a])) {
         /* the first value in the page's order gets width_bucket's error */
         for (int j = 0; j < n; j++) {
             const int i = reversed ? n - 1 - j : j;
-            if (!ga->page_nulls[i])
-                histogram_first_spec(ga->aggs[a].call, arg, ga->page_values[i]);
+            if (!nulls[i])
+                histogram_first_spec(ga->aggs[a].call, arg, values[i]);
         }
         return;
     }
     if (ga->specs[a].kind == gh::SpecKind::float_interval)
-        check_values(ga, a, n, reversed);
+        check_values(ga, a, values, nulls, n, reversed);
     GroupGpu *gg = &ga->gpu[a];
     int kept = 0;
     for (int i = 0; i < n; i++) {
-        if (ga->page_nulls[i])
+        if (nulls[i])
             continue;
-        double x = ga->page_values[i];
+        double x = values[i];
         const uint32 g = ga->page_groups[i];
         if (group_gpu_takes(gg, g)) {
             /* only the float8 form's batches go to the GPU (lay_out()), never a NaN (check_values) */
+            group_agg_value_state(ga, group_agg_cells(ga, g), a)[0] = 1; /* its counts are not in the cells */
             if (group_gpu_add(gg, x, g))
                 ship_batch(ga, a);
             continue;
         }
-        ga->page_values[kept] = x;
+        values[kept] = x;
         ga->page_rows[kept++] = group_agg_cells(ga, g) + off;
     }
-    bin_rows(ga, a, ga->page_values, ga->page_rows, kept);
+    bin_rows(ga, a, values, ga->page_rows, kept);
 }
 
+/* Row i's values read ahead (values_read) move to row j, with its tuple. */
+inline void move_values(GroupAgg *ga, int i, int j)
+{
+    for (int a = 0; a < ga->naggs; a++)
+        if (ga->values_read[a]) {
+            group_agg_page_values(ga, a)[j] = group_agg_page_values(ga, a)[i];
+            group_agg_page_nulls(ga, a)[j] = group_agg_page_nulls(ga, a)[i];
+        }
+}
+
+/* Rows i and j swap their values read ahead, with their tuples. */
+inline void swap_values(GroupAgg *ga, int i, int j)
+{
+    for (int a = 0; a < ga->naggs; a++)
+        if (ga->values_read[a]) {
+            std::swap(group_agg_page_values(ga, a)[i], group_agg_page_values(ga, a)[j]);
+            std::swap(group_agg_page_nulls(ga, a)[i], group_agg_page_nulls(ga, a)[j]);
+        }
+}
 
 /* Each aggregate's cells, once the histograms' arguments are known. */
 void lay_out(GroupAgg *ga, const HistogramArgs *args)
@@ -184,8 +224,9 @@ void group_agg_init(GroupAgg *ga, ScanAggregate *aggs, int naggs, GroupKey *keys
     ga->page_groups = static_cast<uint32 *>(palloc(sizeof(uint32) * MaxHeapTuplesPerPage));
     ga->page_hashes = static_cast<uint64 *>(palloc(sizeof(uint64) * MaxHeapTuplesPerPage));
     ga->page_rows = static_cast<int64 **>(palloc(sizeof(int64 *) * MaxHeapTuplesPerPage));
-    ga->page_values = static_cast<double *>(palloc(sizeof(double) * MaxHeapTuplesPerPage));
-    ga->page_nulls = static_cast<bool *>(palloc(sizeof(bool) * MaxHeapTuplesPerPage));
+    ga->page_values = static_cast<double *>(palloc(sizeof(double) * MaxHeapTuplesPerPage * Max(naggs, 1)));
+    ga->page_nulls = static_cast<bool *>(palloc(sizeof(bool) * MaxHeapTuplesPerPage * Max(naggs, 1)));
+    ga->values_read = static_cast<bool *>(palloc0(sizeof(bool) * Max(naggs, 1)));
     group_agg_find_init(ga);
     ga->gpu = static_cast<GroupGpu *>(palloc(sizeof(GroupGpu) * naggs));
     for (int a = 0; a < naggs; a++)
@@ -213,6 +254,7 @@ int spill_refused(GroupAgg *ga, HeapTupleData *tuples, int n)
             continue;
         }
         tuples[kept] = tuples[i];
+        move_values(ga, i, kept);
         ga->page_groups[kept++] = ga->page_groups[i];
     }
     return kept;
@@ -261,7 +303,7 @@ void check_row_values(GroupAgg *ga, TupleDesc desc, HeapTupleData *t, uint32 g)
         if (g == kNoGroup)
             continue; /* its group waits in the spill, and so do its checks */
         int64 *state = group_agg_value_state(ga, group_agg_cells(ga, g), a);
-        if (state[0] == 0) {
+        if (!value_seen(ga, a, g)) {
             state[0] = 1;
             if (std::isnan(x))
                 report_engine_status(gh::Status::nan_value);
@@ -322,15 +364,54 @@ int find_groups_in_order(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, in
     return kept;
 }
 
-/* Whether a page's rows must be taken in their order: its WHERE clause or a key may raise. */
-bool rows_in_order(const GroupAgg *ga, const RowGate *gate)
+/* Whether a key of any of the page's rows may raise. */
+bool keys_may_raise(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n)
 {
-    if (gate != NULL && gate->qual != NULL)
-        return true;
     for (int k = 0; k < ga->nkeys; k++)
-        if (group_key_may_raise(&ga->keys[k]))
+        if (group_key_page_may_raise(&ga->keys[k], desc, tuples, n))
             return true;
     return false;
+}
+
+/*
+ * Whether a value of any of the page's rows may raise: any value of a
+ * histogram whose arguments are invalid, a NaN of the float8 form.  Rows
+ * the WHERE clause will refuse count too: this only chooses the path.
+ */
+bool page_values_may_raise(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n)
+{
+    for (int a = 0; a < ga->naggs; a++) {
+        if (ga->aggs[a].kind != AggKind::histogram || ga->args[a].skip)
+            continue;
+        const bool float_form = ga->spec_valid[a] && ga->specs[a].kind == gh::SpecKind::float_interval;
+        if (ga->spec_valid[a] && !float_form)
+            continue;
+        double *values = group_agg_page_values(ga, a);
+        bool *nulls = group_agg_page_nulls(ga, a);
+        heap_column_values_each(ga->columns[a], desc, tuples, n, values, nulls);
+        ga->values_read[a] = true; /* kept for count_histogram, in step with the tuples */
+        for (int i = 0; i < n; i++)
+            if (!nulls[i] && (!ga->spec_valid[a] || std::isnan(values[i])))
+                return true;
+    }
+    return false;
+}
+
+/* The rows that pass the WHERE clause, in their order (nothing else of theirs may raise); how many. */
+int filter_in_order(GroupAgg *ga, HeapTupleData *tuples, int n, const HistogramArgs *args, const RowGate *gate,
+                    MemoryContext caller)
+{
+    int kept = 0;
+    for (int i = 0; i < n; i++) {
+        if (!row_passes(gate, &tuples[i]))
+            continue;
+        if (kept == 0)
+            first_row(ga, args, gate, caller);
+        move_values(ga, i, kept);
+        tuples[kept++] = tuples[i];
+    }
+    ExecClearTuple(gate->slot);
+    return kept;
 }
 
 } // namespace
@@ -341,15 +422,32 @@ void group_agg_add(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, c
     if (n == 0)
         return;
     MemoryContext old = MemoryContextSwitchTo(ga->page_cxt);
-    const bool in_order = rows_in_order(ga, gate);
-    if (in_order) {
+    /*
+     * Where a key may raise, or the WHERE clause and a value, the rows go
+     * one at a time, each through its clause, its keys and its values'
+     * checks.  Where only the clause may, it runs first, in the rows'
+     * order; where nothing may but the values, the keys go as fast as
+     * they can, and the values' checks keep the page's order.
+     */
+    const bool quals = gate != NULL && gate->qual != NULL;
+    bool in_order = keys_may_raise(ga, desc, tuples, n);
+    if (quals && !in_order) {
+        if (ga->laid_out && !page_values_may_raise(ga, desc, tuples, n))
+            n = filter_in_order(ga, tuples, n, args, gate, old);
+        else
+            in_order = true;
+    }
+    if (in_order)
+        memset(ga->values_read, 0, sizeof(bool) * ga->naggs); /* read again, for the rows that pass */
+    if (in_order)
         n = find_groups_in_order(ga, desc, tuples, n, args, gate, old);
-        if (n == 0) { /* no row passed: perhaps nothing is laid out yet */
-            MemoryContextSwitchTo(old);
-            MemoryContextReset(ga->page_cxt);
-            return;
-        }
-    } else {
+    if (n == 0) { /* no row passed: perhaps nothing is laid out yet */
+        memset(ga->values_read, 0, sizeof(bool) * ga->naggs);
+        MemoryContextSwitchTo(old);
+        MemoryContextReset(ga->page_cxt);
+        return;
+    }
+    if (!in_order) {
         first_row(ga, args, gate, old);
         /*
          * Tuples fill a page from its end: in reverse line-pointer order
@@ -362,6 +460,7 @@ void group_agg_add(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, c
             HeapTupleData tmp = tuples[i];
             tuples[i] = tuples[j];
             tuples[j] = tmp;
+            swap_values(ga, i, j);
         }
         group_agg_find_groups(ga, desc, tuples, n);
         /* where more than one histogram's values may raise, which raises first is found row by row */
@@ -388,6 +487,7 @@ void group_agg_add(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, c
             break;
         }
     }
+    memset(ga->values_read, 0, sizeof(bool) * ga->naggs);
     MemoryContextSwitchTo(old);
     MemoryContextReset(ga->page_cxt); /* detoasted keys, PostgreSQL's functions' garbage */
 }

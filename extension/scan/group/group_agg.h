@@ -62,8 +62,9 @@ struct GroupAgg {
     uint64 *page_hashes;       /* ... and then its key's hash */
     TupleSpill spill;          /* tuples whose groups found no room (tuple_spill.h) */
     int64 **page_rows;         /* a histogram's first cell in each value's group, for the CPU's loop */
-    double *page_values;       /* one histogram's values of the page ... */
-    bool *page_nulls;          /* ... and which are NULL */
+    double *page_values;       /* each histogram's values of the page (MaxHeapTuplesPerPage apiece) ... */
+    bool *page_nulls;          /* ... and which are NULL ... */
+    bool *values_read;         /* ... where read already for this page, in step with its tuples */
     struct WordCacheEntry *word_cache; /* one fixed-width key: its recent groups by value */
     ScanGroup *null_group;     /* ... and its NULL group */
     uint32 next;               /* the next group to emit */

@@ -67,6 +67,17 @@ static inline const int64 *group_agg_value_state(const GroupAgg *ga, const int64
     return cells + ga->offsets[a] + gh::histogram_slots(ga->specs[a]);
 }
 
+/* Histogram a's values of the current page, and which are NULL (group_agg.h's page_values). */
+static inline double *group_agg_page_values(const GroupAgg *ga, int a)
+{
+    return ga->page_values + static_cast<Size>(a) * MaxHeapTuplesPerPage;
+}
+
+static inline bool *group_agg_page_nulls(const GroupAgg *ga, int a)
+{
+    return ga->page_nulls + static_cast<Size>(a) * MaxHeapTuplesPerPage;
+}
+
 /* The values a histogram's slots counted: every value falls in exactly one. */
 static inline int64 group_agg_values(const GroupAgg *ga, int a, const int64 *c)
 {

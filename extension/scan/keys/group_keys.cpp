@@ -4,6 +4,7 @@
  */
 #include "group_keys.h"
 #include "key_helpers.h"
+#include "key_tables.h"
 
 extern "C" {
 #include "executor/executor.h"
@@ -125,4 +126,33 @@ void group_key_host_table(GroupKey *key, const KeyRows &rows)
 {
     if (key->def.ops->host_table != NULL)
         key->def.ops->host_table(key, rows);
+}
+
+bool group_key_page_may_raise(GroupKey *key, TupleDesc desc, HeapTupleData *tuples, int n)
+{
+    int64 lo, hi;
+    switch (key->def.kind) {
+    case KeyKind::column: return false;
+    case KeyKind::time:
+        if (time_key_always_null(&key->time))
+            return false;
+        if (!time_key_quiet(&key->time))
+            return true;
+        lo = time_key_quiet_min; /* infinities too lie outside: PostgreSQL's functions take them */
+        hi = time_key_quiet_max;
+        break;
+    case KeyKind::periodic:
+        /* the cached offset's fast path holds inside the tables' range; infinities are NULL */
+        lo = kKeyTableMin;
+        hi = kKeyTableMax;
+        break;
+    default: return true;
+    }
+    for (int i = 0; i < n; i++) {
+        int64 ts;
+        if (heap_column_word(key->column, desc, &tuples[i], &ts) && (ts < lo || ts >= hi) &&
+            !(key->def.kind == KeyKind::periodic && TIMESTAMP_NOT_FINITE(ts)))
+            return true;
+    }
+    return false;
 }

@@ -112,15 +112,15 @@ static inline bool group_key_is_text(const GroupKey *key)
 bool group_key_word(GroupKey *key, TupleDesc desc, HeapTupleData *t, int64 *word);
 
 /*
- * Whether computing the key may raise an error: every kind but a plain
- * column may (date_trunc near the range's ends, an expression's division).
- * A scan then computes its rows' keys in their order, between their WHERE
- * clause and their aggregates, as the ordinary plan does.
+ * Whether computing the key of any of tuples[0 .. n) may raise an error.
+ * A plain column never does; a time or periodic key only near the ends of
+ * the timestamp range (or, for date_trunc, in a zone only PostgreSQL
+ * resolves); any other kind may (an expression's division, say).  A scan
+ * computes the keys of a page where one may raise in the rows' order,
+ * between each row's WHERE clause and its aggregates, as the ordinary plan
+ * does (group_agg.h).
  */
-static inline bool group_key_may_raise(const GroupKey *key)
-{
-    return key->def.kind != KeyKind::column;
-}
+bool group_key_page_may_raise(GroupKey *key, TupleDesc desc, HeapTupleData *tuples, int n);
 
 /* The key of tuple t as bytes (detoasted in the current context); false if NULL. */
 bool group_key_bytes(GroupKey *key, TupleDesc desc, HeapTupleData *t, const char **data, int32 *len);

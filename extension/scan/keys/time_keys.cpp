@@ -286,6 +286,18 @@ int64 time_key_compute(TimeKey *k, int64 ts)
     return result;
 }
 
+const int64 time_key_quiet_min = kSafeMin;
+const int64 time_key_quiet_max = kSafeMax;
+
+bool time_key_quiet(const TimeKey *k)
+{
+    if (k->zone_unknown)
+        return false;
+    /* date_bin's result lies within a stride of ts, and it subtracts the origin */
+    return k->kind != TimeKeyKind::bin ||
+           (k->stride_usec > 0 && k->stride_usec < kMargin && k->origin >= kSafeMin && k->origin < kSafeMax);
+}
+
 const char *time_key_describe(const TimeKey *k)
 {
     const char *zone = k->zone_text == 0

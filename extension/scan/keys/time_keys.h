@@ -142,6 +142,17 @@ static inline int64 time_key_value(TimeKey *k, int64 ts)
     return time_key_compute(k, ts);
 }
 
+/*
+ * Whether the key of a finite ts in [time_key_quiet_min, _max) never
+ * raises: not for a zone only PostgreSQL resolves, nor for a date_bin whose
+ * stride or origin the fast path does not take.  Then the key is computed
+ * there without PostgreSQL's functions, or with them far inside the range;
+ * a scan need not compute such rows' keys in their order (group_keys.h).
+ */
+bool time_key_quiet(const TimeKey *k);
+extern const int64 time_key_quiet_min;
+extern const int64 time_key_quiet_max;
+
 /* "hour", "15 mins from 2026-01-01 00:00:00", ... and the zone: for EXPLAIN. */
 const char *time_key_describe(const TimeKey *k);
 
