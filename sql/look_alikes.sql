@@ -23,7 +23,7 @@ CREATE TABLE lk_t (e bigint, i int, x float8, n numeric, ts timestamptz, d date)
 INSERT INTO lk_t
 SELECT g, g % 1000, (g % 997) / 997.0, g / 7.0, timestamptz '2024-01-01 00:00+00' + g * interval '37 seconds',
        date '2024-01-01' + g % 500
-FROM generate_series(0, 99999) g;
+FROM generate_series(0, 29999) g;
 ANALYZE lk_t;
 
 -- Each look-alike answers as the built-in, but for operands whose last digits are 7.
@@ -81,6 +81,12 @@ CREATE FUNCTION lk.float8(int) RETURNS float8 LANGUAGE sql IMMUTABLE PARALLEL SA
   AS $$ SELECT -$1::float8 $$;
 CREATE FUNCTION lk.date(timestamptz) RETURNS date LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog
   AS $$ SELECT ($1 AT TIME ZONE 'UTC')::date + 1 $$;
+CREATE FUNCTION lk.timezone(text, timestamptz) RETURNS timestamp LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog
+  AS $$ SELECT pg_catalog.timezone($1, $2) + interval '5 hours' $$;
+CREATE FUNCTION lk.date_bin(interval, timestamptz, timestamptz) RETURNS timestamptz LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog
+  AS $$ SELECT pg_catalog.date_bin($1, $2, $3) + $1 $$;
+-- count(*) that starts at 100
+CREATE AGGREGATE lk.count(*) (SFUNC = int8inc, STYPE = int8, INITCOND = '100');
 -- an aggregate of gpu_histogram's name and signature: the scan must not take it for ours
 CREATE FUNCTION lk.hstep(bigint[], float8, float8, float8, int) RETURNS bigint[] LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog
   AS $$ SELECT $1 || pg_catalog.width_bucket($2, $3, $4, $5)::bigint $$;
@@ -98,7 +104,7 @@ $$;
 -- The built-ins first: each shape is the scan's, and its answer the ordinary plan's.
 SELECT q, t.*
 FROM (VALUES
-  ($$SELECT e / 10000, count(*), gpu_histogram(x, 0, 1, 4) FROM lk_t GROUP BY 1$$),
+  ($$SELECT e / 2000, count(*), gpu_histogram(x, 0, 1, 4) FROM lk_t GROUP BY 1$$),
   ($$SELECT (e - 5) / 1000 * 3, gpu_histogram(x, 0, 1, 4) FROM lk_t GROUP BY 1$$),
   ($$SELECT floor(extract(epoch FROM ts) / 3600) * 3600, gpu_histogram(x, 0, 1, 4) FROM lk_t GROUP BY 1$$),
   ($$SELECT floor(n) + 1, gpu_histogram(x, 0, 1, 4) FROM lk_t GROUP BY 1$$),
@@ -111,7 +117,7 @@ FROM (VALUES
 SELECT q, t.*
 FROM (VALUES
   -- a non-monotone division of bigint (where the scan placed rows by intervals checked only at their ends)
-  ($$SELECT e OPERATOR(lk./) 10000::bigint AS k, count(*), gpu_histogram(x, 0, 1, 4) FROM lk_t GROUP BY 1$$),
+  ($$SELECT e OPERATOR(lk./) 2000::bigint AS k, count(*), gpu_histogram(x, 0, 1, 4) FROM lk_t GROUP BY 1$$),
   ($$SELECT (e OPERATOR(lk.*) 3::bigint) / 1000, gpu_histogram(x, 0, 1, 4) FROM lk_t GROUP BY 1$$),
   ($$SELECT (e OPERATOR(lk.+) 5::bigint) / 1000, gpu_histogram(x, 0, 1, 4) FROM lk_t GROUP BY 1$$),
   ($$SELECT (e OPERATOR(lk.-) 5::bigint) / 1000, gpu_histogram(x, 0, 1, 4) FROM lk_t GROUP BY 1$$),
@@ -147,13 +153,18 @@ FROM (VALUES
 SET search_path = lk, pg_catalog, public;
 SELECT q, t.*
 FROM (VALUES
-  ($$SELECT e / 10000::bigint, gpu_histogram(x, 0, 1, 4) FROM lk_t GROUP BY 1$$),
+  ($$SELECT e / 2000::bigint, gpu_histogram(x, 0, 1, 4) FROM lk_t GROUP BY 1$$),
   ($$SELECT floor(extract(epoch FROM ts)::float8 / 3600::float8) * 3600::float8, gpu_histogram(x, 0, 1, 4)
      FROM lk_t GROUP BY 1$$),
   ($$SELECT floor(n), gpu_histogram(x, 0, 1, 4) FROM lk_t GROUP BY 1$$),
   ($$SELECT date_trunc('day', ts), gpu_histogram(x, 0, 1, 4) FROM lk_t GROUP BY 1$$),
   ($$SELECT date_part('hour', ts), gpu_histogram(x, 0, 1, 4) FROM lk_t GROUP BY 1$$),
   ($$SELECT width_bucket(x, 0, 1, 3), gpu_histogram(x, 0, 1, 4) FROM lk_t GROUP BY 1$$),
+  ($$SELECT extract(hour FROM timezone('UTC', ts)), gpu_histogram(x, 0, 1, 4) FROM lk_t GROUP BY 1$$),
+  ($$SELECT date_trunc('day', timezone('UTC', ts)), gpu_histogram(x, 0, 1, 4) FROM lk_t GROUP BY 1$$),
+  ($$SELECT date_bin('1 day', ts, '2000-01-01 00:00+00'), gpu_histogram(x, 0, 1, 4) FROM lk_t GROUP BY 1$$),
+  ($$SELECT i % 3, count(*), gpu_histogram(x, 0, 1, 4) FROM lk_t GROUP BY 1$$),
+  ($$SELECT count(*), gpu_histogram(x, 0, 1, 4) FROM lk_t$$),
   ($$SELECT gpu_histogram(x, 0, 1, 4) FROM lk_t WHERE e < 20$$),
   ($$SELECT public.gpu_histogram(x, 0, 1, 4) FROM lk_t WHERE i <> 7$$)
 ) v(q), rt_try(q) t;

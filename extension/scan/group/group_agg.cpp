@@ -264,14 +264,19 @@ int spill_refused(GroupAgg *ga, HeapTupleData *tuples, int n)
 
 namespace {
 
-/* Whether any histogram's values may raise (a NaN in the float8 form, a first value under invalid arguments); how many. */
+/* Whether aggregate a's values may raise: a histogram's first value under invalid arguments, a NaN of the float8 form. */
+bool histogram_may_raise(const GroupAgg *ga, int a)
+{
+    return ga->aggs[a].kind == AggKind::histogram && !ga->args[a].skip &&
+           (!ga->spec_valid[a] || ga->specs[a].kind == gh::SpecKind::float_interval);
+}
+
+/* Whether any histogram's values may raise; how many. */
 bool values_may_raise(const GroupAgg *ga, int *how_many)
 {
     int n = 0;
     for (int a = 0; a < ga->naggs; a++)
-        if (ga->aggs[a].kind == AggKind::histogram && !ga->args[a].skip &&
-            (!ga->spec_valid[a] || ga->specs[a].kind == gh::SpecKind::float_interval))
-            n++;
+        n += histogram_may_raise(ga, a) ? 1 : 0;
     *how_many = n;
     return n > 0;
 }
@@ -286,10 +291,7 @@ bool values_may_raise(const GroupAgg *ga, int *how_many)
 void check_row_values(GroupAgg *ga, TupleDesc desc, HeapTupleData *t, uint32 g)
 {
     for (int a = 0; a < ga->naggs; a++) {
-        if (ga->aggs[a].kind != AggKind::histogram || ga->args[a].skip)
-            continue;
-        const bool float_form = ga->spec_valid[a] && ga->specs[a].kind == gh::SpecKind::float_interval;
-        if (ga->spec_valid[a] && !float_form)
+        if (!histogram_may_raise(ga, a))
             continue;
         double x;
         bool isnull;
@@ -381,10 +383,7 @@ bool keys_may_raise(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n)
 bool page_values_may_raise(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n)
 {
     for (int a = 0; a < ga->naggs; a++) {
-        if (ga->aggs[a].kind != AggKind::histogram || ga->args[a].skip)
-            continue;
-        const bool float_form = ga->spec_valid[a] && ga->specs[a].kind == gh::SpecKind::float_interval;
-        if (ga->spec_valid[a] && !float_form)
+        if (!histogram_may_raise(ga, a))
             continue;
         double *values = group_agg_page_values(ga, a);
         bool *nulls = group_agg_page_nulls(ga, a);
@@ -437,10 +436,10 @@ void group_agg_add(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, c
         else
             in_order = true;
     }
-    if (in_order)
+    if (in_order) {
         memset(ga->values_read, 0, sizeof(bool) * ga->naggs); /* read again, for the rows that pass */
-    if (in_order)
         n = find_groups_in_order(ga, desc, tuples, n, args, gate, old);
+    }
     if (n == 0) { /* no row passed: perhaps nothing is laid out yet */
         memset(ga->values_read, 0, sizeof(bool) * ga->naggs);
         MemoryContextSwitchTo(old);
