@@ -14,6 +14,7 @@
 #include "scan_exec.h"
 
 #include "../offload/page_gpu.h"
+#include "../quals/heap_tuple_exprs.h"
 
 #include "../../errors.h"
 #include "../../histogram_state.h"
@@ -167,14 +168,8 @@ int filter_in_order(ScanExec *s, HeapReader *r, int n)
     ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
     int kept = 0;
     for (int i = 0; i < n; i++) {
-        if (s->qual != NULL) {
-            ExecStoreHeapTuple(&r->tuples[i], s->heap_slot, false);
-            econtext->ecxt_scantuple = s->heap_slot;
-            const bool pass = ExecQual(s->qual, econtext);
-            ResetExprContext(econtext);
-            if (!pass)
-                continue;
-        }
+        if (s->qual != NULL && !heap_tuple_qual_passes(s->qual, s->heap_slot, econtext, &r->tuples[i]))
+            continue;
         if (!s->args_evaluated) {
             /*
              * The ordinary plan evaluates the arguments on each row that
@@ -204,8 +199,8 @@ bool add_tuples(ScanExec *s, HeapReader *r, int n)
      * can raise is the same from any row, and they go a page at a time.
      */
     bool first_values = false;
-    for (int h = 0; h < s->naggs && s->naggs > 1; h++)
-        first_values = first_values || (u->states[h] == NULL && !(s->args_evaluated && s->args[h].skip));
+    for (int h = 0; s->naggs > 1 && h < s->naggs; h++)
+        first_values |= u->states[h] == NULL && !(s->args_evaluated && s->args[h].skip);
     if (s->qual != NULL || first_values) {
         if (r->whole_page) { /* an all-visible page that came whole (no WHERE clause): its tuples after all */
             heap_reader_list_page(r);

@@ -16,6 +16,7 @@
 
 #include "../../errors.h"
 #include "../heap/heap_columns.h"
+#include "../quals/heap_tuple_exprs.h"
 #include "../../../gpu/cpu/cpu_backend.h"
 
 extern "C" {
@@ -68,12 +69,28 @@ bool value_seen(GroupAgg *ga, int a, uint32 g)
 }
 
 /*
- * What the aggregate's transition function does with a NaN value, in the
- * page's order (rows last to first when reversed): the group's first value
- * is checked at once, and raises; a later NaN waits in the group's value
- * state (group_agg_parts.h), as in the aggregate's batch, until the
- * group's row is made.  NaN values are taken out of the page's (as NULLs):
- * no loop bins them.  A page without a NaN costs one pass over its values.
+ * What the aggregate's transition function does with value x of group g:
+ * the group's first value is checked at once, and a NaN raises; a later
+ * NaN waits in the group's value state (group_agg_parts.h), as in the
+ * aggregate's batch, until the group's row is made.
+ */
+void check_value(GroupAgg *ga, int a, uint32 g, double x)
+{
+    int64 *state = group_agg_value_state(ga, group_agg_cells(ga, g), a);
+    if (!value_seen(ga, a, g)) {
+        state[0] = 1; /* the group's first value */
+        if (std::isnan(x))
+            report_engine_status(gh::Status::nan_value);
+    } else if (unlikely(std::isnan(x))) {
+        state[1]++;
+    }
+}
+
+/*
+ * check_value() for a page's float8 values, in the page's order (rows last
+ * to first when reversed).  NaN values are taken out of the page's (as
+ * NULLs): no loop bins them.  A page without a NaN costs one pass over its
+ * values.
  */
 void check_values(GroupAgg *ga, int a, double *values, bool *nulls, int n, bool reversed)
 {
@@ -86,15 +103,7 @@ void check_values(GroupAgg *ga, int a, double *values, bool *nulls, int n, bool 
         const int i = reversed ? n - 1 - j : j;
         if (nulls[i])
             continue;
-        const uint32 g = ga->page_groups[i];
-        int64 *state = group_agg_value_state(ga, group_agg_cells(ga, g), a);
-        if (!value_seen(ga, a, g)) {
-            state[0] = 1; /* this page's first value of the group */
-            if (std::isnan(values[i]))
-                report_engine_status(gh::Status::nan_value);
-        } else if (std::isnan(values[i])) {
-            state[1]++;
-        }
+        check_value(ga, a, ga->page_groups[i], values[i]);
         nulls[i] = nulls[i] || std::isnan(values[i]);
     }
 }
@@ -302,27 +311,15 @@ void check_row_values(GroupAgg *ga, TupleDesc desc, HeapTupleData *t, uint32 g)
             histogram_first_spec(ga->aggs[a].call, ga->args[a], x); /* raises */
             continue;
         }
-        if (g == kNoGroup)
-            continue; /* its group waits in the spill, and so do its checks */
-        int64 *state = group_agg_value_state(ga, group_agg_cells(ga, g), a);
-        if (!value_seen(ga, a, g)) {
-            state[0] = 1;
-            if (std::isnan(x))
-                report_engine_status(gh::Status::nan_value);
-        } else if (unlikely(std::isnan(x))) {
-            state[1]++;
-        }
+        if (g != kNoGroup) /* else its group waits in the spill, and so do its checks */
+            check_value(ga, a, g, x);
     }
 }
 
 /* Whether t passes the executor's WHERE clause. */
 bool row_passes(const RowGate *gate, HeapTupleData *t)
 {
-    ExecStoreHeapTuple(t, gate->slot, false);
-    gate->econtext->ecxt_scantuple = gate->slot;
-    const bool pass = ExecQual(gate->qual, gate->econtext);
-    ResetExprContext(gate->econtext);
-    return pass;
+    return heap_tuple_qual_passes(gate->qual, gate->slot, gate->econtext, t);
 }
 
 /*

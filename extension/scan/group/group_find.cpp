@@ -211,20 +211,8 @@ void group_agg_find_groups(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, 
         find_groups_one_word(ga, desc, tuples, n);
         return;
     }
-    if (ga->nkeys == 1) {
-        for (int i = 0; i < n; i++) {
-            const char *data;
-            int32 len;
-            set_group(ga, i,
-                      group_key_bytes(&ga->keys[0], desc, &tuples[i], &data, &len) ? text_group(ga, data, len)
-                                                                                      : null_group(ga));
-        }
-        return;
-    }
-    for (int i = 0; i < n; i++) {
-        uint32 len = build_key(ga, desc, &tuples[i]);
-        set_group(ga, i, group_table_lookup(&ga->table, ga->keybuf, len));
-    }
+    for (int i = 0; i < n; i++)
+        group_agg_find_group(ga, desc, &tuples[i], i);
 }
 
 void group_agg_find_init(GroupAgg *ga)

@@ -63,3 +63,12 @@ ExprState *heap_tuple_qual_init(List *quals, TupleDesc desc, PlanState *parent)
 {
     return as_heap_tuple(desc, parent, [&] { return ExecInitQual(quals, parent); });
 }
+
+bool heap_tuple_qual_passes(ExprState *qual, TupleTableSlot *slot, ExprContext *econtext, HeapTupleData *t)
+{
+    ExecStoreHeapTuple(t, slot, false);
+    econtext->ecxt_scantuple = slot;
+    const bool pass = ExecQual(qual, econtext);
+    ResetExprContext(econtext);
+    return pass;
+}

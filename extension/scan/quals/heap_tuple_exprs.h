@@ -30,4 +30,11 @@ ExprState *heap_tuple_expr_init(Expr *expr, TupleDesc desc, PlanState *parent);
 /* The same for an implicit-AND list of quals (ExecInitQual); NULL for none. */
 ExprState *heap_tuple_qual_init(List *quals, TupleDesc desc, PlanState *parent);
 
+/*
+ * Whether heap tuple t passes qual (from heap_tuple_qual_init): t stored in
+ * slot, a heap-tuple slot of the relation, as econtext's scan tuple, whose
+ * per-row memory is reset afterwards.
+ */
+bool heap_tuple_qual_passes(ExprState *qual, TupleTableSlot *slot, ExprContext *econtext, HeapTupleData *t);
+
 #endif /* GH_SCAN_HEAP_TUPLE_EXPRS_H */
