@@ -12,9 +12,9 @@ OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/gpu_binning.o extension/device_policy.o extension/observability.o extension/plan_args.o \
        extension/scan/plan/plan.o extension/scan/plan/partitions.o extension/scan/plan/group_estimate.o extension/scan/plan/brin_cost.o extension/scan/plan/cached_cost.o \
        extension/scan/plan/plan_fit.o extension/scan/plan/scan_path.o extension/scan/histogram_calls.o \
-       extension/scan/exec/exec.o extension/scan/exec/rows_ungrouped.o extension/scan/exec/rows_grouped.o \
+       extension/scan/exec/exec.o extension/scan/exec/rows_ungrouped.o extension/scan/grouped/grouped_rows.o \
        extension/scan/exec/exec_read.o extension/scan/exec/exec_explain.o \
-       extension/scan/exec/grouping_table.o extension/scan/exec/grouping_shared.o extension/scan/exec/grouping_gpu_cells.o \
+       extension/scan/grouped/grouping_hash.o extension/scan/grouped/grouping_shared.o extension/scan/grouped/grouping_gpu_cells.o \
        extension/scan/heap/heap_reader.o extension/scan/heap/buffer_hints.o extension/scan/heap/batch_pins.o \
        extension/scan/heap/heap_blocks.o extension/scan/heap/heap_columns.o \
        extension/scan/heap/page_layout.o \
@@ -22,12 +22,12 @@ OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/scan/keys/group_keys.o extension/scan/keys/time_keys.o extension/scan/keys/tsdb_bucket.o extension/scan/keys/key_tables.o \
        extension/scan/keys/column_span.o extension/scan/keys/column_key.o extension/scan/keys/time_key.o \
        extension/scan/keys/width_bucket_key.o extension/scan/keys/tsdb_key.o extension/scan/keys/expression_key.o extension/scan/keys/expression_bound.o extension/scan/keys/periodic_key.o extension/scan/keys/monotone_key.o extension/scan/keys/monotone_steps.o extension/scan/keys/builtin_ops.o extension/scan/quals/qual_order.o \
-       extension/scan/group/group_table.o extension/scan/group/group_agg.o extension/scan/group/shared_groups.o \
-       extension/scan/group/tuple_spill.o \
-       extension/scan/group/group_find.o extension/scan/group/group_rows.o \
-       extension/scan/offload/page_gpu.o extension/scan/offload/group_gpu.o \
-       extension/scan/offload/page_batches.o extension/scan/offload/page_sink_histograms.o extension/scan/offload/page_sink_grouped.o \
-       extension/scan/grouped_pages/grouped_pages.o \
+       extension/scan/grouped/table/group_table.o extension/scan/grouped/table/group_agg.o extension/scan/grouped/merge/shared_groups.o \
+       extension/scan/grouped/table/tuple_spill.o \
+       extension/scan/grouped/table/group_find.o extension/scan/grouped/table/group_rows.o \
+       extension/scan/offload/page_gpu.o extension/scan/grouped/offload/group_gpu.o \
+       extension/scan/offload/page_batches.o extension/scan/offload/page_sink_histograms.o extension/scan/grouped/offload/page_sink_grouped.o \
+       extension/scan/grouped/offload/grouped_pages.o \
        extension/moving_window.o \
        extension/time_aggregate.o extension/threshold_aggregate.o \
        extension/service/service.o extension/service/supervisor.o \
@@ -73,7 +73,7 @@ include $(PGXS)
 $(shlib): $(ENGINE_LIB)
 
 # PGXS tracks no header dependencies: rebuild every object when any header changes.
-$(OBJS): $(wildcard extension/*.h extension/scan/*.h extension/scan/*/*.h extension/service/*.h gpu/*.h gpu/*/*.h)
+$(OBJS): $(wildcard extension/*.h extension/scan/*.h extension/scan/*/*.h extension/scan/*/*/*.h extension/service/*.h gpu/*.h gpu/*/*.h)
 
 # The objects of extension/ are compiled in the source tree for one server.
 # build/pg_server names that server; when PG_CONFIG points at another one

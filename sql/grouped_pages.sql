@@ -1,5 +1,5 @@
 --
--- grouped_pages: the grouped page path (extension/scan/grouped_pages/) in
+-- grouped_pages: the grouped page path (extension/scan/grouped/offload/) in
 -- pg_regress, on a machine without a GPU.  gpu_histogram.debug_pages_on_cpu
 -- makes the scan pin its all-visible pages in batches as it would for the
 -- GPU and parse every batch on the host, as if the GPU had handed it back,

@@ -1,4 +1,4 @@
--- Groups past the memory bound (scan/group/tuple_spill.h).  Statistics
+-- Groups past the memory bound (scan/grouped/table/tuple_spill.h).  Statistics
 -- taken when the table had one group, or a generic plan's nbins, let the
 -- planner pick the scan for groups that do not fit work_mem x
 -- hash_mem_multiplier.  The scan then does what HashAggregate does: it

@@ -5,7 +5,7 @@
  * its group's histogram, with a count of the group's rows beside it.
  *
  * Only what can be computed exactly from stored values comes here; the
- * host (extension/scan/offload/group_pages.cpp) decides that, and computes
+ * host (extension/scan/grouped/offload/grouped_pages.cpp) decides that, and computes
  * with PostgreSQL's own functions whatever tables the GPU looks values up
  * in:
  *   - a WHERE clause `column op constant` compares the stored value, as an

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # grouped_page_checks.sh: grouped and filtered scans whose pages the GPU
-# parses, groups and counts itself (scan/grouped_pages/), against whatever
+# parses, groups and counts itself (scan/grouped/offload/), against whatever
 # PostgreSQL the environment points at, with a usable GPU service.
 # run_gpu_checks.sh calls it; it can also run alone.
 #

@@ -15,7 +15,6 @@
 #include "../quals/heap_tuple_exprs.h"
 #include "scan_exec.h"
 
-#include "../grouped_pages/grouped_pages.h"
 
 extern "C" {
 #include "access/parallel.h"
@@ -116,8 +115,7 @@ void begin_scan(CustomScanState *node, EState *estate, int)
      * filters and counts (grouped_pages.h); the ungrouped one sends only
      * pages without a WHERE clause.
      */
-    bool filtered_pages = s->native && s->naggs == 1 && grouped_pages_may_run();
-    s->rows = nkeys > 0 || counts || filtered_pages ? &grouped_rows : &ungrouped_rows;
+    s->rows = grouped_rows.wants(s, nkeys, counts) ? &grouped_rows : &ungrouped_rows;
     s->rows->begin(s, cscan, estate);
 }
 
@@ -164,6 +162,17 @@ void rescan(CustomScanState *node)
         native_quals_unprepare(&s->native_quals); /* new parameter values, perhaps */
 }
 
+/* The row strategy's own part of the DSM, right after the node's header. */
+Size strategy_size(const ScanExec *s)
+{
+    return s->rows->shared_size != NULL ? MAXALIGN(s->rows->shared_size()) : 0;
+}
+
+void *strategy_space(void *coordinate)
+{
+    return static_cast<char *>(coordinate) + kSharedHeader;
+}
+
 Size pscan_size(Relation rel)
 {
     return MAXALIGN(table_block_parallelscan_estimate(rel));
@@ -174,18 +183,22 @@ Size estimate_dsm(CustomScanState *node, ParallelContext *)
     ScanExec *s = scan_state(node);
     Relation rel = node->ss.ss_currentRelation;
     s->hinted_blocks = RelationGetNumberOfBlocks(rel);
-    return kSharedHeader + pscan_size(rel) + buffer_hints_shared_size(rel, s->hinted_blocks);
+    return kSharedHeader + strategy_size(s) + pscan_size(rel) + buffer_hints_shared_size(rel, s->hinted_blocks);
 }
 
 void *hints_space(CustomScanState *node, void *coordinate)
 {
-    return static_cast<char *>(coordinate) + kSharedHeader + pscan_size(node->ss.ss_currentRelation);
+    return static_cast<char *>(coordinate) + kSharedHeader + strategy_size(scan_state(node)) +
+           pscan_size(node->ss.ss_currentRelation);
 }
 
 void attach_shared(ScanExec *s, void *coordinate)
 {
     s->shared = static_cast<SharedScan *>(coordinate);
-    s->pscan = reinterpret_cast<ParallelBlockTableScanDesc>(static_cast<char *>(coordinate) + kSharedHeader);
+    s->pscan = reinterpret_cast<ParallelBlockTableScanDesc>(static_cast<char *>(coordinate) + kSharedHeader +
+                                                            strategy_size(s));
+    if (s->rows->shared_attach != NULL)
+        s->rows->shared_attach(s, strategy_space(coordinate));
 }
 
 void initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
@@ -194,8 +207,8 @@ void initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordina
     attach_shared(s, coordinate);
     /* the leader has the query's area only while the plan's shared state is set up: keep it */
     s->area = node->ss.ps.state->es_query_dsa;
-    shared_groups_init(&s->shared->groups);
-    shared_groups_init_files(&s->shared->groups, pcxt->seg);
+    if (s->rows->shared_init != NULL)
+        s->rows->shared_init(s, strategy_space(coordinate), pcxt->seg);
     s->shared_hints = buffer_hints_share(node->ss.ss_currentRelation, s->hinted_blocks, hints_space(node, coordinate));
     pg_atomic_init_u64(&s->shared->pages, 0);
     pg_atomic_init_u64(&s->shared->all_visible_pages, 0);
@@ -213,7 +226,8 @@ void initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordina
 void reinitialize_dsm(CustomScanState *node, ParallelContext *, void *coordinate)
 {
     ScanExec *s = scan_state(node);
-    shared_groups_reset(&static_cast<SharedScan *>(coordinate)->groups, s->area);
+    if (s->rows->shared_reset != NULL)
+        s->rows->shared_reset(s, strategy_space(coordinate));
     table_block_parallelscan_reinitialize(node->ss.ss_currentRelation,
                                           reinterpret_cast<ParallelTableScanDesc>(s->pscan));
 }

@@ -323,8 +323,13 @@ void end(ScanExec *s)
 } // namespace
 
 const RowStrategy ungrouped_rows = {
+    NULL, /* wants: the scans the grouped strategy leaves */
     false, /* lists_tuples: whole pages are read where there is no WHERE clause */
     begin,
+    NULL, /* shared_size: the totals are the node's */
+    NULL,
+    NULL,
+    NULL,
     begin_read,
     take_page,
     NULL, /* stop_after_page: one row, nothing to flush */

@@ -10,8 +10,8 @@
  *   - ungrouped_rows (rows_ungrouped.cpp): histograms only, no GROUP BY;
  *     each histogram's column goes into a HistogramState, or whole pinned
  *     pages go to the GPU; one row comes out.
- *   - grouped_rows (rows_grouped.cpp): GROUP BY keys, or counts alongside;
- *     scan/group/group_agg.h counts each tuple into its group's cells, and
+ *   - grouped_rows (scan/grouped/grouped_rows.cpp): GROUP BY keys, or counts alongside;
+ *     scan/grouped/table/group_agg.h counts each tuple into its group's cells, and
  *     a grouping policy (grouping_policy.h) keeps the groups; a row per
  *     group.
  * The node calls the strategy only through RowStrategy.
@@ -22,7 +22,6 @@
 #include "../heap/heap_reader.h"
 #include "../quals/brin_ranges.h"
 #include "../quals/native_quals.h"
-#include "../group/shared_groups.h"
 #include "../scan_node.h"
 
 extern "C" {
@@ -43,9 +42,11 @@ struct ScanTotals {
     uint64 values_gpu;
 };
 
-/* In the parallel query's DSM: the counters, the shared block scan, then the buffer hints. */
+/*
+ * In the parallel query's DSM: the counters, the row strategy's own part
+ * (RowStrategy.shared_size), the shared block scan, then the buffer hints.
+ */
 struct SharedScan {
-    SharedGroups groups;       /* a grouped scan that emits finished rows (shared_groups.h) */
     pg_atomic_uint64 pages;
     pg_atomic_uint64 all_visible_pages;
     pg_atomic_uint64 tuples;
@@ -63,10 +64,21 @@ struct UngroupedRows;
 struct GroupedRows;
 
 struct RowStrategy {
+    /* whether a scan with nkeys group keys and counts (or none) is this strategy's */
+    bool (*wants)(const ScanExec *s, int nkeys, bool counts);
     /* the reader lists each page's tuples even without a WHERE clause */
     bool lists_tuples;
     /* after the node's own set-up in ExecInitCustomScan */
     void (*begin)(ScanExec *s, CustomScan *cscan, EState *estate);
+    /*
+     * its own part of a parallel scan's DSM (NULL: none): its size; set up
+     * by the leader (init), reset on a rescan (reset), and found by every
+     * participant, the leader first (attach)
+     */
+    Size (*shared_size)(void);
+    void (*shared_init)(ScanExec *s, void *space, dsm_segment *seg);
+    void (*shared_reset)(ScanExec *s, void *space);
+    void (*shared_attach)(ScanExec *s, void *space);
     /* the reader starts (or restarts after a rescan) */
     void (*begin_read)(ScanExec *s);
     /* the reader's page before its tuples are looked at: true if the strategy took it whole */

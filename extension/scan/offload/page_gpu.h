@@ -132,7 +132,7 @@ void page_gpu_begin(PageGpu *pg, HeapReader *r, const HeapColumn *columns, int n
                     MemoryContext cxt);
 
 /*
- * The same for a grouped scan (scan/grouped_pages/grouped_pages.h): every batch
+ * The same for a grouped scan (scan/grouped/offload/grouped_pages.h): every batch
  * goes to one grouped page histogram, spec over table[0 .. table_words)
  * (both must outlive the scan), whose counts the caller reads from
  * pg->hist[0] after page_gpu_finish().  Pages the GPU leaves to the host

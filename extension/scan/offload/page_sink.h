@@ -5,7 +5,7 @@
  *   - page_sink_histograms.cpp: an ungrouped scan's histograms, one per
  *     column the kernel reads, added into their HistogramStates at the end;
  *   - page_sink_grouped.cpp: a grouped scan's one grouped page histogram,
- *     whose cells the caller reads (scan/grouped_pages/), and the pages
+ *     whose cells the caller reads (scan/grouped/offload/), and the pages
  *     the GPU leaves to the host.
  * Included by these files alone: the scan's door is page_gpu.h.
  */

@@ -13,7 +13,7 @@
  * the forms: finished rows, partial states under a Finalize Aggregate, a
  * Gather, the processes merging their groups.
  */
-#include "../group/group_table.h"
+#include "../grouped/table/group_table.h"
 #include "plan_paths.h"
 #include "cached_cost.h"
 #include "../scan_node.h"
@@ -88,7 +88,7 @@ CustomPath *finished_scan_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptI
 
 /*
  * Whether a grouped scan may emit finished rows, merging its groups itself
- * (scan/group/shared_groups.h): GROUP BY, with a HAVING the scan can apply,
+ * (scan/grouped/merge/shared_groups.h): GROUP BY, with a HAVING the scan can apply,
  * and groups expected to take at most `bounds` times HashAggregate's
  * memory bound.
  */
@@ -120,7 +120,7 @@ constexpr double kSerialBounds = 0.5;
  * A serial scan of a shape that last found every page in the GPUs' page
  * cache (cached_cost.h) emits finished rows however many its groups: each
  * is the GPU's, counted once, and goes out as its row straight from the
- * GPU's cells, with nothing to merge (scan/exec/grouping_gpu_cells.cpp).
+ * GPU's cells, with nothing to merge (scan/grouped/grouping_gpu_cells.cpp).
  * Should pages come to the host after all, its groups merge as a parallel
  * process's do, spilling up to that bound.  Serially over 100M rows on the H100 host, the Finalize
  * HashAggregate over date_bin's 27,778 groups took 32 of its 77 ms.
@@ -136,7 +136,7 @@ bool gpu_groups_fit(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output
 
 /*
  * Gather -> the scan emitting finished rows: its processes merge their
- * groups themselves, each a share of them (scan/group/shared_groups.h),
+ * groups themselves, each a share of them (scan/grouped/merge/shared_groups.h),
  * which spares the leader a Finalize Aggregate, where merging_fits: every
  * process's groups wait in the query's shared memory until the last has
  * read its share, up to what the processes' own bounds allow.  Its cost
@@ -217,7 +217,7 @@ void upper_paths_hook(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *in
          * Grouped, the scan emits finished rows where its groups are
          * expected to fit half the memory bound: should they outgrow it (the
          * estimate was wrong), it leaves them in memory of its own and then
-         * temporary files and merges them back (scan/group/shared_groups.h,
+         * temporary files and merges them back (scan/grouped/merge/shared_groups.h,
          * a process alone).  So it does where the GPU is expected to count
          * every group (gpu_groups_fit).  Otherwise, and for a HAVING the
          * scan cannot apply, it emits partial states under a Finalize

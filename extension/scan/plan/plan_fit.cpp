@@ -12,7 +12,7 @@
 #include "../quals/qual_order.h"
 #include "group_estimate.h"
 #include "../keys/group_keys.h"
-#include "../group/group_table.h"
+#include "../grouped/table/group_table.h"
 #include "plan_paths.h"
 #include "../scan_node.h"
 

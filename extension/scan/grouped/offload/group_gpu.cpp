@@ -3,9 +3,10 @@
  */
 #include "group_gpu.h"
 
-#include "../../errors.h"
-#include "../../device_policy.h"
-#include "../../gpu_binning.h"
+#include "../../../errors.h"
+#include "../../../../gpu/cpu/cpu_backend.h"
+#include "../../../device_policy.h"
+#include "../../../gpu_binning.h"
 
 namespace {
 
@@ -29,7 +30,7 @@ bool open_histogram(GroupGpu *gg, DeviceChoice choice)
 {
     if (gg->hist.index >= 0)
         return true;
-    gh::GroupedSpec spec{gg->spec, gg->groups};
+    gh::GroupedSpec spec{gg->spec.interval, gg->groups};
     if (gpu_service_open_grouped(spec, SERVICE_NO_WAIT, &gg->hist))
         return true;
     return choice == DeviceChoice::gpu_wait && gh_histograms_open == 0 &&
@@ -51,14 +52,14 @@ bool submit(GroupGpu *gg, DeviceChoice choice)
 
 } // namespace
 
-void group_gpu_init(GroupGpu *gg, const gh::BucketSpec &spec, uint32 max_groups, MemoryContext cxt)
+void group_gpu_init(GroupGpu *gg, const gh::HistogramSpec &spec, uint32 max_groups, MemoryContext cxt)
 {
     group_gpu_none(gg);
     gg->spec = spec;
     if (!device_gpu_possible())
         return;
     gg->capacity = Min(gpu_binning_batch_size(), gpu_service_limits().grouped_values);
-    int64 slots = static_cast<int64>(spec.nbins) + 2;
+    int64 slots = static_cast<int64>(spec.interval.nbins) + 2;
     /* a sixteenth of the service's device memory at most: the other histograms of the server need room too */
     int64 groups = Min(static_cast<int64>(max_groups), gh::kMaxGroupedCells / slots);
     groups = Min(groups, gpu_service_limits().device_memory / 16 / (slots * static_cast<int64>(sizeof(int64))));
@@ -67,25 +68,29 @@ void group_gpu_init(GroupGpu *gg, const gh::BucketSpec &spec, uint32 max_groups,
     gg->groups = static_cast<uint32>(groups);
     gg->values = static_cast<double *>(MemoryContextAlloc(cxt, sizeof(double) * static_cast<Size>(gg->capacity)));
     gg->numbers = static_cast<uint32 *>(MemoryContextAlloc(cxt, sizeof(uint32) * static_cast<Size>(gg->capacity)));
+    gg->rows = static_cast<int64 **>(MemoryContextAlloc(cxt, sizeof(int64 *) * static_cast<Size>(gg->capacity)));
     gg->cleanup.func = release;
     gg->cleanup.arg = gg;
     MemoryContextRegisterResetCallback(cxt, &gg->cleanup);
     gg->active = true;
 }
 
-bool group_gpu_ship(GroupGpu *gg)
+void group_gpu_count(GroupGpu *gg)
 {
     DeviceChoice choice = choose(gg);
     if (submit(gg, choice))
-        return true;
+        return;
     if (gg->filled == gg->capacity && gg->hist.index < 0 && choice != DeviceChoice::gpu_wait)
         gg->active = false; /* no device histogram to be had without waiting: the rest of the scan stays here */
-    return false;
+    /* the engine's one grouped loop, as for the values the GPU never took */
+    report_engine_status(gh::cpu_bin_rows_words(gg->spec, gg->values, gg->rows, static_cast<size_t>(gg->filled)));
+    gg->binned += static_cast<uint64>(gg->filled);
+    gg->filled = 0;
 }
 
 void group_gpu_read(GroupGpu *gg, uint32 first, uint32 n, int64 *cells)
 {
-    const int64 slots = static_cast<int64>(gg->spec.nbins) + 2;
+    const int64 slots = static_cast<int64>(gg->spec.interval.nbins) + 2;
     memset(cells, 0, sizeof(int64) * static_cast<Size>(n * slots));
     gpu_service_read_range(&gg->hist, static_cast<int32>(first * slots), static_cast<int32>(n * slots), cells,
                            &gg->slot);

@@ -12,7 +12,7 @@
  * (group_rows.cpp): the finished histograms and counts, or under a Gather
  * the partial states the leader's Finalize Aggregate combines.  Which
  * groups are in the table when, and where the rows come from, is the
- * grouped scan's grouping policy's (scan/exec/grouping_policy.h).
+ * grouped scan's grouping policy's (scan/grouped/grouping_policy.h).
  *
  * When the groups reach work_mem x hash_mem_multiplier, the table closes:
  * tuples of its groups are still counted, the others wait in temporary
@@ -25,7 +25,7 @@
  * Without keys the scan still emits exactly one row, empty input included,
  * as an ungrouped aggregate does.  With device 'gpu' or 'auto', each
  * histogram's values and group numbers may go to the GPU service instead
- * (scan/offload/group_gpu.h), read back into the groups' cells before they
+ * (scan/grouped/offload/group_gpu.h), read back into the groups' cells before they
  * are emitted; a batch the service does not take comes back to the same
  * loop here.
  */
@@ -33,12 +33,12 @@
 #define GH_SCAN_GROUP_AGG_H
 
 #include "../offload/group_gpu.h"
-#include "../keys/group_keys.h"
+#include "../../keys/group_keys.h"
 #include "group_table.h"
 #include "tuple_spill.h"
-#include "../scan_node.h"
+#include "../../scan_node.h"
 
-#include "../../../gpu/specs/grouped_page_spec.h"
+#include "../../../../gpu/specs/grouped_page_spec.h"
 
 struct GroupAgg {
     int naggs;
@@ -166,7 +166,7 @@ void group_agg_add_counts(GroupAgg *ga, const CountedKey &key, const int64 *cell
 /*
  * The same counts, for a group that nothing else counted: straight into
  * slot as the group's row, with no entry in the table.  The scan's groups
- * must all be the GPU's (scan/exec/grouping_gpu_cells.cpp), so that each
+ * must all be the GPU's (scan/grouped/grouping_gpu_cells.cpp), so that each
  * group comes once.
  */
 void group_agg_row_from_counts(GroupAgg *ga, const CountedKey &key, const int64 *cells, int64 rows,

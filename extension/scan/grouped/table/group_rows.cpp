@@ -10,9 +10,9 @@
  */
 #include "group_agg_parts.h"
 
-#include "../../errors.h"
+#include "../../../errors.h"
 
-#include "../../histogram_state.h"
+#include "../../../histogram_state.h"
 
 extern "C" {
 #include "utils/builtins.h"

@@ -6,7 +6,7 @@
  * file's: group_find.cpp gives each tuple of a page its group's number,
  * and the cells of number n are group_agg_cells(n).  Here each histogram's
  * values are counted into them, on the CPU through the engine's one
- * grouped loop or in batches by the GPU service (scan/offload/group_gpu.h),
+ * grouped loop or in batches by the GPU service (scan/grouped/offload/group_gpu.h),
  * and the counts are read back before the rows go out (group_rows.cpp).
  */
 #include "group_agg_parts.h"
@@ -14,10 +14,10 @@
 #include <cmath>
 #include <utility>
 
-#include "../../errors.h"
-#include "../heap/heap_columns.h"
-#include "../quals/heap_tuple_exprs.h"
-#include "../../../gpu/cpu/cpu_backend.h"
+#include "../../../errors.h"
+#include "../../heap/heap_columns.h"
+#include "../../quals/heap_tuple_exprs.h"
+#include "../../../../gpu/cpu/cpu_backend.h"
 
 extern "C" {
 #include "executor/executor.h"
@@ -27,34 +27,11 @@ extern "C" {
 
 namespace {
 
-/* Rows handed to the grouped loop at once when a GPU batch comes back to the CPU. */
-constexpr int32 kRowsAtOnce = 1024;
-
 /* The one grouped loop (gh::cpu_bin_rows_words) over values[0 .. n) into rows[0 .. n). */
 void bin_rows(GroupAgg *ga, int a, const double *values, int64 *const *rows, int n)
 {
     report_engine_status(gh::cpu_bin_rows_words(ga->specs[a], values, rows, static_cast<size_t>(n)));
     ga->values_binned += static_cast<uint64>(n);
-}
-
-/* A GPU batch the service did not take, binned into its groups' rows here. */
-void bin_batch_on_cpu(GroupAgg *ga, int a)
-{
-    GroupGpu *gg = &ga->gpu[a];
-    int64 *rows[kRowsAtOnce];
-    for (int32 start = 0; start < gg->filled; start += kRowsAtOnce) {
-        int32 n = Min(kRowsAtOnce, gg->filled - start);
-        for (int32 i = 0; i < n; i++)
-            rows[i] = group_agg_cells(ga, gg->numbers[start + i]) + ga->offsets[a];
-        bin_rows(ga, a, gg->values + start, rows, n);
-    }
-    group_gpu_clear(gg);
-}
-
-void ship_batch(GroupAgg *ga, int a)
-{
-    if (!group_gpu_ship(&ga->gpu[a]))
-        bin_batch_on_cpu(ga, a);
 }
 
 /*
@@ -143,8 +120,7 @@ void count_histogram(GroupAgg *ga, int a, TupleDesc desc, HeapTupleData *tuples,
         if (group_gpu_takes(gg, g)) {
             /* only the float8 form's batches go to the GPU (lay_out()), never a NaN (check_values) */
             group_agg_value_state(ga, group_agg_cells(ga, g), a)[0] = 1; /* its counts are not in the cells */
-            if (group_gpu_add(gg, x, g))
-                ship_batch(ga, a);
+            group_gpu_add(gg, x, g, group_agg_cells(ga, g) + off);
             continue;
         }
         values[kept] = x;
@@ -202,7 +178,7 @@ void lay_out(GroupAgg *ga, const HistogramArgs *args)
             /* the GPU's grouped batches bin the float8 form; the time and threshold forms count here */
             if (ga->aggs[a].kind == AggKind::histogram && !args[a].skip && ga->spec_valid[a] &&
                 ga->specs[a].kind == gh::SpecKind::float_interval)
-                group_gpu_init(&ga->gpu[a], ga->specs[a].interval, max_groups, ga->gpu_cxt);
+                group_gpu_init(&ga->gpu[a], ga->specs[a], max_groups, ga->gpu_cxt);
         ga->gpu_ready = true;
     }
 }
@@ -505,7 +481,7 @@ void group_agg_collect(GroupAgg *ga)
     for (int a = 0; a < ga->naggs; a++) {
         GroupGpu *gg = &ga->gpu[a];
         if (gg->filled > 0)
-            ship_batch(ga, a); /* the partial batch: the GPU or here, as the policy says */
+            group_gpu_count(gg); /* the partial batch: the GPU or the CPU, as the policy says */
         const int32 slots = group_agg_slots(ga, a);
         const uint32 held = group_gpu_groups_held(gg, ga->table.ngroups);
         const uint32 per_read = static_cast<uint32>(Max(1, kReadCells / slots));
@@ -523,7 +499,8 @@ void group_agg_collect(GroupAgg *ga)
         if (cells != NULL)
             pfree(cells);
         ga->values_gpu += gg->sent;
-        gg->sent = 0;
+        ga->values_binned += gg->binned;
+        gg->sent = gg->binned = 0;
     }
     ga->collected = true;
 }

@@ -1,18 +1,16 @@
 /*
- * rows_grouped.cpp: the row strategy of a scan with GROUP BY keys, or with
- * count(*) / count(col) alongside its histograms (scan_exec.h).
+ * grouped_rows.cpp: the row strategy of a scan with GROUP BY keys, or with
+ * count(*) / count(col) alongside its histograms (scan_exec.h), and the
+ * loop that drives it.
  *
  * Keys and counters may run PostgreSQL's functions (date_trunc's fallback,
  * date_bin, detoasting a text key), so each page is unlocked before its
- * tuples go to scan/group/group_agg.h; its pin keeps them in place.  A row
- * per group comes out: first the scan, then its groups; when the groups
- * fill the memory bound before the end, they go out or are put away, then
- * the rest of the scan, and so on; tuples whose groups found no room wait
- * in the spill and are counted a partition at a time once the table is
- * read.  Where the groups are kept, where they go when the bound fills,
- * and where the rows come from is the grouping policy's
- * (grouping_policy.h): the table's rows, the processes' shared merge, or
- * the GPU's cells.
+ * tuples go to the grouping policy; its pin keeps them in place.  The loop
+ * reads pages into the policy's groups until it says they fill the memory
+ * bound, takes its rows, reads on, and at the table's end takes every row
+ * it has left.  Which groups are where, a spill, the GPU's cells and the
+ * processes' merge are the policy's (grouping_policy.h), chosen once when
+ * the scan starts.
  */
 #include "grouping_policy.h"
 
@@ -26,9 +24,21 @@ extern "C" {
 
 namespace {
 
+bool grouped_wants(const ScanExec *s, int nkeys, bool counts)
+{
+    /*
+     * One histogram under a WHERE clause the scan evaluates natively (a
+     * time range): this strategy with no key, whose pages the GPU filters
+     * and counts (grouped_pages.h); the ungrouped one sends only pages
+     * without a WHERE clause.
+     */
+    return nkeys > 0 || counts || (s->native && s->naggs == 1 && grouped_pages_may_run());
+}
+
 void grouped_begin(ScanExec *s, CustomScan *cscan, EState *estate)
 {
     GroupedRows *g = static_cast<GroupedRows *>(palloc0(sizeof(GroupedRows)));
+    g->s = s;
     TupleDesc desc = RelationGetDescr(s->css.ss.ss_currentRelation);
     g->nkeys = intVal(lsecond(cscan->custom_private));
     g->keys = static_cast<GroupKey *>(palloc0(sizeof(GroupKey) * Max(g->nkeys, 1)));
@@ -39,30 +49,65 @@ void grouped_begin(ScanExec *s, CustomScan *cscan, EState *estate)
             elog(ERROR, "gpu_histogram scan: unexpected group key %d", k + 1);
         group_key_init(&g->keys[k], def, desc, &s->css.ss.ps);
     }
-    /* finished rows: the processes of a parallel scan, or a serial scan alone, merge the groups themselves */
-    const bool merging = !s->partial && g->nkeys > 0;
-    g->first_policy = merging ? &shared_groups_grouping : &group_table_grouping;
-    g->policy = g->first_policy;
-    group_agg_init(&g->group_agg, s->aggs, s->naggs, g->keys, g->nkeys, desc, estate->es_query_cxt,
-                   (s->partial || merging) && g->nkeys > 0);
+    /* with keys, the groups may go out (or away) whenever they fill the bound: no policy keeps a key's rows whole */
+    group_agg_init(&g->table, s->aggs, s->naggs, g->keys, g->nkeys, desc, estate->es_query_cxt, g->nkeys > 0);
     grouped_pages_init(&g->pages, s->aggs, s->naggs, g->keys, g->nkeys, s->qual != NULL, estate->es_query_cxt);
     s->grouped = g;
-    if (g->policy->begin != NULL)
-        g->policy->begin(s);
+}
+
+/*
+ * The policy, once, when the scan first starts (a parallel scan's shared
+ * state is known by then): finished rows with keys are merged across the
+ * processes, or by a serial scan alone; partial states, and the one row of
+ * a scan without keys, go out from the table.  A process alone whose pages
+ * may go to the GPU may find all its groups there.
+ */
+GroupingPolicy *choose_policy(GroupedRows *g)
+{
+    ScanExec *s = g->s;
+    MemoryContext old = MemoryContextSwitchTo(s->css.ss.ps.state->es_query_cxt);
+    GroupingPolicy *p = !s->partial && g->nkeys > 0 ? shared_grouping(g) : hash_grouping(g);
+    if (g->nkeys > 0 && s->shared == NULL && g->pages.wanted)
+        p = gpu_cells_grouping(g, p);
+    MemoryContextSwitchTo(old);
+    return p;
+}
+
+Size grouped_shared_size(void)
+{
+    return sizeof(SharedGroups);
+}
+
+void grouped_shared_init(ScanExec *, void *space, dsm_segment *seg)
+{
+    SharedGroups *sg = static_cast<SharedGroups *>(space);
+    shared_groups_init(sg);
+    shared_groups_init_files(sg, seg);
+}
+
+void grouped_shared_reset(ScanExec *s, void *space)
+{
+    shared_groups_reset(static_cast<SharedGroups *>(space), s->area);
+}
+
+void grouped_shared_attach(ScanExec *s, void *space)
+{
+    s->grouped->shared_groups = static_cast<SharedGroups *>(space);
 }
 
 /* What the GPU's grouped pages need to parse a page here instead. */
-HostPages host_pages(ScanExec *s)
+HostPages host_pages(GroupedRows *g)
 {
-    return HostPages{s->css.ss.ss_currentRelation, s->native ? &s->native_quals : NULL, &s->grouped->group_agg,
-                     s->args, &s->reader};
+    ScanExec *s = g->s;
+    return HostPages{s->css.ss.ss_currentRelation, s->native ? &s->native_quals : NULL, &g->table, s->args,
+                     &s->reader};
 }
 
 } // namespace
 
-void grouped_rows_prepare_arguments(ScanExec *s)
+void grouped_rows_prepare_arguments(GroupedRows *g)
 {
-    GroupedRows *g = s->grouped;
+    ScanExec *s = g->s;
     if (!s->args_evaluated) {
         scan_evaluate_args(s);
         s->args_evaluated = true;
@@ -72,6 +117,15 @@ void grouped_rows_prepare_arguments(ScanExec *s)
             group_key_prepare(&g->keys[k], s->css.ss.ps.ps_ExprContext);
         g->keys_prepared = true;
     }
+}
+
+void grouped_rows_counted(GroupedRows *g)
+{
+    if (g->totals_recorded)
+        return;
+    g->totals_recorded = true;
+    gh_values_binned_on_cpu += g->table.values_binned;
+    scan_record_totals(g->s, g->pages.active ? &g->pages.pages : NULL, g->table.values_binned, g->table.values_gpu);
 }
 
 namespace {
@@ -118,17 +172,17 @@ void grouped_begin_read(ScanExec *s)
      * evaluated here, as an index scan evaluates its keys before any row;
      * the scan's own first row would evaluate them all the same.
      */
-    grouped_rows_prepare_arguments(s);
+    grouped_rows_prepare_arguments(g);
     if (s->native && !s->native_quals.prepared)
         native_quals_prepare(&s->native_quals, s->css.ss.ps.ps_ExprContext);
-    group_agg_lay_out(&g->group_agg, s->args);
-    grouped_pages_prepare(&g->pages, host_pages(s), g->keys, g->nkeys, s->pscan != NULL);
+    group_agg_lay_out(&g->table, s->args);
+    grouped_pages_prepare(&g->pages, host_pages(g), g->keys, g->nkeys, s->pscan != NULL);
 }
 
 bool grouped_take_page(ScanExec *s, HeapReader *)
 {
     GroupedRows *g = s->grouped;
-    return g->pages.wanted && grouped_pages_take(&g->pages, host_pages(s));
+    return g->pages.wanted && grouped_pages_take(&g->pages, host_pages(g));
 }
 
 /*
@@ -137,17 +191,18 @@ bool grouped_take_page(ScanExec *s, HeapReader *)
  */
 bool grouped_stop_after_page(ScanExec *s)
 {
-    return group_agg_full(&s->grouped->group_agg);
+    GroupingPolicy *p = s->grouped->policy;
+    return p->should_emit(p);
 }
 
 bool grouped_drain(ScanExec *s)
 {
-    return grouped_pages_drain(&s->grouped->pages, host_pages(s));
+    return grouped_pages_drain(&s->grouped->pages, host_pages(s->grouped));
 }
 
 void grouped_end_read(ScanExec *s)
 {
-    grouped_pages_end_read(&s->grouped->pages, host_pages(s));
+    grouped_pages_end_read(&s->grouped->pages, host_pages(s->grouped));
 }
 
 /*
@@ -155,10 +210,10 @@ void grouped_end_read(ScanExec *s)
  * arguments and the keys' fixed ones, and the keys' tables for the host's
  * rows (the quals have their values then, and narrow the range).
  */
-void first_rows(ScanExec *s)
+void first_rows(GroupedRows *g)
 {
-    GroupedRows *g = s->grouped;
-    grouped_rows_prepare_arguments(s);
+    ScanExec *s = g->s;
+    grouped_rows_prepare_arguments(g);
     if (g->host_tables)
         return;
     const NativeQuals none{};
@@ -173,156 +228,84 @@ void first_rows(ScanExec *s)
 
 void first_rows_of(void *arg)
 {
-    first_rows(static_cast<ScanExec *>(arg));
+    first_rows(static_cast<GroupedRows *>(arg));
 }
 
 bool grouped_add_tuples(ScanExec *s, HeapReader *r, int n)
 {
     GroupedRows *g = s->grouped;
+    GroupingPolicy *p = g->policy;
     heap_reader_unlock(r);
-    TupleDesc desc = RelationGetDescr(s->css.ss.ss_currentRelation);
     if (s->qual != NULL) {
         /* the WHERE clause, row by row with each row's keys and values (group_agg.h) */
-        const RowGate gate{s->qual, s->css.ss.ps.ps_ExprContext, s->heap_slot, first_rows_of, s};
-        group_agg_add(&g->group_agg, desc, r->tuples, n, s->args, &gate);
+        const RowGate gate{s->qual, s->css.ss.ps.ps_ExprContext, s->heap_slot, first_rows_of, g};
+        p->add_rows(p, r->tuples, n, &gate);
     } else {
         if (n > 0)
-            first_rows(s);
-        group_agg_add(&g->group_agg, desc, r->tuples, n, s->args);
+            first_rows(g);
+        p->add_rows(p, r->tuples, n, NULL);
     }
     heap_reader_release(r);
-    grouped_pages_prepare(&g->pages, host_pages(s), g->keys, g->nkeys, s->pscan != NULL);
-    grouped_pages_parse_left(&g->pages, host_pages(s));
-    return group_agg_full(&g->group_agg);
+    grouped_pages_prepare(&g->pages, host_pages(g), g->keys, g->nkeys, s->pscan != NULL);
+    grouped_pages_parse_left(&g->pages, host_pages(g));
+    return p->should_emit(p);
 }
 
-/* Every value is counted: the scan's totals, for EXPLAIN, the statistics and the planner. */
-void record_totals(ScanExec *s)
-{
-    GroupedRows *g = s->grouped;
-    g->totals_recorded = true;
-    gh_values_binned_on_cpu += g->group_agg.values_binned;
-    scan_record_totals(s, g->pages.active ? &g->pages.pages : NULL, g->group_agg.values_binned,
-                       g->group_agg.values_gpu);
-}
-
-/*
- * The table is read and its groups went out or were left: the next
- * partition of the tuples the memory bound refused, counted into the
- * emptied table.  false if none waited.
- */
-bool replay_next(ScanExec *s)
-{
-    GroupedRows *g = s->grouped;
-    grouped_rows_prepare_arguments(s);
-    g->replaying = true;
-    if (!group_agg_replay(&g->group_agg, RelationGetDescr(s->css.ss.ss_currentRelation), s->args))
-        return false;
-    group_agg_collect(&g->group_agg);
-    return true;
-}
-
-/* Whether the scan stopped before the table's end, or the GPU's groups before all were taken. */
-bool stopped_early(const GroupedRows *g)
-{
-    return g->scan_paused || g->gpu_groups_pending;
-}
-
+/* Read, add, emit when the policy says so, end. */
 TupleTableSlot *grouped_next_row(ScanExec *s)
 {
     GroupedRows *g = s->grouped;
-    GroupAgg *ga = &g->group_agg;
     for (;;) {
-        if (!g->emitting) {
-            if (!g->scanned) {
-                g->scanned = true;
-                s->args_evaluated = false;
-                if (!g->policy->start(s))
-                    return NULL; /* every block was taken and every process finished */
+        switch (g->phase) {
+        case GroupedPhase::start:
+            if (g->policy == NULL)
+                g->policy = choose_policy(g);
+            s->args_evaluated = false;
+            g->phase = g->policy->start(g->policy) ? GroupedPhase::reading : GroupedPhase::done;
+            break;
+        case GroupedPhase::reading:
+            g->phase = scan_read(s) ? GroupedPhase::emitting : GroupedPhase::emitting_end;
+            break;
+        case GroupedPhase::emitting:
+        case GroupedPhase::emitting_end: {
+            const bool input_ended = g->phase == GroupedPhase::emitting_end;
+            TupleTableSlot *slot = scan_empty_slot(s);
+            if (g->policy->emit(g->policy, slot, input_ended))
+                return ExecStoreVirtualTuple(slot);
+            if (!input_ended) {
+                g->flushes++; /* the groups that filled the bound went out, or away: the scan goes on */
+                g->phase = GroupedPhase::reading;
+                break;
             }
-            if (!g->gpu_groups_pending && !g->replaying)
-                g->scan_paused = scan_read(s);
-            /*
-             * The GPU's groups, once the table is read: each straight out as its row when they are all
-             * there is (the totals first, so that a LIMIT above still has them), else into the table
-             * as many at a time as the memory bound holds.
-             */
-            if (!g->replaying && !stopped_early(g) && !group_agg_spilled(ga) && gpu_cells_hold_every_group(s)) {
-                g->policy = &gpu_cells_grouping;
-                g->policy->finish(s);
-                record_totals(s);
-                g->emitting = true;
-                continue;
-            }
-            if (!g->replaying && !g->scan_paused)
-                g->gpu_groups_pending = grouped_pages_collect(&g->pages, ga, &s->reader);
-            group_agg_collect(ga);
-            if (stopped_early(g) && g->policy->put_away(s)) {
-                /* the groups fill the memory bound: put away, and the scan goes on with none */
-                g->flushes++;
-                continue;
-            }
-            if (!stopped_early(g) && group_agg_spilled(ga) && !g->policy->rows_before_spill(s)) {
-                /* tuples wait in the spill: these groups are put away, then the next partition's counted */
-                g->policy->put_away(s);
-                replay_next(s);
-                continue;
-            }
-            if (!stopped_early(g) && !group_agg_spilled(ga))
-                record_totals(s);
-            if (!stopped_early(g) && !g->policy->finish(s)) {
-                group_agg_done(ga);
-                return NULL;
-            }
-            g->emitting = true;
+            grouped_rows_counted(g); /* the spilled tuples' values are in them too */
+            group_agg_done(&g->table); /* under an Append, the next partition's scan may want the service's room */
+            g->phase = GroupedPhase::done;
+            break;
         }
-        TupleTableSlot *slot = scan_empty_slot(s);
-        if (g->policy->next_row(s, slot))
-            return ExecStoreVirtualTuple(slot);
-        if (!stopped_early(g) && group_agg_spilled(ga)) {
-            /* every group of the table went out: the next partition's, each key in one pass only */
-            group_agg_restart(ga);
-            replay_next(s);
-            continue;
-        }
-        if (!stopped_early(g)) {
-            if (!g->totals_recorded) /* the spilled tuples' values are in them too */
-                record_totals(s);
-            /* under an Append, the next partition's scan may want the service's room */
-            group_agg_done(ga);
+        case GroupedPhase::done:
             return NULL;
         }
-        /* the groups that filled the memory bound went out: the scan goes on */
-        group_agg_restart(ga);
-        g->emitting = false;
-        g->flushes++;
     }
 }
 
 void grouped_end(ScanExec *s)
 {
     GroupedRows *g = s->grouped;
-    group_agg_end(&g->group_agg);
-    /* the policy the scan started with holds what there is to give back; the GPU's cells hold nothing here */
-    if (g->first_policy->end != NULL)
-        g->first_policy->end(s);
+    group_agg_end(&g->table);
+    if (g->policy != NULL && g->policy->end != NULL)
+        g->policy->end(g->policy);
 }
 
 void grouped_rescan(ScanExec *s)
 {
     GroupedRows *g = s->grouped;
     grouped_end(s);
-    if (g->first_policy->rescan != NULL)
-        g->first_policy->rescan(s);
-    g->policy = g->first_policy;
-    g->scanned = false;
-    g->emitting = false;
-    g->scan_paused = false;
-    g->gpu_groups_pending = false;
-    g->replaying = false;
+    if (g->policy != NULL && g->policy->reset != NULL)
+        g->policy->reset(g->policy);
+    g->phase = GroupedPhase::start;
     g->totals_recorded = false;
     grouped_pages_reset(&g->pages);
-    group_agg_reset(&g->group_agg);
+    group_agg_reset(&g->table);
     g->keys_prepared = false; /* new parameter values, perhaps */
 }
 
@@ -348,10 +331,10 @@ void grouped_explain_analyze(ScanExec *s, ExplainState *es)
     GroupedRows *g = s->grouped;
     if (g->nkeys == 0 || s->totals_from_shared)
         return;
-    ExplainPropertyUInteger("Groups", NULL, g->group_agg.groups_emitted, es);
+    ExplainPropertyUInteger("Groups", NULL, g->table.groups_emitted, es);
     if (g->flushes > 0) /* the GPU's groups outgrew work_mem x hash_mem_multiplier */
         ExplainPropertyUInteger("Group Flushes", NULL, g->flushes, es);
-    const TupleSpill &spill = g->group_agg.spill;
+    const TupleSpill &spill = g->table.spill;
     if (spill.tuples_written > 0) { /* the groups outgrew it: their tuples waited, as HashAggregate's do */
         ExplainPropertyUInteger("Spilled Tuples", NULL, spill.tuples_written, es);
         ExplainPropertyUInteger("Spill Passes", NULL, spill.passes, es);
@@ -364,8 +347,13 @@ void grouped_explain_analyze(ScanExec *s, ExplainState *es)
 } // namespace
 
 const RowStrategy grouped_rows = {
+    grouped_wants,
     true, /* lists_tuples: the groups need each tuple (but begin_read may leave whole pages to take_page) */
     grouped_begin,
+    grouped_shared_size,
+    grouped_shared_init,
+    grouped_shared_reset,
+    grouped_shared_attach,
     grouped_begin_read,
     grouped_take_page,
     grouped_stop_after_page,

@@ -1,13 +1,14 @@
 /*
  * group_gpu.h: a grouped scan's histogram binned by the GPU service.
  *
- * The scan finds each row's group on the host (scan/group/group_agg.cpp);
+ * The scan finds each row's group on the host (scan/grouped/table/group_agg.cpp);
  * what the GPU takes over is the binning: the values and their groups'
  * numbers go to the service in batches, and one grouped device histogram
  * (group x bucket cells, gpu/specs/grouped_spec.h) counts them.  When the scan
- * emits its groups, it reads the cells back into its groups' rows.  This
- * file knows groups only by number: where their rows live, and binning on
- * the CPU, are the grouped scan's.
+ * emits its groups, it reads the cells back into its groups' rows.  A batch
+ * that does not go (the device setting, no room) is binned here, on the
+ * CPU, into the rows its values came with: the caller only adds values
+ * and, at the end, reads back.
  *
  * Values gather in a buffer of this process first and are copied into a
  * service slot only when a batch is full, so the scan never holds a slot
@@ -27,19 +28,21 @@
 #ifndef GH_SCAN_GROUP_GPU_H
 #define GH_SCAN_GROUP_GPU_H
 
-#include "../../service/client_values.h"
+#include "../../../service/client_values.h"
 
 struct GroupGpu {
     bool active;               /* values of groups below `groups` gather in the buffer */
     uint32 groups;             /* group numbers the device histogram holds */
-    gh::BucketSpec spec;
+    gh::HistogramSpec spec;    /* the float8 form's (its interval is the device histogram's) */
     ServiceHistogramRef hist;  /* opened at the first full batch */
     int32 capacity;            /* values a batch holds */
     int32 filled;
     double *values;
-    uint32 *numbers;
+    uint32 *numbers;           /* each value's group on the device ... */
+    int64 **rows;              /* ... and its group's first cell of this histogram on the host */
     int32 slot;                /* a slot held while reading: released after an ERROR */
-    uint64 sent;               /* values handed to the GPU */
+    uint64 sent;               /* values handed to the GPU ... */
+    uint64 binned;             /* ... and binned on the CPU instead */
     MemoryContextCallback cleanup;
 };
 
@@ -52,11 +55,12 @@ static inline void group_gpu_none(GroupGpu *gg)
 }
 
 /*
- * Whether this histogram can use the GPU (device setting, service up), and
- * if so prepares it, in cxt, for groups numbered below max_groups.  device
- * = 'gpu' raises the service's ERROR when it has no GPU.
+ * Whether this histogram (the float8 form) can use the GPU (device
+ * setting, service up), and if so prepares it, in cxt, for groups numbered
+ * below max_groups.  device = 'gpu' raises the service's ERROR when it has
+ * no GPU.
  */
-void group_gpu_init(GroupGpu *gg, const gh::BucketSpec &spec, uint32 max_groups, MemoryContext cxt);
+void group_gpu_init(GroupGpu *gg, const gh::HistogramSpec &spec, uint32 max_groups, MemoryContext cxt);
 
 /* Whether the GPU takes the value of group number g: else the caller bins it. */
 static inline bool group_gpu_takes(const GroupGpu *gg, uint32 g)
@@ -64,27 +68,25 @@ static inline bool group_gpu_takes(const GroupGpu *gg, uint32 g)
     return gg->active && g < gg->groups;
 }
 
-/* Adds one value of group number g (group_gpu_takes() said yes); true: the buffer is full, ship it. */
-static inline bool group_gpu_add(GroupGpu *gg, double x, uint32 g)
+/*
+ * Counts the buffer (full, or what is left when the scan stops): on the
+ * GPU where device_policy.h says so and the service takes it, else here on
+ * the CPU.  A full batch that found no device histogram without waiting
+ * keeps the rest of the scan on the CPU.
+ */
+void group_gpu_count(GroupGpu *gg);
+
+/*
+ * Adds one value of group number g, whose cells of this histogram start at
+ * row (group_gpu_takes() said yes); a full buffer is counted at once.
+ */
+static inline void group_gpu_add(GroupGpu *gg, double x, uint32 g, int64 *row)
 {
     gg->values[gg->filled] = x;
     gg->numbers[gg->filled] = g;
-    return ++gg->filled == gg->capacity;
-}
-
-/*
- * Hands the buffer (full, or what is left when the scan stops) to the
- * service where device_policy.h says so.  false: the caller bins
- * values[0 .. filled) into groups numbers[0 .. filled) on the CPU, then
- * calls group_gpu_clear().  A full batch that found no device histogram
- * without waiting keeps the rest of the scan on the CPU.
- */
-bool group_gpu_ship(GroupGpu *gg);
-
-/* The buffer was binned on the CPU. */
-static inline void group_gpu_clear(GroupGpu *gg)
-{
-    gg->filled = 0;
+    gg->rows[gg->filled] = row;
+    if (++gg->filled == gg->capacity)
+        group_gpu_count(gg);
 }
 
 /* How many of ngroups groups have cells on the device (0 when nothing went there). */

@@ -19,7 +19,7 @@
 #ifndef GH_SCAN_GROUP_TABLE_H
 #define GH_SCAN_GROUP_TABLE_H
 
-#include "../../pg_headers.h"
+#include "../../../pg_headers.h"
 
 struct ScanGroup {
     uint64 hash;

@@ -6,11 +6,11 @@
 
 #include <algorithm>
 
-#include "../heap/page_layout.h"
+#include "../../heap/page_layout.h"
 
-#include "../../device_policy.h"
-#include "../../errors.h"
-#include "../../settings.h"
+#include "../../../device_policy.h"
+#include "../../../errors.h"
+#include "../../../settings.h"
 
 extern "C" {
 #include "portability/instr_time.h"

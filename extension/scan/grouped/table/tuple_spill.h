@@ -27,7 +27,7 @@
 #ifndef GH_SCAN_TUPLE_SPILL_H
 #define GH_SCAN_TUPLE_SPILL_H
 
-#include "../../pg_headers.h"
+#include "../../../pg_headers.h"
 
 extern "C" {
 #include "access/htup.h"

@@ -8,7 +8,7 @@
  */
 #include "tuple_spill.h"
 
-#include "../../pg_compat.h"
+#include "../../../pg_compat.h"
 
 extern "C" {
 #include "access/htup_details.h"

@@ -5,7 +5,7 @@
  */
 #include "shared_groups.h"
 
-#include "../../pg_compat.h"
+#include "../../../pg_compat.h"
 
 extern "C" {
 #include "miscadmin.h"

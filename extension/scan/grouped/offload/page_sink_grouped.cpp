@@ -2,11 +2,11 @@
  * page_sink_grouped.cpp: the page sink of a grouped scan (page_sink.h):
  * every batch goes to one grouped page histogram, which filters, groups
  * and counts the pages on the GPU (gpu/specs/grouped_page_spec.h) and whose
- * cells the caller reads (scan/grouped_pages/grouped_pages.cpp).  The
+ * cells the caller reads (grouped_pages.cpp).  The
  * pages the GPU leaves to the host (a key it cannot place) stay pinned in
  * pg->kept until the caller has parsed them (page_gpu_left).
  */
-#include "page_sink.h"
+#include "../../offload/page_sink.h"
 
 namespace {
 

@@ -3,7 +3,7 @@
  *
  * Until now only an ungrouped scan without WHERE sent whole pages to the
  * GPU; a grouped one read every tuple on the host, computed every key and
- * found every group, and the GPU only binned (rows_grouped.cpp).  Here the
+ * found every group, and the GPU only binned (scan/grouped/grouped_rows.cpp).  Here the
  * grouped strategy sends its all-visible pages instead, as page batches
  * (scan/offload/page_gpu.h) to one grouped page histogram in the GPU
  * service: the GPU applies the WHERE clause, places each row in its group
@@ -12,7 +12,7 @@
  * counts, and join the host's groups (group_agg_add_counts), so a key's
  * rows counted on either side end in one row.  When the host counted none,
  * each comes out as its row directly (grouped_pages_next_group, for
- * scan/exec/grouping_gpu_cells.cpp).
+ * scan/grouped/grouping_gpu_cells.cpp).
  *
  * The scan's shape must allow it: one gpu_histogram, with count(*) and
  * count of its own column beside it at most; at most two keys, each a
@@ -27,10 +27,10 @@
 #ifndef GH_SCAN_GROUPED_PAGES_H
 #define GH_SCAN_GROUPED_PAGES_H
 
-#include "../keys/key_tables.h"
+#include "../../keys/key_tables.h"
 
-#include "../group/group_agg.h"
-#include "../offload/page_gpu.h"
+#include "../table/group_agg.h"
+#include "../../offload/page_gpu.h"
 
 struct GroupedPages {
     bool wanted;            /* the scan's shape allows pages on the GPU, and the device setting does */
@@ -116,7 +116,7 @@ bool grouped_pages_hold_groups(const GroupedPages *gp);
 
 /*
  * Instead of grouped_pages_collect, when every group of the scan is the
- * GPU's (scan/exec/grouping_gpu_cells.cpp): first grouped_pages_begin_rows,
+ * GPU's (scan/grouped/grouping_gpu_cells.cpp): first grouped_pages_begin_rows,
  * which counts the tuples the GPU read into the reader, then each group
  * with rows in turn, so that the groups never fill a table.
  */

@@ -42,7 +42,7 @@
 #ifndef GH_SCAN_SHARED_GROUPS_H
 #define GH_SCAN_SHARED_GROUPS_H
 
-#include "group_table.h"
+#include "../table/group_table.h"
 
 extern "C" {
 #include "storage/buffile.h"
