@@ -26,23 +26,15 @@ CREATE FUNCTION br_compare(q text, OUT scan_planned boolean, OUT skipped_pages b
 LANGUAGE plpgsql AS $fn$
 DECLARE
     line text;
-    with_scan text;
-    without_scan text;
 BEGIN
     PERFORM set_config('gpu_histogram.scan', 'on', true);
-    scan_planned := false;
     skipped_pages := false;
     FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-        scan_planned := scan_planned OR line LIKE '%GpuHistogramScan%';
         IF line ~ 'Pages Skipped: [1-9]' THEN
             skipped_pages := true;
         END IF;
     END LOOP;
-    EXECUTE format('SELECT array_agg(r::text ORDER BY r::text) FROM (%s) r', q) INTO with_scan;
-    PERFORM set_config('gpu_histogram.scan', 'off', true);
-    EXECUTE format('SELECT array_agg(r::text ORDER BY r::text) FROM (%s) r', q) INTO without_scan;
-    PERFORM set_config('gpu_histogram.scan', 'on', true);
-    same := with_scan IS NOT DISTINCT FROM without_scan;
+    SELECT c.scan_planned, c.same INTO scan_planned, same FROM rt_compare(q) c;
 END
 $fn$;
 

@@ -20,20 +20,8 @@ SET max_parallel_workers_per_gather = 0;
 \i :abs_srcdir/sql/include/helpers.sql
 CREATE FUNCTION scan_compare(q text, OUT scan_planned boolean, OUT same boolean)
 LANGUAGE plpgsql AS $fn$
-DECLARE
-    with_scan text;
-    without_scan text;
 BEGIN
-    PERFORM set_config('gpu_histogram.scan', 'on', false);
-    scan_planned := rt_plan(q) LIKE '%GpuHistogramScan%';
-    EXECUTE format('SELECT array_agg(r::text ORDER BY r::text) FROM (%s) r', q) INTO with_scan;
-    PERFORM set_config('gpu_histogram.scan', 'off', false);
-    IF rt_plan(q) LIKE '%GpuHistogramScan%' THEN
-        RAISE EXCEPTION 'GpuHistogramScan planned with gpu_histogram.scan = off';
-    END IF;
-    EXECUTE format('SELECT array_agg(r::text ORDER BY r::text) FROM (%s) r', q) INTO without_scan;
-    PERFORM set_config('gpu_histogram.scan', 'on', false);
-    same := with_scan IS NOT DISTINCT FROM without_scan;
+    SELECT c.scan_planned, c.same INTO scan_planned, same FROM rt_compare(q) c;
 END
 $fn$;
 

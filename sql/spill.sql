@@ -26,7 +26,9 @@ BEGIN
 END
 $fn$;
 
--- The rows of q with the scan and without it (the ordinary plan), compared as multisets.
+-- The rows of q with the scan and without it (the ordinary plan), compared as
+-- multisets through temporary tables: rt_compare sorts the rows as text,
+-- which for these 12,000-bucket arrays writes more than temp_file_limit.
 CREATE FUNCTION sp_same(q text) RETURNS TABLE(scan_planned boolean, same boolean, rows bigint)
 LANGUAGE plpgsql AS $fn$
 DECLARE

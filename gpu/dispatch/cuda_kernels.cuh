@@ -20,7 +20,7 @@
 #include "../specs/grouped_page_spec.h"
 #include "../specs/grouped_spec.h"
 #include "../specs/histogram_spec.h"
-#include "../kernels/kernel_page_cache.cuh"
+#include "../specs/page_cache_device.cuh"
 #include "../specs/page_spec.h"
 #include "../formulas/threshold_index.h"
 

@@ -44,7 +44,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "kernel_page_cache.cuh"
+#include "../specs/page_cache_device.cuh"
 #include "kernel_paths.cuh"
 #include "../specs/page_spec.h"
 
@@ -227,7 +227,7 @@ __host__ __device__ __forceinline__ bool tuple_value(const unsigned char *page, 
  * answers its line pointers to read, 0 for none (past the batch, no
  * lines, or a buffer past the pool's pool_pages, which is skipped).
  * The word is decoded as page_word_buffer() and page_word_lines() do.  A
- * page the cache holds (kernel_page_cache.cuh) is loaded from device
+ * page the cache holds (specs/page_cache_device.cuh) is loaded from device
  * memory instead; *fill is the entry the page is to be copied into once
  * it has arrived (store_fill), kNotCached for none.
  */

@@ -6,7 +6,8 @@
 #   bash test/bench/run_benchmarks.sh [--sizes 1000000,10000000] [--rounds 5]
 #        [--workers 0,2,8] [--label NAME] [--quick] [--use-existing]
 #        [--shared-buffers 4GB] [--work-mem 256MB] [--out DIR]
-#        [--sections distributions,nbins,workers,groups,scan,dashboards,window,shards,forms,kernel,startup]
+#        [--sections distributions,nbins,workers,groups,scan,dashboards,probes,window,shards,forms,kernel,startup]
+#        (timescaledb: only when named)
 #
 # Without --use-existing it starts a throwaway server (test/pg_temp_server.sh)
 # with shared_buffers sized to hold every table; with it, it uses the server
@@ -37,6 +38,12 @@
 #                  against count(x) and the plain SQL; serial, and with the
 #                  most workers, on the CPU and (with a GPU) device=gpu.  Its
 #                  table is printed into the report as it comes.
+#   probes         with a GPU, after dashboards: its table's scans with and
+#                  without page probes (test/bench/page_probes_bench.sh).
+#   timescaledb    only when named: the dashboards over a TimescaleDB
+#                  hypertable on PostgreSQL 17, on a server of its own
+#                  (test/bench/timescaledb_bench.sh, the smallest size),
+#                  against TimescaleDB's histogram() and count(x).
 #   window         the smallest size, ordered by i, nbins 64, the moving frame
 #                  ROWS BETWEEN 1000 PRECEDING AND CURRENT ROW: gpu_histogram
 #                  (adds and removes one row per row) against the same
@@ -83,7 +90,7 @@ done
 
 sizes="" rounds=5 workers_wanted="0,2,8" label="" quick=no use_existing=no
 shared_buffers="" work_mem=256MB out_dir=$ROOT/records/bench
-sections=distributions,nbins,workers,groups,scan,dashboards,window,shards,forms,kernel,startup
+sections=distributions,nbins,workers,groups,scan,dashboards,probes,window,shards,forms,kernel,startup
 while [ $# -gt 0 ]; do
     case $1 in
         --sizes) sizes=$2; shift ;;
@@ -463,6 +470,15 @@ if want dashboards; then
     GH_USE_EXISTING=1 GH_CONFIGS="$dash_configs" bash "$BENCH_DIR/dashboards_bench.sh" "$largest" "$rounds" |
         tee "$WORK/dashboards.txt"
 fi
+if want dashboards && want probes && [ $sql_gpu = yes ]; then
+    step "SQL: page probes on and off ($largest rows)"
+    bash "$BENCH_DIR/page_probes_bench.sh" "$largest" "$rounds" | tee "$WORK/probes.txt"
+fi
+if want timescaledb; then
+    step "SQL: a TimescaleDB hypertable ($smallest rows, PostgreSQL 17, a server of its own)"
+    (unset PGHOST PGPORT PGUSER PGDATABASE; bash "$BENCH_DIR/timescaledb_bench.sh" "$smallest" "$rounds") |
+        tee "$WORK/timescaledb.txt"
+fi
 
 # GPU: CUDA start-up, in fresh sessions ----------------------------------------
 # Each psql is a new backend.  Times come from \timing (the server round
@@ -524,9 +540,13 @@ mkdir -p "$out_dir"
 prefix="$out_dir/$(date +%F)-$label-$device"
 step "report: $prefix.md"
 "$REPORT_PY" "$BENCH_DIR/make_report.py" "$WORK" "$prefix"
-if [ -s "$WORK/dashboards.txt" ]; then
-    printf '\n## Dashboards (test/bench/dashboards_bench.sh, %s rows)\n\n```\n' "$largest" >>"$prefix.md"
-    cat "$WORK/dashboards.txt" >>"$prefix.md"
+append_section() { # file title
+    [ -s "$1" ] || return 0
+    printf '\n## %s\n\n```\n' "$2" >>"$prefix.md"
+    cat "$1" >>"$prefix.md"
     printf '```\n' >>"$prefix.md"
-fi
+}
+append_section "$WORK/dashboards.txt" "Dashboards (test/bench/dashboards_bench.sh, $largest rows)"
+append_section "$WORK/probes.txt" "Page probes (test/bench/page_probes_bench.sh, $largest rows)"
+append_section "$WORK/timescaledb.txt" "TimescaleDB (test/bench/timescaledb_bench.sh, $smallest rows)"
 echo "done in $(($(date +%s) - started)) s; raw results kept in $WORK"

@@ -13,6 +13,7 @@
 # bound small enough to flush the groups many times, parallel workers, and
 # a partitioned table (one scan per partition, one after the other).
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/three_answers.sh"
 psql_q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
 failures=0
 
@@ -35,39 +36,19 @@ SQL
 # check NAME SETTINGS QUERY: the three answers, and where the values went
 check() {
     local name=$1 settings=$2 query=$3
-    local out
-    out=$(psql -X -q -At -v ON_ERROR_STOP=1 2>&1 <<SQL
-SET gpu_histogram.batch_size = 65536;
-$settings
-SET gpu_histogram.device = gpu;
-CREATE TEMP TABLE r_gpu AS $query;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $query;
-SET gpu_histogram.device = auto;
-CREATE TEMP TABLE r_auto AS $query;
-SET gpu_histogram.scan = off;
-CREATE TEMP TABLE r_plain AS $query;
-EXPLAIN (COSTS OFF) $query;
-SELECT 'rows ' || (SELECT count(*) FROM r_plain);
-SELECT 'diff_gpu ' || ((SELECT count(*) FROM (TABLE r_gpu EXCEPT ALL TABLE r_plain) a) +
-                       (SELECT count(*) FROM (TABLE r_plain EXCEPT ALL TABLE r_gpu) b));
-SELECT 'diff_auto ' || ((SELECT count(*) FROM (TABLE r_auto EXCEPT ALL TABLE r_plain) a) +
-                        (SELECT count(*) FROM (TABLE r_plain EXCEPT ALL TABLE r_auto) b));
-SQL
-)
-    local rows diff_gpu diff_auto on_gpu scans flushes
-    rows=$(echo "$out" | sed -n 's/^rows //p')
-    diff_gpu=$(echo "$out" | sed -n 's/^diff_gpu //p')
-    diff_auto=$(echo "$out" | sed -n 's/^diff_auto //p')
-    on_gpu=$(echo "$out" | sed -n 's/.*Values Binned on GPU: //p' | awk '{ s += $1 } END { print s + 0 }')
-    scans=$(echo "$out" | grep -c "Custom Scan (GpuHistogramScan)")
-    flushes=$(echo "$out" | sed -n 's/.*Group Flushes: //p' | head -1)
-    if [ -n "$rows" ] && [ "$rows" -gt 0 ] && [ "$diff_gpu" = 0 ] && [ "$diff_auto" = 0 ] && [ "${on_gpu:-0}" -gt 0 ]; then
-        echo "PASS: $name: $rows rows, gpu and auto equal the ordinary plan; $on_gpu values binned on the GPU${flushes:+, $flushes group flushes}"
-    else
-        echo "FAIL: $name (rows ${rows:-?}, differences gpu ${diff_gpu:-?} auto ${diff_auto:-?}, on GPU ${on_gpu:-0}, scans $scans)"
-        echo "$out" | head -60 | sed 's/^/  /'
-        failures=$((failures + 1))
-    fi
+    local out rows diff_gpu diff_auto on_gpu flushes ok=no
+    out=$(gh_three_answers "SET gpu_histogram.batch_size = 65536;
+$settings" "SET gpu_histogram.device = gpu;" "$query")
+    rows=$(gh_field "$out" rows)
+    diff_gpu=$(gh_field "$out" diff_gpu)
+    diff_auto=$(gh_field "$out" diff_auto)
+    on_gpu=$(gh_explain_sum "$out" "Values Binned on GPU")
+    flushes=$(sed -n 's/.*Group Flushes: //p' <<<"$out" | head -1)
+    [ -n "$rows" ] && [ "$rows" -gt 0 ] && [ "$diff_gpu" = 0 ] && [ "$diff_auto" = 0 ] && [ "$on_gpu" -gt 0 ] && ok=yes
+    gh_verdict "$name" $ok \
+        "$rows rows, gpu and auto equal the ordinary plan; $on_gpu values binned on the GPU${flushes:+, $flushes group flushes}" \
+        "rows ${rows:-?}, differences gpu ${diff_gpu:-?} auto ${diff_auto:-?}, on GPU $on_gpu, scans $(grep -c "Custom Scan (GpuHistogramScan)" <<<"$out")" \
+        "$out"
 }
 
 check "GROUP BY g, count(*)" "SET max_parallel_workers_per_gather = 0;" \

@@ -25,6 +25,7 @@ set -uo pipefail
 psql_q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
 failures=0
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/gpu_status.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/three_answers.sh"
 if [ "$(gh_gpu_status)" = usable ]; then
     device=gpu batched="" on_gpu=1
 else
@@ -48,43 +49,23 @@ SQL
 # check NAME SETTINGS QUERY [MIN_LEFT]: the three answers, pages on the GPU, pages left to the host
 check() {
     local name=$1 settings=$2 query=$3 min_left=${4:-0}
-    local out
-    out=$(psql -X -q -At -v ON_ERROR_STOP=1 2>&1 <<SQL
-SET TimeZone = 'America/New_York';
-$settings
-$batched
-SET gpu_histogram.device = $device;
-CREATE TEMP TABLE r_gpu AS $query;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $query;
-SET gpu_histogram.device = auto;
-CREATE TEMP TABLE r_auto AS $query;
-SET gpu_histogram.scan = off;
-CREATE TEMP TABLE r_plain AS $query;
-SELECT 'rows ' || (SELECT count(*) FROM r_plain);
-SELECT 'diff_gpu ' || ((SELECT count(*) FROM (TABLE r_gpu EXCEPT ALL TABLE r_plain) a) +
-                       (SELECT count(*) FROM (TABLE r_plain EXCEPT ALL TABLE r_gpu) b));
-SELECT 'diff_auto ' || ((SELECT count(*) FROM (TABLE r_auto EXCEPT ALL TABLE r_plain) a) +
-                        (SELECT count(*) FROM (TABLE r_plain EXCEPT ALL TABLE r_auto) b));
-SQL
-)
-    local rows diff_gpu diff_auto pages left
-    rows=$(echo "$out" | sed -n 's/^rows //p')
-    diff_gpu=$(echo "$out" | sed -n 's/^diff_gpu //p')
-    diff_auto=$(echo "$out" | sed -n 's/^diff_auto //p')
-    pages=$(echo "$out" | sed -n 's/.*Pages Parsed on GPU: //p' | awk '{ s += $1 } END { print s + 0 }')
-    left=$(echo "$out" | sed -n 's/.*Pages Left by the GPU: //p' | awk '{ s += $1 } END { print s + 0 }')
-    local where="$pages pages parsed on the GPU, $left left to the host"
+    local out rows diff_gpu diff_auto pages left where ok=no
+    out=$(gh_three_answers "SET TimeZone = 'America/New_York';
+$settings" "$batched
+SET gpu_histogram.device = $device;" "$query")
+    rows=$(gh_field "$out" rows)
+    diff_gpu=$(gh_field "$out" diff_gpu)
+    diff_auto=$(gh_field "$out" diff_auto)
+    pages=$(gh_explain_sum "$out" "Pages Parsed on GPU")
+    left=$(gh_explain_sum "$out" "Pages Left by the GPU")
+    where="$pages pages parsed on the GPU, $left left to the host"
     if [ "$on_gpu" = 0 ]; then # on the CPU: nothing to count on the GPU
         pages=1 left=$min_left where="pages batched and parsed on the CPU"
     fi
-    if [ -n "$rows" ] && [ "$rows" -gt 0 ] && [ "$diff_gpu" = 0 ] && [ "$diff_auto" = 0 ] && [ "${pages:-0}" -gt 0 ] &&
-        [ "${left:-0}" -ge "$min_left" ]; then
-        echo "PASS: $name: $rows rows equal the ordinary plan; $where"
-    else
-        echo "FAIL: $name (rows ${rows:-?}, differences gpu ${diff_gpu:-?} auto ${diff_auto:-?}, pages on GPU ${pages:-0}, left ${left:-0})"
-        echo "$out" | head -60 | sed 's/^/  /'
-        failures=$((failures + 1))
-    fi
+    [ -n "$rows" ] && [ "$rows" -gt 0 ] && [ "$diff_gpu" = 0 ] && [ "$diff_auto" = 0 ] && [ "$pages" -gt 0 ] &&
+        [ "$left" -ge "$min_left" ] && ok=yes
+    gh_verdict "$name" $ok "$rows rows equal the ordinary plan; $where" \
+        "rows ${rows:-?}, differences gpu ${diff_gpu:-?} auto ${diff_auto:-?}, pages on GPU $pages, left $left" "$out"
 }
 
 serial="SET max_parallel_workers_per_gather = 0;"

@@ -43,6 +43,7 @@ seconds=${1:-40}
 psql_q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
 failures=0
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/gpu_status.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/three_answers.sh"
 device=gpu
 batched="SET gpu_histogram.debug_pages_on_cpu = off;"
 if [ "$(gh_gpu_status)" != usable ]; then
@@ -79,50 +80,27 @@ SQL
 # check NAME GPU_PAGES(yes|no) SETTINGS QUERY
 check() {
     local name=$1 want=$2 settings=$3 query=$4
-    local out table
+    local out table diff pages scanned rows visible where ok=yes
     table=$(echo "$query" | sed -n 's/.* FROM \([a-z_0-9]*\).*/\1/p')
-    out=$(psql -X -q -At -v ON_ERROR_STOP=1 2>&1 <<SQL
-SET max_parallel_workers_per_gather = 0;
-$settings
-SET gpu_histogram.device = $device;
-$batched
-CREATE TEMP TABLE r_gpu AS $query;
-SET client_min_messages = debug1;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $query;
-RESET client_min_messages;
-SET gpu_histogram.debug_pages_on_cpu = off;
-SET gpu_histogram.device = auto;
-CREATE TEMP TABLE r_auto AS $query;
-SET gpu_histogram.scan = off;
-CREATE TEMP TABLE r_plain AS $query;
-SELECT 'rows ' || count(*) FROM $table;
-SELECT 'diff ' || ((SELECT count(*) FROM (TABLE r_gpu EXCEPT ALL TABLE r_plain) a) +
-                   (SELECT count(*) FROM (TABLE r_plain EXCEPT ALL TABLE r_gpu) b) +
-                   (SELECT count(*) FROM (TABLE r_auto EXCEPT ALL TABLE r_plain) c) +
-                   (SELECT count(*) FROM (TABLE r_plain EXCEPT ALL TABLE r_auto) d));
-SQL
-)
-    local diff pages scanned rows visible ok=yes
-    diff=$(echo "$out" | sed -n 's/^diff //p')
-    pages=$(echo "$out" | sed -n 's/.*Pages Parsed on GPU: //p' | awk '{ s += $1 } END { print s + 0 }')
+    out=$(gh_three_answers "SET max_parallel_workers_per_gather = 0;
+$settings" "SET gpu_histogram.device = $device;
+$batched" "$query" "SET gpu_histogram.debug_pages_on_cpu = off;" "SET client_min_messages = debug1;")
+    diff=$(( $(gh_field "$out" diff_gpu) + $(gh_field "$out" diff_auto) ))
+    pages=$(gh_explain_sum "$out" "Pages Parsed on GPU")
     [ "$device" = cpu ] && pages=$(echo "$out" | sed -n 's/.* \([0-9]*\) pages pinned in batches and parsed on the CPU.*/\1/p' |
         awk '{ s += $1 } END { print s + 0 }')
     scanned=$(echo "$out" | grep -c "GpuHistogramScan")
     # the tuples EXPLAIN counts as read (the kernel counts those of the pages it parses) are the table's rows
-    rows=$(echo "$out" | sed -n 's/^rows //p')
+    rows=$(psql -X -q -At -c "SELECT count(*) FROM $table" 2>&1)
     visible=$(echo "$out" | sed -n 's/.*Visible Tuples: //p' | head -1)
     [ "$diff" = 0 ] && [ "$scanned" -gt 0 ] && [ -n "$rows" ] && [ "$visible" = "$rows" ] || ok=no
     [ "$want" = yes ] && [ "$pages" -eq 0 ] && ok=no
     [ "$want" = no ] && [ "$pages" -ne 0 ] && ok=no
-    local where="parsed on the GPU"
+    where="parsed on the GPU"
     [ "$device" = cpu ] && where="pinned in batches"
-    if [ $ok = yes ]; then
-        echo "PASS: $name: $device and auto equal the ordinary plan; $pages pages $where; $visible tuples read"
-    else
-        echo "FAIL: $name (differences ${diff:-?}, pages $where $pages, wanted $want, scans $scanned, tuples read ${visible:-?} of ${rows:-?})"
-        echo "$out" | head -40 | sed 's/^/  /'
-        failures=$((failures + 1))
-    fi
+    gh_verdict "$name" $ok "$device and auto equal the ordinary plan; $pages pages $where; $visible tuples read" \
+        "differences ${diff:-?}, pages $where $pages, wanted $want, scans $scanned, tuples read ${visible:-?} of ${rows:-?}" \
+        "$out"
 }
 
 check "float8 with NULLs" yes "" "SELECT gpu_histogram(f8, 0, 1, 64) AS h FROM gh_pg_types"

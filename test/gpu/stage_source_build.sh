@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # stage_source_build.sh: stages a PostgreSQL major built from source here
 # (/usr/local/pgsql-MAJOR, test/lib/postgres_source.sh) and the extension
-# built for it into .gpu/, for test/gpu/h100_session.sh on the GPU machine.
+# built for it into .gpu/, for test/gpu/gpu_session.sh on the GPU machine.
 #
 #   bash test/gpu/stage_source_build.sh 18
 #

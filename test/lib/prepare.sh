@@ -142,12 +142,27 @@ gh_cuda_backend_built() {
     fi
 }
 
+# Runs a build step with its output in a log: one line here, and the log's
+# end only if the step fails.
+gh_logged() { # label log command...
+    local label=$1 log=$2
+    shift 2
+    mkdir -p "$(dirname "$log")"
+    echo "$label (log: ${log#"$GH_ROOT"/})"
+    if ! "$@" >"$log" 2>&1; then
+        tail -n 40 "$log" >&2
+        gh_die "$label failed; the whole output is in $log"
+    fi
+}
+
 gh_build_and_install() {
     gh_make_vars
+    local logs=${GH_LOG_DIR:-$GH_ROOT/build/logs}
     gh_step "make"
-    make -C "$GH_ROOT" -j"$(nproc)" "${GH_MAKE_VARS[@]}" || gh_die "make failed (see above)"
+    gh_logged "building the engine and the extension" "$logs/make.log" \
+        make -C "$GH_ROOT" -j"$(nproc)" "${GH_MAKE_VARS[@]}"
     gh_step "make install"
-    gh_as_root make -C "$GH_ROOT" "${GH_MAKE_VARS[@]}" install || gh_die "make install failed (see above)"
+    gh_logged "installing" "$logs/make-install.log" gh_as_root make -C "$GH_ROOT" "${GH_MAKE_VARS[@]}" install
     echo "installed into $("$PG_CONFIG" --pkglibdir) (CUDA backend built: $(gh_cuda_backend_built))"
 }
 

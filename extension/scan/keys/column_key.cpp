@@ -21,24 +21,8 @@ namespace {
 
 bool plain_column(const Var *v, GroupKeyDef *out)
 {
-    switch (v->vartype) {
-    case INT2OID:
-    case INT4OID:
-    case INT8OID:
-    case BOOLOID:
-    case DATEOID:
-    case TIMESTAMPOID:
-    case TIMESTAMPTZOID:
-        break;
-    case TEXTOID:
-    case VARCHAROID:
-        /* equality is byte equality only under a deterministic collation */
-        if (!OidIsValid(v->varcollid) || !get_collation_isdeterministic(v->varcollid))
-            return false;
-        break;
-    default:
+    if (!key_type_kept_as_is(v->vartype, v->varcollid))
         return false;
-    }
     out->attno = v->varattno;
     out->coltype = out->keytype = v->vartype;
     out->as_bytes = v->vartype == TEXTOID || v->vartype == VARCHAROID;

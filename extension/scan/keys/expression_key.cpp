@@ -141,20 +141,7 @@ bool keepable(const Node *expr)
     const Oid type = exprType(expr), collation = exprCollation(expr);
     if (type == NUMERICOID)
         return expression_fixed_scale(expr);
-    switch (type) {
-    case INT2OID:
-    case INT4OID:
-    case INT8OID:
-    case BOOLOID:
-    case DATEOID:
-    case TIMESTAMPOID:
-    case TIMESTAMPTZOID:
-        return true;
-    case TEXTOID:
-    case VARCHAROID:
-        return OidIsValid(collation) && get_collation_isdeterministic(collation);
-    }
-    return false;
+    return key_type_kept_as_is(type, collation);
 }
 
 } // namespace

@@ -53,6 +53,25 @@ bool key_local_time(const Expr *e, Const **zone, const Expr **inner)
     return true;
 }
 
+bool key_type_kept_as_is(Oid type, Oid collation)
+{
+    switch (type) {
+    case INT2OID:
+    case INT4OID:
+    case INT8OID:
+    case BOOLOID:
+    case DATEOID:
+    case TIMESTAMPOID:
+    case TIMESTAMPTZOID:
+        return true;
+    case TEXTOID:
+    case VARCHAROID:
+        return OidIsValid(collation) && get_collation_isdeterministic(collation);
+    default:
+        return false;
+    }
+}
+
 Datum key_arg_value(ExprState *state, ExprContext *econtext, Oid type, bool *isnull)
 {
     Datum d = ExecEvalExprSwitchContext(state, econtext, isnull);

@@ -1,7 +1,8 @@
 /*
  * key_helpers.h: what the key kinds' files share: finding the table's
- * column in an expression (and a column's local time in it), and
- * evaluating an argument fixed for the scan.
+ * column in an expression (and a column's local time in it), the types
+ * whose values the group table keeps as they are, and evaluating an
+ * argument fixed for the scan.
  * Internal to keys/.
  */
 #ifndef GH_SCAN_KEY_HELPERS_H
@@ -23,6 +24,14 @@ bool key_table_var(const Expr *e, Index relid, const Var **out);
  * session's (*zone NULL).
  */
 bool key_local_time(const Expr *e, Const **zone, const Expr **inner);
+
+/*
+ * Whether the group table keeps values of this type as they are, equal
+ * keys being equal words or bytes: a word (int2, int4, int8, bool, date,
+ * timestamp, timestamptz), or a text or varchar's bytes under a
+ * deterministic collation (texteq is byte equality only there).
+ */
+bool key_type_kept_as_is(Oid type, Oid collation);
 
 /* An argument fixed for the scan, evaluated and copied into the current memory context; 0 when NULL. */
 Datum key_arg_value(ExprState *state, ExprContext *econtext, Oid type, bool *isnull);

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# h100_session.sh: everything that needs the GPU machine, in one call.
+# gpu_session.sh: everything that needs the GPU machine, in one call.
 #
 # Run from the repository root on the GPU machine, with .gpu/ staged as
 # ../shared/gpu/README.md describes (pg.tar.gz, pg-up.sh, stage/ from
 # `make install DESTDIR=$PWD/.gpu/stage`, bin/ with the test binaries and
 # kernel_bench).  Writes its logs under $OUT (or /tmp/gh_out).
 #
-#   bash test/gpu/h100_session.sh [unit] [sanitize] [kernels] [sql] [shards] [e2e] [scan] [bench] [service] [crash]
+#   bash test/gpu/gpu_session.sh [unit] [sanitize] [kernels] [sql] [shards] [e2e] [scan] [bench] [service] [crash]
 #                                 [gpuchecks] [pages] [gpus]
 #
 # gpuchecks: run_gpu_checks.sh without the pg_regress suite (grouped and page
@@ -155,12 +155,12 @@ fi
 if has scan; then
     echo "== benchmark: custom scan"
     bash test/bench/run_benchmarks.sh --use-existing --sections scan --sizes "${SCAN_SIZES:-10000000,100000000}" \
-        --rounds 3 --workers 0,8 --label h100-scan --out "$OUT/bench" 2>&1 | tee "$OUT/bench_scan.log"
+        --rounds 3 --workers 0,8 --label gpu-scan --out "$OUT/bench" 2>&1 | tee "$OUT/bench_scan.log"
 fi
 if has bench; then
     echo "== benchmark: forms, window, kernels"
     KERNEL_BENCH=$PWD/.gpu/bin/kernel_bench bash test/bench/run_benchmarks.sh --use-existing \
-        --sections forms,kernel --sizes 10000000 --rounds 3 --label h100-issue9 --out "$OUT/bench" 2>&1 |
+        --sections forms,kernel --sizes 10000000 --rounds 3 --label gpu-forms --out "$OUT/bench" 2>&1 |
         tee "$OUT/bench_issue9.log" | tail -40
 fi
 cp /tmp/pg.log "$OUT/server.log" 2>/dev/null

@@ -1,18 +1,20 @@
 /*
- * kernel_page_cache.cuh: the device side of the page cache (page_cache.h)
- * that the page kernels share with cuda_page_cache.cu, which resolves a
- * batch's pages against the entries and commits its fills: each entry's
- * key, a page's directive, and the view a page kernel reads hits from
- * and writes fills into.
+ * page_cache_device.cuh: the page cache's plain data on the device
+ * (page_cache.h), which the page kernels share with the backend
+ * (cuda/cuda_page_cache.cu resolves a batch's pages against the entries
+ * and commits its fills) and the dispatch layer passes between them: each
+ * entry's key, a page's directive, and the view a page kernel reads hits
+ * from and writes fills into.  Here, with the specs, so that neither the
+ * backend nor the dispatch layer's interface includes a kernel header.
  */
-#ifndef GH_KERNEL_PAGE_CACHE_CUH
-#define GH_KERNEL_PAGE_CACHE_CUH
+#ifndef GH_PAGE_CACHE_DEVICE_CUH
+#define GH_PAGE_CACHE_DEVICE_CUH
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
-#include "../specs/page_cache.h"
+#include "page_cache.h"
 
 namespace gh {
 
@@ -49,4 +51,4 @@ constexpr uint32_t kFill = 0x80000000u;
 } // namespace kernels
 } // namespace gh
 
-#endif /* GH_KERNEL_PAGE_CACHE_CUH */
+#endif /* GH_PAGE_CACHE_DEVICE_CUH */
