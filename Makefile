@@ -12,7 +12,7 @@ OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/gpu_binning.o extension/device_policy.o extension/observability.o extension/plan_args.o \
        extension/scan/plan/plan.o extension/scan/plan/partitions.o extension/scan/plan/group_estimate.o extension/scan/plan/brin_cost.o extension/scan/plan/cached_cost.o \
        extension/scan/plan/plan_fit.o extension/scan/plan/scan_path.o extension/scan/histogram_calls.o \
-       extension/scan/exec/exec.o extension/scan/exec/rows_ungrouped.o extension/scan/grouped/grouped_rows.o \
+       extension/scan/exec/exec.o extension/scan/exec/rows_ungrouped.o extension/scan/grouped/grouped_rows.o extension/scan/grouped/grouped_state.o \
        extension/scan/exec/exec_read.o extension/scan/exec/exec_explain.o \
        extension/scan/grouped/grouping_hash.o extension/scan/grouped/grouping_shared.o extension/scan/grouped/grouping_gpu_cells.o \
        extension/scan/heap/heap_reader.o extension/scan/heap/buffer_hints.o extension/scan/heap/batch_pins.o \
@@ -25,7 +25,7 @@ OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/scan/grouped/table/group_table.o extension/scan/grouped/table/group_agg.o extension/scan/grouped/merge/shared_groups.o \
        extension/scan/grouped/table/tuple_spill.o \
        extension/scan/grouped/table/group_find.o extension/scan/grouped/table/group_rows.o \
-       extension/scan/offload/page_gpu.o extension/scan/grouped/offload/group_gpu.o \
+       extension/scan/offload/page_gpu.o extension/scan/grouped/table/group_gpu.o \
        extension/scan/offload/page_batches.o extension/scan/offload/page_sink_histograms.o extension/scan/grouped/offload/page_sink_grouped.o \
        extension/scan/grouped/offload/grouped_pages.o \
        extension/moving_window.o \

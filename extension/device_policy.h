@@ -3,7 +3,7 @@
  *
  * Three paths hand work to the GPU service: a histogram state's batches of
  * values (gpu_binning.h), a grouped scan's batches of values and group
- * numbers (scan/grouped/offload/group_gpu.h) and the scan's batches of pinned pages
+ * numbers (scan/grouped/table/group_gpu.h) and the scan's batches of pinned pages
  * (scan/offload/page_gpu.h).  Before taking anything of the service, each asks
  * device_choose() about the work in hand and gets one answer: the CPU, the
  * GPU if the service has room now, or the GPU waiting for room.  How a path

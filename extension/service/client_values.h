@@ -1,7 +1,7 @@
 /*
  * client_values.h: the GPU service's client for batches of values, the
  * path of a histogram state (gpu_binning.cpp) and of a grouped scan's
- * values with their group numbers (scan/grouped/offload/group_gpu.cpp).  Pages
+ * values with their group numbers (scan/grouped/table/group_gpu.cpp).  Pages
  * have their own client (client_pages.h); what both share is in
  * service_client.h.
  */

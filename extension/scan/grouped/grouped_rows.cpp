@@ -14,7 +14,6 @@
  */
 #include "grouping_policy.h"
 
-#include "../../histogram_state.h"
 
 extern "C" {
 #include "nodes/pg_list.h"
@@ -104,29 +103,6 @@ HostPages host_pages(GroupedRows *g)
 }
 
 } // namespace
-
-void grouped_rows_prepare_arguments(GroupedRows *g)
-{
-    ScanExec *s = g->s;
-    if (!s->args_evaluated) {
-        scan_evaluate_args(s);
-        s->args_evaluated = true;
-    }
-    if (!g->keys_prepared) {
-        for (int k = 0; k < g->nkeys; k++)
-            group_key_prepare(&g->keys[k], s->css.ss.ps.ps_ExprContext);
-        g->keys_prepared = true;
-    }
-}
-
-void grouped_rows_counted(GroupedRows *g)
-{
-    if (g->totals_recorded)
-        return;
-    g->totals_recorded = true;
-    gh_values_binned_on_cpu += g->table.values_binned;
-    scan_record_totals(g->s, g->pages.active ? &g->pages.pages : NULL, g->table.values_binned, g->table.values_gpu);
-}
 
 namespace {
 

@@ -37,17 +37,17 @@ GroupingPolicy *inner_of(const GroupingPolicy *p)
     return reinterpret_cast<const GpuCells *>(p)->inner;
 }
 
-bool start(GroupingPolicy *p)
+bool cells_start(GroupingPolicy *p)
 {
     return inner_of(p)->start(inner_of(p));
 }
 
-void add_rows(GroupingPolicy *p, HeapTupleData *tuples, int n, const RowGate *gate)
+void cells_add_rows(GroupingPolicy *p, HeapTupleData *tuples, int n, const RowGate *gate)
 {
     inner_of(p)->add_rows(inner_of(p), tuples, n, gate);
 }
 
-bool should_emit(const GroupingPolicy *p)
+bool cells_should_emit(const GroupingPolicy *p)
 {
     return inner_of(p)->should_emit(inner_of(p));
 }
@@ -68,7 +68,7 @@ bool next_cells_row(GpuCells *c, TupleTableSlot *slot)
     return true;
 }
 
-bool emit(GroupingPolicy *p, TupleTableSlot *slot, bool input_ended)
+bool cells_emit(GroupingPolicy *p, TupleTableSlot *slot, bool input_ended)
 {
     GpuCells *c = cells_of(p);
     GroupedRows *g = c->g;
@@ -86,12 +86,12 @@ bool emit(GroupingPolicy *p, TupleTableSlot *slot, bool input_ended)
     return c->inner->emit(c->inner, slot, input_ended);
 }
 
-bool holds_nothing(const GroupingPolicy *p)
+bool cells_holds_nothing(const GroupingPolicy *p)
 {
     return inner_of(p)->holds_nothing(inner_of(p));
 }
 
-void reset(GroupingPolicy *p)
+void cells_reset(GroupingPolicy *p)
 {
     cells_of(p)->rows = GpuCells::Rows::undecided;
     if (inner_of(p)->reset != NULL)
@@ -99,7 +99,7 @@ void reset(GroupingPolicy *p)
 }
 
 /* The cells go back with the grouped pages (grouped_pages_reset); the inner policy's state goes here. */
-void end(GroupingPolicy *p)
+void cells_end(GroupingPolicy *p)
 {
     if (inner_of(p)->end != NULL)
         inner_of(p)->end(inner_of(p));
@@ -110,7 +110,7 @@ void end(GroupingPolicy *p)
 GroupingPolicy *gpu_cells_grouping(GroupedRows *g, GroupingPolicy *inner)
 {
     GpuCells *c = static_cast<GpuCells *>(palloc0(sizeof(GpuCells)));
-    c->policy = GroupingPolicy{start, add_rows, should_emit, emit, holds_nothing, reset, end};
+    c->policy = GroupingPolicy{cells_start, cells_add_rows, cells_should_emit, cells_emit, cells_holds_nothing, cells_reset, cells_end};
     c->g = g;
     c->inner = inner;
     return &c->policy;

@@ -53,18 +53,18 @@ HashGrouping *hash_of(GroupingPolicy *p)
     return reinterpret_cast<HashGrouping *>(p);
 }
 
-bool start(GroupingPolicy *)
+bool hash_start(GroupingPolicy *)
 {
     return true;
 }
 
-void add_rows(GroupingPolicy *p, HeapTupleData *tuples, int n, const RowGate *gate)
+void hash_add_rows(GroupingPolicy *p, HeapTupleData *tuples, int n, const RowGate *gate)
 {
     GroupedRows *g = hash_of(p)->g;
     group_agg_add(&g->table, RelationGetDescr(g->s->css.ss.ss_currentRelation), tuples, n, g->s->args, gate);
 }
 
-bool should_emit(const GroupingPolicy *p)
+bool hash_should_emit(const GroupingPolicy *p)
 {
     return group_agg_full(&reinterpret_cast<const HashGrouping *>(p)->g->table);
 }
@@ -73,7 +73,7 @@ bool should_emit(const GroupingPolicy *p)
  * The next round's groups into the table: those that filled the bound, or
  * at the input's end the next of the table's rounds.  false if none.
  */
-bool next_round(HashGrouping *h, bool input_ended)
+bool hash_next_round(HashGrouping *h, bool input_ended)
 {
     GroupedRows *g = h->g;
     if (!input_ended) {
@@ -90,13 +90,13 @@ bool next_round(HashGrouping *h, bool input_ended)
 }
 
 /* Each round's groups as rows: the table emptied after each, but the last. */
-bool emit(GroupingPolicy *p, TupleTableSlot *slot, bool input_ended)
+bool hash_emit(GroupingPolicy *p, TupleTableSlot *slot, bool input_ended)
 {
     HashGrouping *h = hash_of(p);
     GroupedRows *g = h->g;
     for (;;) {
         if (!h->emitting) {
-            if (!next_round(h, input_ended))
+            if (!hash_next_round(h, input_ended))
                 return false;
             h->emitting = true;
         }
@@ -115,14 +115,14 @@ bool emit(GroupingPolicy *p, TupleTableSlot *slot, bool input_ended)
     }
 }
 
-bool holds_nothing(const GroupingPolicy *p)
+bool hash_holds_nothing(const GroupingPolicy *p)
 {
     const GroupedRows *g = reinterpret_cast<const HashGrouping *>(p)->g;
     return g->s->shared == NULL && !group_agg_spilled(&g->table) &&
            (!g->table.laid_out || g->table.table.ngroups == 0);
 }
 
-void reset(GroupingPolicy *p)
+void hash_reset(GroupingPolicy *p)
 {
     HashGrouping *h = hash_of(p);
     h->rounds = TableRounds{};
@@ -135,7 +135,7 @@ void reset(GroupingPolicy *p)
 GroupingPolicy *hash_grouping(GroupedRows *g)
 {
     HashGrouping *h = static_cast<HashGrouping *>(palloc0(sizeof(HashGrouping)));
-    h->policy = GroupingPolicy{start, add_rows, should_emit, emit, holds_nothing, reset, NULL};
+    h->policy = GroupingPolicy{hash_start, hash_add_rows, hash_should_emit, hash_emit, hash_holds_nothing, hash_reset, NULL};
     h->g = g;
     return &h->policy;
 }

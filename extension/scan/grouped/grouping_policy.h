@@ -26,7 +26,7 @@
 #ifndef GH_SCAN_GROUPING_POLICY_H
 #define GH_SCAN_GROUPING_POLICY_H
 
-#include "grouped_rows.h"
+#include "grouped_state.h"
 
 struct GroupingPolicy {
     /* before the first block: false if this process has nothing to read or emit */

@@ -72,7 +72,7 @@ dsa_area *merge_area(SharedMerge *m)
 }
 
 /* Before the first block: false if every process that joined already finished. */
-bool start(GroupingPolicy *p)
+bool shared_start(GroupingPolicy *p)
 {
     SharedMerge *m = merge_of(p);
     ScanExec *s = m->g->s;
@@ -87,31 +87,31 @@ bool start(GroupingPolicy *p)
             shared_groups_init_local_files(&m->local_sg, s->css.ss.ps.state->es_query_cxt);
             m->local_files = true;
         } else {
-            shared_groups_reset(&m->local_sg, NULL); /* its area went at end() */
+            shared_groups_reset(&m->local_sg, NULL); /* its area went at shared_end() */
         }
         m->sg = &m->local_sg;
     }
     return shared_groups_join(m->sg);
 }
 
-void add_rows(GroupingPolicy *p, HeapTupleData *tuples, int n, const RowGate *gate)
+void shared_add_rows(GroupingPolicy *p, HeapTupleData *tuples, int n, const RowGate *gate)
 {
     GroupedRows *g = merge_of(p)->g;
     group_agg_add(&g->table, RelationGetDescr(g->s->css.ss.ss_currentRelation), tuples, n, g->s->args, gate);
 }
 
-bool should_emit(const GroupingPolicy *p)
+bool shared_should_emit(const GroupingPolicy *p)
 {
     return group_agg_full(&merge_of(p)->g->table);
 }
 
-bool alone(const SharedMerge *m)
+bool shared_alone(const SharedMerge *m)
 {
     return m->g->s->shared == NULL && !m->left_any;
 }
 
 /* The table's groups are left in the area (or files) for the merge, and the table starts again. */
-void put_away(SharedMerge *m)
+void shared_put_away(SharedMerge *m)
 {
     GroupAgg *ga = &m->g->table;
     if (ga->laid_out)
@@ -127,9 +127,9 @@ void put_away(SharedMerge *m)
  * a process alone that left no group in the area, and whose groups the
  * GPU's cells (whose keys may have spilled tuples too) hold none of.
  */
-bool rows_before_spill(const SharedMerge *m)
+bool shared_rows_before_spill(const SharedMerge *m)
 {
-    return alone(m) && !grouped_pages_hold_groups(&m->g->pages);
+    return shared_alone(m) && !grouped_pages_hold_groups(&m->g->pages);
 }
 
 /* Pass m->pass of this process's share into an empty table (some process counted a row: the arguments are known). */
@@ -154,7 +154,7 @@ void merge_pass(SharedMerge *m)
  * are; any other leaves them, waits for the others, and merges its share
  * of everyone's groups (the first pass of it).  false if there is no row.
  */
-bool finish(SharedMerge *m)
+bool shared_finish(SharedMerge *m)
 {
     GroupAgg *ga = &m->g->table;
     if (shared_groups_close_alone(m->sg)) {
@@ -198,18 +198,18 @@ bool finish(SharedMerge *m)
  * for the merge, or, where nothing else can hold its keys, finished and
  * taken as rows.  false when every round went and there are no rows.
  */
-bool next_rows(SharedMerge *m)
+bool shared_next_rows(SharedMerge *m)
 {
     GroupedRows *g = m->g;
     while (table_rounds_next(g, &m->rounds)) {
         m->last = table_rounds_last(g, &m->rounds);
         if (m->last)
             grouped_rows_counted(g);
-        if (m->last || (!table_rounds_gpu_pending(&m->rounds) && rows_before_spill(m)))
-            return finish(m);
+        if (m->last || (!table_rounds_gpu_pending(&m->rounds) && shared_rows_before_spill(m)))
+            return shared_finish(m);
         if (table_rounds_gpu_pending(&m->rounds))
             g->flushes++; /* the GPU's groups outgrew the bound */
-        put_away(m);
+        shared_put_away(m);
     }
     return false;
 }
@@ -229,18 +229,18 @@ bool next_merged_row(SharedMerge *m, TupleTableSlot *slot)
 }
 
 /* Groups that fill the bound are put away; at the input's end, the rounds, then the merged rows. */
-bool emit(GroupingPolicy *p, TupleTableSlot *slot, bool input_ended)
+bool shared_emit(GroupingPolicy *p, TupleTableSlot *slot, bool input_ended)
 {
     SharedMerge *m = merge_of(p);
     if (!input_ended) {
         group_agg_collect(&m->g->table);
-        put_away(m);
+        shared_put_away(m);
         return false;
     }
     for (;;) {
         switch (m->state) {
         case SharedMerge::State::collecting:
-            m->state = next_rows(m) ? SharedMerge::State::rows : SharedMerge::State::done;
+            m->state = shared_next_rows(m) ? SharedMerge::State::rows : SharedMerge::State::done;
             break;
         case SharedMerge::State::rows:
             if (next_merged_row(m, slot))
@@ -268,15 +268,15 @@ bool emit(GroupingPolicy *p, TupleTableSlot *slot, bool input_ended)
     }
 }
 
-bool holds_nothing(const GroupingPolicy *p)
+bool shared_holds_nothing(const GroupingPolicy *p)
 {
     const SharedMerge *m = merge_of(p);
     const GroupAgg *ga = &m->g->table;
-    return alone(m) && !group_agg_spilled(ga) && (!ga->laid_out || ga->table.ngroups == 0);
+    return shared_alone(m) && !group_agg_spilled(ga) && (!ga->laid_out || ga->table.ngroups == 0);
 }
 
 /* The leader's rescan resets the shared groups (reinitialize_dsm); this process's side starts again. */
-void reset(GroupingPolicy *p)
+void shared_reset(GroupingPolicy *p)
 {
     SharedMerge *m = merge_of(p);
     m->rounds = TableRounds{};
@@ -289,7 +289,7 @@ void reset(GroupingPolicy *p)
 }
 
 /* The groups live in the query's memory; files and an area of the scan's own go now. */
-void end(GroupingPolicy *p)
+void shared_end(GroupingPolicy *p)
 {
     SharedMerge *m = merge_of(p);
     shared_groups_spill_close(&m->spill);
@@ -308,7 +308,7 @@ void end(GroupingPolicy *p)
 GroupingPolicy *shared_grouping(GroupedRows *g)
 {
     SharedMerge *m = static_cast<SharedMerge *>(palloc0(sizeof(SharedMerge)));
-    m->policy = GroupingPolicy{start, add_rows, should_emit, emit, holds_nothing, reset, end};
+    m->policy = GroupingPolicy{shared_start, shared_add_rows, shared_should_emit, shared_emit, shared_holds_nothing, shared_reset, shared_end};
     m->g = g;
     return &m->policy;
 }

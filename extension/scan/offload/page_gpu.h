@@ -77,7 +77,7 @@ struct PageGpu {
     HeapReader *reader;         /* the scan's: missed probes go back to it */
     uint8 *miss_flags;          /* the GPU's answer for each probe of a batch: 1, missed */
     gh::PageCacheRel cache_rel; /* its file, for the GPUs' page cache; rel 0: pages not cached (no WAL) */
-    const PageSink *sink;       /* a histogram per column (page_gpu_begin), or grouped (page_gpu_begin_grouped) */
+    const PageSink *sink;       /* a histogram per column (page_gpu_begin), or a grouped scan's (its own begin) */
     void *sink_state;           /* the sink's own */
     PageBatch kept;             /* pages of finished batches the sink keeps pinned for the caller (page_gpu_left) */
     bool cpu_only;              /* gpu_histogram.debug_pages_on_cpu: every batch is parsed on the CPU */
@@ -130,24 +130,6 @@ gh::PageCacheRel page_gpu_cache_rel(Relation rel);
  */
 void page_gpu_begin(PageGpu *pg, HeapReader *r, const HeapColumn *columns, int nhist, bool parallel,
                     MemoryContext cxt);
-
-/*
- * The same for a grouped scan (scan/grouped/offload/grouped_pages.h): every batch
- * goes to one grouped page histogram, spec over table[0 .. table_words)
- * (both must outlive the scan), whose counts the caller reads from
- * pg->hist[0] after page_gpu_finish().  Pages the GPU leaves to the host
- * come back, pinned, through page_gpu_left().
- */
-void page_gpu_begin_grouped(PageGpu *pg, HeapReader *r, const gh::GroupedPageSpec *spec, const int64 *table,
-                            int32 table_words, bool parallel, MemoryContext cxt);
-
-/*
- * Pages of finished grouped batches that the GPU did not count (a key it
- * could not place): the caller parses them, then page_gpu_release()s the
- * batch.  NULL when there are none.  Asked after each page_gpu_ call that
- * may collect a batch, while no page is locked.
- */
-PageBatch *page_gpu_left(PageGpu *pg);
 
 /*
  * Whether the reader's current page goes into a batch: the scan may use

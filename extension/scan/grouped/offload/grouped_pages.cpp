@@ -3,6 +3,7 @@
  * (grouped_pages.h).
  */
 #include "grouped_pages.h"
+#include "page_sink_grouped.h"
 
 #include <algorithm>
 

@@ -6,6 +6,8 @@
  * pages the GPU leaves to the host (a key it cannot place) stay pinned in
  * pg->kept until the caller has parsed them (page_gpu_left).
  */
+#include "page_sink_grouped.h"
+
 #include "../../offload/page_sink.h"
 
 namespace {

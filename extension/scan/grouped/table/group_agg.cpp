@@ -6,7 +6,7 @@
  * file's: group_find.cpp gives each tuple of a page its group's number,
  * and the cells of number n are group_agg_cells(n).  Here each histogram's
  * values are counted into them, on the CPU through the engine's one
- * grouped loop or in batches by the GPU service (scan/grouped/offload/group_gpu.h),
+ * grouped loop or in batches by the GPU service (scan/grouped/table/group_gpu.h),
  * and the counts are read back before the rows go out (group_rows.cpp).
  */
 #include "group_agg_parts.h"

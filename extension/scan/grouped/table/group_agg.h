@@ -25,14 +25,14 @@
  * Without keys the scan still emits exactly one row, empty input included,
  * as an ungrouped aggregate does.  With device 'gpu' or 'auto', each
  * histogram's values and group numbers may go to the GPU service instead
- * (scan/grouped/offload/group_gpu.h), read back into the groups' cells before they
+ * (scan/grouped/table/group_gpu.h), read back into the groups' cells before they
  * are emitted; a batch the service does not take comes back to the same
  * loop here.
  */
 #ifndef GH_SCAN_GROUP_AGG_H
 #define GH_SCAN_GROUP_AGG_H
 
-#include "../offload/group_gpu.h"
+#include "group_gpu.h"
 #include "../../keys/group_keys.h"
 #include "group_table.h"
 #include "tuple_spill.h"

@@ -1,11 +1,11 @@
 /*
- * grouped_rows.h: the state of a grouped scan (the row strategy
+ * grouped_state.h: the state of a grouped scan (the row strategy
  * grouped_rows, scan_exec.h), which its driver (grouped_rows.cpp) and its
- * grouping policies (grouping_policy.h) share; nothing outside grouped/
- * includes it.
+ * grouping policies (grouping_policy.h) share, and the two steps both take
+ * (grouped_state.cpp); nothing outside grouped/ includes it.
  */
-#ifndef GH_SCAN_GROUPED_ROWS_H
-#define GH_SCAN_GROUPED_ROWS_H
+#ifndef GH_SCAN_GROUPED_STATE_H
+#define GH_SCAN_GROUPED_STATE_H
 
 #include "../exec/scan_exec.h"
 
@@ -49,4 +49,4 @@ void grouped_rows_prepare_arguments(GroupedRows *g);
  */
 void grouped_rows_counted(GroupedRows *g);
 
-#endif /* GH_SCAN_GROUPED_ROWS_H */
+#endif /* GH_SCAN_GROUPED_STATE_H */
