@@ -14,7 +14,6 @@
  */
 #include "grouping_policy.h"
 
-
 extern "C" {
 #include "nodes/pg_list.h"
 #include "utils/rel.h"
@@ -48,7 +47,7 @@ void grouped_begin(ScanExec *s, CustomScan *cscan, EState *estate)
             elog(ERROR, "gpu_histogram scan: unexpected group key %d", k + 1);
         group_key_init(&g->keys[k], def, desc, &s->css.ss.ps);
     }
-    /* with keys, the groups may go out (or away) whenever they fill the bound: no policy keeps a key's rows whole */
+    /* with keys, every policy may let the groups go (out as rows, or away for a merge) when they fill the bound */
     group_agg_init(&g->table, s->aggs, s->naggs, g->keys, g->nkeys, desc, estate->es_query_cxt, g->nkeys > 0);
     grouped_pages_init(&g->pages, s->aggs, s->naggs, g->keys, g->nkeys, s->qual != NULL, estate->es_query_cxt);
     s->grouped = g;
@@ -101,10 +100,6 @@ HostPages host_pages(GroupedRows *g)
     return HostPages{s->css.ss.ss_currentRelation, s->native ? &s->native_quals : NULL, &g->table, s->args,
                      &s->reader};
 }
-
-} // namespace
-
-namespace {
 
 /*
  * Whether every argument of the histograms and keys is a constant: then

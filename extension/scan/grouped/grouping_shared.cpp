@@ -16,7 +16,6 @@
  */
 #include "grouping_policy.h"
 
-
 extern "C" {
 #include "executor/nodeHash.h"
 #include "storage/lwlock.h"
