@@ -22,7 +22,6 @@ namespace {
 
 struct GpuCells {
     GroupingPolicy policy;
-    GroupedRows *g;
     GroupingPolicy *inner;
     enum class Rows : uint8 { undecided, from_cells, from_inner } rows;
 };
@@ -55,7 +54,7 @@ bool cells_should_emit(const GroupingPolicy *p)
 /* The next group with rows in the GPU's cells, as its row; its values counted as they go. */
 bool next_cells_row(GpuCells *c, TupleTableSlot *slot)
 {
-    GroupedRows *g = c->g;
+    GroupedRows *g = c->policy.g;
     GroupAgg *ga = &g->table;
     CountedKey key;
     const int64 *cells;
@@ -71,7 +70,7 @@ bool next_cells_row(GpuCells *c, TupleTableSlot *slot)
 bool cells_emit(GroupingPolicy *p, TupleTableSlot *slot, bool input_ended)
 {
     GpuCells *c = cells_of(p);
-    GroupedRows *g = c->g;
+    GroupedRows *g = c->policy.g;
     if (input_ended && c->rows == GpuCells::Rows::undecided) {
         const bool from_cells = c->inner->holds_nothing(c->inner) && grouped_pages_hold_groups(&g->pages);
         c->rows = from_cells ? GpuCells::Rows::from_cells : GpuCells::Rows::from_inner;
@@ -110,8 +109,8 @@ void cells_end(GroupingPolicy *p)
 GroupingPolicy *gpu_cells_grouping(GroupedRows *g, GroupingPolicy *inner)
 {
     GpuCells *c = static_cast<GpuCells *>(palloc0(sizeof(GpuCells)));
-    c->policy = GroupingPolicy{cells_start, cells_add_rows, cells_should_emit, cells_emit, cells_holds_nothing, cells_reset, cells_end};
-    c->g = g;
+    c->policy = GroupingPolicy{g,          cells_start,         cells_add_rows, cells_should_emit,
+                               cells_emit, cells_holds_nothing, cells_reset,    cells_end};
     c->inner = inner;
     return &c->policy;
 }

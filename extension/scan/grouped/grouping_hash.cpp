@@ -38,11 +38,21 @@ bool table_rounds_last(GroupedRows *g, const TableRounds *r)
     return r->stage == TableRounds::Stage::spill && !group_agg_spilled(&g->table);
 }
 
+void table_add_rows(GroupingPolicy *p, HeapTupleData *tuples, int n, const RowGate *gate)
+{
+    GroupedRows *g = p->g;
+    group_agg_add(&g->table, RelationGetDescr(g->s->css.ss.ss_currentRelation), tuples, n, g->s->args, gate);
+}
+
+bool table_full(const GroupingPolicy *p)
+{
+    return group_agg_full(&p->g->table);
+}
+
 namespace {
 
 struct HashGrouping {
     GroupingPolicy policy;
-    GroupedRows *g;
     TableRounds rounds;
     bool emitting; /* the table's groups are going out */
     bool done;     /* the input ended and every round went out */
@@ -58,24 +68,13 @@ bool hash_start(GroupingPolicy *)
     return true;
 }
 
-void hash_add_rows(GroupingPolicy *p, HeapTupleData *tuples, int n, const RowGate *gate)
-{
-    GroupedRows *g = hash_of(p)->g;
-    group_agg_add(&g->table, RelationGetDescr(g->s->css.ss.ss_currentRelation), tuples, n, g->s->args, gate);
-}
-
-bool hash_should_emit(const GroupingPolicy *p)
-{
-    return group_agg_full(&reinterpret_cast<const HashGrouping *>(p)->g->table);
-}
-
 /*
  * The next round's groups into the table: those that filled the bound, or
  * at the input's end the next of the table's rounds.  false if none.
  */
 bool hash_next_round(HashGrouping *h, bool input_ended)
 {
-    GroupedRows *g = h->g;
+    GroupedRows *g = h->policy.g;
     if (!input_ended) {
         group_agg_collect(&g->table);
         return true;
@@ -93,7 +92,7 @@ bool hash_next_round(HashGrouping *h, bool input_ended)
 bool hash_emit(GroupingPolicy *p, TupleTableSlot *slot, bool input_ended)
 {
     HashGrouping *h = hash_of(p);
-    GroupedRows *g = h->g;
+    GroupedRows *g = h->policy.g;
     for (;;) {
         if (!h->emitting) {
             if (!hash_next_round(h, input_ended))
@@ -117,7 +116,7 @@ bool hash_emit(GroupingPolicy *p, TupleTableSlot *slot, bool input_ended)
 
 bool hash_holds_nothing(const GroupingPolicy *p)
 {
-    const GroupedRows *g = reinterpret_cast<const HashGrouping *>(p)->g;
+    const GroupedRows *g = p->g;
     return g->s->shared == NULL && !group_agg_spilled(&g->table) &&
            (!g->table.laid_out || g->table.table.ngroups == 0);
 }
@@ -135,7 +134,6 @@ void hash_reset(GroupingPolicy *p)
 GroupingPolicy *hash_grouping(GroupedRows *g)
 {
     HashGrouping *h = static_cast<HashGrouping *>(palloc0(sizeof(HashGrouping)));
-    h->policy = GroupingPolicy{hash_start, hash_add_rows, hash_should_emit, hash_emit, hash_holds_nothing, hash_reset, NULL};
-    h->g = g;
+    h->policy = GroupingPolicy{g, hash_start, table_add_rows, table_full, hash_emit, hash_holds_nothing, hash_reset, NULL};
     return &h->policy;
 }

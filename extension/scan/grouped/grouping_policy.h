@@ -29,6 +29,7 @@
 #include "grouped_state.h"
 
 struct GroupingPolicy {
+    GroupedRows *g; /* the scan whose groups it keeps */
     /* before the first block: false if this process has nothing to read or emit */
     bool (*start)(GroupingPolicy *p);
     /* a page's tuples, which passed the native quals (with gate: yet to pass the executor's WHERE clause) */
@@ -76,6 +77,14 @@ bool table_rounds_next(GroupedRows *g, TableRounds *r);
 
 /* Whether the round in the table is the last: no GPU group and no spilled tuple waits. */
 bool table_rounds_last(GroupedRows *g, const TableRounds *r);
+
+/*
+ * The host's rows into the table, and whether it fills the bound: add_rows
+ * and should_emit of every policy that keeps the table (gpu_cells_grouping
+ * asks the policy it wraps).
+ */
+void table_add_rows(GroupingPolicy *p, HeapTupleData *tuples, int n, const RowGate *gate);
+bool table_full(const GroupingPolicy *p);
 
 /* Whether the GPU's groups filled the bound before they were all taken (a flush, for EXPLAIN). */
 static inline bool table_rounds_gpu_pending(const TableRounds *r)

@@ -28,7 +28,6 @@ constexpr uint64 kMaxParts = 256;
 
 struct SharedMerge {
     GroupingPolicy policy;
-    GroupedRows *g;
     TableRounds rounds;  /* at the input's end, the table's rounds before the merge */
     enum class State : uint8 {
         collecting,      /* rounds into the table, left for the merge */
@@ -74,9 +73,9 @@ dsa_area *merge_area(SharedMerge *m)
 bool shared_start(GroupingPolicy *p)
 {
     SharedMerge *m = merge_of(p);
-    ScanExec *s = m->g->s;
+    ScanExec *s = m->policy.g->s;
     if (s->shared != NULL) {
-        m->sg = m->g->shared_groups;
+        m->sg = m->policy.g->shared_groups;
         m->area = s->area;
     } else {
         /* no parallel context (a portal run in parts, or no shared memory): this process is alone */
@@ -93,26 +92,15 @@ bool shared_start(GroupingPolicy *p)
     return shared_groups_join(m->sg);
 }
 
-void shared_add_rows(GroupingPolicy *p, HeapTupleData *tuples, int n, const RowGate *gate)
-{
-    GroupedRows *g = merge_of(p)->g;
-    group_agg_add(&g->table, RelationGetDescr(g->s->css.ss.ss_currentRelation), tuples, n, g->s->args, gate);
-}
-
-bool shared_should_emit(const GroupingPolicy *p)
-{
-    return group_agg_full(&merge_of(p)->g->table);
-}
-
 bool shared_alone(const SharedMerge *m)
 {
-    return m->g->s->shared == NULL && !m->left_any;
+    return m->policy.g->s->shared == NULL && !m->left_any;
 }
 
 /* The table's groups are left in the area (or files) for the merge, and the table starts again. */
 void shared_put_away(SharedMerge *m)
 {
-    GroupAgg *ga = &m->g->table;
+    GroupAgg *ga = &m->policy.g->table;
     if (ga->laid_out)
         shared_groups_leave(m->sg, merge_area(m), &ga->table, &m->spill);
     group_agg_restart(ga);
@@ -128,13 +116,13 @@ void shared_put_away(SharedMerge *m)
  */
 bool shared_rows_before_spill(const SharedMerge *m)
 {
-    return shared_alone(m) && !grouped_pages_hold_groups(&m->g->pages);
+    return shared_alone(m) && !grouped_pages_hold_groups(&m->policy.g->pages);
 }
 
 /* Pass m->pass of this process's share into an empty table (some process counted a row: the arguments are known). */
 void merge_pass(SharedMerge *m)
 {
-    GroupedRows *g = m->g;
+    GroupedRows *g = m->policy.g;
     group_agg_restart(&g->table);
     grouped_rows_prepare_arguments(g);
     group_agg_lay_out(&g->table, g->s->args);
@@ -155,7 +143,7 @@ void merge_pass(SharedMerge *m)
  */
 bool shared_finish(SharedMerge *m)
 {
-    GroupAgg *ga = &m->g->table;
+    GroupAgg *ga = &m->policy.g->table;
     if (shared_groups_close_alone(m->sg)) {
         /* no other process took part and none of its groups were left: they are all here */
         m->passes = 1;
@@ -176,8 +164,8 @@ bool shared_finish(SharedMerge *m)
     if (m->passes > 1) {
         /* laid out for the counters' number, which a process that counted no row does not know yet */
         group_agg_restart(ga);
-        grouped_rows_prepare_arguments(m->g);
-        group_agg_lay_out(ga, m->g->s->args);
+        grouped_rows_prepare_arguments(m->policy.g);
+        group_agg_lay_out(ga, m->policy.g->s->args);
         m->parts = static_cast<BufFile **>(palloc0(sizeof(BufFile *) * m->passes));
         m->part_records = static_cast<uint64 *>(palloc0(sizeof(uint64) * m->passes));
         for (uint32 p = 0; p < m->passes; p++)
@@ -199,7 +187,7 @@ bool shared_finish(SharedMerge *m)
  */
 bool shared_next_rows(SharedMerge *m)
 {
-    GroupedRows *g = m->g;
+    GroupedRows *g = m->policy.g;
     while (table_rounds_next(g, &m->rounds)) {
         m->last = table_rounds_last(g, &m->rounds);
         if (m->last)
@@ -216,7 +204,7 @@ bool shared_next_rows(SharedMerge *m)
 /* The merged groups' rows; with several passes, this process merges its share part by part. */
 bool next_merged_row(SharedMerge *m, TupleTableSlot *slot)
 {
-    GroupedRows *g = m->g;
+    GroupedRows *g = m->policy.g;
     for (;;) {
         if (group_agg_next(&g->table, slot, g->s->partial))
             return true;
@@ -232,7 +220,7 @@ bool shared_emit(GroupingPolicy *p, TupleTableSlot *slot, bool input_ended)
 {
     SharedMerge *m = merge_of(p);
     if (!input_ended) {
-        group_agg_collect(&m->g->table);
+        group_agg_collect(&m->policy.g->table);
         shared_put_away(m);
         return false;
     }
@@ -252,14 +240,14 @@ bool shared_emit(GroupingPolicy *p, TupleTableSlot *slot, bool input_ended)
              * The table's rows went out before the spill's (rows_before_spill):
              * so does each partition's, each key in one pass only.
              */
-            group_agg_restart(&m->g->table);
-            if (!table_rounds_next(m->g, &m->rounds)) {
+            group_agg_restart(&m->policy.g->table);
+            if (!table_rounds_next(m->policy.g, &m->rounds)) {
                 m->state = SharedMerge::State::done;
                 break;
             }
-            m->last = table_rounds_last(m->g, &m->rounds);
+            m->last = table_rounds_last(m->policy.g, &m->rounds);
             if (m->last)
-                grouped_rows_counted(m->g);
+                grouped_rows_counted(m->policy.g);
             break;
         case SharedMerge::State::done:
             return false;
@@ -270,7 +258,7 @@ bool shared_emit(GroupingPolicy *p, TupleTableSlot *slot, bool input_ended)
 bool shared_holds_nothing(const GroupingPolicy *p)
 {
     const SharedMerge *m = merge_of(p);
-    const GroupAgg *ga = &m->g->table;
+    const GroupAgg *ga = &m->policy.g->table;
     return shared_alone(m) && !group_agg_spilled(ga) && (!ga->laid_out || ga->table.ngroups == 0);
 }
 
@@ -307,7 +295,7 @@ void shared_end(GroupingPolicy *p)
 GroupingPolicy *shared_grouping(GroupedRows *g)
 {
     SharedMerge *m = static_cast<SharedMerge *>(palloc0(sizeof(SharedMerge)));
-    m->policy = GroupingPolicy{shared_start, shared_add_rows, shared_should_emit, shared_emit, shared_holds_nothing, shared_reset, shared_end};
-    m->g = g;
+    m->policy = GroupingPolicy{g,           shared_start,         table_add_rows, table_full,
+                               shared_emit, shared_holds_nothing, shared_reset,   shared_end};
     return &m->policy;
 }
