@@ -78,6 +78,34 @@ Status register_pool(void *host, size_t bytes)
     return Status::ok;
 }
 
+/*
+ * What every page batch's submission starts with, its kernel aside: the
+ * histogram's device, the batch's page words copied in, and its pages
+ * resolved against the page cache (*cache: where the kernel reads hits).
+ */
+Status begin_page_batch(const DeviceHistogram *h, BatchBuffer *b, size_t n, const PageCacheKeys *keys,
+                        const Device **d, PageCacheView *cache)
+{
+    Status s = set_device(h->device);
+    if (s != Status::ok)
+        return s;
+    *d = &g.devices[h->device];
+    if ((s = copy_page_batch_in(**d, b, n, keys)) != Status::ok)
+        return s;
+    return resolve_cached_pages(**d, b, n, keys, pool_pages(), cache);
+}
+
+/* ... and ends with: the cache's hits read back, and the batch's event recorded after all of it. */
+Status end_page_batch(const Device &d, BatchBuffer *b)
+{
+    Status s = read_cache_hits(d, b);
+    if (s != Status::ok)
+        return s;
+    GH_CUDA(cudaEventRecord(b->done, d.stream));
+    g.counters.batches++;
+    return Status::ok;
+}
+
 Status submit_pages(DeviceHistogram *h, BatchBuffer *b, size_t n, const PageColumn &col, const PageCacheKeys *keys)
 {
     /* the float8 form reads the value as the cast makes it, the time form as the stored integer (as_word) */
@@ -86,22 +114,16 @@ Status submit_pages(DeviceHistogram *h, BatchBuffer *b, size_t n, const PageColu
         g.pool_host == nullptr || !page_column_fits(col) ||
         (keys != nullptr && !page_cache_keys_fit(*keys, n, b->capacity)))
         return Status::internal_error;
-    Status s = set_device(h->device);
+    const Device *dev = nullptr;
+    PageCacheView cache;
+    Status s = begin_page_batch(h, b, n, keys, &dev, &cache);
     if (s != Status::ok)
         return s;
-    const Device &d = g.devices[h->device];
-    PageCacheView cache;
-    if ((s = copy_page_batch_in(d, b, n, keys)) != Status::ok ||
-        (s = resolve_cached_pages(d, b, n, keys, pool_pages(), &cache)) != Status::ok)
-        return s;
+    const Device &d = *dev;
     GH_CUDA(bin_pages_on_device(reinterpret_cast<const uint64_t *>(b->on_device), n, d.pool, pool_pages(), col,
                                 h->spec, h->counts, h->flags, h->counts + h->cells, d.limits, d.stream, cache));
-    if ((s = read_cache_hits(d, b)) != Status::ok)
-        return s;
-    GH_CUDA(cudaEventRecord(b->done, d.stream));
     /* values_binned stays: the pages' values are counted when they are drained */
-    g.counters.batches++;
-    return Status::ok;
+    return end_page_batch(d, b);
 }
 
 /*
@@ -115,25 +137,19 @@ Status submit_grouped_pages(DeviceHistogram *h, BatchBuffer *b, size_t n, const 
     if (h->page_spec == nullptr || b->device != h->device || n > grouped_page_capacity(b->capacity) ||
         g.pool_host == nullptr || (keys != nullptr && !page_cache_keys_fit(*keys, n, b->capacity)))
         return Status::internal_error;
-    Status s = set_device(h->device);
+    const Device *dev = nullptr;
+    PageCacheView cache;
+    Status s = begin_page_batch(h, b, n, keys, &dev, &cache);
     if (s != Status::ok)
         return s;
-    const Device &d = g.devices[h->device];
-    PageCacheView cache;
-    if ((s = copy_page_batch_in(d, b, n, keys)) != Status::ok ||
-        (s = resolve_cached_pages(d, b, n, keys, pool_pages(), &cache)) != Status::ok)
-        return s;
+    const Device &d = *dev;
     unsigned char *flags_on_device = reinterpret_cast<unsigned char *>(b->on_device + n);
     GH_CUDA(bin_grouped_pages_on_device(reinterpret_cast<const uint64_t *>(b->on_device), n, d.pool, pool_pages(),
                                         *h->page_spec, h->table, h->table_words, h->counts, h->flags,
                                         h->counts + h->cells, flags_on_device, d.limits, d.stream, cache));
     unsigned char *flags_on_host = reinterpret_cast<unsigned char *>(const_cast<double *>(b->host) + n);
     GH_CUDA(cudaMemcpyAsync(flags_on_host, flags_on_device, n, cudaMemcpyDeviceToHost, d.stream));
-    if ((s = read_cache_hits(d, b)) != Status::ok)
-        return s;
-    GH_CUDA(cudaEventRecord(b->done, d.stream));
-    g.counters.batches++;
-    return Status::ok;
+    return end_page_batch(d, b);
 }
 
 } // namespace

@@ -54,6 +54,24 @@ size_t capped(size_t blocks, const KernelLimits &limits)
                : blocks;
 }
 
+/*
+ * The grid of a kernel of kThreads threads over n values: as many blocks as
+ * the values want, at most one wave of what the device keeps resident with
+ * smem bytes of shared memory each, and at most limits.max_blocks.
+ */
+template <typename T, typename Kernel>
+cudaError_t one_wave(Kernel kernel, size_t n, size_t smem, const KernelLimits &limits, unsigned *grid)
+{
+    int per_sm = 0;
+    cudaError_t err = resident_blocks(kernel, limits.device, kThreads, smem, &per_sm);
+    if (err != cudaSuccess)
+        return err;
+    size_t full = static_cast<size_t>(limits.multiprocessors) * (per_sm > 0 ? per_sm : 1);
+    size_t wanted = blocks_wanted<T>(n, kThreads);
+    *grid = static_cast<unsigned>(capped(wanted < full ? wanted : full, limits));
+    return cudaSuccess;
+}
+
 template <typename T, typename Binner>
 cudaError_t launch_shared(const T *values, size_t n, const Binner &binner, unsigned long long *counts, int *flags,
                           const KernelLimits &limits, cudaStream_t stream)
@@ -62,13 +80,10 @@ cudaError_t launch_shared(const T *values, size_t n, const Binner &binner, unsig
     int copies = shared_copies(counters, binner.table_bytes(), limits);
     size_t smem = shared_bytes(counters, copies, binner.table_bytes());
     auto kernel = histogram_shared<T, Binner>;
-    int per_sm = 0;
-    cudaError_t err = resident_blocks(kernel, limits.device, kThreads, smem, &per_sm);
+    unsigned grid = 0;
+    cudaError_t err = one_wave<T>(kernel, n, smem, limits, &grid);
     if (err != cudaSuccess)
         return err;
-    size_t full = static_cast<size_t>(limits.multiprocessors) * (per_sm > 0 ? per_sm : 1);
-    size_t wanted = blocks_wanted<T>(n, kThreads);
-    unsigned grid = static_cast<unsigned>(capped(wanted < full ? wanted : full, limits));
     kernel<<<grid, kThreads, smem, stream>>>(values, n, binner, copies, counts, flags);
     return cudaGetLastError();
 }
@@ -79,13 +94,10 @@ cudaError_t launch_global(const T *values, size_t n, const Binner &binner, unsig
 {
     size_t smem = table_space(binner.table_bytes());
     auto kernel = histogram_global<T, Binner>;
-    int per_sm = 0;
-    cudaError_t err = resident_blocks(kernel, limits.device, kThreads, smem, &per_sm);
+    unsigned grid = 0;
+    cudaError_t err = one_wave<T>(kernel, n, smem, limits, &grid);
     if (err != cudaSuccess)
         return err;
-    size_t full = static_cast<size_t>(limits.multiprocessors) * (per_sm > 0 ? per_sm : 1);
-    size_t wanted = blocks_wanted<T>(n, kThreads);
-    unsigned grid = static_cast<unsigned>(capped(wanted < full ? wanted : full, limits));
     kernel<<<grid, kThreads, smem, stream>>>(values, n, binner, counts, flags);
     return cudaGetLastError();
 }
