@@ -15,7 +15,6 @@
 #include "../quals/heap_tuple_exprs.h"
 #include "scan_exec.h"
 
-
 extern "C" {
 #include "access/parallel.h"
 #include "access/tableam.h"
@@ -109,12 +108,7 @@ void begin_scan(CustomScanState *node, EState *estate, int)
         quals = NIL;
     /* the quals read heap tuples, not the node's virtual scan slot */
     s->qual = heap_tuple_qual_init(quals, desc, &node->ss.ps);
-    /*
-     * One histogram under a WHERE clause the scan evaluates natively (a
-     * time range): the grouped strategy with no key, whose pages the GPU
-     * filters and counts (grouped_pages.h); the ungrouped one sends only
-     * pages without a WHERE clause.
-     */
+    /* GROUP BY keys, counts, or a native WHERE clause whose pages the GPU may filter: the grouped strategy */
     s->rows = grouped_rows.wants(s, nkeys, counts) ? &grouped_rows : &ungrouped_rows;
     s->rows->begin(s, cscan, estate);
 }
