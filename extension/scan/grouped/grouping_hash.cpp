@@ -30,6 +30,8 @@ bool table_rounds_next(GroupedRows *g, TableRounds *r)
         break;
     }
     group_agg_collect(ga);
+    if (table_rounds_last(g, r))
+        grouped_rows_counted(g); /* every value is counted: the totals before the last groups go out */
     return true;
 }
 
@@ -83,8 +85,6 @@ bool hash_next_round(HashGrouping *h, bool input_ended)
         h->done = true;
         return false;
     }
-    if (table_rounds_last(g, &h->rounds))
-        grouped_rows_counted(g);
     return true;
 }
 

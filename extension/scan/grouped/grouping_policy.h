@@ -72,7 +72,7 @@ struct TableRounds {
     enum class Stage : uint8 { table, gpu_groups, spill } stage;
 };
 
-/* Fills the table with the next round: false when none is left. */
+/* Fills the table with the next round (the last records the scan's totals first): false when none is left. */
 bool table_rounds_next(GroupedRows *g, TableRounds *r);
 
 /* Whether the round in the table is the last: no GPU group and no spilled tuple waits. */

@@ -190,8 +190,6 @@ bool shared_next_rows(SharedMerge *m)
     GroupedRows *g = m->policy.g;
     while (table_rounds_next(g, &m->rounds)) {
         m->last = table_rounds_last(g, &m->rounds);
-        if (m->last)
-            grouped_rows_counted(g);
         if (m->last || (!table_rounds_gpu_pending(&m->rounds) && shared_rows_before_spill(m)))
             return shared_finish(m);
         if (table_rounds_gpu_pending(&m->rounds))
@@ -246,8 +244,6 @@ bool shared_emit(GroupingPolicy *p, TupleTableSlot *slot, bool input_ended)
                 break;
             }
             m->last = table_rounds_last(m->policy.g, &m->rounds);
-            if (m->last)
-                grouped_rows_counted(m->policy.g);
             break;
         case SharedMerge::State::done:
             return false;
