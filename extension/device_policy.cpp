@@ -1,5 +1,6 @@
 /*
- * device_policy.cpp: gpu_histogram.device turned into answers (device_policy.h).
+ * device_policy.cpp: the one counter (device_policy.h): gpu_histogram.device
+ * turned into where each batch is counted.
  *
  * auto: a caller turns to the GPU only with a full batch, and then only if
  * the service has room at once; binning on the CPU right away is never
@@ -24,7 +25,9 @@ bool device_gpu_possible(void)
     return device_gpu_wanted();
 }
 
-DeviceChoice device_choose(const DeviceWork &work)
+namespace {
+
+DeviceChoice choose(const DeviceWork &work)
 {
     switch (gh_device_mode) {
     case DEVICE_CPU:
@@ -40,4 +43,15 @@ DeviceChoice device_choose(const DeviceWork &work)
             return DeviceChoice::cpu;
         return DeviceChoice::gpu_now;
     }
+}
+
+} // namespace
+
+bool device_count(const DeviceBatch &b)
+{
+    DeviceChoice choice = choose(b.work);
+    if (choice != DeviceChoice::cpu && b.send(b.batch, choice))
+        return true;
+    b.count_here(b.batch, choice);
+    return false;
 }

@@ -1,13 +1,18 @@
 /*
- * device_policy.h: where a piece of work is binned, asked in one place.
+ * device_policy.h: the one counter, which decides where a batch is
+ * counted and sees that it is.
  *
  * Three paths hand work to the GPU service: a histogram state's batches of
  * values (gpu_binning.h), a grouped scan's batches of values and group
- * numbers (scan/grouped/table/group_gpu.h) and the scan's batches of pinned pages
- * (scan/offload/page_gpu.h).  Before taking anything of the service, each asks
- * device_choose() about the work in hand and gets one answer: the CPU, the
- * GPU if the service has room now, or the GPU waiting for room.  How a path
- * then takes its room (a lease, a reservation, a slot) stays its own.
+ * numbers (scan/grouped/table/group_gpu.h) and the scan's batches of pinned
+ * pages (scan/offload/page_gpu.h).  Each hands a ready batch to
+ * device_count() with its two ways of counting it.  The counter weighs the
+ * setting, the batch and the service (the CPU, the GPU if the service has
+ * room now, or the GPU waiting for room), sends it, and when the service
+ * refuses it counts it on the CPU there and then: no path decides for
+ * itself, and a refused batch never travels back up to whoever made it.
+ * How a path takes its room in the service (a lease, a reservation, a slot)
+ * stays its own.
  */
 #ifndef GH_DEVICE_POLICY_H
 #define GH_DEVICE_POLICY_H
@@ -47,7 +52,26 @@ bool device_gpu_wanted(void);
  */
 bool device_gpu_possible(void);
 
-/* Where the work goes: cpu in device = cpu; in auto gpu_now for full batches or a caller on the GPU; in gpu, gpu_wait. */
-DeviceChoice device_choose(const DeviceWork &work);
+/* A batch ready to be counted, and its path's two ways of counting it. */
+struct DeviceBatch {
+    DeviceWork work;
+    void *batch;
+    /* Hands the batch to the GPU service under choice (never cpu); false: no room, and nothing is held. */
+    bool (*send)(void *batch, DeviceChoice choice);
+    /*
+     * Counts it on this process's CPU.  choice says why: cpu, or a GPU
+     * choice whose service had no room, after which a path may keep its
+     * next batches here too.
+     */
+    void (*count_here)(void *batch, DeviceChoice choice);
+};
+
+/*
+ * Counts the batch: on the CPU in device = cpu; in auto on the GPU for a
+ * full batch or a caller already on the GPU, if the service has room at
+ * once; in gpu on the GPU, waiting for room.  Whatever the GPU does not
+ * take is counted here before it returns.  true: the GPU took it.
+ */
+bool device_count(const DeviceBatch &b);
 
 #endif /* GH_DEVICE_POLICY_H */

@@ -1,8 +1,8 @@
 /*
  * gpu_binning.cpp: a histogram state's leases, over the GPU service's client.
  *
- * Where a group's chunk goes is device_policy.h's answer for the group's
- * values so far: a batch's worth is a full batch.  gpu_now: a lease and a
+ * Where a group's chunk goes is the counter's answer (device_policy.h) for
+ * the group's values so far: a batch's worth is a full batch.  gpu_now: a lease and a
  * slot if the service grants them without waiting, else the CPU, which is
  * never slower than waiting.  gpu_wait: the GPU, waiting for room when
  * there is none; a group that cannot have a lease uses a transient
@@ -21,29 +21,21 @@ bool on_gpu_path(const GpuLease *lease)
     return lease->hist.index >= 0;
 }
 
-DeviceChoice choose(const GpuLease *lease, int64 total)
-{
-    return device_choose(DeviceWork{total, total >= gpu_binning_batch_size(), on_gpu_path(lease), lease->refused});
-}
-
 } // namespace
+
+DeviceWork gpu_lease_work(const GpuLease *lease, int64 total)
+{
+    return DeviceWork{total, total >= gpu_binning_batch_size(), on_gpu_path(lease), lease->refused};
+}
 
 int32 gpu_binning_batch_size(void)
 {
     return Min(gh_batch_size, gpu_service_limits().slot_values);
 }
 
-bool gpu_lease_may_start(const GpuLease *lease, int64 total)
-{
-    return choose(lease, total) != DeviceChoice::cpu;
-}
-
-SlotAnswer gpu_lease_next_slot(GpuLease *lease, const gh::HistogramSpec &spec, int64 total, bool may_wait,
+SlotAnswer gpu_lease_next_slot(GpuLease *lease, const gh::HistogramSpec &spec, DeviceChoice choice, bool may_wait,
                                double **values, int32 *capacity)
 {
-    DeviceChoice choice = choose(lease, total);
-    if (choice == DeviceChoice::cpu)
-        return SLOT_ON_CPU;
     if (choice == DeviceChoice::gpu_now) {
         if (!on_gpu_path(lease) && !gpu_service_open(spec, false, SERVICE_NO_WAIT, &lease->hist)) {
             lease->refused = true;

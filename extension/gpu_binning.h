@@ -2,8 +2,8 @@
  * gpu_binning.h: when a group's values go to the GPU, and the group's share
  * of the GPU service.
  *
- * The policy (gpu_histogram.device, the batch size) decides, chunk by
- * chunk, whether a group bins on the CPU or hands its values to the GPU
+ * The counter (device_policy.h: gpu_histogram.device, the batch size)
+ * decides, chunk by chunk, whether a group bins on the CPU or hands its values to the GPU
  * service (service/service_client.h).  A group on the GPU path holds a
  * lease: a device histogram in the service for its whole life, and the
  * batch slot it is filling.  In device = 'gpu', a group that cannot have a
@@ -14,6 +14,7 @@
 #ifndef GH_GPU_BINNING_H
 #define GH_GPU_BINNING_H
 
+#include "device_policy.h"
 #include "pg_headers.h"
 #include "service/client_values.h"
 
@@ -40,15 +41,15 @@ enum SlotAnswer {
     SLOT_WAIT_FIRST, /* device = 'gpu' and nothing free: give back every other slot, then ask with may_wait */
 };
 
-/* Whether gpu_lease_next_slot() could give the group anything: false means the CPU, without asking. */
-bool gpu_lease_may_start(const GpuLease *lease, int64 total);
+/* A group's full CPU chunk, with `total` values so far, as the counter weighs it. */
+DeviceWork gpu_lease_work(const GpuLease *lease, int64 total);
 
 /*
- * Where a group with `total` values and a full CPU chunk goes on: into a
- * slot of the service (the chunk is then copied into it by the caller), or
- * the CPU.  With may_wait, SLOT_WAIT_FIRST is never answered.
+ * A slot of the service for the group, under the counter's GPU choice (the
+ * chunk is then copied into it by the caller), or the CPU when the service
+ * has no room.  With may_wait, SLOT_WAIT_FIRST is never answered.
  */
-SlotAnswer gpu_lease_next_slot(GpuLease *lease, const gh::HistogramSpec &spec, int64 total, bool may_wait,
+SlotAnswer gpu_lease_next_slot(GpuLease *lease, const gh::HistogramSpec &spec, DeviceChoice choice, bool may_wait,
                                double **values, int32 *capacity);
 
 /*

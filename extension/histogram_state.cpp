@@ -163,14 +163,12 @@ void release_lease(void *arg)
 }
 
 /*
- * Moves the group's appends into a slot of the GPU service, carrying the CPU
- * chunk over, if the device policy says so; false: bin on the CPU.
+ * The counter's send for a group's full CPU chunk: moves the group's
+ * appends into a slot of the GPU service, carrying the chunk over.
  */
-bool move_to_slot(HistogramState *st)
+bool move_to_slot(void *arg, DeviceChoice choice)
 {
-    int64 total = histogram_state_total(st);
-    if (!gpu_lease_may_start(&st->gpu, total))
-        return false;
+    HistogramState *st = static_cast<HistogramState *>(arg);
     if (st->cleanup == NULL) {
         /* registered once per state, before it can hold anything in the service */
         st->cleanup = static_cast<MemoryContextCallback *>(
@@ -181,10 +179,10 @@ bool move_to_slot(HistogramState *st)
     }
     double *values = NULL;
     int32 capacity = 0;
-    SlotAnswer answer = gpu_lease_next_slot(&st->gpu, st->spec, total, false, &values, &capacity);
+    SlotAnswer answer = gpu_lease_next_slot(&st->gpu, st->spec, choice, false, &values, &capacity);
     if (answer == SLOT_WAIT_FIRST) {
         give_back_other_slots(st);
-        answer = gpu_lease_next_slot(&st->gpu, st->spec, total, true, &values, &capacity);
+        answer = gpu_lease_next_slot(&st->gpu, st->spec, choice, true, &values, &capacity);
     }
     if (answer != SLOT_GRANTED)
         return false;
@@ -195,6 +193,17 @@ bool move_to_slot(HistogramState *st)
     return true;
 }
 
+void bin_here(void *arg, DeviceChoice)
+{
+    histogram_state_bin_on_cpu(static_cast<HistogramState *>(arg));
+}
+
+/* The group's CPU chunk (perhaps empty) to the counter: into a slot, or binned here. */
+void count_chunk(HistogramState *st)
+{
+    device_count(DeviceBatch{gpu_lease_work(&st->gpu, histogram_state_total(st)), st, move_to_slot, bin_here});
+}
+
 } // namespace
 
 void histogram_state_chunk_full(HistogramState *st)
@@ -202,7 +211,7 @@ void histogram_state_chunk_full(HistogramState *st)
     if (st->on_slot) {
         submit_slot(st);
         /* the next values go straight into a fresh slot if there is one */
-        move_to_slot(st);
+        count_chunk(st);
         return;
     }
     if (st->chunk_cap < kCpuChunk) {
@@ -212,14 +221,13 @@ void histogram_state_chunk_full(HistogramState *st)
         st->chunk_cap = st->cpu_chunk_cap;
         return;
     }
-    if (!move_to_slot(st))
-        histogram_state_bin_on_cpu(st);
+    count_chunk(st);
 }
 
 void histogram_state_flush(HistogramState *st)
 {
-    if (!st->on_slot && st->chunk_len > 0 && !move_to_slot(st))
-        histogram_state_bin_on_cpu(st);
+    if (!st->on_slot && st->chunk_len > 0)
+        count_chunk(st);
     if (st->on_slot)
         submit_slot(st);
     if (st->gpu.hist.index >= 0) {

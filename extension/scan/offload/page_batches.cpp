@@ -165,11 +165,11 @@ bool complete(PageGpu *pg, PageBatch *b, bool wait)
 constexpr int64 kAutoLastBatchLines = 64 * 1024;
 
 /*
- * The policy's answer for a ready batch: its line pointers stand for its
+ * A ready batch as the counter weighs it: its line pointers stand for its
  * values, and a batch short of capacity is the scan's last, which counts
  * as a full one where it is as large as kAutoLastBatchLines.
  */
-DeviceChoice batch_choice(const PageGpu *pg, const PageBatch *b)
+DeviceWork batch_work(const PageGpu *pg, const PageBatch *b)
 {
     /* a probe's lines are the cache's to know: it counts as a full page, which costs the host nothing more */
     int64 lines = static_cast<int64>(b->nprobes) * MaxHeapTuplesPerPage;
@@ -179,7 +179,7 @@ DeviceChoice batch_choice(const PageGpu *pg, const PageBatch *b)
     for (int h = 0; h < pg->nhist; h++)
         leased = leased || pg->hist[h].index >= 0;
     bool full = batch_full(pg, b) || lines >= kAutoLastBatchLines;
-    return device_choose(DeviceWork{lines, full, leased, false});
+    return DeviceWork{lines, full, leased, false};
 }
 
 /*
@@ -192,7 +192,7 @@ DeviceChoice batch_choice(const PageGpu *pg, const PageBatch *b)
  */
 bool send(PageGpu *pg, PageBatch *b, HistogramState *const *states, const bool *skip, DeviceChoice choice)
 {
-    if (choice == DeviceChoice::cpu || !gpu_service_pages().ready)
+    if (!gpu_service_pages().ready)
         return false;
     bool first = true;
     for (int h = 0; h < pg->nhist; h++) {
@@ -230,6 +230,32 @@ bool send(PageGpu *pg, PageBatch *b, HistogramState *const *states, const bool *
     b->on_gpu = true;
     b->cached = 0;
     return true;
+}
+
+/* A ready batch on its way to the counter. */
+struct Shipment {
+    PageGpu *pg;
+    PageBatch *b;
+    HistogramState *const *states;
+    const bool *skip;
+};
+
+bool send_shipment(void *arg, DeviceChoice choice)
+{
+    Shipment *sh = static_cast<Shipment *>(arg);
+    return send(sh->pg, sh->b, sh->states, sh->skip, choice);
+}
+
+/*
+ * The counter's CPU count of a page batch is the scan's own read of its
+ * tuples: ship() hands the batch back for that.  In auto, a GPU with no
+ * room keeps a pinned batch's worth of the next pages here as they come.
+ */
+void keep_here(void *arg, DeviceChoice choice)
+{
+    Shipment *sh = static_cast<Shipment *>(arg);
+    if (choice == DeviceChoice::gpu_now)
+        sh->pg->cpu_pages_left = sh->pg->pin_capacity;
 }
 
 /*
@@ -342,12 +368,9 @@ PageBatch *ship(PageGpu *pg, HistogramState *const *states, const bool *skip)
             return spill;
         (void)complete(pg, other, true);
     }
-    DeviceChoice choice = batch_choice(pg, b);
-    if (!send(pg, b, states, skip, choice)) {
-        if (choice == DeviceChoice::gpu_now)
-            pg->cpu_pages_left = pg->pin_capacity; /* no room: a pinned batch's worth as it comes */
+    Shipment shipment{pg, b, states, skip};
+    if (!device_count(DeviceBatch{batch_work(pg, b), &shipment, send_shipment, keep_here}))
         return unprobe(pg, b);
-    }
     b->sent = ++pg->sends;
     /* at most two on the GPU: one of the three is free to fill */
     for (int i = 0; i < static_cast<int>(lengthof(pg->batch)); i++)

@@ -15,12 +15,6 @@ void release(void *arg)
     group_gpu_close(static_cast<GroupGpu *>(arg));
 }
 
-/* The policy's answer for the buffer as it is. */
-DeviceChoice choose(const GroupGpu *gg)
-{
-    return device_choose(DeviceWork{gg->filled, gg->filled == gg->capacity, gg->hist.index >= 0, false});
-}
-
 /*
  * The device histogram, opened at the first batch that goes: at once if
  * the service has room; under gpu_wait, waiting for room unless this
@@ -37,10 +31,11 @@ bool open_histogram(GroupGpu *gg, DeviceChoice choice)
            gpu_service_open_grouped(spec, SERVICE_WAIT, &gg->hist);
 }
 
-/* Hands the buffer to the service; false: the policy or the service says the CPU, and the caller bins it. */
-bool submit(GroupGpu *gg, DeviceChoice choice)
+/* The counter's send: the buffer to the service; false: it has no room. */
+bool send(void *arg, DeviceChoice choice)
 {
-    if (choice == DeviceChoice::cpu || !open_histogram(gg, choice))
+    GroupGpu *gg = static_cast<GroupGpu *>(arg);
+    if (!open_histogram(gg, choice))
         return false;
     if (!gpu_service_send_grouped(&gg->hist, gg->values, gg->numbers, gg->filled,
                                   choice == DeviceChoice::gpu_wait ? SERVICE_WAIT : SERVICE_NO_WAIT))
@@ -48,6 +43,21 @@ bool submit(GroupGpu *gg, DeviceChoice choice)
     gg->sent += static_cast<uint64>(gg->filled);
     gg->filled = 0;
     return true;
+}
+
+/*
+ * The counter's CPU count: the engine's one grouped loop, into the rows the
+ * values came with.  A full batch that found no device histogram without
+ * waiting keeps the rest of the scan here.
+ */
+void count_here(void *arg, DeviceChoice choice)
+{
+    GroupGpu *gg = static_cast<GroupGpu *>(arg);
+    if (gg->filled == gg->capacity && gg->hist.index < 0 && choice != DeviceChoice::gpu_wait)
+        gg->active = false;
+    report_engine_status(gh::cpu_bin_rows_words(gg->spec, gg->values, gg->rows, static_cast<size_t>(gg->filled)));
+    gg->binned += static_cast<uint64>(gg->filled);
+    gg->filled = 0;
 }
 
 } // namespace
@@ -77,15 +87,8 @@ void group_gpu_init(GroupGpu *gg, const gh::HistogramSpec &spec, uint32 max_grou
 
 void group_gpu_count(GroupGpu *gg)
 {
-    DeviceChoice choice = choose(gg);
-    if (submit(gg, choice))
-        return;
-    if (gg->filled == gg->capacity && gg->hist.index < 0 && choice != DeviceChoice::gpu_wait)
-        gg->active = false; /* no device histogram to be had without waiting: the rest of the scan stays here */
-    /* the engine's one grouped loop, as for the values the GPU never took */
-    report_engine_status(gh::cpu_bin_rows_words(gg->spec, gg->values, gg->rows, static_cast<size_t>(gg->filled)));
-    gg->binned += static_cast<uint64>(gg->filled);
-    gg->filled = 0;
+    device_count(
+        DeviceBatch{DeviceWork{gg->filled, gg->filled == gg->capacity, gg->hist.index >= 0, false}, gg, send, count_here});
 }
 
 void group_gpu_read(GroupGpu *gg, uint32 first, uint32 n, int64 *cells)

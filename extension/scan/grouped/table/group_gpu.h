@@ -69,9 +69,9 @@ static inline bool group_gpu_takes(const GroupGpu *gg, uint32 g)
 }
 
 /*
- * Counts the buffer (full, or what is left when the scan stops): on the
- * GPU where device_policy.h says so and the service takes it, else here on
- * the CPU.  A full batch that found no device histogram without waiting
+ * Counts the buffer (full, or what is left when the scan stops) through the
+ * counter (device_policy.h): on the GPU where the setting and the service
+ * say so, else here on the CPU.  A full batch that found no device histogram without waiting
  * keeps the rest of the scan on the CPU.
  */
 void group_gpu_count(GroupGpu *gg);
