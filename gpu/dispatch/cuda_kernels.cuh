@@ -195,8 +195,8 @@ bool grouped_page_spec_fits(const GroupedPageSpec &spec, int64_t table_words);
  * Whether the page kernel can read col as a value (a float or integer
  * type, never a boolean): attno from 1, nprefix attno - 1
  * (at most kMaxPagePrefix), the column's length its type's, alignments of
- * 1, 2, 4 or 8, lengths above 0, and fixed_offset what the walk over every
- * earlier column gives.
+ * 1, 2, 4 or 8, earlier columns fixed width or varlenas, and fixed_offset
+ * what the walk over every earlier column gives (-1 after a varlena).
  */
 bool page_column_fits(const PageColumn &col);
 

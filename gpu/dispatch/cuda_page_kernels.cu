@@ -28,9 +28,9 @@ using namespace kernels;
 constexpr size_t kMaxPagesPerLaunch = size_t(1) << 22;
 static_assert(kMaxPagesPerLaunch * heap_layout::kMaxTuplesPerPage < (size_t(1) << 31), "32-bit counts");
 
-bool valid_attr(const PageAttr &a)
+bool valid_align(uint8_t align)
 {
-    return a.len > 0 && (a.align == 1 || a.align == 2 || a.align == 4 || a.align == 8);
+    return align == 1 || align == 2 || align == 4 || align == 8;
 }
 
 /* The column's place as the kernel finds it: its width its type's, its offset the walk's over every earlier column. */
@@ -38,15 +38,22 @@ bool column_layout_fits(const PageColumn &col)
 {
     if (col.attno < 1 || col.nprefix != col.attno - 1 || col.nprefix > kMaxPagePrefix)
         return false;
-    if (!valid_attr(col.attr) || static_cast<uint32_t>(col.attr.len) != page_value_bytes(col.type))
+    if (!valid_align(col.attr.align) || col.attr.len <= 0 ||
+        static_cast<uint32_t>(col.attr.len) != page_value_bytes(col.type))
         return false;
-    /* the offset the kernel takes for a tuple without NULLs */
+    /* the offset the kernel takes for a tuple without NULLs, which only fixed-width columns before it give */
     uint32_t at = 0;
+    bool fixed = true;
     for (int32_t a = 0; a < col.nprefix; a++) {
-        if (!valid_attr(col.prefix[a]))
+        const PageAttr &p = col.prefix[a];
+        if (!valid_align(p.align) || (p.len <= 0 && p.len != kVarlenaLen))
             return false;
-        at = align_offset(at, col.prefix[a].align) + static_cast<uint32_t>(col.prefix[a].len);
+        fixed = fixed && p.len > 0;
+        if (fixed)
+            at = align_offset(at, p.align) + static_cast<uint32_t>(p.len);
     }
+    if (!fixed)
+        return col.fixed_offset == -1;
     return col.fixed_offset >= 0 && static_cast<uint32_t>(col.fixed_offset) == align_offset(at, col.attr.align);
 }
 

@@ -18,8 +18,8 @@
  * reads the column from each normal tuple as PostgreSQL's own deforming
  * does: the tuple's natts says whether it predates the column (its
  * missing value then), its NULL bitmap whether the value is there, and,
- * where earlier columns may be NULL, the walk over them that aligns and
- * adds each one present.  Every offset is checked against the tuple and
+ * where earlier columns may be NULL or of variable width, the walk over
+ * them that aligns and adds each one present (a varlena by its header).  Every offset is checked against the tuple and
  * the page, so a damaged line pointer or header is skipped and nothing is
  * read outside the page's shared copy.
  *
@@ -133,6 +133,71 @@ __host__ __device__ __forceinline__ double page_value(const unsigned char *page,
 enum class Found { bad, null, missing, present };
 
 /*
+ * The bytes a varlena at byte `at` of a tuple's data, which starts at byte
+ * `data` of the page, takes (PostgreSQL's VARSIZE_ANY for what a table
+ * stores: a 1-byte header, a 4-byte one, compressed or not, or an on-disk
+ * TOAST pointer); 0 if it does not fit in the data's room bytes.
+ */
+__host__ __device__ __forceinline__ uint32_t varlena_bytes(const unsigned char *page, uint32_t data, uint32_t at,
+                                                           uint32_t room)
+{
+    using namespace heap_layout;
+    uint32_t size;
+    const uint8_t first = page[data + at];
+    if (first == kVarExternal) {
+        if (room - at < 2 || page[data + at + 1] != kVarTagOnDisk)
+            return 0;
+        size = kVarOnDiskBytes;
+    } else if (first & 1) {
+        size = first >> 1; /* a 1-byte header: the length, header included, in its upper 7 bits */
+    } else {
+        if (room - at < 4)
+            return 0;
+        size = (load_from_page<uint32_t>(page, data + at) >> 2) & 0x3FFFFFFFu; /* compressed or not */
+        if (size < 4)
+            return 0;
+    }
+    return size <= room - at ? size : 0;
+}
+
+/*
+ * The column's offset in a tuple's data (room bytes from byte `data` of
+ * the page), walking the earlier columns as nocachegetattr() does: a
+ * fixed-width one is aligned; a varlena is aligned only where a pad byte
+ * (0, never a 1-byte header's first byte) says its writer aligned it
+ * (att_align_pointer), and its header gives its length.  present(a) says
+ * whether column a (from 0) is stored.  false if a varlena runs past the
+ * tuple.
+ */
+template <typename Present>
+__host__ __device__ __forceinline__ bool walk_to_column(const unsigned char *page, uint32_t data, uint32_t room,
+                                                        const PageColumn &col, Present present, uint32_t *at_out)
+{
+    uint32_t at = 0;
+    for (int32_t a = 0; a < col.nprefix; a++) {
+        if (!present(static_cast<uint32_t>(a)))
+            continue;
+        const PageAttr &p = col.prefix[a];
+        if (p.len > 0) {
+            at = align_offset(at, p.align) + static_cast<uint32_t>(p.len);
+            continue;
+        }
+        if (at >= room)
+            return false;
+        if (page[data + at] == 0)
+            at = align_offset(at, p.align);
+        if (at >= room)
+            return false;
+        const uint32_t size = varlena_bytes(page, data, at, room);
+        if (size == 0)
+            return false;
+        at += size;
+    }
+    *at_out = align_offset(at, col.attr.align);
+    return true;
+}
+
+/*
  * Where the column lies in the tuple that line pointer `item` (its
  * ItemIdData word) points to: present, with *at its byte in the page;
  * null; missing (the tuple predates the column: its missing value, if
@@ -157,6 +222,8 @@ __host__ __device__ __forceinline__ Found locate_column(const unsigned char *pag
     const uint32_t hoff = page[off + kHoffOffset];
     if (hoff < kBitsOffset || hoff > len)
         return Found::bad;
+    const uint32_t room = len - hoff; /* bytes of data in the tuple */
+    const uint32_t data = off + hoff;
     uint32_t at = static_cast<uint32_t>(col.fixed_offset); /* from t_hoff */
     if (load_from_page<uint16_t>(page, off + kInfomaskOffset) & kHasNull) {
         /* the bitmap's bits for columns 1 .. attno, set where the column is not NULL, lie before t_hoff */
@@ -166,16 +233,15 @@ __host__ __device__ __forceinline__ Found locate_column(const unsigned char *pag
         auto present = [bits](uint32_t a) { return (bits[a >> 3] >> (a & 7) & 1) != 0; }; /* a from 0 */
         if (!present(attno - 1))
             return Found::null;
-        at = 0;
-        for (int32_t a = 0; a < col.nprefix; a++)
-            if (present(static_cast<uint32_t>(a)))
-                at = align_offset(at, col.prefix[a].align) + static_cast<uint32_t>(col.prefix[a].len);
-        at = align_offset(at, col.attr.align);
+        if (!walk_to_column(page, data, room, col, present, &at))
+            return Found::bad;
+    } else if (col.fixed_offset < 0) {
+        if (!walk_to_column(page, data, room, col, [](uint32_t) { return true; }, &at))
+            return Found::bad;
     }
-    const uint32_t room = len - hoff; /* bytes of data in the tuple */
     if (at > room || page_value_bytes(col.type) > room - at)
         return Found::bad;
-    *at_out = off + hoff + at;
+    *at_out = data + at;
     return Found::present;
 }
 

@@ -40,6 +40,10 @@ constexpr uint32_t kBitsOffset = 23;         /* t_bits[]: the NULL bitmap */
 constexpr uint32_t kMinHoff = 24;            /* SizeofHeapTupleHeader, MAXALIGNed */
 constexpr uint16_t kHasNull = 0x0001;        /* HEAP_HASNULL */
 constexpr uint16_t kNattsMask = 0x07FF;      /* HEAP_NATTS_MASK */
+/* varlena headers (postgres.h's VARATT_ macros), little-endian: a varlena column's length is read from its first bytes */
+constexpr uint8_t kVarExternal = 0x01;        /* VARATT_IS_1B_E: a TOAST pointer, then its tag */
+constexpr uint8_t kVarTagOnDisk = 18;         /* VARTAG_ONDISK: the only pointer stored in a table */
+constexpr uint32_t kVarOnDiskBytes = 2 + 16;  /* VARHDRSZ_EXTERNAL + sizeof(varatt_external) */
 } // namespace heap_layout
 
 /*
@@ -60,9 +64,14 @@ inline uint32_t page_word_lines(uint64_t word) { return static_cast<uint32_t>(wo
  */
 enum class PageValueType : int32_t { float8 = 0, float4, int2, int4, int8, boolean };
 
-/* A column's storage: attlen (> 0: every column the page kernel walks is fixed width) and attalign in bytes. */
+/*
+ * A column's storage: attlen and attalign in bytes.  A column the page
+ * kernel reads is fixed width; one it only walks over may be a varlena
+ * (text, numeric, jsonb, arrays), whose length its header gives.
+ */
+constexpr int16_t kVarlenaLen = -1; /* attlen of a varlena */
 struct PageAttr {
-    int16_t len;
+    int16_t len;   /* > 0, or kVarlenaLen */
     uint8_t align; /* 1, 2, 4 or 8 */
 };
 
@@ -70,10 +79,12 @@ struct PageAttr {
 constexpr int kMaxPagePrefix = 64;
 
 /*
- * Where a column lies in a tuple: only for columns whose earlier columns
- * (dropped ones included: they keep their storage) are all fixed width.
- * A tuple without NULLs has the value at t_hoff + fixed_offset; one with
- * NULLs walks the earlier columns, skipping those its bitmap marks NULL.
+ * Where a column lies in a tuple.  Its earlier columns (dropped ones
+ * included: they keep their storage) are fixed width or varlenas.  Where
+ * all are fixed width, a tuple without NULLs has the value at t_hoff +
+ * fixed_offset; a tuple with NULLs, and every tuple of a column after a
+ * varlena (fixed_offset -1), walks the earlier columns as
+ * heap_deform_tuple does, skipping those its bitmap marks NULL.
  * A tuple with fewer than attno attributes (stored before ADD COLUMN) has
  * the column's missing value: NULL, or missing_value if has_missing.
  */
@@ -81,7 +92,7 @@ struct PageColumn {
     int32_t attno;        /* 1-based */
     PageValueType type;
     PageAttr attr;        /* the column's own storage */
-    int32_t fixed_offset; /* from t_hoff, with no NULL before it */
+    int32_t fixed_offset; /* from t_hoff, with no NULL before it; -1 after a varlena */
     int32_t nprefix;      /* attno - 1 */
     PageAttr prefix[kMaxPagePrefix];
     bool has_missing;

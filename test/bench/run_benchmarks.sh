@@ -6,7 +6,7 @@
 #   bash test/bench/run_benchmarks.sh [--sizes 1000000,10000000] [--rounds 5]
 #        [--workers 0,2,8] [--label NAME] [--quick] [--use-existing]
 #        [--shared-buffers 4GB] [--work-mem 256MB] [--out DIR]
-#        [--sections distributions,nbins,workers,groups,scan,dashboards,probes,window,shards,forms,kernel,startup]
+#        [--sections distributions,nbins,workers,groups,scan,dashboards,metrics,probes,window,shards,forms,kernel,startup]
 #        (timescaledb: only when named)
 #
 # Without --use-existing it starts a throwaway server (test/pg_temp_server.sh)
@@ -38,6 +38,10 @@
 #                  against count(x) and the plain SQL; serial, and with the
 #                  most workers, on the CPU and (with a GPU) device=gpu.  Its
 #                  table is printed into the report as it comes.
+#   metrics        test/bench/metrics_bench.sh over the largest size: the
+#                  canonical metrics table (time, device_id text, cpu) against
+#                  the same rows with the text column last; device = cpu, and
+#                  with a GPU device = gpu first.
 #   probes         with a GPU, after dashboards: its table's scans with and
 #                  without page probes (test/bench/page_probes_bench.sh).
 #   timescaledb    only when named: the dashboards over a TimescaleDB
@@ -90,7 +94,7 @@ done
 
 sizes="" rounds=5 workers_wanted="0,2,8" label="" quick=no use_existing=no
 shared_buffers="" work_mem=256MB out_dir=$ROOT/records/bench
-sections=distributions,nbins,workers,groups,scan,dashboards,probes,window,shards,forms,kernel,startup
+sections=distributions,nbins,workers,groups,scan,dashboards,metrics,probes,window,shards,forms,kernel,startup
 while [ $# -gt 0 ]; do
     case $1 in
         --sizes) sizes=$2; shift ;;
@@ -470,6 +474,13 @@ if want dashboards; then
     GH_USE_EXISTING=1 GH_CONFIGS="$dash_configs" bash "$BENCH_DIR/dashboards_bench.sh" "$largest" "$rounds" |
         tee "$WORK/dashboards.txt"
 fi
+if want metrics; then
+    step "SQL: the metrics table, its text column first and last ($largest rows)"
+    metrics_configs="cpu:0"
+    if [ $sql_gpu = yes ]; then metrics_configs="gpu:0 cpu:0"; fi
+    GH_USE_EXISTING=1 GH_CONFIGS="$metrics_configs" bash "$BENCH_DIR/metrics_bench.sh" "$largest" "$rounds" |
+        tee "$WORK/metrics.txt"
+fi
 if want dashboards && want probes && [ $sql_gpu = yes ]; then
     step "SQL: page probes on and off ($largest rows)"
     bash "$BENCH_DIR/page_probes_bench.sh" "$largest" "$rounds" | tee "$WORK/probes.txt"
@@ -547,6 +558,7 @@ append_section() { # file title
     printf '```\n' >>"$prefix.md"
 }
 append_section "$WORK/dashboards.txt" "Dashboards (test/bench/dashboards_bench.sh, $largest rows)"
+append_section "$WORK/metrics.txt" "The metrics table (test/bench/metrics_bench.sh, $largest rows)"
 append_section "$WORK/probes.txt" "Page probes (test/bench/page_probes_bench.sh, $largest rows)"
 append_section "$WORK/timescaledb.txt" "TimescaleDB (test/bench/timescaledb_bench.sh, $smallest rows)"
 echo "done in $(($(date +%s) - started)) s; raw results kept in $WORK"

@@ -8,7 +8,8 @@
 # (gpu_histogram.scan = off, the reference), the scan with device = gpu and
 # with device = auto.  The answers must be equal row for row, and EXPLAIN
 # ANALYZE must show pages parsed on the GPU.  The shapes are those of
-# dashboards: a column key, a boolean key, date_trunc in a zone across
+# dashboards: the canonical metrics table with its text column before the
+# values, a column key, a boolean key, date_trunc in a zone across
 # both DST changes, date_bin, ::date, Grafana's numeric time group and
 # to_timestamp() around it, a second width_bucket, time ranges in
 # the WHERE clause with and without keys, NULL keys and values, parallel
@@ -111,6 +112,21 @@ check "date_trunc('day', ts, 'Europe/Berlin') across both DST changes" "$serial"
     "SELECT date_trunc('day', ts, 'Europe/Berlin') AS d, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp GROUP BY 1"
 check "date_trunc('minute', ts AT TIME ZONE 'Asia/Kathmandu') over two days, and the hour of day at UTC" "$serial" \
     "SELECT date_trunc('minute', ts AT TIME ZONE 'Asia/Kathmandu') AS m, extract(hour FROM ts AT TIME ZONE 'UTC') AS h24, gpu_histogram(x, 0, 1, 16) AS h FROM gh_gp WHERE ts >= '2024-03-09' AND ts < '2024-03-11' GROUP BY 1, 2"
+# the canonical metrics table, (time, device_id text, cpu float8): the value and the key after a text column
+psql_q <<'SQL' || exit 1
+DROP TABLE IF EXISTS gh_gpm;
+CREATE TABLE gh_gpm AS
+SELECT ts AS time, CASE WHEN g = 5 THEN NULL WHEN g = 6 THEN repeat('long device name ', 12) ELSE 'device-' || g END AS device_id,
+       x AS cpu, g
+FROM gh_gp;
+VACUUM ANALYZE gh_gpm;
+SQL
+check "the metrics table: hourly heatmap after a text column, count(*)" "$serial" \
+    "SELECT date_trunc('hour', time) AS hour, gpu_histogram(cpu, 0, 1, 32) AS h, count(*) AS n FROM gh_gpm GROUP BY 1"
+check "the metrics table: GROUP BY g and a week after a text column" "$serial" \
+    "SELECT g, gpu_histogram(cpu, 0, 1, 16) AS h FROM gh_gpm WHERE time >= '2024-03-09' AND time < '2024-03-16' AND cpu > 0.25 GROUP BY g"
+check "the metrics table: Grafana's five-minute group, 4 workers" "$parallel" \
+    "SELECT floor(extract(epoch FROM time) / 300) * 300 AS t, gpu_histogram(cpu, 0, 1, 16) AS h FROM gh_gpm WHERE time >= '2024-03-09' AND time < '2024-03-11' GROUP BY 1"
 # keys of a date column (scan/keys/monotone_steps.h): through its midnight in the session's zone, and its
 # epoch; the column itself.  Both infinities are among its values (and its statistics): outside every table.
 psql_q <<'SQL' || exit 1
@@ -126,7 +142,7 @@ check "a date column's weeks in New York, date_trunc('week', d), count(*)" "$ser
     "SELECT date_trunc('week', d) AS w, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gpd GROUP BY 1"
 check "a date column's Grafana day, floor(extract(epoch FROM d) / 86400) * 86400, and g" "$serial" \
     "SELECT floor(extract(epoch FROM d) / 86400) * 86400 AS t, g, gpu_histogram(x, 0, 1, 16) AS h FROM gh_gpd GROUP BY 1, 2"
-psql_q -c "DROP TABLE gh_gpd"
+psql_q -c "DROP TABLE gh_gpd, gh_gpm"
 check "30,000 ten-minute bins, work_mem 64kB" "$serial SET work_mem = '64kB';" \
     "SELECT date_bin('10 minutes', ts, '2024-01-01 00:00+00') AS bin, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp GROUP BY 1"
 # Once a shape's pages were all in the GPU's page cache, a serial plan of it emits finished rows straight

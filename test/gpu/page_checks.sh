@@ -8,8 +8,8 @@
 # 1. Exactness: each column type and tuple layout the page kernel reads
 #    (padding after a narrower column, NULLs before and in the column, a
 #    column added with a default after the rows were stored, a dropped
-#    column, several histograms in one scan, parallel workers), and layouts
-#    it leaves to the CPU (a varlena column before the binned one, a
+#    column, several histograms in one scan, parallel workers, varlenas of
+#    every storage before the column), and what it leaves to the CPU (a
 #    temporary table).  Each answer with device = gpu and auto must equal
 #    the ordinary plan's (gpu_histogram.scan = off), and EXPLAIN ANALYZE
 #    must show pages parsed on the GPU exactly where the GPU can read them,
@@ -72,8 +72,18 @@ FROM generate_series(1, 1200000) i;
 ALTER TABLE gh_pg_layout ADD COLUMN d float8 DEFAULT 0.625, ADD COLUMN e int4;
 ALTER TABLE gh_pg_layout DROP COLUMN a;
 INSERT INTO gh_pg_layout (b, x, c, d, e) SELECT i, (i % 997) / 997.0, i, (i % 89) / 89.0, i % 50 FROM generate_series(1, 300000) i;
--- a varlena before the binned column: the CPU walks it
-CREATE TABLE gh_pg_varlena AS SELECT repeat('v', i % 20) AS label, (i % 1000) / 1000.0::float8 AS x FROM generate_series(1, 800000) i;
+-- varlenas before the binned column, walked by their headers: text with 1-byte and 4-byte headers,
+-- compressed inline, TOASTed, NULL; numeric and jsonb
+CREATE TABLE gh_pg_varlena AS
+SELECT '2024-01-01'::timestamptz + i * interval '10 seconds' AS time,
+       CASE WHEN i % 501 = 0 THEN NULL ELSE 'device-' || i % 500 END AS device_id,
+       CASE i % 1000 WHEN 0 THEN NULL
+                     WHEN 1 THEN repeat('ab', 3000)
+                     WHEN 2 THEN (SELECT string_agg(md5((i * k)::text), '') FROM generate_series(1, 80) k)
+                     ELSE repeat('v', i % 200) END AS note,
+       (i % 977)::numeric / 7 AS n, jsonb_build_object('k', i % 13) AS j,
+       CASE WHEN i % 43 = 0 THEN NULL ELSE (i % 1000) / 1000.0 END::float8 AS x, i % 64 AS g
+FROM generate_series(1, 800000) i;
 VACUUM (FREEZE, ANALYZE) gh_pg_types, gh_pg_layout, gh_pg_varlena;
 SQL
 
@@ -117,7 +127,10 @@ check "a column added with a default after the rows were stored" yes "" \
     "SELECT gpu_histogram(d, 0, 1, 8) AS h, gpu_histogram(e, 0, 50, 5) AS h2 FROM gh_pg_layout"
 check "4 workers" yes "SET max_parallel_workers_per_gather = 4; SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;" \
     "SELECT gpu_histogram(f8, 0, 1, 256) AS h FROM gh_pg_types"
-check "a varlena before the column (CPU path)" no "" "SELECT gpu_histogram(x, 0, 1, 64) AS h FROM gh_pg_varlena"
+check "varlenas before the column: text (NULL, compressed, TOASTed), numeric, jsonb" yes "" \
+    "SELECT gpu_histogram(x, 0, 1, 64) AS h, gpu_histogram(g, 0, 64, 8) AS hg FROM gh_pg_varlena"
+check "varlenas before the column and its WHERE clause" yes "" \
+    "SELECT gpu_histogram(x, 0, 1, 64) AS h FROM gh_pg_varlena WHERE g < 40 AND x > 0.125"
 check "a WHERE clause evaluated natively (the GPU filters the pages)" yes "" \
     "SELECT gpu_histogram(f8, 0, 1, 64) AS h FROM gh_pg_types WHERE i4 > 0"
 check "a WHERE clause the executor evaluates (CPU path)" no "" \

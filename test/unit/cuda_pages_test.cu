@@ -40,7 +40,17 @@ TEST(PageParse, HostWalkAgreesWithTheWriterOnRandomTables)
 {
     ASSERT_NE(pool(), nullptr);
     std::mt19937_64 rng(12);
-    const Layout widths{{1, 1}, {2, 2}, {4, 4}, {8, 8}, {16, 1}, {6, 2}, {12, 4}};
+    /* varlenas (text, numeric, arrays of float8) before the column: the walk reads their headers */
+    const Layout widths{{1, 1}, {2, 2}, {4, 4}, {8, 8}, {16, 1}, {6, 2}, {12, 4},
+                        {gh::kVarlenaLen, 4}, {gh::kVarlenaLen, 8}, {gh::kVarlenaLen, 1}};
+    auto varlena = [&rng]() {
+        switch (rng() % 8) {
+        case 0: return heap_pages::toast_pointer_datum(static_cast<uint32_t>(rng()));
+        case 1: return heap_pages::varlena_datum(static_cast<uint32_t>(rng() % 300), true);
+        case 2: return heap_pages::varlena_datum(126 + static_cast<uint32_t>(rng() % 200));
+        default: return heap_pages::varlena_datum(static_cast<uint32_t>(rng() % 40));
+        }
+    };
     const PageValueType types[] = {PageValueType::float8, PageValueType::float4, PageValueType::int2,
                                    PageValueType::int4, PageValueType::int8};
     for (int trial = 0; trial < 500; trial++) {
@@ -59,6 +69,7 @@ TEST(PageParse, HostWalkAgreesWithTheWriterOnRandomTables)
             for (size_t a = 0; a < natts; a++)
                 row.push_back(rng() % 8 < null_rate ? heap_pages::null_datum()
                               : int(a) + 1 == attno ? stored(type, std::uniform_real_distribution<double>(-1e6, 1e6)(rng))
+                              : layout[a].len == gh::kVarlenaLen ? varlena()
                                                     : heap_pages::int_datum(static_cast<int64_t>(rng())));
             return row;
         });
@@ -79,6 +90,37 @@ TEST(PageParse, HostWalkSkipsDamageWithinThePage)
     ASSERT_NO_FATAL_FAILURE(write_damaged_pages(&written, &words));
     const gh::PageColumn col = heap_pages::page_column({{4, 4}, {8, 8}}, 2, PageValueType::float8);
     expect_same_values(walked_on_host({words}, col), scanned(written, {words}, col), "damaged pages");
+}
+
+TEST(PageParse, HostWalkSkipsAVarlenaThatLiesAboutItsLength)
+{
+    ASSERT_NE(pool(), nullptr);
+    const Layout layout{{gh::kVarlenaLen, 4}, {8, 8}};
+    PageWriter w(pool_page(0));
+    for (int i = 0; i < 12; i++) {
+        const Datum text = i % 3 == 0 ? heap_pages::varlena_datum(200) /* a 4-byte header */
+                           : i % 3 == 1 ? heap_pages::varlena_datum(9)
+                                        : heap_pages::toast_pointer_datum(static_cast<uint32_t>(i));
+        ASSERT_TRUE(w.add_tuple(layout, {text, heap_pages::float8_datum(i + 0.5)}));
+    }
+    /* each tuple's data starts at t_hoff 24, with the varlena first */
+    auto data = [&w](uint32_t i) { return w.tuple(i) + 24; };
+    data(0)[1] = 0x40; /* a 4-byte header whose length runs far past the tuple */
+    w.expect_skipped(0);
+    data(3)[0] = 0;
+    data(3)[1] = 0;
+    data(3)[2] = 0;
+    data(3)[3] = 0; /* a 4-byte header of length 0, shorter than itself */
+    w.expect_skipped(3);
+    data(1)[0] = 0x7F; /* a 1-byte header of 63 bytes, in a 34-byte tuple */
+    w.expect_skipped(1);
+    data(2)[1] = 1; /* a TOAST pointer tagged VARTAG_INDIRECT, which no table stores */
+    w.expect_skipped(2);
+    const Written written{w.lines()};
+    const std::vector<uint64_t> words = words_for(written, 0, 1);
+    const gh::PageColumn col = heap_pages::page_column(layout, 2, PageValueType::float8);
+    ASSERT_TRUE(gh::page_column_fits(col));
+    expect_same_values(walked_on_host({words}, col), scanned(written, {words}, col), "lying varlenas");
 }
 
 /* ---- registration: its own suite, first, so that it is the one that registers the pool ---- */

@@ -33,10 +33,15 @@ enum LinePointerFlags : uint32_t { lp_unused = 0, lp_normal = 1, lp_redirect = 2
 inline uint32_t align_to(uint32_t n, uint32_t align) { return (n + align - 1) / align * align; }
 inline uint32_t maxalign(uint32_t n) { return align_to(n, 8); }
 
-/* One column's value as stored: its bytes, little-endian in the low attlen bytes of `bits`, or NULL. */
+/*
+ * One column's value as stored, or NULL: a fixed-width one's bytes
+ * little-endian in the low attlen bytes of `bits`; a varlena's bytes as
+ * the tuple holds them, header first.
+ */
 struct Datum {
     bool null = true;
     uint64_t bits = 0;
+    std::vector<unsigned char> varlena;
 };
 inline Datum null_datum() { return Datum{}; }
 inline Datum float8_datum(double v)
@@ -52,7 +57,41 @@ inline Datum float4_datum(float v)
     return Datum{false, b};
 }
 /* int2, int4, int8 and any other fixed-width filler: the low bytes are what is stored */
-inline Datum int_datum(int64_t v) { return Datum{false, static_cast<uint64_t>(v)}; }
+inline Datum int_datum(int64_t v) { return Datum{false, static_cast<uint64_t>(v), {}}; }
+
+/*
+ * A varlena as heap_fill_tuple stores it (SET_VARSIZE and its kin): with a 1-byte header
+ * (SET_VARSIZE_SHORT: the length, header included, shifted up one, low bit
+ * set) up to 126 bytes in all; else a 4-byte header (SET_VARSIZE, or
+ * SET_VARSIZE_COMPRESSED with its 0x02 bit).  `fill` is each payload byte.
+ */
+inline Datum varlena_datum(uint32_t payload, bool compressed = false, unsigned char fill = 'x')
+{
+    Datum d{false, 0, {}};
+    if (!compressed && payload + 1 <= 0x7F) {
+        d.varlena.push_back(static_cast<unsigned char>((payload + 1) << 1 | 1));
+    } else {
+        const uint32_t header = (payload + 4) << 2 | (compressed ? 2u : 0u);
+        for (int k = 0; k < 4; k++)
+            d.varlena.push_back(static_cast<unsigned char>(header >> (8 * k)));
+    }
+    d.varlena.insert(d.varlena.end(), payload, fill);
+    return d;
+}
+
+/* An on-disk TOAST pointer: 0x01, VARTAG_ONDISK (18), then varatt_external's 16 bytes. */
+inline Datum toast_pointer_datum(uint32_t value_id)
+{
+    Datum d{false, 0, {0x01, 18}};
+    const uint32_t words[4] = {100000, 90000, value_id, 16384}; /* rawsize, extinfo, value id, toast relation */
+    for (uint32_t w : words)
+        for (int k = 0; k < 4; k++)
+            d.varlena.push_back(static_cast<unsigned char>(w >> (8 * k)));
+    return d;
+}
+
+/* Whether heap_fill_tuple aligns a varlena: only one with a 4-byte header, whose first byte's low bit is 0. */
+inline bool varlena_aligned(const Datum &d) { return (d.varlena[0] & 1) == 0; }
 
 /* The stored value read back as the float8 PostgreSQL's cast from its type gives. */
 inline double as_float8(const Datum &d, gh::PageValueType type)
@@ -77,7 +116,7 @@ inline double as_float8(const Datum &d, gh::PageValueType type)
     return 0;
 }
 
-/* A table's columns: attlen and attalign (bytes) of each, in attribute order. */
+/* A table's columns: attlen (gh::kVarlenaLen for a varlena) and attalign (bytes) of each, in attribute order. */
 using Layout = std::vector<gh::PageAttr>;
 
 /* What one line pointer of a page was made as: its flags and, for a tuple, the values it holds. */
@@ -99,11 +138,14 @@ inline gh::PageColumn page_column(const Layout &layout, int attno, gh::PageValue
     col.attr = layout[static_cast<size_t>(attno - 1)];
     col.nprefix = attno - 1;
     uint32_t at = 0;
+    bool fixed = true;
     for (int a = 0; a < attno - 1; a++) {
         col.prefix[a] = layout[static_cast<size_t>(a)];
-        at = align_to(at, col.prefix[a].align) + static_cast<uint32_t>(col.prefix[a].len);
+        fixed = fixed && col.prefix[a].len > 0;
+        at = align_to(at, col.prefix[a].align) + static_cast<uint32_t>(fixed ? col.prefix[a].len : 0);
     }
-    col.fixed_offset = static_cast<int32_t>(align_to(at, col.attr.align));
+    /* after a varlena no offset is the same for every tuple */
+    col.fixed_offset = fixed ? static_cast<int32_t>(align_to(at, col.attr.align)) : -1;
     col.has_missing = has_missing;
     col.missing_value = missing_value;
     return col;
@@ -153,7 +195,7 @@ class PageWriter {
             if (values[a].null)
                 hasnull = true;
             else
-                data = align_to(data, layout[a].align) + static_cast<uint32_t>(layout[a].len);
+                data = place(layout[a], values[a], data) + stored_bytes(layout[a], values[a]);
         }
         const uint32_t hoff = maxalign(kTupleHeaderSize + (hasnull ? (natts + 7) / 8 : 0));
         const uint32_t size = hoff + data;
@@ -174,10 +216,13 @@ class PageWriter {
                 continue; /* its bit stays 0 */
             if (hasnull)
                 t[kTupleHeaderSize + a / 8] |= static_cast<unsigned char>(1u << (a % 8));
-            at = align_to(at, layout[a].align);
-            for (int k = 0; k < layout[a].len; k++)
-                t[hoff + at + static_cast<uint32_t>(k)] = static_cast<unsigned char>(values[a].bits >> (8 * (k % 8)));
-            at += static_cast<uint32_t>(layout[a].len);
+            at = place(layout[a], values[a], at);
+            if (layout[a].len == gh::kVarlenaLen)
+                std::memcpy(t + hoff + at, values[a].varlena.data(), values[a].varlena.size());
+            else
+                for (int k = 0; k < layout[a].len; k++)
+                    t[hoff + at + static_cast<uint32_t>(k)] = static_cast<unsigned char>(values[a].bits >> (8 * (k % 8)));
+            at += stored_bytes(layout[a], values[a]);
         }
         set_line(static_cast<uint32_t>(lines_.size()), lp_normal, off, size);
         lines_.push_back(Line{lp_normal, values});
@@ -217,6 +262,16 @@ class PageWriter {
     void expect_skipped(uint32_t i) { lines_[i].flags = 0xFF; }
 
   private:
+    /* Where heap_fill_tuple puts a value after `at` bytes: aligned, but for a varlena without a 4-byte header. */
+    static uint32_t place(const gh::PageAttr &attr, const Datum &d, uint32_t at)
+    {
+        return attr.len == gh::kVarlenaLen && !varlena_aligned(d) ? at : align_to(at, attr.align);
+    }
+    static uint32_t stored_bytes(const gh::PageAttr &attr, const Datum &d)
+    {
+        return attr.len == gh::kVarlenaLen ? static_cast<uint32_t>(d.varlena.size()) : static_cast<uint32_t>(attr.len);
+    }
+
     /* PageAddItem's room check: a line pointer and the MAXALIGNed tuple, below MaxHeapTuplesPerPage. */
     bool reserve(uint32_t size, uint32_t *off)
     {

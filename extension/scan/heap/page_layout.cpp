@@ -25,6 +25,8 @@ static_assert(offsetof(HeapTupleHeaderData, t_bits) == hl::kBitsOffset, "t_bits 
 static_assert(MAXALIGN(SizeofHeapTupleHeader) == hl::kMinHoff, "the tuple header's size changed");
 static_assert(HEAP_HASNULL == hl::kHasNull, "HEAP_HASNULL changed");
 static_assert(HEAP_NATTS_MASK == hl::kNattsMask, "HEAP_NATTS_MASK changed");
+static_assert(VARTAG_ONDISK == hl::kVarTagOnDisk, "VARTAG_ONDISK changed");
+static_assert(VARHDRSZ_EXTERNAL + sizeof(varatt_external) == hl::kVarOnDiskBytes, "a TOAST pointer's size changed");
 
 bool page_layout_matches(void)
 {
@@ -100,15 +102,18 @@ int64 missing_as_word(Oid type, Datum d)
 bool page_column_for(TupleDesc desc, const HeapColumn &col, gh::PageColumn *out)
 {
     *out = gh::PageColumn{};
-    if (col.fixed_offset < 0 || col.nprefix > gh::kMaxPagePrefix || col.len <= 0 ||
-        !value_type(col.type, &out->type))
+    if (col.nprefix > gh::kMaxPagePrefix || col.len <= 0 || !value_type(col.type, &out->type))
         return false;
     out->attno = col.attno;
     out->attr = gh::PageAttr{col.len, align_bytes(col.align)};
     out->fixed_offset = col.fixed_offset;
     out->nprefix = col.nprefix;
-    for (int i = 0; i < col.nprefix; i++)
+    for (int i = 0; i < col.nprefix; i++) {
+        /* a cstring column (only system catalogs have them) is left to the host */
+        if (col.prefix[i].len <= 0 && col.prefix[i].len != gh::kVarlenaLen)
+            return false;
         out->prefix[i] = gh::PageAttr{col.prefix[i].len, align_bytes(col.prefix[i].align)};
+    }
     /* a tuple stored before ADD COLUMN ... DEFAULT has the default, as getmissingattr() gives */
     Form_pg_attribute att = TupleDescAttr(desc, col.attno - 1);
     if (att->atthasmissing && desc->constr != NULL && desc->constr->missing != NULL) {
