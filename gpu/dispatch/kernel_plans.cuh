@@ -48,9 +48,9 @@ constexpr bool kClustersForThresholds = false;
 template <typename Binner> constexpr bool clusters_for(const Binner &) { return true; }
 
 /*
- * Steps a round on the cluster path at most (kernel_cluster.cuh allows
- * kMaxClusterSteps), and steps of input prefetched into L2 ahead of the
- * loads (0: none); KernelLimits may override both (benchmarks, tests).
+ * Steps a round on the cluster path at most (kernel_cluster_steps.cuh
+ * allows kMaxClusterSteps), and steps of input prefetched into L2 ahead
+ * of the loads (0: none); KernelLimits may override both (benchmarks, tests).
  * Every shape was fastest at the most steps that fit (a
  * cap of 3 lost 1-2 % where 4 fit), and one step of prefetch gained 6-8 %
  * on uniform input and 9-12 % on constant input; two steps were no better
