@@ -58,13 +58,37 @@ __host__ __device__ __forceinline__ bool compares(int order, PageCmp cmp)
     case PageCmp::ge: return order >= 0;
     case PageCmp::gt: return order > 0;
     case PageCmp::ne: return order != 0;
+    case PageCmp::in:
+    case PageCmp::not_in: break; /* a list's: listed() answers */
     }
     return false;
 }
 
+/* Whether x (a float8 list's) or w (an integer list's) is among the qual's list in table. */
+__host__ __device__ __forceinline__ bool listed(const PageQual &q, const int64_t *table, double x, int64_t w)
+{
+    const int64_t *list = table + q.list_first;
+    auto order = [&](int64_t entry) {
+        if (!q.is_float)
+            return entry < w ? -1 : entry > w ? 1 : 0;
+        double e;
+        memcpy(&e, &entry, sizeof e);
+        return float8_order(e, x);
+    };
+    uint32_t lo = 0, hi = q.list_count; /* the first entry >= the value: in [lo, hi] */
+    while (lo < hi) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (order(list[mid]) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < q.list_count && order(list[lo]) == 0;
+}
+
 /* Whether the tuple passes the qual; a NULL column fails, as a strict operator gives. */
 __host__ __device__ __forceinline__ bool passes(const unsigned char *page, uint32_t item, const PageQual &q,
-                                               bool *bad)
+                                               const int64_t *table, bool *bad)
 {
     uint32_t at = 0;
     const Found f = locate_column(page, item, q.column, &at);
@@ -74,14 +98,15 @@ __host__ __device__ __forceinline__ bool passes(const unsigned char *page, uint3
     }
     if (f == Found::null || (f == Found::missing && !q.column.has_missing))
         return false;
-    int order;
-    if (q.is_float) {
-        const double x = f == Found::present ? page_value(page, at, q.column.type) : q.column.missing_value;
-        order = float8_order(x, q.value);
-    } else {
-        const int64_t w = f == Found::present ? page_word(page, at, q.column.type) : q.column.missing_word;
-        order = w < q.word ? -1 : w > q.word ? 1 : 0;
-    }
+    double x = 0;
+    int64_t w = 0;
+    if (q.is_float)
+        x = f == Found::present ? page_value(page, at, q.column.type) : q.column.missing_value;
+    else
+        w = f == Found::present ? page_word(page, at, q.column.type) : q.column.missing_word;
+    if (q.cmp == PageCmp::in || q.cmp == PageCmp::not_in)
+        return listed(q, table, x, w) == (q.cmp == PageCmp::in);
+    const int order = q.is_float ? float8_order(x, q.value) : w < q.word ? -1 : w > q.word ? 1 : 0;
     return compares(order, q.cmp);
 }
 
@@ -158,7 +183,7 @@ __host__ __device__ __forceinline__ RowFate evaluate_row(const unsigned char *pa
         return RowFate::skip;
     for (int32_t q = 0; q < spec.nquals; q++) {
         bool bad = false;
-        if (!passes(page, item, spec.quals[q], &bad))
+        if (!passes(page, item, spec.quals[q], table, &bad))
             return bad ? RowFate::host : RowFate::skip;
     }
     int64_t group = 0;

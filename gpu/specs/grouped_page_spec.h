@@ -59,14 +59,25 @@ struct PageKey {
     BucketSpec wb;         /* width_bucket: validated; slots = wb.nbins + 2 */
 };
 
-enum class PageCmp : int32_t { lt = 0, le, eq, ge, gt, ne };
+/* Comparisons with a value; then in (= ANY) and not_in (<> ALL) of a list. */
+enum class PageCmp : int32_t { lt = 0, le, eq, ge, gt, ne, in, not_in };
 
+/*
+ * A WHERE clause on a column: a NULL column fails, as strict operators
+ * give.  A list's values lie in the spec's table, from list_first,
+ * list_count of them (at least one), sorted and without repeats: int64
+ * words, or float8 bits ordered as float8's btree orders them (NaN last,
+ * -0 equal to 0).  What else a list means (NULL elements, an empty array)
+ * the host has already turned into no qual, or a scan that counts nothing.
+ */
 struct PageQual {
     PageColumn column;
     PageCmp cmp;
     int32_t is_float; /* compare as float8 (float_ops), else as int64 */
     int64_t word;
     double value;
+    uint32_t list_first;
+    uint32_t list_count;
 };
 
 struct GroupedPageSpec {

@@ -9,11 +9,11 @@
 # with device = auto.  The answers must be equal row for row, and EXPLAIN
 # ANALYZE must show pages parsed on the GPU.  The shapes are those of
 # dashboards: the canonical metrics table with its text column before the
-# values, a column key, a boolean key, date_trunc in a zone across
-# both DST changes, date_bin, ::date, Grafana's numeric time group and
-# to_timestamp() around it, a second width_bucket, time ranges in
-# the WHERE clause with and without keys, NULL keys and values, parallel
-# workers; and the cases the GPU must hand back to the host: rows outside
+# values, IN and NOT IN lists (a Grafana multi-value variable), a column
+# key, a boolean key, date_trunc in a zone across both DST changes,
+# date_bin, ::date, Grafana's numeric time group and to_timestamp() around
+# it, a second width_bucket, time ranges in the WHERE clause with and
+# without keys, NULL keys and values, parallel workers; and the cases the GPU must hand back to the host: rows outside
 # the statistics' range (inserted after ANALYZE) and pages that are not
 # all-visible.
 #
@@ -99,6 +99,12 @@ check "two weeks, heatmap" "$serial" \
 check "float and integer quals, NaN-aware, GROUP BY g" "$serial" \
     "SELECT g, gpu_histogram(x, 0, 1, 10) AS h, count(*) AS n FROM gh_gp WHERE x > 0.25 AND x <> 0.5 AND g <= 70 GROUP BY g"
 # monotone keys (scan/keys/monotone_key.cpp): Grafana's numeric group, kept as bytes, and to_timestamp() around it
+check "a Grafana multi-value variable, g IN (1, 2, 3), a week of 15-minute groups" "$serial" \
+    "SELECT floor(extract(epoch FROM ts) / 900) * 900 AS t, gpu_histogram(x, 0, 1, 16) AS h FROM gh_gp WHERE g IN (1, 2, 3) AND ts >= '2024-03-09' AND ts < '2024-03-16' GROUP BY 1"
+check "NOT IN lists of floats (NaN too) and integers, = ANY of an empty array, GROUP BY g" "$serial" \
+    "SELECT g, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp WHERE x NOT IN ('NaN', 0.5, 0.25) AND g NOT IN (0, 99) AND g <> ALL('{}'::int[]) GROUP BY g"
+check "an IN list of timestamps and one of bigints against an int column, ungrouped" "$serial" \
+    "SELECT gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp WHERE g = ANY('{4, 8, 15, 16, 23, 42}'::int8[]) AND ts NOT IN ('2024-03-09 00:00:09-05', '2024-03-10 12:00:00-04')"
 check "Grafana's one-minute group over two days (a numeric key), count(*)" "$serial" \
     "SELECT floor(extract(epoch FROM ts) / 60) * 60 AS time, gpu_histogram(x, 0, 1, 64) AS h, count(*) AS n FROM gh_gp WHERE ts BETWEEN '2024-03-09T00:00:00Z' AND '2024-03-11T00:00:00Z' GROUP BY 1"
 check "Grafana's hourly group, to_timestamp(), and a boolean" "$serial" \

@@ -5,7 +5,10 @@
 # ../shared/gpu/pg-up.sh.  Without a usable GPU it says so and exits 0: CI
 # has none, and that is not a failure.
 #
-#   bash test/gpu/run_gpu_checks.sh [--leak-queries N] [--no-regress]
+#   bash test/gpu/run_gpu_checks.sh [--leak-queries N] [--no-regress] [--leak-only]
+#
+# --leak-only runs 2 and 3 alone (a session that ran the other checks on
+# their own, with their own time limits).
 #
 # 1. the whole pg_regress suite with gpu_histogram.device = gpu, same expected files;
 # 2. gpu_histogram_stats() shows the values went through the GPU;
@@ -24,11 +27,13 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 leak_queries=1000
 regress=yes
+checks=yes
 while [ $# -gt 0 ]; do
     case $1 in
     --leak-queries) leak_queries=$2; shift 2 ;;
     --no-regress) regress=no; shift ;;
-    *) echo "usage: $0 [--leak-queries N] [--no-regress]"; exit 2 ;;
+    --leak-only) regress=no checks=no; shift ;;
+    *) echo "usage: $0 [--leak-queries N] [--no-regress] [--leak-only]"; exit 2 ;;
     esac
 done
 
@@ -60,18 +65,20 @@ else
 fi
 psql_q -c "DROP DATABASE IF EXISTS gh_gpu_regress" >/dev/null
 
-# 2b. grouped scans on the GPU
-if bash test/gpu/grouped_checks.sh; then :; else failures=$((failures + 1)); fi
+if [ $checks = yes ]; then
+    # 2b. grouped scans on the GPU
+    if bash test/gpu/grouped_checks.sh; then :; else failures=$((failures + 1)); fi
 
-# 2c. pages parsed on the GPU: layouts, and MVCC under concurrent writers
-if bash test/gpu/page_checks.sh; then :; else failures=$((failures + 1)); fi
+    # 2c. pages parsed on the GPU: layouts, and MVCC under concurrent writers
+    if bash test/gpu/page_checks.sh; then :; else failures=$((failures + 1)); fi
 
-# 2d. hundreds of thousands of small groups: no slower than twice the CPU
-if bash test/gpu/many_groups_checks.sh; then :; else failures=$((failures + 1)); fi
-# 2e. grouped and filtered pages parsed, grouped and counted on the GPU
-if bash test/gpu/grouped_page_checks.sh; then :; else failures=$((failures + 1)); fi
-# 2f. pages kept in the GPUs' page cache: hits only while a page is unchanged
-if bash test/gpu/page_cache_checks.sh; then :; else failures=$((failures + 1)); fi
+    # 2d. hundreds of thousands of small groups: no slower than twice the CPU
+    if bash test/gpu/many_groups_checks.sh; then :; else failures=$((failures + 1)); fi
+    # 2e. grouped and filtered pages parsed, grouped and counted on the GPU
+    if bash test/gpu/grouped_page_checks.sh; then :; else failures=$((failures + 1)); fi
+    # 2f. pages kept in the GPUs' page cache: hits only while a page is unchanged
+    if bash test/gpu/page_cache_checks.sh; then :; else failures=$((failures + 1)); fi
+fi
 
 # 2 and 3 run in one backend: stats, then the leak loop
 # x is numeric (the aggregate path); xf is float8, which the custom scan reads
@@ -95,6 +102,8 @@ sql=$(mktemp /tmp/gh_leak.XXXXXX.sql)
     for _ in 1 2 3; do echo "SELECT gpu_histogram(x, 0, 1, 256) IS NOT NULL FROM gh_leak;"; echo "SELECT count(*) FROM (SELECT i % 100, gpu_histogram(x, 0, 1, 64) FROM gh_leak GROUP BY 1) s;"; echo "SELECT sum(cardinality(h)) FROM (SELECT g, gpu_histogram(xf, 0, 1, 1000) h FROM gh_leak GROUP BY g) s;"; done
     echo "SELECT gpu_histogram(xf, 0, 1, 256) IS NOT NULL FROM gh_leak; SELECT gpu_histogram(x, '{0.1,0.2,0.5,0.9}'::float8[]) IS NOT NULL FROM gh_leak;"
     echo "SELECT gpu_histogram(xf, 0, 1, 256) IS NOT NULL FROM gh_leak_pages;"
+    echo "SELECT gpu_histogram(xf, 0, 1, 256) IS NOT NULL FROM gh_leak_pages WHERE i IN (1, 2, 3, 500000);"
+    echo "SELECT count(*) FROM (SELECT i % 10, gpu_histogram(xf, 0, 1, 64) FROM gh_leak_pages WHERE i NOT IN (5, 6, 7) GROUP BY 1) s;"
     echo "SELECT gpu_histogram('2024-01-01'::timestamptz + i * interval '1 second', '2024-01-01', '2024-01-05', 1440) IS NOT NULL FROM gh_leak;"
     # the service trims its memory pools and reads free memory after a second idle
     echo "SELECT pg_sleep(1.5); SELECT 'before', device_histograms, service_slots_in_use, service_device_histograms, service_device_bytes, (SELECT string_agg(free_memory::text, ',' ORDER BY ordinal) FROM gpu_histogram_devices()) FROM gpu_histogram_stats();"

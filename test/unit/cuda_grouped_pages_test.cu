@@ -28,6 +28,7 @@
  */
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -113,6 +114,40 @@ PageQual float_qual(const gh::PageColumn &col, PageCmp cmp, double value)
     return q;
 }
 
+/*
+ * An IN (cmp in) or NOT IN (not_in) list qual: its values sorted as
+ * float8's btree orders them (is_float, NaN last) or as integers, without
+ * repeats, appended to table as the host does (native_quals.cpp).
+ */
+PageQual list_qual(const gh::PageColumn &col, PageCmp cmp, bool is_float, std::vector<double> floats,
+                   std::vector<int64_t> words, std::vector<int64_t> *table)
+{
+    PageQual q{};
+    q.column = col;
+    q.cmp = cmp;
+    q.is_float = is_float;
+    q.list_first = static_cast<uint32_t>(table->size());
+    if (is_float) {
+        std::sort(floats.begin(), floats.end(), [](double a, double b) {
+            return std::isnan(b) ? !std::isnan(a) : !std::isnan(a) && a < b;
+        });
+        for (size_t i = 0; i < floats.size(); i++) {
+            if (i > 0 && (floats[i] == floats[i - 1] || (std::isnan(floats[i]) && std::isnan(floats[i - 1]))))
+                continue;
+            int64_t bits;
+            std::memcpy(&bits, &floats[i], sizeof bits);
+            table->push_back(bits);
+            q.list_count++;
+        }
+    } else {
+        std::sort(words.begin(), words.end());
+        words.erase(std::unique(words.begin(), words.end()), words.end());
+        table->insert(table->end(), words.begin(), words.end());
+        q.list_count = static_cast<uint32_t>(words.size());
+    }
+    return q;
+}
+
 PageKey column_key(const gh::PageColumn &col, int64_t base, uint32_t slots)
 {
     PageKey k{};
@@ -195,6 +230,8 @@ bool holds(int order, PageCmp cmp)
     case PageCmp::ge: return order >= 0;
     case PageCmp::gt: return order > 0;
     case PageCmp::ne: return order != 0;
+    case PageCmp::in:
+    case PageCmp::not_in: break; /* lists: reference_row walks them */
     }
     ADD_FAILURE() << "no such comparison";
     return false;
@@ -250,6 +287,19 @@ RowResult reference_row(const Line &line, const GroupedPageSpec &spec, const std
         const Seen s = seen(line, qual.column);
         if (s.null) /* strict operators: NULL is not true */
             return r;
+        if (qual.cmp == PageCmp::in || qual.cmp == PageCmp::not_in) {
+            /* a plain walk over the list: the kernel bisects */
+            bool found = false;
+            for (uint32_t j = 0; j < qual.list_count; j++) {
+                const int64_t entry = table[qual.list_first + j];
+                double e;
+                std::memcpy(&e, &entry, sizeof e);
+                found = found || (qual.is_float ? pg_float8_cmp(s.value, e) == 0 : s.word == entry);
+            }
+            if (found != (qual.cmp == PageCmp::in))
+                return r;
+            continue;
+        }
         const int order = qual.is_float ? pg_float8_cmp(s.value, qual.value)
                                         : (s.word < qual.word ? -1 : s.word > qual.word ? 1 : 0);
         if (!holds(order, qual.cmp))
@@ -559,6 +609,18 @@ GroupedPageSpec random_spec(std::mt19937_64 &rng, const Layout &layout, const Dr
     const double constants[] = {kNaN, kInf, -kInf, 0.0, -0.0, 0.5, 1.0, -0.25};
     for (int32_t q = 0; q < s.nquals; q++) {
         const int attno = 1 + static_cast<int>(rng() % kColumns);
+        if (rng() % 4 == 0) { /* an IN or NOT IN list of one to six values, some repeated */
+            const PageCmp cmp = rng() % 2 ? PageCmp::in : PageCmp::not_in;
+            std::vector<double> floats;
+            std::vector<int64_t> words;
+            for (uint64_t n = 1 + rng() % 6; n > 0; n--) {
+                floats.push_back(rng() % 2 ? constants[rng() % 8] : around(rng, d.floats));
+                words.push_back(attno == kStamp ? pick(rng, d.stamp_lo, d.stamp_hi) : pick(rng, d.key_lo - 1, d.key_hi + 1));
+            }
+            const bool is_float = types[attno] == PageValueType::float8;
+            s.quals[q] = list_qual(col(attno), cmp, is_float, floats, words, table);
+            continue;
+        }
         const PageCmp cmp = static_cast<PageCmp>(rng() % 6);
         if (types[attno] == PageValueType::float8) {
             s.quals[q] = float_qual(col(attno), cmp, rng() % 2 ? constants[rng() % 8] : around(rng, d.floats));
@@ -659,6 +721,60 @@ TEST(GroupedPagesHost, FloatQualsTakePostgresNaNOrder)
                 EXPECT_EQ(got.value_cell, 3) << what << ": 0.5 in bucket 3 of the only group";
         }
     }
+}
+
+/* IN and NOT IN lists: NaN matches NaN, -0 matches 0, NULL matches nothing either way; integers sign-extended. */
+TEST(GroupedPagesHost, ListQualsMatchAsPostgresEquals)
+{
+    ASSERT_NE(pool(), nullptr);
+    const Layout layout{{8, 8}, {4, 4}, {8, 8}};
+    const double fs[] = {kNaN, kInf, 1.0, 0.0, -0.0, -kInf};
+    const int64_t is[] = {-1, INT32_MAX, 7, 0, INT32_MIN, 7};
+    PageWriter w(pool_page(0));
+    for (int r = 0; r < 6; r++)
+        ASSERT_TRUE(w.add_tuple(layout, {heap_pages::float8_datum(fs[r]), heap_pages::int_datum(is[r]),
+                                         heap_pages::float8_datum(0.5)}));
+    ASSERT_TRUE(w.add_tuple(layout, {heap_pages::null_datum(), heap_pages::null_datum(), heap_pages::float8_datum(0.5)}));
+    const Written written{w.lines()};
+    const gh::PageColumn f = column(layout, 1, PageValueType::float8), i4 = column(layout, 2, PageValueType::int4);
+    /* rows: 0 NaN / -1, 1 Infinity / INT32_MAX, 2 one / 7, 3 zero / 0, 4 minus zero / INT32_MIN, 5 -Infinity / 7, 6 NULL */
+    std::vector<int64_t> table{42}; /* a list need not start the table */
+    const struct {
+        PageQual q;
+        const char *passing;
+    } cases[] = {
+        {list_qual(f, PageCmp::in, true, {kNaN, -0.0}, {}, &table), "034"},
+        {list_qual(f, PageCmp::not_in, true, {kNaN, -0.0}, {}, &table), "125"},
+        {list_qual(f, PageCmp::in, true, {-kInf, 1.0, kInf, 1.0}, {}, &table), "125"},
+        {list_qual(f, PageCmp::not_in, true, {0.25}, {}, &table), "012345"},
+        {list_qual(i4, PageCmp::in, false, {}, {7, -1, INT32_MIN}, &table), "0245"},
+        {list_qual(i4, PageCmp::not_in, false, {}, {7, -1, INT32_MIN}, &table), "13"},
+        {list_qual(i4, PageCmp::in, false, {}, {static_cast<int64_t>(UINT32_MAX), INT32_MAX}, &table), "1"},
+        {list_qual(i4, PageCmp::not_in, false, {}, {int64_t{1} << 40}, &table), "012345"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        GroupedPageSpec spec{};
+        spec.value = column(layout, 3, PageValueType::float8);
+        spec.interval = BucketSpec{0, 1, 4, BucketRule::pg16};
+        spec.nquals = 1;
+        spec.quals[0] = cases[k].q;
+        ASSERT_TRUE(gh::grouped_page_spec_fits(spec, static_cast<int64_t>(table.size()))) << "case " << k;
+        for (uint32_t i = 0; i < written[0].size(); i++) {
+            const RowFate want = std::strchr(cases[k].passing, '0' + int(i)) ? RowFate::count : RowFate::skip;
+            EXPECT_EQ(reference_row(written[0][i], spec, table).fate, want) << "case " << k << ", row " << i
+                                                                           << ": the reference";
+            EXPECT_EQ(evaluated(pool_page(0), i, spec, table).fate, want) << "case " << k << ", row " << i;
+        }
+    }
+    /* a list must have values, inside the table */
+    GroupedPageSpec spec{};
+    spec.value = column(layout, 3, PageValueType::float8);
+    spec.interval = BucketSpec{0, 1, 4, BucketRule::pg16};
+    spec.nquals = 1;
+    spec.quals[0] = cases[0].q;
+    EXPECT_FALSE(gh::grouped_page_spec_fits(spec, spec.quals[0].list_first + 1));
+    spec.quals[0].list_count = 0;
+    EXPECT_FALSE(gh::grouped_page_spec_fits(spec, static_cast<int64_t>(table.size())));
 }
 
 /* Integer quals compare the stored word sign-extended from its width, and older tuples take the missing value. */
@@ -1217,6 +1333,38 @@ TEST_F(GroupedPages, ColumnKeyInSharedCounters)
     spec.quals[1] = float_qual(column(layout, kFloat, PageValueType::float8, heap_pages::float8_datum(0)), PageCmp::lt, 0.9);
     ASSERT_EQ(gh::grouped_page_cells(spec), 11 * 11);
     expect_grouped(spec, {}, written, random_batches(rng, written, 0, 300), limits, "column key");
+}
+
+/* The column key's table again, filtered by an IN list of the key and a NOT IN list of floats, from the spec's table. */
+TEST_F(GroupedPages, ListQualsFromTheTable)
+{
+    std::mt19937_64 rng(47);
+    Draw d;
+    d.key_type = PageValueType::int4;
+    d.older_in = 30;
+    const Layout layout = table_layout(d.key_type);
+    const int64_t outside[] = {-6, 5, INT32_MIN, INT32_MAX};
+    Written written = write_pages(
+        layout, 0, 300, rng, [&] { return draw_row(rng, d); },
+        [&](std::vector<Datum> &row) {
+            row.resize(kColumns);
+            row[kKey - 1] = heap_pages::int_datum(outside[rng() % 4]);
+            row[kFloat - 1] = heap_pages::float8_datum(0.25);
+        },
+        10);
+    std::vector<int64_t> table{7, 7}; /* lists need not start the table */
+    GroupedPageSpec spec{};
+    spec.value = column(layout, kValue, PageValueType::float8, heap_pages::float8_datum(42.5));
+    spec.interval = d.values;
+    spec.nkeys = 1;
+    spec.keys[0] = column_key(column(layout, kKey, PageValueType::int4, heap_pages::int_datum(-5)), -5, 10);
+    spec.nquals = 2;
+    /* the key's outside values among the list, so that their rows' pages go to the host */
+    spec.quals[0] = list_qual(column(layout, kKey, PageValueType::int4, heap_pages::int_datum(-5)), PageCmp::in, false,
+                              {}, {-5, -4, -1, 0, 2, 3, 4, 5, -6, INT32_MAX}, &table);
+    spec.quals[1] = list_qual(column(layout, kFloat, PageValueType::float8, heap_pages::float8_datum(0)),
+                              PageCmp::not_in, true, {kNaN, 0.5, -0.0}, {}, &table);
+    expect_grouped(spec, table, written, random_batches(rng, written, 0, 300), limits, "list quals");
 }
 
 /*

@@ -90,7 +90,7 @@ void narrow(const NativeQuals &quals, AttrNumber attno, int64 *lo, int64 *hi)
 {
     for (int i = 0; i < quals.count; i++) {
         const NativeQual &q = quals.quals[i];
-        if (q.is_float || q.never || q.column.attno != attno)
+        if (q.is_float || q.never || q.always || q.column.attno != attno)
             continue;
         const int64 v = q.int_value;
         switch (q.cmp) {
@@ -102,7 +102,15 @@ void narrow(const NativeQuals &quals, AttrNumber attno, int64 *lo, int64 *hi)
             *lo = Max(*lo, v);
             *hi = Min(*hi, v);
             break;
-        case Comparison::ne: break;
+        case Comparison::any_eq:
+            /* the list's ends (never empty here: a list without values is `never`) */
+            if (q.nlist > 0) {
+                *lo = Max(*lo, q.int_list[0]);
+                *hi = Min(*hi, q.int_list[q.nlist - 1]);
+            }
+            break;
+        case Comparison::ne:
+        case Comparison::all_ne: break;
         }
     }
 }
@@ -211,6 +219,15 @@ bool key_time_intervals(GroupKey *key, VerifiedKey verified, int64 step, int64 l
     pfree(starts);
     pfree(results);
     return true;
+}
+
+int32 key_tables_add_list(KeyTables *t, const int64 *words, int32 n)
+{
+    reserve(t, n);
+    const int32 first = t->nwords;
+    memcpy(t->words + first, words, sizeof(int64) * static_cast<Size>(n));
+    t->nwords += n;
+    return first;
 }
 
 bool key_table_build(GroupKey *key, Oid relid, TupleDesc desc, const NativeQuals &quals, gh::PageKey *out,

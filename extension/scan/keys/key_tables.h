@@ -46,6 +46,13 @@ struct KeyTables {
 bool key_table_build(GroupKey *key, Oid relid, TupleDesc desc, const NativeQuals &quals, gh::PageKey *out,
                      KeyTables *t, int k);
 
+/*
+ * Adds a WHERE clause's list (native_quals.h), n words, to the table the
+ * GPU reads beside the keys' (a float8's bits as its word); returns where
+ * it starts.
+ */
+int32 key_tables_add_list(KeyTables *t, const int64 *words, int32 n);
+
 /* ---- for the key kinds' gpu_table (key_kind.h) ---- */
 
 /* Most slots a key may have on the GPU: its groups' cells stay in device memory a scan can take. */

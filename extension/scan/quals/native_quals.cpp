@@ -17,7 +17,9 @@ extern "C" {
 #include "nodes/nodeFuncs.h"
 #include "nodes/primnodes.h"
 #include "optimizer/optimizer.h"
+#include "utils/array.h"
 #include "utils/date.h"
+#include "utils/float.h"
 #include "utils/lsyscache.h"
 #include "utils/timestamp.h"
 }
@@ -51,6 +53,23 @@ Oid btree_family(const char *name)
                             true);
 }
 
+/* A value of an integer or time type as the int64 the comparisons use. */
+int64 int_of(Oid type, Datum d)
+{
+    switch (type) {
+    case INT2OID: return DatumGetInt16(d);
+    case INT4OID: return DatumGetInt32(d);
+    case DATEOID: return DatumGetDateADT(d);
+    default: return DatumGetInt64(d); /* int8, timestamp, timestamptz */
+    }
+}
+
+/* A float4 or float8 value as float8: float4 widens exactly, so its operators and the cross-type ones agree. */
+double float_of(Oid type, Datum d)
+{
+    return type == FLOAT4OID ? DatumGetFloat4(d) : DatumGetFloat8(d);
+}
+
 /* A value of the qual's type as the comparison needs it. */
 void set_value(NativeQual *q, Datum d, bool isnull)
 {
@@ -59,16 +78,91 @@ void set_value(NativeQual *q, Datum d, bool isnull)
     q->float_value = 0;
     if (isnull)
         return;
-    switch (q->value_type) {
-    case INT2OID: q->int_value = DatumGetInt16(d); break;
-    case INT4OID: q->int_value = DatumGetInt32(d); break;
-    case INT8OID: q->int_value = DatumGetInt64(d); break;
-    case FLOAT4OID: q->float_value = DatumGetFloat4(d); break;
-    case FLOAT8OID: q->float_value = DatumGetFloat8(d); break;
-    case DATEOID: q->int_value = DatumGetDateADT(d); break;
-    case TIMESTAMPOID: q->int_value = DatumGetTimestamp(d); break;
-    case TIMESTAMPTZOID: q->int_value = DatumGetTimestampTz(d); break;
+    if (q->is_float)
+        q->float_value = float_of(q->value_type, d);
+    else
+        q->int_value = int_of(q->value_type, d);
+}
+
+int order_int64(const void *a, const void *b)
+{
+    const int64 x = *static_cast<const int64 *>(a), y = *static_cast<const int64 *>(b);
+    return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/* float8's btree order: NaN equal to NaN and above everything, -0 equal to 0, as float8_eq and float8_lt say. */
+int order_float8(const void *a, const void *b)
+{
+    return float8_cmp_internal(*static_cast<const double *>(a), *static_cast<const double *>(b));
+}
+
+/* Sorts n values of `size` bytes and drops repeats; returns how many are left. */
+int sort_unique(void *values, int n, Size size, int (*order)(const void *, const void *))
+{
+    if (n == 0)
+        return 0;
+    qsort(values, static_cast<size_t>(n), size, order);
+    char *v = static_cast<char *>(values);
+    int kept = 1;
+    for (int i = 1; i < n; i++)
+        if (order(v + (kept - 1) * size, v + i * size) != 0)
+            memmove(v + kept++ * size, v + i * size, size);
+    return kept;
+}
+
+/*
+ * A list qual's array (isnull: the array itself is NULL), with
+ * ScalarArrayOpExpr's answers: no element (the operator runs zero times)
+ * gives false for = ANY and true for <> ALL whatever the column holds; a
+ * NULL element matches nothing, and where nothing matches the answer is
+ * NULL, so = ANY of NULLs only and <> ALL with a NULL pass no row.
+ */
+void set_list(NativeQual *q, MemoryContext cxt, Datum d, bool isnull)
+{
+    if (q->int_list != NULL)
+        pfree(q->int_list);
+    if (q->float_list != NULL)
+        pfree(q->float_list);
+    q->int_list = NULL;
+    q->float_list = NULL;
+    q->nlist = 0;
+    q->always = false;
+    q->never = isnull;
+    if (isnull)
+        return;
+    ArrayType *array = DatumGetArrayTypeP(d);
+    int16 typlen;
+    bool typbyval;
+    char typalign;
+    get_typlenbyvalalign(q->value_type, &typlen, &typbyval, &typalign);
+    Datum *elems;
+    bool *nulls;
+    int n;
+    deconstruct_array(array, q->value_type, typlen, typbyval, typalign, &elems, &nulls, &n);
+    if (n == 0) {
+        q->always = q->cmp == Comparison::all_ne;
+        q->never = q->cmp == Comparison::any_eq;
+        return;
     }
+    bool has_null = false;
+    int k = 0;
+    if (q->is_float)
+        q->float_list = static_cast<double *>(MemoryContextAlloc(cxt, sizeof(double) * n));
+    else
+        q->int_list = static_cast<int64 *>(MemoryContextAlloc(cxt, sizeof(int64) * n));
+    for (int i = 0; i < n; i++) {
+        if (nulls[i])
+            has_null = true;
+        else if (q->is_float)
+            q->float_list[k++] = float_of(q->value_type, elems[i]);
+        else
+            q->int_list[k++] = int_of(q->value_type, elems[i]);
+    }
+    q->nlist = q->is_float ? sort_unique(q->float_list, k, sizeof(double), order_float8)
+                           : sort_unique(q->int_list, k, sizeof(int64), order_int64);
+    q->never = (q->cmp == Comparison::any_eq && q->nlist == 0) || (q->cmp == Comparison::all_ne && has_null);
+    pfree(elems);
+    pfree(nulls);
 }
 
 /*
@@ -107,8 +201,73 @@ Comparison commuted(Comparison c)
     }
 }
 
-bool native_qual(Node *clause, TupleDesc desc, const Families &families, PlanState *parent, NativeQual *out)
+/*
+ * Whether column var against a value of value_type by opno is one the
+ * scan answers: the comparison, and whether it compares as float8.
+ */
+bool comparison_for(const Var *var, Oid value_type, Oid opno, const Families &families, TupleDesc desc,
+                    Comparison *cmp, bool *floats)
 {
+    if (var->varattno <= 0 || var->varattno > desc->natts || var->varlevelsup != 0)
+        return false;
+    bool ints = is_integer_type(var->vartype) && is_integer_type(value_type);
+    *floats = is_float_type(var->vartype) && is_float_type(value_type);
+    /* same type only: date against timestamp, or timestamp against timestamptz, converts (and the latter by TimeZone) */
+    bool times = is_time_type(var->vartype) && value_type == var->vartype;
+    return (ints && comparison_of(opno, INTEGER_BTREE_FAM_OID, cmp)) ||
+           (*floats && OidIsValid(families.float_ops) && comparison_of(opno, families.float_ops, cmp)) ||
+           (times && OidIsValid(families.datetime_ops) && comparison_of(opno, families.datetime_ops, cmp));
+}
+
+/* The qual's value: a constant now, else an expression prepare evaluates. */
+void take_value(NativeQual *out, Node *value, PlanState *parent, MemoryContext cxt)
+{
+    out->value = NULL;
+    if (!IsA(value, Const)) {
+        out->value = ExecInitExpr(reinterpret_cast<Expr *>(value), parent);
+        return;
+    }
+    const Const *c = reinterpret_cast<const Const *>(value);
+    if (native_qual_is_list(*out))
+        set_list(out, cxt, c->constvalue, c->constisnull);
+    else
+        set_value(out, c->constvalue, c->constisnull);
+}
+
+/* column op ANY (array) or column op ALL (array): IN and NOT IN lists. */
+bool native_list(ScalarArrayOpExpr *sa, TupleDesc desc, const Families &families, PlanState *parent,
+                 MemoryContext cxt, NativeQual *out)
+{
+    if (list_length(sa->args) != 2)
+        return false;
+    Node *left = static_cast<Node *>(linitial(sa->args));
+    Node *array = static_cast<Node *>(lsecond(sa->args));
+    if (!IsA(left, Var) || !fixed_for_scan(array))
+        return false;
+    const Var *var = reinterpret_cast<const Var *>(left);
+    const Oid element = get_element_type(exprType(array));
+    Comparison cmp;
+    bool floats;
+    if (!OidIsValid(element) || !comparison_for(var, element, sa->opno, families, desc, &cmp, &floats))
+        return false;
+    if (sa->useOr && cmp == Comparison::eq)
+        out->cmp = Comparison::any_eq;
+    else if (!sa->useOr && cmp == Comparison::ne)
+        out->cmp = Comparison::all_ne;
+    else
+        return false;
+    out->column = heap_column(desc, var->varattno, var->vartype);
+    out->is_float = floats;
+    out->value_type = element;
+    take_value(out, array, parent, cxt);
+    return true;
+}
+
+bool native_qual(Node *clause, TupleDesc desc, const Families &families, PlanState *parent, MemoryContext cxt,
+                 NativeQual *out)
+{
+    if (IsA(clause, ScalarArrayOpExpr))
+        return native_list(reinterpret_cast<ScalarArrayOpExpr *>(clause), desc, families, parent, cxt, out);
     if (!IsA(clause, OpExpr))
         return false;
     OpExpr *op = reinterpret_cast<OpExpr *>(clause);
@@ -121,30 +280,15 @@ bool native_qual(Node *clause, TupleDesc desc, const Families &families, PlanSta
         return false;
     Var *var = reinterpret_cast<Var *>(var_on_left ? left : right);
     Node *value = var_on_left ? right : left;
-    Oid value_type = exprType(value);
-    if (var->varattno <= 0 || var->varattno > desc->natts || var->varlevelsup != 0)
-        return false;
-
-    bool ints = is_integer_type(var->vartype) && is_integer_type(value_type);
-    bool floats = is_float_type(var->vartype) && is_float_type(value_type);
-    /* same type only: date against timestamp, or timestamp against timestamptz, converts (and the latter by TimeZone) */
-    bool times = is_time_type(var->vartype) && value_type == var->vartype;
     Comparison cmp;
-    if (!(ints && comparison_of(op->opno, INTEGER_BTREE_FAM_OID, &cmp)) &&
-        !(floats && OidIsValid(families.float_ops) && comparison_of(op->opno, families.float_ops, &cmp)) &&
-        !(times && OidIsValid(families.datetime_ops) && comparison_of(op->opno, families.datetime_ops, &cmp)))
+    bool floats;
+    if (!comparison_for(var, exprType(value), op->opno, families, desc, &cmp, &floats))
         return false;
     out->column = heap_column(desc, var->varattno, var->vartype);
     out->cmp = var_on_left ? cmp : commuted(cmp);
     out->is_float = floats;
-    out->value_type = value_type;
-    out->value = NULL;
-    if (IsA(value, Const)) {
-        const Const *c = reinterpret_cast<const Const *>(value);
-        set_value(out, c->constvalue, c->constisnull);
-    } else {
-        out->value = ExecInitExpr(reinterpret_cast<Expr *>(value), parent);
-    }
+    out->value_type = exprType(value);
+    take_value(out, value, parent, cxt);
     return true;
 }
 
@@ -183,8 +327,21 @@ template <typename T> bool stored(const NativeQual &q, TupleDesc desc, const Hea
     return true;
 }
 
+/* Whether v is in the qual's sorted list. */
+bool listed(const NativeQual &q, double v)
+{
+    return bsearch(&v, q.float_list, static_cast<size_t>(q.nlist), sizeof(double), order_float8) != NULL;
+}
+
+bool listed(const NativeQual &q, int64 v)
+{
+    return bsearch(&v, q.int_list, static_cast<size_t>(q.nlist), sizeof(int64), order_int64) != NULL;
+}
+
 bool passes(const NativeQual &q, TupleDesc desc, const HeapTupleData *t)
 {
+    if (q.always)
+        return true;
     if (q.never)
         return false;
     if (q.is_float) {
@@ -200,6 +357,8 @@ bool passes(const NativeQual &q, TupleDesc desc, const HeapTupleData *t)
         case Comparison::ge: return float8_ge(v, c);
         case Comparison::gt: return float8_gt(v, c);
         case Comparison::ne: return float8_ne(v, c);
+        case Comparison::any_eq: return listed(q, v);
+        case Comparison::all_ne: return !listed(q, v);
         }
         return false;
     }
@@ -214,6 +373,8 @@ bool passes(const NativeQual &q, TupleDesc desc, const HeapTupleData *t)
     case Comparison::ge: return v >= c;
     case Comparison::gt: return v > c;
     case Comparison::ne: return v != c;
+    case Comparison::any_eq: return listed(q, v);
+    case Comparison::all_ne: return !listed(q, v);
     }
     return false;
 }
@@ -229,7 +390,8 @@ bool native_quals_build(List *quals, TupleDesc desc, PlanState *parent, NativeQu
     int n = 0;
     ListCell *lc;
     foreach (lc, quals) {
-        if (!native_qual(static_cast<Node *>(lfirst(lc)), desc, families, parent, &natives[n++])) {
+        if (!native_qual(static_cast<Node *>(lfirst(lc)), desc, families, parent, CurrentMemoryContext,
+                         &natives[n++])) {
             pfree(natives);
             return false;
         }
@@ -237,6 +399,7 @@ bool native_quals_build(List *quals, TupleDesc desc, PlanState *parent, NativeQu
     out->count = n;
     out->quals = natives;
     out->prepared = false;
+    out->cxt = CurrentMemoryContext;
     return true;
 }
 
@@ -248,7 +411,10 @@ void native_quals_prepare(NativeQuals *q, ExprContext *econtext)
             continue;
         bool isnull;
         Datum d = ExecEvalExprSwitchContext(qual->value, econtext, &isnull);
-        set_value(qual, d, isnull);
+        if (native_qual_is_list(*qual))
+            set_list(qual, q->cxt, d, isnull);
+        else
+            set_value(qual, d, isnull);
     }
     ResetExprContext(econtext);
     q->prepared = true;

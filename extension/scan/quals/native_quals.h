@@ -14,8 +14,13 @@
  *     time ranges of dashboards: `ts >= $1`, `ts > now() - interval '1 day'`,
  *     BETWEEN);
  * op being one of the family's btree comparisons or the negator of its
- * equality, and a NULL column failing, as the strict operators give.  The
- * value is a constant, or an expression fixed for the scan (a parameter, a
+ * equality, and a NULL column failing, as the strict operators give.  So
+ * is `column = ANY(array)` (`IN (...)`) and `column <> ALL(array)` (`NOT
+ * IN`) of those types, answered by a search of the array's values, sorted
+ * once per scan, with ScalarArrayOpExpr's semantics: a NULL element never
+ * matches, but makes NOT IN pass no row; an empty array passes no row for
+ * IN and every row for NOT IN, NULLs too; a NULL array passes none.  The
+ * value (or array) is a constant, or an expression fixed for the scan (a parameter, a
  * stable function of constants, an InitPlan's result): no Vars, nothing
  * volatile.  Such an expression is evaluated once per scan, when the first
  * tuples arrive, never under a buffer lock.  The scan uses this path only
@@ -27,17 +32,22 @@
 
 #include "../heap/heap_reader.h"
 
-/* Comparisons, as btree strategies number them, plus <>. */
-enum class Comparison { lt, le, eq, ge, gt, ne };
+/* Comparisons, as btree strategies number them, plus <>; then = ANY and <> ALL of a list. */
+enum class Comparison { lt, le, eq, ge, gt, ne, any_eq, all_ne };
 
 struct NativeQual {
     HeapColumn column;
     Comparison cmp;
     bool is_float;     /* compare as float8 (float_ops) or as int64 (integer_ops, datetime_ops) */
     bool never;        /* a NULL value: no row passes */
+    bool always;       /* <> ALL of an empty array: every row passes */
     int64 int_value;
     double float_value;
-    Oid value_type;    /* the value's type */
+    /* any_eq and all_ne: the array's non-NULL values, sorted as the family orders them, without repeats */
+    int nlist;
+    int64 *int_list;
+    double *float_list;
+    Oid value_type;    /* the value's type, or the array's element type */
     ExprState *value;  /* NULL for a constant; else evaluated by native_quals_prepare */
 };
 
@@ -45,7 +55,14 @@ struct NativeQuals {
     int count;
     NativeQual *quals;
     bool prepared;     /* every value is known for this scan */
+    MemoryContext cxt; /* where the lists live: the scan's */
 };
+
+/* Whether the qual is a list's (= ANY, <> ALL). */
+static inline bool native_qual_is_list(const NativeQual &q)
+{
+    return q.cmp == Comparison::any_eq || q.cmp == Comparison::all_ne;
+}
 
 /*
  * Fills `out` (palloc'd) if every clause of the implicit-AND list `quals`

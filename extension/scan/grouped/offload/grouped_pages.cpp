@@ -49,6 +49,8 @@ gh::PageCmp page_cmp(Comparison c)
     case Comparison::ge: return gh::PageCmp::ge;
     case Comparison::gt: return gh::PageCmp::gt;
     case Comparison::ne: return gh::PageCmp::ne;
+    case Comparison::any_eq: return gh::PageCmp::in;
+    case Comparison::all_ne: return gh::PageCmp::not_in;
     }
     return gh::PageCmp::eq;
 }
@@ -76,6 +78,8 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
             return false;
         for (int i = 0; i < host.quals->count; i++) {
             const NativeQual &q = host.quals->quals[i];
+            if (q.always) /* <> ALL of an empty array: no row fails it */
+                continue;
             gh::PageQual &out = spec.quals[spec.nquals++];
             if (q.never || !page_column_for(desc, q.column, &out.column))
                 return false;
@@ -83,6 +87,12 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
             out.is_float = q.is_float;
             out.word = q.int_value;
             out.value = q.float_value;
+            if (native_qual_is_list(q)) {
+                /* a float8's bits keep its place in the sorted list: the GPU compares them as float8 again */
+                const int64 *words = q.is_float ? reinterpret_cast<const int64 *>(q.float_list) : q.int_list;
+                out.list_first = static_cast<uint32>(key_tables_add_list(&gp->tables, words, q.nlist));
+                out.list_count = static_cast<uint32>(q.nlist);
+            }
         }
     }
     for (int k = 0; k < nkeys; k++) {

@@ -1,0 +1,104 @@
+--
+-- where_lists: IN and NOT IN lists in the WHERE clause (`col IN (...)`,
+-- `col = ANY(array)`, `col NOT IN (...)`, `col <> ALL(array)`), evaluated
+-- by the scan itself (extension/scan/quals/native_quals.h) rather than by
+-- the executor, on the host's rows and on the page path: a Grafana
+-- multi-value variable makes such a list.  Every answer is compared with
+-- PostgreSQL's ordinary plan (rt_compare), with the cases where
+-- ScalarArrayOpExpr's answer is not the obvious one: NULL elements (which
+-- make NOT IN pass no row), empty arrays (= ANY passes nothing, <> ALL
+-- everything, NULL columns too), a NULL array, NaN, -0 and infinities in a
+-- float8 list, cross-type lists (an int4 column against bigints), lists of
+-- dates and timestamps, and lists that are parameters of a prepared
+-- statement.  gpu_histogram.debug_pages_on_cpu batches the pages as for
+-- the GPU and parses them on the host; the DEBUG lines show the page path
+-- ran, and EXPLAIN ANALYZE that the lists were evaluated natively.
+-- test/gpu/grouped_page_checks.sh runs lists on the GPU's pages.
+--
+LOAD 'gpu_histogram';
+SET client_min_messages = warning;
+DROP TABLE IF EXISTS wl_t;
+RESET client_min_messages;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/helpers.sql
+SET max_parallel_workers_per_gather = 0;
+SET TimeZone = 'UTC';
+SET gpu_histogram.device = cpu;
+SET jit = off;
+SET gpu_histogram.debug_pages_on_cpu = on;
+SET gpu_histogram.debug_pages_per_batch = 8;
+
+CREATE TABLE wl_t (ts timestamptz, host text, g int4, k int8, f float8, d date, x float8)
+    WITH (autovacuum_enabled = off);
+INSERT INTO wl_t
+SELECT '2024-05-01'::timestamptz + i * interval '1 minute',
+       'host-' || i % 9,
+       CASE WHEN i % 97 = 0 THEN NULL ELSE i % 20 END,
+       CASE WHEN i % 89 = 0 THEN NULL ELSE (i % 7) * 10000000000 END,
+       CASE i % 50 WHEN 0 THEN 'NaN' WHEN 1 THEN 'Infinity' WHEN 2 THEN '-Infinity' WHEN 3 THEN '-0'
+                   WHEN 4 THEN NULL ELSE (i % 10) / 4.0 END,
+       '2024-05-01'::date + i % 30,
+       CASE WHEN i % 37 = 0 THEN NULL ELSE ((i::bigint * 7919) % 100003) / 100003.0 END
+FROM generate_series(1, 20000) i;
+SELECT rt_await_snapshots() AS settled;
+VACUUM ANALYZE wl_t;
+
+-- evaluated natively: the plan's account says so
+SELECT line FROM rt_explain($$SELECT gpu_histogram(x, 0, 1, 8) FROM wl_t WHERE g IN (1, 2, 3)$$, true) line
+WHERE line ~ 'Filter Evaluation|Custom Scan';
+
+CREATE TEMP TABLE wl_queries (n int GENERATED ALWAYS AS IDENTITY, q text);
+INSERT INTO wl_queries (q) VALUES
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE g IN (1, 2, 3)$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE g NOT IN (1, 2, 3)$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE g IN (1, NULL, 3)$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE g NOT IN (1, NULL, 3)$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE g = ANY('{}'::int[])$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE g <> ALL('{}'::int[])$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE g = ANY(NULL::int[])$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE g <> ALL('{NULL}'::int[])$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE g = ANY('{NULL, 4, 4, 19}'::int[])$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE g IN (5::int8, 6000000000, -1)$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE k IN (10000000000, 30000000000::int8)$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE k = ANY(ARRAY[1, 2, 3]::int2[])$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE f IN ('NaN', 0, 'Infinity')$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE f NOT IN ('NaN', '-Infinity', 1.25)$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE f = ANY(ARRAY[0.5, 2]::float4[])$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE d IN ('2024-05-03', '2024-05-29')$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE ts IN ('2024-05-01 00:10+00', '2024-05-02 00:00+00', '2024-06-01 00:00+00')$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE g IN (1, 2, 3) AND ts >= '2024-05-03' AND ts < '2024-05-10' AND x > 0.25$$),
+    ($$SELECT g, gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE g IN (1, 2, 3, 17) GROUP BY g$$),
+    ($$SELECT date_trunc('hour', ts) AS hour, gpu_histogram(x, 0, 1, 8) AS h FROM wl_t WHERE g IN (1, 2, 3) AND ts >= '2024-05-02' AND ts < '2024-05-05' GROUP BY 1$$),
+    ($$SELECT floor(extract(epoch FROM ts) / 900) * 900 AS t, gpu_histogram(x, 0, 1, 8) AS h FROM wl_t WHERE g = ANY(string_to_array('2,4,6', ',')::int[]) AND ts >= '2024-05-04' AND ts < '2024-05-06' GROUP BY 1$$),
+    ($$SELECT g, gpu_histogram(x, 0, 1, 8) AS h FROM wl_t WHERE g NOT IN (0, 1) AND k NOT IN (0) GROUP BY g$$);
+SELECT count(*) AS queries, bool_and(c.same) AS same, bool_and(c.scan_planned) AS scans
+FROM wl_queries, LATERAL rt_compare(q) c;
+SET client_min_messages = debug1;
+SELECT n, c.* FROM wl_queries, LATERAL rt_compare(q) c ORDER BY n;
+RESET client_min_messages;
+
+-- lists that are parameters of a generic plan, given at EXECUTE: evaluated once per scan
+SET plan_cache_mode = force_generic_plan;
+PREPARE wl_any(int[]) AS SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE g = ANY($1);
+PREPARE wl_in(int, int) AS SELECT g, gpu_histogram(x, 0, 1, 8) AS h FROM wl_t WHERE g IN ($1, $2) GROUP BY g;
+PREPARE wl_not(float8[]) AS SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE f <> ALL($1);
+SELECT q, c.* FROM (VALUES
+    ($$EXECUTE wl_any('{3, 5, 7}')$$),
+    ($$EXECUTE wl_any('{}')$$),
+    ($$EXECUTE wl_any(NULL)$$),
+    ($$EXECUTE wl_in(2, NULL)$$),
+    ($$EXECUTE wl_in(8, 9)$$),
+    ($$EXECUTE wl_not('{NaN, 0}')$$),
+    ($$EXECUTE wl_not('{}')$$),
+    ($$EXECUTE wl_not('{1, NULL}')$$)
+) v(q), LATERAL rt_compare(q) c;
+
+DEALLOCATE wl_any;
+DEALLOCATE wl_in;
+DEALLOCATE wl_not;
+RESET plan_cache_mode;
+RESET gpu_histogram.debug_pages_per_batch;
+RESET gpu_histogram.debug_pages_on_cpu;
+RESET gpu_histogram.device;
+RESET TimeZone;
+DROP TABLE wl_t, wl_queries;
