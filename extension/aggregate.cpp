@@ -10,6 +10,8 @@
 #include "errors.h"
 #include "histogram_state.h"
 
+namespace gpu_histogram {
+
 namespace {
 
 MemoryContext aggregate_context(FunctionCallInfo fcinfo, const char *caller)
@@ -115,3 +117,5 @@ GH_FUNCTION(gpu_histogram_deserializefn)
     bytea *wire = PG_GETARG_BYTEA_PP(0);
     PG_RETURN_POINTER(histogram_state_deserialize(CurrentMemoryContext, wire, fcinfo->flinfo));
 }
+
+} // namespace gpu_histogram

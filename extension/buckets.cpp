@@ -9,6 +9,8 @@
 
 #include "errors.h"
 
+namespace gpu_histogram {
+
 namespace {
 
 /*
@@ -191,3 +193,5 @@ GH_FUNCTION(gpu_histogram_buckets_thresholds)
                    Float8GetDatum(b == count ? get_float8_infinity() : t[b]), counts[b]);
     return (Datum)0;
 }
+
+} // namespace gpu_histogram

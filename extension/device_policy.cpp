@@ -13,6 +13,8 @@
 #include "settings.h"
 #include "service/service_client.h"
 
+namespace gpu_histogram {
+
 bool device_gpu_wanted(void)
 {
     return gh_device_mode == DEVICE_GPU || (gh_device_mode == DEVICE_AUTO && gpu_service_up());
@@ -55,3 +57,5 @@ bool device_count(const DeviceBatch &b)
     b.count_here(b.batch, choice);
     return false;
 }
+
+} // namespace gpu_histogram

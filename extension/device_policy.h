@@ -19,6 +19,8 @@
 
 #include "pg_headers.h"
 
+namespace gpu_histogram {
+
 enum class DeviceChoice {
     cpu,      /* bin it on this process's CPU */
     gpu_now,  /* the GPU if the service has room at once; if not, the CPU */
@@ -73,5 +75,7 @@ struct DeviceBatch {
  * take is counted here before it returns.  true: the GPU took it.
  */
 bool device_count(const DeviceBatch &b);
+
+} // namespace gpu_histogram
 
 #endif /* GH_DEVICE_POLICY_H */

@@ -5,6 +5,8 @@
 
 #include "../gpu/gpu_backend.h"
 
+namespace gpu_histogram {
+
 void report_spec_error(gh::SpecError err, const gh::BucketSpec &spec)
 {
     switch (err) {
@@ -162,3 +164,5 @@ void report_changed_spec(const gh::BucketSpec &group, double value, double lo, d
                               group.lo, group.hi, group.nbins, lo, hi, nbins)));
     pg_unreachable();
 }
+
+} // namespace gpu_histogram

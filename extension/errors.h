@@ -13,6 +13,8 @@
 #include "../gpu/specs/histogram_spec.h"
 #include "../gpu/specs/status.h"
 
+namespace gpu_histogram {
+
 /* The float8 width_bucket formula of the server we are built against. */
 constexpr gh::BucketRule kServerRule =
     PG_VERSION_NUM >= 160000 ? gh::BucketRule::pg16 : gh::BucketRule::pg15;
@@ -75,5 +77,7 @@ static_assert(gh::kMaxThresholds + 1 <= kMaxHistogramSlots, "a thresholds histog
  * the bound that the bucket count gives gpu_histogram's.
  */
 void check_histogram_size(ArrayType *hist);
+
+} // namespace gpu_histogram
 
 #endif /* GH_ERRORS_H */

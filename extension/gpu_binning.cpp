@@ -14,6 +14,8 @@
 #include "device_policy.h"
 #include "settings.h"
 
+namespace gpu_histogram {
+
 namespace {
 
 bool on_gpu_path(const GpuLease *lease)
@@ -91,3 +93,5 @@ void gpu_lease_release(GpuLease *lease)
     }
     gpu_service_close(&lease->hist);
 }
+
+} // namespace gpu_histogram

@@ -18,6 +18,8 @@
 #include "pg_headers.h"
 #include "service/client_values.h"
 
+namespace gpu_histogram {
+
 struct GpuLease {
     ServiceHistogramRef hist; /* the group's device histogram, or index -1 */
     int32 slot;               /* the slot being filled (or read into), or -1 */
@@ -67,5 +69,7 @@ void gpu_lease_release(GpuLease *lease);
 
 /* The batch size in force: gpu_histogram.batch_size, at most a service slot. */
 int32 gpu_binning_batch_size(void);
+
+} // namespace gpu_histogram
 
 #endif /* GH_GPU_BINNING_H */

@@ -8,6 +8,8 @@
 #include "errors.h"
 #include "../gpu/cpu/cpu_backend.h"
 
+namespace gpu_histogram {
+
 int64 gh_values_binned_on_cpu = 0;
 
 namespace {
@@ -310,3 +312,5 @@ HistogramState *histogram_state_copy(MemoryContext mcxt, HistogramState *src)
     st->spec_is_constant = src->spec_is_constant;
     return st;
 }
+
+} // namespace gpu_histogram

@@ -20,6 +20,8 @@
 #include "gpu_binning.h"
 #include "../gpu/specs/histogram_spec.h"
 
+namespace gpu_histogram {
+
 /*
  * spec is the group's first row's: lo, hi and nbins of a float8 or a time
  * histogram, or the thresholds, which live in a query-long copy shared by
@@ -138,5 +140,7 @@ ArrayType *int64_array(const int64 *counts, int32 n);
 
 /* Values binned on the CPU by this backend (gpu_histogram_stats()). */
 extern int64 gh_values_binned_on_cpu;
+
+} // namespace gpu_histogram
 
 #endif /* GH_HISTOGRAM_STATE_H */

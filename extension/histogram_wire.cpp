@@ -17,6 +17,8 @@ extern "C" {
 #include "utils/array.h"
 }
 
+namespace gpu_histogram {
+
 namespace {
 
 /*
@@ -224,3 +226,5 @@ ArrayType *int64_array(const int64 *counts, int32 n)
     memcpy(ARR_DATA_PTR(a), counts, sizeof(int64) * static_cast<Size>(n));
     return a;
 }
+
+} // namespace gpu_histogram

@@ -7,6 +7,8 @@
 #include "errors.h"
 #include "histogram_state.h"
 
+namespace gpu_histogram {
+
 namespace {
 
 struct MergeState {
@@ -160,3 +162,5 @@ GH_FUNCTION(gpu_histogram_merge_deserializefn)
     check_counts(st->counts, n, "partial state");
     PG_RETURN_POINTER(st);
 }
+
+} // namespace gpu_histogram

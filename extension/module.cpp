@@ -30,6 +30,8 @@ PG_MODULE_MAGIC;
 void _PG_init(void);
 }
 
+namespace gpu_histogram {
+
 int gh_device_mode = DEVICE_AUTO;
 int gh_batch_size = 1 << 20;
 bool gh_pages_on_gpu = true;
@@ -65,7 +67,8 @@ static const struct config_enum_entry device_options[] = {
     {NULL, 0, false},
 };
 
-void _PG_init(void)
+/* What _PG_init does, inside the namespace that declares the settings and the hooks. */
+static void module_init(void)
 {
     DefineCustomEnumVariable("gpu_histogram.device", "Where gpu_histogram() bins values.",
                              "auto: the GPU for groups that fill a batch, when one is usable, else "
@@ -124,4 +127,15 @@ void _PG_init(void)
     gpu_histogram_scan_init();
     gpu_service_init();
     MarkGUCPrefixReserved("gpu_histogram");
+}
+
+} // namespace gpu_histogram
+
+/*
+ * The server looks _PG_init up by its unmangled name, so it stays at global
+ * scope with the C linkage declared above, as does the module magic.
+ */
+void _PG_init(void)
+{
+    gpu_histogram::module_init();
 }

@@ -35,6 +35,8 @@
 #include "histogram_state.h"
 #include "../gpu/cpu/cpu_backend.h"
 
+namespace gpu_histogram {
+
 namespace {
 
 struct MovingHistogram {
@@ -136,3 +138,5 @@ GH_FUNCTION(gpu_histogram_moving_finalfn)
         PG_RETURN_NULL();
     PG_RETURN_ARRAYTYPE_P(int64_array(st->counts, st->spec.nbins + 2));
 }
+
+} // namespace gpu_histogram

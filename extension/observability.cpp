@@ -9,6 +9,8 @@
 #include "histogram_state.h"
 #include "service/service_shared.h"
 
+namespace gpu_histogram {
+
 namespace {
 
 const char *state_name(ServiceState state)
@@ -144,3 +146,5 @@ GH_FUNCTION(gpu_histogram_stats)
     }
     PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
+
+} // namespace gpu_histogram

@@ -4,7 +4,11 @@
  * Every file in extension/ includes PostgreSQL through this one header so
  * that the headers always get C linkage and postgres.h always comes first.
  * GH_FUNCTION declares a SQL-callable function with the C linkage and the
- * V1 info record the function manager looks up.
+ * V1 info record the function manager looks up; C linkage keeps both
+ * symbols plain although the functions are defined in namespace
+ * gpu_histogram.  This header declares nothing of ours, so it stays
+ * outside the namespace; so does pg_compat.h, whose aliases and one static
+ * inline function only spell PostgreSQL's types and calls for each major.
  */
 #ifndef GH_PG_HEADERS_H
 #define GH_PG_HEADERS_H

@@ -57,6 +57,8 @@ extern "C" {
 }
 #include "pg_compat.h"
 
+namespace gpu_histogram {
+
 namespace {
 
 planner_hook_type prev_planner_hook = NULL;
@@ -266,3 +268,5 @@ void gpu_histogram_plan_args_init(void)
     prev_planner_hook = planner_hook;
     planner_hook = plan_args_planner;
 }
+
+} // namespace gpu_histogram

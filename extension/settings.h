@@ -4,6 +4,8 @@
 #ifndef GH_SETTINGS_H
 #define GH_SETTINGS_H
 
+namespace gpu_histogram {
+
 /* gpu_histogram.device */
 enum DeviceMode {
     DEVICE_AUTO, /* the GPU service for groups big enough to fill a batch, when it has room */
@@ -18,5 +20,7 @@ extern bool gh_page_probes;        /* ... and ask the GPUs' page cache for all-v
 extern int gh_auto_page_batches;   /* auto: page batches reserved on each GPU at once, all sessions together */
 extern bool gh_debug_pages_on_cpu; /* testing: batches of pinned pages, all parsed on the CPU */
 extern int gh_debug_pages_per_batch; /* testing: pages per batch for the GPU, 0 the built-in */
+
+} // namespace gpu_histogram
 
 #endif /* GH_SETTINGS_H */

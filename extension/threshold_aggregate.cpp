@@ -15,6 +15,8 @@
 #include "errors.h"
 #include "histogram_state.h"
 
+namespace gpu_histogram {
+
 namespace {
 
 /* Whether the aggregate's argument argno (0-based) keeps one value for the whole query. */
@@ -88,3 +90,5 @@ GH_FUNCTION(gpu_histogram_thresholds_transfn)
     }
     return thresholds_transfn_slow_path(fcinfo);
 }
+
+} // namespace gpu_histogram

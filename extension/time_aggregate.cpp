@@ -18,6 +18,8 @@
 #include "errors.h"
 #include "histogram_state.h"
 
+namespace gpu_histogram {
+
 namespace {
 
 /* Bounds of the group's first row, checked in numeric width_bucket's order. */
@@ -87,3 +89,5 @@ GH_FUNCTION(gpu_histogram_date_transfn)
 {
     return time_transfn(fcinfo, true);
 }
+
+} // namespace gpu_histogram

@@ -26,6 +26,8 @@ extern "C" {
 #include "utils/lsyscache.h"
 }
 
+namespace gpu_histogram {
+
 namespace {
 
 /* The cast functions through which int2, int4, int8 and float4 reach float8. */
@@ -216,3 +218,5 @@ gh::HistogramSpec histogram_first_spec(const HistogramCall &call, const Histogra
     elog(ERROR, "gpu_histogram scan: unexpected histogram form");
     return gh::HistogramSpec{};
 }
+
+} // namespace gpu_histogram

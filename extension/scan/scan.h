@@ -11,7 +11,11 @@
 #ifndef GH_SCAN_H
 #define GH_SCAN_H
 
+namespace gpu_histogram {
+
 /* _PG_init: defines gpu_histogram.scan, installs the planner hook, registers the node. */
 void gpu_histogram_scan_init(void);
+
+} // namespace gpu_histogram
 
 #endif /* GH_SCAN_H */

@@ -32,6 +32,8 @@ extern "C" {
 
 #define GH_SCAN_NODE_NAME "GpuHistogramScan"
 
+namespace gpu_histogram {
+
 /* gpu_histogram.scan */
 extern bool gh_scan_enabled;
 
@@ -119,5 +121,7 @@ bool histogram_form_of(Oid aggfnoid, HistogramForm *form);
  * Returns false for anything else.
  */
 bool histogram_call_parse(const Aggref *aggref, Index relid, HistogramCall *out);
+
+} // namespace gpu_histogram
 
 #endif /* GH_SCAN_NODE_H */

@@ -12,6 +12,8 @@
 #include "client_values.h"
 #include "service_shared.h"
 
+namespace gpu_histogram {
+
 /* A grouped page histogram's spec and the length of its tables, for client_open. */
 struct GroupedPagesOpen {
     const gh::GroupedPageSpec *spec;
@@ -53,5 +55,7 @@ bool client_await_answer(int32 slot, bool wait, gh::Status *result);
 
 /* Raises the ERROR for a failed request, with what the service recorded of it. */
 void client_report_failure(gh::Status s);
+
+} // namespace gpu_histogram
 
 #endif /* GH_CLIENT_INNER_H */

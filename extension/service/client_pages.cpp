@@ -11,6 +11,8 @@ extern "C" {
 #include "miscadmin.h"
 }
 
+namespace gpu_histogram {
+
 ServicePages gpu_service_pages(void)
 {
     if (gh_service == NULL)
@@ -159,3 +161,5 @@ uint32 gpu_service_cache_base(const gh::PageCacheRel &rel, uint32 nblocks)
     service_unlock();
     return base;
 }
+
+} // namespace gpu_histogram

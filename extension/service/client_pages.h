@@ -17,6 +17,8 @@
 #include "../../gpu/specs/page_cache.h"
 #include "../../gpu/specs/page_spec.h"
 
+namespace gpu_histogram {
+
 /* What the service can do with pages now. */
 struct ServicePages {
     bool ready;         /* it is up and has mapped the buffer pool: page batches can go */
@@ -109,5 +111,7 @@ double gpu_service_cached_share(const gh::PageCacheRel &rel, uint32 shape);
  * (gpu/specs/page_cache_places.h), kept or made.  0 when no cache runs.
  */
 uint32 gpu_service_cache_base(const gh::PageCacheRel &rel, uint32 nblocks);
+
+} // namespace gpu_histogram
 
 #endif /* GH_CLIENT_PAGES_H */

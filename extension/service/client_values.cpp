@@ -10,6 +10,8 @@ extern "C" {
 #include "miscadmin.h"
 }
 
+namespace gpu_histogram {
+
 bool gpu_service_open(const gh::HistogramSpec &spec, bool transient, ServiceWait wait, ServiceHistogramRef *out)
 {
     return client_open(spec, 0, NULL, NULL, transient, wait, out);
@@ -56,3 +58,5 @@ bool gpu_service_send_grouped(const ServiceHistogramRef *ref, const double *valu
     gh_batches_sent_to_gpu++;
     return true;
 }
+
+} // namespace gpu_histogram

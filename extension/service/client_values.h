@@ -13,6 +13,8 @@
 #include "../../gpu/specs/grouped_spec.h"
 #include "../../gpu/specs/histogram_spec.h"
 
+namespace gpu_histogram {
+
 /*
  * Opens a device histogram for spec (and, for thresholds, loads them into
  * the service).  A lease (transient = false) is kept for a group's whole
@@ -50,5 +52,7 @@ void gpu_service_bin(int32 slot, const ServiceHistogramRef *ref, int32 n);
  */
 bool gpu_service_send_grouped(const ServiceHistogramRef *ref, const double *values, const uint32 *groups, int32 n,
                               ServiceWait wait);
+
+} // namespace gpu_histogram
 
 #endif /* GH_CLIENT_VALUES_H */

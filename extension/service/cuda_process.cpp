@@ -43,6 +43,8 @@ extern "C" {
 #include <time.h>
 #include <unistd.h>
 
+namespace gpu_histogram {
+
 namespace cuda_proc {
 
 namespace {
@@ -310,3 +312,5 @@ void cuda_process_main(pid_t supervisor)
         serve();
     idle();
 }
+
+} // namespace gpu_histogram

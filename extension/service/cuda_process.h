@@ -7,7 +7,11 @@
 
 #include <sys/types.h>
 
+namespace gpu_histogram {
+
 /* Runs the CUDA process; never returns (it ends with _exit). */
 [[noreturn]] void cuda_process_main(pid_t supervisor);
+
+} // namespace gpu_histogram
 
 #endif /* GH_CUDA_PROCESS_H */

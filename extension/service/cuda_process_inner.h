@@ -10,6 +10,8 @@
 
 #include "service_shared.h"
 
+namespace gpu_histogram {
+
 namespace cuda_proc {
 
 /* cuda_process.cpp: the service's message for gpu_histogram_devices(), under the lock. */
@@ -51,5 +53,7 @@ void close_histograms(void);
 int in_flight_count(void);
 
 } // namespace cuda_proc
+
+} // namespace gpu_histogram
 
 #endif /* GH_CUDA_PROCESS_INNER_H */

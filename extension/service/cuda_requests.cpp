@@ -15,6 +15,8 @@ extern "C" {
 
 #include <stdlib.h>
 
+namespace gpu_histogram {
+
 namespace cuda_proc {
 
 gh::BatchBuffer **batches;
@@ -422,3 +424,5 @@ void close_histograms(void)
 }
 
 } // namespace cuda_proc
+
+} // namespace gpu_histogram

@@ -11,6 +11,8 @@ extern "C" {
 #include "storage/bufmgr.h"
 }
 
+namespace gpu_histogram {
+
 namespace cuda_proc {
 
 namespace {
@@ -150,3 +152,5 @@ bool start_gpus(void)
 }
 
 } // namespace cuda_proc
+
+} // namespace gpu_histogram

@@ -18,6 +18,8 @@ extern "C" {
 
 #include <signal.h>
 
+namespace gpu_histogram {
+
 ServiceShared *gh_service = NULL;
 ServiceSlot *gh_service_slots = NULL;
 ServiceHistogram *gh_service_histograms = NULL;
@@ -266,3 +268,5 @@ void gpu_service_init(void)
     shmem_startup_hook = attach_shared_memory;
     register_worker();
 }
+
+} // namespace gpu_histogram

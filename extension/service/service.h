@@ -11,6 +11,10 @@
 #ifndef GH_SERVICE_H
 #define GH_SERVICE_H
 
+namespace gpu_histogram {
+
 void gpu_service_init(void);
+
+} // namespace gpu_histogram
 
 #endif /* GH_SERVICE_H */

@@ -24,6 +24,8 @@ extern "C" {
 
 #include "../errors.h"
 
+namespace gpu_histogram {
+
 int64 gh_values_sent_to_gpu = 0;
 int64 gh_batches_sent_to_gpu = 0;
 int32 gh_histograms_open = 0;
@@ -507,3 +509,5 @@ bool client_send_table(const ServiceHistogramRef *ref, const void *words, int32 
     }
     return true;
 }
+
+} // namespace gpu_histogram

@@ -23,6 +23,8 @@
 #include "../pg_headers.h"
 #include "../../gpu/specs/status.h"
 
+namespace gpu_histogram {
+
 /* A histogram entry taken in the service. */
 struct ServiceHistogramRef {
     int32 index; /* -1: none */
@@ -84,5 +86,7 @@ void gpu_service_crash_cuda_process(void);
 extern int64 gh_values_sent_to_gpu;
 extern int64 gh_batches_sent_to_gpu;
 extern int32 gh_histograms_open;
+
+} // namespace gpu_histogram
 
 #endif /* GH_SERVICE_CLIENT_H */

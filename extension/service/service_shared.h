@@ -46,6 +46,8 @@ extern "C" {
 #include "../../gpu/specs/page_cache_places.h"
 #include "../../gpu/specs/page_spec.h"
 
+namespace gpu_histogram {
+
 enum ServiceState : int32 {
     SERVICE_DOWN = 0, /* no CUDA process (exited, or not started yet) */
     SERVICE_STARTING, /* the CUDA process is starting CUDA */
@@ -319,5 +321,7 @@ void service_fail_all_locked(const char *failure);
 
 /* The readers of failed reads and everyone waiting for room: after service_fail_all_locked. */
 void service_wake_clients(void);
+
+} // namespace gpu_histogram
 
 #endif /* GH_SERVICE_SHARED_H */

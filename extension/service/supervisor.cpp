@@ -35,6 +35,12 @@ extern "C" {
 #include <signal.h>
 #include <sys/wait.h>
 
+namespace gpu_histogram {
+
+/*
+ * The postmaster looks the worker up by name (service.cpp's
+ * bgw_function_name); C linkage keeps its symbol plain inside the namespace.
+ */
 extern "C" {
 PGDLLEXPORT void gpu_histogram_service_main(Datum arg);
 }
@@ -244,3 +250,5 @@ void gpu_histogram_service_main(Datum)
         (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, timeout, PG_WAIT_EXTENSION);
     }
 }
+
+} // namespace gpu_histogram

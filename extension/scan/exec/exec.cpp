@@ -24,6 +24,8 @@ extern "C" {
 #include "utils/rel.h"
 }
 
+namespace gpu_histogram {
+
 namespace {
 
 constexpr Size kSharedHeader = MAXALIGN(sizeof(SharedScan));
@@ -296,3 +298,5 @@ const CustomScanMethods gh_scan_plan_methods = {
     GH_SCAN_NODE_NAME,
     create_scan_state,
 };
+
+} // namespace gpu_histogram

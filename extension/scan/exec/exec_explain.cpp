@@ -17,6 +17,8 @@ extern "C" {
 #include "utils/ruleutils.h"
 }
 
+namespace gpu_histogram {
+
 namespace {
 
 const char *device_setting()
@@ -95,3 +97,5 @@ void scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
         ExplainPropertyUInteger("Values Binned on GPU", NULL, t.values_gpu, es);
     }
 }
+
+} // namespace gpu_histogram

@@ -23,6 +23,8 @@ extern "C" {
 #include "utils/rel.h"
 }
 
+namespace gpu_histogram {
+
 void scan_evaluate_args(ScanExec *s)
 {
     ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
@@ -174,3 +176,5 @@ void scan_record_totals(ScanExec *s, const PageGpu *pages, uint64 values_cpu, ui
         pg_atomic_fetch_add_u64(&s->shared->values_gpu, values_gpu);
     }
 }
+
+} // namespace gpu_histogram

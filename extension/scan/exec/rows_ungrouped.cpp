@@ -25,6 +25,8 @@ extern "C" {
 #include "utils/rel.h"
 }
 
+namespace gpu_histogram {
+
 struct UngroupedRows {
     HeapColumn *columns;
     bool *skip;                /* args[h].skip, as page_gpu.h takes it */
@@ -342,3 +344,5 @@ const RowStrategy ungrouped_rows = {
     NULL, /* explain_plan */
     NULL, /* explain_analyze */
 };
+
+} // namespace gpu_histogram

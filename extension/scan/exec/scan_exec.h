@@ -32,6 +32,8 @@ extern "C" {
 }
 #include "../../pg_compat.h"
 
+namespace gpu_histogram {
+
 /* Where the values went, for EXPLAIN ANALYZE. */
 struct ScanTotals {
     HeapReadCounters read;
@@ -168,5 +170,7 @@ void scan_record_totals(ScanExec *s, const PageGpu *pages, uint64 values_cpu, ui
 
 /* The scan slot emptied, every column NULL. */
 TupleTableSlot *scan_empty_slot(ScanExec *s);
+
+} // namespace gpu_histogram
 
 #endif /* GH_SCAN_EXEC_H */

@@ -20,6 +20,8 @@ extern "C" {
 #include "utils/ruleutils.h"
 }
 
+namespace gpu_histogram {
+
 namespace {
 
 bool grouped_wants(const ScanExec *s, int nkeys, bool counts)
@@ -337,3 +339,5 @@ const RowStrategy grouped_rows = {
     grouped_explain_plan,
     grouped_explain_analyze,
 };
+
+} // namespace gpu_histogram

@@ -9,6 +9,8 @@
 
 #include "../../histogram_state.h"
 
+namespace gpu_histogram {
+
 void grouped_rows_prepare_arguments(GroupedRows *g)
 {
     ScanExec *s = g->s;
@@ -31,3 +33,5 @@ void grouped_rows_counted(GroupedRows *g)
     gh_values_binned_on_cpu += g->table.values_binned;
     scan_record_totals(g->s, g->pages.active ? &g->pages.pages : NULL, g->table.values_binned, g->table.values_gpu);
 }
+
+} // namespace gpu_histogram

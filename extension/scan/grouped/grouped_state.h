@@ -13,6 +13,8 @@
 #include "offload/grouped_pages.h"
 #include "table/group_agg.h"
 
+namespace gpu_histogram {
+
 struct GroupingPolicy;
 
 /* Where the driver is: one step of its loop each (grouped_next_row). */
@@ -48,5 +50,7 @@ void grouped_rows_prepare_arguments(GroupedRows *g);
  * above still has them).
  */
 void grouped_rows_counted(GroupedRows *g);
+
+} // namespace gpu_histogram
 
 #endif /* GH_SCAN_GROUPED_STATE_H */

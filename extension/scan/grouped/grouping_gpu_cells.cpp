@@ -18,6 +18,8 @@
  */
 #include "grouping_policy.h"
 
+namespace gpu_histogram {
+
 namespace {
 
 struct GpuCells {
@@ -114,3 +116,5 @@ GroupingPolicy *gpu_cells_grouping(GroupedRows *g, GroupingPolicy *inner)
     c->inner = inner;
     return &c->policy;
 }
+
+} // namespace gpu_histogram

@@ -12,6 +12,8 @@
  */
 #include "grouping_policy.h"
 
+namespace gpu_histogram {
+
 bool table_rounds_next(GroupedRows *g, TableRounds *r)
 {
     GroupAgg *ga = &g->table;
@@ -137,3 +139,5 @@ GroupingPolicy *hash_grouping(GroupedRows *g)
     h->policy = GroupingPolicy{g, hash_start, table_add_rows, table_full, hash_emit, hash_holds_nothing, hash_reset, NULL};
     return &h->policy;
 }
+
+} // namespace gpu_histogram

@@ -28,6 +28,8 @@
 
 #include "grouped_state.h"
 
+namespace gpu_histogram {
+
 struct GroupingPolicy {
     GroupedRows *g; /* the scan whose groups it keeps */
     /* before the first block: false if this process has nothing to read or emit */
@@ -91,5 +93,7 @@ static inline bool table_rounds_gpu_pending(const TableRounds *r)
 {
     return r->stage == TableRounds::Stage::gpu_groups;
 }
+
+} // namespace gpu_histogram
 
 #endif /* GH_SCAN_GROUPING_POLICY_H */

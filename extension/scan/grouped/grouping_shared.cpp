@@ -21,6 +21,8 @@ extern "C" {
 #include "storage/lwlock.h"
 }
 
+namespace gpu_histogram {
+
 namespace {
 
 /* parts of a share, each an open temporary file with a block of buffer while they are written */
@@ -295,3 +297,5 @@ GroupingPolicy *shared_grouping(GroupedRows *g)
                                shared_emit, shared_holds_nothing, shared_reset,   shared_end};
     return &m->policy;
 }
+
+} // namespace gpu_histogram

@@ -15,6 +15,8 @@ extern "C" {
 #include "storage/proc.h"
 }
 
+namespace gpu_histogram {
+
 namespace {
 
 BatchPinList *tracked;
@@ -78,3 +80,5 @@ void batch_pins_untrack(BatchPinList *list)
             return;
         }
 }
+
+} // namespace gpu_histogram

@@ -32,6 +32,8 @@ extern "C" {
 #include "storage/bufmgr.h"
 }
 
+namespace gpu_histogram {
+
 /* Adds a pin of the batch's own to a shared buffer this backend has pinned the ordinary way. */
 void batch_pin_add(Buffer buffer);
 
@@ -50,5 +52,7 @@ struct BatchPinList {
 
 void batch_pins_track(BatchPinList *list);
 void batch_pins_untrack(BatchPinList *list);
+
+} // namespace gpu_histogram
 
 #endif

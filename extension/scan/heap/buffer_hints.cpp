@@ -18,6 +18,8 @@ extern "C" {
 }
 #include "../../pg_compat.h"
 
+namespace gpu_histogram {
+
 namespace {
 
 /* One table's hints, in TopMemoryContext's child hints_cxt. */
@@ -222,3 +224,5 @@ void buffer_hints_prefetch(const BufferHints &hints, BlockNumber block)
     __builtin_prefetch(GetBufferDescriptor(hint - 1), 1);
     __builtin_prefetch(BufferGetPage(hint), 0);
 }
+
+} // namespace gpu_histogram

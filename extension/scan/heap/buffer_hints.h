@@ -27,6 +27,8 @@ extern "C" {
 #include "utils/rel.h"
 }
 
+namespace gpu_histogram {
+
 /* The hints for one scan: buffers[block], InvalidBuffer where unknown. */
 struct BufferHints {
     Buffer *buffers; /* NULL: no hints for this scan */
@@ -64,5 +66,7 @@ Buffer buffer_hints_read(const BufferHints &hints, Relation rel, BlockNumber blo
 
 /* Asks for the hinted buffer's descriptor and page header: block is read soon. */
 void buffer_hints_prefetch(const BufferHints &hints, BlockNumber block);
+
+} // namespace gpu_histogram
 
 #endif /* GH_SCAN_BUFFER_HINTS_H */

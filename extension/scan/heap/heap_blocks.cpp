@@ -18,6 +18,8 @@ extern "C" {
 #include "access/visibilitymap.h"
 }
 
+namespace gpu_histogram {
+
 void heap_reader_keep_blocks(HeapReader *r, const uint8 *keep, BlockNumber nblocks)
 {
     r->keep = keep;
@@ -286,3 +288,5 @@ void heap_reader_reread(HeapReader *r, BlockNumber block, XLogRecPtr vm)
     r->reread[r->nreread] = block;
     r->reread_vm[r->nreread++] = vm;
 }
+
+} // namespace gpu_histogram

@@ -11,10 +11,14 @@
 
 #include "heap_reader_state.h"
 
+namespace gpu_histogram {
+
 /*
  * The scan's next block, and its map LSN: one given back first
  * (*given_back), else the next allocated; false when none is left.
  */
 bool heap_blocks_take(HeapReader *r, BlockNumber *block, XLogRecPtr *vm, bool *given_back);
+
+} // namespace gpu_histogram
 
 #endif /* GH_SCAN_HEAP_BLOCKS_H */

@@ -9,6 +9,8 @@ extern "C" {
 #include "utils/rel.h"
 }
 
+namespace gpu_histogram {
+
 /* nocachegetattr()'s walk for a tuple without NULLs, without its general cases. */
 const char *heap_column_walk(const HeapColumn &col, const char *tp)
 {
@@ -201,3 +203,5 @@ void heap_column_values_each(const HeapColumn &col, TupleDesc desc, const HeapTu
 {
     by_column_type(col.type, [&](auto v) { return column_values_each<decltype(v)>(col, desc, tuples, n, out, isnull); });
 }
+
+} // namespace gpu_histogram

@@ -19,6 +19,8 @@ extern "C" {
 #include "storage/bufpage.h"
 }
 
+namespace gpu_histogram {
+
 /* How an attribute is laid out, as heap tuples store it. */
 struct AttrLayout {
     int16 len; /* attlen: > 0 fixed, -1 varlena, -2 cstring */
@@ -127,5 +129,7 @@ static inline void heap_page_prefetch(Page page)
  */
 int heap_page_column_values(const HeapColumn &col, TupleDesc desc, Page page, OffsetNumber lines, double *buf,
                             int *ntuples);
+
+} // namespace gpu_histogram
 
 #endif /* GH_SCAN_HEAP_COLUMNS_H */

@@ -25,6 +25,8 @@ extern "C" {
 }
 #include "../../pg_compat.h"
 
+namespace gpu_histogram {
+
 void heap_reader_begin(HeapReader *r, Relation rel, Snapshot snapshot, ParallelBlockTableScanDesc pscan,
                        const BufferHints *shared_hints, bool list_all_visible)
 {
@@ -285,3 +287,5 @@ void heap_reader_end(HeapReader *r)
         r->strategy = NULL;
     }
 }
+
+} // namespace gpu_histogram

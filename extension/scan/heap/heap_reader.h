@@ -26,6 +26,8 @@ extern "C" {
 #include "utils/snapshot.h"
 }
 
+namespace gpu_histogram {
+
 /*
  * Prepares a scan of rel under snapshot; pscan is the shared block scan, or
  * NULL, and shared_hints the parallel scan's hints (NULL: this backend's
@@ -137,5 +139,7 @@ void heap_reader_release(HeapReader *r);
 
 /* Ends the scan: releases the page and the strategy. */
 void heap_reader_end(HeapReader *r);
+
+} // namespace gpu_histogram
 
 #endif /* GH_SCAN_HEAP_READER_H */

@@ -18,6 +18,8 @@ extern "C" {
 #include "utils/snapshot.h"
 }
 
+namespace gpu_histogram {
+
 /* What one scan has read, reported by EXPLAIN ANALYZE. */
 struct HeapReadCounters {
     uint64 pages;
@@ -105,5 +107,7 @@ static inline bool heap_reader_has_rereads(const HeapReader *r)
 {
     return r->reread_head < r->nreread;
 }
+
+} // namespace gpu_histogram
 
 #endif /* GH_SCAN_HEAP_READER_STATE_H */

@@ -12,6 +12,8 @@ extern "C" {
 
 #include <cstddef>
 
+namespace gpu_histogram {
+
 namespace hl = gh::heap_layout;
 
 static_assert(offsetof(PageHeaderData, pd_lower) == hl::kPdLowerOffset, "pd_lower moved");
@@ -126,3 +128,5 @@ bool page_column_for(TupleDesc desc, const HeapColumn &col, gh::PageColumn *out)
     }
     return true;
 }
+
+} // namespace gpu_histogram

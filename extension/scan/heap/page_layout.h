@@ -14,6 +14,8 @@
 
 #include "../../../gpu/specs/page_spec.h"
 
+namespace gpu_histogram {
+
 /* Whether this server's heap pages are laid out as gpu/specs/page_spec.h says. */
 bool page_layout_matches(void);
 
@@ -22,5 +24,7 @@ bool page_layout_matches(void);
  * it cannot: an earlier column is not fixed width, or too many precede it.
  */
 bool page_column_for(TupleDesc desc, const HeapColumn &col, gh::PageColumn *out);
+
+} // namespace gpu_histogram
 
 #endif /* GH_SCAN_PAGE_LAYOUT_H */

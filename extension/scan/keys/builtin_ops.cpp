@@ -9,6 +9,8 @@ extern "C" {
 #include "utils/lsyscache.h"
 }
 
+namespace gpu_histogram {
+
 namespace {
 
 /* The function an operator runs; the planner has filled opfuncid by the time a plan is made. */
@@ -118,3 +120,5 @@ bool builtin_time_shift(const OpExpr *op, bool *minus)
     }
     return false;
 }
+
+} // namespace gpu_histogram

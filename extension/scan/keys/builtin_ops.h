@@ -20,6 +20,8 @@ extern "C" {
 #include "nodes/primnodes.h"
 }
 
+namespace gpu_histogram {
+
 /* The four arithmetic operations, as the built-in operators of integers, float8 and numeric run them. */
 enum class Arithmetic { none, add, sub, mul, div };
 
@@ -45,5 +47,7 @@ bool builtin_time_zone_cast(const FuncExpr *f);
 
 /* Whether op is the built-in timestamp or timestamptz plus or minus an interval; *minus for the latter. */
 bool builtin_time_shift(const OpExpr *op, bool *minus);
+
+} // namespace gpu_histogram
 
 #endif /* GH_SCAN_BUILTIN_OPS_H */

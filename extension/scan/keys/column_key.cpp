@@ -17,6 +17,8 @@ extern "C" {
 #include "utils/lsyscache.h"
 }
 
+namespace gpu_histogram {
+
 namespace {
 
 bool plain_column(const Var *v, GroupKeyDef *out)
@@ -99,3 +101,5 @@ const char *describe(const GroupKey *)
 const KeyKindOps column_key_kind = {
     KeyKind::column, "column", recognise, NULL, NULL, word, bytes, gpu_table, NULL, true, NULL, describe,
 };
+
+} // namespace gpu_histogram

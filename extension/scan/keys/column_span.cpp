@@ -19,6 +19,8 @@ extern "C" {
 #include "utils/selfuncs.h"
 }
 
+namespace gpu_histogram {
+
 namespace {
 
 /* A stored value of a timestamp or integer column as int64; false for an infinity. */
@@ -144,3 +146,5 @@ double trunc_unit_usec(int unit)
     }
     return 0;
 }
+
+} // namespace gpu_histogram

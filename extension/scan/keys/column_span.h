@@ -14,10 +14,14 @@ extern "C" {
 #include "nodes/pathnodes.h"
 }
 
+namespace gpu_histogram {
+
 /* The span of column attno of table relid, in microseconds for a timestamp or timestamptz, in units for an integer; false if unknown. */
 bool planner_column_span(PlannerInfo *root, Index relid, AttrNumber attno, Oid coltype, double *span_usec);
 
 /* The shortest a bucket of a date_trunc unit (a DTK_ code) can be, in microseconds; 0 for none. */
 double trunc_unit_usec(int unit);
+
+} // namespace gpu_histogram
 
 #endif /* GH_SCAN_COLUMN_SPAN_H */

@@ -18,6 +18,8 @@ extern "C" {
 #include "utils/timestamp.h"
 }
 
+namespace gpu_histogram {
+
 namespace {
 
 /* More than this many is no bound worth giving. */
@@ -418,3 +420,5 @@ double expression_keys_joint_bound(PlannerInfo *root, Index relid, List *keys)
     const double b = steps(c, column, unit);
     return b > 0 && b < kUnbounded ? b + 1 : 0; /* and NULL */
 }
+
+} // namespace gpu_histogram

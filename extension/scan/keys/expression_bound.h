@@ -25,6 +25,8 @@ extern "C" {
 #include "nodes/pathnodes.h"
 }
 
+namespace gpu_histogram {
+
 /* An upper bound on expr's distinct non-NULL values over the rows of table relid the query reads; 0: unknown. */
 double expression_group_bound(PlannerInfo *root, Index relid, const Expr *expr);
 
@@ -38,5 +40,7 @@ double expression_group_bound(PlannerInfo *root, Index relid, const Expr *expr);
  * not 31 x 12 x 4 x 366.  0: unknown.
  */
 double expression_keys_joint_bound(PlannerInfo *root, Index relid, List *keys);
+
+} // namespace gpu_histogram
 
 #endif /* GH_SCAN_EXPRESSION_BOUND_H */

@@ -47,6 +47,8 @@ extern "C" {
 
 #include <cmath>
 
+namespace gpu_histogram {
+
 namespace {
 
 struct Walk {
@@ -251,3 +253,5 @@ const KeyKindOps expression_key_kind = {
     KeyKind::expression, "expression", recognise, expression_key_init, NULL, expression_key_word,
     expression_key_bytes, NULL, group_bound, false, NULL, describe,
 };
+
+} // namespace gpu_histogram

@@ -9,6 +9,8 @@
 
 #include "group_keys.h"
 
+namespace gpu_histogram {
+
 /*
  * Whether expr is a key the executor can evaluate for the scan, and the
  * group table keep; fills *out.  float8_ok: a float8 key is kept too (its
@@ -31,5 +33,7 @@ bool expression_key_bytes(GroupKey *key, TupleDesc desc, HeapTupleData *t, const
 
 /* Whether every value of the numeric expression n has one display scale (so equal values have equal bytes). */
 bool expression_fixed_scale(const Node *n);
+
+} // namespace gpu_histogram
 
 #endif /* GH_SCAN_EXPRESSION_KEY_H */

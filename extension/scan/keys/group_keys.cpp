@@ -13,6 +13,8 @@ extern "C" {
 #include "utils/lsyscache.h"
 }
 
+namespace gpu_histogram {
+
 namespace {
 
 /* Asked in this order; the first that recognises an expression has it. */
@@ -175,3 +177,5 @@ bool group_key_page_may_raise(GroupKey *key, TupleDesc desc, HeapTupleData *tupl
     }
     return false;
 }
+
+} // namespace gpu_histogram

@@ -42,6 +42,8 @@
 
 #include "../../../gpu/formulas/bucket.h"
 
+namespace gpu_histogram {
+
 /* One GROUP BY expression, taken apart. */
 struct GroupKeyDef {
     const KeyKindOps *ops; /* its kind (key_kind.h) */
@@ -137,5 +139,7 @@ Datum group_key_datum(const GroupKey *key, int64 word);
 
 /* How the key is computed, for EXPLAIN: "column", "date_trunc hour, UTC", ... */
 const char *group_key_describe(const GroupKey *key);
+
+} // namespace gpu_histogram
 
 #endif /* GH_SCAN_GROUP_KEYS_H */

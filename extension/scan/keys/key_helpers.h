@@ -15,6 +15,8 @@ extern "C" {
 #include "nodes/primnodes.h"
 }
 
+namespace gpu_histogram {
+
 /* Whether e is a column of table relid (a user column of this query level); sets *out. */
 bool key_table_var(const Expr *e, Index relid, const Var **out);
 
@@ -35,5 +37,7 @@ bool key_type_kept_as_is(Oid type, Oid collation);
 
 /* An argument fixed for the scan, evaluated and copied into the current memory context; 0 when NULL. */
 Datum key_arg_value(ExprState *state, ExprContext *econtext, Oid type, bool *isnull);
+
+} // namespace gpu_histogram
 
 #endif /* GH_SCAN_KEY_HELPERS_H */

@@ -24,13 +24,16 @@ extern "C" {
 #include "nodes/pathnodes.h"
 }
 
+namespace gh {
+struct PageKey;
+}
+
+namespace gpu_histogram {
+
 struct GroupKeyDef;
 struct GroupKey;
 struct KeyTables;
 struct NativeQuals;
-namespace gh {
-struct PageKey;
-}
 
 /* Which kind a key is: for the few loops that specialize on it (group_agg.cpp's per-row loop). */
 enum class KeyKind { column, time, width_bucket, time_bucket, periodic, monotone, expression };
@@ -87,5 +90,7 @@ extern const KeyKindOps tsdb_key_kind;         /* tsdb_key.cpp: TimescaleDB's ti
 extern const KeyKindOps periodic_key_kind;     /* periodic_key.cpp: extract(hour FROM ts) and the like */
 extern const KeyKindOps monotone_key_kind;     /* monotone_key.cpp: floor(extract(epoch FROM ts)/60)*60 and the like */
 extern const KeyKindOps expression_key_kind;   /* expression_key.cpp: any other, by the executor */
+
+} // namespace gpu_histogram
 
 #endif /* GH_SCAN_KEY_KIND_H */

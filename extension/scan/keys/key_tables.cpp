@@ -18,6 +18,8 @@ extern "C" {
 
 #include <algorithm>
 
+namespace gpu_histogram {
+
 namespace {
 
 /*
@@ -238,3 +240,5 @@ bool key_table_build(GroupKey *key, Oid relid, TupleDesc desc, const NativeQuals
         return false;
     return key->def.ops->gpu_table(key, KeyRows{relid, &quals}, out, t, k);
 }
+
+} // namespace gpu_histogram

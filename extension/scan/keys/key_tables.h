@@ -27,6 +27,8 @@ extern "C" {
 
 #include "../../../gpu/specs/grouped_page_spec.h"
 
+namespace gpu_histogram {
+
 /* The tables of every key of one spec, and the key word of each key's slots. */
 struct KeyTables {
     int64 *words;     /* the interval tables, as the GPU reads them */
@@ -100,5 +102,7 @@ using VerifiedKey = bool (*)(GroupKey *key, int64 ts, int64 *result, int64 *from
  */
 bool key_time_intervals(GroupKey *key, VerifiedKey verified, int64 step, int64 lo, int64 hi, gh::PageKey *out,
                         KeyTables *t, int k);
+
+} // namespace gpu_histogram
 
 #endif /* GH_SCAN_KEY_TABLES_H */

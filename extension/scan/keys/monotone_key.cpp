@@ -49,6 +49,8 @@ extern "C" {
 #include "utils/numeric.h"
 }
 
+namespace gpu_histogram {
+
 /* The search for a monotone key's intervals, from one stored value to the next. */
 struct MonotoneState {
     List *divisions;   /* ExprState of each numeric division (monotone_steps.h) */
@@ -498,3 +500,5 @@ const KeyKindOps monotone_key_kind = {
     KeyKind::monotone, "monotone expression", recognise, init, NULL, word, bytes, gpu_table, group_bound,
     true /* its groups come in the column's order */, NULL, describe, host_table,
 };
+
+} // namespace gpu_histogram

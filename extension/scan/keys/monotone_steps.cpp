@@ -42,6 +42,8 @@ extern "C" {
 #include "utils/numeric.h"
 }
 
+namespace gpu_histogram {
+
 namespace {
 
 /* The values a node can take: [lo, hi], and the smallest magnitude of a non-zero one. */
@@ -498,3 +500,5 @@ bool monotone_shape(const Expr *expr, Index relid, MonotoneShape *out)
     out->zoned = w.zoned;
     return true;
 }
+
+} // namespace gpu_histogram

@@ -28,6 +28,8 @@ extern "C" {
 #include "nodes/primnodes.h"
 }
 
+namespace gpu_histogram {
+
 struct MonotoneShape {
     const Var *column; /* the one column the expression reads */
     /*
@@ -63,5 +65,7 @@ struct MonotoneShape {
  * memory context).
  */
 bool monotone_shape(const Expr *expr, Index relid, MonotoneShape *out);
+
+} // namespace gpu_histogram
 
 #endif /* GH_SCAN_MONOTONE_STEPS_H */

@@ -35,6 +35,8 @@ extern "C" {
 #include "utils/timestamp.h"
 }
 
+namespace gpu_histogram {
+
 namespace {
 
 enum Field { kHour, kMinute, kDay, kDow, kIsodow, kDoy, kMonth, kQuarter };
@@ -294,3 +296,5 @@ const char *describe(const GroupKey *key)
 const KeyKindOps periodic_key_kind = {
     KeyKind::periodic, "periodic field", recognise, init, NULL, word, NULL, gpu_table, group_bound, false, datum, describe,
 };
+
+} // namespace gpu_histogram

@@ -19,6 +19,8 @@ extern "C" {
 #include "utils/timestamp.h"
 }
 
+namespace gpu_histogram {
+
 namespace {
 
 /*
@@ -209,3 +211,5 @@ const char *describe(const GroupKey *key)
 const KeyKindOps time_key_kind = {
     KeyKind::time, "time bucket", recognise, init, prepare, word, NULL, gpu_table, group_bound, true, NULL, describe,
 };
+
+} // namespace gpu_histogram

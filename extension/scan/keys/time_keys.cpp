@@ -14,6 +14,8 @@ extern "C" {
 #include "utils/timestamp.h"
 }
 
+namespace gpu_histogram {
+
 namespace {
 
 /* Seconds from the Unix epoch to PostgreSQL's (2000-01-01). */
@@ -347,3 +349,5 @@ int time_key_trunc_unit(const char *name)
     }
     return -1;
 }
+
+} // namespace gpu_histogram

@@ -50,6 +50,8 @@ extern "C" {
 #include "pgtime.h"
 }
 
+namespace gpu_histogram {
+
 enum class TimeKeyKind { trunc, bin, to_date };
 
 /* The zone's UTC offset over [lo, hi), in microseconds. */
@@ -161,5 +163,7 @@ const char *time_key_describe(const TimeKey *k);
  * (DecodeUnits), or -1 for one it leaves to the ordinary plan.
  */
 int time_key_trunc_unit(const char *name);
+
+} // namespace gpu_histogram
 
 #endif /* GH_SCAN_TIME_KEYS_H */

@@ -16,6 +16,8 @@ extern "C" {
 #include "utils/lsyscache.h"
 }
 
+namespace gpu_histogram {
+
 namespace {
 
 /*
@@ -313,3 +315,5 @@ const char *tsdb_bucket_describe(const TsdbBucket *b)
         return psprintf("time_bucket, %s", pg_get_timezone_name(session_timezone));
     return "time_bucket";
 }
+
+} // namespace gpu_histogram

@@ -25,6 +25,8 @@
 
 #include "time_keys.h"
 
+namespace gpu_histogram {
+
 /* Every time_bucket() form takes the column as its second argument. */
 constexpr int kTsdbTsArg = 1;
 
@@ -92,5 +94,7 @@ bool tsdb_bucket_range_safe(const TsdbBucket *b);
 
 /* "time_bucket" and its zone, for EXPLAIN. */
 const char *tsdb_bucket_describe(const TsdbBucket *b);
+
+} // namespace gpu_histogram
 
 #endif /* GH_SCAN_TSDB_BUCKET_H */

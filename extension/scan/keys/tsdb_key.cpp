@@ -16,6 +16,8 @@ extern "C" {
 #include "utils/timestamp.h"
 }
 
+namespace gpu_histogram {
+
 namespace {
 
 bool recognise(Expr *expr, Index relid, GroupKeyDef *out)
@@ -113,3 +115,5 @@ const char *describe(const GroupKey *key)
 const KeyKindOps tsdb_key_kind = {
     KeyKind::time_bucket, "time_bucket", recognise, init, prepare, word, NULL, gpu_table, group_bound, true, NULL, describe,
 };
+
+} // namespace gpu_histogram

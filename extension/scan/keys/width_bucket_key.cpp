@@ -19,6 +19,8 @@ extern "C" {
 #include "utils/fmgrprotos.h"
 }
 
+namespace gpu_histogram {
+
 namespace {
 
 bool recognise(Expr *expr, Index relid, GroupKeyDef *out)
@@ -110,3 +112,5 @@ const char *describe(const GroupKey *)
 const KeyKindOps width_bucket_key_kind = {
     KeyKind::width_bucket, "width_bucket", recognise, init, prepare, word, NULL, gpu_table, group_bound, false, NULL, describe,
 };
+
+} // namespace gpu_histogram

@@ -20,6 +20,8 @@ extern "C" {
 #include "storage/fd.h"
 }
 
+namespace gpu_histogram {
+
 /* Gives back b's page slots, whether queued (the service then frees them) or not. */
 void page_batch_release_slots(const PageGpu *pg, PageBatch *b)
 {
@@ -519,3 +521,4 @@ uint64 page_gpu_finish(PageGpu *pg, HistogramState *const *states)
     return pg->sink->finish(pg, states);
 }
 
+} // namespace gpu_histogram

@@ -26,6 +26,8 @@ extern "C" {
 #include "utils/syscache.h"
 }
 
+namespace gpu_histogram {
+
 namespace {
 
 /*
@@ -304,3 +306,5 @@ void page_gpu_end(PageGpu *pg)
     }
     give_back(pg);
 }
+
+} // namespace gpu_histogram

@@ -42,6 +42,8 @@
 #include "../../histogram_state.h"
 #include "../../service/client_pages.h"
 
+namespace gpu_histogram {
+
 /*
  * Pinned pages on their way to the GPU, or back to the CPU; and probes,
  * pages asked of the GPUs' page cache by block number and visibility map
@@ -200,5 +202,7 @@ uint64 page_gpu_finish(PageGpu *pg, HistogramState *const *states);
 
 /* Unpins and gives back everything (rescan, end of scan). */
 void page_gpu_end(PageGpu *pg);
+
+} // namespace gpu_histogram
 
 #endif /* GH_SCAN_PAGE_GPU_H */

@@ -14,6 +14,8 @@
 
 #include "page_gpu.h"
 
+namespace gpu_histogram {
+
 struct PageSink {
     /* whether histogram h takes part in the batches (skip: page_gpu.h's) */
     bool (*binned)(const PageGpu *pg, int h, const bool *skip);
@@ -56,5 +58,7 @@ constexpr int32 kStealPages = 16;
 
 /* Gives back b's page slots, whether queued (the service then frees them) or not. */
 void page_batch_release_slots(const PageGpu *pg, PageBatch *b);
+
+} // namespace gpu_histogram
 
 #endif /* GH_SCAN_PAGE_SINK_H */

@@ -12,6 +12,8 @@ extern "C" {
 #include "utils/rel.h"
 }
 
+namespace gpu_histogram {
+
 namespace {
 
 /* What the page kernel reads for each histogram. */
@@ -127,3 +129,5 @@ void page_gpu_keep_values_on_cpu(const PageGpu *pg, HistogramState *st)
     if (pg->possible && !pg->cpu_only)
         st->gpu.refused = true; /* auto heeds it; device = gpu sends every full chunk all the same */
 }
+
+} // namespace gpu_histogram

@@ -28,6 +28,8 @@ extern "C" {
 #include "utils/syscache.h"
 }
 
+namespace gpu_histogram {
+
 namespace {
 
 /* |correlation| of the table's column with its physical order, 0 when unknown. */
@@ -86,3 +88,5 @@ double brin_read_fraction(PlannerInfo *root, RelOptInfo *rel, List *quals)
     }
     return Max(best, 0.0);
 }
+
+} // namespace gpu_histogram

@@ -19,6 +19,8 @@ extern "C" {
 #include "utils/rel.h"
 }
 
+namespace gpu_histogram {
+
 namespace {
 
 /* Mixes a node's kind and what identifies it, never a constant's value. */
@@ -66,3 +68,5 @@ double scan_cached_share(PlannerInfo *root, RelOptInfo *rel, uint32 shape)
     table_close(r, NoLock);
     return gpu_service_cached_share(file, shape);
 }
+
+} // namespace gpu_histogram

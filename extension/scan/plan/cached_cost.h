@@ -20,6 +20,8 @@ extern "C" {
 #include "nodes/pathnodes.h"
 }
 
+namespace gpu_histogram {
+
 /*
  * The shape of a scan: its GROUP BY keys, its WHERE clause and its
  * aggregates' arguments as expressions over the table's columns,
@@ -35,5 +37,7 @@ uint32 scan_shape(List *keys, List *quals, List *target_exprs);
  * every page, and 8 workers pin faster than one); else 0.
  */
 double scan_cached_share(PlannerInfo *root, RelOptInfo *rel, uint32 shape);
+
+} // namespace gpu_histogram
 
 #endif /* GH_SCAN_CACHED_COST_H */

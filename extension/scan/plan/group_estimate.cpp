@@ -14,6 +14,8 @@ extern "C" {
 #include "utils/selfuncs.h"
 }
 
+namespace gpu_histogram {
+
 namespace {
 
 /* The correlation of the column's values with the rows' physical order, 0 if unknown. */
@@ -84,3 +86,5 @@ double estimate_scan_groups(PlannerInfo *root, Index relid, List *keys, double i
     }
     return clamp_row_est(bounded ? Min(groups, product) : groups);
 }
+
+} // namespace gpu_histogram

@@ -19,6 +19,8 @@ extern "C" {
 #include "nodes/pathnodes.h"
 }
 
+namespace gpu_histogram {
+
 /* The groups of GROUP BY keys (their expressions) over input_rows rows of table relid. */
 double estimate_scan_groups(PlannerInfo *root, Index relid, List *keys, double input_rows);
 
@@ -29,5 +31,7 @@ double estimate_scan_groups(PlannerInfo *root, Index relid, List *keys, double i
  * groups emits each about once (a time-ordered table grouped by hour).
  */
 bool keys_follow_physical_order(PlannerInfo *root, Index relid, List *keys);
+
+} // namespace gpu_histogram
 
 #endif /* GH_SCAN_GROUP_ESTIMATE_H */

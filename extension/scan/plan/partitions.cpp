@@ -31,6 +31,8 @@ extern "C" {
 }
 #include "../../pg_compat.h"
 
+namespace gpu_histogram {
+
 namespace {
 
 struct Leaf {
@@ -141,3 +143,5 @@ void add_partition_paths(PlannerInfo *root, RelOptInfo *parent, RelOptInfo *grou
                                         static_cast<Leaf *>(linitial(leaves))->c));
     add_parallel_partition_path(root, parent, grouped_rel, shape, partial, leaves, groups);
 }
+
+} // namespace gpu_histogram

@@ -48,6 +48,8 @@ extern "C" {
 }
 #include "../../pg_compat.h"
 
+namespace gpu_histogram {
+
 namespace {
 
 create_upper_paths_hook_type prev_upper_paths_hook = NULL;
@@ -250,3 +252,5 @@ void gpu_histogram_scan_init(void)
     prev_upper_paths_hook = create_upper_paths_hook;
     create_upper_paths_hook = upper_paths_hook;
 }
+
+} // namespace gpu_histogram

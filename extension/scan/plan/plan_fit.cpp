@@ -39,6 +39,8 @@ extern "C" {
 }
 #include "../../pg_compat.h"
 
+namespace gpu_histogram {
+
 namespace {
 
 /* Whether the query calls gpu_histogram in any form: only then is a declined scan worth a line. */
@@ -227,3 +229,5 @@ bool rel_fits(PlannerInfo *root, RelOptInfo *rel, List *keys, List *aggrefs, Can
     c->read_fraction = brin_read_fraction(root, rel, c->quals);
     return true;
 }
+
+} // namespace gpu_histogram

@@ -17,6 +17,8 @@ extern "C" {
 #include "nodes/pathnodes.h"
 }
 
+namespace gpu_histogram {
+
 /* The query, whatever table it reads: its GROUP BY keys and its aggregates. */
 struct QueryShape {
     List *keys;    /* the GROUP BY expressions, in groupClause order */
@@ -80,5 +82,7 @@ Path *finalize_path(PlannerInfo *root, RelOptInfo *grouped_rel, Path *subpath, b
 
 /* The scan over the leaves of inheritance tree parent (partitions.cpp). */
 void add_partition_paths(PlannerInfo *root, RelOptInfo *parent, RelOptInfo *grouped_rel, const QueryShape &shape);
+
+} // namespace gpu_histogram
 
 #endif /* GH_SCAN_PLAN_PATHS_H */

@@ -26,6 +26,8 @@ extern "C" {
 }
 #include "../../pg_compat.h"
 
+namespace gpu_histogram {
+
 namespace {
 
 /*
@@ -214,3 +216,5 @@ Path *finalize_path(PlannerInfo *root, RelOptInfo *grouped_rel, Path *subpath, b
                             reinterpret_cast<List *>(root->parse->havingQual), &final_costs, groups)
                 ->path;
 }
+
+} // namespace gpu_histogram

@@ -19,6 +19,8 @@ extern "C" {
 }
 #include "../../pg_compat.h"
 
+namespace gpu_histogram {
+
 bool brin_clause_parts(Expr *clause, Index varno, bool leakproof_only, AttrNumber *attno, Oid *opno, Expr **value)
 {
     if (!IsA(clause, OpExpr) || list_length(reinterpret_cast<OpExpr *>(clause)->args) != 2)
@@ -166,3 +168,5 @@ void brin_ranges_prepare(BrinRanges *b, Relation rel, Snapshot snapshot, ExprCon
     index_close(index, AccessShareLock);
     ResetExprContext(econtext);
 }
+
+} // namespace gpu_histogram

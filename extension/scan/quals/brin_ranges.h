@@ -30,6 +30,8 @@ extern "C" {
 #include "utils/snapshot.h"
 }
 
+namespace gpu_histogram {
+
 /*
  * clause as `column op value` on table varno: *attno, *opno (commuted when
  * the column is on the right) and *value.  false for anything else, and
@@ -90,5 +92,7 @@ void brin_ranges_build(List *quals, Index varno, Relation rel, PlanState *parent
  * value leaves no block (the operators are strict).
  */
 void brin_ranges_prepare(BrinRanges *b, Relation rel, Snapshot snapshot, ExprContext *econtext);
+
+} // namespace gpu_histogram
 
 #endif /* GH_SCAN_BRIN_RANGES_H */

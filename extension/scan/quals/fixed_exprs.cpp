@@ -9,6 +9,8 @@ extern "C" {
 }
 #include "../../pg_compat.h"
 
+namespace gpu_histogram {
+
 namespace {
 
 bool row_dependent_walker(Node *node, void *)
@@ -27,3 +29,5 @@ bool fixed_for_scan(Node *e)
 {
     return !row_dependent_walker(e, NULL) && !contain_volatile_functions(e) && !expression_returns_set(e);
 }
+
+} // namespace gpu_histogram

@@ -11,6 +11,8 @@
 
 #include "../../pg_headers.h"
 
+namespace gpu_histogram {
+
 /*
  * True when e reads no column (Var or PlaceHolderVar), holds no aggregate,
  * window function, grouping function or sub-select, returns no set, and
@@ -18,5 +20,7 @@
  * references of a correlated subquery, and stable functions of those.
  */
 bool fixed_for_scan(Node *e);
+
+} // namespace gpu_histogram
 
 #endif /* GH_SCAN_FIXED_EXPRS_H */

@@ -11,6 +11,8 @@ extern "C" {
 #include "nodes/nodeFuncs.h"
 }
 
+namespace gpu_histogram {
+
 namespace {
 
 Node *vars_mutator(Node *node, void *context)
@@ -72,3 +74,5 @@ bool heap_tuple_qual_passes(ExprState *qual, TupleTableSlot *slot, ExprContext *
     ResetExprContext(econtext);
     return pass;
 }
+
+} // namespace gpu_histogram

@@ -21,6 +21,8 @@ extern "C" {
 #include "nodes/execnodes.h"
 }
 
+namespace gpu_histogram {
+
 /* A copy of node whose table Vars read the scan tuple (INDEX_VAR). */
 Node *heap_tuple_vars(Node *node);
 
@@ -36,5 +38,7 @@ ExprState *heap_tuple_qual_init(List *quals, TupleDesc desc, PlanState *parent);
  * per-row memory is reset afterwards.
  */
 bool heap_tuple_qual_passes(ExprState *qual, TupleTableSlot *slot, ExprContext *econtext, HeapTupleData *t);
+
+} // namespace gpu_histogram
 
 #endif /* GH_SCAN_HEAP_TUPLE_EXPRS_H */

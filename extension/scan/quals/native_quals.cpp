@@ -24,6 +24,8 @@ extern "C" {
 #include "utils/timestamp.h"
 }
 
+namespace gpu_histogram {
+
 namespace {
 
 bool is_integer_type(Oid t)
@@ -437,3 +439,5 @@ int native_quals_filter(const NativeQuals &q, TupleDesc desc, HeapTupleData *tup
     }
     return kept;
 }
+
+} // namespace gpu_histogram

@@ -32,6 +32,8 @@
 
 #include "../heap/heap_reader.h"
 
+namespace gpu_histogram {
+
 /* Comparisons, as btree strategies number them, plus <>; then = ANY and <> ALL of a list. */
 enum class Comparison { lt, le, eq, ge, gt, ne, any_eq, all_ne };
 
@@ -81,5 +83,7 @@ void native_quals_unprepare(NativeQuals *q);
 
 /* Keeps the tuples of tuples[0 .. n) that pass every clause; returns how many. */
 int native_quals_filter(const NativeQuals &q, TupleDesc desc, HeapTupleData *tuples, int n);
+
+} // namespace gpu_histogram
 
 #endif /* GH_SCAN_NATIVE_QUALS_H */

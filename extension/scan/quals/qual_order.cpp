@@ -9,6 +9,8 @@ extern "C" {
 #include "optimizer/optimizer.h"
 }
 
+namespace gpu_histogram {
+
 namespace {
 
 struct OrderedQual {
@@ -60,3 +62,5 @@ List *qual_order_clauses(PlannerInfo *root, List *rinfos)
     pfree(items);
     return clauses;
 }
+
+} // namespace gpu_histogram

@@ -20,7 +20,11 @@ extern "C" {
 #include "nodes/pathnodes.h"
 }
 
+namespace gpu_histogram {
+
 /* The clauses of rinfos (RestrictInfos), bare, in the order a sequential scan would evaluate them. */
 List *qual_order_clauses(PlannerInfo *root, List *rinfos);
+
+} // namespace gpu_histogram
 
 #endif /* GH_SCAN_QUAL_ORDER_H */

@@ -14,6 +14,8 @@ extern "C" {
 #include "utils/wait_event.h"
 }
 
+namespace gpu_histogram {
+
 namespace {
 
 /*
@@ -408,3 +410,5 @@ void shared_groups_merge_part(GroupTable *t, BufFile *part, uint64 records)
     }
     pfree(buffer);
 }
+
+} // namespace gpu_histogram

@@ -52,6 +52,8 @@ extern "C" {
 #include "utils/dsa.h"
 }
 
+namespace gpu_histogram {
+
 /* In the scan's DSM; every field but cv under mutex. */
 struct SharedGroups {
     slock_t mutex;
@@ -135,5 +137,7 @@ void shared_groups_partition(SharedGroups *sg, dsa_area *area, const GroupShare 
 
 /* Adds into t the `records` groups of a file shared_groups_partition wrote. */
 void shared_groups_merge_part(GroupTable *t, BufFile *part, uint64 records);
+
+} // namespace gpu_histogram
 
 #endif /* GH_SCAN_SHARED_GROUPS_H */

@@ -19,6 +19,8 @@ extern "C" {
 #include "utils/rel.h"
 }
 
+namespace gpu_histogram {
+
 namespace {
 
 /* Cells read back per request: a bounded buffer, whatever the number of groups. */
@@ -381,3 +383,5 @@ void grouped_pages_reset(GroupedPages *gp)
     gp->tables = KeyTables{};
     gp->spec = gh::GroupedPageSpec{};
 }
+
+} // namespace gpu_histogram

@@ -32,6 +32,8 @@
 #include "../table/group_agg.h"
 #include "../../offload/page_gpu.h"
 
+namespace gpu_histogram {
+
 struct GroupedPages {
     bool wanted;            /* the scan's shape allows pages on the GPU, and the device setting does */
     bool tried;             /* the spec was built, or found impossible, for this scan */
@@ -132,5 +134,7 @@ bool grouped_pages_next_group(GroupedPages *gp, HeapReader *reader, CountedKey *
 
 /* Gives everything back and forgets the spec (rescan: new parameters, perhaps). */
 void grouped_pages_reset(GroupedPages *gp);
+
+} // namespace gpu_histogram
 
 #endif /* GH_SCAN_GROUPED_PAGES_H */

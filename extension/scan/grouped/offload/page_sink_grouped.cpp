@@ -10,6 +10,8 @@
 
 #include "../../offload/page_sink.h"
 
+namespace gpu_histogram {
+
 namespace {
 
 /* The sink's state: the histogram's spec and its keys' interval tables, which outlive the scan. */
@@ -104,3 +106,5 @@ PageBatch *page_gpu_left(PageGpu *pg)
 {
     return pg->kept.npages > 0 ? &pg->kept : NULL;
 }
+
+} // namespace gpu_histogram

@@ -8,6 +8,8 @@
 
 #include "../../offload/page_gpu.h"
 
+namespace gpu_histogram {
+
 /*
  * page_gpu_begin (scan/offload/page_gpu.h) for a grouped scan: every batch
  * goes to one grouped page histogram, spec over table[0 .. table_words)
@@ -25,5 +27,7 @@ void page_gpu_begin_grouped(PageGpu *pg, HeapReader *r, const gh::GroupedPageSpe
  * may collect a batch, while no page is locked.
  */
 PageBatch *page_gpu_left(PageGpu *pg);
+
+} // namespace gpu_histogram
 
 #endif /* GH_SCAN_PAGE_SINK_GROUPED_H */

@@ -25,6 +25,8 @@ extern "C" {
 #include "utils/memutils.h"
 }
 
+namespace gpu_histogram {
+
 namespace {
 
 /* The one grouped loop (gh::cpu_bin_rows_words) over values[0 .. n) into rows[0 .. n). */
@@ -571,3 +573,4 @@ void group_agg_end(GroupAgg *ga)
     tuple_spill_discard(&ga->spill);
 }
 
+} // namespace gpu_histogram

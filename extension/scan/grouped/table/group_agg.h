@@ -40,6 +40,8 @@
 
 #include "../../../../gpu/specs/grouped_page_spec.h"
 
+namespace gpu_histogram {
+
 struct GroupAgg {
     int naggs;
     ScanAggregate *aggs;
@@ -193,5 +195,7 @@ bool group_agg_replay(GroupAgg *ga, TupleDesc desc, const HistogramArgs *args);
 
 /* The scan's end: the spill's files go. */
 void group_agg_end(GroupAgg *ga);
+
+} // namespace gpu_histogram
 
 #endif /* GH_SCAN_GROUP_AGG_H */

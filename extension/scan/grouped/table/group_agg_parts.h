@@ -12,6 +12,8 @@
 
 #include "group_agg.h"
 
+namespace gpu_histogram {
+
 /*
  * A group's key in the table is word 0, the NULL keys' bits, then one word
  * per key (0 for a NULL or text key), then each non-NULL text key as its
@@ -86,5 +88,7 @@ static inline int64 group_agg_values(const GroupAgg *ga, int a, const int64 *c)
         total += c[b];
     return total;
 }
+
+} // namespace gpu_histogram
 
 #endif /* GH_SCAN_GROUP_AGG_PARTS_H */

@@ -12,6 +12,8 @@
  */
 #include "group_agg_parts.h"
 
+namespace gpu_histogram {
+
 void group_agg_reserve_key(GroupAgg *ga, Size bytes)
 {
     if (bytes <= ga->keybuf_cap)
@@ -225,3 +227,5 @@ void group_agg_find_forget(GroupAgg *ga)
     memset(ga->word_cache, 0, sizeof(WordCacheEntry) << kWordCacheBits);
     ga->null_group = NULL;
 }
+
+} // namespace gpu_histogram

@@ -8,6 +8,8 @@
 #include "../../../device_policy.h"
 #include "../../../gpu_binning.h"
 
+namespace gpu_histogram {
+
 namespace {
 
 void release(void *arg)
@@ -109,3 +111,5 @@ void group_gpu_close(GroupGpu *gg)
         gpu_service_close(&gg->hist);
     gg->filled = 0;
 }
+
+} // namespace gpu_histogram

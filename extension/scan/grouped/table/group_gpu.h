@@ -30,6 +30,8 @@
 
 #include "../../../service/client_values.h"
 
+namespace gpu_histogram {
+
 struct GroupGpu {
     bool active;               /* values of groups below `groups` gather in the buffer */
     uint32 groups;             /* group numbers the device histogram holds */
@@ -103,5 +105,7 @@ void group_gpu_read(GroupGpu *gg, uint32 first, uint32 n, int64 *cells);
 
 /* Gives the device histogram and any slot back; the histogram may be used again (it reopens). */
 void group_gpu_close(GroupGpu *gg);
+
+} // namespace gpu_histogram
 
 #endif /* GH_SCAN_GROUP_GPU_H */

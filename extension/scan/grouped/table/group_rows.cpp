@@ -19,6 +19,8 @@ extern "C" {
 #include "utils/memutils.h"
 }
 
+namespace gpu_histogram {
+
 namespace {
 
 /* One histogram's result from its cells, nvalues of them: the bigint[] or the serialized state. */
@@ -160,3 +162,5 @@ bool group_agg_next(GroupAgg *ga, TupleTableSlot *slot, bool partial)
     MemoryContextSwitchTo(old);
     return more;
 }
+
+} // namespace gpu_histogram

@@ -7,6 +7,8 @@ extern "C" {
 #include "utils/memutils.h"
 }
 
+namespace gpu_histogram {
+
 namespace {
 
 constexpr uint32 kFirstCapacity = 256;
@@ -146,3 +148,5 @@ Size group_table_bytes_per_group(int32 ncells, int32 keylen)
     /* the entry, its key and cells with allocation overhead, two pointers in the table and the list */
     return sizeof(ScanGroup) + MAXALIGN(keylen) + sizeof(int64) * ncells + 3 * 16 + 2 * sizeof(ScanGroup *);
 }
+
+} // namespace gpu_histogram

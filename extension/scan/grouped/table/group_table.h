@@ -21,6 +21,8 @@
 
 #include "../../../pg_headers.h"
 
+namespace gpu_histogram {
+
 struct ScanGroup {
     uint64 hash;
     uint32 index;      /* its place in GroupTable.groups: the group's number on the GPU */
@@ -81,5 +83,7 @@ static inline ScanGroup *group_table_lookup(GroupTable *t, const char *key, uint
 
 /* Estimated bytes one group takes, for the planner's check against the limit. */
 Size group_table_bytes_per_group(int32 ncells, int32 keylen);
+
+} // namespace gpu_histogram
 
 #endif /* GH_SCAN_GROUP_TABLE_H */

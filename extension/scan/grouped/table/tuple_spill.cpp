@@ -16,6 +16,8 @@ extern "C" {
 #include "utils/memutils.h"
 }
 
+namespace gpu_histogram {
+
 namespace {
 
 constexpr int kPartBits = 5;
@@ -167,3 +169,5 @@ void tuple_spill_discard(TupleSpill *sp)
     sp->left = 0;
     sp->depth = 0;
 }
+
+} // namespace gpu_histogram

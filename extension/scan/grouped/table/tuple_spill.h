@@ -34,6 +34,8 @@ extern "C" {
 #include "storage/buffile.h"
 }
 
+namespace gpu_histogram {
+
 /* Partitions at each depth: as HashAggregate's HASHAGG_MAX_PARTITIONS is to its spill, a few 8 kB buffers. */
 constexpr int kSpillParts = 32;
 
@@ -86,5 +88,7 @@ int tuple_spill_read(TupleSpill *sp, HeapTupleData *tuples, int max);
 
 /* Closes every file and forgets every tuple (a rescan, or the scan's end). */
 void tuple_spill_discard(TupleSpill *sp);
+
+} // namespace gpu_histogram
 
 #endif /* GH_SCAN_TUPLE_SPILL_H */
