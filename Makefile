@@ -22,11 +22,11 @@ OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/scan/keys/group_keys.o extension/scan/keys/time_keys.o extension/scan/keys/tsdb_bucket.o extension/scan/keys/key_tables.o \
        extension/scan/keys/column_span.o extension/scan/keys/column_key.o extension/scan/keys/time_key.o \
        extension/scan/keys/width_bucket_key.o extension/scan/keys/tsdb_key.o extension/scan/keys/expression_key.o extension/scan/keys/expression_bound.o extension/scan/keys/periodic_key.o extension/scan/keys/monotone_key.o extension/scan/keys/monotone_steps.o extension/scan/keys/builtin_ops.o extension/scan/quals/qual_order.o \
-       extension/scan/grouped/table/group_table.o extension/scan/grouped/table/group_agg.o extension/scan/grouped/merge/shared_groups.o \
+       extension/scan/grouped/table/group_table.o extension/scan/grouped/table/group_agg.o extension/scan/grouped/table/group_checks.o extension/scan/grouped/merge/shared_groups.o \
        extension/scan/grouped/table/tuple_spill.o \
        extension/scan/grouped/table/group_find.o extension/scan/grouped/table/group_rows.o \
        extension/scan/offload/page_gpu.o extension/scan/grouped/table/group_gpu.o \
-       extension/scan/offload/page_batches.o extension/scan/offload/page_sink_histograms.o extension/scan/grouped/offload/page_sink_grouped.o \
+       extension/scan/offload/page_batches.o extension/scan/offload/host_cores.o extension/scan/offload/page_sink_histograms.o extension/scan/grouped/offload/page_sink_grouped.o \
        extension/scan/grouped/offload/grouped_pages.o \
        extension/moving_window.o \
        extension/time_aggregate.o extension/threshold_aggregate.o \

@@ -6,18 +6,15 @@
  * counted into, and what comes back beyond the probes, is its sink's
  * (page_sink.h).
  */
+#include "host_cores.h"
 #include "page_sink.h"
 
 #include "../../device_policy.h"
 #include "../../settings.h"
 
-#include <cstdio>
-#include <unistd.h>
-
 extern "C" {
 #include "access/htup_details.h"
 #include "miscadmin.h"
-#include "storage/fd.h"
 }
 
 namespace gpu_histogram {
@@ -32,34 +29,6 @@ void page_batch_release_slots(const PageGpu *pg, PageBatch *b)
 }
 
 namespace {
-
-/*
- * Whether a core would otherwise idle while this process waits for the
- * GPU: no more processes runnable than there are cores (/proc/loadavg's
- * running count, this one included).  Stealing only pays then, and only
- * in a parallel scan, where the participants together outrun the GPU's
- * link: with 8 workers on 16 cores it took a fifth of the pages and the
- * scan went from 80 to 59-62 ms on the H100.  A lone scan keeps pace with
- * the link (119 ms either way), so there it only spent the host's time
- * (81 ms of CPU became 118).  Under 64 pgbench clients on those 16 cores,
- * where every core is busy, a page the host steals is one the GPU would
- * have read for a tenth of the host's time: waiting gave 234 transactions
- * a second against 219.  Where the count cannot be read, it steals.
- */
-bool host_has_idle_core()
-{
-    static long cores = 0;
-    if (cores <= 0)
-        cores = sysconf(_SC_NPROCESSORS_ONLN);
-    FILE *f = AllocateFile("/proc/loadavg", "r");
-    if (f == NULL)
-        return true;
-    double avg[3];
-    long running = 0, total = 0;
-    int got = fscanf(f, "%lf %lf %lf %ld/%ld", &avg[0], &avg[1], &avg[2], &running, &total);
-    FreeFile(f);
-    return got != 5 || cores <= 0 || running <= cores;
-}
 
 /* A filling batch looks whether the GPU is done with the other one this often (pages, probes). */
 constexpr int32 kCollectEvery = 64;

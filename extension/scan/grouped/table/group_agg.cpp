@@ -8,11 +8,12 @@
  * values are counted into them, on the CPU through the engine's one
  * grouped loop or in batches by the GPU service (scan/grouped/table/group_gpu.h),
  * and the counts are read back before the rows go out (group_rows.cpp).
+ * In which order a page's rows reach the counters, and what is checked of
+ * them on the way, is group_checks.cpp's.
  */
 #include "group_agg_parts.h"
 
 #include <cmath>
-#include <utility>
 
 #include "../../../errors.h"
 #include "../../heap/heap_columns.h"
@@ -34,57 +35,6 @@ void bin_rows(GroupAgg *ga, int a, const double *values, int64 *const *rows, int
 {
     report_engine_status(gh::cpu_bin_rows_words(ga->specs[a], values, rows, static_cast<size_t>(n)));
     ga->values_binned += static_cast<uint64>(n);
-}
-
-/*
- * Whether group g has had a value of histogram a before this page's:
- * counted here, sent to the GPU (which marks the group's value state), or
- * checked by the rows before.
- */
-bool value_seen(GroupAgg *ga, int a, uint32 g)
-{
-    int64 *cells = group_agg_cells(ga, g);
-    return group_agg_value_state(ga, cells, a)[0] != 0 || group_agg_values(ga, a, cells + ga->offsets[a]) != 0;
-}
-
-/*
- * What the aggregate's transition function does with value x of group g:
- * the group's first value is checked at once, and a NaN raises; a later
- * NaN waits in the group's value state (group_agg_parts.h), as in the
- * aggregate's batch, until the group's row is made.
- */
-void check_value(GroupAgg *ga, int a, uint32 g, double x)
-{
-    int64 *state = group_agg_value_state(ga, group_agg_cells(ga, g), a);
-    if (!value_seen(ga, a, g)) {
-        state[0] = 1; /* the group's first value */
-        if (std::isnan(x))
-            report_engine_status(gh::Status::nan_value);
-    } else if (unlikely(std::isnan(x))) {
-        state[1]++;
-    }
-}
-
-/*
- * check_value() for a page's float8 values, in the page's order (rows last
- * to first when reversed).  NaN values are taken out of the page's (as
- * NULLs): no loop bins them.  A page without a NaN costs one pass over its
- * values.
- */
-void check_values(GroupAgg *ga, int a, double *values, bool *nulls, int n, bool reversed)
-{
-    bool any = false;
-    for (int i = 0; i < n; i++)
-        any |= std::isnan(values[i]) && !nulls[i];
-    if (likely(!any))
-        return;
-    for (int j = 0; j < n; j++) {
-        const int i = reversed ? n - 1 - j : j;
-        if (nulls[i])
-            continue;
-        check_value(ga, a, ga->page_groups[i], values[i]);
-        nulls[i] = nulls[i] || std::isnan(values[i]);
-    }
 }
 
 /*
@@ -111,7 +61,7 @@ void count_histogram(GroupAgg *ga, int a, TupleDesc desc, HeapTupleData *tuples,
         return;
     }
     if (ga->specs[a].kind == gh::SpecKind::float_interval)
-        check_values(ga, a, values, nulls, n, reversed);
+        group_agg_check_values(ga, a, values, nulls, n, reversed);
     GroupGpu *gg = &ga->gpu[a];
     int kept = 0;
     for (int i = 0; i < n; i++) {
@@ -129,26 +79,6 @@ void count_histogram(GroupAgg *ga, int a, TupleDesc desc, HeapTupleData *tuples,
         ga->page_rows[kept++] = group_agg_cells(ga, g) + off;
     }
     bin_rows(ga, a, values, ga->page_rows, kept);
-}
-
-/* Row i's values read ahead (values_read) move to row j, with its tuple. */
-inline void move_values(GroupAgg *ga, int i, int j)
-{
-    for (int a = 0; a < ga->naggs; a++)
-        if (ga->values_read[a]) {
-            group_agg_page_values(ga, a)[j] = group_agg_page_values(ga, a)[i];
-            group_agg_page_nulls(ga, a)[j] = group_agg_page_nulls(ga, a)[i];
-        }
-}
-
-/* Rows i and j swap their values read ahead, with their tuples. */
-inline void swap_values(GroupAgg *ga, int i, int j)
-{
-    for (int a = 0; a < ga->naggs; a++)
-        if (ga->values_read[a]) {
-            std::swap(group_agg_page_values(ga, a)[i], group_agg_page_values(ga, a)[j]);
-            std::swap(group_agg_page_nulls(ga, a)[i], group_agg_page_nulls(ga, a)[j]);
-        }
 }
 
 /* Each aggregate's cells, once the histograms' arguments are known. */
@@ -241,150 +171,9 @@ int spill_refused(GroupAgg *ga, HeapTupleData *tuples, int n)
             continue;
         }
         tuples[kept] = tuples[i];
-        move_values(ga, i, kept);
+        group_agg_move_values(ga, i, kept);
         ga->page_groups[kept++] = ga->page_groups[i];
     }
-    return kept;
-}
-
-} // namespace
-
-namespace {
-
-/* Whether aggregate a's values may raise: a histogram's first value under invalid arguments, a NaN of the float8 form. */
-bool histogram_may_raise(const GroupAgg *ga, int a)
-{
-    return ga->aggs[a].kind == AggKind::histogram && !ga->args[a].skip &&
-           (!ga->spec_valid[a] || ga->specs[a].kind == gh::SpecKind::float_interval);
-}
-
-/* Whether any histogram's values may raise; how many. */
-bool values_may_raise(const GroupAgg *ga, int *how_many)
-{
-    int n = 0;
-    for (int a = 0; a < ga->naggs; a++)
-        n += histogram_may_raise(ga, a) ? 1 : 0;
-    *how_many = n;
-    return n > 0;
-}
-
-/*
- * What the aggregates' transition functions check of row t, in their
- * order, the row's group being number g: a histogram's first value
- * checks its arguments (each group's first value, as the aggregate
- * creates a state per group) and raises for a NaN; a later NaN waits in
- * the group's value state (check_values).
- */
-void check_row_values(GroupAgg *ga, TupleDesc desc, HeapTupleData *t, uint32 g)
-{
-    for (int a = 0; a < ga->naggs; a++) {
-        if (!histogram_may_raise(ga, a))
-            continue;
-        double x;
-        bool isnull;
-        heap_column_values_each(ga->columns[a], desc, t, 1, &x, &isnull);
-        if (isnull)
-            continue;
-        if (!ga->spec_valid[a]) {
-            histogram_first_spec(ga->aggs[a].call, ga->args[a], x); /* raises */
-            continue;
-        }
-        if (g != kNoGroup) /* else its group waits in the spill, and so do its checks */
-            check_value(ga, a, g, x);
-    }
-}
-
-/* Whether t passes the executor's WHERE clause. */
-bool row_passes(const RowGate *gate, HeapTupleData *t)
-{
-    return heap_tuple_qual_passes(gate->qual, gate->slot, gate->econtext, t);
-}
-
-/*
- * Lays the cells out at the first row that reaches the aggregates, its
- * arguments evaluated first, in the caller's memory context (not a page's).
- */
-void first_row(GroupAgg *ga, const HistogramArgs *args, const RowGate *gate, MemoryContext caller)
-{
-    MemoryContext page = MemoryContextSwitchTo(caller);
-    if (gate != NULL && gate->first_row != NULL)
-        gate->first_row(gate->arg);
-    if (!ga->laid_out)
-        lay_out(ga, args);
-    MemoryContextSwitchTo(page);
-}
-
-/*
- * The rows in line-pointer order, each through the WHERE clause, its keys,
- * then its values' checks: what the ordinary plan does to one row before
- * the next.  Those that pass move up, with their groups; how many.
- */
-int find_groups_in_order(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, const HistogramArgs *args,
-                         const RowGate *gate, MemoryContext caller)
-{
-    int kept = 0, raising = 0;
-    bool check = false;
-    for (int i = 0; i < n; i++) {
-        if (gate != NULL && gate->qual != NULL && !row_passes(gate, &tuples[i]))
-            continue;
-        if (unlikely(kept == 0)) { /* the page's first row that passes (its callback is cheap once done) */
-            first_row(ga, args, gate, caller);
-            check = values_may_raise(ga, &raising);
-        }
-        group_agg_find_group(ga, desc, &tuples[i], kept);
-        if (check)
-            check_row_values(ga, desc, &tuples[i], ga->page_groups[kept]);
-        tuples[kept++] = tuples[i];
-    }
-    if (gate != NULL && gate->qual != NULL)
-        ExecClearTuple(gate->slot);
-    return kept;
-}
-
-/* Whether a key of any of the page's rows may raise. */
-bool keys_may_raise(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n)
-{
-    for (int k = 0; k < ga->nkeys; k++)
-        if (group_key_page_may_raise(&ga->keys[k], desc, tuples, n))
-            return true;
-    return false;
-}
-
-/*
- * Whether a value of any of the page's rows may raise: any value of a
- * histogram whose arguments are invalid, a NaN of the float8 form.  Rows
- * the WHERE clause will refuse count too: this only chooses the path.
- */
-bool page_values_may_raise(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n)
-{
-    for (int a = 0; a < ga->naggs; a++) {
-        if (!histogram_may_raise(ga, a))
-            continue;
-        double *values = group_agg_page_values(ga, a);
-        bool *nulls = group_agg_page_nulls(ga, a);
-        heap_column_values_each(ga->columns[a], desc, tuples, n, values, nulls);
-        ga->values_read[a] = true; /* kept for count_histogram, in step with the tuples */
-        for (int i = 0; i < n; i++)
-            if (!nulls[i] && (!ga->spec_valid[a] || std::isnan(values[i])))
-                return true;
-    }
-    return false;
-}
-
-/* The rows that pass the WHERE clause, in their order (nothing else of theirs may raise); how many. */
-int filter_in_order(GroupAgg *ga, HeapTupleData *tuples, int n, const HistogramArgs *args, const RowGate *gate,
-                    MemoryContext caller)
-{
-    int kept = 0;
-    for (int i = 0; i < n; i++) {
-        if (!row_passes(gate, &tuples[i]))
-            continue;
-        if (kept == 0)
-            first_row(ga, args, gate, caller);
-        move_values(ga, i, kept);
-        tuples[kept++] = tuples[i];
-    }
-    ExecClearTuple(gate->slot);
     return kept;
 }
 
@@ -404,16 +193,16 @@ void group_agg_add(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, c
      * they can, and the values' checks keep the page's order.
      */
     const bool quals = gate != NULL && gate->qual != NULL;
-    bool in_order = keys_may_raise(ga, desc, tuples, n);
+    bool in_order = group_agg_keys_may_raise(ga, desc, tuples, n);
     if (quals && !in_order) {
-        if (ga->laid_out && !page_values_may_raise(ga, desc, tuples, n))
-            n = filter_in_order(ga, tuples, n, args, gate, old);
+        if (ga->laid_out && !group_agg_page_values_may_raise(ga, desc, tuples, n))
+            n = group_agg_filter_in_order(ga, tuples, n, args, gate, old);
         else
             in_order = true;
     }
     if (in_order) {
         memset(ga->values_read, 0, sizeof(bool) * ga->naggs); /* read again, for the rows that pass */
-        n = find_groups_in_order(ga, desc, tuples, n, args, gate, old);
+        n = group_agg_find_groups_in_order(ga, desc, tuples, n, args, gate, old);
     }
     if (n == 0) { /* no row passed: perhaps nothing is laid out yet */
         memset(ga->values_read, 0, sizeof(bool) * ga->naggs);
@@ -422,7 +211,7 @@ void group_agg_add(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, c
         return;
     }
     if (!in_order) {
-        first_row(ga, args, gate, old);
+        group_agg_first_row(ga, args, gate, old);
         /*
          * Tuples fill a page from its end: in reverse line-pointer order
          * they lie at rising addresses, which the prefetcher follows (a
@@ -434,14 +223,14 @@ void group_agg_add(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, c
             HeapTupleData tmp = tuples[i];
             tuples[i] = tuples[j];
             tuples[j] = tmp;
-            swap_values(ga, i, j);
+            group_agg_swap_values(ga, i, j);
         }
         group_agg_find_groups(ga, desc, tuples, n);
         /* where more than one histogram's values may raise, which raises first is found row by row */
         int raising;
-        if (values_may_raise(ga, &raising) && raising > 1)
+        if (group_agg_values_may_raise(ga, &raising) && raising > 1)
             for (int i = n - 1; i >= 0; i--)
-                check_row_values(ga, desc, &tuples[i], ga->page_groups[i]);
+                group_agg_check_row_values(ga, desc, &tuples[i], ga->page_groups[i]);
     }
     if (unlikely(ga->table.closed))
         n = spill_refused(ga, tuples, n);

@@ -5,10 +5,14 @@
  * group_agg.h is the door.  Behind it, group_find.cpp turns a page's tuples
  * into dense group numbers through the table, group_agg.cpp counts by
  * those numbers (on the CPU, or through the GPU service's grouped
- * histograms), and group_rows.cpp makes the groups' rows.
+ * histograms), group_checks.cpp orders a page's rows and checks their
+ * values as the ordinary plan would, and group_rows.cpp makes the groups'
+ * rows.
  */
 #ifndef GH_SCAN_GROUP_AGG_PARTS_H
 #define GH_SCAN_GROUP_AGG_PARTS_H
+
+#include <utility>
 
 #include "group_agg.h"
 
@@ -88,6 +92,64 @@ static inline int64 group_agg_values(const GroupAgg *ga, int a, const int64 *c)
         total += c[b];
     return total;
 }
+
+
+/* Row i's values read ahead (values_read) move to row j, with its tuple. */
+static inline void group_agg_move_values(GroupAgg *ga, int i, int j)
+{
+    for (int a = 0; a < ga->naggs; a++)
+        if (ga->values_read[a]) {
+            group_agg_page_values(ga, a)[j] = group_agg_page_values(ga, a)[i];
+            group_agg_page_nulls(ga, a)[j] = group_agg_page_nulls(ga, a)[i];
+        }
+}
+
+/* Rows i and j swap their values read ahead, with their tuples. */
+static inline void group_agg_swap_values(GroupAgg *ga, int i, int j)
+{
+    for (int a = 0; a < ga->naggs; a++)
+        if (ga->values_read[a]) {
+            std::swap(group_agg_page_values(ga, a)[i], group_agg_page_values(ga, a)[j]);
+            std::swap(group_agg_page_nulls(ga, a)[i], group_agg_page_nulls(ga, a)[j]);
+        }
+}
+
+
+/* ---- group_checks.cpp: the rows' order, and the checks of the aggregates' values ---- */
+
+/*
+ * What the aggregate's transition function checks of a page's float8
+ * values of histogram a, in the page's order (rows last to first when
+ * reversed): a group's first value is checked at once and a NaN raises; a
+ * later NaN waits in the group's value state.  NaN values become NULLs,
+ * which no loop bins.
+ */
+void group_agg_check_values(GroupAgg *ga, int a, double *values, bool *nulls, int n, bool reversed);
+
+/* Whether any histogram's values may raise; how many. */
+bool group_agg_values_may_raise(const GroupAgg *ga, int *how_many);
+
+/* The checks of row t's values, in the aggregates' order, its group being number g (kNoGroup: spilled). */
+void group_agg_check_row_values(GroupAgg *ga, TupleDesc desc, HeapTupleData *t, uint32 g);
+
+/* At the first row that reaches the aggregates: the gate's callback, then the cells laid out, in caller. */
+void group_agg_first_row(GroupAgg *ga, const HistogramArgs *args, const RowGate *gate, MemoryContext caller);
+
+/*
+ * The rows in line-pointer order, each through the WHERE clause, its keys,
+ * then its values' checks, as the ordinary plan takes one row before the
+ * next; those that pass move up with their groups.  How many.
+ */
+int group_agg_find_groups_in_order(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n,
+                                   const HistogramArgs *args, const RowGate *gate, MemoryContext caller);
+
+/* Whether a key, or a value, of any of the page's rows may raise: either sends the page through in order. */
+bool group_agg_keys_may_raise(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n);
+bool group_agg_page_values_may_raise(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n);
+
+/* The rows that pass the WHERE clause, in their order (nothing else of theirs may raise); how many. */
+int group_agg_filter_in_order(GroupAgg *ga, HeapTupleData *tuples, int n, const HistogramArgs *args,
+                              const RowGate *gate, MemoryContext caller);
 
 } // namespace gpu_histogram
 

@@ -1,0 +1,226 @@
+/*
+ * group_checks.cpp: what the aggregates and the WHERE clause check of a
+ * page's rows, in the order the ordinary plan checks them (group_agg_parts.h).
+ *
+ * An error must come from the row that raises it under the ordinary plan:
+ * the first of a group's values (its arguments, a NaN), a key that raises,
+ * a WHERE clause.  group_agg.cpp counts; this file decides the order in
+ * which a page's rows reach it, and checks the values the aggregate's
+ * transition function would.
+ */
+#include "group_agg_parts.h"
+
+#include <cmath>
+
+#include "../../../errors.h"
+#include "../../heap/heap_columns.h"
+#include "../../quals/heap_tuple_exprs.h"
+
+extern "C" {
+#include "executor/executor.h"
+}
+
+namespace gpu_histogram {
+
+namespace {
+
+/*
+ * Whether group g has had a value of histogram a before this page's:
+ * counted here, sent to the GPU (which marks the group's value state), or
+ * checked by the rows before.
+ */
+bool value_seen(GroupAgg *ga, int a, uint32 g)
+{
+    int64 *cells = group_agg_cells(ga, g);
+    return group_agg_value_state(ga, cells, a)[0] != 0 || group_agg_values(ga, a, cells + ga->offsets[a]) != 0;
+}
+
+
+/*
+ * What the aggregate's transition function does with value x of group g:
+ * the group's first value is checked at once, and a NaN raises; a later
+ * NaN waits in the group's value state (group_agg_parts.h), as in the
+ * aggregate's batch, until the group's row is made.
+ */
+void check_value(GroupAgg *ga, int a, uint32 g, double x)
+{
+    int64 *state = group_agg_value_state(ga, group_agg_cells(ga, g), a);
+    if (!value_seen(ga, a, g)) {
+        state[0] = 1; /* the group's first value */
+        if (std::isnan(x))
+            report_engine_status(gh::Status::nan_value);
+    } else if (unlikely(std::isnan(x))) {
+        state[1]++;
+    }
+}
+
+
+/* Whether aggregate a's values may raise: a histogram's first value under invalid arguments, a NaN of the float8 form. */
+bool histogram_may_raise(const GroupAgg *ga, int a)
+{
+    return ga->aggs[a].kind == AggKind::histogram && !ga->args[a].skip &&
+           (!ga->spec_valid[a] || ga->specs[a].kind == gh::SpecKind::float_interval);
+}
+
+
+/* Whether t passes the executor's WHERE clause. */
+bool row_passes(const RowGate *gate, HeapTupleData *t)
+{
+    return heap_tuple_qual_passes(gate->qual, gate->slot, gate->econtext, t);
+}
+
+
+} // namespace
+
+/*
+ * check_value() for a page's float8 values, in the page's order (rows last
+ * to first when reversed).  NaN values are taken out of the page's (as
+ * NULLs): no loop bins them.  A page without a NaN costs one pass over its
+ * values.
+ */
+void group_agg_check_values(GroupAgg *ga, int a, double *values, bool *nulls, int n, bool reversed)
+{
+    bool any = false;
+    for (int i = 0; i < n; i++)
+        any |= std::isnan(values[i]) && !nulls[i];
+    if (likely(!any))
+        return;
+    for (int j = 0; j < n; j++) {
+        const int i = reversed ? n - 1 - j : j;
+        if (nulls[i])
+            continue;
+        check_value(ga, a, ga->page_groups[i], values[i]);
+        nulls[i] = nulls[i] || std::isnan(values[i]);
+    }
+}
+
+/* Whether any histogram's values may raise; how many. */
+bool group_agg_values_may_raise(const GroupAgg *ga, int *how_many)
+{
+    int n = 0;
+    for (int a = 0; a < ga->naggs; a++)
+        n += histogram_may_raise(ga, a) ? 1 : 0;
+    *how_many = n;
+    return n > 0;
+}
+
+
+/*
+ * What the aggregates' transition functions check of row t, in their
+ * order, the row's group being number g: a histogram's first value
+ * checks its arguments (each group's first value, as the aggregate
+ * creates a state per group) and raises for a NaN; a later NaN waits in
+ * the group's value state (check_values).
+ */
+void group_agg_check_row_values(GroupAgg *ga, TupleDesc desc, HeapTupleData *t, uint32 g)
+{
+    for (int a = 0; a < ga->naggs; a++) {
+        if (!histogram_may_raise(ga, a))
+            continue;
+        double x;
+        bool isnull;
+        heap_column_values_each(ga->columns[a], desc, t, 1, &x, &isnull);
+        if (isnull)
+            continue;
+        if (!ga->spec_valid[a]) {
+            histogram_first_spec(ga->aggs[a].call, ga->args[a], x); /* raises */
+            continue;
+        }
+        if (g != kNoGroup) /* else its group waits in the spill, and so do its checks */
+            check_value(ga, a, g, x);
+    }
+}
+
+
+/*
+ * Lays the cells out at the first row that reaches the aggregates, its
+ * arguments evaluated first, in the caller's memory context (not a page's).
+ */
+void group_agg_first_row(GroupAgg *ga, const HistogramArgs *args, const RowGate *gate, MemoryContext caller)
+{
+    MemoryContext page = MemoryContextSwitchTo(caller);
+    if (gate != NULL && gate->first_row != NULL)
+        gate->first_row(gate->arg);
+    group_agg_lay_out(ga, args);
+    MemoryContextSwitchTo(page);
+}
+
+
+/*
+ * The rows in line-pointer order, each through the WHERE clause, its keys,
+ * then its values' checks: what the ordinary plan does to one row before
+ * the next.  Those that pass move up, with their groups; how many.
+ */
+int group_agg_find_groups_in_order(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, const HistogramArgs *args,
+                         const RowGate *gate, MemoryContext caller)
+{
+    int kept = 0, raising = 0;
+    bool check = false;
+    for (int i = 0; i < n; i++) {
+        if (gate != NULL && gate->qual != NULL && !row_passes(gate, &tuples[i]))
+            continue;
+        if (unlikely(kept == 0)) { /* the page's first row that passes (its callback is cheap once done) */
+            group_agg_first_row(ga, args, gate, caller);
+            check = group_agg_values_may_raise(ga, &raising);
+        }
+        group_agg_find_group(ga, desc, &tuples[i], kept);
+        if (check)
+            group_agg_check_row_values(ga, desc, &tuples[i], ga->page_groups[kept]);
+        tuples[kept++] = tuples[i];
+    }
+    if (gate != NULL && gate->qual != NULL)
+        ExecClearTuple(gate->slot);
+    return kept;
+}
+
+
+/* Whether a key of any of the page's rows may raise. */
+bool group_agg_keys_may_raise(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n)
+{
+    for (int k = 0; k < ga->nkeys; k++)
+        if (group_key_page_may_raise(&ga->keys[k], desc, tuples, n))
+            return true;
+    return false;
+}
+
+
+/*
+ * Whether a value of any of the page's rows may raise: any value of a
+ * histogram whose arguments are invalid, a NaN of the float8 form.  Rows
+ * the WHERE clause will refuse count too: this only chooses the path.
+ */
+bool group_agg_page_values_may_raise(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n)
+{
+    for (int a = 0; a < ga->naggs; a++) {
+        if (!histogram_may_raise(ga, a))
+            continue;
+        double *values = group_agg_page_values(ga, a);
+        bool *nulls = group_agg_page_nulls(ga, a);
+        heap_column_values_each(ga->columns[a], desc, tuples, n, values, nulls);
+        ga->values_read[a] = true; /* kept for count_histogram, in step with the tuples */
+        for (int i = 0; i < n; i++)
+            if (!nulls[i] && (!ga->spec_valid[a] || std::isnan(values[i])))
+                return true;
+    }
+    return false;
+}
+
+
+/* The rows that pass the WHERE clause, in their order (nothing else of theirs may raise); how many. */
+int group_agg_filter_in_order(GroupAgg *ga, HeapTupleData *tuples, int n, const HistogramArgs *args, const RowGate *gate,
+                    MemoryContext caller)
+{
+    int kept = 0;
+    for (int i = 0; i < n; i++) {
+        if (!row_passes(gate, &tuples[i]))
+            continue;
+        if (kept == 0)
+            group_agg_first_row(ga, args, gate, caller);
+        group_agg_move_values(ga, i, kept);
+        tuples[kept++] = tuples[i];
+    }
+    ExecClearTuple(gate->slot);
+    return kept;
+}
+
+} // namespace gpu_histogram
