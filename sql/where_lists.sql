@@ -1,6 +1,7 @@
 --
 -- where_lists: IN and NOT IN lists in the WHERE clause (`col IN (...)`,
--- `col = ANY(array)`, `col NOT IN (...)`, `col <> ALL(array)`), evaluated
+-- `col = ANY(array)`, `col NOT IN (...)`, `col <> ALL(array)`), and NULL
+-- tests (`col IS [NOT] NULL`, of columns added after the rows too), evaluated
 -- by the scan itself (extension/scan/quals/native_quals.h) rather than by
 -- the executor, on the host's rows and on the page path: a Grafana
 -- multi-value variable makes such a list.  Every answer is compared with
@@ -40,6 +41,12 @@ SELECT '2024-05-01'::timestamptz + i * interval '1 minute',
        '2024-05-01'::date + i % 30,
        CASE WHEN i % 37 = 0 THEN NULL ELSE ((i::bigint * 7919) % 100003) / 100003.0 END
 FROM generate_series(1, 20000) i;
+-- columns added after the rows: one with a default (the old rows hold it, not NULL), one without
+ALTER TABLE wl_t ADD COLUMN late int4 DEFAULT 7, ADD COLUMN later float8;
+INSERT INTO wl_t (ts, host, g, k, f, d, x, late, later)
+SELECT '2024-06-01'::timestamptz + i * interval '1 minute', NULL, i % 20, i, i / 10.0, '2024-06-01', (i % 100) / 100.0,
+       CASE WHEN i % 2 = 0 THEN NULL ELSE i END, CASE WHEN i % 3 = 0 THEN NULL ELSE i / 10.0 END
+FROM generate_series(1, 500) i;
 SELECT rt_await_snapshots() AS settled;
 VACUUM ANALYZE wl_t;
 
@@ -70,7 +77,15 @@ INSERT INTO wl_queries (q) VALUES
     ($$SELECT g, gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE g IN (1, 2, 3, 17) GROUP BY g$$),
     ($$SELECT date_trunc('hour', ts) AS hour, gpu_histogram(x, 0, 1, 8) AS h FROM wl_t WHERE g IN (1, 2, 3) AND ts >= '2024-05-02' AND ts < '2024-05-05' GROUP BY 1$$),
     ($$SELECT floor(extract(epoch FROM ts) / 900) * 900 AS t, gpu_histogram(x, 0, 1, 8) AS h FROM wl_t WHERE g = ANY(string_to_array('2,4,6', ',')::int[]) AND ts >= '2024-05-04' AND ts < '2024-05-06' GROUP BY 1$$),
-    ($$SELECT g, gpu_histogram(x, 0, 1, 8) AS h FROM wl_t WHERE g NOT IN (0, 1) AND k NOT IN (0) GROUP BY g$$);
+    ($$SELECT g, gpu_histogram(x, 0, 1, 8) AS h FROM wl_t WHERE g NOT IN (0, 1) AND k NOT IN (0) GROUP BY g$$),
+    -- NULL tests, of a column of any type (the GPU's pages take those of the comparisons' types)
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE g IS NULL$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE f IS NOT NULL AND g IN (1, 2)$$),
+    ($$SELECT g, gpu_histogram(x, 0, 1, 8) AS h FROM wl_t WHERE host IS NOT NULL AND k IS NOT NULL GROUP BY g$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE host IS NULL$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE late IS NULL$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE late IS NOT NULL AND later IS NULL$$),
+    ($$SELECT date_trunc('day', ts) AS day, gpu_histogram(x, 0, 1, 8) AS h FROM wl_t WHERE later IS NOT NULL GROUP BY 1$$);
 SELECT count(*) AS queries, bool_and(c.same) AS same, bool_and(c.scan_planned) AS scans
 FROM wl_queries, LATERAL rt_compare(q) c;
 SET client_min_messages = debug1;

@@ -163,7 +163,7 @@ bool grouped_page_spec_fits(const GroupedPageSpec &spec, int64_t table_words)
         const PageQual &qual = spec.quals[q];
         if (qual.is_float ? !page_column_fits(qual.column) : !word_column_fits(qual.column))
             return false;
-        if (static_cast<int32_t>(qual.cmp) < 0 || static_cast<int32_t>(qual.cmp) > static_cast<int32_t>(PageCmp::not_in))
+        if (static_cast<int32_t>(qual.cmp) < 0 || static_cast<int32_t>(qual.cmp) > static_cast<int32_t>(PageCmp::is_not_null))
             return false;
         if ((qual.cmp == PageCmp::in || qual.cmp == PageCmp::not_in) &&
             (qual.list_count == 0 ||

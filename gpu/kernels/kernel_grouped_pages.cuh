@@ -59,7 +59,9 @@ __host__ __device__ __forceinline__ bool compares(int order, PageCmp cmp)
     case PageCmp::gt: return order > 0;
     case PageCmp::ne: return order != 0;
     case PageCmp::in:
-    case PageCmp::not_in: break; /* a list's: listed() answers */
+    case PageCmp::not_in: /* a list's: listed() answers */
+    case PageCmp::is_null:
+    case PageCmp::is_not_null: break; /* passes() answers */
     }
     return false;
 }
@@ -86,7 +88,7 @@ __host__ __device__ __forceinline__ bool listed(const PageQual &q, const int64_t
     return lo < q.list_count && order(list[lo]) == 0;
 }
 
-/* Whether the tuple passes the qual; a NULL column fails, as a strict operator gives. */
+/* Whether the tuple passes the qual; a NULL column fails, as a strict operator gives, but the NULL tests. */
 __host__ __device__ __forceinline__ bool passes(const unsigned char *page, uint32_t item, const PageQual &q,
                                                const int64_t *table, bool *bad)
 {
@@ -96,7 +98,10 @@ __host__ __device__ __forceinline__ bool passes(const unsigned char *page, uint3
         *bad = true;
         return false;
     }
-    if (f == Found::null || (f == Found::missing && !q.column.has_missing))
+    const bool null = f == Found::null || (f == Found::missing && !q.column.has_missing);
+    if (q.cmp == PageCmp::is_null || q.cmp == PageCmp::is_not_null)
+        return null == (q.cmp == PageCmp::is_null);
+    if (null)
         return false;
     double x = 0;
     int64_t w = 0;

@@ -59,12 +59,13 @@ struct PageKey {
     BucketSpec wb;         /* width_bucket: validated; slots = wb.nbins + 2 */
 };
 
-/* Comparisons with a value; then in (= ANY) and not_in (<> ALL) of a list. */
-enum class PageCmp : int32_t { lt = 0, le, eq, ge, gt, ne, in, not_in };
+/* Comparisons with a value; then in (= ANY) and not_in (<> ALL) of a list; then the NULL tests. */
+enum class PageCmp : int32_t { lt = 0, le, eq, ge, gt, ne, in, not_in, is_null, is_not_null };
 
 /*
  * A WHERE clause on a column: a NULL column fails, as strict operators
- * give.  A list's values lie in the spec's table, from list_first,
+ * give, but for is_null, which only it passes (a tuple stored before the
+ * column was added is NULL there unless the column has a missing value).  A list's values lie in the spec's table, from list_first,
  * list_count of them (at least one), sorted and without repeats: int64
  * words, or float8 bits ordered as float8's btree orders them (NaN last,
  * -0 equal to 0).  What else a list means (NULL elements, an empty array)

@@ -231,7 +231,9 @@ bool holds(int order, PageCmp cmp)
     case PageCmp::gt: return order > 0;
     case PageCmp::ne: return order != 0;
     case PageCmp::in:
-    case PageCmp::not_in: break; /* lists: reference_row walks them */
+    case PageCmp::not_in:                            /* lists: reference_row walks them */
+    case PageCmp::is_null:
+    case PageCmp::is_not_null: break; /* reference_row answers */
     }
     ADD_FAILURE() << "no such comparison";
     return false;
@@ -285,6 +287,11 @@ RowResult reference_row(const Line &line, const GroupedPageSpec &spec, const std
     for (int32_t q = 0; q < spec.nquals; q++) {
         const PageQual &qual = spec.quals[q];
         const Seen s = seen(line, qual.column);
+        if (qual.cmp == PageCmp::is_null || qual.cmp == PageCmp::is_not_null) {
+            if (s.null != (qual.cmp == PageCmp::is_null))
+                return r;
+            continue;
+        }
         if (s.null) /* strict operators: NULL is not true */
             return r;
         if (qual.cmp == PageCmp::in || qual.cmp == PageCmp::not_in) {
@@ -609,6 +616,11 @@ GroupedPageSpec random_spec(std::mt19937_64 &rng, const Layout &layout, const Dr
     const double constants[] = {kNaN, kInf, -kInf, 0.0, -0.0, 0.5, 1.0, -0.25};
     for (int32_t q = 0; q < s.nquals; q++) {
         const int attno = 1 + static_cast<int>(rng() % kColumns);
+        if (rng() % 8 == 0) { /* IS NULL, IS NOT NULL */
+            s.quals[q] = qual(col(attno), rng() % 2 ? PageCmp::is_null : PageCmp::is_not_null, 0);
+            s.quals[q].is_float = types[attno] == PageValueType::float8;
+            continue;
+        }
         if (rng() % 4 == 0) { /* an IN or NOT IN list of one to six values, some repeated */
             const PageCmp cmp = rng() % 2 ? PageCmp::in : PageCmp::not_in;
             std::vector<double> floats;
@@ -815,6 +827,10 @@ TEST(GroupedPagesHost, IntegerQualsCompareSignExtendedWords)
         {float_qual(i4, PageCmp::lt, -4.5), "02"}, /* an int4 compared as the float8 it casts to */
         {float_qual(i8, PageCmp::gt, 9.2e18), "1"},
         {float_qual(i8, PageCmp::lt, kNaN), "0123"},
+        {qual(i8, PageCmp::is_null, 0), "45"},         /* NULL, and older than the column without a default */
+        {qual(i8_missing, PageCmp::is_null, 0), "4"},  /* older than the column: its default, not NULL */
+        {qual(i8_missing, PageCmp::is_not_null, 0), "01235"},
+        {qual(i2, PageCmp::is_not_null, 0), "01235"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         GroupedPageSpec spec{};

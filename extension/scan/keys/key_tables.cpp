@@ -112,7 +112,9 @@ void narrow(const NativeQuals &quals, AttrNumber attno, int64 *lo, int64 *hi)
             }
             break;
         case Comparison::ne:
-        case Comparison::all_ne: break;
+        case Comparison::all_ne:
+        case Comparison::is_null:
+        case Comparison::is_not_null: break;
         }
     }
 }

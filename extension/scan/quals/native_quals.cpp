@@ -265,9 +265,27 @@ bool native_list(ScalarArrayOpExpr *sa, TupleDesc desc, const Families &families
     return true;
 }
 
+/* column IS [NOT] NULL, of a plain column of any type (not a row's fields). */
+bool native_null_test(const NullTest *nt, TupleDesc desc, NativeQual *out)
+{
+    if (nt->argisrow || !IsA(nt->arg, Var))
+        return false;
+    const Var *var = reinterpret_cast<const Var *>(nt->arg);
+    if (var->varattno <= 0 || var->varattno > desc->natts || var->varlevelsup != 0)
+        return false;
+    out->column = heap_column(desc, var->varattno, var->vartype);
+    out->cmp = nt->nulltesttype == IS_NULL ? Comparison::is_null : Comparison::is_not_null;
+    out->is_float = is_float_type(var->vartype);
+    out->value_type = var->vartype;
+    out->value = NULL;
+    return true;
+}
+
 bool native_qual(Node *clause, TupleDesc desc, const Families &families, PlanState *parent, MemoryContext cxt,
                  NativeQual *out)
 {
+    if (IsA(clause, NullTest))
+        return native_null_test(reinterpret_cast<const NullTest *>(clause), desc, out);
     if (IsA(clause, ScalarArrayOpExpr))
         return native_list(reinterpret_cast<ScalarArrayOpExpr *>(clause), desc, families, parent, cxt, out);
     if (!IsA(clause, OpExpr))
@@ -346,6 +364,9 @@ bool passes(const NativeQual &q, TupleDesc desc, const HeapTupleData *t)
         return true;
     if (q.never)
         return false;
+    /* a tuple stored before ADD COLUMN has the column's missing value, NULL or not: heap_attisnull knows */
+    if (native_qual_is_null_test(q))
+        return heap_attisnull(const_cast<HeapTupleData *>(t), q.column.attno, desc) == (q.cmp == Comparison::is_null);
     if (q.is_float) {
         /* float4 widens to float8 exactly, so float4 and cross-type operators agree */
         double v;
@@ -361,6 +382,8 @@ bool passes(const NativeQual &q, TupleDesc desc, const HeapTupleData *t)
         case Comparison::ne: return float8_ne(v, c);
         case Comparison::any_eq: return listed(q, v);
         case Comparison::all_ne: return !listed(q, v);
+        case Comparison::is_null:
+        case Comparison::is_not_null: break; /* answered above */
         }
         return false;
     }
@@ -377,6 +400,8 @@ bool passes(const NativeQual &q, TupleDesc desc, const HeapTupleData *t)
     case Comparison::ne: return v != c;
     case Comparison::any_eq: return listed(q, v);
     case Comparison::all_ne: return !listed(q, v);
+    case Comparison::is_null:
+    case Comparison::is_not_null: break; /* answered above */
     }
     return false;
 }

@@ -19,8 +19,10 @@
  * IN`) of those types, answered by a search of the array's values, sorted
  * once per scan, with ScalarArrayOpExpr's semantics: a NULL element never
  * matches, but makes NOT IN pass no row; an empty array passes no row for
- * IN and every row for NOT IN, NULLs too; a NULL array passes none.  The
- * value (or array) is a constant, or an expression fixed for the scan (a parameter, a
+ * IN and every row for NOT IN, NULLs too; a NULL array passes none.  So
+ * is `column IS NULL` and `column IS NOT NULL`, of a column of any type
+ * (the GPU's pages take those of the types above).  The value (or array)
+ * is a constant, or an expression fixed for the scan (a parameter, a
  * stable function of constants, an InitPlan's result): no Vars, nothing
  * volatile.  Such an expression is evaluated once per scan, when the first
  * tuples arrive, never under a buffer lock.  The scan uses this path only
@@ -34,8 +36,8 @@
 
 namespace gpu_histogram {
 
-/* Comparisons, as btree strategies number them, plus <>; then = ANY and <> ALL of a list. */
-enum class Comparison { lt, le, eq, ge, gt, ne, any_eq, all_ne };
+/* Comparisons, as btree strategies number them, plus <>; then = ANY and <> ALL of a list; then IS [NOT] NULL. */
+enum class Comparison { lt, le, eq, ge, gt, ne, any_eq, all_ne, is_null, is_not_null };
 
 struct NativeQual {
     HeapColumn column;
@@ -59,6 +61,12 @@ struct NativeQuals {
     bool prepared;     /* every value is known for this scan */
     MemoryContext cxt; /* where the lists live: the scan's */
 };
+
+/* Whether the qual is a NULL test, which has no value. */
+static inline bool native_qual_is_null_test(const NativeQual &q)
+{
+    return q.cmp == Comparison::is_null || q.cmp == Comparison::is_not_null;
+}
 
 /* Whether the qual is a list's (= ANY, <> ALL). */
 static inline bool native_qual_is_list(const NativeQual &q)

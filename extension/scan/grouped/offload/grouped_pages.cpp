@@ -53,6 +53,8 @@ gh::PageCmp page_cmp(Comparison c)
     case Comparison::ne: return gh::PageCmp::ne;
     case Comparison::any_eq: return gh::PageCmp::in;
     case Comparison::all_ne: return gh::PageCmp::not_in;
+    case Comparison::is_null: return gh::PageCmp::is_null;
+    case Comparison::is_not_null: return gh::PageCmp::is_not_null;
     }
     return gh::PageCmp::eq;
 }
