@@ -105,6 +105,10 @@ check "NOT IN lists of floats (NaN too) and integers, = ANY of an empty array, G
     "SELECT g, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp WHERE x NOT IN ('NaN', 0.5, 0.25) AND g NOT IN (0, 99) AND g <> ALL('{}'::int[]) GROUP BY g"
 check "an IN list of timestamps and one of bigints against an int column, ungrouped" "$serial" \
     "SELECT gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp WHERE g = ANY('{4, 8, 15, 16, 23, 42}'::int8[]) AND ts NOT IN ('2024-03-09 00:00:09-05', '2024-03-10 12:00:00-04')"
+check "IS NOT NULL of the key and the time, daily" "$serial" \
+    "SELECT date_trunc('day', ts) AS day, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp WHERE ts IS NOT NULL AND g IS NOT NULL GROUP BY 1"
+check "IS NULL of the value, GROUP BY g, count(*)" "$serial" \
+    "SELECT g, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp WHERE x IS NULL GROUP BY g"
 check "Grafana's one-minute group over two days (a numeric key), count(*)" "$serial" \
     "SELECT floor(extract(epoch FROM ts) / 60) * 60 AS time, gpu_histogram(x, 0, 1, 64) AS h, count(*) AS n FROM gh_gp WHERE ts BETWEEN '2024-03-09T00:00:00Z' AND '2024-03-11T00:00:00Z' GROUP BY 1"
 check "Grafana's hourly group, to_timestamp(), and a boolean" "$serial" \
