@@ -13,15 +13,11 @@
  */
 #include "group_agg_parts.h"
 
-#include <cmath>
-
 #include "../../../errors.h"
 #include "../../heap/heap_columns.h"
-#include "../../quals/heap_tuple_exprs.h"
 #include "../../../../gpu/cpu/cpu_backend.h"
 
 extern "C" {
-#include "executor/executor.h"
 #include "executor/nodeHash.h"
 #include "utils/memutils.h"
 }
@@ -114,7 +110,6 @@ void lay_out(GroupAgg *ga, const HistogramArgs *args)
         ga->gpu_ready = true;
     }
 }
-
 
 } // namespace
 
