@@ -349,14 +349,14 @@ Status open_grouped_pages(const GroupedPageSpec &spec, const int64_t *table, int
 {
     if (!grouped_page_spec_fits(spec, table_words) || table_words < 0 || (table_words > 0 && table == nullptr))
         return Status::internal_error;
-    /* the kernel trusts the tables: sorted starts, and every slot one of the key's */
+    /* the kernel trusts the tables: sorted starts, and every slot one of the key's, its NULL group's or the host's */
     for (int k = 0; k < spec.nkeys; k++) {
         const PageKey &key = spec.keys[k];
         if (key.kind != PageKeyKind::intervals)
             continue;
         const int64_t *starts = table + key.table_first, *slots = starts + key.intervals;
         for (uint32_t i = 0; i < key.intervals; i++)
-            if (slots[i] < 0 || slots[i] >= static_cast<int64_t>(key.slots) ||
+            if (slots[i] < kHostSlot || slots[i] > static_cast<int64_t>(key.slots) ||
                 (i > 0 && starts[i] <= starts[i - 1]) || starts[i] >= key.end)
                 return Status::internal_error;
     }

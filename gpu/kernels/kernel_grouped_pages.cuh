@@ -125,7 +125,7 @@ __host__ __device__ __forceinline__ bool key_slot(const unsigned char *page, uin
         return false;
     if (f == Found::null || (f == Found::missing && !key.column.has_missing)) {
         *slot = key.slots;
-        return true;
+        return key.null_host == 0;
     }
     if (key.kind == PageKeyKind::width_bucket) {
         const double y = f == Found::present ? page_value(page, at, key.column.type) : key.column.missing_value;
@@ -155,7 +155,7 @@ __host__ __device__ __forceinline__ bool key_slot(const unsigned char *page, uin
      */
     if (hint != nullptr && *hint < n && starts[*hint] <= w && (*hint + 1 == n || w < starts[*hint + 1])) {
         *slot = static_cast<uint32_t>(starts[n + *hint]);
-        return true;
+        return starts[n + *hint] != kHostSlot;
     }
     uint32_t lo = 0, hi = n; /* the last start <= w: in [lo, hi) */
     while (hi - lo > 1) {
@@ -168,7 +168,7 @@ __host__ __device__ __forceinline__ bool key_slot(const unsigned char *page, uin
     *slot = static_cast<uint32_t>(starts[n + lo]); /* the slots follow the starts */
     if (hint != nullptr)
         *hint = lo;
-    return true;
+    return starts[n + lo] != kHostSlot;
 }
 
 /*

@@ -18,8 +18,13 @@
  *     with the number of its key's group, which the host filled from
  *     PostgreSQL's results over the range the table's statistics give;
  *   - a second width_bucket over a float column numbers its groups by the
- *     bucket (bucket.h).
- * A NULL key has a group of its own (slot `slots`).  A key value outside
+ *     bucket (bucket.h);
+ *   - a key the host evaluated once for each value rows held
+ *     (value_key.cpp) is a table of intervals too: each such value an
+ *     interval with its key's group, and between them intervals whose slot
+ *     is kHostSlot, values no row has shown the host yet.
+ * A NULL key has a group of its own (slot `slots`), where a NULL column
+ * has a NULL key; where it may not, null_host sends the row to the host.  A key value outside
  * the window or the table, or a NaN under width_bucket, is a row the GPU
  * cannot place: its whole page is then left uncounted and flagged, and the
  * host reads that page itself, so every row is counted exactly once.
@@ -57,7 +62,11 @@ struct PageKey {
     uint32_t intervals;    /* intervals: how many; interval i is [start[i], start[i + 1]) ... */
     int64_t end;           /* ... and the last one ends before `end` */
     BucketSpec wb;         /* width_bucket: validated; slots = wb.nbins + 2 */
+    int32_t null_host;     /* a NULL column is the host's, not the NULL group */
 };
+
+/* An interval's slot for values whose key only the host knows: their rows are the host's. */
+constexpr int64_t kHostSlot = -1;
 
 /* Comparisons with a value; then in (= ANY) and not_in (<> ALL) of a list; then the NULL tests. */
 enum class PageCmp : int32_t { lt = 0, le, eq, ge, gt, ne, in, not_in, is_null, is_not_null };

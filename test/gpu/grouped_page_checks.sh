@@ -137,6 +137,17 @@ check "the metrics table: GROUP BY g and a week after a text column" "$serial" \
     "SELECT g, gpu_histogram(cpu, 0, 1, 16) AS h FROM gh_gpm WHERE time >= '2024-03-09' AND time < '2024-03-16' AND cpu > 0.25 GROUP BY g"
 check "the metrics table: Grafana's five-minute group, 4 workers" "$parallel" \
     "SELECT floor(extract(epoch FROM time) / 300) * 300 AS t, gpu_histogram(cpu, 0, 1, 16) AS h FROM gh_gpm WHERE time >= '2024-03-09' AND time < '2024-03-11' GROUP BY 1"
+# keys by value (scan/keys/value_key.cpp): a first query in the same session meets each value of g,
+# and the answer compared is the second's, whose GPU table holds them all
+warm() { echo "$serial SET client_min_messages = warning; CREATE TEMP TABLE warm AS $1; DROP TABLE warm;"; }
+q="SELECT g % 10 AS k, gpu_histogram(cpu, 0, 1, 16) AS h, count(*) AS n FROM gh_gpm GROUP BY 1"
+check "the metrics table: GROUP BY g % 10 after a text column, its values met by a first query" "$(warm "$q")" "$q"
+q="SELECT g::text AS k, date_trunc('hour', time) AS hour, gpu_histogram(cpu, 0, 1, 16) AS h FROM gh_gpm WHERE time >= '2024-03-09' AND time < '2024-03-16' GROUP BY 1, 2"
+check "the metrics table: g::text and the hour, a week" "$(warm "$q")" "$q"
+q="SELECT CASE WHEN g < 30 THEN 'low' WHEN g < 60 THEN 'mid' END AS k, gpu_histogram(cpu, 0, 1, 16) AS h FROM gh_gpm WHERE g IN (1, 29, 30, 59, 60, 99) GROUP BY 1"
+check "the metrics table: a CASE over g (NULL keys), an IN list" "$(warm "$q")" "$q"
+q="SELECT coalesce(g, -1) % 7 AS k, gpu_histogram(cpu, 0, 1, 16) AS h FROM gh_gpm GROUP BY 1"
+check "the metrics table: coalesce(g, -1) % 7, a NULL column's key not NULL: those rows the host's" "$(warm "$q")" "$q" 1
 # keys of a date column (scan/keys/monotone_steps.h): through its midnight in the session's zone, and its
 # epoch; the column itself.  Both infinities are among its values (and its statistics): outside every table.
 psql_q <<'SQL' || exit 1

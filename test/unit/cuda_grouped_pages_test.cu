@@ -244,7 +244,7 @@ std::optional<uint32_t> reference_slot(const Line &line, const PageKey &key, con
 {
     const Seen s = seen(line, key.column);
     if (s.null)
-        return key.slots;
+        return key.null_host ? std::nullopt : std::optional<uint32_t>(key.slots);
     switch (key.kind) {
     case PageKeyKind::column: {
         /* [base, base + slots): where base + slots passes INT64_MAX the window runs to the top */
@@ -258,8 +258,9 @@ std::optional<uint32_t> reference_slot(const Line &line, const PageKey &key, con
         for (uint32_t i = 0; i < key.intervals; i++) {
             const int64_t from = table[key.table_first + i];
             const int64_t to = i + 1 < key.intervals ? table[key.table_first + i + 1] : key.end;
+            const int64_t slot = table[key.table_first + key.intervals + i];
             if (from <= s.word && s.word < to)
-                return static_cast<uint32_t>(table[key.table_first + key.intervals + i]);
+                return slot == gh::kHostSlot ? std::nullopt : std::optional<uint32_t>(static_cast<uint32_t>(slot));
         }
         return std::nullopt;
     case PageKeyKind::width_bucket:
@@ -872,7 +873,8 @@ TEST(GroupedPagesHost, KeySlotsAtTheWindowsEdges)
         spec.keys[0] = key;
         ASSERT_TRUE(gh::grouped_page_spec_fits(spec, static_cast<int64_t>(table.size()))) << what;
         for (uint32_t i = 0; i < written[0].size(); i++) {
-            const int64_t slot = i < rows.size() ? rows[i].second : int64_t(key.slots); /* the last row: NULL */
+            /* the last row: a NULL column */
+            const int64_t slot = i < rows.size() ? rows[i].second : key.null_host ? kHost : int64_t(key.slots);
             const RowFate fate = slot == kHost ? RowFate::host : RowFate::count;
             const std::string at = what + ", row " + std::to_string(i);
             const RowResult want = reference_row(written[0][i], spec, table);
@@ -913,6 +915,19 @@ TEST(GroupedPagesHost, KeySlotsAtTheWindowsEdges)
     std::vector<int64_t> one;
     check(intervals_key(key8, {kInt64Min}, {0}, kInt64Max, 1, &one), one,
           {{i8(kInt64Min), 0}, {i8(kInt64Max - 1), 0}, {i8(kInt64Max), kHost}}, "one interval over all of int8");
+
+    /*
+     * A key by value (value_key.cpp): 3 and 4 are in group 1, 7 in group 0,
+     * 5's key is NULL (the NULL group, slot 2); 6 and what lies outside are
+     * values the host has not met.
+     */
+    std::vector<int64_t> memo{7}; /* a list before the key's table */
+    PageKey by_value = intervals_key(key8, {3, 5, 6, 7}, {1, 2, gh::kHostSlot, 0}, 8, 2, &memo);
+    const std::vector<std::pair<Datum, int64_t>> met{{i8(2), kHost}, {i8(3), 1},     {i8(4), 1},     {i8(5), 2},
+                                                     {i8(6), kHost}, {i8(7), 0},     {i8(8), kHost}, {i8(kInt64Min), kHost}};
+    check(by_value, memo, met, "by value, a NULL column in the NULL group");
+    by_value.null_host = 1;
+    check(by_value, memo, met, "by value, a NULL column the host's");
 
     check(width_bucket_key(flt, BucketSpec{0, 1, 4, BucketRule::pg16}), {},
           {{f8(kNaN), kHost}, {f8(kInf), 5}, {f8(-kInf), 0}, {f8(0), 1}, {f8(-0.0), 1}, {f8(0.999), 4}, {f8(1), 5}},
@@ -1574,6 +1589,19 @@ TEST_F(GroupedPages, RefusedSpecsAndArguments)
               Status::internal_error)
         << "a table of words at no address";
     EXPECT_EQ(gh::gpu_grouped_pages_open(good, table.data(), -1, 0, &h), Status::internal_error);
+    /* an interval's slot is one of its key's, the key's NULL group or the host's (kHostSlot): nothing else */
+    const PageKey &iv = good.keys[1];
+    for (int64_t slot : {gh::kHostSlot - 1, static_cast<int64_t>(iv.slots) + 1, gh::kHostSlot,
+                         static_cast<int64_t>(iv.slots)}) {
+        std::vector<int64_t> t = table;
+        t[iv.table_first + iv.intervals] = slot;
+        const Status want = slot == gh::kHostSlot - 1 || slot > iv.slots ? Status::internal_error : Status::ok;
+        EXPECT_EQ(gh::gpu_grouped_pages_open(good, t.data(), static_cast<int32_t>(t.size()), 0, &h), want)
+            << "an interval of slot " << slot;
+        if (h != nullptr)
+            gh::gpu_histogram_close(h);
+        h = nullptr;
+    }
     ASSERT_EQ(gh::gpu_grouped_pages_open(good, table.data(), static_cast<int32_t>(table.size()), 0, &h), Status::ok)
         << gh::gpu_last_error();
 

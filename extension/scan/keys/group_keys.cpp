@@ -20,7 +20,7 @@ namespace {
 /* Asked in this order; the first that recognises an expression has it. */
 const KeyKindOps *const kKinds[] = {&column_key_kind,   &time_key_kind,    &width_bucket_key_kind,
                                     &tsdb_key_kind,     &periodic_key_kind, &monotone_key_kind,
-                                    &expression_key_kind /* last: any expression the others leave */};
+                                    &value_key_kind,    &expression_key_kind /* last: any expression the others leave */};
 
 } // namespace
 
@@ -151,6 +151,8 @@ void group_key_host_table(GroupKey *key, const KeyRows &rows)
 
 bool group_key_page_may_raise(GroupKey *key, TupleDesc desc, HeapTupleData *tuples, int n)
 {
+    if (key->def.ops->page_may_raise != NULL)
+        return key->def.ops->page_may_raise(key, desc, tuples, n);
     int64 lo, hi;
     switch (key->def.kind) {
     case KeyKind::column: return false;

@@ -22,6 +22,9 @@
  *     column grows, such as Grafana's floor(extract(epoch FROM ts)/60)*60,
  *     evaluated by the executor on the host and placed by a table of
  *     intervals on the GPU (monotone_key.cpp);
+ *   - any other expression of one int2, int4, int8, bool or date column,
+ *     evaluated by the executor once for each value rows hold, and placed
+ *     by a table of those values on the GPU (value_key.cpp);
  *   - any other expression of the table's columns that is not volatile,
  *     is parallel safe and of a type whose equal values have equal bytes,
  *     evaluated by the executor (expression_key.cpp).
@@ -83,6 +86,7 @@ struct GroupKey {
     TupleTableSlot *slot;
     ExprContext *row_context;
     struct MonotoneState *monotone; /* a monotone key: its GPU table's search (monotone_key.cpp) */
+    struct ValueMemo *memo;         /* a key by value: each value's key (value_memo.h) */
     /* a periodic field: the zone's offset, and the last local day's date fields */
     TzOffsetCache tzc;
     bool zone_by_postgres; /* of ts AT TIME ZONE a zone only PostgreSQL's functions resolve: every row theirs */

@@ -36,7 +36,7 @@ struct KeyTables;
 struct NativeQuals;
 
 /* Which kind a key is: for the few loops that specialize on it (group_agg.cpp's per-row loop). */
-enum class KeyKind { column, time, width_bucket, time_bucket, periodic, monotone, expression };
+enum class KeyKind { column, time, width_bucket, time_bucket, periodic, monotone, by_value, expression };
 
 /* What the GPU's table for a key may know of the rows: the table, its WHERE clause. */
 struct KeyRows {
@@ -80,6 +80,8 @@ struct KeyKindOps {
      * key (once per scan, in memory that lasts it).  NULL: none.
      */
     void (*host_table)(GroupKey *key, const KeyRows &rows);
+    /* Whether computing the key of any of tuples[0 .. n) may raise an error.  NULL: group_keys.cpp decides. */
+    bool (*page_may_raise)(GroupKey *key, TupleDesc desc, HeapTupleData *tuples, int n);
 };
 
 /* The kinds, one file each. */
@@ -89,6 +91,7 @@ extern const KeyKindOps width_bucket_key_kind; /* width_bucket_key.cpp */
 extern const KeyKindOps tsdb_key_kind;         /* tsdb_key.cpp: TimescaleDB's time_bucket */
 extern const KeyKindOps periodic_key_kind;     /* periodic_key.cpp: extract(hour FROM ts) and the like */
 extern const KeyKindOps monotone_key_kind;     /* monotone_key.cpp: floor(extract(epoch FROM ts)/60)*60 and the like */
+extern const KeyKindOps value_key_kind;        /* value_key.cpp: g % 10, g::text and the like, once per value */
 extern const KeyKindOps expression_key_kind;   /* expression_key.cpp: any other, by the executor */
 
 } // namespace gpu_histogram

@@ -225,6 +225,16 @@ bool key_time_intervals(GroupKey *key, VerifiedKey verified, int64 step, int64 l
     return true;
 }
 
+void key_tables_add_intervals(KeyTables *t, const int64 *starts, const int64 *slots, int32 n, gh::PageKey *out)
+{
+    reserve(t, 2 * static_cast<int64>(n));
+    out->table_first = static_cast<uint32>(t->nwords);
+    out->intervals = static_cast<uint32>(n);
+    memcpy(t->words + t->nwords, starts, sizeof(int64) * static_cast<Size>(n));
+    memcpy(t->words + t->nwords + n, slots, sizeof(int64) * static_cast<Size>(n));
+    t->nwords += 2 * n;
+}
+
 int32 key_tables_add_list(KeyTables *t, const int64 *words, int32 n)
 {
     reserve(t, n);

@@ -57,6 +57,12 @@ int32 key_tables_add_list(KeyTables *t, const int64 *words, int32 n);
 
 /* ---- for the key kinds' gpu_table (key_kind.h) ---- */
 
+/*
+ * Adds n intervals, their starts and then their slots, as key *out's table
+ * in t (out's kind, slots and end are the caller's).
+ */
+void key_tables_add_intervals(KeyTables *t, const int64 *starts, const int64 *slots, int32 n, gh::PageKey *out);
+
 /* Most slots a key may have on the GPU: its groups' cells stay in device memory a scan can take. */
 constexpr int64 kMaxKeySlots = 1 << 20;
 /*

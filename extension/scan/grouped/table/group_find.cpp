@@ -146,6 +146,7 @@ void find_groups_one_word(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, i
     case KeyKind::width_bucket:
     case KeyKind::periodic:
     case KeyKind::monotone:
+    case KeyKind::by_value:
     case KeyKind::expression:
         break;
     }

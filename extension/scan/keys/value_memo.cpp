@@ -1,0 +1,271 @@
+/*
+ * value_memo.cpp: a key's result for each value of its column that rows
+ * held (value_memo.h).
+ */
+#include "value_memo.h"
+
+#include "../../pg_compat.h"
+
+#include <algorithm>
+
+extern "C" {
+#include "access/xact.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "utils/inval.h"
+#include "utils/memutils.h"
+#include "utils/syscache.h"
+}
+
+namespace gpu_histogram {
+
+namespace {
+
+/*
+ * Most values one memo remembers: 65,536 values cost 2.5 MB with their
+ * index.  Past it, a row's key is evaluated as before, and its page is
+ * the host's on the GPU.
+ */
+constexpr int32 kMaxValues = 1 << 16;
+/* Most expressions the backend remembers; the least recently opened goes first. */
+constexpr int kMaxBackendMemos = 16;
+
+struct Entry {
+    int64 value;
+    MemoResult r;
+};
+
+} // namespace
+
+struct ValueMemo {
+    MemoryContext cxt;
+    char *name;       /* a backend memo: its expression, normalized; else NULL */
+    Entry *entries;   /* in the order the rows met them */
+    int32 n, cap;
+    int32 *index;     /* open addressing over entries: an entry's number + 1, 0 where empty */
+    uint32 mask;
+    int32 last;       /* the entry found last: a table in key order repeats values in runs */
+    bool have_null;
+    MemoResult null_result;
+    ValueMemo *next;  /* the backend's list */
+    uint64 opened;    /* when it was last opened, for the eviction */
+};
+
+namespace {
+
+ValueMemo *backend_memos;
+int backend_count;
+uint64 open_clock;
+bool memos_stale;
+bool callback_registered;
+MemoryContext backend_cxt;
+
+/* Any function changed: an immutable SQL function's body may give other results now. */
+void functions_changed(Datum, int, uint32)
+{
+    memos_stale = true;
+}
+
+uint32 value_hash(int64 v)
+{
+    uint64 x = static_cast<uint64>(v) + UINT64CONST(0x9e3779b97f4a7c15);
+    x = (x ^ (x >> 30)) * UINT64CONST(0xbf58476d1ce4e5b9);
+    x = (x ^ (x >> 27)) * UINT64CONST(0x94d049bb133111eb);
+    return static_cast<uint32>(x ^ (x >> 31));
+}
+
+void rebuild_index(ValueMemo *m, uint32 slots)
+{
+    if (m->index != NULL)
+        pfree(m->index);
+    m->index = static_cast<int32 *>(MemoryContextAllocZero(m->cxt, sizeof(int32) * slots));
+    m->mask = slots - 1;
+    for (int32 e = 0; e < m->n; e++) {
+        uint32 at = value_hash(m->entries[e].value) & m->mask;
+        while (m->index[at] != 0)
+            at = (at + 1) & m->mask;
+        m->index[at] = e + 1;
+    }
+}
+
+ValueMemo *memo_create(MemoryContext parent, const char *name)
+{
+    MemoryContext cxt = AllocSetContextCreate(parent, "gpu_histogram key values", ALLOCSET_SMALL_SIZES);
+    ValueMemo *m = static_cast<ValueMemo *>(MemoryContextAllocZero(cxt, sizeof(ValueMemo)));
+    m->cxt = cxt;
+    m->name = name != NULL ? MemoryContextStrdup(cxt, name) : NULL;
+    m->cap = 64;
+    m->entries = static_cast<Entry *>(MemoryContextAlloc(cxt, sizeof(Entry) * m->cap));
+    m->last = -1;
+    rebuild_index(m, 128);
+    return m;
+}
+
+/*
+ * Leaves the backend's list.  A scan of this transaction may still read
+ * it (a key function that runs a query of its own): it goes with the
+ * transaction's memory.
+ */
+void retire(ValueMemo *m)
+{
+    ValueMemo **p = &backend_memos;
+    while (*p != m)
+        p = &(*p)->next;
+    *p = m->next;
+    backend_count--;
+    MemoryContextSetParent(m->cxt, TopTransactionContext);
+}
+
+bool reset_var(Node *node, void *)
+{
+    if (node == NULL)
+        return false;
+    if (IsA(node, Var)) {
+        Var *v = reinterpret_cast<Var *>(node);
+        v->varno = 1;
+        v->varnosyn = 1;
+        return false;
+    }
+    return expression_tree_walker(node, GH_WALKER(reset_var), NULL);
+}
+
+/* The expression as a string that does not depend on the query it came from: its range table, its text. */
+char *normalized(Expr *expr)
+{
+    Node *copy = static_cast<Node *>(copyObjectImpl(expr));
+    reset_var(copy, NULL);
+    const char *s = nodeToString(copy);
+    StringInfoData out;
+    initStringInfo(&out);
+    static const char kLocation[] = ":location ";
+    for (const char *p = s; *p != '\0';) {
+        if (strncmp(p, kLocation, sizeof kLocation - 1) == 0) {
+            appendStringInfoString(&out, kLocation);
+            p += sizeof kLocation - 1;
+            while (*p == '-' || (*p >= '0' && *p <= '9'))
+                p++;
+            continue;
+        }
+        appendStringInfoChar(&out, *p++);
+    }
+    return out.data;
+}
+
+MemoResult copied(ValueMemo *m, const MemoResult &r)
+{
+    MemoResult c = r;
+    if (!r.isnull && r.bytes != NULL) {
+        const Size size = VARSIZE_ANY(r.bytes);
+        c.bytes = static_cast<struct varlena *>(MemoryContextAlloc(m->cxt, size));
+        memcpy(c.bytes, r.bytes, size);
+    }
+    return c;
+}
+
+} // namespace
+
+ValueMemo *value_memo_open(Expr *expr)
+{
+    if (contain_mutable_functions(reinterpret_cast<Node *>(expr)))
+        return memo_create(CurrentMemoryContext, NULL);
+    if (!callback_registered) {
+        CacheRegisterSyscacheCallback(PROCOID, functions_changed, 0);
+        callback_registered = true;
+        backend_cxt = AllocSetContextCreate(TopMemoryContext, "gpu_histogram key memos", ALLOCSET_SMALL_SIZES);
+    }
+    if (memos_stale) {
+        while (backend_memos != NULL)
+            retire(backend_memos);
+        memos_stale = false;
+    }
+    char *name = normalized(expr);
+    ValueMemo *found = NULL;
+    for (ValueMemo *m = backend_memos; m != NULL; m = m->next)
+        if (strcmp(m->name, name) == 0)
+            found = m;
+    if (found == NULL) {
+        if (backend_count >= kMaxBackendMemos) {
+            ValueMemo *oldest = backend_memos;
+            for (ValueMemo *m = backend_memos; m != NULL; m = m->next)
+                if (m->opened < oldest->opened)
+                    oldest = m;
+            retire(oldest);
+        }
+        found = memo_create(backend_cxt, name);
+        found->next = backend_memos;
+        backend_memos = found;
+        backend_count++;
+    }
+    pfree(name);
+    found->opened = ++open_clock;
+    return found;
+}
+
+const MemoResult *value_memo_find(ValueMemo *m, bool colnull, int64 value)
+{
+    if (colnull)
+        return m->have_null ? &m->null_result : NULL;
+    if (m->last >= 0 && m->entries[m->last].value == value)
+        return &m->entries[m->last].r;
+    for (uint32 at = value_hash(value) & m->mask;; at = (at + 1) & m->mask) {
+        const int32 e = m->index[at];
+        if (e == 0)
+            return NULL;
+        if (m->entries[e - 1].value == value) {
+            m->last = e - 1;
+            return &m->entries[e - 1].r;
+        }
+    }
+}
+
+const MemoResult *value_memo_add(ValueMemo *m, bool colnull, int64 value, const MemoResult &r)
+{
+    if (colnull) {
+        m->null_result = copied(m, r);
+        m->have_null = true;
+        return &m->null_result;
+    }
+    if (m->n >= kMaxValues)
+        return &r;
+    if (m->n == m->cap) {
+        m->cap *= 2;
+        m->entries = static_cast<Entry *>(repalloc(m->entries, sizeof(Entry) * m->cap));
+    }
+    Entry &e = m->entries[m->n];
+    e.value = value;
+    e.r = copied(m, r);
+    m->n++;
+    if (static_cast<uint32>(m->n) * 2 > m->mask + 1) {
+        rebuild_index(m, (m->mask + 1) * 2);
+    } else {
+        uint32 at = value_hash(value) & m->mask;
+        while (m->index[at] != 0)
+            at = (at + 1) & m->mask;
+        m->index[at] = m->n;
+    }
+    m->last = m->n - 1;
+    return &e.r;
+}
+
+int32 value_memo_sorted(ValueMemo *m, int64 **values, const MemoResult ***results)
+{
+    int32 *order = static_cast<int32 *>(palloc(sizeof(int32) * Max(m->n, 1)));
+    for (int32 i = 0; i < m->n; i++)
+        order[i] = i;
+    std::sort(order, order + m->n, [m](int32 a, int32 b) { return m->entries[a].value < m->entries[b].value; });
+    *values = static_cast<int64 *>(palloc(sizeof(int64) * Max(m->n, 1)));
+    *results = static_cast<const MemoResult **>(palloc(sizeof(MemoResult *) * Max(m->n, 1)));
+    for (int32 i = 0; i < m->n; i++) {
+        (*values)[i] = m->entries[order[i]].value;
+        (*results)[i] = &m->entries[order[i]].r;
+    }
+    pfree(order);
+    return m->n;
+}
+
+const MemoResult *value_memo_null(const ValueMemo *m)
+{
+    return m->have_null ? &m->null_result : NULL;
+}
+
+} // namespace gpu_histogram

@@ -1,0 +1,64 @@
+/*
+ * value_memo.h: what a GROUP BY key of one integer-like column was, for
+ * each value of the column that a row has held (value_key.cpp).
+ *
+ * A key such as g % 10 or g::text over an int column has one result per
+ * value of g.  A dashboard's table holds few distinct values under many
+ * rows, so PostgreSQL's executor needs to evaluate the key only at the
+ * first row that holds each value.  The memo remembers each result, and
+ * the GPU's table of the key is made from it.  Only rows fill it, in the
+ * order the scan reads them: no value that no visible row holds ever
+ * reaches the key's functions, and an error is raised at the row where
+ * the ordinary plan raises it.
+ *
+ * A key built only from immutable functions keeps its memo for the
+ * backend's life, shared by the scans that compute the same expression.
+ * The next query's GPU then starts with every value the last one met.
+ * Redefining any function drops these memos: an immutable SQL function's
+ * results may change with its body.  Any other key's memo lasts one scan.
+ */
+#ifndef GH_SCAN_VALUE_MEMO_H
+#define GH_SCAN_VALUE_MEMO_H
+
+#include "../../pg_headers.h"
+
+extern "C" {
+#include "nodes/primnodes.h"
+}
+
+namespace gpu_histogram {
+
+/* One value's key: NULL, a word (key_kind.h's word), or bytes (a varlena in the memo's memory). */
+struct MemoResult {
+    bool isnull;
+    int64 word;
+    struct varlena *bytes;
+};
+
+struct ValueMemo;
+
+/*
+ * The memo of key expression expr (of one column): the backend's, where
+ * expr is immutable, else a new one in the current memory context.  Once
+ * per scan, outside any buffer lock.
+ */
+ValueMemo *value_memo_open(Expr *expr);
+
+/* The result remembered for a row whose column holds value (or is NULL); NULL if none. */
+const MemoResult *value_memo_find(ValueMemo *m, bool colnull, int64 value);
+
+/*
+ * Remembers r for value (bytes copied into the memo's memory); returns
+ * the memo's copy.  A full memo remembers nothing more and returns r.
+ */
+const MemoResult *value_memo_add(ValueMemo *m, bool colnull, int64 value, const MemoResult &r);
+
+/* The values remembered, in increasing order, with their results (n of them, palloc'd). */
+int32 value_memo_sorted(ValueMemo *m, int64 **values, const MemoResult ***results);
+
+/* The result remembered for a NULL column; NULL if none. */
+const MemoResult *value_memo_null(const ValueMemo *m);
+
+} // namespace gpu_histogram
+
+#endif /* GH_SCAN_VALUE_MEMO_H */

@@ -1,0 +1,122 @@
+--
+-- value_keys: GROUP BY keys that are expressions of one int2, int4, int8,
+-- bool or date column (g % 10, g / 10, g::text, CASE over g, NOT flag,
+-- d + 7, extract(dow FROM d)), computed by the scan once for each value a
+-- row holds and looked up for every other row (extension/scan/keys/
+-- value_key.cpp), on the host's rows and on the page path.  Every answer is
+-- compared with PostgreSQL's ordinary plan (rt_compare), twice: the second
+-- time an immutable key's values are remembered from the first, and the
+-- page path's table of them is built (the DEBUG lines count its words).
+-- Also: rows added after ANALYZE with values the statistics never saw, a
+-- non-strict key (coalesce) whose NULL column is not a NULL key, a key that
+-- raises an error for one value (the same error as the ordinary plan's, at
+-- the same row), an immutable function redefined between two queries (the
+-- remembered values are dropped), and a function under row-level security
+-- that never sees a hidden row's value.
+-- test/gpu/grouped_page_checks.sh runs such keys on the GPU's pages.
+--
+LOAD 'gpu_histogram';
+SET client_min_messages = warning;
+DROP TABLE IF EXISTS vk_t;
+DROP ROLE IF EXISTS regress_vk_reader;
+RESET client_min_messages;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/helpers.sql
+SET max_parallel_workers_per_gather = 0;
+SET TimeZone = 'America/New_York';
+SET gpu_histogram.device = cpu;
+SET jit = off;
+SET gpu_histogram.debug_pages_on_cpu = on;
+SET gpu_histogram.debug_pages_per_batch = 8;
+
+CREATE TABLE vk_t (ts timestamptz, host text, g int4, s int2, b int8, flag bool, d date, x float8)
+    WITH (autovacuum_enabled = off);
+INSERT INTO vk_t
+SELECT '2024-03-01'::timestamptz + i * interval '3 minutes',
+       'host-' || i % 7,
+       CASE WHEN i % 97 = 0 THEN NULL ELSE i % 20 END,
+       (i % 11 - 5)::int2,
+       CASE WHEN i % 89 = 0 THEN NULL ELSE (i % 6) * 3000000000 END,
+       CASE i % 5 WHEN 0 THEN NULL ELSE i % 3 = 0 END,
+       '2024-03-01'::date + i % 40,
+       CASE WHEN i % 61 = 0 THEN NULL ELSE ((i::bigint * 7919) % 100003) / 100003.0 END
+FROM generate_series(1, 20000) i;
+VACUUM ANALYZE vk_t;
+-- after ANALYZE: values the statistics never saw
+INSERT INTO vk_t (ts, host, g, s, b, flag, d, x)
+SELECT '2024-04-15'::timestamptz + i * interval '1 minute', 'late', 100 + i % 6, 300, -1, true, '2025-01-01', i / 400.0
+FROM generate_series(1, 400) i;
+SELECT rt_await_snapshots() AS settled;
+VACUUM vk_t;
+
+-- the key is the scan's, by value
+SELECT line FROM rt_explain($$SELECT g % 10 AS k, gpu_histogram(x, 0, 1, 8) FROM vk_t GROUP BY 1$$) line
+WHERE line ~ 'Key Computation|Custom Scan';
+
+CREATE TEMP TABLE vk_queries (n int GENERATED ALWAYS AS IDENTITY, q text);
+INSERT INTO vk_queries (q) VALUES
+    ($$SELECT g % 10 AS k, gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM vk_t GROUP BY 1$$),
+    ($$SELECT g / 10 AS k, gpu_histogram(x, 0, 1, 8) AS h, count(x) AS n FROM vk_t GROUP BY 1$$),
+    ($$SELECT g::text AS k, gpu_histogram(x, 0, 1, 8) AS h FROM vk_t GROUP BY 1$$),
+    ($$SELECT CASE WHEN g < 5 THEN 'low' WHEN g < 15 THEN 'mid' END AS k, gpu_histogram(x, 0, 1, 8) AS h
+       FROM vk_t GROUP BY 1$$),
+    ($$SELECT s * 2 AS k, gpu_histogram(x, 0, 1, 8) AS h FROM vk_t GROUP BY 1$$),
+    ($$SELECT b % 7 AS k, gpu_histogram(x, 0, 1, 8) AS h FROM vk_t GROUP BY 1$$),
+    ($$SELECT NOT flag AS k, gpu_histogram(x, 0, 1, 8) AS h FROM vk_t GROUP BY 1$$),
+    ($$SELECT d + 7 AS k, gpu_histogram(x, 0, 1, 8) AS h FROM vk_t GROUP BY 1$$),
+    ($$SELECT extract(dow FROM d) AS k, gpu_histogram(x, 0, 1, 8) AS h FROM vk_t GROUP BY 1$$),
+    ($$SELECT to_char(d, 'YYYY-MM') AS k, gpu_histogram(x, 0, 1, 8) AS h FROM vk_t GROUP BY 1$$),
+    ($$SELECT coalesce(g, -1) % 3 AS k, gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM vk_t GROUP BY 1$$),
+    ($$SELECT g % 3 AS k, date_trunc('day', ts) AS day, gpu_histogram(x, 0, 1, 8) AS h FROM vk_t
+       WHERE ts >= '2024-03-05' AND ts < '2024-03-12' GROUP BY 1, 2$$),
+    ($$SELECT g % 4 AS k, gpu_histogram(x, 0, 1, 8) AS h FROM vk_t WHERE g IN (1, 2, 3, 101) GROUP BY 1$$),
+    ($$SELECT g % 4 AS k, s % 2 AS m, gpu_histogram(x, 0, 1, 8) AS h FROM vk_t WHERE x < 0.9 GROUP BY 1, 2$$),
+    ($$SELECT g % 5 AS k, gpu_histogram(x, 0, 1, 8) AS h FROM vk_t WHERE host <> 'host-3' GROUP BY 1$$);
+SELECT count(*) AS queries, bool_and(c.same) AS same, bool_and(c.scan_planned) AS scans
+FROM vk_queries, LATERAL rt_compare(q) c;
+-- again: the immutable keys' values are remembered, and their table made at the start
+SET client_min_messages = debug1;
+SELECT n, c.* FROM vk_queries, LATERAL rt_compare(q) c ORDER BY n;
+RESET client_min_messages;
+
+-- a key that raises for one value: the ordinary plan's error, at its row; none where WHERE drops the value
+SELECT q, c.* FROM (VALUES
+    ($$SELECT 100 / (g - 7) AS k, gpu_histogram(x, 0, 1, 8) AS h FROM vk_t GROUP BY 1$$),
+    ($$SELECT 100 / (g - 7) AS k, gpu_histogram(x, 0, 1, 8) AS h FROM vk_t WHERE g <> 7 GROUP BY 1$$),
+    ($$SELECT (s * 10000)::int2 AS k, gpu_histogram(x, 0, 1, 8) AS h FROM vk_t GROUP BY 1$$),
+    ($$SELECT (s * 10000)::int2 AS k, gpu_histogram(x, 0, 1, 8) AS h FROM vk_t WHERE s BETWEEN -3 AND 3 GROUP BY 1$$)
+) v(q), LATERAL rt_try(q) c;
+
+-- an immutable function redefined: the next query computes the new one
+CREATE FUNCTION vk_band(v int) RETURNS int IMMUTABLE PARALLEL SAFE LANGUAGE plpgsql AS
+$$BEGIN RETURN v % 4; END$$;
+SELECT c.* FROM rt_compare($$SELECT vk_band(g) AS k, gpu_histogram(x, 0, 1, 8) AS h FROM vk_t GROUP BY 1$$) c;
+SELECT vk_band(g) AS k, count(*) FROM vk_t GROUP BY 1 ORDER BY 1;
+CREATE OR REPLACE FUNCTION vk_band(v int) RETURNS int IMMUTABLE PARALLEL SAFE LANGUAGE plpgsql AS
+$$BEGIN RETURN v % 3; END$$;
+SELECT c.* FROM rt_compare($$SELECT vk_band(g) AS k, gpu_histogram(x, 0, 1, 8) AS h FROM vk_t GROUP BY 1$$) c;
+SELECT vk_band(g) AS k, count(*) FROM vk_t GROUP BY 1 ORDER BY 1;
+
+-- row-level security: the key's function sees only the values of rows the reader may see
+CREATE FUNCTION vk_seen(v int) RETURNS int IMMUTABLE PARALLEL SAFE LANGUAGE plpgsql AS
+$$BEGIN RAISE NOTICE 'vk_seen(%)', v; RETURN v; END$$;
+CREATE ROLE regress_vk_reader;
+GRANT SELECT ON vk_t TO regress_vk_reader;
+ALTER TABLE vk_t ENABLE ROW LEVEL SECURITY;
+CREATE POLICY vk_visible ON vk_t USING (g < 3);
+SET ROLE regress_vk_reader;
+SELECT line FROM rt_explain($$SELECT vk_seen(g) AS k, gpu_histogram(x, 0, 1, 8) FROM vk_t GROUP BY 1$$) line
+WHERE line ~ 'Custom Scan';
+SELECT vk_seen(g) AS k, gpu_histogram(x, 0, 1, 8) FROM vk_t GROUP BY 1 ORDER BY 1;
+RESET ROLE;
+
+ALTER TABLE vk_t DISABLE ROW LEVEL SECURITY;
+DROP POLICY vk_visible ON vk_t;
+REVOKE SELECT ON vk_t FROM regress_vk_reader;
+DROP ROLE regress_vk_reader;
+RESET gpu_histogram.debug_pages_per_batch;
+RESET gpu_histogram.debug_pages_on_cpu;
+RESET gpu_histogram.device;
+RESET TimeZone;
+DROP TABLE vk_t, vk_queries;
+DROP FUNCTION vk_band(int), vk_seen(int);
