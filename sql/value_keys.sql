@@ -10,9 +10,11 @@
 -- Also: rows added after ANALYZE with values the statistics never saw, a
 -- non-strict key (coalesce) whose NULL column is not a NULL key, a key that
 -- raises an error for one value (the same error as the ordinary plan's, at
--- the same row), an immutable function redefined between two queries (the
--- remembered values are dropped), and a function under row-level security
--- that never sees a hidden row's value.
+-- the same row), a parameter of a generic plan and an output setting
+-- (extra_float_digits) that change between two queries, an immutable
+-- function redefined between two queries (the remembered values are
+-- dropped), and a function under row-level security that never sees a
+-- hidden row's value.
 -- test/gpu/grouped_page_checks.sh runs such keys on the GPU's pages.
 --
 LOAD 'gpu_histogram';
@@ -86,6 +88,20 @@ SELECT q, c.* FROM (VALUES
     ($$SELECT (s * 10000)::int2 AS k, gpu_histogram(x, 0, 1, 8) AS h FROM vk_t GROUP BY 1$$),
     ($$SELECT (s * 10000)::int2 AS k, gpu_histogram(x, 0, 1, 8) AS h FROM vk_t WHERE s BETWEEN -3 AND 3 GROUP BY 1$$)
 ) v(q), LATERAL rt_try(q) c;
+
+-- what an immutable key remembers holds for one parameter value of a generic plan, and one output setting
+SET plan_cache_mode = force_generic_plan;
+PREPARE vk_mod(int) AS SELECT g % $1 AS k, gpu_histogram(x, 0, 1, 8) AS h FROM vk_t GROUP BY 1;
+SELECT q, c.* FROM (VALUES ($$EXECUTE vk_mod(3)$$), ($$EXECUTE vk_mod(4)$$), ($$EXECUTE vk_mod(3)$$)) v(q),
+    LATERAL rt_compare(q) c;
+DEALLOCATE vk_mod;
+RESET plan_cache_mode;
+SET extra_float_digits = 0;
+SELECT c.* FROM rt_compare($$SELECT (g / 7.0)::float8::text AS k, gpu_histogram(x, 0, 1, 8) AS h FROM vk_t GROUP BY 1$$) c;
+SET extra_float_digits = -3;
+SELECT c.* FROM rt_compare($$SELECT (g / 7.0)::float8::text AS k, gpu_histogram(x, 0, 1, 8) AS h FROM vk_t GROUP BY 1$$) c;
+SELECT (g / 7.0)::float8::text AS k FROM vk_t WHERE g = 1 LIMIT 1;
+RESET extra_float_digits;
 
 -- an immutable function redefined: the next query computes the new one
 CREATE FUNCTION vk_band(v int) RETURNS int IMMUTABLE PARALLEL SAFE LANGUAGE plpgsql AS

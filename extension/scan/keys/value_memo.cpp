@@ -12,6 +12,7 @@ extern "C" {
 #include "access/xact.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
+#include "utils/guc.h"
 #include "utils/inval.h"
 #include "utils/memutils.h"
 #include "utils/syscache.h"
@@ -129,7 +130,21 @@ bool reset_var(Node *node, void *)
     return expression_tree_walker(node, GH_WALKER(reset_var), NULL);
 }
 
-/* The expression as a string that does not depend on the query it came from: its range table, its text. */
+bool has_param(Node *node, void *)
+{
+    if (node == NULL)
+        return false;
+    if (IsA(node, Param))
+        return true;
+    return expression_tree_walker(node, GH_WALKER(has_param), NULL);
+}
+
+/*
+ * The expression as a string that does not depend on the query it came
+ * from (its range table, its text), with the settings under which
+ * immutable output functions still answer differently: float8out's
+ * extra_float_digits, byteaout's bytea_output.
+ */
 char *normalized(Expr *expr)
 {
     Node *copy = static_cast<Node *>(copyObjectImpl(expr));
@@ -148,6 +163,8 @@ char *normalized(Expr *expr)
         }
         appendStringInfoChar(&out, *p++);
     }
+    appendStringInfo(&out, " extra_float_digits=%s bytea_output=%s", GetConfigOption("extra_float_digits", false, false),
+                     GetConfigOption("bytea_output", false, false));
     return out.data;
 }
 
@@ -166,7 +183,8 @@ MemoResult copied(ValueMemo *m, const MemoResult &r)
 
 ValueMemo *value_memo_open(Expr *expr)
 {
-    if (contain_mutable_functions(reinterpret_cast<Node *>(expr)))
+    /* a parameter is fixed for one execution of a generic plan only */
+    if (contain_mutable_functions(reinterpret_cast<Node *>(expr)) || has_param(reinterpret_cast<Node *>(expr), NULL))
         return memo_create(CurrentMemoryContext, NULL);
     if (!callback_registered) {
         CacheRegisterSyscacheCallback(PROCOID, functions_changed, 0);

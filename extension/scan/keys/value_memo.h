@@ -11,8 +11,9 @@
  * reaches the key's functions, and an error is raised at the row where
  * the ordinary plan raises it.
  *
- * A key built only from immutable functions keeps its memo for the
- * backend's life, shared by the scans that compute the same expression.
+ * A key built only from immutable functions, with no parameter, keeps its
+ * memo for the backend's life, shared by the scans that compute the same
+ * expression under the same output settings.
  * The next query's GPU then starts with every value the last one met.
  * Redefining any function drops these memos: an immutable SQL function's
  * results may change with its body.  Any other key's memo lasts one scan.
