@@ -24,7 +24,7 @@ OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/scan/keys/width_bucket_key.o extension/scan/keys/tsdb_key.o extension/scan/keys/expression_key.o extension/scan/keys/expression_bound.o extension/scan/keys/periodic_key.o extension/scan/keys/monotone_key.o extension/scan/keys/monotone_steps.o extension/scan/keys/value_key.o extension/scan/keys/value_memo.o extension/scan/keys/builtin_ops.o extension/scan/quals/qual_order.o \
        extension/scan/grouped/table/group_table.o extension/scan/grouped/table/group_agg.o extension/scan/grouped/table/group_checks.o extension/scan/grouped/merge/shared_groups.o \
        extension/scan/grouped/table/tuple_spill.o \
-       extension/scan/grouped/table/group_find.o extension/scan/grouped/table/group_rows.o \
+       extension/scan/grouped/table/group_find.o extension/scan/grouped/table/group_rows.o extension/scan/grouped/table/value_aggs.o \
        extension/scan/offload/page_gpu.o extension/scan/grouped/table/group_gpu.o \
        extension/scan/offload/page_batches.o extension/scan/offload/host_cores.o extension/scan/offload/page_sink_histograms.o extension/scan/grouped/offload/page_sink_grouped.o \
        extension/scan/grouped/offload/grouped_pages.o \
@@ -37,7 +37,7 @@ DATA = extension/sql/gpu_histogram--1.0.sql extension/sql/gpu_histogram--1.0--1.
        extension/sql/gpu_histogram--1.1--1.2.sql
 PGFILEDESC = "gpu_histogram - width_bucket histograms binned on the GPU"
 
-REGRESS = upgrade basic errors equality edges types nulls_empty merge buckets parallel grouping window moving_window device scan time thresholds time_range brin_ranges plan_args group_keys partitions spill grouped_pages dashboards scan_forms look_alikes error_order wide_rows where_lists value_keys
+REGRESS = upgrade basic errors equality edges types nulls_empty merge buckets parallel grouping window moving_window device scan time thresholds time_range brin_ranges plan_args group_keys partitions spill grouped_pages dashboards scan_forms look_alikes error_order wide_rows where_lists value_keys value_aggs
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CONFIG ?= pg_config

@@ -163,12 +163,12 @@ RESET min_parallel_table_scan_size;
 -- first, so that no catalog cache grows (a DEBUG1 line of its own) while
 -- the messages show.
 \o /dev/null
-EXPLAIN (COSTS OFF) SELECT s, gpu_histogram(x, 0, 1, 8), sum(x) FROM dash GROUP BY s;
+EXPLAIN (COSTS OFF) SELECT s, gpu_histogram(x, 0, 1, 8), stddev(x) FROM dash GROUP BY s;
 EXPLAIN (COSTS OFF) SELECT x::numeric, gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1;
 EXPLAIN (COSTS OFF) SELECT s, gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY s;
 \o
 SET client_min_messages = debug1;
-EXPLAIN (COSTS OFF) SELECT s, gpu_histogram(x, 0, 1, 8), sum(x) FROM dash GROUP BY s;
+EXPLAIN (COSTS OFF) SELECT s, gpu_histogram(x, 0, 1, 8), stddev(x) FROM dash GROUP BY s;
 EXPLAIN (COSTS OFF) SELECT x::numeric, gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1;
 SET gpu_histogram.scan = off;
 EXPLAIN (COSTS OFF) SELECT s, gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY s;

@@ -551,7 +551,7 @@ SELECT q, c.* FROM (VALUES
     ($$SELECT g4, gpu_histogram(DISTINCT x, 0, 1, 8) FROM gk_t GROUP BY g4$$),
     ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FILTER (WHERE b) FROM gk_t GROUP BY g4$$),
     ($$SELECT g4, count(*) FILTER (WHERE b), gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY g4$$),
-    ($$SELECT g4, sum(x), gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY g4$$),
+    ($$SELECT g4, stddev(x), gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY g4$$),
     ($$SELECT g4, gpu_histogram(x + 1, 1, 2, 8) FROM gk_t GROUP BY g4$$),
     ($$SELECT g4, gpu_histogram(x, 0, g4 + 1, 8) FROM gk_t GROUP BY g4$$),
     ($$SELECT a.g4, gpu_histogram(a.x, 0, 1, 8) FROM gk_t a JOIN gk_t b ON a.id = b.id GROUP BY a.g4$$)

@@ -490,8 +490,8 @@ SELECT q, c.* FROM (VALUES
 -- take part in (the scan's plan competes with it).
 SELECT q, c.* FROM (VALUES
     ($$SELECT y, gpu_histogram(x, 0, 1, 8) FROM pt_range GROUP BY y$$),
-    ($$SELECT g, sum(x), gpu_histogram(x, 0, 1, 8) FROM pt_range GROUP BY g$$),
-    ($$SELECT sum(y), gpu_histogram(x, 0, 1, 8) FROM pt_list$$),
+    ($$SELECT g, stddev(x), gpu_histogram(x, 0, 1, 8) FROM pt_range GROUP BY g$$),
+    ($$SELECT stddev(y), gpu_histogram(x, 0, 1, 8) FROM pt_list$$),
     ($$SELECT g, b, gpu_histogram(x, 0, 1, 8) FROM pt_hash GROUP BY ROLLUP (g, b)$$),
     ($$SELECT g, gpu_histogram(x, 0, 1, 8) FILTER (WHERE b) FROM pt_list GROUP BY g$$),
     ($$SELECT g, gpu_histogram(DISTINCT x, 0, 1, 8) FROM pt_inh GROUP BY g$$),

@@ -154,7 +154,11 @@ bool histogram_call_parse(const Aggref *aggref, Index relid, HistogramCall *out)
     return fixed(out->lo) && fixed(out->hi) && fixed(out->nbins);
 }
 
-bool count_call_parse(const Aggref *aggref, Index relid, ScanAggregate *out)
+namespace {
+bool value_aggregate(Oid aggfnoid, AggKind *kind, Oid *type);
+}
+
+bool beside_call_parse(const Aggref *aggref, Index relid, ScanAggregate *out)
 {
     if (aggref->aggdistinct != NIL || aggref->aggorder != NIL || aggref->aggfilter != NULL ||
         aggref->aggkind != AGGKIND_NORMAL || aggref->agglevelsup != 0 || aggref->aggvariadic)
@@ -163,7 +167,10 @@ bool count_call_parse(const Aggref *aggref, Index relid, ScanAggregate *out)
         out->kind = AggKind::count_star;
         return true;
     }
-    if (aggref->aggfnoid != F_COUNT_ANY || list_length(aggref->args) != 1)
+    AggKind kind = AggKind::count_column;
+    Oid type = InvalidOid;
+    if ((aggref->aggfnoid != F_COUNT_ANY && !value_aggregate(aggref->aggfnoid, &kind, &type)) ||
+        list_length(aggref->args) != 1 || aggref->aggstar)
         return false;
     Expr *arg = static_cast<TargetEntry *>(linitial(aggref->args))->expr;
     if (!IsA(arg, Var))
@@ -171,9 +178,61 @@ bool count_call_parse(const Aggref *aggref, Index relid, ScanAggregate *out)
     Var *var = reinterpret_cast<Var *>(arg);
     if (var->varno != static_cast<int>(relid) || var->varlevelsup != 0 || var->varattno <= 0)
         return false;
-    out->kind = AggKind::count_column;
-    out->count_attno = var->varattno;
+    out->kind = kind;
+    if (kind == AggKind::count_column) {
+        out->count_attno = var->varattno;
+        return true;
+    }
+    if (var->vartype != type)
+        return false; /* a domain over the type: its own aggregate may differ */
+    out->attno = var->varattno;
+    out->coltype = type;
     return true;
+}
+
+namespace {
+
+/* sum, avg, min or max by the aggregate's OID (fmgroids.h), with the column type it takes. */
+bool value_aggregate(Oid aggfnoid, AggKind *kind, Oid *type)
+{
+    switch (aggfnoid) {
+    case F_SUM_INT2: *kind = AggKind::sum; *type = INT2OID; return true;
+    case F_SUM_INT4: *kind = AggKind::sum; *type = INT4OID; return true;
+    case F_SUM_INT8: *kind = AggKind::sum; *type = INT8OID; return true;
+    case F_SUM_FLOAT4: *kind = AggKind::sum; *type = FLOAT4OID; return true;
+    case F_SUM_FLOAT8: *kind = AggKind::sum; *type = FLOAT8OID; return true;
+    case F_AVG_INT2: *kind = AggKind::avg; *type = INT2OID; return true;
+    case F_AVG_INT4: *kind = AggKind::avg; *type = INT4OID; return true;
+    case F_AVG_INT8: *kind = AggKind::avg; *type = INT8OID; return true;
+    case F_AVG_FLOAT4: *kind = AggKind::avg; *type = FLOAT4OID; return true;
+    case F_AVG_FLOAT8: *kind = AggKind::avg; *type = FLOAT8OID; return true;
+    case F_MIN_INT2: *kind = AggKind::min; *type = INT2OID; return true;
+    case F_MIN_INT4: *kind = AggKind::min; *type = INT4OID; return true;
+    case F_MIN_INT8: *kind = AggKind::min; *type = INT8OID; return true;
+    case F_MIN_FLOAT4: *kind = AggKind::min; *type = FLOAT4OID; return true;
+    case F_MIN_FLOAT8: *kind = AggKind::min; *type = FLOAT8OID; return true;
+    case F_MIN_DATE: *kind = AggKind::min; *type = DATEOID; return true;
+    case F_MIN_TIMESTAMP: *kind = AggKind::min; *type = TIMESTAMPOID; return true;
+    case F_MIN_TIMESTAMPTZ: *kind = AggKind::min; *type = TIMESTAMPTZOID; return true;
+    case F_MAX_INT2: *kind = AggKind::max; *type = INT2OID; return true;
+    case F_MAX_INT4: *kind = AggKind::max; *type = INT4OID; return true;
+    case F_MAX_INT8: *kind = AggKind::max; *type = INT8OID; return true;
+    case F_MAX_FLOAT4: *kind = AggKind::max; *type = FLOAT4OID; return true;
+    case F_MAX_FLOAT8: *kind = AggKind::max; *type = FLOAT8OID; return true;
+    case F_MAX_DATE: *kind = AggKind::max; *type = DATEOID; return true;
+    case F_MAX_TIMESTAMP: *kind = AggKind::max; *type = TIMESTAMPOID; return true;
+    case F_MAX_TIMESTAMPTZ: *kind = AggKind::max; *type = TIMESTAMPTZOID; return true;
+    }
+    return false;
+}
+
+} // namespace
+
+bool beside_aggregate(Oid aggfnoid)
+{
+    AggKind kind;
+    Oid type;
+    return aggfnoid == F_COUNT_ || aggfnoid == F_COUNT_ANY || value_aggregate(aggfnoid, &kind, &type);
 }
 
 bool histogram_args_spec(const HistogramCall &call, const HistogramArgs &args, gh::HistogramSpec *out)

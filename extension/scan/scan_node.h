@@ -62,20 +62,39 @@ struct HistogramCall {
 };
 
 /* The aggregates the scan computes besides gpu_histogram(). */
-enum class AggKind { histogram, count_star, count_column };
+enum class AggKind { histogram, count_star, count_column, sum, avg, min, max };
 
 /* One Aggref of the scan, taken apart. */
 struct ScanAggregate {
     AggKind kind;
     HistogramCall call;     /* histogram */
     AttrNumber count_attno; /* count_column: the column whose non-NULL values count */
+    AttrNumber attno;       /* sum, avg, min, max: their column ... */
+    Oid coltype;            /* ... and its type (value_aggs.h lists those taken) */
 };
 
 /*
- * count(*) or count(col) over a column of table relid, plain (no DISTINCT,
- * ORDER BY or FILTER): fills *out.  The planner has checked the rest.
+ * An aggregate beside the histograms, over a column of table relid, plain
+ * (no DISTINCT, ORDER BY or FILTER): count(*), count(col), or sum, avg,
+ * min or max of a column of a type value_aggs.h takes.  Fills *out.  The
+ * planner has checked the rest.
  */
-bool count_call_parse(const Aggref *aggref, Index relid, ScanAggregate *out);
+bool beside_call_parse(const Aggref *aggref, Index relid, ScanAggregate *out);
+
+/* Whether aggfnoid is one beside_call_parse() may take (its argument aside). */
+bool beside_aggregate(Oid aggfnoid);
+
+/* sum, avg, min or max */
+static inline bool value_aggregate_kind(AggKind kind)
+{
+    return kind == AggKind::sum || kind == AggKind::avg || kind == AggKind::min || kind == AggKind::max;
+}
+
+/* Whether the scan emits agg's partial state (under a partitioned table's Append): all but sum and avg of int8. */
+static inline bool value_aggregate_partial(const ScanAggregate &agg)
+{
+    return !((agg.kind == AggKind::sum || agg.kind == AggKind::avg) && agg.coltype == INT8OID);
+}
 
 /* The arguments of one histogram, evaluated when the scan starts. */
 struct HistogramArgs {

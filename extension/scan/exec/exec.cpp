@@ -83,7 +83,7 @@ void begin_scan(CustomScanState *node, EState *estate, int)
         if (!IsA(aggref, Aggref))
             elog(ERROR, "gpu_histogram scan: unexpected scan target %d", h + 1);
         s->partial = DO_AGGSPLIT_SKIPFINAL(aggref->aggsplit);
-        if (count_call_parse(aggref, cscan->scan.scanrelid, &s->aggs[h])) {
+        if (beside_call_parse(aggref, cscan->scan.scanrelid, &s->aggs[h])) {
             counts = true;
             continue;
         }

@@ -39,17 +39,22 @@ void scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
     List *context = set_deparse_context_plan(es->deparse_cxt, node->ss.ps.plan, ancestors);
     bool prefix = GH_EXPLAIN_RTABLE_SIZE(es) > 1 || es->verbose;
 
-    StringInfoData histograms, counts;
+    StringInfoData histograms, counts, values;
     initStringInfo(&histograms);
     initStringInfo(&counts);
+    initStringInfo(&values);
     for (int h = 0; h < s->naggs; h++) {
         Node *aggref = reinterpret_cast<Node *>(static_cast<TargetEntry *>(list_nth(cscan->custom_scan_tlist, h))->expr);
-        StringInfo list = s->aggs[h].kind == AggKind::histogram ? &histograms : &counts;
+        StringInfo list = s->aggs[h].kind == AggKind::histogram    ? &histograms
+                          : value_aggregate_kind(s->aggs[h].kind) ? &values
+                                                                   : &counts;
         appendStringInfo(list, "%s%s", list->len > 0 ? ", " : "", deparse_expression(aggref, context, prefix, false));
     }
     ExplainPropertyText("Histograms", histograms.data, es);
     if (counts.len > 0)
         ExplainPropertyText("Counts", counts.data, es);
+    if (values.len > 0)
+        ExplainPropertyText("Aggregates", values.data, es);
     if (s->rows->explain_plan != NULL)
         s->rows->explain_plan(s, context, prefix, es);
     List *where, *having;

@@ -73,6 +73,9 @@ bool collect_leaves(PlannerInfo *root, RelOptInfo *top, Index parent, const Quer
         if (!rel_fits(root, child, in_leaf(root, shape.keys, child, top), in_leaf(root, shape.aggrefs, child, top),
                       &leaf->c))
             return false;
+        if (leaf->c.no_partial_states)
+            return scan_declined(root, "sum or avg of a bigint column over partitions (their partial states are "
+                                 "PostgreSQL's internal ones)");
         leaf->target = copy_pathtarget(partial);
         leaf->target->exprs = in_leaf(root, partial->exprs, child, top);
         *leaves = lappend(*leaves, leaf);

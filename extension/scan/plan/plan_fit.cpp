@@ -156,9 +156,10 @@ bool query_shape_fits(PlannerInfo *root, RelOptInfo *input_rel, QueryShape *shap
     foreach (lc, root->agginfos) {
         Aggref *aggref = GH_AGGINFO_AGGREF(static_cast<AggInfo *>(lfirst(lc)));
         HistogramForm form;
-        if (!histogram_form_of(aggref->aggfnoid, &form) && aggref->aggfnoid != F_COUNT_ && aggref->aggfnoid != F_COUNT_ANY)
+        if (!histogram_form_of(aggref->aggfnoid, &form) && !beside_aggregate(aggref->aggfnoid))
             return scan_declined(root, "the aggregate %s(%s), which the scan does not compute (it computes "
-                                 "gpu_histogram in each of its forms, count(*) and count(col))",
+                                 "gpu_histogram in each of its forms, count, and sum, avg, min and max of "
+                                 "integer, float and time columns)",
                                  get_func_name(aggref->aggfnoid), format_type_be(aggref->aggtype));
         shape->aggrefs = lappend(shape->aggrefs, aggref);
     }
@@ -186,19 +187,21 @@ bool rel_fits(PlannerInfo *root, RelOptInfo *rel, List *keys, List *aggrefs, Can
     c->nhist = 0;
     c->ncells = 0;
     c->parallel_safe_args = is_parallel_safe(root, reinterpret_cast<Node *>(keys));
+    c->no_partial_states = false;
     int histograms = 0;
     foreach (lc, aggrefs) {
         Aggref *aggref = static_cast<Aggref *>(lfirst(lc));
         HistogramCall call;
-        ScanAggregate count;
-        if (aggref->aggfnoid != F_COUNT_ && aggref->aggfnoid != F_COUNT_ANY &&
-            histogram_call_parse(aggref, rel->relid, &call))
+        ScanAggregate beside{};
+        if (!beside_aggregate(aggref->aggfnoid) && histogram_call_parse(aggref, rel->relid, &call))
             histograms++;
-        else if (!count_call_parse(aggref, rel->relid, &count))
+        else if (!beside_call_parse(aggref, rel->relid, &beside))
             return scan_declined(root, "an argument of %s is not a column of %s (or a constant where one is "
                                  "fixed for the scan)", get_func_name(aggref->aggfnoid), get_rel_name(rte->relid));
-        if (!is_parallel_safe(root, reinterpret_cast<Node *>(aggref)))
-            c->parallel_safe_args = false;
+        if (!is_parallel_safe(root, reinterpret_cast<Node *>(aggref)) || value_aggregate_kind(beside.kind))
+            c->parallel_safe_args = false; /* a worker's value aggregates are not merged (value_aggs.h) */
+        if (value_aggregate_kind(beside.kind) && !value_aggregate_partial(beside))
+            c->no_partial_states = true;
         c->ncells += aggregate_cells(aggref, rel->relid);
         c->nhist++;
     }

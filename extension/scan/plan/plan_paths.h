@@ -35,6 +35,7 @@ struct Candidate {
     double groups;  /* estimated groups */
     double read_fraction; /* of the table's pages, after a BRIN index (brin_cost.cpp) */
     bool parallel_safe_args;
+    bool no_partial_states; /* an aggregate whose partial state the scan does not emit: sum and avg of int8 */
 };
 
 /* Whether node reads a column of the table outside the GROUP BY keys and the aggregates (plan_fit.cpp). */

@@ -170,8 +170,9 @@ void grouped_pages_init(GroupedPages *gp, const ScanAggregate *aggs, int naggs, 
         return;
     const int h = histogram_of(aggs, naggs);
     for (int a = 0; a < naggs; a++)
-        if (aggs[a].kind == AggKind::count_column && aggs[a].count_attno != aggs[h].call.attno)
-            return; /* another column's NULLs: not read by the GPU */
+        if ((aggs[a].kind == AggKind::count_column && aggs[a].count_attno != aggs[h].call.attno) ||
+            value_aggregate_kind(aggs[a].kind))
+            return; /* another column's NULLs, or sums in the rows' order (value_aggs.h): not the GPU's */
     /*
      * a key kept as bytes needs its kind's table, which names each slot's
      * value; key_table_build() places or refuses each key once its

@@ -12,6 +12,7 @@
  * them on the way, is group_checks.cpp's.
  */
 #include "group_agg_parts.h"
+#include "value_aggs.h"
 
 #include "../../../errors.h"
 #include "../../heap/heap_columns.h"
@@ -83,6 +84,10 @@ void lay_out(GroupAgg *ga, const HistogramArgs *args)
     int32 ncells = 0;
     for (int a = 0; a < ga->naggs; a++) {
         ga->offsets[a] = ncells;
+        if (value_aggregate_kind(ga->aggs[a].kind)) {
+            ncells += kValueAggCells;
+            continue;
+        }
         if (ga->aggs[a].kind != AggKind::histogram) {
             ncells += 1; /* the rows counted */
             continue;
@@ -126,9 +131,12 @@ void group_agg_init(GroupAgg *ga, ScanAggregate *aggs, int naggs, GroupKey *keys
     ga->specs = static_cast<gh::HistogramSpec *>(palloc0(sizeof(gh::HistogramSpec) * naggs));
     ga->spec_valid = static_cast<bool *>(palloc0(sizeof(bool) * naggs));
     ga->offsets = static_cast<int32 *>(palloc0(sizeof(int32) * naggs));
-    for (int a = 0; a < naggs; a++)
+    for (int a = 0; a < naggs; a++) {
         if (aggs[a].kind == AggKind::histogram)
             ga->columns[a] = heap_column(desc, aggs[a].call.attno, aggs[a].call.coltype);
+        else if (value_aggregate_kind(aggs[a].kind))
+            ga->columns[a] = heap_column(desc, aggs[a].attno, aggs[a].coltype);
+    }
     for (int k = 0; k < nkeys; k++)
         ga->has_text_key = ga->has_text_key || group_key_is_text(&keys[k]);
     ga->keybuf_cap = 256 + group_agg_key_bytes(ga);
@@ -242,6 +250,15 @@ void group_agg_add(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, c
             for (int i = 0; i < n; i++)
                 if (!heap_attisnull(&tuples[i], agg.count_attno, desc))
                     group_agg_cells(ga, ga->page_groups[i])[off]++;
+            break;
+        case AggKind::sum:
+        case AggKind::avg:
+        case AggKind::min:
+        case AggKind::max:
+            for (int i = 0; i < n; i++)
+                ga->page_rows[i] = group_agg_cells(ga, ga->page_groups[i]) + off;
+            /* float sums in the rows' order: the tuples are reversed where the keys went fast */
+            value_agg_add(agg, ga->columns[a], desc, tuples, ga->page_rows, n, !in_order);
             break;
         }
     }

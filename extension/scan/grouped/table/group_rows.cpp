@@ -9,6 +9,7 @@
  * tuple.
  */
 #include "group_agg_parts.h"
+#include "value_aggs.h"
 
 #include "../../../errors.h"
 
@@ -38,6 +39,10 @@ void fill_row(GroupAgg *ga, const ScanGroup *g, TupleTableSlot *slot, bool parti
     for (int a = 0; a < ga->naggs; a++) {
         const int64 *c = g != NULL ? g->cells + ga->offsets[a] : no_cells;
         slot->tts_isnull[a] = false;
+        if (value_aggregate_kind(ga->aggs[a].kind)) {
+            slot->tts_values[a] = value_agg_result(ga->aggs[a], g != NULL ? c : NULL, partial, &slot->tts_isnull[a]);
+            continue;
+        }
         if (ga->aggs[a].kind != AggKind::histogram) {
             slot->tts_values[a] = Int64GetDatum(c[0]);
             continue;

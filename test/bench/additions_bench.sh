@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# value_keys_bench.sh: GROUP BY keys that are expressions of an int column
-# (g % 10, g::text, a CASE over g), beside the same query grouped by the
-# column itself, side by side in one session.
+# additions_bench.sh: what a dashboard adds to a fast query, beside the
+# query without it, side by side in one session: a GROUP BY key that is an
+# expression of an int column (g % 10, g::text, a CASE over g) beside the
+# column itself, and the mean line (avg and max beside the hourly heatmap)
+# beside count(*).
 #
-#   bash test/bench/value_keys_bench.sh [ROWS] [ROUNDS]   (default 10,000,000 and 7)
+#   bash test/bench/additions_bench.sh [ROWS] [ROUNDS]   (default 10,000,000 and 7)
 #
 # Such a key is evaluated once for each value a row holds and then looked
 # up (extension/scan/keys/value_key.cpp); the neighbour, GROUP BY g, is a
-# plain column, which the scan has always computed itself.  The table has
+# plain column, which the scan has always computed itself.  avg and max
+# are the scan's own (scan/grouped/table/value_aggs.h), serial and on the
+# host's pages, since a float sum is taken in the rows' order.  The table has
 # a text column before its values, as users' tables do: (ts timestamptz,
 # host text, g int, x float8), g in 0 .. 99.  Serial, prewarmed, TimeZone
 # UTC; the warm-up round also fills the keys' values for the rounds after
@@ -28,7 +32,7 @@ if [ "${GH_USE_EXISTING:-0}" != 1 ]; then
     # shellcheck source=../pg_temp_server.sh
     source test/pg_temp_server.sh -c shared_buffers="${GH_SHARED_BUFFERS:-3GB}" || exit 1
 fi
-t=ghb_value_keys_$rows
+t=ghb_additions_$rows
 source test/lib/gpu_batches.sh
 psql -X -q -v ON_ERROR_STOP=1 -c "SET client_min_messages = warning" -c "CREATE EXTENSION IF NOT EXISTS gpu_histogram" \
     -c "CREATE EXTENSION IF NOT EXISTS pg_prewarm" >/dev/null
@@ -50,6 +54,8 @@ shapes=(
     "GROUP BY CASE over g|SELECT CASE WHEN g < 50 THEN 'low' ELSE 'high' END, gpu_histogram(x, 0, 1, 64) FROM $t GROUP BY 1"
     "g and hour, a week|SELECT g, date_trunc('hour', ts), gpu_histogram(x, 0, 1, 64) FROM $t WHERE $week GROUP BY 1, 2"
     "g % 10 and hour, a week|SELECT g % 10, date_trunc('hour', ts), gpu_histogram(x, 0, 1, 64) FROM $t WHERE $week GROUP BY 1, 2"
+    "heatmap, count(*)|SELECT date_trunc('hour', ts), count(*), gpu_histogram(x, 0, 1, 64) FROM $t GROUP BY 1"
+    "heatmap, avg and max|SELECT date_trunc('hour', ts), avg(x), max(x), gpu_histogram(x, 0, 1, 64) FROM $t GROUP BY 1"
 )
 queries=()
 for s in "${shapes[@]}"; do

@@ -1,0 +1,115 @@
+--
+-- value_aggs: sum, avg, min and max beside the histograms, computed by the
+-- scan (extension/scan/grouped/table/value_aggs.h) rather than sending the
+-- query to the ordinary plan: a dashboard's mean line over its heatmap.
+-- Every answer is compared with PostgreSQL's ordinary serial plan
+-- (rt_compare), to the bit: the scan takes each value in the rows' order
+-- with the same steps as PostgreSQL's transition functions, so float sums
+-- and means are the same, NaN, infinities and -0 included, and the same
+-- overflow error is raised (rt_try).  Integer sums beyond bigint are exact
+-- numerics (int8's 128-bit state), means are numeric_div's.  Also: an empty
+-- table (one row of NULLs ungrouped, none grouped), HAVING and ORDER BY on
+-- the aggregates, a partitioned table (partial states: int4's avg as
+-- {count, sum}, float8's as {N, Sx, Sxx}; bigint's sum keeps the ordinary
+-- plan), and parallel settings (these aggregates keep the scan serial).
+--
+LOAD 'gpu_histogram';
+SET client_min_messages = warning;
+DROP TABLE IF EXISTS va_t, va_empty, va_parts;
+RESET client_min_messages;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/helpers.sql
+SET max_parallel_workers_per_gather = 0;
+SET TimeZone = 'UTC';
+SET gpu_histogram.device = cpu;
+SET jit = off;
+
+CREATE TABLE va_t (ts timestamptz, host text, g int4, s int2, b int8, f4 float4, d date, x float8)
+    WITH (autovacuum_enabled = off);
+INSERT INTO va_t
+SELECT '2024-05-01'::timestamptz + i * interval '1 minute',
+       'host-' || i % 9,
+       CASE WHEN i % 97 = 0 THEN NULL ELSE i % 20 END,
+       CASE WHEN i % 5 = 0 THEN NULL ELSE (i % 200 - 100)::int2 END,
+       CASE WHEN i % 89 = 0 THEN NULL ELSE (i % 7 - 3) * 3000000000000000000 END,
+       CASE i % 301 WHEN 0 THEN 'NaN' WHEN 1 THEN '-0' ELSE ((i * 37) % 1000) / 7.0 END,
+       '2024-05-01'::date + i % 30,
+       CASE WHEN i % 37 = 0 THEN NULL ELSE ((i::bigint * 7919) % 100003) / 100003.0 END
+FROM generate_series(1, 20000) i;
+VACUUM ANALYZE va_t;
+
+-- the scan computes them: EXPLAIN names them
+SELECT line FROM rt_explain($$SELECT date_trunc('hour', ts), avg(x), max(x), gpu_histogram(x, 0, 1, 8) FROM va_t GROUP BY 1$$) line
+WHERE line ~ 'Custom Scan|Aggregates|Counts';
+
+CREATE TEMP TABLE va_queries (n int GENERATED ALWAYS AS IDENTITY, q text);
+INSERT INTO va_queries (q) VALUES
+    -- the mean line
+    ($$SELECT date_trunc('hour', ts) AS hour, avg(x) AS mean, max(x) AS top, gpu_histogram(x, 0, 1, 8) AS h FROM va_t GROUP BY 1$$),
+    ($$SELECT avg(x), sum(x), min(x), max(x), count(*), gpu_histogram(x, 0, 1, 8) FROM va_t$$),
+    ($$SELECT g, sum(g), avg(g), min(g), max(g), gpu_histogram(x, 0, 1, 8) FROM va_t GROUP BY g$$),
+    ($$SELECT g, sum(s), avg(s), min(s), max(s), gpu_histogram(x, 0, 1, 8) FROM va_t GROUP BY g$$),
+    -- bigint: sums past 2^63, as numerics
+    ($$SELECT g, sum(b), avg(b), min(b), max(b), gpu_histogram(x, 0, 1, 8) FROM va_t GROUP BY g$$),
+    ($$SELECT sum(b), avg(b), gpu_histogram(x, 0, 1, 8) FROM va_t WHERE b > 0$$),
+    -- float4: its own sum in single precision; NaN and -0 in min and max
+    ($$SELECT g, sum(f4), avg(f4), min(f4), max(f4), gpu_histogram(x, 0, 1, 8) FROM va_t GROUP BY g$$),
+    ($$SELECT min(f4), max(f4), gpu_histogram(x, 0, 1, 8) FROM va_t WHERE f4 <= 0$$),
+    -- dates and timestamps: min and max
+    ($$SELECT g, min(d), max(d), min(ts), max(ts), gpu_histogram(x, 0, 1, 8) FROM va_t GROUP BY g$$),
+    -- HAVING and ORDER BY on them
+    ($$SELECT g, avg(x) AS a, gpu_histogram(x, 0, 1, 8) FROM va_t GROUP BY g HAVING avg(x) > 0.5 ORDER BY a DESC$$),
+    ($$SELECT host, max(x), gpu_histogram(x, 0, 1, 8) FROM va_t GROUP BY host ORDER BY max(x) LIMIT 3$$),
+    -- a WHERE clause, native and not
+    ($$SELECT d, avg(x), gpu_histogram(x, 0, 1, 8) FROM va_t WHERE g IN (1, 2, 3) GROUP BY d$$),
+    ($$SELECT d, avg(x), gpu_histogram(x, 0, 1, 8) FROM va_t WHERE host <> 'host-4' GROUP BY d$$),
+    -- no row passes: ungrouped, one row of NULLs
+    ($$SELECT avg(x), sum(g), max(ts), gpu_histogram(x, 0, 1, 8) FROM va_t WHERE g > 1000$$);
+SELECT n, c.* FROM va_queries, LATERAL rt_compare(q) c ORDER BY n;
+
+-- NaN and infinities in float8 sums and means; overflow raises as the ordinary plan does
+CREATE TABLE va_edge (g int, x float8);
+INSERT INTO va_edge VALUES (1, 1), (1, 'Infinity'), (1, 2), (2, '-Infinity'), (2, 'Infinity'), (3, 'NaN'), (3, 5),
+    (4, 1e308), (4, 1e308), (4, -1e308), (5, -0.0), (5, 0.0), (6, NULL);
+SELECT q, c.* FROM (VALUES
+    ($$SELECT g, sum(x), avg(x), min(x), max(x), gpu_histogram(g, 0, 10, 4) FROM va_edge WHERE g <> 4 GROUP BY g$$),
+    ($$SELECT g, sum(x), gpu_histogram(g, 0, 10, 4) FROM va_edge WHERE g = 4 GROUP BY g$$),
+    ($$SELECT g, avg(x), gpu_histogram(g, 0, 10, 4) FROM va_edge WHERE g = 4 GROUP BY g$$),
+    ($$SELECT g, max(x)::text, min(x)::text, gpu_histogram(g, 0, 10, 4) FROM va_edge WHERE g = 5 GROUP BY g$$)
+) v(q), LATERAL rt_try(q) c;
+
+-- an empty table: ungrouped, one row of NULLs and zero counts; grouped, no row
+CREATE TABLE va_empty (g int, x float8, b int8);
+SELECT c.* FROM rt_compare($$SELECT avg(x), sum(b), min(g), count(*), gpu_histogram(x, 0, 1, 4) FROM va_empty$$) c;
+SELECT c.* FROM rt_compare($$SELECT g, avg(x), gpu_histogram(x, 0, 1, 4) FROM va_empty GROUP BY g$$) c;
+
+-- a partitioned table: each leaf's partial states, combined by PostgreSQL's Finalize Aggregate (float
+-- sums combined leaf by leaf round differently from one sequential sum: compared to ten places)
+CREATE TABLE va_parts (d date, g int, b int8, x float8) PARTITION BY RANGE (d);
+CREATE TABLE va_parts_1 PARTITION OF va_parts FOR VALUES FROM ('2024-05-01') TO ('2024-05-16');
+CREATE TABLE va_parts_2 PARTITION OF va_parts FOR VALUES FROM ('2024-05-16') TO ('2024-06-01');
+INSERT INTO va_parts SELECT d, g, b, x FROM va_t;
+ANALYZE va_parts;
+SELECT q, c.* FROM (VALUES
+    ($$SELECT g, avg(g), sum(g), round(avg(x)::numeric, 10), round(sum(x)::numeric, 8), min(x), max(d), gpu_histogram(x, 0, 1, 4) FROM va_parts GROUP BY g$$),
+    ($$SELECT round(avg(x)::numeric, 10), avg(g), gpu_histogram(x, 0, 1, 4) FROM va_parts$$),
+    ($$SELECT g, sum(b), gpu_histogram(x, 0, 1, 4) FROM va_parts GROUP BY g$$)
+) v(q), LATERAL rt_compare(q) c;
+
+-- parallel settings: the scan stays serial with these aggregates; where parallelism costs nothing the
+-- ordinary parallel plan costs less, and is taken
+SET max_parallel_workers_per_gather = 4;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SELECT line FROM rt_explain($$SELECT g, avg(x), gpu_histogram(x, 0, 1, 8) FROM va_t GROUP BY g$$) line
+WHERE line ~ 'Custom Scan|Gather';
+SELECT c.* FROM rt_compare($$SELECT g, round(avg(x)::numeric, 10), gpu_histogram(x, 0, 1, 8) FROM va_t GROUP BY g$$) c;
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+
+RESET gpu_histogram.device;
+RESET TimeZone;
+DROP TABLE va_t, va_empty, va_edge, va_parts, va_queries;
