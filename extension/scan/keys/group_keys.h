@@ -86,7 +86,8 @@ struct GroupKey {
     TupleTableSlot *slot;
     ExprContext *row_context;
     struct MonotoneState *monotone; /* a monotone key: its GPU table's search (monotone_key.cpp) */
-    struct ValueMemo *memo;         /* a key by value: each value's key (value_memo.h) */
+    struct ValueMemo *memo;         /* a key by value: each value's key (value_memo.h) ... */
+    struct ValueKeyPage *value_page; /* ... and the keys of the page it looked at last */
     /* a periodic field: the zone's offset, and the last local day's date fields */
     TzOffsetCache tzc;
     bool zone_by_postgres; /* of ts AT TIME ZONE a zone only PostgreSQL's functions resolve: every row theirs */

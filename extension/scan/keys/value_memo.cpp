@@ -30,6 +30,12 @@ namespace {
 constexpr int32 kMaxValues = 1 << 16;
 /* Most expressions the backend remembers; the least recently opened goes first. */
 constexpr int kMaxBackendMemos = 16;
+/*
+ * Values within this many of the first one met are found by their offset,
+ * without hashing: a dashboard's small integers (a sensor id, a status)
+ * all are.  256 KB.
+ */
+constexpr uint64 kDenseValues = 1 << 16;
 
 struct Entry {
     int64 value;
@@ -46,6 +52,8 @@ struct ValueMemo {
     int32 *index;     /* open addressing over entries: an entry's number + 1, 0 where empty */
     uint32 mask;
     int32 last;       /* the entry found last: a table in key order repeats values in runs */
+    int64 dense_base; /* dense[v - dense_base] is the entry number + 1 of v, 0 if not met */
+    int32 *dense;     /* NULL until the first value */
     bool have_null;
     MemoResult null_result;
     ValueMemo *next;  /* the backend's list */
@@ -223,6 +231,11 @@ const MemoResult *value_memo_find(ValueMemo *m, bool colnull, int64 value)
 {
     if (colnull)
         return m->have_null ? &m->null_result : NULL;
+    const uint64 d = static_cast<uint64>(value) - static_cast<uint64>(m->dense_base);
+    if (m->dense != NULL && d < kDenseValues) {
+        const int32 e = m->dense[d];
+        return e == 0 ? NULL : &m->entries[e - 1].r;
+    }
     if (m->last >= 0 && m->entries[m->last].value == value)
         return &m->entries[m->last].r;
     for (uint32 at = value_hash(value) & m->mask;; at = (at + 1) & m->mask) {
@@ -253,6 +266,15 @@ const MemoResult *value_memo_add(ValueMemo *m, bool colnull, int64 value, const 
     e.value = value;
     e.r = copied(m, r);
     m->n++;
+    if (m->dense == NULL) {
+        /* centred on the first value, so that values on either side of it are dense too */
+        m->dense_base = value - static_cast<int64>(Min(static_cast<uint64>(value) - static_cast<uint64>(PG_INT64_MIN),
+                                                       kDenseValues / 2));
+        m->dense = static_cast<int32 *>(MemoryContextAllocZero(m->cxt, sizeof(int32) * kDenseValues));
+    }
+    const uint64 d = static_cast<uint64>(value) - static_cast<uint64>(m->dense_base);
+    if (d < kDenseValues)
+        m->dense[d] = m->n;
     if (static_cast<uint32>(m->n) * 2 > m->mask + 1) {
         rebuild_index(m, (m->mask + 1) * 2);
     } else {

@@ -77,25 +77,47 @@ inline void add_word(const ScanAggregate &agg, int64 *c, int64 v)
     }
 }
 
-inline void add_float(const ScanAggregate &agg, int64 *c, double x)
+/*
+ * A float aggregate's cells while a run of rows of one group is added:
+ * in registers, not through memory, from one row to the next.
+ */
+struct FloatState {
+    int64 n;
+    double a; /* sum: the sum; avg: Sx; min, max: the value */
+    double sxx;
+};
+
+inline FloatState load_float(const int64 *c)
 {
-    const int64 n = c[0]++;
+    return FloatState{c[0], cell_double(c[1]), cell_double(c[2])};
+}
+
+inline void store_float(int64 *c, const FloatState &f)
+{
+    c[0] = f.n;
+    c[1] = double_cell(f.a);
+    c[2] = double_cell(f.sxx);
+}
+
+inline void add_float(const ScanAggregate &agg, FloatState &f, double x)
+{
+    const int64 n = f.n++;
     switch (agg.kind) {
     case AggKind::sum:
         if (n == 0)
-            c[1] = double_cell(x);
+            f.a = x;
         else if (agg.coltype == FLOAT4OID)
-            c[1] = double_cell(float4_pl(static_cast<float4>(cell_double(c[1])), static_cast<float4>(x)));
+            f.a = float4_pl(static_cast<float4>(f.a), static_cast<float4>(x));
         else
-            c[1] = double_cell(float8_pl(cell_double(c[1]), x));
+            f.a = float8_pl(f.a, x);
         return;
     case AggKind::avg: {
         /* float8_accum, float4_accum: the new value as a float8 */
         const double old_n = static_cast<double>(n);
-        const double old_sx = cell_double(c[1]);
+        const double old_sx = f.a;
         const double N = old_n + 1.0;
         const double Sx = old_sx + x;
-        double Sxx = cell_double(c[2]);
+        double Sxx = f.sxx;
         if (old_n > 0.0) {
             const double tmp = x * N - Sx;
             Sxx += tmp * tmp / (N * old_n);
@@ -107,18 +129,18 @@ inline void add_float(const ScanAggregate &agg, int64 *c, double x)
         } else if (std::isnan(x) || std::isinf(x)) {
             Sxx = get_float8_nan();
         }
-        c[1] = double_cell(Sx);
-        c[2] = double_cell(Sxx);
+        f.a = Sx;
+        f.sxx = Sxx;
         return;
     }
     case AggKind::min:
         /* float8smaller: the state stays only if it is less */
-        if (n == 0 || !float8_lt(cell_double(c[1]), x))
-            c[1] = double_cell(x);
+        if (n == 0 || !float8_lt(f.a, x))
+            f.a = x;
         return;
     case AggKind::max:
-        if (n == 0 || !float8_gt(cell_double(c[1]), x))
-            c[1] = double_cell(x);
+        if (n == 0 || !float8_gt(f.a, x))
+            f.a = x;
         return;
     default: return;
     }
@@ -169,17 +191,26 @@ Datum value_datum(Oid type, int64 cell)
 } // namespace
 
 void value_agg_add(const ScanAggregate &agg, const HeapColumn &col, TupleDesc desc, const HeapTupleData *tuples,
-                   int64 *const *groups, int n, bool reversed)
+                   const double *values, const bool *nulls, int64 *const *groups, int n, bool reversed)
 {
     if (is_float(agg.coltype)) {
-        double values[MaxHeapTuplesPerPage];
-        bool nulls[MaxHeapTuplesPerPage];
-        heap_column_values_each(col, desc, tuples, n, values, nulls);
+        /* a time-ordered table brings long runs of one group: each run's state stays in registers */
+        int64 *run = NULL;
+        FloatState f{};
         for (int j = 0; j < n; j++) {
             const int i = reversed ? n - 1 - j : j;
-            if (!nulls[i] && groups[i] != NULL)
-                add_float(agg, groups[i], values[i]);
+            if (nulls[i] || groups[i] == NULL)
+                continue;
+            if (groups[i] != run) {
+                if (run != NULL)
+                    store_float(run, f);
+                run = groups[i];
+                f = load_float(run);
+            }
+            add_float(agg, f, values[i]);
         }
+        if (run != NULL)
+            store_float(run, f);
         return;
     }
     for (int j = 0; j < n; j++) {

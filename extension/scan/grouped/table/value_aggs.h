@@ -29,12 +29,13 @@ constexpr int32 kValueAggCells = 3;
 
 /*
  * Adds tuples[0 .. n) to aggregate agg (its column col), each into the
- * cells groups[i] points at (NULL: the tuple waits in the spill), in
- * line-pointer order: tuples are in that order, or reversed.  May raise
+ * cells groups[i] points at, in line-pointer order: tuples are in that
+ * order, or reversed.  A float column's values and NULLs come read
+ * (values, nulls); an integer or time column's are read here.  May raise
  * float8_pl's and float8_accum's overflow error.
  */
 void value_agg_add(const ScanAggregate &agg, const HeapColumn &col, TupleDesc desc, const HeapTupleData *tuples,
-                   int64 *const *groups, int n, bool reversed);
+                   const double *values, const bool *nulls, int64 *const *groups, int n, bool reversed);
 
 /*
  * The aggregate's result from its cells: its final value, or with partial
