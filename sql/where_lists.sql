@@ -1,7 +1,8 @@
 --
 -- where_lists: IN and NOT IN lists in the WHERE clause (`col IN (...)`,
 -- `col = ANY(array)`, `col NOT IN (...)`, `col <> ALL(array)`), and NULL
--- tests (`col IS [NOT] NULL`, of columns added after the rows too), evaluated
+-- tests (`col IS [NOT] NULL`, of columns added after the rows too), a bool
+-- column as a clause (`flag`, `NOT flag`, `IS TRUE`, `IS FALSE`), evaluated
 -- by the scan itself (extension/scan/quals/native_quals.h) rather than by
 -- the executor, on the host's rows and on the page path: a Grafana
 -- multi-value variable makes such a list.  Every answer is compared with
@@ -112,6 +113,23 @@ DEALLOCATE wl_any;
 DEALLOCATE wl_in;
 DEALLOCATE wl_not;
 RESET plan_cache_mode;
+
+-- a bool column as a clause: `flag`, `NOT flag`, `IS TRUE`, `IS FALSE` (NULL fails each) are native;
+-- `IS NOT TRUE` and `IS UNKNOWN` (NULL passes) stay the executor's
+ALTER TABLE wl_t ADD COLUMN ok bool;
+UPDATE wl_t SET ok = CASE g % 3 WHEN 0 THEN true WHEN 1 THEN false END;
+VACUUM ANALYZE wl_t;
+SELECT line FROM rt_explain($$SELECT gpu_histogram(x, 0, 1, 8) FROM wl_t WHERE NOT ok AND g IN (1, 4)$$, true) line
+WHERE line ~ 'Filter Evaluation';
+SELECT q, c.* FROM (VALUES
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE ok$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE NOT ok$$),
+    ($$SELECT g, gpu_histogram(x, 0, 1, 8) AS h FROM wl_t WHERE ok IS TRUE GROUP BY g$$),
+    ($$SELECT d, gpu_histogram(x, 0, 1, 8) AS h FROM wl_t WHERE ok IS FALSE AND g <> 4 GROUP BY d$$),
+    ($$SELECT g, gpu_histogram(x, 0, 1, 8) AS h FROM wl_t WHERE ok = true GROUP BY g$$),
+    ($$SELECT g, gpu_histogram(x, 0, 1, 8) AS h FROM wl_t WHERE ok IS NOT TRUE GROUP BY g$$),
+    ($$SELECT ok, gpu_histogram(x, 0, 1, 8) AS h FROM wl_t WHERE NOT ok OR g = 2 GROUP BY ok$$)
+) v(q), LATERAL rt_compare(q) c;
 RESET gpu_histogram.debug_pages_per_batch;
 RESET gpu_histogram.debug_pages_on_cpu;
 RESET gpu_histogram.device;

@@ -109,6 +109,10 @@ check "IS NOT NULL of the key and the time, daily" "$serial" \
     "SELECT date_trunc('day', ts) AS day, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp WHERE ts IS NOT NULL AND g IS NOT NULL GROUP BY 1"
 check "IS NULL of the value, GROUP BY g, count(*)" "$serial" \
     "SELECT g, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp WHERE x IS NULL GROUP BY g"
+check "a bool column as the clause (NULLs fail), GROUP BY g" "$serial" \
+    "SELECT g, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp WHERE b AND g < 50 GROUP BY g"
+check "NOT of a bool column and IS FALSE, the hourly heatmap" "$serial" \
+    "SELECT date_trunc('hour', ts) AS hour, gpu_histogram(x, 0, 1, 16) AS h FROM gh_gp WHERE NOT b AND b IS FALSE GROUP BY 1"
 check "Grafana's one-minute group over two days (a numeric key), count(*)" "$serial" \
     "SELECT floor(extract(epoch FROM ts) / 60) * 60 AS time, gpu_histogram(x, 0, 1, 64) AS h, count(*) AS n FROM gh_gp WHERE ts BETWEEN '2024-03-09T00:00:00Z' AND '2024-03-11T00:00:00Z' GROUP BY 1"
 check "Grafana's hourly group, to_timestamp(), and a boolean" "$serial" \

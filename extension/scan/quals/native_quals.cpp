@@ -281,9 +281,47 @@ bool native_null_test(const NullTest *nt, TupleDesc desc, NativeQual *out)
     return true;
 }
 
+/*
+ * A bool column as a clause: `flag`, `NOT flag`, `flag IS TRUE`, `flag IS
+ * FALSE`, each failing for NULL (`IS NOT TRUE` passes NULL, and stays the
+ * executor's).  The planner has made `flag = true` into `flag` already.
+ */
+bool native_bool(Node *clause, TupleDesc desc, NativeQual *out)
+{
+    Node *arg = clause;
+    bool want = true;
+    if (IsA(clause, BoolExpr)) {
+        const BoolExpr *b = reinterpret_cast<const BoolExpr *>(clause);
+        if (b->boolop != NOT_EXPR || list_length(b->args) != 1)
+            return false;
+        arg = static_cast<Node *>(linitial(b->args));
+        want = false;
+    } else if (IsA(clause, BooleanTest)) {
+        const BooleanTest *b = reinterpret_cast<const BooleanTest *>(clause);
+        if (b->booltesttype != IS_TRUE && b->booltesttype != IS_FALSE)
+            return false;
+        arg = reinterpret_cast<Node *>(b->arg);
+        want = b->booltesttype == IS_TRUE;
+    }
+    if (!IsA(arg, Var))
+        return false;
+    const Var *var = reinterpret_cast<const Var *>(arg);
+    if (var->vartype != BOOLOID || var->varattno <= 0 || var->varattno > desc->natts || var->varlevelsup != 0)
+        return false;
+    out->column = heap_column(desc, var->varattno, BOOLOID);
+    out->cmp = Comparison::eq;
+    out->is_float = false;
+    out->int_value = want ? 1 : 0;
+    out->value_type = BOOLOID;
+    out->value = NULL;
+    return true;
+}
+
 bool native_qual(Node *clause, TupleDesc desc, const Families &families, PlanState *parent, MemoryContext cxt,
                  NativeQual *out)
 {
+    if (IsA(clause, Var) || IsA(clause, BoolExpr) || IsA(clause, BooleanTest))
+        return native_bool(clause, desc, out);
     if (IsA(clause, NullTest))
         return native_null_test(reinterpret_cast<const NullTest *>(clause), desc, out);
     if (IsA(clause, ScalarArrayOpExpr))
@@ -320,6 +358,7 @@ template <typename T> bool stored(const NativeQual &q, TupleDesc desc, const Hea
     const char *p = heap_column_data(col, t->t_data);
     if (p != NULL) {
         switch (col.type) {
+        case BOOLOID: *value = *p != 0 ? 1 : 0; return true;
         case INT2OID: { int16 v; memcpy(&v, p, sizeof v); *value = v; return true; }
         case INT4OID: { int32 v; memcpy(&v, p, sizeof v); *value = v; return true; }
         case INT8OID:
@@ -335,6 +374,7 @@ template <typename T> bool stored(const NativeQual &q, TupleDesc desc, const Hea
     if (isnull)
         return false;
     switch (col.type) {
+    case BOOLOID: *value = DatumGetBool(d) ? 1 : 0; break;
     case INT2OID: *value = DatumGetInt16(d); break;
     case INT4OID: *value = DatumGetInt32(d); break;
     case INT8OID: *value = static_cast<T>(DatumGetInt64(d)); break;

@@ -21,7 +21,9 @@
  * matches, but makes NOT IN pass no row; an empty array passes no row for
  * IN and every row for NOT IN, NULLs too; a NULL array passes none.  So
  * is `column IS NULL` and `column IS NOT NULL`, of a column of any type
- * (the GPU's pages take those of the types above).  The value (or array)
+ * (the GPU's pages take those of the types above), and a bool column as a
+ * clause, `flag`, `NOT flag`, `flag IS TRUE` and `flag IS FALSE`, as an
+ * integer equality with 1 or 0.  The value (or array)
  * is a constant, or an expression fixed for the scan (a parameter, a
  * stable function of constants, an InitPlan's result): no Vars, nothing
  * volatile.  Such an expression is evaluated once per scan, when the first
