@@ -139,6 +139,18 @@ cudaError_t launch_grouped_pages(const uint64_t *words, size_t n, const unsigned
     });
 }
 
+/* A text qual's column: a varlena, always walked to (no fixed offset). */
+bool text_column_fits(const PageColumn &col)
+{
+    if (col.type != PageValueType::text || col.attr.len != kVarlenaLen || col.fixed_offset != -1 || col.attno < 1 ||
+        col.nprefix != col.attno - 1 || col.nprefix > kMaxPagePrefix || !valid_align(col.attr.align))
+        return false;
+    for (int32_t a = 0; a < col.nprefix; a++)
+        if (!valid_align(col.prefix[a].align) || (col.prefix[a].len <= 0 && col.prefix[a].len != kVarlenaLen))
+            return false;
+    return true;
+}
+
 /* A key or qual column the kernel reads as an integer word (page_word). */
 bool word_column_fits(const PageColumn &col)
 {
@@ -161,6 +173,16 @@ bool grouped_page_spec_fits(const GroupedPageSpec &spec, int64_t table_words)
         return false;
     for (int32_t q = 0; q < spec.nquals; q++) {
         const PageQual &qual = spec.quals[q];
+        if (qual.column.type == PageValueType::text) {
+            if (!text_column_fits(qual.column))
+                return false;
+            if (qual.cmp == PageCmp::is_null || qual.cmp == PageCmp::is_not_null)
+                continue;
+            if ((qual.cmp != PageCmp::in && qual.cmp != PageCmp::not_in) || qual.list_words == 0 ||
+                static_cast<int64_t>(qual.list_first) + qual.list_words > table_words)
+                return false;
+            continue;
+        }
         if (qual.is_float ? !page_column_fits(qual.column) : !word_column_fits(qual.column))
             return false;
         if (static_cast<int32_t>(qual.cmp) < 0 || static_cast<int32_t>(qual.cmp) > static_cast<int32_t>(PageCmp::is_not_null))

@@ -88,6 +88,67 @@ __host__ __device__ __forceinline__ bool listed(const PageQual &q, const int64_t
     return lo < q.list_count && order(list[lo]) == 0;
 }
 
+/*
+ * Whether the n bytes at page + at are among a text qual's values, which
+ * lie in table from list_first, list_words words: each a word holding its
+ * length in bytes, then its bytes, padded to a word.
+ */
+__host__ __device__ __forceinline__ bool text_listed(const PageQual &q, const int64_t *table,
+                                                    const unsigned char *bytes, uint32_t n)
+{
+    const int64_t *entry = table + q.list_first, *end = entry + q.list_words;
+    while (entry < end) {
+        const int64_t len = entry[0];
+        const int64_t words = (len + 7) / 8;
+        if (len < 0 || words > end - entry - 1)
+            return false; /* the host wrote a bad table: grouped_page_spec_fits refuses it first */
+        if (len == n) {
+            const unsigned char *value = reinterpret_cast<const unsigned char *>(entry + 1);
+            uint32_t i = 0;
+            while (i < n && value[i] == bytes[i])
+                i++;
+            if (i == n)
+                return true;
+        }
+        entry += 1 + words;
+    }
+    return false;
+}
+
+/*
+ * A text column's comparison with a qual's values: a value stored inline
+ * without compression is compared as bytes, as texteq does under a
+ * deterministic collation; a compressed or out-of-line one is the host's
+ * (*bad: its page goes back).
+ */
+__host__ __device__ __forceinline__ bool text_passes(const unsigned char *page, uint32_t at, const PageQual &q,
+                                                    const int64_t *table, bool *bad)
+{
+    const uint8_t first = page[at];
+    uint32_t header, size;
+    if (first == heap_layout::kVarExternal) {
+        *bad = true;
+        return false;
+    }
+    if (first & 1) {
+        header = 1;
+        size = first >> 1;
+    } else {
+        const uint32_t word = load_from_page<uint32_t>(page, at);
+        if ((word & 3) != 0) { /* compressed inline */
+            *bad = true;
+            return false;
+        }
+        header = 4;
+        size = word >> 2 & 0x3FFFFFFFu;
+    }
+    if (size < header) {
+        *bad = true;
+        return false;
+    }
+    return text_listed(q, table, page + at + header, size - header) == (q.cmp == PageCmp::in);
+}
+
 /* Whether the tuple passes the qual; a NULL column fails, as a strict operator gives, but the NULL tests. */
 __host__ __device__ __forceinline__ bool passes(const unsigned char *page, uint32_t item, const PageQual &q,
                                                const int64_t *table, bool *bad)
@@ -103,6 +164,8 @@ __host__ __device__ __forceinline__ bool passes(const unsigned char *page, uint3
         return null == (q.cmp == PageCmp::is_null);
     if (null)
         return false;
+    if (q.column.type == PageValueType::text) /* a missing text value: the host's answer for it */
+        return f == Found::present ? text_passes(page, at, q, table, bad) : q.column.missing_word != 0;
     double x = 0;
     int64_t w = 0;
     if (q.is_float)

@@ -64,7 +64,7 @@ __host__ __device__ constexpr uint32_t page_value_bytes(PageValueType type)
 {
     return type == PageValueType::float8 || type == PageValueType::int8   ? 8
            : type == PageValueType::float4 || type == PageValueType::int4 ? 4
-           : type == PageValueType::boolean                                ? 1
+           : type == PageValueType::boolean || type == PageValueType::text ? 1 /* a varlena's first header byte */
                                                                            : 2;
 }
 
@@ -193,7 +193,10 @@ __host__ __device__ __forceinline__ bool walk_to_column(const unsigned char *pag
             return false;
         at += size;
     }
-    *at_out = align_offset(at, col.attr.align);
+    /* a varlena column of its own is aligned as the earlier ones are: where its writer left a pad byte */
+    if (col.attr.len > 0 || (at < room && page[data + at] == 0))
+        at = align_offset(at, col.attr.align);
+    *at_out = at;
     return true;
 }
 
@@ -240,6 +243,8 @@ __host__ __device__ __forceinline__ Found locate_column(const unsigned char *pag
             return Found::bad;
     }
     if (at > room || page_value_bytes(col.type) > room - at)
+        return Found::bad;
+    if (col.attr.len == kVarlenaLen && varlena_bytes(page, data, at, room) == 0)
         return Found::bad;
     *at_out = data + at;
     return Found::present;

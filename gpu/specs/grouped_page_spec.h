@@ -79,6 +79,11 @@ enum class PageCmp : int32_t { lt = 0, le, eq, ge, gt, ne, in, not_in, is_null, 
  * words, or float8 bits ordered as float8's btree orders them (NaN last,
  * -0 equal to 0).  What else a list means (NULL elements, an empty array)
  * the host has already turned into no qual, or a scan that counts nothing.
+ * A text column's qual is in or not_in (= and <> hold one value) and its
+ * list is list_count values of list_words words in all, each a word with
+ * its length in bytes, then its bytes padded to a word, compared bytewise;
+ * a tuple stored before the column was added passes where missing_word is
+ * 1, the host's answer for the column's missing value.
  */
 struct PageQual {
     PageColumn column;
@@ -88,6 +93,7 @@ struct PageQual {
     double value;
     uint32_t list_first;
     uint32_t list_count;
+    uint32_t list_words; /* a text column's list: its words in the table */
 };
 
 struct GroupedPageSpec {

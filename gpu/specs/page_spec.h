@@ -60,9 +60,11 @@ inline uint32_t page_word_lines(uint64_t word) { return static_cast<uint32_t>(wo
  * The column's storage type; a binned value is the float8 it casts to.
  * date is stored as an int4, timestamp and timestamptz as an int8.  A
  * boolean (one byte, 0 or 1) is only ever a grouped scan's key, read as
- * a word: page_column_fits() refuses it as a value.
+ * a word: page_column_fits() refuses it as a value.  A text (or varchar)
+ * column is only ever a WHERE clause's, compared as bytes; its length is
+ * its varlena header's.
  */
-enum class PageValueType : int32_t { float8 = 0, float4, int2, int4, int8, boolean };
+enum class PageValueType : int32_t { float8 = 0, float4, int2, int4, int8, boolean, text };
 
 /*
  * A column's storage: attlen and attalign in bytes.  A column the page
@@ -71,7 +73,7 @@ enum class PageValueType : int32_t { float8 = 0, float4, int2, int4, int8, boole
  */
 constexpr int16_t kVarlenaLen = -1; /* attlen of a varlena */
 struct PageAttr {
-    int16_t len;   /* > 0, or kVarlenaLen */
+    int16_t len;   /* > 0, or kVarlenaLen (a text column's own) */
     uint8_t align; /* 1, 2, 4 or 8 */
 };
 

@@ -790,6 +790,105 @@ TEST(GroupedPagesHost, ListQualsMatchAsPostgresEquals)
     EXPECT_FALSE(gh::grouped_page_spec_fits(spec, static_cast<int64_t>(table.size())));
 }
 
+/* A text value as heap_fill_tuple stores it: a 1-byte header up to 126 bytes in all, else a 4-byte one. */
+Datum text_datum(const std::string &bytes)
+{
+    Datum d = heap_pages::varlena_datum(static_cast<uint32_t>(bytes.size()));
+    std::copy(bytes.begin(), bytes.end(), d.varlena.end() - static_cast<std::ptrdiff_t>(bytes.size()));
+    return d;
+}
+
+/* A text qual's list as the host lays it out (grouped_pages.cpp): each value a length word, then its bytes. */
+PageQual text_qual(const gh::PageColumn &col, PageCmp cmp, const std::vector<std::string> &values,
+                   std::vector<int64_t> *table)
+{
+    PageQual q{};
+    q.column = col;
+    q.cmp = cmp;
+    q.list_first = static_cast<uint32_t>(table->size());
+    for (const std::string &v : values) {
+        table->push_back(static_cast<int64_t>(v.size()));
+        std::vector<int64_t> words((v.size() + 7) / 8, 0);
+        std::memcpy(words.data(), v.data(), v.size());
+        table->insert(table->end(), words.begin(), words.end());
+        q.list_count++;
+    }
+    q.list_words = static_cast<uint32_t>(table->size() - q.list_first);
+    return q;
+}
+
+/*
+ * Text quals compare lengths and bytes, as texteq does under a
+ * deterministic collation, after a varlena of each header kind: 1-byte,
+ * 4-byte (padded where its writer aligned it), a prefix of another value,
+ * the empty string; NULL passes neither way; a compressed or out-of-line
+ * value is the host's; a tuple stored before the column was added takes
+ * the host's answer for the missing value.
+ */
+TEST(GroupedPagesHost, TextQualsCompareBytes)
+{
+    ASSERT_NE(pool(), nullptr);
+    const Layout layout{{gh::kVarlenaLen, 4}, {1, 1}, {gh::kVarlenaLen, 4}, {8, 8}};
+    const std::string long_a(300, 'a');
+    const std::vector<Datum> texts{text_datum("host3"),   text_datum("host30"), text_datum(""),
+                                   text_datum(long_a),    text_datum("host"),   heap_pages::null_datum(),
+                                   heap_pages::varlena_datum(5000, true, 'h'), heap_pages::toast_pointer_datum(7)};
+    PageWriter w(pool_page(0));
+    for (size_t r = 0; r < texts.size(); r++)
+        ASSERT_TRUE(w.add_tuple(layout, {text_datum(std::string(r * 37 % 200, 'p')), heap_pages::int_datum(1),
+                                         texts[r], heap_pages::float8_datum(0.5)}));
+    ASSERT_TRUE(w.add_tuple({{gh::kVarlenaLen, 4}, {1, 1}}, {text_datum("p"), heap_pages::int_datum(0)}));
+    const Written written{w.lines()};
+    gh::PageColumn t = heap_pages::page_column(layout, 3, PageValueType::text);
+    t.fixed_offset = -1;
+    gh::PageColumn with_missing = t;
+    with_missing.has_missing = true;
+    with_missing.missing_word = 1; /* the host found the missing value listed */
+    std::vector<int64_t> table{42};
+    /* rows: 0 host3, 1 host30, 2 '', 3 300 a's, 4 host, 5 NULL, 6 compressed, 7 out of line, 8 before ADD COLUMN */
+    const struct {
+        PageQual q;
+        const char *passing;
+        const char *host;
+    } cases[] = {
+        {text_qual(t, PageCmp::in, {"host3"}, &table), "0", "67"},
+        {text_qual(t, PageCmp::not_in, {"host3"}, &table), "1234", "67"},
+        {text_qual(t, PageCmp::in, {"host", "", long_a, "host30"}, &table), "1234", "67"},
+        {text_qual(t, PageCmp::not_in, {"host", ""}, &table), "013", "67"},
+        {text_qual(t, PageCmp::in, {"HOST3", "host3 "}, &table), "", "67"},
+        {text_qual(with_missing, PageCmp::in, {"host3"}, &table), "08", "67"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        GroupedPageSpec spec{};
+        spec.value = heap_pages::page_column(layout, 4, PageValueType::float8);
+        spec.interval = BucketSpec{0, 1, 4, BucketRule::pg16};
+        spec.nquals = 1;
+        spec.quals[0] = cases[k].q;
+        ASSERT_TRUE(gh::grouped_page_spec_fits(spec, static_cast<int64_t>(table.size()))) << "case " << k;
+        for (uint32_t i = 0; i < written[0].size(); i++) {
+            const RowFate want = std::strchr(cases[k].host, '0' + int(i))      ? RowFate::host
+                                 : std::strchr(cases[k].passing, '0' + int(i)) ? RowFate::count
+                                                                               : RowFate::skip;
+            EXPECT_EQ(evaluated(pool_page(0), i, spec, table).fate, want) << "case " << k << ", row " << i;
+        }
+    }
+    /* what the kernel cannot read is refused: a list past the table, a comparison other than a list's, a fixed offset */
+    GroupedPageSpec spec{};
+    spec.value = heap_pages::page_column(layout, 4, PageValueType::float8);
+    spec.interval = BucketSpec{0, 1, 4, BucketRule::pg16};
+    spec.nquals = 1;
+    spec.quals[0] = cases[2].q;
+    EXPECT_FALSE(gh::grouped_page_spec_fits(spec, spec.quals[0].list_first + 1));
+    spec.quals[0].cmp = PageCmp::eq;
+    EXPECT_FALSE(gh::grouped_page_spec_fits(spec, static_cast<int64_t>(table.size())));
+    spec.quals[0] = cases[2].q;
+    spec.quals[0].column.fixed_offset = 8;
+    EXPECT_FALSE(gh::grouped_page_spec_fits(spec, static_cast<int64_t>(table.size())));
+    spec.quals[0] = cases[2].q;
+    spec.quals[0].cmp = PageCmp::is_null;
+    EXPECT_TRUE(gh::grouped_page_spec_fits(spec, static_cast<int64_t>(table.size())));
+}
+
 /* Integer quals compare the stored word sign-extended from its width, and older tuples take the missing value. */
 TEST(GroupedPagesHost, IntegerQualsCompareSignExtendedWords)
 {

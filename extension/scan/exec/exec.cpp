@@ -106,6 +106,7 @@ void begin_scan(CustomScanState *node, EState *estate, int)
     s->heap_slot = ExecInitExtraTupleSlot(estate, desc, &TTSOpsHeapTuple);
     brin_ranges_build(quals, INDEX_VAR, node->ss.ss_currentRelation, &node->ss.ps, &s->brin);
     s->native = native_quals_build(quals, desc, &node->ss.ps, &s->native_quals);
+    s->native_detoast = s->native && native_quals_detoast(s->native_quals);
     if (s->native)
         quals = NIL;
     /* the quals read heap tuples, not the node's virtual scan slot */

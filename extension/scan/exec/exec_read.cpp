@@ -100,7 +100,9 @@ static bool read_pages(ScanExec *s)
                 heap_reader_unlock(r);
                 native_quals_prepare(&s->native_quals, s->css.ss.ps.ps_ExprContext);
             }
-            /* only stored values are compared: no user code runs under the lock */
+            /* only stored values are compared: no user code runs under the lock; a detoast runs without it */
+            if (s->native_detoast)
+                heap_reader_unlock(r);
             n = native_quals_filter(s->native_quals, desc, r->tuples, n);
         }
         /* a WHERE clause through the executor is the strategy's, row by row with the rest (add_tuples) */

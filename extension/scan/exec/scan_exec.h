@@ -131,6 +131,7 @@ struct ScanExec {
     ExprState *qual;           /* the WHERE clause, through the executor ... */
     bool native;               /* ... or evaluated natively (native_quals.h) */
     NativeQuals native_quals;
+    bool native_detoast;       /* ... some of which may detoast: the page is unlocked first */
     BrinRanges brin;           /* the blocks a BRIN index leaves for the WHERE clause (brin_ranges.h) */
     TupleTableSlot *heap_slot;
     SharedScan *shared;

@@ -99,23 +99,50 @@ int64 missing_as_word(Oid type, Datum d)
     }
 }
 
+/* The earlier columns' layouts; false for a cstring (only system catalogs have them), which is left to the host. */
+bool copy_prefix(const HeapColumn &col, gh::PageColumn *out)
+{
+    out->attno = col.attno;
+    out->nprefix = col.nprefix;
+    for (int i = 0; i < col.nprefix; i++) {
+        if (col.prefix[i].len <= 0 && col.prefix[i].len != gh::kVarlenaLen)
+            return false;
+        out->prefix[i] = gh::PageAttr{col.prefix[i].len, align_bytes(col.prefix[i].align)};
+    }
+    return true;
+}
+
 } // namespace
+
+bool page_text_column_for(TupleDesc desc, const HeapColumn &col, gh::PageColumn *out, Datum *missing)
+{
+    *out = gh::PageColumn{};
+    *missing = 0;
+    if (col.nprefix > gh::kMaxPagePrefix || col.len != gh::kVarlenaLen || (col.type != TEXTOID && col.type != VARCHAROID))
+        return false;
+    out->type = gh::PageValueType::text;
+    out->attr = gh::PageAttr{gh::kVarlenaLen, align_bytes(col.align)};
+    out->fixed_offset = -1; /* whether it is padded depends on its header: always walked to */
+    if (!copy_prefix(col, out))
+        return false;
+    Form_pg_attribute att = TupleDescAttr(desc, col.attno - 1);
+    if (att->atthasmissing && desc->constr != NULL && desc->constr->missing != NULL &&
+        desc->constr->missing[col.attno - 1].am_present) {
+        out->has_missing = true;
+        *missing = desc->constr->missing[col.attno - 1].am_value;
+    }
+    return true;
+}
 
 bool page_column_for(TupleDesc desc, const HeapColumn &col, gh::PageColumn *out)
 {
     *out = gh::PageColumn{};
     if (col.nprefix > gh::kMaxPagePrefix || col.len <= 0 || !value_type(col.type, &out->type))
         return false;
-    out->attno = col.attno;
     out->attr = gh::PageAttr{col.len, align_bytes(col.align)};
     out->fixed_offset = col.fixed_offset;
-    out->nprefix = col.nprefix;
-    for (int i = 0; i < col.nprefix; i++) {
-        /* a cstring column (only system catalogs have them) is left to the host */
-        if (col.prefix[i].len <= 0 && col.prefix[i].len != gh::kVarlenaLen)
-            return false;
-        out->prefix[i] = gh::PageAttr{col.prefix[i].len, align_bytes(col.prefix[i].align)};
-    }
+    if (!copy_prefix(col, out))
+        return false;
     /* a tuple stored before ADD COLUMN ... DEFAULT has the default, as getmissingattr() gives */
     Form_pg_attribute att = TupleDescAttr(desc, col.attno - 1);
     if (att->atthasmissing && desc->constr != NULL && desc->constr->missing != NULL) {

@@ -25,6 +25,14 @@ bool page_layout_matches(void);
  */
 bool page_column_for(TupleDesc desc, const HeapColumn &col, gh::PageColumn *out);
 
+/*
+ * The same for a text or varchar column a WHERE clause compares as bytes;
+ * *missing is its missing value (has_missing: a tuple stored before ADD
+ * COLUMN has it), whose answer the caller works out and stores in
+ * missing_word.
+ */
+bool page_text_column_for(TupleDesc desc, const HeapColumn &col, gh::PageColumn *out, Datum *missing);
+
 } // namespace gpu_histogram
 
 #endif /* GH_SCAN_PAGE_LAYOUT_H */

@@ -92,7 +92,7 @@ void narrow(const NativeQuals &quals, AttrNumber attno, int64 *lo, int64 *hi)
 {
     for (int i = 0; i < quals.count; i++) {
         const NativeQual &q = quals.quals[i];
-        if (q.is_float || q.never || q.always || q.column.attno != attno)
+        if (q.is_float || q.is_text || q.never || q.always || q.column.attno != attno)
             continue;
         const int64 v = q.int_value;
         switch (q.cmp) {

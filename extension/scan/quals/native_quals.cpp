@@ -7,6 +7,7 @@
 #include "fixed_exprs.h"
 
 extern "C" {
+#include "access/detoast.h"
 #include "access/htup_details.h"
 #include "access/transam.h"
 #include "catalog/pg_am.h"
@@ -20,6 +21,7 @@ extern "C" {
 #include "utils/array.h"
 #include "utils/date.h"
 #include "utils/float.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/timestamp.h"
 }
@@ -72,15 +74,62 @@ double float_of(Oid type, Datum d)
     return type == FLOAT4OID ? DatumGetFloat4(d) : DatumGetFloat8(d);
 }
 
+/* Orders text values by length, then bytes: equal exactly where texteq says so under a deterministic collation. */
+int order_text(const void *a, const void *b)
+{
+    const NativeText *x = static_cast<const NativeText *>(a), *y = static_cast<const NativeText *>(b);
+    if (x->len != y->len)
+        return x->len < y->len ? -1 : 1;
+    return memcmp(x->data, y->data, static_cast<size_t>(x->len));
+}
+
+/* A copy in cxt of a text datum's bytes, detoasted. */
+NativeText text_copy(MemoryContext cxt, Datum d)
+{
+    text *t = DatumGetTextPP(d);
+    NativeText out;
+    out.len = static_cast<int32>(VARSIZE_ANY_EXHDR(t));
+    char *data = static_cast<char *>(MemoryContextAlloc(cxt, Max(out.len, 1)));
+    memcpy(data, VARDATA_ANY(t), static_cast<size_t>(out.len));
+    out.data = data;
+    if (reinterpret_cast<Pointer>(t) != DatumGetPointer(d))
+        pfree(t);
+    return out;
+}
+
+void free_lists(NativeQual *q)
+{
+    if (q->int_list != NULL)
+        pfree(q->int_list);
+    if (q->float_list != NULL)
+        pfree(q->float_list);
+    if (q->text_list != NULL) {
+        for (int i = 0; i < q->nlist; i++)
+            pfree(const_cast<char *>(q->text_list[i].data));
+        pfree(q->text_list);
+    }
+    q->int_list = NULL;
+    q->float_list = NULL;
+    q->text_list = NULL;
+    q->nlist = 0;
+}
+
 /* A value of the qual's type as the comparison needs it. */
-void set_value(NativeQual *q, Datum d, bool isnull)
+void set_value(NativeQual *q, MemoryContext cxt, Datum d, bool isnull)
 {
     q->never = isnull;
     q->int_value = 0;
     q->float_value = 0;
+    if (q->is_text)
+        free_lists(q);
     if (isnull)
         return;
-    if (q->is_float)
+    if (q->is_text) {
+        /* = and <> hold their value as a list of one */
+        q->text_list = static_cast<NativeText *>(MemoryContextAlloc(cxt, sizeof(NativeText)));
+        q->text_list[0] = text_copy(cxt, d);
+        q->nlist = 1;
+    } else if (q->is_float)
         q->float_value = float_of(q->value_type, d);
     else
         q->int_value = int_of(q->value_type, d);
@@ -121,13 +170,7 @@ int sort_unique(void *values, int n, Size size, int (*order)(const void *, const
  */
 void set_list(NativeQual *q, MemoryContext cxt, Datum d, bool isnull)
 {
-    if (q->int_list != NULL)
-        pfree(q->int_list);
-    if (q->float_list != NULL)
-        pfree(q->float_list);
-    q->int_list = NULL;
-    q->float_list = NULL;
-    q->nlist = 0;
+    free_lists(q);
     q->always = false;
     q->never = isnull;
     if (isnull)
@@ -148,20 +191,31 @@ void set_list(NativeQual *q, MemoryContext cxt, Datum d, bool isnull)
     }
     bool has_null = false;
     int k = 0;
-    if (q->is_float)
+    if (q->is_text)
+        q->text_list = static_cast<NativeText *>(MemoryContextAlloc(cxt, sizeof(NativeText) * n));
+    else if (q->is_float)
         q->float_list = static_cast<double *>(MemoryContextAlloc(cxt, sizeof(double) * n));
     else
         q->int_list = static_cast<int64 *>(MemoryContextAlloc(cxt, sizeof(int64) * n));
     for (int i = 0; i < n; i++) {
         if (nulls[i])
             has_null = true;
+        else if (q->is_text)
+            q->text_list[k++] = text_copy(cxt, elems[i]);
         else if (q->is_float)
             q->float_list[k++] = float_of(q->value_type, elems[i]);
         else
             q->int_list[k++] = int_of(q->value_type, elems[i]);
     }
-    q->nlist = q->is_float ? sort_unique(q->float_list, k, sizeof(double), order_float8)
-                           : sort_unique(q->int_list, k, sizeof(int64), order_int64);
+    if (q->is_text) {
+        /* repeats stay (a search finds either), so that free_lists frees every copy */
+        if (k > 0)
+            qsort(q->text_list, static_cast<size_t>(k), sizeof(NativeText), order_text);
+        q->nlist = k;
+    } else {
+        q->nlist = q->is_float ? sort_unique(q->float_list, k, sizeof(double), order_float8)
+                               : sort_unique(q->int_list, k, sizeof(int64), order_int64);
+    }
     q->never = (q->cmp == Comparison::any_eq && q->nlist == 0) || (q->cmp == Comparison::all_ne && has_null);
     pfree(elems);
     pfree(nulls);
@@ -233,7 +287,45 @@ void take_value(NativeQual *out, Node *value, PlanState *parent, MemoryContext c
     if (native_qual_is_list(*out))
         set_list(out, cxt, c->constvalue, c->constisnull);
     else
-        set_value(out, c->constvalue, c->constisnull);
+        set_value(out, cxt, c->constvalue, c->constisnull);
+}
+
+/* A text or varchar column, bare or relabeled to text as `v = 'x'` compares a varchar; NULL for anything else. */
+const Var *text_column(Node *n, TupleDesc desc)
+{
+    if (IsA(n, RelabelType))
+        n = reinterpret_cast<Node *>(reinterpret_cast<RelabelType *>(n)->arg);
+    if (!IsA(n, Var))
+        return NULL;
+    const Var *var = reinterpret_cast<const Var *>(n);
+    if ((var->vartype != TEXTOID && var->vartype != VARCHAROID) || var->varattno <= 0 || var->varattno > desc->natts ||
+        var->varlevelsup != 0)
+        return NULL;
+    return var;
+}
+
+/*
+ * PostgreSQL's own text = or <> under a deterministic collation, where
+ * texteq and textne compare lengths and bytes; a nondeterministic one (or
+ * none, which texteq raises for) stays the executor's.
+ */
+bool text_comparison(Oid opno, Oid collid, Comparison *out)
+{
+    if (opno >= FirstGenbkiObjectId || !OidIsValid(collid) || !get_collation_isdeterministic(collid))
+        return false;
+    switch (get_opcode(opno)) {
+    case F_TEXTEQ: *out = Comparison::eq; return true;
+    case F_TEXTNE: *out = Comparison::ne; return true;
+    }
+    return false;
+}
+
+void take_text_column(NativeQual *out, const Var *var, TupleDesc desc)
+{
+    out->column = heap_column(desc, var->varattno, var->vartype);
+    out->is_text = true;
+    out->is_float = false;
+    out->value_type = TEXTOID;
 }
 
 /* column op ANY (array) or column op ALL (array): IN and NOT IN lists. */
@@ -244,7 +336,22 @@ bool native_list(ScalarArrayOpExpr *sa, TupleDesc desc, const Families &families
         return false;
     Node *left = static_cast<Node *>(linitial(sa->args));
     Node *array = static_cast<Node *>(lsecond(sa->args));
-    if (!IsA(left, Var) || !fixed_for_scan(array))
+    if (!fixed_for_scan(array))
+        return false;
+    const Var *text = text_column(left, desc);
+    if (text != NULL) {
+        Comparison cmp;
+        if (get_element_type(exprType(array)) != TEXTOID || !text_comparison(sa->opno, sa->inputcollid, &cmp))
+            return false;
+        if (sa->useOr == (cmp == Comparison::eq)) {
+            out->cmp = sa->useOr ? Comparison::any_eq : Comparison::all_ne;
+            take_text_column(out, text, desc);
+            take_value(out, array, parent, cxt);
+            return true;
+        }
+        return false;
+    }
+    if (!IsA(left, Var))
         return false;
     const Var *var = reinterpret_cast<const Var *>(left);
     const Oid element = get_element_type(exprType(array));
@@ -333,6 +440,22 @@ bool native_qual(Node *clause, TupleDesc desc, const Families &families, PlanSta
         return false;
     Node *left = static_cast<Node *>(linitial(op->args));
     Node *right = static_cast<Node *>(lsecond(op->args));
+    const Var *text = text_column(left, desc);
+    Node *text_value = right;
+    if (text == NULL) {
+        text = text_column(right, desc);
+        text_value = left;
+    }
+    if (text != NULL) {
+        Comparison cmp;
+        if (text_column(text_value, desc) != NULL || !fixed_for_scan(text_value) ||
+            !text_comparison(op->opno, op->inputcollid, &cmp))
+            return false;
+        out->cmp = cmp; /* = and <> commute */
+        take_text_column(out, text, desc);
+        take_value(out, text_value, parent, cxt);
+        return true;
+    }
     bool var_on_left = IsA(left, Var) && !IsA(right, Var) && fixed_for_scan(right);
     if (!var_on_left && !(IsA(right, Var) && !IsA(left, Var) && fixed_for_scan(left)))
         return false;
@@ -398,6 +521,32 @@ bool listed(const NativeQual &q, int64 v)
     return bsearch(&v, q.int_list, static_cast<size_t>(q.nlist), sizeof(int64), order_int64) != NULL;
 }
 
+/*
+ * Whether the text column's value in t is listed (false for NULL, which
+ * *null says).  A compressed or out-of-line value is detoasted only where
+ * its length matches a listed one: the page is unlocked then.
+ */
+bool text_listed(const NativeQual &q, TupleDesc desc, const HeapTupleData *t, bool *null)
+{
+    Datum d = heap_getattr(const_cast<HeapTupleData *>(t), q.column.attno, desc, null);
+    if (*null)
+        return false;
+    struct varlena *v = reinterpret_cast<struct varlena *>(DatumGetPointer(d));
+    if (!VARATT_IS_EXTERNAL(v) && !VARATT_IS_COMPRESSED(v))
+        return native_text_listed(q, VARDATA_ANY(v), static_cast<int32>(VARSIZE_ANY_EXHDR(v)));
+    const int32 len = static_cast<int32>(toast_raw_datum_size(d) - VARHDRSZ);
+    bool any = false;
+    for (int i = 0; i < q.nlist && !any; i++)
+        any = q.text_list[i].len == len;
+    if (!any)
+        return false;
+    text *full = reinterpret_cast<text *>(pg_detoast_datum_packed(v));
+    const bool listed = native_text_listed(q, VARDATA_ANY(full), static_cast<int32>(VARSIZE_ANY_EXHDR(full)));
+    if (full != reinterpret_cast<text *>(v))
+        pfree(full);
+    return listed;
+}
+
 bool passes(const NativeQual &q, TupleDesc desc, const HeapTupleData *t)
 {
     if (q.always)
@@ -407,6 +556,11 @@ bool passes(const NativeQual &q, TupleDesc desc, const HeapTupleData *t)
     /* a tuple stored before ADD COLUMN has the column's missing value, NULL or not: heap_attisnull knows */
     if (native_qual_is_null_test(q))
         return heap_attisnull(const_cast<HeapTupleData *>(t), q.column.attno, desc) == (q.cmp == Comparison::is_null);
+    if (q.is_text) {
+        bool null;
+        const bool listed = text_listed(q, desc, t, &null);
+        return !null && listed == (q.cmp == Comparison::eq || q.cmp == Comparison::any_eq);
+    }
     if (q.is_float) {
         /* float4 widens to float8 exactly, so float4 and cross-type operators agree */
         double v;
@@ -481,7 +635,7 @@ void native_quals_prepare(NativeQuals *q, ExprContext *econtext)
         if (native_qual_is_list(*qual))
             set_list(qual, q->cxt, d, isnull);
         else
-            set_value(qual, d, isnull);
+            set_value(qual, q->cxt, d, isnull);
     }
     ResetExprContext(econtext);
     q->prepared = true;
@@ -490,6 +644,20 @@ void native_quals_prepare(NativeQuals *q, ExprContext *econtext)
 void native_quals_unprepare(NativeQuals *q)
 {
     q->prepared = false;
+}
+
+bool native_text_listed(const NativeQual &q, const char *data, int32 len)
+{
+    const NativeText key{len, data};
+    return q.nlist > 0 && bsearch(&key, q.text_list, static_cast<size_t>(q.nlist), sizeof(NativeText), order_text) != NULL;
+}
+
+bool native_quals_detoast(const NativeQuals &q)
+{
+    for (int k = 0; k < q.count; k++)
+        if (q.quals[k].is_text)
+            return true;
+    return false;
 }
 
 int native_quals_filter(const NativeQuals &q, TupleDesc desc, HeapTupleData *tuples, int n)

@@ -23,7 +23,12 @@
  * is `column IS NULL` and `column IS NOT NULL`, of a column of any type
  * (the GPU's pages take those of the types above), and a bool column as a
  * clause, `flag`, `NOT flag`, `flag IS TRUE` and `flag IS FALSE`, as an
- * integer equality with 1 or 0.  The value (or array)
+ * integer equality with 1 or 0.  So is `column = value`, `column <> value`,
+ * `IN` and `NOT IN` of a text or varchar column under a deterministic
+ * collation (texteq and textne, PostgreSQL's own operators only), which
+ * compare bytes: a value stored compressed or out of line is compared by
+ * its length first, and detoasted only where a length matches, so the page
+ * is unlocked before such clauses run (native_quals_detoast).  The value (or array)
  * is a constant, or an expression fixed for the scan (a parameter, a
  * stable function of constants, an InitPlan's result): no Vars, nothing
  * volatile.  Such an expression is evaluated once per scan, when the first
@@ -41,10 +46,17 @@ namespace gpu_histogram {
 /* Comparisons, as btree strategies number them, plus <>; then = ANY and <> ALL of a list; then IS [NOT] NULL. */
 enum class Comparison { lt, le, eq, ge, gt, ne, any_eq, all_ne, is_null, is_not_null };
 
+/* A text value of a list, its bytes without the header. */
+struct NativeText {
+    int32 len;
+    const char *data;
+};
+
 struct NativeQual {
     HeapColumn column;
     Comparison cmp;
     bool is_float;     /* compare as float8 (float_ops) or as int64 (integer_ops, datetime_ops) */
+    bool is_text;      /* compare a text column's bytes: eq and ne hold one value in text_list */
     bool never;        /* a NULL value: no row passes */
     bool always;       /* <> ALL of an empty array: every row passes */
     int64 int_value;
@@ -53,6 +65,7 @@ struct NativeQual {
     int nlist;
     int64 *int_list;
     double *float_list;
+    NativeText *text_list; /* sorted by length, then bytes */
     Oid value_type;    /* the value's type, or the array's element type */
     ExprState *value;  /* NULL for a constant; else evaluated by native_quals_prepare */
 };
@@ -90,6 +103,15 @@ bool native_quals_build(List *quals, TupleDesc desc, PlanState *parent, NativeQu
  */
 void native_quals_prepare(NativeQuals *q, ExprContext *econtext);
 void native_quals_unprepare(NativeQuals *q);
+
+/*
+ * Whether some clause may detoast a stored value (a text comparison), so
+ * that the page must be unlocked, though pinned, before the filter runs.
+ */
+bool native_quals_detoast(const NativeQuals &q);
+
+/* Whether a text qual's list holds the bytes. */
+bool native_text_listed(const NativeQual &q, const char *data, int32 len);
 
 /* Keeps the tuples of tuples[0 .. n) that pass every clause; returns how many. */
 int native_quals_filter(const NativeQuals &q, TupleDesc desc, HeapTupleData *tuples, int n);

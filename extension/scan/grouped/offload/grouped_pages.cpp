@@ -60,6 +60,45 @@ gh::PageCmp page_cmp(Comparison c)
 }
 
 /*
+ * A text column's qual (= or <> one value, IN or NOT IN a list, IS [NOT]
+ * NULL): its values into the table as the kernel reads them, and the
+ * answer for a tuple stored before the column was added.
+ */
+bool text_qual(GroupedPages *gp, TupleDesc desc, const NativeQual &q, gh::PageQual *out)
+{
+    Datum missing;
+    if (!page_text_column_for(desc, q.column, &out->column, &missing))
+        return false;
+    if (native_qual_is_null_test(q)) {
+        out->cmp = page_cmp(q.cmp);
+        return true;
+    }
+    const bool in = q.cmp == Comparison::eq || q.cmp == Comparison::any_eq;
+    out->cmp = in ? gh::PageCmp::in : gh::PageCmp::not_in;
+    if (out->column.has_missing) {
+        text *t = reinterpret_cast<text *>(pg_detoast_datum_packed(reinterpret_cast<struct varlena *>(DatumGetPointer(missing))));
+        out->column.missing_word = native_text_listed(q, VARDATA_ANY(t), static_cast<int32>(VARSIZE_ANY_EXHDR(t))) == in;
+    }
+    int64 words = 0;
+    for (int i = 0; i < q.nlist; i++)
+        words += 1 + (q.text_list[i].len + 7) / 8;
+    if (words == 0 || words > INT32_MAX / 2)
+        return false;
+    int64 *list = static_cast<int64 *>(palloc0(sizeof(int64) * words));
+    int64 at = 0;
+    for (int i = 0; i < q.nlist; i++) {
+        list[at] = q.text_list[i].len;
+        memcpy(&list[at + 1], q.text_list[i].data, static_cast<size_t>(q.text_list[i].len));
+        at += 1 + (q.text_list[i].len + 7) / 8;
+    }
+    out->list_first = static_cast<uint32>(key_tables_add_list(&gp->tables, list, static_cast<int32>(words)));
+    out->list_count = static_cast<uint32>(q.nlist);
+    out->list_words = static_cast<uint32>(words);
+    pfree(list);
+    return true;
+}
+
+/*
  * The spec of this scan, once its arguments, keys and quals have their
  * values: false if some part of it is beyond the GPU (the scan then stays
  * on the host, as before).
@@ -85,7 +124,14 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
             if (q.always) /* <> ALL of an empty array: no row fails it */
                 continue;
             gh::PageQual &out = spec.quals[spec.nquals++];
-            if (q.never || !page_column_for(desc, q.column, &out.column))
+            if (q.never)
+                return false;
+            if (q.column.len == -1) {
+                if (!text_qual(gp, desc, q, &out))
+                    return false;
+                continue;
+            }
+            if (!page_column_for(desc, q.column, &out.column))
                 return false;
             out.cmp = page_cmp(q.cmp);
             out.is_float = q.is_float;
