@@ -9,7 +9,8 @@
 # with device = auto.  The answers must be equal row for row, and EXPLAIN
 # ANALYZE must show pages parsed on the GPU.  The shapes are those of
 # dashboards: the canonical metrics table with its text column before the
-# values, IN and NOT IN lists (a Grafana multi-value variable), a column
+# values, IN and NOT IN lists (a Grafana multi-value variable, of text
+# too), a column
 # key, a boolean key, date_trunc in a zone across both DST changes,
 # date_bin, ::date, Grafana's numeric time group and to_timestamp() around
 # it, a second width_bucket, time ranges in the WHERE clause with and
@@ -141,6 +142,12 @@ check "the metrics table: GROUP BY g and a week after a text column" "$serial" \
     "SELECT g, gpu_histogram(cpu, 0, 1, 16) AS h FROM gh_gpm WHERE time >= '2024-03-09' AND time < '2024-03-16' AND cpu > 0.25 GROUP BY g"
 check "the metrics table: Grafana's five-minute group, 4 workers" "$parallel" \
     "SELECT floor(extract(epoch FROM time) / 300) * 300 AS t, gpu_histogram(cpu, 0, 1, 16) AS h FROM gh_gpm WHERE time >= '2024-03-09' AND time < '2024-03-11' GROUP BY 1"
+# text equality in the WHERE clause (scan/quals/native_quals.h): Grafana's `device_id IN ($device)`,
+# compared as bytes on the GPU: short headers, the long name's 4-byte one, NULLs
+check "the metrics table: device_id IN (two devices and the long name), the hourly heatmap of a week" "$serial" \
+    "SELECT date_trunc('hour', time) AS hour, gpu_histogram(cpu, 0, 1, 16) AS h, count(*) AS n FROM gh_gpm WHERE device_id IN ('device-1', 'device-2', repeat('long device name ', 12)) AND time >= '2024-03-09' AND time < '2024-03-16' GROUP BY 1"
+check "the metrics table: device_id NOT IN and <>, GROUP BY g" "$serial" \
+    "SELECT g, gpu_histogram(cpu, 0, 1, 16) AS h, count(*) AS n FROM gh_gpm WHERE device_id NOT IN ('device-7', 'device-70') AND device_id <> 'device-8' GROUP BY g"
 # keys by value (scan/keys/value_key.cpp): a first query in the same session meets each value of g,
 # and the answer compared is the second's, whose GPU table holds them all
 warm() { echo "$serial SET client_min_messages = warning; CREATE TEMP TABLE warm AS $1; DROP TABLE warm;"; }
