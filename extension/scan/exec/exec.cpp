@@ -105,10 +105,11 @@ void begin_scan(CustomScanState *node, EState *estate, int)
     List *quals = reinterpret_cast<List *>(table_vars_mutator(reinterpret_cast<Node *>(where), cscan->custom_scan_tlist));
     s->heap_slot = ExecInitExtraTupleSlot(estate, desc, &TTSOpsHeapTuple);
     brin_ranges_build(quals, INDEX_VAR, node->ss.ss_currentRelation, &node->ss.ps, &s->brin);
-    s->native = native_quals_build(quals, desc, &node->ss.ps, &s->native_quals);
+    List *rest;
+    s->native = native_quals_build(quals, desc, &node->ss.ps, &s->native_quals, &rest);
     s->native_detoast = s->native && native_quals_detoast(s->native_quals);
-    if (s->native)
-        quals = NIL;
+    s->executor_clauses = list_length(rest);
+    quals = rest;
     /* the quals read heap tuples, not the node's virtual scan slot */
     s->qual = heap_tuple_qual_init(quals, desc, &node->ss.ps);
     /* GROUP BY keys, counts, or a native WHERE clause whose pages the GPU may filter: the grouped strategy */

@@ -63,7 +63,16 @@ void scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
         ExplainPropertyText(
             "Filter", deparse_expression(reinterpret_cast<Node *>(make_ands_explicit(where)), context, prefix, false),
             es);
-        ExplainPropertyText("Filter Evaluation", s->native ? "native" : "executor", es);
+        if (!s->native || s->executor_clauses == 0) {
+            ExplainPropertyText("Filter Evaluation", s->native ? "native" : "executor", es);
+        } else {
+            /* the native clauses first, the executor's on the rows that pass them (native_quals_build) */
+            const int n = s->native_quals.count, e = s->executor_clauses;
+            ExplainPropertyText("Filter Evaluation",
+                                psprintf("native (%d clause%s), then executor (%d clause%s)", n, n == 1 ? "" : "s", e,
+                                         e == 1 ? "" : "s"),
+                                es);
+        }
     }
     if (having != NIL) {
         ExplainPropertyText(

@@ -132,6 +132,7 @@ struct ScanExec {
     bool native;               /* ... or evaluated natively (native_quals.h) */
     NativeQuals native_quals;
     bool native_detoast;       /* ... some of which may detoast: the page is unlocked first */
+    int executor_clauses;      /* how many the executor evaluates, after the native ones */
     BrinRanges brin;           /* the blocks a BRIN index leaves for the WHERE clause (brin_ranges.h) */
     TupleTableSlot *heap_slot;
     SharedScan *shared;

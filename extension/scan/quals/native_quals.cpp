@@ -17,6 +17,7 @@ extern "C" {
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/primnodes.h"
+#include "optimizer/clauses.h"
 #include "optimizer/optimizer.h"
 #include "utils/array.h"
 #include "utils/date.h"
@@ -600,23 +601,49 @@ bool passes(const NativeQual &q, TupleDesc desc, const HeapTupleData *t)
     return false;
 }
 
+
+/*
+ * Whether rows may be taken away from clause before it runs: it raises no
+ * error that depends on a row and has no effect but its answer.  A
+ * leakproof function may not raise for some arguments and not others, so
+ * a clause whose functions over the row are all leakproof qualifies, as
+ * it does for PostgreSQL when it moves such a clause ahead of a security
+ * barrier; a volatile one never does.
+ */
+bool skips_rows_safely(Node *clause)
+{
+    return !contain_leaked_vars(clause) && !contain_volatile_functions(clause);
+}
+
 } // namespace
 
-bool native_quals_build(List *quals, TupleDesc desc, PlanState *parent, NativeQuals *out)
+bool native_quals_build(List *quals, TupleDesc desc, PlanState *parent, NativeQuals *out, List **rest)
 {
+    *rest = quals;
     if (quals == NIL)
         return false;
     Families families{btree_family("float_ops"), btree_family("datetime_ops")};
     NativeQual *natives = static_cast<NativeQual *>(palloc0(sizeof(NativeQual) * list_length(quals)));
     int n = 0;
+    bool hoist = true; /* no clause before that rows may not be taken from */
+    List *left = NIL;
     ListCell *lc;
     foreach (lc, quals) {
-        if (!native_qual(static_cast<Node *>(lfirst(lc)), desc, families, parent, CurrentMemoryContext,
-                         &natives[n++])) {
-            pfree(natives);
-            return false;
+        Node *clause = static_cast<Node *>(lfirst(lc));
+        if (hoist && native_qual(clause, desc, families, parent, CurrentMemoryContext, &natives[n])) {
+            n++;
+            continue;
         }
+        natives[n] = NativeQual{};
+        left = lappend(left, clause);
+        hoist = hoist && skips_rows_safely(clause);
     }
+    if (n == 0) {
+        pfree(natives);
+        list_free(left);
+        return false;
+    }
+    *rest = left;
     out->count = n;
     out->quals = natives;
     out->prepared = false;

@@ -32,9 +32,8 @@
  * is a constant, or an expression fixed for the scan (a parameter, a
  * stable function of constants, an InitPlan's result): no Vars, nothing
  * volatile.  Such an expression is evaluated once per scan, when the first
- * tuples arrive, never under a buffer lock.  The scan uses this path only
- * when every clause qualifies; otherwise the executor evaluates them all
- * (exec.cpp).
+ * tuples arrive, never under a buffer lock.  What does not qualify the
+ * executor evaluates after, on the rows that passed (native_quals_build).
  */
 #ifndef GH_SCAN_NATIVE_QUALS_H
 #define GH_SCAN_NATIVE_QUALS_H
@@ -90,11 +89,19 @@ static inline bool native_qual_is_list(const NativeQual &q)
 }
 
 /*
- * Fills `out` (palloc'd) if every clause of the implicit-AND list `quals`
- * qualifies; returns false, leaving the list to the executor, otherwise.
- * The clauses' Vars must already refer to the table's attributes.
+ * Fills `out` (palloc'd) with the clauses of the implicit-AND list `quals`
+ * (in the order a sequential scan evaluates them, qual_order.h) that
+ * qualify and may run first, and sets *rest to the others, for the
+ * executor to evaluate, in their order, on the rows that pass `out`.  A
+ * native clause may run first where every clause before it that stays
+ * the executor's may lose rows without a different answer: it raises
+ * nothing that depends on the row and has no side effect (leakproof, not
+ * volatile).  Otherwise `10 / i > 1 AND g = 3` would not raise where the
+ * ordinary plan does.  Returns false, *rest being quals, when no clause
+ * qualifies.  The clauses' Vars must already refer to the table's
+ * attributes.
  */
-bool native_quals_build(List *quals, TupleDesc desc, PlanState *parent, NativeQuals *out);
+bool native_quals_build(List *quals, TupleDesc desc, PlanState *parent, NativeQuals *out, List **rest);
 
 /*
  * Evaluates the values that are expressions (user code: never under a
