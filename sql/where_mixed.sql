@@ -63,6 +63,33 @@ SELECT q, c.* FROM (VALUES
     ($$SELECT g, avg(i) AS mean, max(x) AS top, gpu_histogram(x, 0, 1, 8) AS h FROM wm_t WHERE host = 'h2' AND x::text LIKE '0.1%' GROUP BY g$$)
 ) v(q), LATERAL rt_compare(q) c;
 
+-- the page path (batches of all-visible pages, parsed as the GPU parses them): a page with a row that
+-- passes the native clauses goes back to the host for the executor's; the others are done without it
+VACUUM wm_t;
+SET gpu_histogram.debug_pages_on_cpu = on;
+SET gpu_histogram.debug_pages_per_batch = 8;
+SET client_min_messages = debug1;
+SELECT gpu_histogram(x, 0, 1, 8) AS h FROM wm_t WHERE ts >= '2024-01-03' AND ts < '2024-01-04' AND upper(host) = 'H3';
+RESET client_min_messages;
+SELECT line FROM rt_explain($$SELECT gpu_histogram(x, 0, 1, 8) AS h FROM wm_t
+    WHERE ts >= '2024-01-03' AND ts < '2024-01-04' AND upper(host) = 'H3'$$, true) line
+WHERE line ~ 'Filter Evaluation|Pages|Rows Removed';
+SELECT q, c.* FROM (VALUES
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wm_t WHERE g = 3 AND upper(host) = 'H3'$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wm_t WHERE host ~ '[13]' AND x > 0.5 AND i % 3 = 0$$),
+    ($$SELECT g, gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wm_t WHERE g < 5 AND i % 3 = 0 GROUP BY g$$),
+    ($$SELECT date_trunc('hour', ts) AS t, gpu_histogram(x, 0, 1, 8) AS h FROM wm_t
+       WHERE ts >= '2024-01-03' AND ts < '2024-01-06' AND host LIKE 'h_' AND g IS NOT NULL GROUP BY 1$$),
+    ($$SELECT g % 3 AS k, gpu_histogram(x, 0, 1, 8) AS h, count(*) FROM wm_t WHERE g <> 4 AND (i % 11 = 0 OR g = 2) GROUP BY 1$$)
+) v(q), LATERAL rt_compare(q) c;
+SELECT q, t.* FROM (VALUES
+    ($$SELECT gpu_histogram(x, 0, 1, 8) FROM wm_t WHERE wm_raises(i) AND g = 3$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) FROM wm_t WHERE g = 3 AND 10 / i > 0$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) FROM wm_t WHERE host = 'h0' AND 10 / i > 0$$)
+) v(q), LATERAL rt_try(q) t;
+RESET gpu_histogram.debug_pages_per_batch;
+RESET gpu_histogram.debug_pages_on_cpu;
+
 -- errors: a clause that raises, before or after a native one, raises as in the ordinary plan; one behind a
 -- native clause that filters its row does not
 SELECT q, t.* FROM (VALUES

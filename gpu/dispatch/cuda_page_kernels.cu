@@ -169,7 +169,8 @@ bool grouped_page_spec_fits(const GroupedPageSpec &spec, int64_t table_words)
 {
     if (!page_column_fits(spec.value) || spec.value.as_word || validate_spec(spec.interval) != SpecError::none ||
         spec.nkeys < 0 ||
-        spec.nkeys > kMaxPageKeys || spec.nquals < 0 || spec.nquals > kMaxPageQuals)
+        spec.nkeys > kMaxPageKeys || spec.nquals < 0 || spec.nquals > kMaxPageQuals ||
+        (spec.rows_to_host != 0 && spec.rows_to_host != 1))
         return false;
     for (int32_t q = 0; q < spec.nquals; q++) {
         const PageQual &qual = spec.quals[q];

@@ -254,6 +254,8 @@ __host__ __device__ __forceinline__ RowFate evaluate_row(const unsigned char *pa
         if (!passes(page, item, spec.quals[q], table, &bad))
             return bad ? RowFate::host : RowFate::skip;
     }
+    if (spec.rows_to_host)
+        return RowFate::host;
     int64_t group = 0;
     for (int32_t k = 0; k < spec.nkeys; k++) {
         uint32_t slot = 0;

@@ -103,6 +103,12 @@ struct GroupedPageSpec {
     PageKey keys[kMaxPageKeys];
     int32_t nquals;
     PageQual quals[kMaxPageQuals];
+    /*
+     * 1: the WHERE clause has clauses only the host's executor evaluates,
+     * on the rows that pass these quals: such a row sends its page to the
+     * host, and a page none of whose rows pass is done on the GPU.
+     */
+    int32_t rows_to_host;
 };
 
 /* Cells of one group: width_bucket's nbins + 2, then the rows. */

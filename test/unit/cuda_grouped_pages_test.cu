@@ -872,6 +872,22 @@ TEST(GroupedPagesHost, TextQualsCompareBytes)
             EXPECT_EQ(evaluated(pool_page(0), i, spec, table).fate, want) << "case " << k << ", row " << i;
         }
     }
+    /* with clauses only the host's executor evaluates, a row that passes is the host's; one that fails stays skipped */
+    {
+        GroupedPageSpec spec{};
+        spec.value = heap_pages::page_column(layout, 4, PageValueType::float8);
+        spec.interval = BucketSpec{0, 1, 4, BucketRule::pg16};
+        spec.nquals = 1;
+        spec.quals[0] = cases[3].q; /* NOT IN ('host', ''): rows 0, 1, 3 pass */
+        spec.rows_to_host = 1;
+        ASSERT_TRUE(gh::grouped_page_spec_fits(spec, static_cast<int64_t>(table.size())));
+        for (uint32_t i = 0; i < written[0].size(); i++)
+            EXPECT_EQ(evaluated(pool_page(0), i, spec, table).fate,
+                      std::strchr("01367", '0' + int(i)) ? RowFate::host : RowFate::skip)
+                << "rows to the host, row " << i;
+        spec.rows_to_host = 2;
+        EXPECT_FALSE(gh::grouped_page_spec_fits(spec, static_cast<int64_t>(table.size())));
+    }
     /* what the kernel cannot read is refused: a list past the table, a comparison other than a list's, a fixed offset */
     GroupedPageSpec spec{};
     spec.value = heap_pages::page_column(layout, 4, PageValueType::float8);

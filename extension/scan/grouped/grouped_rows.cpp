@@ -24,6 +24,8 @@ namespace gpu_histogram {
 
 namespace {
 
+void first_rows_of(void *arg);
+
 bool grouped_wants(const ScanExec *s, int nkeys, bool counts)
 {
     /*
@@ -51,7 +53,9 @@ void grouped_begin(ScanExec *s, CustomScan *cscan, EState *estate)
     }
     /* with keys, every policy may let the groups go (out as rows, or away for a merge) when they fill the bound */
     group_agg_init(&g->table, s->aggs, s->naggs, g->keys, g->nkeys, desc, estate->es_query_cxt, g->nkeys > 0);
-    grouped_pages_init(&g->pages, s->aggs, s->naggs, g->keys, g->nkeys, s->qual != NULL, estate->es_query_cxt);
+    grouped_pages_init(&g->pages, s->aggs, s->naggs, g->keys, g->nkeys, s->qual != NULL && !s->native,
+                       estate->es_query_cxt);
+    g->gate = RowGate{s->qual, s->css.ss.ps.ps_ExprContext, s->heap_slot, first_rows_of, g};
     s->grouped = g;
 }
 
@@ -100,7 +104,7 @@ HostPages host_pages(GroupedRows *g)
 {
     ScanExec *s = g->s;
     return HostPages{s->css.ss.ss_currentRelation, s->native ? &s->native_quals : NULL, &g->table, s->args,
-                     &s->reader};
+                     &s->reader, s->qual != NULL ? &g->gate : NULL};
 }
 
 /*
@@ -211,8 +215,7 @@ bool grouped_add_tuples(ScanExec *s, HeapReader *r, int n)
     heap_reader_unlock(r);
     if (s->qual != NULL) {
         /* the WHERE clause, row by row with each row's keys and values (group_agg.h) */
-        const RowGate gate{s->qual, s->css.ss.ps.ps_ExprContext, s->heap_slot, first_rows_of, g};
-        p->add_rows(p, r->tuples, n, &gate);
+        p->add_rows(p, r->tuples, n, &g->gate);
     } else {
         if (n > 0)
             first_rows(g);

@@ -34,6 +34,7 @@ struct GroupedRows {
     bool host_tables;         /* the keys' tables for the host's rows were made (group_key_host_table) */
     GroupAgg table;           /* the host's rows, counted into their groups' cells */
     GroupedPages pages;       /* all-visible pages parsed, grouped and counted on the GPU */
+    RowGate gate;             /* the executor's clauses, on the rows past the native ones (gate.qual NULL: none) */
     GroupingPolicy *policy;   /* chosen when the scan first starts */
     SharedGroups *shared_groups; /* in the parallel scan's DSM (RowStrategy.shared_attach), or NULL */
     GroupedPhase phase;

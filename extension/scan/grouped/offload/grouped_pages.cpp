@@ -114,6 +114,7 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
     gh::GroupedPageSpec &spec = gp->spec;
     spec = gh::GroupedPageSpec{};
     spec.interval = ga->specs[h].interval;
+    spec.rows_to_host = host.gate != NULL;
     if (!page_column_for(desc, ga->columns[h], &spec.value))
         return false;
     if (host.quals != NULL) {
@@ -172,7 +173,7 @@ void parse_pages(GroupedPages *gp, const HostPages &host, const PageBatch *b)
         heap_reader_count_tuples(host.reader, n);
         if (host.quals != NULL)
             n = native_quals_filter(*host.quals, desc, gp->tuples, n);
-        group_agg_add(host.ga, desc, gp->tuples, n, host.args);
+        group_agg_add(host.ga, desc, gp->tuples, n, host.args, host.gate);
     }
 }
 
@@ -200,13 +201,13 @@ bool grouped_pages_may_run(void)
 }
 
 void grouped_pages_init(GroupedPages *gp, const ScanAggregate *aggs, int naggs, const GroupKey *keys, int nkeys,
-                        bool executor_quals, MemoryContext parent_cxt)
+                        bool executor_only, MemoryContext parent_cxt)
 {
     memset(gp, 0, sizeof *gp);
     gp->cxt = AllocSetContextCreate(parent_cxt, "GpuHistogramScan grouped pages", ALLOCSET_DEFAULT_SIZES);
     gp->tuples = static_cast<HeapTupleData *>(MemoryContextAlloc(parent_cxt, sizeof(HeapTupleData) *
                                                                                MaxHeapTuplesPerPage));
-    if (executor_quals || nkeys > gh::kMaxPageKeys || !grouped_pages_may_run())
+    if (executor_only || nkeys > gh::kMaxPageKeys || !grouped_pages_may_run())
         return;
     int histograms = 0;
     for (int a = 0; a < naggs; a++)

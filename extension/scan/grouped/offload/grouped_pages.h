@@ -59,6 +59,11 @@ struct HostPages {
     GroupAgg *ga;
     const HistogramArgs *args;
     HeapReader *reader;       /* counts the tuples parsed */
+    /*
+     * The executor's clauses, for the rows that pass the native ones (NULL:
+     * none): the GPU then hands every page with such a row to the host.
+     */
+    const RowGate *gate;
 };
 
 /*
@@ -71,11 +76,12 @@ bool grouped_pages_may_run(void);
 
 /*
  * Sets gp up for a scan (under parent_cxt); wanted if the scan's shape
- * allows it: aggs, keys, and a WHERE clause evaluated natively or none
- * (executor_quals: the executor evaluates it).
+ * allows it: aggs, keys, and a WHERE clause of which some clauses, or all,
+ * are evaluated natively, or none (executor_only: the executor evaluates
+ * all of it, so that no page could be left out).
  */
 void grouped_pages_init(GroupedPages *gp, const ScanAggregate *aggs, int naggs, const GroupKey *keys, int nkeys,
-                        bool executor_quals, MemoryContext parent_cxt);
+                        bool executor_only, MemoryContext parent_cxt);
 
 /*
  * Builds the spec once the first row was counted on the host (its
