@@ -55,9 +55,9 @@ shapes=(
     "GROUP BY CASE over g|SELECT CASE WHEN g < 50 THEN 'low' ELSE 'high' END, gpu_histogram(x, 0, 1, 64) FROM $t GROUP BY 1"
     "g and hour, a week|SELECT g, date_trunc('hour', ts), gpu_histogram(x, 0, 1, 64) FROM $t WHERE $week GROUP BY 1, 2"
     "g % 10 and hour, a week|SELECT g % 10, date_trunc('hour', ts), gpu_histogram(x, 0, 1, 64) FROM $t WHERE $week GROUP BY 1, 2"
-    "15 min, a week, g <= 3|SELECT floor(extract(epoch FROM ts) / 900) * 900, gpu_histogram(x, 0, 1, 64) FROM $t WHERE $week AND g <= 3 GROUP BY 1"
+    "15 min, a week, g below 4|SELECT floor(extract(epoch FROM ts) / 900) * 900, gpu_histogram(x, 0, 1, 64) FROM $t WHERE $week AND g <= 3 GROUP BY 1"
     "15 min, a week, host IN|SELECT floor(extract(epoch FROM ts) / 900) * 900, gpu_histogram(x, 0, 1, 64) FROM $t WHERE $week AND host IN ('host-1', 'host-2', 'host-3') GROUP BY 1"
-    "histogram, host = one|SELECT gpu_histogram(x, 0, 1, 64) FROM $t WHERE host = 'host-7'"
+    "histogram, one host|SELECT gpu_histogram(x, 0, 1, 64) FROM $t WHERE host = 'host-7'"
     "heatmap, count(*)|SELECT date_trunc('hour', ts), count(*), gpu_histogram(x, 0, 1, 64) FROM $t GROUP BY 1"
     "heatmap, avg and max|SELECT date_trunc('hour', ts), avg(x), max(x), gpu_histogram(x, 0, 1, 64) FROM $t GROUP BY 1"
 )
