@@ -1,0 +1,308 @@
+/*
+ * native_match.cpp: which WHERE clauses are native (native_quals.h), and
+ * what each compares: recognized by PostgreSQL's own operators and
+ * functions, never by name, as NativeQuals whose values native_values.cpp
+ * sets.
+ */
+#include "native_parts.h"
+
+#include "fixed_exprs.h"
+
+extern "C" {
+#include "access/transam.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_opfamily.h"
+#include "commands/defrem.h"
+#include "executor/executor.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/primnodes.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+}
+
+namespace gpu_histogram {
+
+namespace {
+
+bool is_integer_type(Oid t)
+{
+    return t == INT2OID || t == INT4OID || t == INT8OID;
+}
+
+bool is_float_type(Oid t)
+{
+    return t == FLOAT4OID || t == FLOAT8OID;
+}
+
+bool is_time_type(Oid t)
+{
+    return t == DATEOID || t == TIMESTAMPOID || t == TIMESTAMPTZOID;
+}
+
+Oid btree_family(const char *name)
+{
+    return get_opfamily_oid(BTREE_AM_OID, list_make2(makeString(pstrdup("pg_catalog")), makeString(pstrdup(name))),
+                            true);
+}
+
+/*
+ * The btree strategy of opno in family, or of its negator's equality as ne.
+ * Only PostgreSQL's own operators: any role may create an operator whose
+ * NEGATOR names the built-in `=`, and its function need not be `<>`.
+ */
+bool comparison_of(Oid opno, Oid family, Comparison *out)
+{
+    if (opno >= FirstGenbkiObjectId)
+        return false;
+    switch (get_op_opfamily_strategy(opno, family)) {
+    case BTLessStrategyNumber: *out = Comparison::lt; return true;
+    case BTLessEqualStrategyNumber: *out = Comparison::le; return true;
+    case BTEqualStrategyNumber: *out = Comparison::eq; return true;
+    case BTGreaterEqualStrategyNumber: *out = Comparison::ge; return true;
+    case BTGreaterStrategyNumber: *out = Comparison::gt; return true;
+    }
+    Oid negator = get_negator(opno);
+    if (OidIsValid(negator) && get_op_opfamily_strategy(negator, family) == BTEqualStrategyNumber) {
+        *out = Comparison::ne;
+        return true;
+    }
+    return false;
+}
+
+/* const op column is column op' const. */
+Comparison commuted(Comparison c)
+{
+    switch (c) {
+    case Comparison::lt: return Comparison::gt;
+    case Comparison::le: return Comparison::ge;
+    case Comparison::ge: return Comparison::le;
+    case Comparison::gt: return Comparison::lt;
+    default: return c;
+    }
+}
+
+/*
+ * Whether column var against a value of value_type by opno is one the
+ * scan answers: the comparison, and whether it compares as float8.
+ */
+bool comparison_for(const Var *var, Oid value_type, Oid opno, const NativeFamilies &families, TupleDesc desc,
+                    Comparison *cmp, bool *floats)
+{
+    if (var->varattno <= 0 || var->varattno > desc->natts || var->varlevelsup != 0)
+        return false;
+    bool ints = is_integer_type(var->vartype) && is_integer_type(value_type);
+    *floats = is_float_type(var->vartype) && is_float_type(value_type);
+    /* same type only: date against timestamp, or timestamp against timestamptz, converts (and the latter by TimeZone) */
+    bool times = is_time_type(var->vartype) && value_type == var->vartype;
+    return (ints && comparison_of(opno, INTEGER_BTREE_FAM_OID, cmp)) ||
+           (*floats && OidIsValid(families.float_ops) && comparison_of(opno, families.float_ops, cmp)) ||
+           (times && OidIsValid(families.datetime_ops) && comparison_of(opno, families.datetime_ops, cmp));
+}
+
+/* The qual's value: a constant now, else an expression prepare evaluates. */
+void take_value(NativeQual *out, Node *value, PlanState *parent, MemoryContext cxt)
+{
+    out->value = NULL;
+    if (!IsA(value, Const)) {
+        out->value = ExecInitExpr(reinterpret_cast<Expr *>(value), parent);
+        return;
+    }
+    const Const *c = reinterpret_cast<const Const *>(value);
+    if (native_qual_is_list(*out))
+        native_set_list(out, cxt, c->constvalue, c->constisnull);
+    else
+        native_set_value(out, cxt, c->constvalue, c->constisnull);
+}
+
+/* A text or varchar column, bare or relabeled to text as `v = 'x'` compares a varchar; NULL for anything else. */
+const Var *text_column(Node *n, TupleDesc desc)
+{
+    if (IsA(n, RelabelType))
+        n = reinterpret_cast<Node *>(reinterpret_cast<RelabelType *>(n)->arg);
+    if (!IsA(n, Var))
+        return NULL;
+    const Var *var = reinterpret_cast<const Var *>(n);
+    if ((var->vartype != TEXTOID && var->vartype != VARCHAROID) || var->varattno <= 0 || var->varattno > desc->natts ||
+        var->varlevelsup != 0)
+        return NULL;
+    return var;
+}
+
+/*
+ * PostgreSQL's own text = or <> under a deterministic collation, where
+ * texteq and textne compare lengths and bytes; a nondeterministic one (or
+ * none, which texteq raises for) stays the executor's.
+ */
+bool text_comparison(Oid opno, Oid collid, Comparison *out)
+{
+    if (opno >= FirstGenbkiObjectId || !OidIsValid(collid) || !get_collation_isdeterministic(collid))
+        return false;
+    switch (get_opcode(opno)) {
+    case F_TEXTEQ: *out = Comparison::eq; return true;
+    case F_TEXTNE: *out = Comparison::ne; return true;
+    }
+    return false;
+}
+
+void take_text_column(NativeQual *out, const Var *var, TupleDesc desc)
+{
+    out->column = heap_column(desc, var->varattno, var->vartype);
+    out->is_text = true;
+    out->is_float = false;
+    out->value_type = TEXTOID;
+}
+
+/* column op ANY (array) or column op ALL (array): IN and NOT IN lists. */
+bool native_list(ScalarArrayOpExpr *sa, TupleDesc desc, const NativeFamilies &families, PlanState *parent,
+                 MemoryContext cxt, NativeQual *out)
+{
+    if (list_length(sa->args) != 2)
+        return false;
+    Node *left = static_cast<Node *>(linitial(sa->args));
+    Node *array = static_cast<Node *>(lsecond(sa->args));
+    if (!fixed_for_scan(array))
+        return false;
+    const Var *text = text_column(left, desc);
+    if (text != NULL) {
+        Comparison cmp;
+        if (get_element_type(exprType(array)) != TEXTOID || !text_comparison(sa->opno, sa->inputcollid, &cmp))
+            return false;
+        if (sa->useOr == (cmp == Comparison::eq)) {
+            out->cmp = sa->useOr ? Comparison::any_eq : Comparison::all_ne;
+            take_text_column(out, text, desc);
+            take_value(out, array, parent, cxt);
+            return true;
+        }
+        return false;
+    }
+    if (!IsA(left, Var))
+        return false;
+    const Var *var = reinterpret_cast<const Var *>(left);
+    const Oid element = get_element_type(exprType(array));
+    Comparison cmp;
+    bool floats;
+    if (!OidIsValid(element) || !comparison_for(var, element, sa->opno, families, desc, &cmp, &floats))
+        return false;
+    if (sa->useOr && cmp == Comparison::eq)
+        out->cmp = Comparison::any_eq;
+    else if (!sa->useOr && cmp == Comparison::ne)
+        out->cmp = Comparison::all_ne;
+    else
+        return false;
+    out->column = heap_column(desc, var->varattno, var->vartype);
+    out->is_float = floats;
+    out->value_type = element;
+    take_value(out, array, parent, cxt);
+    return true;
+}
+
+/* column IS [NOT] NULL, of a plain column of any type (not a row's fields). */
+bool native_null_test(const NullTest *nt, TupleDesc desc, NativeQual *out)
+{
+    if (nt->argisrow || !IsA(nt->arg, Var))
+        return false;
+    const Var *var = reinterpret_cast<const Var *>(nt->arg);
+    if (var->varattno <= 0 || var->varattno > desc->natts || var->varlevelsup != 0)
+        return false;
+    out->column = heap_column(desc, var->varattno, var->vartype);
+    out->cmp = nt->nulltesttype == IS_NULL ? Comparison::is_null : Comparison::is_not_null;
+    out->is_float = is_float_type(var->vartype);
+    out->value_type = var->vartype;
+    out->value = NULL;
+    return true;
+}
+
+/*
+ * A bool column as a clause: `flag`, `NOT flag`, `flag IS TRUE`, `flag IS
+ * FALSE`, each failing for NULL (`IS NOT TRUE` passes NULL, and stays the
+ * executor's).  The planner has made `flag = true` into `flag` already.
+ */
+bool native_bool(Node *clause, TupleDesc desc, NativeQual *out)
+{
+    Node *arg = clause;
+    bool want = true;
+    if (IsA(clause, BoolExpr)) {
+        const BoolExpr *b = reinterpret_cast<const BoolExpr *>(clause);
+        if (b->boolop != NOT_EXPR || list_length(b->args) != 1)
+            return false;
+        arg = static_cast<Node *>(linitial(b->args));
+        want = false;
+    } else if (IsA(clause, BooleanTest)) {
+        const BooleanTest *b = reinterpret_cast<const BooleanTest *>(clause);
+        if (b->booltesttype != IS_TRUE && b->booltesttype != IS_FALSE)
+            return false;
+        arg = reinterpret_cast<Node *>(b->arg);
+        want = b->booltesttype == IS_TRUE;
+    }
+    if (!IsA(arg, Var))
+        return false;
+    const Var *var = reinterpret_cast<const Var *>(arg);
+    if (var->vartype != BOOLOID || var->varattno <= 0 || var->varattno > desc->natts || var->varlevelsup != 0)
+        return false;
+    out->column = heap_column(desc, var->varattno, BOOLOID);
+    out->cmp = Comparison::eq;
+    out->is_float = false;
+    out->int_value = want ? 1 : 0;
+    out->value_type = BOOLOID;
+    out->value = NULL;
+    return true;
+}
+
+} // namespace
+
+NativeFamilies native_families(void)
+{
+    return NativeFamilies{btree_family("float_ops"), btree_family("datetime_ops")};
+}
+
+bool native_match(Node *clause, TupleDesc desc, const NativeFamilies &families, PlanState *parent, MemoryContext cxt,
+                  NativeQual *out)
+{
+    if (IsA(clause, Var) || IsA(clause, BoolExpr) || IsA(clause, BooleanTest))
+        return native_bool(clause, desc, out);
+    if (IsA(clause, NullTest))
+        return native_null_test(reinterpret_cast<const NullTest *>(clause), desc, out);
+    if (IsA(clause, ScalarArrayOpExpr))
+        return native_list(reinterpret_cast<ScalarArrayOpExpr *>(clause), desc, families, parent, cxt, out);
+    if (!IsA(clause, OpExpr))
+        return false;
+    OpExpr *op = reinterpret_cast<OpExpr *>(clause);
+    if (list_length(op->args) != 2)
+        return false;
+    Node *left = static_cast<Node *>(linitial(op->args));
+    Node *right = static_cast<Node *>(lsecond(op->args));
+    const Var *text = text_column(left, desc);
+    Node *text_value = right;
+    if (text == NULL) {
+        text = text_column(right, desc);
+        text_value = left;
+    }
+    if (text != NULL) {
+        Comparison cmp;
+        if (text_column(text_value, desc) != NULL || !fixed_for_scan(text_value) ||
+            !text_comparison(op->opno, op->inputcollid, &cmp))
+            return false;
+        out->cmp = cmp; /* = and <> commute */
+        take_text_column(out, text, desc);
+        take_value(out, text_value, parent, cxt);
+        return true;
+    }
+    bool var_on_left = IsA(left, Var) && !IsA(right, Var) && fixed_for_scan(right);
+    if (!var_on_left && !(IsA(right, Var) && !IsA(left, Var) && fixed_for_scan(left)))
+        return false;
+    Var *var = reinterpret_cast<Var *>(var_on_left ? left : right);
+    Node *value = var_on_left ? right : left;
+    Comparison cmp;
+    bool floats;
+    if (!comparison_for(var, exprType(value), op->opno, families, desc, &cmp, &floats))
+        return false;
+    out->column = heap_column(desc, var->varattno, var->vartype);
+    out->cmp = var_on_left ? cmp : commuted(cmp);
+    out->is_float = floats;
+    out->value_type = exprType(value);
+    take_value(out, value, parent, cxt);
+    return true;
+}
+
+} // namespace gpu_histogram
