@@ -4,7 +4,7 @@
  * functions, never by name, as NativeQuals whose values native_values.cpp
  * sets.
  */
-#include "native_parts.h"
+#include "native_qual.h"
 
 #include "fixed_exprs.h"
 

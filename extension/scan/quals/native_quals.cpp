@@ -5,7 +5,7 @@
  * a clause is native_match.cpp's; its values and comparisons,
  * native_values.cpp's.
  */
-#include "native_parts.h"
+#include "native_quals.h"
 
 extern "C" {
 #include "optimizer/clauses.h"

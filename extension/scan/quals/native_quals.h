@@ -38,36 +38,9 @@
 #ifndef GH_SCAN_NATIVE_QUALS_H
 #define GH_SCAN_NATIVE_QUALS_H
 
-#include "../heap/heap_reader.h"
+#include "native_qual.h"
 
 namespace gpu_histogram {
-
-/* Comparisons, as btree strategies number them, plus <>; then = ANY and <> ALL of a list; then IS [NOT] NULL. */
-enum class Comparison { lt, le, eq, ge, gt, ne, any_eq, all_ne, is_null, is_not_null };
-
-/* A text value of a list, its bytes without the header. */
-struct NativeText {
-    int32 len;
-    const char *data;
-};
-
-struct NativeQual {
-    HeapColumn column;
-    Comparison cmp;
-    bool is_float;     /* compare as float8 (float_ops) or as int64 (integer_ops, datetime_ops) */
-    bool is_text;      /* compare a text column's bytes: eq and ne hold one value in text_list */
-    bool never;        /* a NULL value: no row passes */
-    bool always;       /* <> ALL of an empty array: every row passes */
-    int64 int_value;
-    double float_value;
-    /* any_eq and all_ne: the array's non-NULL values, sorted as the family orders them, without repeats */
-    int nlist;
-    int64 *int_list;
-    double *float_list;
-    NativeText *text_list; /* sorted by length, then bytes */
-    Oid value_type;    /* the value's type, or the array's element type */
-    ExprState *value;  /* NULL for a constant; else evaluated by native_quals_prepare */
-};
 
 struct NativeQuals {
     int count;
@@ -75,18 +48,6 @@ struct NativeQuals {
     bool prepared;     /* every value is known for this scan */
     MemoryContext cxt; /* where the lists live: the scan's */
 };
-
-/* Whether the qual is a NULL test, which has no value. */
-static inline bool native_qual_is_null_test(const NativeQual &q)
-{
-    return q.cmp == Comparison::is_null || q.cmp == Comparison::is_not_null;
-}
-
-/* Whether the qual is a list's (= ANY, <> ALL). */
-static inline bool native_qual_is_list(const NativeQual &q)
-{
-    return q.cmp == Comparison::any_eq || q.cmp == Comparison::all_ne;
-}
 
 /*
  * Fills `out` (palloc'd) with the clauses of the implicit-AND list `quals`
@@ -116,9 +77,6 @@ void native_quals_unprepare(NativeQuals *q);
  * that the page must be unlocked, though pinned, before the filter runs.
  */
 bool native_quals_detoast(const NativeQuals &q);
-
-/* Whether a text qual's list holds the bytes. */
-bool native_text_listed(const NativeQual &q, const char *data, int32 len);
 
 /* Keeps the tuples of tuples[0 .. n) that pass every clause; returns how many. */
 int native_quals_filter(const NativeQuals &q, TupleDesc desc, HeapTupleData *tuples, int n);

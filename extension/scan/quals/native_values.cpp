@@ -4,7 +4,7 @@
  * value compared with them, with the operators' own answers for NULL,
  * NaN, infinities and text's bytes.
  */
-#include "native_parts.h"
+#include "native_qual.h"
 
 extern "C" {
 #include "access/detoast.h"
