@@ -112,6 +112,16 @@ bool copy_prefix(const HeapColumn &col, gh::PageColumn *out)
     return true;
 }
 
+/* A tuple stored before ADD COLUMN ... DEFAULT has the default, as getmissingattr() gives: false where none. */
+bool missing_of(TupleDesc desc, AttrNumber attno, Datum *value)
+{
+    if (!TupleDescAttr(desc, attno - 1)->atthasmissing || desc->constr == NULL || desc->constr->missing == NULL ||
+        !desc->constr->missing[attno - 1].am_present)
+        return false;
+    *value = desc->constr->missing[attno - 1].am_value;
+    return true;
+}
+
 } // namespace
 
 bool page_text_column_for(TupleDesc desc, const HeapColumn &col, gh::PageColumn *out, Datum *missing)
@@ -125,12 +135,7 @@ bool page_text_column_for(TupleDesc desc, const HeapColumn &col, gh::PageColumn 
     out->fixed_offset = -1; /* whether it is padded depends on its header: always walked to */
     if (!copy_prefix(col, out))
         return false;
-    Form_pg_attribute att = TupleDescAttr(desc, col.attno - 1);
-    if (att->atthasmissing && desc->constr != NULL && desc->constr->missing != NULL &&
-        desc->constr->missing[col.attno - 1].am_present) {
-        out->has_missing = true;
-        *missing = desc->constr->missing[col.attno - 1].am_value;
-    }
+    out->has_missing = missing_of(desc, col.attno, missing);
     return true;
 }
 
@@ -143,15 +148,11 @@ bool page_column_for(TupleDesc desc, const HeapColumn &col, gh::PageColumn *out)
     out->fixed_offset = col.fixed_offset;
     if (!copy_prefix(col, out))
         return false;
-    /* a tuple stored before ADD COLUMN ... DEFAULT has the default, as getmissingattr() gives */
-    Form_pg_attribute att = TupleDescAttr(desc, col.attno - 1);
-    if (att->atthasmissing && desc->constr != NULL && desc->constr->missing != NULL) {
-        const AttrMissing &m = desc->constr->missing[col.attno - 1];
-        if (m.am_present) {
-            out->has_missing = true;
-            out->missing_value = missing_as_float8(col.type, m.am_value);
-            out->missing_word = missing_as_word(col.type, m.am_value);
-        }
+    Datum missing;
+    if (missing_of(desc, col.attno, &missing)) {
+        out->has_missing = true;
+        out->missing_value = missing_as_float8(col.type, missing);
+        out->missing_word = missing_as_word(col.type, missing);
     }
     return true;
 }
