@@ -8,7 +8,7 @@ EXTENSION = gpu_histogram
 MODULE_big = gpu_histogram
 OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/histogram_wire.o \
-       extension/aggregate.o extension/merge.o extension/buckets.o \
+       extension/aggregate.o extension/merge.o extension/buckets.o extension/quantiles.o \
        extension/gpu_binning.o extension/device_policy.o extension/observability.o extension/plan_args.o \
        extension/scan/plan/plan.o extension/scan/plan/partitions.o extension/scan/plan/group_estimate.o extension/scan/plan/brin_cost.o extension/scan/plan/cached_cost.o \
        extension/scan/plan/plan_fit.o extension/scan/plan/scan_path.o extension/scan/histogram_calls.o \
@@ -34,10 +34,10 @@ OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/service/cuda_process.o extension/service/cuda_start.o extension/service/cuda_requests.o \
        extension/service/service_client.o extension/service/client_values.o extension/service/client_pages.o
 DATA = extension/sql/gpu_histogram--1.0.sql extension/sql/gpu_histogram--1.0--1.1.sql \
-       extension/sql/gpu_histogram--1.1--1.2.sql
+       extension/sql/gpu_histogram--1.1--1.2.sql extension/sql/gpu_histogram--1.2--1.3.sql
 PGFILEDESC = "gpu_histogram - width_bucket histograms binned on the GPU"
 
-REGRESS = upgrade basic errors equality edges types nulls_empty merge buckets parallel grouping window moving_window device scan time thresholds time_range brin_ranges plan_args group_keys partitions spill grouped_pages dashboards scan_forms look_alikes error_order wide_rows where_lists where_text where_mixed value_keys value_aggs
+REGRESS = upgrade basic errors equality edges types nulls_empty merge buckets parallel grouping window moving_window device scan time thresholds time_range brin_ranges plan_args group_keys partitions spill grouped_pages dashboards scan_forms look_alikes error_order wide_rows where_lists where_text where_mixed value_keys value_aggs quantiles
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CONFIG ?= pg_config

@@ -141,6 +141,47 @@ void check_histogram_size(ArrayType *hist)
                                kMaxHistogramSlots, n)));
 }
 
+void check_histogram_counts(ArrayType *hist, int32 min_length)
+{
+    check_histogram_size(hist);
+    if (ARR_NDIM(hist) != 1 || ARR_DIMS(hist)[0] < min_length)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg_plural("a histogram is a one-dimensional bigint[] of at least %d element",
+                                      "a histogram is a one-dimensional bigint[] of at least %d elements",
+                                      min_length, min_length)));
+    if (ARR_HASNULL(hist) && array_contains_nulls(hist))
+        ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+                        errmsg("histogram elements must not be null")));
+    const int64 *counts = reinterpret_cast<const int64 *>(ARR_DATA_PTR(hist));
+    for (int32 i = 0; i < ARR_DIMS(hist)[0]; i++)
+        if (unlikely(counts[i] < 0))
+            ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
+                            errmsg("histogram counts must not be negative"),
+                            errdetail("Element %d of the histogram is " INT64_FORMAT ".", i + 1, counts[i])));
+}
+
+int32 checked_thresholds_histogram(ArrayType *hist, ArrayType *thresholds)
+{
+    check_histogram_counts(hist, 1);
+    int32 count = checked_thresholds(thresholds);
+    int32 n = ARR_DIMS(hist)[0];
+    if (n != count + 1)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg_plural("a histogram over thresholds of length %d has %d element, not %d",
+                                      "a histogram over thresholds of length %d has %d elements, not %d",
+                                      count + 1, count, count + 1, n)));
+    return count;
+}
+
+Timestamp timestamp_of_date_edge(DateADT d)
+{
+    int overflow = 0;
+    Timestamp t = date2timestamp_opt_overflow(d, &overflow);
+    if (overflow != 0)
+        ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE), errmsg("date out of range for timestamp")));
+    return t;
+}
+
 gh::BucketSpec checked_spec(double lo, double hi, int32 nbins)
 {
     gh::BucketSpec spec{lo, hi, nbins, kServerRule};

@@ -78,6 +78,27 @@ static_assert(gh::kMaxThresholds + 1 <= kMaxHistogramSlots, "a thresholds histog
  */
 void check_histogram_size(ArrayType *hist);
 
+/*
+ * A stored histogram read by bucket: one-dimensional, of at least
+ * min_length elements, none NULL or negative (a count of rows;
+ * gpu_histogram_merge refuses the same arrays).
+ */
+void check_histogram_counts(ArrayType *hist, int32 min_length);
+
+/*
+ * A stored histogram over thresholds: checked as above and the thresholds
+ * as checked_thresholds() does, and one element longer than they are.
+ * Returns the thresholds' count.
+ */
+int32 checked_thresholds_histogram(ArrayType *hist, ArrayType *thresholds);
+
+/*
+ * A date edge of a time histogram as its cast to timestamp gives it: an
+ * edge past the last timestamp raises the cast's error, never shows as
+ * infinity.
+ */
+Timestamp timestamp_of_date_edge(DateADT d);
+
 } // namespace gpu_histogram
 
 #endif /* GH_ERRORS_H */

@@ -70,6 +70,12 @@ ALTER EXTENSION gpu_histogram UPDATE TO '1.1';
 SELECT * FROM up_calls();
 ALTER EXTENSION gpu_histogram UPDATE TO '1.2';
 SELECT * FROM up_calls();
+-- 1.3 adds the quantile functions and changes nothing else.
+SELECT count(*) AS quantile_functions FROM pg_proc WHERE proname LIKE 'gpu_histogram_quantile%';
+ALTER EXTENSION gpu_histogram UPDATE TO '1.3';
+SELECT * FROM up_calls();
+SELECT count(*) AS quantile_functions FROM pg_proc WHERE proname LIKE 'gpu_histogram_quantile%';
+SELECT gpu_histogram_quantile('{0,2,2,0}', 0, 1, 0.5);
 DROP FUNCTION up_calls();
 DROP EXTENSION gpu_histogram;
 CREATE EXTENSION gpu_histogram VERSION '1.0';

@@ -15,7 +15,7 @@
 # and a supervisor killed with SIGTERM is started again by the postmaster,
 # with a CUDA process of its own.  (Deaths by other signals:
 # run_crash_isolation.sh.)
-# An extension installed at 1.1 updates to 1.2.  Each check prints ok or FAILED.
+# An extension installed at 1.1 updates to the control file's default version.  Each check prints ok or FAILED.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 # shellcheck source=../lib/checks.sh
@@ -40,7 +40,8 @@ check "device = 'gpu' fails with 55000 (object not in prerequisite state)" 55000
 check "the service's settings do not exist without it" 42704 \
     "$(sqlstate_of -c "LOAD 'gpu_histogram'" -c "SHOW gpu_histogram.service_slots")"
 q -c "DROP EXTENSION gpu_histogram" -c "CREATE EXTENSION gpu_histogram VERSION '1.1'" >/dev/null
-check "ALTER EXTENSION UPDATE from 1.1 gives 1.2 and the new gpu_histogram_stats()" "1.2|not preloaded" \
+default_version=$(sed -n "s/^default_version *= *'\(.*\)'/\1/p" gpu_histogram.control)
+check "ALTER EXTENSION UPDATE from 1.1 gives $default_version and 1.2's gpu_histogram_stats()" "$default_version|not preloaded" \
     "$(q -c "ALTER EXTENSION gpu_histogram UPDATE" -c "SELECT extversion, (SELECT service_state FROM gpu_histogram_stats()) FROM pg_extension WHERE extname = 'gpu_histogram'")"
 pg_temp_stop
 trap - EXIT
