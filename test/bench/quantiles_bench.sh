@@ -48,7 +48,7 @@ python3 test/bench/sql_timing.py --rounds "$rounds" --warmup 1 "${settings[@]}" 
     "heatmap alone=SELECT date_trunc('hour', ts), $hist FROM $t GROUP BY 1" \
     "heatmap + gpu_histogram_quantile lines=SELECT date_trunc('hour', ts), $hist, gpu_histogram_quantile($hist, 0, 1000, $lines) FROM $t GROUP BY 1" \
     "heatmap + percentile_cont lines=SELECT date_trunc('hour', ts), $hist, percentile_cont($lines) WITHIN GROUP (ORDER BY latency) FROM $t GROUP BY 1"
-echo "== the lines, compared hour by hour (720 hours x 3 lines)"
+echo "== the lines, compared hour by hour (in 10 ms bucket widths)"
 psql -X -c "SET max_parallel_workers_per_gather = 0" -c "SET TimeZone = 'UTC'" -c "SET work_mem = '1GB'" -c "
     WITH est AS (SELECT date_trunc('hour', ts) AS hour, $hist AS h FROM $t GROUP BY 1),
     truth AS (SELECT date_trunc('hour', ts) AS hour, percentile_cont($lines) WITHIN GROUP (ORDER BY latency) AS c
@@ -56,8 +56,8 @@ psql -X -c "SET max_parallel_workers_per_gather = 0" -c "SET TimeZone = 'UTC'" -
     pairs AS (SELECT k.q, t.c[k.i] AS cont, gpu_histogram_quantile(e.h, 0, 1000, k.q) AS estimate, b.lower, b.upper
               FROM est e JOIN truth t USING (hour), unnest($lines::float8[]) WITH ORDINALITY k(q, i),
                    gpu_histogram_quantile_bounds(e.h, 0, 1000, k.q) b)
-    SELECT q, count(*) AS hours, round(max(abs(estimate - cont)) / 10, 3) AS max_diff_buckets,
-           round(avg(abs(estimate - cont)) / 10, 3) AS mean_diff_buckets,
+    SELECT q, count(*) AS hours, round((max(abs(estimate - cont)) / 10)::numeric, 3) AS max_diff_buckets,
+           round((avg(abs(estimate - cont)) / 10)::numeric, 3) AS mean_diff_buckets,
            count(*) FILTER (WHERE NOT (lower <= cont AND cont <= upper)) AS cont_outside_bounds,
            round(min(cont)::numeric, 1) AS min_line_ms, round(max(cont)::numeric, 1) AS max_line_ms
     FROM pairs GROUP BY q ORDER BY q"
