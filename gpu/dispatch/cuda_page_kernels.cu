@@ -174,6 +174,8 @@ bool grouped_page_spec_fits(const GroupedPageSpec &spec, int64_t table_words)
         return false;
     for (int32_t q = 0; q < spec.nquals; q++) {
         const PageQual &qual = spec.quals[q];
+        if (q > 0 && qual.clause < spec.quals[q - 1].clause)
+            return false;
         if (qual.column.type == PageValueType::text) {
             if (!text_column_fits(qual.column))
                 return false;

@@ -249,10 +249,20 @@ __host__ __device__ __forceinline__ RowFate evaluate_row(const unsigned char *pa
 {
     if ((item >> heap_layout::kLpFlagsShift & 3) != heap_layout::kLpNormal)
         return RowFate::skip;
-    for (int32_t q = 0; q < spec.nquals; q++) {
-        bool bad = false;
-        if (!passes(page, item, spec.quals[q], table, &bad))
-            return bad ? RowFate::host : RowFate::skip;
+    for (int32_t q = 0; q < spec.nquals;) {
+        /* one clause: its atoms until one passes, as an OR (atoms raise nothing, so order is free) */
+        const int32_t clause = spec.quals[q].clause;
+        bool any = false;
+        for (; q < spec.nquals && spec.quals[q].clause == clause; q++) {
+            if (any)
+                continue;
+            bool bad = false;
+            any = passes(page, item, spec.quals[q], table, &bad);
+            if (bad)
+                return RowFate::host;
+        }
+        if (!any)
+            return RowFate::skip;
     }
     if (spec.rows_to_host)
         return RowFate::host;

@@ -45,7 +45,12 @@
 namespace gh {
 
 constexpr int kMaxPageKeys = 2;
-constexpr int kMaxPageQuals = 4;
+/*
+ * The WHERE clause's atoms the GPU evaluates.  The spec is a kernel
+ * parameter, by value: 6 atoms keep it within the 4 KB every CUDA target
+ * takes (a PageQual is 336 bytes).
+ */
+constexpr int kMaxPageQuals = 6;
 
 enum class PageKeyKind : int32_t {
     column = 0,   /* slot = stored integer - base */
@@ -86,6 +91,12 @@ enum class PageCmp : int32_t { lt = 0, le, eq, ge, gt, ne, in, not_in, is_null, 
  * 1, the host's answer for the column's missing value.
  */
 struct PageQual {
+    /*
+     * The WHERE list's clause it is an atom of: a row passes a clause when
+     * it passes one of its atoms (an OR), and must pass every clause.  The
+     * atoms of a clause lie next to each other, in clause order.
+     */
+    int32_t clause;
     PageColumn column;
     PageCmp cmp;
     int32_t is_float; /* compare as float8 (float_ops), else as int64 */

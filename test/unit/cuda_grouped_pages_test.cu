@@ -285,16 +285,13 @@ RowResult reference_row(const Line &line, const GroupedPageSpec &spec, const std
     RowResult r;
     if (line.flags != heap_pages::lp_normal)
         return r;
-    for (int32_t q = 0; q < spec.nquals; q++) {
-        const PageQual &qual = spec.quals[q];
+    /* whether the line passes atom q of the WHERE clause */
+    auto passes = [&](const PageQual &qual) {
         const Seen s = seen(line, qual.column);
-        if (qual.cmp == PageCmp::is_null || qual.cmp == PageCmp::is_not_null) {
-            if (s.null != (qual.cmp == PageCmp::is_null))
-                return r;
-            continue;
-        }
+        if (qual.cmp == PageCmp::is_null || qual.cmp == PageCmp::is_not_null)
+            return s.null == (qual.cmp == PageCmp::is_null);
         if (s.null) /* strict operators: NULL is not true */
-            return r;
+            return false;
         if (qual.cmp == PageCmp::in || qual.cmp == PageCmp::not_in) {
             /* a plain walk over the list: the kernel bisects */
             bool found = false;
@@ -304,13 +301,19 @@ RowResult reference_row(const Line &line, const GroupedPageSpec &spec, const std
                 std::memcpy(&e, &entry, sizeof e);
                 found = found || (qual.is_float ? pg_float8_cmp(s.value, e) == 0 : s.word == entry);
             }
-            if (found != (qual.cmp == PageCmp::in))
-                return r;
-            continue;
+            return found == (qual.cmp == PageCmp::in);
         }
         const int order = qual.is_float ? pg_float8_cmp(s.value, qual.value)
                                         : (s.word < qual.word ? -1 : s.word > qual.word ? 1 : 0);
-        if (!holds(order, qual.cmp))
+        return holds(order, qual.cmp);
+    };
+    /* every clause, each an OR of the atoms that share its number */
+    for (int32_t q = 0; q < spec.nquals;) {
+        bool any = false;
+        const int32_t clause = spec.quals[q].clause;
+        for (; q < spec.nquals && spec.quals[q].clause == clause; q++)
+            any = passes(spec.quals[q]) || any;
+        if (!any)
             return r;
     }
     int64_t group = 0; /* the first key's slot the most significant */
@@ -613,7 +616,7 @@ GroupedPageSpec random_spec(std::mt19937_64 &rng, const Layout &layout, const Dr
         }
         }
     }
-    s.nquals = static_cast<int32_t>(rng() % 5);
+    s.nquals = static_cast<int32_t>(rng() % (gh::kMaxPageQuals + 1));
     const double constants[] = {kNaN, kInf, -kInf, 0.0, -0.0, 0.5, 1.0, -0.25};
     for (int32_t q = 0; q < s.nquals; q++) {
         const int attno = 1 + static_cast<int>(rng() % kColumns);
@@ -646,6 +649,9 @@ GroupedPageSpec random_spec(std::mt19937_64 &rng, const Layout &layout, const Dr
             s.quals[q] = qual(col(attno), cmp, c);
         }
     }
+    /* the atoms into clauses: each the next one's, or an OR with the one before */
+    for (int32_t q = 1; q < s.nquals; q++)
+        s.quals[q].clause = s.quals[q - 1].clause + static_cast<int32_t>(rng() % 2);
     return s;
 }
 
@@ -1213,7 +1219,8 @@ std::vector<SpecCase> refused_specs(GroupedPageSpec *good_out, std::vector<int64
     bad("the table one word short", [](GroupedPageSpec &) {}, words - 1);
     bad("three keys", [](GroupedPageSpec &s) { s.nkeys = 3; }, words);
     bad("keys -1", [](GroupedPageSpec &s) { s.nkeys = -1; }, words);
-    bad("five quals", [](GroupedPageSpec &s) { s.nquals = 5; }, words);
+    bad("one qual past the limit", [](GroupedPageSpec &s) { s.nquals = gh::kMaxPageQuals + 1; }, words);
+    bad("an OR's atoms apart", [](GroupedPageSpec &s) { s.quals[0].clause = 1; }, words);
     bad("quals -1", [](GroupedPageSpec &s) { s.nquals = -1; }, words);
     bad("nbins 0", [](GroupedPageSpec &s) { s.interval.nbins = 0; }, words);
     bad("equal bounds", [](GroupedPageSpec &s) { s.interval.hi = s.interval.lo; }, words);

@@ -67,7 +67,7 @@ void scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
             ExplainPropertyText("Filter Evaluation", s->native ? "native" : "executor", es);
         } else {
             /* the native clauses first, the executor's on the rows that pass them (native_quals_build) */
-            const int n = s->native_quals.count, e = s->executor_clauses;
+            const int n = s->native_quals.clauses, e = s->executor_clauses;
             ExplainPropertyText("Filter Evaluation",
                                 psprintf("native (%d clause%s), then executor (%d clause%s)", n, n == 1 ? "" : "s", e,
                                          e == 1 ? "" : "s"),

@@ -92,7 +92,7 @@ void narrow(const NativeQuals &quals, AttrNumber attno, int64 *lo, int64 *hi)
 {
     for (int i = 0; i < quals.count; i++) {
         const NativeQual &q = quals.quals[i];
-        if (q.is_float || q.is_text || q.never || q.always || q.column.attno != attno)
+        if (q.is_float || q.is_text || q.never || q.always || q.column.attno != attno || !native_qual_alone(quals, i))
             continue;
         const int64 v = q.int_value;
         switch (q.cmp) {

@@ -21,6 +21,13 @@ struct NativeText {
 };
 
 struct NativeQual {
+    /*
+     * Which clause of the WHERE list it belongs to: the atoms of an OR share
+     * the number and lie next to each other; a row passes a clause when it
+     * passes one of its atoms.  (The planner has already pushed every NOT
+     * down onto the atoms, by their negators, and flattened nested ORs.)
+     */
+    int clause;
     HeapColumn column;
     Comparison cmp;
     bool is_float;     /* compare as float8 (float_ops) or as int64 (integer_ops, datetime_ops) */

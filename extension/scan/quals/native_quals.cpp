@@ -30,24 +30,61 @@ bool skips_rows_safely(Node *clause)
 
 } // namespace
 
+namespace {
+
+/* The atoms of clause: one, or an OR's arguments. */
+List *atoms_of(Node *clause)
+{
+    if (IsA(clause, BoolExpr) && reinterpret_cast<BoolExpr *>(clause)->boolop == OR_EXPR)
+        return reinterpret_cast<BoolExpr *>(clause)->args;
+    return list_make1(clause);
+}
+
+/*
+ * Matches every atom of clause into natives[n ..], numbered as clause
+ * `number`; false (nothing kept) unless each atom is native.
+ */
+bool match_clause(Node *clause, int number, TupleDesc desc, const NativeFamilies &families, PlanState *parent,
+                  NativeQual *natives, int *n)
+{
+    int at = *n;
+    ListCell *lc;
+    foreach (lc, atoms_of(clause)) {
+        NativeQual *q = &natives[at];
+        if (!native_match(static_cast<Node *>(lfirst(lc)), desc, families, parent, CurrentMemoryContext, q)) {
+            for (int i = *n; i <= at; i++)
+                natives[i] = NativeQual{};
+            return false;
+        }
+        q->clause = number;
+        at++;
+    }
+    *n = at;
+    return true;
+}
+
+} // namespace
+
 bool native_quals_build(List *quals, TupleDesc desc, PlanState *parent, NativeQuals *out, List **rest)
 {
     *rest = quals;
     if (quals == NIL)
         return false;
     const NativeFamilies families = native_families();
-    NativeQual *natives = static_cast<NativeQual *>(palloc0(sizeof(NativeQual) * list_length(quals)));
-    int n = 0;
+    int atoms = 0;
+    ListCell *lc;
+    foreach (lc, quals)
+        atoms += list_length(atoms_of(static_cast<Node *>(lfirst(lc))));
+    NativeQual *natives = static_cast<NativeQual *>(palloc0(sizeof(NativeQual) * atoms));
+    int n = 0, clauses = 0;
     bool hoist = true; /* no clause before that rows may not be taken from */
     List *left = NIL;
-    ListCell *lc;
     foreach (lc, quals) {
         Node *clause = static_cast<Node *>(lfirst(lc));
-        if (hoist && native_match(clause, desc, families, parent, CurrentMemoryContext, &natives[n])) {
-            n++;
+        if (hoist && match_clause(clause, clauses, desc, families, parent, natives, &n)) {
+            clauses++;
             continue;
         }
-        natives[n] = NativeQual{};
         left = lappend(left, clause);
         hoist = hoist && skips_rows_safely(clause);
     }
@@ -58,6 +95,7 @@ bool native_quals_build(List *quals, TupleDesc desc, PlanState *parent, NativeQu
     }
     *rest = left;
     out->count = n;
+    out->clauses = clauses;
     out->quals = natives;
     out->prepared = false;
     out->cxt = CurrentMemoryContext;
@@ -99,8 +137,14 @@ int native_quals_filter(const NativeQuals &q, TupleDesc desc, HeapTupleData *tup
     int kept = 0;
     for (int i = 0; i < n; i++) {
         bool pass = true;
-        for (int k = 0; k < q.count && pass; k++)
-            pass = native_passes(q.quals[k], desc, &tuples[i]);
+        for (int k = 0; k < q.count && pass;) {
+            /* one clause: its atoms, until one passes */
+            const int clause = q.quals[k].clause;
+            bool any = false;
+            for (; k < q.count && q.quals[k].clause == clause; k++)
+                any = any || native_passes(q.quals[k], desc, &tuples[i]);
+            pass = any;
+        }
         if (pass)
             tuples[kept++] = tuples[i];
     }

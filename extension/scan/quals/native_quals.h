@@ -28,7 +28,9 @@
  * collation (texteq and textne, PostgreSQL's own operators only), which
  * compare bytes: a value stored compressed or out of line is compared by
  * its length first, and detoasted only where a length matches, so the page
- * is unlocked before such clauses run (native_quals_detoast).  The value (or array)
+ * is unlocked before such clauses run (native_quals_detoast).  So is an
+ * OR of such clauses, which passes a row that one of them passes (the
+ * planner has pushed NOT down onto them already).  The value (or array)
  * is a constant, or an expression fixed for the scan (a parameter, a
  * stable function of constants, an InitPlan's result): no Vars, nothing
  * volatile.  Such an expression is evaluated once per scan, when the first
@@ -43,7 +45,8 @@
 namespace gpu_histogram {
 
 struct NativeQuals {
-    int count;
+    int count;         /* atoms */
+    int clauses;       /* clauses of the WHERE list: an OR of atoms is one */
     NativeQual *quals;
     bool prepared;     /* every value is known for this scan */
     MemoryContext cxt; /* where the lists live: the scan's */
@@ -77,6 +80,16 @@ void native_quals_unprepare(NativeQuals *q);
  * that the page must be unlocked, though pinned, before the filter runs.
  */
 bool native_quals_detoast(const NativeQuals &q);
+
+/*
+ * Whether atom i is a clause of its own, not one of an OR's atoms: what a
+ * row must pass, which the keys' windows may be narrowed by.
+ */
+static inline bool native_qual_alone(const NativeQuals &q, int i)
+{
+    return (i == 0 || q.quals[i - 1].clause != q.quals[i].clause) &&
+           (i + 1 == q.count || q.quals[i + 1].clause != q.quals[i].clause);
+}
 
 /* Keeps the tuples of tuples[0 .. n) that pass every clause; returns how many. */
 int native_quals_filter(const NativeQuals &q, TupleDesc desc, HeapTupleData *tuples, int n);

@@ -98,6 +98,26 @@ bool text_qual(GroupedPages *gp, TupleDesc desc, const NativeQual &q, gh::PageQu
     return true;
 }
 
+/* One atom of the WHERE clause as the kernel reads it; false if it is beyond the GPU. */
+bool page_qual(GroupedPages *gp, TupleDesc desc, const NativeQual &q, gh::PageQual *out)
+{
+    if (q.column.len == -1)
+        return text_qual(gp, desc, q, out);
+    if (!page_column_for(desc, q.column, &out->column))
+        return false;
+    out->cmp = page_cmp(q.cmp);
+    out->is_float = q.is_float;
+    out->word = q.int_value;
+    out->value = q.float_value;
+    if (native_qual_is_list(q)) {
+        /* a float8's bits keep its place in the sorted list: the GPU compares them as float8 again */
+        const int64 *words = q.is_float ? reinterpret_cast<const int64 *>(q.float_list) : q.int_list;
+        out->list_first = static_cast<uint32>(key_tables_add_list(&gp->tables, words, q.nlist));
+        out->list_count = static_cast<uint32>(q.nlist);
+    }
+    return true;
+}
+
 /*
  * The spec of this scan, once its arguments, keys and quals have their
  * values: false if some part of it is beyond the GPU (the scan then stays
@@ -118,32 +138,26 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
     if (!page_column_for(desc, ga->columns[h], &spec.value))
         return false;
     if (host.quals != NULL) {
-        if (host.quals->count > gh::kMaxPageQuals)
-            return false;
-        for (int i = 0; i < host.quals->count; i++) {
-            const NativeQual &q = host.quals->quals[i];
-            if (q.always) /* <> ALL of an empty array: no row fails it */
-                continue;
-            gh::PageQual &out = spec.quals[spec.nquals++];
-            if (q.never)
-                return false;
-            if (q.column.len == -1) {
-                if (!text_qual(gp, desc, q, &out))
+        const NativeQuals &quals = *host.quals;
+        for (int i = 0; i < quals.count;) {
+            /* clause by clause: an OR's atoms are quals[i .. end) */
+            const int clause = quals.quals[i].clause;
+            int end = i;
+            bool always = false; /* an atom no row fails (<> ALL of an empty array): the clause is no test */
+            for (; end < quals.count && quals.quals[end].clause == clause; end++)
+                always = always || quals.quals[end].always;
+            const int first = spec.nquals;
+            for (int j = i; j < end && !always; j++) {
+                const NativeQual &q = quals.quals[j];
+                if (q.never) /* no row passes this atom: the clause's others decide */
+                    continue;
+                if (spec.nquals == gh::kMaxPageQuals || !page_qual(gp, desc, q, &spec.quals[spec.nquals]))
                     return false;
-                continue;
+                spec.quals[spec.nquals++].clause = clause;
             }
-            if (!page_column_for(desc, q.column, &out.column))
+            if (!always && spec.nquals == first) /* no row passes: the host counts nothing, quickly */
                 return false;
-            out.cmp = page_cmp(q.cmp);
-            out.is_float = q.is_float;
-            out.word = q.int_value;
-            out.value = q.float_value;
-            if (native_qual_is_list(q)) {
-                /* a float8's bits keep its place in the sorted list: the GPU compares them as float8 again */
-                const int64 *words = q.is_float ? reinterpret_cast<const int64 *>(q.float_list) : q.int_list;
-                out.list_first = static_cast<uint32>(key_tables_add_list(&gp->tables, words, q.nlist));
-                out.list_count = static_cast<uint32>(q.nlist);
-            }
+            i = end;
         }
     }
     for (int k = 0; k < nkeys; k++) {
