@@ -106,6 +106,10 @@ check "NOT IN lists of floats (NaN too) and integers, = ANY of an empty array, G
     "SELECT g, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp WHERE x NOT IN ('NaN', 0.5, 0.25) AND g NOT IN (0, 99) AND g <> ALL('{}'::int[]) GROUP BY g"
 check "an IN list of timestamps and one of bigints against an int column, ungrouped" "$serial" \
     "SELECT gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp WHERE g = ANY('{4, 8, 15, 16, 23, 42}'::int8[]) AND ts NOT IN ('2024-03-09 00:00:09-05', '2024-03-10 12:00:00-04')"
+check "an OR of native clauses (NULLs, NaN-aware floats, a bool), GROUP BY g" "$serial" \
+    "SELECT g, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp WHERE (g < 5 OR g > 95 OR g IS NULL) AND (x < 0.2 OR x >= 'NaN' OR b) GROUP BY g"
+check "NOT of an OR (the planner's NOT g IN ... AND ...), and an OR of time ranges, hourly" "$serial" \
+    "SELECT date_trunc('hour', ts) AS hour, gpu_histogram(x, 0, 1, 16) AS h FROM gh_gp WHERE NOT (g IN (1, 2) OR g > 90) AND (ts < '2024-03-09' OR ts >= '2024-03-12') GROUP BY 1"
 check "IS NOT NULL of the key and the time, daily" "$serial" \
     "SELECT date_trunc('day', ts) AS day, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp WHERE ts IS NOT NULL AND g IS NOT NULL GROUP BY 1"
 check "IS NULL of the value, GROUP BY g, count(*)" "$serial" \
@@ -136,6 +140,8 @@ SELECT ts AS time, CASE WHEN g = 5 THEN NULL WHEN g = 6 THEN repeat('long device
 FROM gh_gp;
 VACUUM ANALYZE gh_gpm;
 SQL
+check "the metrics table: an OR of text equalities and a NULL test, hourly" "$serial" \
+    "SELECT date_trunc('hour', time) AS hour, gpu_histogram(cpu, 0, 1, 32) AS h FROM gh_gpm WHERE device_id = 'device-7' OR device_id = 'device-42' OR device_id IS NULL GROUP BY 1"
 check "the metrics table: hourly heatmap after a text column, count(*)" "$serial" \
     "SELECT date_trunc('hour', time) AS hour, gpu_histogram(cpu, 0, 1, 32) AS h, count(*) AS n FROM gh_gpm GROUP BY 1"
 check "the metrics table: GROUP BY g and a week after a text column" "$serial" \
