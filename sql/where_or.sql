@@ -62,6 +62,23 @@ SELECT q, c.* FROM (VALUES
     ($$SELECT g, gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wo_t WHERE (g = 1 OR g = 2) AND upper(host) = 'H2' GROUP BY g$$)
 ) v(q), LATERAL rt_compare(q) c;
 
+-- with workers: each process evaluates the OR itself on its share of the pages
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SELECT bool_or(line ~ 'Gather') AS gather, string_agg(btrim(line), ' ') FILTER (WHERE line ~ 'Filter Evaluation') AS filter
+FROM rt_explain($$SELECT g, gpu_histogram(x, 0, 1, 8) AS h FROM wo_t WHERE g < 2 OR f > 18 OR host IS NULL GROUP BY g$$) line;
+SELECT q, c.* FROM (VALUES
+    ($$SELECT g, gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wo_t WHERE g < 2 OR f > 18 OR host IS NULL GROUP BY g$$),
+    ($$SELECT date_trunc('day', ts) AS d, gpu_histogram(x, 0, 1, 8) AS h FROM wo_t
+       WHERE (ts < '2024-01-02' OR ts >= '2024-01-12') AND (flag OR g = 4) GROUP BY 1$$)
+) v(q), LATERAL rt_compare(q) c;
+RESET min_parallel_table_scan_size;
+RESET parallel_tuple_cost;
+RESET parallel_setup_cost;
+SET max_parallel_workers_per_gather = 0;
+
 -- a generic plan's parameters inside an OR: arrays with NULLs, empty, NULL
 PREPARE wo_p(int[], text) AS
 SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wo_t WHERE g = ANY($1) OR host = $2;
