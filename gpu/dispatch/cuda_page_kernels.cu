@@ -118,6 +118,20 @@ cudaError_t launch_pages(const uint64_t *words, size_t n, const unsigned char *p
     });
 }
 
+/* The page kernel's binner for the time form: the word's bits are the stored integer. */
+struct WordInt64Binner {
+    kernels::Int64Binner inner;
+    __host__ __device__ int32_t slots() const { return inner.slots(); }
+    __host__ __device__ size_t table_bytes() const { return 0; }
+    __device__ void attach(unsigned char *) {}
+    __device__ int32_t operator()(double x, size_t i) const
+    {
+        int64_t v;
+        memcpy(&v, &x, sizeof v);
+        return inner(v, i);
+    }
+};
+
 template <typename Binner, bool Shared>
 cudaError_t launch_grouped_pages(const uint64_t *words, size_t n, const unsigned char *pool, uint64_t pool_pages,
                                  const PageCacheView &cache, const GroupedPageSpec &spec, const int64_t *table, int32_t cells,
@@ -167,7 +181,9 @@ bool word_column_fits(const PageColumn &col)
 
 bool grouped_page_spec_fits(const GroupedPageSpec &spec, int64_t table_words)
 {
-    if (!page_column_fits(spec.value) || spec.value.as_word || validate_spec(spec.interval) != SpecError::none ||
+    const bool value_fits = spec.time_form == 1 ? spec.value.as_word && validate_int64_spec(spec.time, false) == SpecError::none
+                            : spec.time_form == 0 && !spec.value.as_word && validate_spec(spec.interval) == SpecError::none;
+    if (!page_column_fits(spec.value) || !value_fits ||
         spec.nkeys < 0 ||
         spec.nkeys > kMaxPageKeys || spec.nquals < 0 || spec.nquals > kMaxPageQuals ||
         (spec.rows_to_host != 0 && spec.rows_to_host != 1))
@@ -233,7 +249,7 @@ cudaError_t bin_grouped_pages_on_device(const uint64_t *page_words, size_t npage
     if (npages == 0)
         return cudaSuccess;
     const int32_t cells = static_cast<int32_t>(grouped_page_cells(spec));
-    return with_float_binner(spec.interval, [&](auto binner) {
+    auto launch = [&](auto binner) {
         return counts_in_shared(cells, 0, limits)
                    ? launch_grouped_pages<decltype(binner), true>(page_words, npages, pool, pool_pages, cache, spec,
                                                                   table, cells, binner, counts, flags, tuples,
@@ -241,7 +257,10 @@ cudaError_t bin_grouped_pages_on_device(const uint64_t *page_words, size_t npage
                    : launch_grouped_pages<decltype(binner), false>(page_words, npages, pool, pool_pages, cache,
                                                                    spec, table, cells, binner, counts, flags,
                                                                    tuples, bounced, limits, stream);
-    });
+    };
+    if (spec.time_form)
+        return launch(WordInt64Binner{kernels::Int64Binner{prepare_int64(spec.time)}});
+    return with_float_binner(spec.interval, launch);
 }
 
 bool page_column_fits(const PageColumn &col)
@@ -282,20 +301,6 @@ cudaError_t bin_pages_on_device(const uint64_t *page_words, size_t npages, const
 }
 
 namespace {
-
-/* The page kernel's binner for the time form: the word's bits are the stored integer. */
-struct WordInt64Binner {
-    kernels::Int64Binner inner;
-    __host__ __device__ int32_t slots() const { return inner.slots(); }
-    __host__ __device__ size_t table_bytes() const { return 0; }
-    __device__ void attach(unsigned char *) {}
-    __device__ int32_t operator()(double x, size_t i) const
-    {
-        int64_t v;
-        memcpy(&v, &x, sizeof v);
-        return inner(v, i);
-    }
-};
 
 template <typename Binner>
 cudaError_t launch_pages_with(const Binner &binner, const uint64_t *page_words, size_t npages,

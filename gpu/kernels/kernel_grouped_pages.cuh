@@ -273,7 +273,7 @@ __host__ __device__ __forceinline__ RowFate evaluate_row(const unsigned char *pa
             return RowFate::host;
         group = group * (static_cast<int64_t>(spec.keys[k].slots) + 1) + slot;
     }
-    const int64_t slots = static_cast<int64_t>(spec.interval.nbins) + 3;
+    const int64_t slots = static_cast<int64_t>(grouped_page_nbins(spec)) + 3;
     *row_cell = group * slots + slots - 1;
     *value_cell = -1;
     uint32_t at = 0;
@@ -281,7 +281,10 @@ __host__ __device__ __forceinline__ RowFate evaluate_row(const unsigned char *pa
     if (f == Found::bad)
         return RowFate::host;
     if (f == Found::present || (f == Found::missing && spec.value.has_missing)) {
-        const double x = f == Found::present ? page_value(page, at, spec.value.type) : spec.value.missing_value;
+        /* the time form's stored integer travels as a double's bits, as the ungrouped page kernel reads it */
+        const PageColumn &v = spec.value;
+        const double x = f == Found::present ? (v.as_word ? word_bits(page_word(page, at, v.type)) : page_value(page, at, v.type))
+                                             : (v.as_word ? word_bits(v.missing_word) : v.missing_value);
         const int32_t b = bucket(x);
         if (b < 0)
             *errors |= -b;
@@ -316,7 +319,7 @@ __global__ void __launch_bounds__(kPageThreads)
     unsigned char *page = dynamic_shared();
     unsigned int *block_counts = reinterpret_cast<unsigned int *>(page + heap_layout::kPageBytes);
     __shared__ unsigned long long page_min; /* the page's lowest counted cell */
-    const int64_t slots = static_cast<int64_t>(spec.interval.nbins) + 3;
+    const int64_t slots = static_cast<int64_t>(grouped_page_nbins(spec)) + 3;
     const int64_t window_cells = static_cast<int64_t>(window) * slots;
     int64_t window_first = 0; /* the window's first cell: the same in every thread */
     for (int64_t i = threadIdx.x; i < window_cells; i += kPageThreads)

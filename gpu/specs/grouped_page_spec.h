@@ -40,6 +40,7 @@
 #include <cstdint>
 
 #include "../formulas/bucket.h"
+#include "../formulas/time_bucket.h"
 #include "page_spec.h"
 
 namespace gh {
@@ -108,8 +109,15 @@ struct PageQual {
 };
 
 struct GroupedPageSpec {
-    PageColumn value;   /* the histogram's column, binned as the float8 it casts to */
+    /*
+     * The histogram's column: binned as the float8 it casts to, by interval;
+     * or, for the time form (time_form 1, value.as_word), as the stored
+     * integer of a date or timestamp, by numeric width_bucket over time.
+     */
+    PageColumn value;
     BucketSpec interval; /* validated by validate_spec() */
+    int32_t time_form;
+    Int64Spec time;      /* validated by validate_int64_spec() */
     int32_t nkeys;
     PageKey keys[kMaxPageKeys];
     int32_t nquals;
@@ -122,8 +130,14 @@ struct GroupedPageSpec {
     int32_t rows_to_host;
 };
 
+/* The histogram's buckets between lo and hi. */
+GH_HOST_DEVICE int32_t grouped_page_nbins(const GroupedPageSpec &s)
+{
+    return s.time_form ? s.time.nbins : s.interval.nbins;
+}
+
 /* Cells of one group: width_bucket's nbins + 2, then the rows. */
-inline int64_t grouped_page_slots(const GroupedPageSpec &s) { return static_cast<int64_t>(s.interval.nbins) + 3; }
+inline int64_t grouped_page_slots(const GroupedPageSpec &s) { return static_cast<int64_t>(grouped_page_nbins(s)) + 3; }
 
 /* The number of groups: each key's slots plus its NULL, multiplied. */
 inline int64_t grouped_page_groups(const GroupedPageSpec &s)

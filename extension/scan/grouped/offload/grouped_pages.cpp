@@ -128,15 +128,27 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
     GroupAgg *ga = host.ga;
     TupleDesc desc = RelationGetDescr(host.rel);
     const int h = histogram_of(ga->aggs, ga->naggs);
-    /* the grouped page kernel bins the float8 form */
-    if (h < 0 || host.args[h].skip || !ga->spec_valid[h] || ga->specs[h].kind != gh::SpecKind::float_interval)
+    /* the grouped page kernel bins the float8 form, and the time form over a date or timestamp's stored integer */
+    if (h < 0 || host.args[h].skip || !ga->spec_valid[h])
+        return false;
+    const gh::SpecKind kind = ga->specs[h].kind;
+    if (kind != gh::SpecKind::float_interval && kind != gh::SpecKind::int64_interval)
         return false;
     gh::GroupedPageSpec &spec = gp->spec;
     spec = gh::GroupedPageSpec{};
-    spec.interval = ga->specs[h].interval;
     spec.rows_to_host = host.gate != NULL;
     if (!page_column_for(desc, ga->columns[h], &spec.value))
         return false;
+    if (kind == gh::SpecKind::int64_interval) {
+        const Oid type = ga->columns[h].type;
+        if (type != DATEOID && type != TIMESTAMPOID && type != TIMESTAMPTZOID)
+            return false;
+        spec.time_form = 1;
+        spec.time = ga->specs[h].int64;
+        spec.value.as_word = true;
+    } else {
+        spec.interval = ga->specs[h].interval;
+    }
     if (host.quals != NULL) {
         const NativeQuals &quals = *host.quals;
         for (int i = 0; i < quals.count;) {
