@@ -239,7 +239,9 @@ __host__ __device__ __forceinline__ bool key_slot(const unsigned char *page, uin
  * fails), count (*row_cell is the group's row counter, *value_cell the
  * value's bucket cell or -1 for a NULL value), or host (a key the GPU
  * cannot place).  bucket(x) is the histogram's width_bucket: < 0 for NaN,
- * which is counted nowhere and reported in *errors.
+ * which is counted nowhere and reported in *errors.  For the time form x
+ * carries the stored integer in its bits, and bucket(x) is numeric
+ * width_bucket over that integer.
  */
 template <typename Bucket>
 __host__ __device__ __forceinline__ RowFate evaluate_row(const unsigned char *page, uint32_t item,

@@ -110,6 +110,13 @@ check "an OR of native clauses (NULLs, NaN-aware floats, a bool), GROUP BY g" "$
     "SELECT g, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp WHERE (g < 5 OR g > 95 OR g IS NULL) AND (x < 0.2 OR x >= 'NaN' OR b) GROUP BY g"
 check "NOT of an OR (the planner's NOT g IN ... AND ...), and an OR of time ranges, hourly" "$serial" \
     "SELECT date_trunc('hour', ts) AS hour, gpu_histogram(x, 0, 1, 16) AS h FROM gh_gp WHERE NOT (g IN (1, 2) OR g > 90) AND (ts < '2024-03-09' OR ts >= '2024-03-12') GROUP BY 1"
+# the time form (numeric width_bucket over the stored timestamp), grouped and filtered on the GPU's pages
+check "the time form by g, hourly over a day (NULL times, rows outside both ends)" "$serial" \
+    "SELECT g, gpu_histogram(ts, '2024-03-09 00:00-05'::timestamptz, '2024-03-10 00:00-05', 24) AS h, count(*) AS n FROM gh_gp GROUP BY g"
+check "the time form with a WHERE on the time, descending bounds" "$serial" \
+    "SELECT gpu_histogram(ts, '2024-03-16'::timestamptz, '2024-03-09', 168) AS h, count(*) AS n FROM gh_gp WHERE ts < '2024-03-12' AND g < 50"
+check "the time form by the day, 4 workers" "$parallel" \
+    "SELECT date_trunc('day', ts) AS d, gpu_histogram(ts, '2024-03-08 00:00-05'::timestamptz, '2024-03-20 00:00-04', 288) AS h FROM gh_gp GROUP BY 1"
 check "IS NOT NULL of the key and the time, daily" "$serial" \
     "SELECT date_trunc('day', ts) AS day, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp WHERE ts IS NOT NULL AND g IS NOT NULL GROUP BY 1"
 check "IS NULL of the value, GROUP BY g, count(*)" "$serial" \
@@ -136,12 +143,14 @@ psql_q <<'SQL' || exit 1
 DROP TABLE IF EXISTS gh_gpm;
 CREATE TABLE gh_gpm AS
 SELECT ts AS time, CASE WHEN g = 5 THEN NULL WHEN g = 6 THEN repeat('long device name ', 12) ELSE 'device-' || g END AS device_id,
-       x AS cpu, g
+       x AS cpu, g, ts::date AS day
 FROM gh_gp;
 VACUUM ANALYZE gh_gpm;
 SQL
 check "the metrics table: an OR of text equalities and a NULL test, hourly" "$serial" \
     "SELECT date_trunc('hour', time) AS hour, gpu_histogram(cpu, 0, 1, 32) AS h FROM gh_gpm WHERE device_id = 'device-7' OR device_id = 'device-42' OR device_id IS NULL GROUP BY 1"
+check "the metrics table: the time form over a date column after a text column, by g" "$serial" \
+    "SELECT g, gpu_histogram(day, '2024-03-08'::date, '2024-03-20'::date, 12) AS h, count(*) AS n FROM gh_gpm WHERE cpu < 0.9 GROUP BY g"
 check "the metrics table: hourly heatmap after a text column, count(*)" "$serial" \
     "SELECT date_trunc('hour', time) AS hour, gpu_histogram(cpu, 0, 1, 32) AS h, count(*) AS n FROM gh_gpm GROUP BY 1"
 check "the metrics table: GROUP BY g and a week after a text column" "$serial" \
