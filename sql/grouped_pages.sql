@@ -144,16 +144,19 @@ RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 SET max_parallel_workers_per_gather = 0;
 
--- The time form on the page path: the value a timestamptz's, a
--- timestamp's or a date's stored integer, binned by numeric width_bucket
--- over it (both directions), grouped and filtered; NULLs and values
--- outside both ends.
-CREATE TABLE gp_time (g int4, d date, t timestamp, ts timestamptz) WITH (autovacuum_enabled = off);
+-- The time and thresholds forms on the page path: the value a
+-- timestamptz's, a timestamp's or a date's stored integer, binned by
+-- numeric width_bucket over it (both directions); or a float8 among
+-- thresholds (repeated ones, NaN and infinities among the values); grouped
+-- and filtered, NULLs and values outside both ends.
+CREATE TABLE gp_time (g int4, d date, t timestamp, ts timestamptz, y float8) WITH (autovacuum_enabled = off);
 INSERT INTO gp_time
 SELECT i % 7,
        CASE WHEN i % 41 = 0 THEN NULL ELSE '2024-02-20'::date + i % 30 END,
        CASE WHEN i % 43 = 0 THEN NULL ELSE '2024-03-09 00:00'::timestamp + i * interval '17 seconds' END,
-       CASE WHEN i % 47 = 0 THEN NULL ELSE '2024-03-09 00:00-05'::timestamptz + i * interval '17 seconds' END
+       CASE WHEN i % 47 = 0 THEN NULL ELSE '2024-03-09 00:00-05'::timestamptz + i * interval '17 seconds' END,
+       CASE WHEN i % 53 = 0 THEN NULL WHEN i % 59 = 0 THEN 'NaN' WHEN i % 61 = 0 THEN '-Infinity'
+            ELSE (i % 1000) / 10.0 END
 FROM generate_series(1, 20000) i;
 SELECT rt_await_snapshots() AS settled;
 VACUUM ANALYZE gp_time;
@@ -163,7 +166,9 @@ INSERT INTO gp_times (q) VALUES
     ($$SELECT gpu_histogram(ts, '2024-03-12'::timestamptz, '2024-03-09', 72) AS h FROM gp_time WHERE ts < '2024-03-10 12:00' AND g < 5$$),
     ($$SELECT date_trunc('hour', ts) AS hour, gpu_histogram(t, '2024-03-09 00:00'::timestamp, '2024-03-12 00:00', 72) AS h FROM gp_time GROUP BY 1$$),
     ($$SELECT g, gpu_histogram(d, '2024-03-01'::date, '2024-03-15'::date, 7) AS h, count(d) AS nd FROM gp_time GROUP BY g$$),
-    ($$SELECT gpu_histogram(d, '2024-03-20'::date, '2024-02-25'::date, 5) AS h FROM gp_time WHERE d >= '2024-03-01'$$);
+    ($$SELECT gpu_histogram(d, '2024-03-20'::date, '2024-02-25'::date, 5) AS h FROM gp_time WHERE d >= '2024-03-01'$$),
+    ($$SELECT g, gpu_histogram(y, ARRAY[1, 5, 5, 10, 50, 90]::float8[]) AS h, count(*) AS n FROM gp_time GROUP BY g$$),
+    ($$SELECT date_trunc('hour', ts) AS hour, gpu_histogram(y, ARRAY[0, 25, 50, 75]::float8[]) AS h FROM gp_time WHERE g <> 3 GROUP BY 1$$);
 SELECT count(*) AS queries, bool_and(c.same) AS same FROM gp_times, LATERAL rt_compare(q) c;
 SET client_min_messages = debug1;
 SELECT q, c.* FROM gp_times, LATERAL rt_compare(q) c ORDER BY n;

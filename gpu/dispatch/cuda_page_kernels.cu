@@ -181,8 +181,19 @@ bool word_column_fits(const PageColumn &col)
 
 bool grouped_page_spec_fits(const GroupedPageSpec &spec, int64_t table_words)
 {
-    const bool value_fits = spec.time_form == 1 ? spec.value.as_word && validate_int64_spec(spec.time, false) == SpecError::none
-                            : spec.time_form == 0 && !spec.value.as_word && validate_spec(spec.interval) == SpecError::none;
+    bool value_fits = false;
+    switch (spec.form) {
+    case PageForm::width_bucket:
+        value_fits = !spec.value.as_word && validate_spec(spec.interval) == SpecError::none;
+        break;
+    case PageForm::time:
+        value_fits = spec.value.as_word && validate_int64_spec(spec.time, false) == SpecError::none;
+        break;
+    case PageForm::thresholds:
+        value_fits = !spec.value.as_word && spec.thresholds_count >= 1 && spec.thresholds_count <= kMaxThresholds &&
+                     static_cast<int64_t>(spec.thresholds_first) + spec.thresholds_count <= table_words;
+        break;
+    }
     if (!page_column_fits(spec.value) || !value_fits ||
         spec.nkeys < 0 ||
         spec.nkeys > kMaxPageKeys || spec.nquals < 0 || spec.nquals > kMaxPageQuals ||
@@ -258,8 +269,11 @@ cudaError_t bin_grouped_pages_on_device(const uint64_t *page_words, size_t npage
                                                                    spec, table, cells, binner, counts, flags,
                                                                    tuples, bounced, limits, stream);
     };
-    if (spec.time_form)
+    if (spec.form == PageForm::time)
         return launch(WordInt64Binner{kernels::Int64Binner{prepare_int64(spec.time)}});
+    if (spec.form == PageForm::thresholds) /* searched in the table, in global memory: the block's is the page's */
+        return launch(kernels::ThresholdBinner{reinterpret_cast<const double *>(table + spec.thresholds_first),
+                                               spec.thresholds_count});
     return with_float_binner(spec.interval, launch);
 }
 

@@ -108,16 +108,20 @@ struct PageQual {
     uint32_t list_words; /* a text column's list: its words in the table */
 };
 
+/* Which of gpu_histogram's forms a grouped page spec bins. */
+enum class PageForm : int32_t {
+    width_bucket = 0, /* the value as the float8 it casts to, by interval */
+    time,             /* a date's or timestamp's stored integer (value.as_word), by numeric width_bucket over time */
+    thresholds,       /* the float8 value among thresholds_count sorted float8s in the table, from thresholds_first */
+};
+
 struct GroupedPageSpec {
-    /*
-     * The histogram's column: binned as the float8 it casts to, by interval;
-     * or, for the time form (time_form 1, value.as_word), as the stored
-     * integer of a date or timestamp, by numeric width_bucket over time.
-     */
-    PageColumn value;
-    BucketSpec interval; /* validated by validate_spec() */
-    int32_t time_form;
-    Int64Spec time;      /* validated by validate_int64_spec() */
+    PageColumn value;    /* the histogram's column */
+    PageForm form;
+    BucketSpec interval; /* width_bucket: validated by validate_spec() */
+    Int64Spec time;      /* time: validated by validate_int64_spec() */
+    uint32_t thresholds_first;
+    int32_t thresholds_count; /* at least 1 */
     int32_t nkeys;
     PageKey keys[kMaxPageKeys];
     int32_t nquals;
@@ -130,13 +134,15 @@ struct GroupedPageSpec {
     int32_t rows_to_host;
 };
 
-/* The histogram's buckets between lo and hi. */
+/* The histogram's buckets besides the two outer ones (a thresholds histogram has count + 1 in all). */
 GH_HOST_DEVICE int32_t grouped_page_nbins(const GroupedPageSpec &s)
 {
-    return s.time_form ? s.time.nbins : s.interval.nbins;
+    return s.form == PageForm::time ? s.time.nbins
+           : s.form == PageForm::thresholds ? s.thresholds_count - 1
+                                            : s.interval.nbins;
 }
 
-/* Cells of one group: width_bucket's nbins + 2, then the rows. */
+/* Cells of one group: the histogram's buckets (width_bucket's nbins + 2), then the rows. */
 inline int64_t grouped_page_slots(const GroupedPageSpec &s) { return static_cast<int64_t>(grouped_page_nbins(s)) + 3; }
 
 /* The number of groups: each key's slots plus its NULL, multiplied. */

@@ -117,6 +117,10 @@ check "the time form with a WHERE on the time, descending bounds" "$serial" \
     "SELECT gpu_histogram(ts, '2024-03-16'::timestamptz, '2024-03-09', 168) AS h, count(*) AS n FROM gh_gp WHERE ts < '2024-03-12' AND g < 50"
 check "the time form by the day, 4 workers" "$parallel" \
     "SELECT date_trunc('day', ts) AS d, gpu_histogram(ts, '2024-03-08 00:00-05'::timestamptz, '2024-03-20 00:00-04', 288) AS h FROM gh_gp GROUP BY 1"
+check "the thresholds form by g (NaN-free values, NULLs), repeated thresholds" "$serial" \
+    "SELECT g, gpu_histogram(x, ARRAY[0.01, 0.1, 0.1, 0.5, 0.9, 0.99]::float8[]) AS h, count(*) AS n FROM gh_gp GROUP BY g"
+check "the thresholds form by the hour, filtered" "$serial" \
+    "SELECT date_trunc('hour', ts) AS hour, gpu_histogram(x, ARRAY[0.25, 0.5, 0.75]::float8[]) AS h FROM gh_gp WHERE g < 50 AND b GROUP BY 1"
 check "IS NOT NULL of the key and the time, daily" "$serial" \
     "SELECT date_trunc('day', ts) AS day, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp WHERE ts IS NOT NULL AND g IS NOT NULL GROUP BY 1"
 check "IS NULL of the value, GROUP BY g, count(*)" "$serial" \

@@ -329,9 +329,18 @@ RowResult reference_row(const Line &line, const GroupedPageSpec &spec, const std
     r.fate = RowFate::count;
     r.row_cell = group * cells + cells - 1;
     const Seen v = seen(line, spec.value);
-    if (!v.null && spec.time_form) /* numeric width_bucket over the stored integer */
+    if (!v.null && spec.form == gh::PageForm::time) /* numeric width_bucket over the stored integer */
         r.value_cell = group * cells + gh::int64_bucket_reference(v.word, spec.time);
-    else if (!v.null) {
+    else if (!v.null && spec.form == gh::PageForm::thresholds) {
+        /* width_bucket(x, thresholds): how many thresholds lie at or below x, NaN above them all */
+        int32_t b = 0;
+        for (int32_t k = 0; k < spec.thresholds_count; k++) {
+            double t;
+            std::memcpy(&t, &table[spec.thresholds_first + k], sizeof t);
+            b += std::isnan(v.value) || pg_float8_cmp(v.value, t) >= 0;
+        }
+        r.value_cell = group * cells + b;
+    } else if (!v.null) {
         if (std::isnan(v.value))
             r.errors = 1;
         else
@@ -357,6 +366,13 @@ struct TimeBucketer {
     }
 };
 
+/* The thresholds form's, as the kernel's binner searches them. */
+struct ThresholdBucketer {
+    const double *thresholds;
+    int32_t count;
+    __host__ __device__ int32_t operator()(double x) const { return gh::threshold_bucket(x, thresholds, count); }
+};
+
 /* evaluate_row, the kernel's own decision, run on the host for line i of a page. */
 RowResult evaluated(const unsigned char *page, uint32_t i, const GroupedPageSpec &spec,
                     const std::vector<int64_t> &table)
@@ -366,11 +382,17 @@ RowResult evaluated(const unsigned char *page, uint32_t i, const GroupedPageSpec
     RowResult r;
     r.value_cell = r.row_cell = -7; /* left as they were unless counted */
     const int64_t *t = table.empty() ? nullptr : table.data();
-    r.fate = spec.time_form
-                 ? gh::kernels::evaluate_row(page, item, spec, t, TimeBucketer{gh::prepare_int64(spec.time)},
-                                             &r.value_cell, &r.row_cell, &r.errors)
-                 : gh::kernels::evaluate_row(page, item, spec, t, Bucketer{spec.interval}, &r.value_cell,
-                                             &r.row_cell, &r.errors);
+    if (spec.form == gh::PageForm::time)
+        r.fate = gh::kernels::evaluate_row(page, item, spec, t, TimeBucketer{gh::prepare_int64(spec.time)},
+                                           &r.value_cell, &r.row_cell, &r.errors);
+    else if (spec.form == gh::PageForm::thresholds)
+        r.fate = gh::kernels::evaluate_row(
+            page, item, spec, t,
+            ThresholdBucketer{reinterpret_cast<const double *>(t + spec.thresholds_first), spec.thresholds_count},
+            &r.value_cell, &r.row_cell, &r.errors);
+    else
+        r.fate = gh::kernels::evaluate_row(page, item, spec, t, Bucketer{spec.interval}, &r.value_cell,
+                                           &r.row_cell, &r.errors);
     return r;
 }
 
@@ -1190,7 +1212,7 @@ TEST(GroupedPagesHost, TimeFormBinsTheStoredInteger)
         GroupedPageSpec spec{};
         spec.value = column(layout, 2, PageValueType::int8, i(t0 + day / 2));
         spec.value.as_word = true;
-        spec.time_form = 1;
+        spec.form = gh::PageForm::time;
         spec.time = up ? gh::Int64Spec{t0, t0 + day, 24, gh::NumericRule::pg16}
                        : gh::Int64Spec{t0 + day, t0, 24, gh::NumericRule::pg16};
         spec.nkeys = 1;
@@ -1210,7 +1232,7 @@ TEST(GroupedPagesHost, TimeFormBinsTheStoredInteger)
         EXPECT_EQ(evaluated(pool_page(0), 8, spec, {}).value_cell, -1);
         /* the float8 form's spec check refuses the time form's column, and the reverse */
         GroupedPageSpec bad = spec;
-        bad.time_form = 0;
+        bad.form = gh::PageForm::width_bucket;
         bad.interval = BucketSpec{0, 1, 24, BucketRule::pg16};
         EXPECT_FALSE(gh::grouped_page_spec_fits(bad, 0));
         bad = spec;
@@ -1220,6 +1242,59 @@ TEST(GroupedPagesHost, TimeFormBinsTheStoredInteger)
         bad.time.hi = bad.time.lo;
         EXPECT_FALSE(gh::grouped_page_spec_fits(bad, 0));
     }
+}
+
+/*
+ * The thresholds form: the float8 value searched among sorted thresholds
+ * that travel in the spec's table (repeats, NaN and infinities among the
+ * values), as width_bucket(x, thresholds) counts them.
+ */
+TEST(GroupedPagesHost, ThresholdsFormSearchesTheTable)
+{
+    ASSERT_NE(pool(), nullptr);
+    const Layout layout{{4, 4}, {8, 8}}; /* key (int4), value (float8) */
+    PageWriter w(pool_page(0));
+    const auto i = heap_pages::int_datum;
+    const auto f8 = heap_pages::float8_datum;
+    const double values[] = {-1, 0.1, 0.3, 0.5, 0.7, 0.9, 2, kNaN, kInf, -kInf, -0.0};
+    int k = 0;
+    for (const double v : values)
+        ASSERT_TRUE(w.add_tuple(layout, {i(k++ % 3), f8(v)}));
+    ASSERT_TRUE(w.add_tuple(layout, {i(1), heap_pages::null_datum()}));
+    const Written written{w.lines()};
+    std::vector<int64_t> table = {42}; /* the thresholds after another list's word */
+    for (const double t : {0.1, 0.5, 0.5, 0.9}) {
+        int64_t bits;
+        std::memcpy(&bits, &t, sizeof bits);
+        table.push_back(bits);
+    }
+    GroupedPageSpec spec{};
+    spec.value = column(layout, 2, PageValueType::float8);
+    spec.form = gh::PageForm::thresholds;
+    spec.thresholds_first = 1;
+    spec.thresholds_count = 4;
+    spec.nkeys = 1;
+    spec.keys[0] = column_key(column(layout, 1, PageValueType::int4), 0, 3);
+    ASSERT_TRUE(gh::grouped_page_spec_fits(spec, static_cast<int64_t>(table.size())));
+    ASSERT_EQ(gh::grouped_page_slots(spec), 6); /* five buckets, then the rows */
+    for (uint32_t r = 0; r < written[0].size(); r++) {
+        const RowResult got = evaluated(pool_page(0), r, spec, table);
+        const RowResult want = reference_row(written[0][r], spec, table);
+        ASSERT_EQ(got.fate, RowFate::count) << "row " << r;
+        EXPECT_EQ(got.row_cell, want.row_cell) << "row " << r;
+        EXPECT_EQ(got.value_cell, want.value_cell) << "row " << r;
+        EXPECT_EQ(got.errors, 0) << "row " << r;
+    }
+    EXPECT_EQ(evaluated(pool_page(0), 3, spec, table).value_cell, 0 * 6 + 3); /* 0.5: both 0.5s at or below it */
+    EXPECT_EQ(evaluated(pool_page(0), 7, spec, table).value_cell, 1 * 6 + 4); /* NaN: above every threshold */
+    EXPECT_EQ(evaluated(pool_page(0), 9, spec, table).value_cell, 0 * 6 + 0); /* -Infinity */
+    GroupedPageSpec bad = spec;
+    EXPECT_FALSE(gh::grouped_page_spec_fits(bad, static_cast<int64_t>(table.size()) - 1)); /* past the table */
+    bad.thresholds_count = 0;
+    EXPECT_FALSE(gh::grouped_page_spec_fits(bad, static_cast<int64_t>(table.size())));
+    bad = spec;
+    bad.value.as_word = true;
+    EXPECT_FALSE(gh::grouped_page_spec_fits(bad, static_cast<int64_t>(table.size())));
 }
 
 /*

@@ -128,26 +128,40 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
     GroupAgg *ga = host.ga;
     TupleDesc desc = RelationGetDescr(host.rel);
     const int h = histogram_of(ga->aggs, ga->naggs);
-    /* the grouped page kernel bins the float8 form, and the time form over a date or timestamp's stored integer */
+    /*
+     * every form: the float8 one; the time form over a date's or
+     * timestamp's stored integer; thresholds, which travel in the table
+     */
     if (h < 0 || host.args[h].skip || !ga->spec_valid[h])
         return false;
-    const gh::SpecKind kind = ga->specs[h].kind;
-    if (kind != gh::SpecKind::float_interval && kind != gh::SpecKind::int64_interval)
-        return false;
+    const gh::HistogramSpec &hs = ga->specs[h];
     gh::GroupedPageSpec &spec = gp->spec;
     spec = gh::GroupedPageSpec{};
     spec.rows_to_host = host.gate != NULL;
     if (!page_column_for(desc, ga->columns[h], &spec.value))
         return false;
-    if (kind == gh::SpecKind::int64_interval) {
+    switch (hs.kind) {
+    case gh::SpecKind::float_interval:
+        spec.form = gh::PageForm::width_bucket;
+        spec.interval = hs.interval;
+        break;
+    case gh::SpecKind::int64_interval: {
         const Oid type = ga->columns[h].type;
         if (type != DATEOID && type != TIMESTAMPOID && type != TIMESTAMPTZOID)
             return false;
-        spec.time_form = 1;
-        spec.time = ga->specs[h].int64;
+        spec.form = gh::PageForm::time;
+        spec.time = hs.int64;
         spec.value.as_word = true;
-    } else {
-        spec.interval = ga->specs[h].interval;
+        break;
+    }
+    case gh::SpecKind::thresholds:
+        if (hs.thresholds.count < 1 || hs.thresholds.thresholds == NULL)
+            return false;
+        spec.form = gh::PageForm::thresholds;
+        spec.thresholds_count = hs.thresholds.count;
+        spec.thresholds_first = static_cast<uint32>(key_tables_add_list(
+            &gp->tables, reinterpret_cast<const int64 *>(hs.thresholds.thresholds), hs.thresholds.count));
+        break;
     }
     if (host.quals != NULL) {
         const NativeQuals &quals = *host.quals;
