@@ -2,20 +2,27 @@
 -- value_aggs: sum, avg, min and max beside the histograms, computed by the
 -- scan (extension/scan/grouped/table/value_aggs.h) rather than sending the
 -- query to the ordinary plan: a dashboard's mean line over its heatmap.
--- Every answer is compared with PostgreSQL's ordinary serial plan
--- (rt_compare), to the bit: the scan takes each value in the rows' order
--- with the same steps as PostgreSQL's transition functions, so float sums
--- and means are the same, NaN, infinities and -0 included, and the same
--- overflow error is raised (rt_try).  Integer sums beyond bigint are exact
--- numerics (int8's 128-bit state), means are numeric_div's.  Also: an empty
--- table (one row of NULLs ungrouped, none grouped), HAVING and ORDER BY on
--- the aggregates, a partitioned table (partial states: int4's avg as
--- {count, sum}, float8's as {N, Sx, Sxx}; bigint's sum keeps the ordinary
--- plan), and parallel settings (these aggregates keep the scan serial).
+-- Integer sums and means, min and max are compared with PostgreSQL's
+-- ordinary serial plan (rt_compare) to the bit: integer sums beyond bigint
+-- are exact numerics (int8's 128-bit state), means are numeric_div's.
+-- Float sums and means are summed exactly and rounded once, so they do not
+-- depend on the rows' order or on how processes split them; PostgreSQL's
+-- sequential float8_pl may differ in the last bits.  They are compared
+-- with the ordinary plan to 12 places (8 for sums of thousands), and, on
+-- values whose numeric cast is exact (multiples of 1/64 and +-1e20), equal
+-- to the numeric sum rounded once, where the sequential sum loses every
+-- small value beside 1e20: serial, in another physical order, and with
+-- workers, to the bit.  NaN, infinities and -0 as float8_pl gives them; an
+-- overflow raises float8_pl's error when the exact sum is past float8's
+-- range, not when a partial sum was.  Also: an empty table (one row of
+-- NULLs ungrouped, none grouped), HAVING and ORDER BY on the aggregates, a
+-- partitioned table (partial states: int4's avg as {count, sum}, float8's
+-- as {N, Sx, NaN}; bigint's sum keeps the ordinary plan), and workers,
+-- which merge their groups in the scan.
 --
 LOAD 'gpu_histogram';
 SET client_min_messages = warning;
-DROP TABLE IF EXISTS va_t, va_empty, va_parts;
+DROP TABLE IF EXISTS va_t, va_empty, va_parts, va_edge, va_exact, va_exact_shuffled;
 RESET client_min_messages;
 \getenv abs_srcdir PG_ABS_SRCDIR
 \i :abs_srcdir/sql/include/helpers.sql
@@ -45,8 +52,8 @@ WHERE line ~ 'Custom Scan|Aggregates|Counts';
 CREATE TEMP TABLE va_queries (n int GENERATED ALWAYS AS IDENTITY, q text);
 INSERT INTO va_queries (q) VALUES
     -- the mean line
-    ($$SELECT date_trunc('hour', ts) AS hour, avg(x) AS mean, max(x) AS top, gpu_histogram(x, 0, 1, 8) AS h FROM va_t GROUP BY 1$$),
-    ($$SELECT avg(x), sum(x), min(x), max(x), count(*), gpu_histogram(x, 0, 1, 8) FROM va_t$$),
+    ($$SELECT date_trunc('hour', ts) AS hour, round(avg(x)::numeric, 12) AS mean, max(x) AS top, gpu_histogram(x, 0, 1, 8) AS h FROM va_t GROUP BY 1$$),
+    ($$SELECT round(avg(x)::numeric, 12), round(sum(x)::numeric, 8), min(x), max(x), count(*), gpu_histogram(x, 0, 1, 8) FROM va_t$$),
     ($$SELECT g, sum(g), avg(g), min(g), max(g), gpu_histogram(x, 0, 1, 8) FROM va_t GROUP BY g$$),
     ($$SELECT g, sum(s), avg(s), min(s), max(s), gpu_histogram(x, 0, 1, 8) FROM va_t GROUP BY g$$),
     -- bigint: sums past 2^63, as numerics
@@ -58,25 +65,79 @@ INSERT INTO va_queries (q) VALUES
     -- dates and timestamps: min and max
     ($$SELECT g, min(d), max(d), min(ts), max(ts), gpu_histogram(x, 0, 1, 8) FROM va_t GROUP BY g$$),
     -- HAVING and ORDER BY on them
-    ($$SELECT g, avg(x) AS a, gpu_histogram(x, 0, 1, 8) FROM va_t GROUP BY g HAVING avg(x) > 0.5 ORDER BY a DESC$$),
+    ($$SELECT g, round(avg(x)::numeric, 12) AS a, gpu_histogram(x, 0, 1, 8) FROM va_t GROUP BY g HAVING avg(x) > 0.5 ORDER BY a DESC$$),
     ($$SELECT host, max(x), gpu_histogram(x, 0, 1, 8) FROM va_t GROUP BY host ORDER BY max(x) LIMIT 3$$),
     -- a WHERE clause, native and not
-    ($$SELECT d, avg(x), gpu_histogram(x, 0, 1, 8) FROM va_t WHERE g IN (1, 2, 3) GROUP BY d$$),
-    ($$SELECT d, avg(x), gpu_histogram(x, 0, 1, 8) FROM va_t WHERE host <> 'host-4' GROUP BY d$$),
+    ($$SELECT d, round(avg(x)::numeric, 12), gpu_histogram(x, 0, 1, 8) FROM va_t WHERE g IN (1, 2, 3) GROUP BY d$$),
+    ($$SELECT d, round(avg(x)::numeric, 12), gpu_histogram(x, 0, 1, 8) FROM va_t WHERE host <> 'host-4' GROUP BY d$$),
     -- no row passes: ungrouped, one row of NULLs
     ($$SELECT avg(x), sum(g), max(ts), gpu_histogram(x, 0, 1, 8) FROM va_t WHERE g > 1000$$);
 SELECT n, c.* FROM va_queries, LATERAL rt_compare(q) c ORDER BY n;
 
--- NaN and infinities in float8 sums and means; overflow raises as the ordinary plan does
+-- NaN and infinities in float8 sums and means; a sum past float8's range raises float8_pl's overflow error
 CREATE TABLE va_edge (g int, x float8);
 INSERT INTO va_edge VALUES (1, 1), (1, 'Infinity'), (1, 2), (2, '-Infinity'), (2, 'Infinity'), (3, 'NaN'), (3, 5),
-    (4, 1e308), (4, 1e308), (4, -1e308), (5, -0.0), (5, 0.0), (6, NULL);
+    (4, 1e308), (4, 1e308), (5, -0.0), (5, 0.0), (6, NULL), (7, -0.0), (7, -0.0),
+    (8, 1e308), (8, 1e308), (8, -1e308);
 SELECT q, c.* FROM (VALUES
-    ($$SELECT g, sum(x), avg(x), min(x), max(x), gpu_histogram(g, 0, 10, 4) FROM va_edge WHERE g <> 4 GROUP BY g$$),
+    ($$SELECT g, sum(x), avg(x), min(x), max(x), gpu_histogram(g, 0, 10, 4) FROM va_edge WHERE g < 8 AND g <> 4 GROUP BY g$$),
     ($$SELECT g, sum(x), gpu_histogram(g, 0, 10, 4) FROM va_edge WHERE g = 4 GROUP BY g$$),
     ($$SELECT g, avg(x), gpu_histogram(g, 0, 10, 4) FROM va_edge WHERE g = 4 GROUP BY g$$),
     ($$SELECT g, max(x)::text, min(x)::text, gpu_histogram(g, 0, 10, 4) FROM va_edge WHERE g = 5 GROUP BY g$$)
 ) v(q), LATERAL rt_try(q) c;
+-- 1e308 + 1e308 - 1e308: the exact sum is 1e308, where the sequential sum overflowed on the way
+SELECT g, sum(x), avg(x), gpu_histogram(g, 0, 10, 4) FROM va_edge WHERE g = 8 GROUP BY g;
+SELECT rt_plan($$SELECT g, sum(x), avg(x), gpu_histogram(g, 0, 10, 4) FROM va_edge WHERE g = 8 GROUP BY g$$)
+    LIKE '%GpuHistogramScan%' AS scan_planned;
+SET gpu_histogram.scan = off;
+SELECT g, sum(x), gpu_histogram(g, 0, 10, 4) FROM va_edge WHERE g = 8 GROUP BY g;
+RESET gpu_histogram.scan;
+
+-- exactly rounded: values whose numeric casts are exact, so that sum(x::numeric) is the exact sum;
+-- each group's 1e20 and -1e20 swallow the small values before them in a sequential float8 sum
+CREATE TABLE va_exact (g int, x float8, f4 float4) WITH (autovacuum_enabled = off);
+INSERT INTO va_exact
+SELECT i % 7,
+       CASE WHEN i % 1000 = 500 THEN 1e20 WHEN i % 1000 = 999 THEN -1e20
+            ELSE ((i::bigint * 7919) % 2000003 - 1000000) / 64.0 END,
+       CASE WHEN i % 1000 = 500 THEN 1e10 WHEN i % 1000 = 999 THEN -1e10
+            ELSE ((i * 37) % 8000 - 4000) / 8.0 END
+FROM generate_series(1, 70000) i;
+CREATE TABLE va_exact_shuffled WITH (autovacuum_enabled = off) AS SELECT * FROM va_exact ORDER BY md5(x::text || g);
+VACUUM ANALYZE va_exact;
+VACUUM ANALYZE va_exact_shuffled;
+CREATE TEMP TABLE va_reference AS
+SELECT g, sum(x::numeric)::float8 AS sum_x, (sum(x::numeric)::float8 / count(x)) AS avg_x,
+       sum(f4::numeric)::float4 AS sum_f4, (sum(f4::numeric)::float8 / count(f4)) AS avg_f4,
+       sum(x) AS sequential_sum_x
+FROM va_exact GROUP BY g;
+CREATE FUNCTION va_exact_check(q text) RETURNS TABLE(scan_planned boolean, gathered boolean, groups bigint,
+    exact_sums bigint, sequential_differs bigint) LANGUAGE plpgsql AS $fn$
+BEGIN
+    scan_planned := rt_plan(q) LIKE '%GpuHistogramScan%';
+    gathered := rt_plan(q) LIKE '%Gather%';
+    EXECUTE format($q$SELECT count(*),
+        count(*) FILTER (WHERE s.sx::text = r.sum_x::text AND s.ax::text = r.avg_x::text AND
+                               s.sf::text = r.sum_f4::text AND s.af::text = r.avg_f4::text AND s.h IS NOT NULL),
+        count(*) FILTER (WHERE r.sequential_sum_x <> r.sum_x)
+        FROM (%s) s(g, sx, ax, sf, af, h) JOIN va_reference r USING (g)$q$, q)
+        INTO groups, exact_sums, sequential_differs;
+    RETURN NEXT;
+END
+$fn$;
+SELECT * FROM va_exact_check($$SELECT g, sum(x), avg(x), sum(f4), avg(f4), gpu_histogram(x, -1e6, 1e6, 8) FROM va_exact GROUP BY g$$);
+SELECT * FROM va_exact_check($$SELECT g, sum(x), avg(x), sum(f4), avg(f4), gpu_histogram(x, -1e6, 1e6, 8) FROM va_exact_shuffled GROUP BY g$$);
+SET max_parallel_workers_per_gather = 3;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET parallel_leader_participation = off;
+SELECT * FROM va_exact_check($$SELECT g, sum(x), avg(x), sum(f4), avg(f4), gpu_histogram(x, -1e6, 1e6, 8) FROM va_exact_shuffled GROUP BY g$$);
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET parallel_leader_participation;
 
 -- an empty table: ungrouped, one row of NULLs and zero counts; grouped, no row
 CREATE TABLE va_empty (g int, x float8, b int8);
@@ -96,15 +157,38 @@ SELECT q, c.* FROM (VALUES
     ($$SELECT g, sum(b), gpu_histogram(x, 0, 1, 4) FROM va_parts GROUP BY g$$)
 ) v(q), LATERAL rt_compare(q) c;
 
--- parallel settings: the scan stays serial with these aggregates; where parallelism costs nothing the
--- ordinary parallel plan costs less, and is taken
+-- on the GPU's grouped pages, which CI parses on the CPU (gpu_histogram.debug_pages_on_cpu): the DEBUG
+-- line says the pages were batched; the same exact sums, serially and with workers
+SET gpu_histogram.debug_pages_on_cpu = on;
+SET client_min_messages = debug1;
+SELECT * FROM va_exact_check($$SELECT g, sum(x), avg(x), sum(f4), avg(f4), gpu_histogram(x, -1e6, 1e6, 8) FROM va_exact GROUP BY g$$);
+RESET client_min_messages;
+SELECT q, c.* FROM (VALUES
+    ($$SELECT date_trunc('hour', ts) AS hour, round(avg(x)::numeric, 12) AS mean, max(x) AS top, min(x), gpu_histogram(x, 0, 1, 8) AS h FROM va_t GROUP BY 1$$),
+    ($$SELECT g, sum(g), min(d), max(ts), avg(b), gpu_histogram(x, 0, 1, 8) FROM va_t GROUP BY g$$),
+    ($$SELECT g, avg(s), sum(b), min(f4), max(f4), gpu_histogram(x, 0, 1, 8) FROM va_t GROUP BY g$$),
+    ($$SELECT d, round(avg(x)::numeric, 12), max(s), gpu_histogram(x, 0, 1, 8) FROM va_t WHERE g IN (1, 2, 3) GROUP BY d$$)
+) v(q), LATERAL rt_compare(q) c;
+SET max_parallel_workers_per_gather = 3;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SELECT * FROM va_exact_check($$SELECT g, sum(x), avg(x), sum(f4), avg(f4), gpu_histogram(x, -1e6, 1e6, 8) FROM va_exact_shuffled GROUP BY g$$);
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET gpu_histogram.debug_pages_on_cpu;
+
+-- workers: each process's groups are merged in the scan, exactly (no Finalize Aggregate's float8_combine)
 SET max_parallel_workers_per_gather = 4;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SELECT line FROM rt_explain($$SELECT g, avg(x), gpu_histogram(x, 0, 1, 8) FROM va_t GROUP BY g$$) line
-WHERE line ~ 'Custom Scan|Gather';
-SELECT c.* FROM rt_compare($$SELECT g, round(avg(x)::numeric, 10), gpu_histogram(x, 0, 1, 8) FROM va_t GROUP BY g$$) c;
+WHERE line ~ 'Custom Scan|Gather|Aggregate';
+SELECT c.* FROM rt_compare($$SELECT g, round(avg(x)::numeric, 12), min(x), max(b), sum(g), gpu_histogram(x, 0, 1, 8) FROM va_t GROUP BY g$$) c;
+SELECT c.* FROM rt_compare($$SELECT date_trunc('hour', ts), round(avg(x)::numeric, 12), max(x), min(f4), gpu_histogram(x, 0, 1, 8) FROM va_t GROUP BY 1$$) c;
 RESET max_parallel_workers_per_gather;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
@@ -112,4 +196,5 @@ RESET min_parallel_table_scan_size;
 
 RESET gpu_histogram.device;
 RESET TimeZone;
-DROP TABLE va_t, va_empty, va_edge, va_parts, va_queries;
+DROP TABLE va_t, va_empty, va_edge, va_parts, va_queries, va_exact, va_exact_shuffled, va_reference;
+DROP FUNCTION va_exact_check(text);

@@ -347,7 +347,7 @@ namespace {
 Status open_grouped_pages(const GroupedPageSpec &spec, const int64_t *table, int32_t table_words, int device,
                           DeviceHistogram **out)
 {
-    if (!grouped_page_spec_fits(spec, table_words) || table_words < 0 || (table_words > 0 && table == nullptr))
+    if (table_words < 0 || !grouped_page_spec_fits(spec, table, table_words) || (table_words > 0 && table == nullptr))
         return Status::internal_error;
     /* the kernel trusts the tables: sorted starts, and every slot one of the key's, its NULL group's or the host's */
     for (int k = 0; k < spec.nkeys; k++) {

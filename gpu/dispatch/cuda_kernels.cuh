@@ -190,6 +190,12 @@ cudaError_t bin_grouped_pages_on_device(const uint64_t *page_words, size_t npage
 
 /* Whether the grouped page kernel takes spec over a table of table_words int64s. */
 bool grouped_page_spec_fits(const GroupedPageSpec &spec, int64_t table_words);
+/*
+ * The same, with the table at hand in host memory, where the value
+ * aggregates' columns lie: they are checked too (without it, only where
+ * they lie).
+ */
+bool grouped_page_spec_fits(const GroupedPageSpec &spec, const int64_t *table, int64_t table_words);
 
 /*
  * Whether the page kernel can read col as a value (a float or integer

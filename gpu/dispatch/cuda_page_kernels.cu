@@ -144,7 +144,8 @@ cudaError_t launch_grouped_pages(const uint64_t *words, size_t n, const unsigned
     const int32_t window = Shared ? static_cast<int32_t>(grouped_page_groups(spec))
                            : limits.force_path == KernelPath::global ? 0
                                                                      : static_cast<int32_t>(kPageSharedMaxSlots / slots);
-    const size_t smem = heap_layout::kPageBytes + sizeof(unsigned int) * static_cast<size_t>(window * slots);
+    const size_t smem = heap_layout::kPageBytes + (sizeof(unsigned int) * static_cast<size_t>(window * slots) + 7) / 8 * 8 +
+                        grouped_page_agg_bytes(spec);
     auto kernel = grouped_pages<Binner, Shared>;
     return launch_over_pages(kernel, n, smem, limits, [&](unsigned blocks, size_t done, size_t part) {
         kernel<<<blocks, kPageThreads, smem, stream>>>(words + done, part, pool, pool_pages, from(cache, done), spec,
@@ -180,6 +181,11 @@ bool word_column_fits(const PageColumn &col)
 } // namespace
 
 bool grouped_page_spec_fits(const GroupedPageSpec &spec, int64_t table_words)
+{
+    return grouped_page_spec_fits(spec, nullptr, table_words);
+}
+
+bool grouped_page_spec_fits(const GroupedPageSpec &spec, const int64_t *table, int64_t table_words)
 {
     bool value_fits = false;
     switch (spec.form) {
@@ -222,6 +228,25 @@ bool grouped_page_spec_fits(const GroupedPageSpec &spec, int64_t table_words)
              static_cast<int64_t>(qual.list_first) + static_cast<int64_t>(qual.list_count) > table_words))
             return false;
     }
+    if (spec.naggs < 0 || spec.naggs > kMaxPageAggs)
+        return false;
+    for (int32_t a = 0; a < spec.naggs; a++) {
+        const PageAgg &agg = spec.aggs[a];
+        if (static_cast<int64_t>(agg.column_first) + kPageColumnWords > table_words ||
+            static_cast<int32_t>(agg.kind) < 0 || static_cast<int32_t>(agg.kind) > static_cast<int32_t>(PageAggKind::min_key) ||
+            agg.cells != page_agg_cells(agg.kind) || (agg.is_float != 0 && agg.is_float != 1) ||
+            (agg.kind == PageAggKind::exact_sum && !agg.is_float) ||
+            ((agg.kind == PageAggKind::int_sum || agg.kind == PageAggKind::int8_sum) && agg.is_float))
+            return false;
+        if (table == nullptr) /* on the device: checked when the spec was opened */
+            continue;
+        PageColumn col;
+        memcpy(&col, table + agg.column_first, sizeof col);
+        if (col.as_word || !(agg.is_float ? page_column_fits(col) && (col.type == PageValueType::float4 ||
+                                                                      col.type == PageValueType::float8)
+                                          : word_column_fits(col)))
+            return false;
+    }
     for (int32_t k = 0; k < spec.nkeys; k++) {
         const PageKey &key = spec.keys[k];
         if (key.slots == 0 || key.slots > (1u << 30))
@@ -261,7 +286,7 @@ cudaError_t bin_grouped_pages_on_device(const uint64_t *page_words, size_t npage
         return cudaSuccess;
     const int32_t cells = static_cast<int32_t>(grouped_page_cells(spec));
     auto launch = [&](auto binner) {
-        return counts_in_shared(cells, 0, limits)
+        return counts_in_shared(cells, grouped_page_agg_bytes(spec), limits)
                    ? launch_grouped_pages<decltype(binner), true>(page_words, npages, pool, pool_pages, cache, spec,
                                                                   table, cells, binner, counts, flags, tuples,
                                                                   bounced, limits, stream)

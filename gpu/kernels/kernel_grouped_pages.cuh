@@ -26,6 +26,7 @@
 #define GH_KERNEL_GROUPED_PAGES_CUH
 
 #include "../specs/grouped_page_spec.h"
+#include "kernel_page_aggs.cuh"
 #include "kernel_pages.cuh"
 
 namespace gh {
@@ -237,8 +238,8 @@ __host__ __device__ __forceinline__ bool key_slot(const unsigned char *page, uin
 /*
  * Evaluates one line pointer: skip (not a normal tuple, or the WHERE clause
  * fails), count (*row_cell is the group's row counter, *value_cell the
- * value's bucket cell or -1 for a NULL value), or host (a key the GPU
- * cannot place).  bucket(x) is the histogram's width_bucket: < 0 for NaN,
+ * value's bucket cell or -1 for a NULL value, and the value aggregates'
+ * values in *aggs), or host (a key the GPU cannot place).  bucket(x) is the histogram's width_bucket: < 0 for NaN,
  * which is counted nowhere and reported in *errors.  For the time form x
  * carries the stored integer in its bits, and bucket(x) is numeric
  * width_bucket over that integer.
@@ -247,7 +248,8 @@ template <typename Bucket>
 __host__ __device__ __forceinline__ RowFate evaluate_row(const unsigned char *page, uint32_t item,
                                                          const GroupedPageSpec &spec, const int64_t *table,
                                                          Bucket bucket, int64_t *value_cell, int64_t *row_cell,
-                                                         int *errors, uint32_t *hints = nullptr)
+                                                         int *errors, uint32_t *hints = nullptr,
+                                                         AggRow *aggs = nullptr)
 {
     if ((item >> heap_layout::kLpFlagsShift & 3) != heap_layout::kLpNormal)
         return RowFate::skip;
@@ -275,8 +277,8 @@ __host__ __device__ __forceinline__ RowFate evaluate_row(const unsigned char *pa
             return RowFate::host;
         group = group * (static_cast<int64_t>(spec.keys[k].slots) + 1) + slot;
     }
-    const int64_t slots = static_cast<int64_t>(grouped_page_nbins(spec)) + 3;
-    *row_cell = group * slots + slots - 1;
+    const int64_t slots = grouped_page_slots(spec);
+    *row_cell = group * slots + grouped_page_rows_cell(spec);
     *value_cell = -1;
     uint32_t at = 0;
     const Found f = locate_column(page, item, spec.value, &at);
@@ -293,6 +295,8 @@ __host__ __device__ __forceinline__ RowFate evaluate_row(const unsigned char *pa
         else
             *value_cell = group * slots + b;
     }
+    if (spec.naggs > 0 && aggs != nullptr && !read_agg_row(page, item, spec, table, aggs))
+        return RowFate::host;
     return RowFate::count;
 }
 
@@ -309,7 +313,9 @@ __host__ __device__ __forceinline__ RowFate evaluate_row(const unsigned char *pa
  * atomic to 357 ms serially, GROUP BY g with every group in shared memory
  * taking 176 ms).  bounced[p] is set to 1 for each page the host must
  * read, 0 for the others.  The normal tuples of the pages counted here go
- * into *tuples.
+ * into *tuples.  After the counters, 8-aligned, the block's accumulator
+ * of the value aggregates of one group (kernel_page_aggs.cuh): the group
+ * of the page's lowest counted row.
  */
 template <typename Binner, bool Shared>
 __global__ void __launch_bounds__(kPageThreads)
@@ -320,9 +326,15 @@ __global__ void __launch_bounds__(kPageThreads)
 {
     unsigned char *page = dynamic_shared();
     unsigned int *block_counts = reinterpret_cast<unsigned int *>(page + heap_layout::kPageBytes);
-    __shared__ unsigned long long page_min; /* the page's lowest counted cell */
-    const int64_t slots = static_cast<int64_t>(grouped_page_nbins(spec)) + 3;
+    __shared__ unsigned long long page_min; /* the page's lowest counted row cell */
+    const int64_t slots = grouped_page_slots(spec);
     const int64_t window_cells = static_cast<int64_t>(window) * slots;
+    const int64_t agg_cells = slots - grouped_page_rows_cell(spec) - 1;
+    unsigned long long *agg_block = reinterpret_cast<unsigned long long *>(
+        page + heap_layout::kPageBytes + (sizeof(unsigned int) * window_cells + 7) / 8 * 8);
+    int64_t agg_first = -1; /* the global cell of the accumulator's group's first aggregate cell */
+    for (int64_t i = threadIdx.x; i < agg_cells; i += kPageThreads)
+        agg_block[i] = 0;
     int64_t window_first = 0; /* the window's first cell: the same in every thread */
     for (int64_t i = threadIdx.x; i < window_cells; i += kPageThreads)
         block_counts[i] = 0;
@@ -363,6 +375,7 @@ __global__ void __launch_bounds__(kPageThreads)
                 page_min = ~0ULL;
         });
         int64_t value_cells[kRowsPerThread], row_cells[kRowsPerThread];
+        AggRow agg_rows[kRowsPerThread];
         unsigned int page_normal = 0;
         int page_errors = 0;
         bool host = false;
@@ -376,7 +389,8 @@ __global__ void __launch_bounds__(kPageThreads)
             const uint32_t item = load_from_page<uint32_t>(page, heap_layout::kLinePointers + 4 * i);
             page_normal += (item >> heap_layout::kLpFlagsShift & 3) == heap_layout::kLpNormal;
             const RowFate fate =
-                evaluate_row(page, item, spec, table, bucket, &value_cells[r], &row_cells[r], &page_errors, hints);
+                evaluate_row(page, item, spec, table, bucket, &value_cells[r], &row_cells[r], &page_errors, hints,
+                             &agg_rows[r]);
             if (fate == RowFate::host)
                 host = true;
             else if (fate == RowFate::skip)
@@ -384,7 +398,7 @@ __global__ void __launch_bounds__(kPageThreads)
             else if (static_cast<unsigned long long>(row_cells[r]) < low)
                 low = static_cast<unsigned long long>(row_cells[r]);
         }
-        if (!Shared && low != ~0ULL)
+        if ((!Shared || spec.naggs > 0) && low != ~0ULL)
             atomicMin(&page_min, low);
         /* every thread reaches this barrier: the vote, and the page's lowest cell */
         host = __syncthreads_or(host) != 0;
@@ -401,6 +415,13 @@ __global__ void __launch_bounds__(kPageThreads)
                 window_first = lowest;
             }
         }
+        if (spec.naggs > 0 && page_min != ~0ULL && static_cast<int64_t>(page_min) + 1 != agg_first) {
+            /* the accumulator moves to the page's lowest group */
+            if (agg_first >= 0)
+                agg_flush(agg_block, counts + agg_first, spec);
+            __syncthreads();
+            agg_first = static_cast<int64_t>(page_min) + 1;
+        }
         normal += page_normal;
         errors |= page_errors;
 #pragma unroll
@@ -410,6 +431,16 @@ __global__ void __launch_bounds__(kPageThreads)
             if (value_cells[r] >= 0)
                 count(value_cells[r]);
             count(row_cells[r]);
+            if (spec.naggs == 0)
+                continue;
+            const int64_t first = row_cells[r] + 1;
+            unsigned long long *to = first == agg_first ? agg_block : counts + first;
+            int32_t off = 0;
+            for (int32_t a = 0; a < spec.naggs; a++) {
+                if (!(agg_rows[r].nulls >> a & 1))
+                    agg_add(to + off, spec.aggs[a], agg_rows[r].words[a]);
+                off += spec.aggs[a].cells;
+            }
         }
     }
     if (errors != 0)
@@ -420,6 +451,8 @@ __global__ void __launch_bounds__(kPageThreads)
     run.finish(add);
     __syncthreads();
     flush();
+    if (agg_first >= 0)
+        agg_flush(agg_block, counts + agg_first, spec);
 }
 
 } // namespace kernels

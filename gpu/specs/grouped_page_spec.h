@@ -30,9 +30,11 @@
  * host reads that page itself, so every row is counted exactly once.
  *
  * Groups are numbered key by key (the first key's slot is the most
- * significant), and each group has nbins + 3 cells: width_bucket's nbins +
- * 2 buckets of its non-NULL values, then the rows that passed the WHERE
- * clause (count(*)).  Only libc headers; compiled by g++ and nvcc.
+ * significant), and each group has grouped_page_slots() cells:
+ * width_bucket's nbins + 2 buckets of its non-NULL values, the rows that
+ * passed the WHERE clause (count(*)), then each value aggregate's cells
+ * (sum, avg, min, max beside the histogram; PageAgg).  Only libc headers;
+ * compiled by g++ and nvcc.
  */
 #ifndef GH_GROUPED_PAGE_SPEC_H
 #define GH_GROUPED_PAGE_SPEC_H
@@ -40,6 +42,7 @@
 #include <cstdint>
 
 #include "../formulas/bucket.h"
+#include "../formulas/exact_sum.h"
 #include "../formulas/time_bucket.h"
 #include "page_spec.h"
 
@@ -108,6 +111,65 @@ struct PageQual {
     uint32_t list_words; /* a text column's list: its words in the table */
 };
 
+/*
+ * A value aggregate beside the histogram: sum, avg, min or max of a
+ * column, in three cells a group (an exact sum in 1 + kExactCells): the
+ * non-NULL values, then the state, laid out as the host's grouped cells
+ * lay it out (extension/scan/grouped/table/value_aggs.h), but for min and
+ * max, which keep an order key (page_agg_key) the host turns back into the
+ * value.
+ */
+constexpr int kMaxPageAggs = 4;
+
+enum class PageAggKind : int32_t {
+    exact_sum = 0, /* float4, float8: exact_sum.h's cells */
+    int_sum,       /* int2, int4: the sum in one cell */
+    int8_sum,      /* int8: the sum in 128 bits, low word then high */
+    max_key,       /* the largest page_agg_key */
+    min_key,       /* the largest complement of page_agg_key: the smallest key */
+};
+
+struct PageAgg {
+    PageAggKind kind;
+    int32_t is_float;      /* the column read as a float8 (float4, float8), else as its stored integer */
+    uint32_t column_first; /* its PageColumn's words in the spec's table (the spec is a kernel parameter, and full) */
+    int32_t cells;         /* page_agg_cells(kind) */
+};
+
+GH_HOST_DEVICE int32_t page_agg_cells(PageAggKind kind)
+{
+    return kind == PageAggKind::exact_sum ? 1 + kExactCells : 3;
+}
+
+/* Table words a PageColumn takes there. */
+constexpr uint32_t kPageColumnWords = (sizeof(PageColumn) + 7) / 8;
+
+/*
+ * An order key of a value: unsigned, in the order of the column's type's
+ * btree.  Integers by their sign bit flipped; floats by their bits, as
+ * float8's order sorts them but for -0, which sorts below 0 here (float8's
+ * min and max keep whichever of two equal values came first, which no
+ * atomic can), and NaN, every NaN one key above +Infinity.
+ */
+GH_HOST_DEVICE uint64_t page_agg_key(int64_t word, bool is_float)
+{
+    uint64_t u = static_cast<uint64_t>(word);
+    if (!is_float)
+        return u ^ (uint64_t(1) << 63);
+    if ((u & 0x7fffffffffffffffULL) > 0x7ff0000000000000ULL)
+        u = 0x7ff8000000000000ULL; /* one NaN */
+    return (u >> 63) != 0 ? ~u : u | (uint64_t(1) << 63);
+}
+
+/* The word (a float's bits) whose key is k. */
+GH_HOST_DEVICE int64_t page_agg_word(uint64_t k, bool is_float)
+{
+    if (!is_float)
+        return static_cast<int64_t>(k ^ (uint64_t(1) << 63));
+    const uint64_t u = (k >> 63) != 0 ? k & 0x7fffffffffffffffULL : ~k;
+    return static_cast<int64_t>(u);
+}
+
 /* Which of gpu_histogram's forms a grouped page spec bins. */
 enum class PageForm : int32_t {
     width_bucket = 0, /* the value as the float8 it casts to, by interval */
@@ -126,6 +188,8 @@ struct GroupedPageSpec {
     PageKey keys[kMaxPageKeys];
     int32_t nquals;
     PageQual quals[kMaxPageQuals];
+    int32_t naggs;
+    PageAgg aggs[kMaxPageAggs];
     /*
      * 1: the WHERE clause has clauses only the host's executor evaluates,
      * on the rows that pass these quals: such a row sends its page to the
@@ -142,8 +206,26 @@ GH_HOST_DEVICE int32_t grouped_page_nbins(const GroupedPageSpec &s)
                                             : s.interval.nbins;
 }
 
-/* Cells of one group: the histogram's buckets (width_bucket's nbins + 2), then the rows. */
-inline int64_t grouped_page_slots(const GroupedPageSpec &s) { return static_cast<int64_t>(grouped_page_nbins(s)) + 3; }
+/* The cell of a group's rows, after the histogram's buckets (width_bucket's nbins + 2). */
+GH_HOST_DEVICE int64_t grouped_page_rows_cell(const GroupedPageSpec &s)
+{
+    return static_cast<int64_t>(grouped_page_nbins(s)) + 2;
+}
+
+/* Cells of one group: the buckets, the rows, then each value aggregate's. */
+GH_HOST_DEVICE int64_t grouped_page_slots(const GroupedPageSpec &s)
+{
+    int64_t n = grouped_page_rows_cell(s) + 1;
+    for (int32_t a = 0; a < s.naggs && a < kMaxPageAggs; a++)
+        n += s.aggs[a].cells;
+    return n;
+}
+
+/* The grouped page kernel's accumulator of one group's value aggregates, in shared memory. */
+inline size_t grouped_page_agg_bytes(const GroupedPageSpec &s)
+{
+    return sizeof(int64_t) * static_cast<size_t>(grouped_page_slots(s) - grouped_page_rows_cell(s) - 1);
+}
 
 /* The number of groups: each key's slots plus its NULL, multiplied. */
 inline int64_t grouped_page_groups(const GroupedPageSpec &s)

@@ -147,7 +147,7 @@ psql_q <<'SQL' || exit 1
 DROP TABLE IF EXISTS gh_gpm;
 CREATE TABLE gh_gpm AS
 SELECT ts AS time, CASE WHEN g = 5 THEN NULL WHEN g = 6 THEN repeat('long device name ', 12) ELSE 'device-' || g END AS device_id,
-       x AS cpu, g, ts::date AS day
+       x AS cpu, g, ts::date AS day, (g::bigint - 50) * 300000000000000000 AS big
 FROM gh_gp;
 VACUUM ANALYZE gh_gpm;
 SQL
@@ -182,6 +182,47 @@ q="SELECT CASE WHEN g < 30 THEN 'low' WHEN g < 60 THEN 'mid' END AS k, gpu_histo
 check "the metrics table: a CASE over g (NULL keys), an IN list" "$(warm "$q")" "$q"
 q="SELECT coalesce(g, -1) % 7 AS k, gpu_histogram(cpu, 0, 1, 16) AS h FROM gh_gpm GROUP BY 1"
 check "the metrics table: coalesce(g, -1) % 7, a NULL column's key not NULL: those rows the host's" "$(warm "$q")" "$q" 1
+# sum, avg, min and max beside the histogram on the GPU's pages (gpu/kernels/kernel_page_aggs.cuh): float
+# means to 12 places (the scan's are exactly rounded, the ordinary plan's sequential), the rest to the bit
+check "the mean line: avg, max and min of cpu beside the hourly heatmap of the metrics table" "$serial" \
+    "SELECT date_trunc('hour', time) AS hour, round(avg(cpu)::numeric, 12) AS mean, max(cpu) AS top, min(cpu) AS low, gpu_histogram(cpu, 0, 1, 32) AS h, count(*) AS n FROM gh_gpm GROUP BY 1"
+check "int sums and means, date and timestamp extremes, bigint sums past 2^63, by g" "$serial" \
+    "SELECT g, sum(g) AS s, avg(g) AS a, min(day) AS d0, max(time) AS t1, sum(big) AS sb, avg(big) AS ab, gpu_histogram(cpu, 0, 1, 16) AS h FROM gh_gpm GROUP BY g"
+check "the mean line of a week, device_id IN (...), 4 workers" "$parallel" \
+    "SELECT date_trunc('hour', time) AS hour, round(avg(cpu)::numeric, 12) AS mean, max(cpu) AS top, gpu_histogram(cpu, 0, 1, 16) AS h FROM gh_gpm WHERE device_id IN ('device-1', 'device-2', 'device-3') AND time >= '2024-03-09' AND time < '2024-03-16' GROUP BY 1"
+# exactly rounded, whatever did the adding: values whose numeric casts are exact, so that the numeric sum
+# rounded once is the answer; every group's 1e20 and -1e20 swallow the small values in a sequential sum
+psql_q <<'SQL' || exit 1
+DROP TABLE IF EXISTS gh_exact;
+CREATE TABLE gh_exact AS
+SELECT i % 50 AS g, 'tag-' || i % 3 AS tag,
+       CASE WHEN i % 100000 = 7 THEN 1e20 WHEN i % 100000 = 99999 THEN -1e20 WHEN i % 1009 = 0 THEN NULL
+            ELSE ((i::bigint * 7919) % 2000003 - 1000000) / 64.0 END::float8 AS x,
+       CASE WHEN i % 100000 = 7 THEN 1e10 WHEN i % 100000 = 99999 THEN -1e10
+            ELSE ((i * 37) % 8000 - 4000) / 8.0 END::float4 AS f4
+FROM generate_series(1, 2000000) i;
+VACUUM ANALYZE gh_exact;
+SQL
+exact_q="SELECT g, sx, ax, sf, af, h IS NOT NULL FROM (SELECT g, sum(x) AS sx, avg(x) AS ax, sum(f4) AS sf, avg(f4) AS af, gpu_histogram(x, -1e6, 1e6, 8) AS h FROM gh_exact GROUP BY g) s ORDER BY g"
+reference=$(psql_q -c "SELECT g, sum(x::numeric)::float8, sum(x::numeric)::float8 / count(x), sum(f4::numeric)::float4,
+    sum(f4::numeric)::float8 / count(f4), true FROM gh_exact GROUP BY g ORDER BY g")
+sequential=$(psql_q -c "SELECT count(*) FROM (SELECT g FROM gh_exact GROUP BY g HAVING sum(x) <> sum(x::numeric)::float8) d")
+for how in "serial:$serial" "4 workers:$parallel" "pages parsed on the CPU:$serial SET gpu_histogram.debug_pages_on_cpu = on;"; do
+    name=${how%%:*} settings=${how#*:}
+    answer=$(psql_q -c "$settings SET gpu_histogram.device = $device; $batched" -c "$exact_q" 2>&1)
+    plan=$(psql -X -q -At -c "$settings SET gpu_histogram.device = $device; $batched" \
+        -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $exact_q" 2>&1)
+    pages=$(grep -o "Pages Parsed on GPU: [0-9]*" <<<"$plan" | awk '{s += $5} END {print s + 0}')
+    [ "$on_gpu" = 0 ] || [ "$name" = "pages parsed on the CPU" ] && pages=1
+    if [ "$answer" = "$reference" ] && [ "$pages" -gt 0 ] && [ "$sequential" -gt 0 ]; then
+        echo "PASS: exact float sums and means, $name: 50 groups equal the numeric sums rounded once ($sequential groups' sequential float8 sums differ)"
+    else
+        echo "FAIL: exact float sums and means, $name: pages on the GPU $pages"
+        diff <(echo "$reference") <(echo "$answer") | head -10 | sed 's/^/  /'
+        failures=$((failures + 1))
+    fi
+done
+psql_q -c "DROP TABLE gh_exact"
 # keys of a date column (scan/keys/monotone_steps.h): through its midnight in the session's zone, and its
 # epoch; the column itself.  Both infinities are among its values (and its statistics): outside every table.
 psql_q <<'SQL' || exit 1

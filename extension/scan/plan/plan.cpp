@@ -182,12 +182,14 @@ void add_parallel_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *gro
      */
     if (scan_cached_share(root, input_rel, scan_shape(c.keys, c.quals, grouped_rel->reltarget->exprs)) >= kAllCached)
         return;
-    RelOptInfo *partial_rel = fetch_upper_rel(root, UPPERREL_PARTIAL_GROUP_AGG, input_rel->relids);
-    CustomPath *scan =
-        make_scan_path(root, input_rel, partial_rel, partial_target(root, grouped_rel->reltarget), c, workers);
-    double rows = scan->path.rows * workers;
-    Path *gather = &create_gather_path(root, partial_rel, &scan->path, scan->path.pathtarget, NULL, &rows)->path;
-    add_path(grouped_rel, finalize_path(root, grouped_rel, gather, c.keys != NIL, c.groups, c));
+    if (!c.exact_sums && !c.no_partial_states) {
+        RelOptInfo *partial_rel = fetch_upper_rel(root, UPPERREL_PARTIAL_GROUP_AGG, input_rel->relids);
+        CustomPath *scan =
+            make_scan_path(root, input_rel, partial_rel, partial_target(root, grouped_rel->reltarget), c, workers);
+        double rows = scan->path.rows * workers;
+        Path *gather = &create_gather_path(root, partial_rel, &scan->path, scan->path.pathtarget, NULL, &rows)->path;
+        add_path(grouped_rel, finalize_path(root, grouped_rel, gather, c.keys != NIL, c.groups, c));
+    }
     add_merging_path(root, input_rel, grouped_rel, c, workers);
 }
 

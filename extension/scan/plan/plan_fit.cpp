@@ -13,6 +13,7 @@
 #include "group_estimate.h"
 #include "../keys/group_keys.h"
 #include "../grouped/table/group_table.h"
+#include "../grouped/table/value_aggs.h"
 #include "plan_paths.h"
 #include "../scan_node.h"
 
@@ -188,6 +189,7 @@ bool rel_fits(PlannerInfo *root, RelOptInfo *rel, List *keys, List *aggrefs, Can
     c->ncells = 0;
     c->parallel_safe_args = is_parallel_safe(root, reinterpret_cast<Node *>(keys));
     c->no_partial_states = false;
+    c->exact_sums = false;
     int histograms = 0;
     foreach (lc, aggrefs) {
         Aggref *aggref = static_cast<Aggref *>(lfirst(lc));
@@ -198,11 +200,19 @@ bool rel_fits(PlannerInfo *root, RelOptInfo *rel, List *keys, List *aggrefs, Can
         else if (!beside_call_parse(aggref, rel->relid, &beside))
             return scan_declined(root, "an argument of %s is not a column of %s (or a constant where one is "
                                  "fixed for the scan)", get_func_name(aggref->aggfnoid), get_rel_name(rte->relid));
-        if (!is_parallel_safe(root, reinterpret_cast<Node *>(aggref)) || value_aggregate_kind(beside.kind))
-            c->parallel_safe_args = false; /* a worker's value aggregates are not merged (value_aggs.h) */
+        if (!is_parallel_safe(root, reinterpret_cast<Node *>(aggref)))
+            c->parallel_safe_args = false;
         if (value_aggregate_kind(beside.kind) && !value_aggregate_partial(beside))
             c->no_partial_states = true;
-        c->ncells += aggregate_cells(aggref, rel->relid);
+        /*
+         * processes' float sums are merged exactly by the scan itself
+         * (value_aggs.h), never by a Finalize Aggregate's float8_combine,
+         * which adds them in the order they arrive
+         */
+        if (value_aggregate_kind(beside.kind) && (beside.coltype == FLOAT4OID || beside.coltype == FLOAT8OID) &&
+            (beside.kind == AggKind::sum || beside.kind == AggKind::avg))
+            c->exact_sums = true;
+        c->ncells += value_aggregate_kind(beside.kind) ? value_agg_cells(beside) : aggregate_cells(aggref, rel->relid);
         c->nhist++;
     }
     if (histograms == 0)

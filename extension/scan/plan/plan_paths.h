@@ -36,6 +36,7 @@ struct Candidate {
     double read_fraction; /* of the table's pages, after a BRIN index (brin_cost.cpp) */
     bool parallel_safe_args;
     bool no_partial_states; /* an aggregate whose partial state the scan does not emit: sum and avg of int8 */
+    bool exact_sums;        /* a float sum or mean: workers' groups merge only in the scan (value_aggs.h) */
 };
 
 /* Whether node reads a column of the table outside the GROUP BY keys and the aggregates (plan_fit.cpp). */

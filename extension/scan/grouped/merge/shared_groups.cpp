@@ -110,9 +110,7 @@ void add_record(GroupTable *t, const Record *r)
     const char *p = reinterpret_cast<const char *>(r);
     const int64 *c = reinterpret_cast<const int64 *>(p + sizeof(Record));
     const char *key = p + sizeof(Record) + sizeof(int64) * static_cast<Size>(t->ncells);
-    ScanGroup *g = group_table_insert_always(t, key, r->keylen, r->hash);
-    for (int32 k = 0; k < t->ncells; k++)
-        g->cells[k] += c[k];
+    group_table_combine(t, group_table_insert_always(t, key, r->keylen, r->hash), c);
 }
 
 /* The records in [p, stop), each of ncells counters, into the sink. */

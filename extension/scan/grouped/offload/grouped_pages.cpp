@@ -123,6 +123,40 @@ bool page_qual(GroupedPages *gp, TupleDesc desc, const NativeQual &q, gh::PageQu
  * values: false if some part of it is beyond the GPU (the scan then stays
  * on the host, as before).
  */
+/*
+ * A value aggregate (value_aggs.h) as the spec's next PageAgg, its column
+ * in the table; in the order of the scan's aggregates, which is the order
+ * of their cells after the GPU's rows (group_agg_add_counts).
+ */
+bool page_agg(GroupedPages *gp, TupleDesc desc, const ScanAggregate &agg, const HeapColumn &column)
+{
+    gh::GroupedPageSpec &spec = gp->spec;
+    if (spec.naggs == gh::kMaxPageAggs)
+        return false;
+    gh::PageAgg &out = spec.aggs[spec.naggs];
+    out.is_float = agg.coltype == FLOAT4OID || agg.coltype == FLOAT8OID;
+    switch (agg.kind) {
+    case AggKind::sum:
+    case AggKind::avg:
+        out.kind = out.is_float ? gh::PageAggKind::exact_sum
+                   : agg.coltype == INT8OID ? gh::PageAggKind::int8_sum
+                                             : gh::PageAggKind::int_sum;
+        break;
+    case AggKind::min: out.kind = gh::PageAggKind::min_key; break;
+    case AggKind::max: out.kind = gh::PageAggKind::max_key; break;
+    default: return false;
+    }
+    out.cells = gh::page_agg_cells(out.kind);
+    int64 words[gh::kPageColumnWords] = {};
+    gh::PageColumn col;
+    if (!page_column_for(desc, column, &col))
+        return false;
+    memcpy(words, &col, sizeof col);
+    out.column_first = static_cast<uint32>(key_tables_add_list(&gp->tables, words, gh::kPageColumnWords));
+    spec.naggs++;
+    return true;
+}
+
 bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nkeys)
 {
     GroupAgg *ga = host.ga;
@@ -186,6 +220,9 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
             i = end;
         }
     }
+    for (int a = 0; a < ga->naggs; a++)
+        if (value_aggregate_kind(ga->aggs[a].kind) && !page_agg(gp, desc, ga->aggs[a], ga->columns[a]))
+            return false;
     for (int k = 0; k < nkeys; k++) {
         if (!key_table_build(&keys[k], RelationGetRelid(host.rel), desc,
                              host.quals != NULL ? *host.quals : NativeQuals{}, &spec.keys[k], &gp->tables, k))
@@ -256,10 +293,15 @@ void grouped_pages_init(GroupedPages *gp, const ScanAggregate *aggs, int naggs, 
     if (histograms != 1)
         return;
     const int h = histogram_of(aggs, naggs);
-    for (int a = 0; a < naggs; a++)
-        if ((aggs[a].kind == AggKind::count_column && aggs[a].count_attno != aggs[h].call.attno) ||
-            value_aggregate_kind(aggs[a].kind))
-            return; /* another column's NULLs, or sums in the rows' order (value_aggs.h): not the GPU's */
+    int value_aggs = 0;
+    for (int a = 0; a < naggs; a++) {
+        if (aggs[a].kind == AggKind::count_column && aggs[a].count_attno != aggs[h].call.attno)
+            return; /* another column's NULLs */
+        if (value_aggregate_kind(aggs[a].kind))
+            value_aggs++;
+    }
+    if (value_aggs > gh::kMaxPageAggs)
+        return;
     /*
      * a key kept as bytes needs its kind's table, which names each slot's
      * value; key_table_build() places or refuses each key once its
@@ -403,7 +445,7 @@ bool next_counted_group(GroupedPages *gp, HeapReader *reader, CountedKey *key, c
         }
         const int64 *c = gp->chunk + (gp->next_group - gp->chunk_first) * slots;
         int64 g = gp->next_group++;
-        if (c[slots - 1] == 0)
+        if (c[gh::grouped_page_rows_cell(spec)] == 0)
             continue;
         /* the group's number back into each key's slot: the last key varies fastest */
         *key = CountedKey{};
@@ -456,7 +498,7 @@ bool grouped_pages_next_group(GroupedPages *gp, HeapReader *reader, CountedKey *
 {
     if (!grouped_pages_hold_groups(gp) || !next_counted_group(gp, reader, key, cells))
         return false;
-    *rows = (*cells)[gh::grouped_page_slots(gp->spec) - 1];
+    *rows = (*cells)[gh::grouped_page_rows_cell(gp->spec)];
     return true;
 }
 

@@ -117,6 +117,21 @@ void count_histogram(GroupAgg *ga, int a, TupleDesc desc, HeapTupleData *tuples,
     bin_rows(ga, a, values, ga->page_rows, kept);
 }
 
+/* Another process's cells of a group into a group's (GroupTable.combine): value aggregates by their state. */
+void combine_cells(void *arg, int64 *cells, const int64 *other)
+{
+    const GroupAgg *ga = static_cast<const GroupAgg *>(arg);
+    for (int a = 0; a < ga->naggs; a++) {
+        const int32 from = ga->offsets[a];
+        const int32 to = a + 1 < ga->naggs ? ga->offsets[a + 1] : ga->table.ncells;
+        if (value_aggregate_kind(ga->aggs[a].kind))
+            value_agg_combine(ga->aggs[a], cells + from, other + from);
+        else
+            for (int32 k = from; k < to; k++)
+                cells[k] += other[k];
+    }
+}
+
 /* Each aggregate's cells, once the histograms' arguments are known. */
 void lay_out(GroupAgg *ga, const HistogramArgs *args)
 {
@@ -124,7 +139,7 @@ void lay_out(GroupAgg *ga, const HistogramArgs *args)
     for (int a = 0; a < ga->naggs; a++) {
         ga->offsets[a] = ncells;
         if (value_aggregate_kind(ga->aggs[a].kind)) {
-            ncells += kValueAggCells;
+            ncells += value_agg_cells(ga->aggs[a]);
             continue;
         }
         if (ga->aggs[a].kind != AggKind::histogram) {
@@ -141,6 +156,11 @@ void lay_out(GroupAgg *ga, const HistogramArgs *args)
     /* one group is what the ordinary aggregate takes too: bounded only by the keys' groups */
     Size limit = ga->nkeys > 0 ? get_hash_memory_limit() : SIZE_MAX;
     group_table_init(&ga->table, ga->cxt, ncells, limit, ga->can_flush, ga->can_flush);
+    for (int a = 0; a < ga->naggs; a++)
+        if (value_aggregate_kind(ga->aggs[a].kind)) {
+            ga->table.combine = combine_cells;
+            ga->table.combine_arg = ga;
+        }
     ga->laid_out = true;
     if (!ga->gpu_ready) {
         /* no more groups than the table can hold before it is full */

@@ -158,10 +158,11 @@ struct CountedKey {
 
 /*
  * Counts made elsewhere (the GPU's grouped pages) for one group: its key,
- * the nbins + 2 cells of the scan's one histogram, and the rows that
- * passed the WHERE clause, for count(*); count(col) of the histogram's
- * column is its values.  Only for scans with one histogram, and counts of
- * those two kinds, after the first row laid the groups out.
+ * the nbins + 2 cells of the scan's one histogram, the rows that passed
+ * the WHERE clause, for count(*), then the value aggregates' states
+ * (grouped_page_spec.h's PageAgg); count(col) of the histogram's column
+ * is its values.  Only for scans with one histogram, counts of those two
+ * kinds and value aggregates, after the first row laid the groups out.
  */
 void group_agg_add_counts(GroupAgg *ga, const CountedKey &key, const int64 *cells, int64 rows);
 

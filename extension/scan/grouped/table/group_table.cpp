@@ -80,6 +80,16 @@ void group_table_init(GroupTable *t, MemoryContext cxt, int32 ncells, Size limit
     charge(t, (sizeof(ScanGroup *) * 2) * kFirstCapacity);
 }
 
+void group_table_combine(GroupTable *t, ScanGroup *g, const int64 *other)
+{
+    if (t->combine != NULL) {
+        t->combine(t->combine_arg, g->cells, other);
+        return;
+    }
+    for (int32 k = 0; k < t->ncells; k++)
+        g->cells[k] += other[k];
+}
+
 uint64 group_key_hash(const char *key, uint32 len)
 {
     uint64 h = 0x9E3779B97F4A7C15ULL ^ len;

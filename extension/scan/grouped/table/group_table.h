@@ -47,6 +47,13 @@ struct GroupTable {
     bool can_flush;    /* ... or set full (the caller emits the groups and starts again) ... */
     bool full;         /* ... rather than raise an error */
     ScanGroup *last;
+    /*
+     * How another part's cells of a group join its cells here (a parallel
+     * scan's processes, shared_groups.h): each cell added, or where set,
+     * this (the value aggregates' states do not add cell by cell).
+     */
+    void (*combine)(void *arg, int64 *cells, const int64 *other);
+    void *combine_arg;
 };
 
 /*
@@ -57,6 +64,9 @@ struct GroupTable {
 void group_table_init(GroupTable *t, MemoryContext cxt, int32 ncells, Size limit, bool can_spill, bool can_flush);
 
 uint64 group_key_hash(const char *key, uint32 len);
+
+/* Adds another part's cells of a group into g's, as t->combine says. */
+void group_table_combine(GroupTable *t, ScanGroup *g, const int64 *other);
 
 /*
  * The group of key, created with zeroed cells if it is new; NULL if it is

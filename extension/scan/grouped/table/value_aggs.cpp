@@ -4,15 +4,24 @@
  *
  * Each step is the step of PostgreSQL's transition function for the
  * aggregate's OID (pg_aggregate): int2_sum and int4_sum add into an int8,
- * int4_avg_accum counts and adds, int8_avg_accum adds into 128 bits,
- * float4pl and float8pl are float4_pl and float8_pl (utils/float.h, which
- * raise the overflow error), float4_accum and float8_accum are
- * Youngs-Cramer's update of (N, Sx, Sxx) with their overflow check, and
+ * int4_avg_accum counts and adds, int8_avg_accum adds into 128 bits, and
  * the larger and smaller functions keep the state unless the new value
  * wins by float8_gt and float8_lt (NaN above everything).  The finals are
  * int8_avg, numeric_poly_sum, numeric_poly_avg and float8_avg.
+ *
+ * Float sums and means are the exception: float4pl, float8pl,
+ * float4_accum and float8_accum add value after value, so their answer
+ * depends on the order of the rows, and a scan split between workers, the
+ * CPU and the GPU would give different bits each run.  Here they are
+ * summed exactly (gpu/formulas/exact_sum.h) and rounded once: sum(float4)
+ * to the nearest float4, sum(float8) and the means' Sx to the nearest
+ * float8.  Where the exact sum is finite but past the type's largest
+ * value, the same overflow error float8_pl raises is raised when the
+ * group's row is formed.
  */
 #include "value_aggs.h"
+
+#include "../../../../gpu/formulas/exact_sum.h"
 
 extern "C" {
 #include "catalog/pg_type.h"
@@ -77,73 +86,36 @@ inline void add_word(const ScanAggregate &agg, int64 *c, int64 v)
     }
 }
 
+/* A float sum's or mean's cells: the values, then their exact sum. */
+inline bool exact_kind(const ScanAggregate &agg)
+{
+    return is_float(agg.coltype) && (agg.kind == AggKind::sum || agg.kind == AggKind::avg);
+}
+
+/* A float min or max of the cells, as float8smaller and float8larger keep their state. */
+inline void add_float_extreme(const ScanAggregate &agg, int64 *c, double x)
+{
+    const bool first = c[0]++ == 0;
+    const double v = cell_double(c[1]);
+    if (agg.kind == AggKind::min ? (first || !float8_lt(v, x)) : (first || !float8_gt(v, x)))
+        c[1] = double_cell(x);
+}
+
 /*
- * A float aggregate's cells while a run of rows of one group is added:
- * in registers, not through memory, from one row to the next.
+ * The exact sum rounded: a float8 (float4 for sum(float4)), raising
+ * float_overflow_error where finite values sum past the type's range.
  */
-struct FloatState {
-    int64 n;
-    double a; /* sum: the sum; avg: Sx; min, max: the value */
-    double sxx;
-};
-
-inline FloatState load_float(const int64 *c)
+double exact_result(const ScanAggregate &agg, const int64 *c)
 {
-    return FloatState{c[0], cell_double(c[1]), cell_double(c[2])};
-}
-
-inline void store_float(int64 *c, const FloatState &f)
-{
-    c[0] = f.n;
-    c[1] = double_cell(f.a);
-    c[2] = double_cell(f.sxx);
-}
-
-inline void add_float(const ScanAggregate &agg, FloatState &f, double x)
-{
-    const int64 n = f.n++;
-    switch (agg.kind) {
-    case AggKind::sum:
-        if (n == 0)
-            f.a = x;
-        else if (agg.coltype == FLOAT4OID)
-            f.a = float4_pl(static_cast<float4>(f.a), static_cast<float4>(x));
-        else
-            f.a = float8_pl(f.a, x);
-        return;
-    case AggKind::avg: {
-        /* float8_accum, float4_accum: the new value as a float8 */
-        const double old_n = static_cast<double>(n);
-        const double old_sx = f.a;
-        const double N = old_n + 1.0;
-        const double Sx = old_sx + x;
-        double Sxx = f.sxx;
-        if (old_n > 0.0) {
-            const double tmp = x * N - Sx;
-            Sxx += tmp * tmp / (N * old_n);
-            if (std::isinf(Sx) || std::isinf(Sxx)) {
-                if (!std::isinf(old_sx) && !std::isinf(x))
-                    float_overflow_error();
-                Sxx = get_float8_nan();
-            }
-        } else if (std::isnan(x) || std::isinf(x)) {
-            Sxx = get_float8_nan();
-        }
-        f.a = Sx;
-        f.sxx = Sxx;
-        return;
-    }
-    case AggKind::min:
-        /* float8smaller: the state stays only if it is less */
-        if (n == 0 || !float8_lt(f.a, x))
-            f.a = x;
-        return;
-    case AggKind::max:
-        if (n == 0 || !float8_gt(f.a, x))
-            f.a = x;
-        return;
-    default: return;
-    }
+    int64 cells[gh::kExactCells];
+    memcpy(cells, c + 1, sizeof cells);
+    gh::ExactSumKind kind;
+    const bool float4 = agg.kind == AggKind::sum && agg.coltype == FLOAT4OID;
+    const double v = float4 ? gh::exact_sum_round(cells, c[0], 24, 925, 128, &kind)
+                            : gh::exact_sum_round(cells, c[0], 53, 0, 1024, &kind);
+    if (kind == gh::ExactSumKind::overflow)
+        float_overflow_error();
+    return v;
 }
 
 /* A 128-bit integer as a numeric, through its decimal digits. */
@@ -190,27 +162,64 @@ Datum value_datum(Oid type, int64 cell)
 
 } // namespace
 
+int32 value_agg_cells(const ScanAggregate &agg)
+{
+    return exact_kind(agg) ? 1 + gh::kExactCells : 3;
+}
+
+void value_agg_combine(const ScanAggregate &agg, int64 *dst, const int64 *src)
+{
+    if (src[0] == 0)
+        return;
+    if (exact_kind(agg)) {
+        dst[0] += src[0];
+        gh::exact_sum_merge(dst + 1, src + 1);
+        return;
+    }
+    if (dst[0] == 0) {
+        memcpy(dst, src, sizeof(int64) * 3);
+        return;
+    }
+    if (agg.kind == AggKind::min || agg.kind == AggKind::max) {
+        /* src's value as one more value after dst's */
+        if (is_float(agg.coltype)) {
+            add_float_extreme(agg, dst, cell_double(src[1]));
+            dst[0] += src[0] - 1;
+        } else {
+            add_word(agg, dst, src[1]);
+            dst[0] += src[0] - 1;
+        }
+        return;
+    }
+    /* integer sums and means: int8's in 128 bits */
+    dst[0] += src[0];
+    if (agg.coltype == INT8OID) {
+        __int128 s = (static_cast<__int128>(dst[2]) << 64) | static_cast<uint64>(dst[1]);
+        s += (static_cast<__int128>(src[2]) << 64) | static_cast<uint64>(src[1]);
+        dst[1] = static_cast<int64>(static_cast<uint64>(s));
+        dst[2] = static_cast<int64>(s >> 64);
+    } else {
+        dst[1] += src[1];
+    }
+}
+
 void value_agg_add(const ScanAggregate &agg, const HeapColumn &col, TupleDesc desc, const HeapTupleData *tuples,
                    const double *values, const bool *nulls, int64 *const *groups, int n, bool reversed)
 {
     if (is_float(agg.coltype)) {
-        /* a time-ordered table brings long runs of one group: each run's state stays in registers */
-        int64 *run = NULL;
-        FloatState f{};
+        const bool exact = exact_kind(agg);
         for (int j = 0; j < n; j++) {
             const int i = reversed ? n - 1 - j : j;
             if (nulls[i] || groups[i] == NULL)
                 continue;
-            if (groups[i] != run) {
-                if (run != NULL)
-                    store_float(run, f);
-                run = groups[i];
-                f = load_float(run);
+            int64 *c = groups[i];
+            if (exact) {
+                c[0]++;
+                gh::exact_sum_add(c + 1, values[i]);
+            } else {
+                add_float_extreme(agg, c, values[i]);
             }
-            add_float(agg, f, values[i]);
         }
-        if (run != NULL)
-            store_float(run, f);
         return;
     }
     for (int j = 0; j < n; j++) {
@@ -223,15 +232,21 @@ void value_agg_add(const ScanAggregate &agg, const HeapColumn &col, TupleDesc de
 
 Datum value_agg_result(const ScanAggregate &agg, const int64 *c, bool partial, bool *isnull)
 {
-    static const int64 none[kValueAggCells] = {0, 0, 0};
+    static const int64 none[1 + gh::kExactCells] = {};
     if (c == NULL)
         c = none;
     const int64 n = c[0];
     *isnull = false;
     if (agg.kind == AggKind::avg && partial) {
-        /* the states' initial values are not NULL: {0,0} and {0,0,0} */
+        /*
+         * The states' initial values are not NULL: {0,0} and {0,0,0}.  A
+         * mean's Sxx serves only var_ and stddev_, never avg: NaN, which
+         * float8_combine carries without the overflow check that a made-up
+         * finite one could trip.
+         */
         if (is_float(agg.coltype))
-            return float8_array(static_cast<double>(n), cell_double(c[1]), cell_double(c[2]));
+            return float8_array(static_cast<double>(n), n == 0 ? 0.0 : exact_result(agg, c),
+                                n == 0 ? 0.0 : get_float8_nan());
         return int8_array(n, c[1]);
     }
     if (n == 0) {
@@ -242,13 +257,13 @@ Datum value_agg_result(const ScanAggregate &agg, const int64 *c, bool partial, b
     case AggKind::sum:
         switch (agg.coltype) {
         case INT8OID: return int128_numeric((static_cast<__int128>(c[2]) << 64) | static_cast<uint64>(c[1]));
-        case FLOAT4OID: return Float4GetDatum(static_cast<float4>(cell_double(c[1])));
-        case FLOAT8OID: return Float8GetDatum(cell_double(c[1]));
+        case FLOAT4OID: return Float4GetDatum(static_cast<float4>(exact_result(agg, c)));
+        case FLOAT8OID: return Float8GetDatum(exact_result(agg, c));
         }
         return Int64GetDatum(c[1]);
     case AggKind::avg: {
         if (is_float(agg.coltype))
-            return Float8GetDatum(cell_double(c[1]) / static_cast<double>(n));
+            return Float8GetDatum(exact_result(agg, c) / static_cast<double>(n));
         Datum sum = agg.coltype == INT8OID
                         ? int128_numeric((static_cast<__int128>(c[2]) << 64) | static_cast<uint64>(c[1]))
                         : NumericGetDatum(int64_to_numeric(c[1]));

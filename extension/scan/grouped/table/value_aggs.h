@@ -8,14 +8,14 @@
  *   - min and max of a date, timestamp or timestamptz column,
  * each in the group's cells, as PostgreSQL's own transition functions do:
  * integer sums exactly (int8's in 128 bits, as int8_avg_accum), their
- * means as numeric_div of the same numerics; float sums and means by
- * float8_pl and float8_accum's steps, value after value in the rows'
- * order, so that a serial scan's answer is the ordinary serial plan's to
- * the bit, and an overflow raises the same error at the same row.  That
- * order is why these aggregates keep a scan serial and off the GPU's
- * pages: a worker's or the GPU's share would be summed in another order.
+ * means as numeric_div of the same numerics, min and max by the type's
+ * order.  Float sums and means are summed exactly and rounded once
+ * (value_aggs.cpp), so that they do not depend on how the rows were split
+ * between processes; they may differ from the ordinary plan's sequential
+ * sum in the last bits.
  *
- * Each aggregate has three cells: its non-NULL values, then its state.
+ * Each aggregate has value_agg_cells() cells: its non-NULL values, then
+ * its state; zeroed cells are the state of no row.
  */
 #ifndef GH_SCAN_VALUE_AGGS_H
 #define GH_SCAN_VALUE_AGGS_H
@@ -25,14 +25,21 @@
 
 namespace gpu_histogram {
 
-constexpr int32 kValueAggCells = 3;
+/* The cells aggregate agg takes in each group. */
+int32 value_agg_cells(const ScanAggregate &agg);
+
+/*
+ * Adds the state in src (of another process, or another part of the
+ * table) into dst, as the aggregate's combine function would.
+ */
+void value_agg_combine(const ScanAggregate &agg, int64 *dst, const int64 *src);
 
 /*
  * Adds tuples[0 .. n) to aggregate agg (its column col), each into the
  * cells groups[i] points at, in line-pointer order: tuples are in that
- * order, or reversed.  A float column's values and NULLs come read
- * (values, nulls); an integer or time column's are read here.  May raise
- * float8_pl's and float8_accum's overflow error.
+ * order, or reversed (min and max keep the first of equal values,
+ * as float8smaller does with 0 and -0).  A float column's values and NULLs
+ * come read (values, nulls); an integer or time column's are read here.
  */
 void value_agg_add(const ScanAggregate &agg, const HeapColumn &col, TupleDesc desc, const HeapTupleData *tuples,
                    const double *values, const bool *nulls, int64 *const *groups, int n, bool reversed);
@@ -41,7 +48,8 @@ void value_agg_add(const ScanAggregate &agg, const HeapColumn &col, TupleDesc de
  * The aggregate's result from its cells: its final value, or with partial
  * its partial state (value_aggregate_partial() has said it has one), as
  * PostgreSQL's combine function takes it; *isnull where it has no value.
- * NULL cells: the group had no row.
+ * NULL cells: the group had no row.  A float sum past the type's range
+ * raises float8_pl's overflow error.
  */
 Datum value_agg_result(const ScanAggregate &agg, const int64 *cells, bool partial, bool *isnull);
 
