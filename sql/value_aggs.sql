@@ -160,9 +160,12 @@ SELECT q, c.* FROM (VALUES
 -- on the GPU's grouped pages, which CI parses on the CPU (gpu_histogram.debug_pages_on_cpu): the DEBUG
 -- line says the pages were batched; the same exact sums, serially and with workers
 SET gpu_histogram.debug_pages_on_cpu = on;
+SET gpu_histogram.debug_pages_per_batch = 8;
 SET client_min_messages = debug1;
-SELECT * FROM va_exact_check($$SELECT g, sum(x), avg(x), sum(f4), avg(f4), gpu_histogram(x, -1e6, 1e6, 8) FROM va_exact GROUP BY g$$);
+SELECT count(*) AS hours FROM (SELECT date_trunc('hour', ts), avg(x), max(x), gpu_histogram(x, 0, 1, 8) AS h FROM va_t GROUP BY 1) s
+WHERE h IS NOT NULL;
 RESET client_min_messages;
+SELECT * FROM va_exact_check($$SELECT g, sum(x), avg(x), sum(f4), avg(f4), gpu_histogram(x, -1e6, 1e6, 8) FROM va_exact GROUP BY g$$);
 SELECT q, c.* FROM (VALUES
     ($$SELECT date_trunc('hour', ts) AS hour, round(avg(x)::numeric, 12) AS mean, max(x) AS top, min(x), gpu_histogram(x, 0, 1, 8) AS h FROM va_t GROUP BY 1$$),
     ($$SELECT g, sum(g), min(d), max(ts), avg(b), gpu_histogram(x, 0, 1, 8) FROM va_t GROUP BY g$$),
@@ -179,6 +182,7 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 RESET gpu_histogram.debug_pages_on_cpu;
+RESET gpu_histogram.debug_pages_per_batch;
 
 -- workers: each process's groups are merged in the scan, exactly (no Finalize Aggregate's float8_combine)
 SET max_parallel_workers_per_gather = 4;
