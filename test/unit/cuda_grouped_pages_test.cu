@@ -1910,3 +1910,122 @@ TEST_F(GroupedPages, RefusedSpecsAndArguments)
 }
 
 } // namespace
+
+namespace {
+
+/* A group's value aggregates as the kernel must leave them, summed on the host in the pages' order. */
+struct AggReference {
+    int64_t n[4] = {};
+    int64_t exact[gh::kExactCells] = {};
+    __int128 big = 0;
+    uint64_t max_key = 0, min_key = 0;
+};
+
+} // namespace
+
+/*
+ * sum, avg, min and max beside the histogram (kernel_page_aggs.cuh): an
+ * exact float sum whose values span 1e-300 to 1e300 with NaN, infinities
+ * and -0; a bigint sum that carries into its high word; the float max and
+ * an int4 column's min.  Pages hold runs of one group with rows of others
+ * among them, so that the block's accumulator moves and rows also go
+ * straight to the global cells; on the shared, the global and a 3-block
+ * grid, each group's cells equal the host's: the exact sum rounded the
+ * same, to the bit, with the same counts of NaN and infinities.
+ */
+TEST_F(GroupedPages, ValueAggregatesBesideTheHistogram)
+{
+    const Layout layout{{8, 8}, {4, 4}, {8, 8}}; /* value (float8), key (int4), big (int8) */
+    std::mt19937_64 rng(2026);
+    constexpr int kGroups = 6;
+    const double specials[] = {kNaN, kInf, -kInf, -0.0, 1e300, -1e300, 1e-300, 5e-324};
+    std::vector<AggReference> want(kGroups + 1);
+    Written written;
+    const size_t npages = 60;
+    for (size_t p = 0; p < npages; p++) {
+        PageWriter w(pool_page(p));
+        const int run = static_cast<int>(p / 10); /* ten pages a group */
+        for (int r = 0; r < 150; r++) {
+            const int g = rng() % 5 == 0 ? static_cast<int>(rng() % kGroups) : run;
+            double x = std::ldexp(static_cast<double>(static_cast<int64_t>(rng() >> 11)) - 4e15, -static_cast<int>(rng() % 60));
+            if (rng() % 50 == 0)
+                x = specials[rng() % 8];
+            const int64_t big = static_cast<int64_t>(rng()) | (int64_t(1) << 62);
+            const bool null_x = rng() % 17 == 0;
+            ASSERT_TRUE(w.add_tuple(layout, {null_x ? heap_pages::null_datum() : heap_pages::float8_datum(x),
+                                             heap_pages::int_datum(g), heap_pages::int_datum(big)}));
+            AggReference &a = want[static_cast<size_t>(g)];
+            if (!null_x) {
+                a.n[0]++;
+                gh::exact_sum_add(a.exact, x);
+                a.n[1]++;
+                int64_t bits;
+                std::memcpy(&bits, &x, sizeof bits);
+                a.max_key = std::max<uint64_t>(a.max_key, gh::page_agg_key(bits, true));
+            }
+            a.n[2]++;
+            a.min_key = std::max<uint64_t>(a.min_key, ~gh::page_agg_key(g, false));
+            a.n[3]++;
+            a.big += big;
+        }
+        written.push_back(w.lines());
+    }
+    std::vector<int64_t> table;
+    GroupedPageSpec spec{};
+    spec.value = column(layout, 1, PageValueType::float8);
+    spec.interval = BucketSpec{-1, 1, 4, BucketRule::pg16};
+    spec.nkeys = 1;
+    spec.keys[0] = column_key(column(layout, 2, PageValueType::int4), 0, kGroups);
+    const std::pair<gh::PageAggKind, int> aggs[] = {{gh::PageAggKind::exact_sum, 1},
+                                                    {gh::PageAggKind::max_key, 1},
+                                                    {gh::PageAggKind::min_key, 2},
+                                                    {gh::PageAggKind::int8_sum, 3}};
+    for (const auto &[kind, attno] : aggs) {
+        const PageValueType type = attno == 1 ? PageValueType::float8 : attno == 2 ? PageValueType::int4 : PageValueType::int8;
+        const gh::PageColumn col = column(layout, attno, type);
+        gh::PageAgg &agg = spec.aggs[spec.naggs++];
+        agg.kind = kind;
+        agg.is_float = attno == 1;
+        agg.cells = gh::page_agg_cells(kind);
+        agg.column_first = static_cast<uint32_t>(table.size());
+        std::vector<int64_t> words(gh::kPageColumnWords, 0);
+        std::memcpy(words.data(), &col, sizeof col);
+        table.insert(table.end(), words.begin(), words.end());
+    }
+    ASSERT_TRUE(gh::grouped_page_spec_fits(spec, table.data(), static_cast<int64_t>(table.size())));
+    const int64_t slots = gh::grouped_page_slots(spec);
+    ASSERT_EQ(slots, 4 + 3 + (1 + gh::kExactCells) + 3 + 3 + 3);
+    std::vector<uint64_t> words = words_for(written, 0, npages);
+    for (gh::KernelPath path : {gh::KernelPath::shared, gh::KernelPath::global, gh::KernelPath::automatic}) {
+        const Outcome got = grouped_on_kernel(spec, table, words, gh_test::forced(limits, path, path == gh::KernelPath::automatic ? 3 : 0));
+        const std::string what = path == gh::KernelPath::shared ? "shared" : path == gh::KernelPath::global ? "global" : "3 blocks";
+        ASSERT_EQ(got.errors, 0) << what;
+        for (int g = 0; g < kGroups; g++) {
+            const int64_t *c = got.counts.data() + g * slots + gh::grouped_page_rows_cell(spec) + 1;
+            AggReference &a = want[static_cast<size_t>(g)];
+            EXPECT_EQ(c[0], a.n[0]) << what << " group " << g;
+            int64_t gpu_exact[gh::kExactCells];
+            std::memcpy(gpu_exact, c + 1, sizeof gpu_exact);
+            for (int s = gh::kExactNaN; s <= gh::kExactNegZero; s++)
+                EXPECT_EQ(gpu_exact[s], a.exact[s]) << what << " group " << g << " special " << s;
+            gh::ExactSumKind k1, k2;
+            const double v1 = gh::exact_sum_round(gpu_exact, a.n[0], 53, 0, 1024, &k1);
+            int64_t host_exact[gh::kExactCells];
+            std::memcpy(host_exact, a.exact, sizeof host_exact);
+            const double v2 = gh::exact_sum_round(host_exact, a.n[0], 53, 0, 1024, &k2);
+            EXPECT_EQ(std::memcmp(&v1, &v2, sizeof v1), 0) << what << " group " << g << ": " << v1 << " for " << v2;
+            EXPECT_EQ(k1, k2) << what << " group " << g;
+            c += 1 + gh::kExactCells;
+            EXPECT_EQ(c[0], a.n[1]) << what << " group " << g;
+            EXPECT_EQ(static_cast<uint64_t>(c[1]), a.max_key) << what << " group " << g;
+            c += 3;
+            EXPECT_EQ(c[0], a.n[2]) << what << " group " << g;
+            EXPECT_EQ(static_cast<uint64_t>(c[1]), a.min_key) << what << " group " << g;
+            EXPECT_EQ(gh::page_agg_word(~static_cast<uint64_t>(c[1]), false), g) << what << " group " << g;
+            c += 3;
+            EXPECT_EQ(c[0], a.n[3]) << what << " group " << g;
+            const __int128 big = (static_cast<__int128>(c[2]) << 64) | static_cast<uint64_t>(c[1]);
+            EXPECT_TRUE(big == a.big) << what << " group " << g;
+        }
+    }
+}
