@@ -175,6 +175,32 @@ SELECT q, c.* FROM gp_times, LATERAL rt_compare(q) c ORDER BY n;
 RESET client_min_messages;
 DROP TABLE gp_time, gp_times;
 
+-- A text column as a key (scan/keys/column_key.cpp): a dictionary of its
+-- values, whose bytes the GPU matches.  The first scan's dictionary holds
+-- the values the statistics name; the values the host met on the pages
+-- whose rows the dictionary lacked are remembered (text_memo.h), and the
+-- next scan's dictionary holds them all (the DEBUG lines' groups).  NULLs,
+-- a long value (a 4-byte header), a compressed one (the host's), varchar,
+-- text COLLATE "C", and the mean line beside them.
+CREATE TABLE gp_text (host text, tag varchar, x float8) WITH (autovacuum_enabled = off);
+INSERT INTO gp_text
+SELECT CASE WHEN i % 53 = 0 THEN NULL WHEN i % 61 = 0 THEN repeat('long host ', 20)
+            WHEN i % 1009 = 0 THEN repeat(md5(i::text), 200) ELSE 'host-' || (i * 7 % 500) END,
+       'tag-' || i % 3, (i % 1000) / 1000.0
+FROM generate_series(1, 20000) i;
+SELECT rt_await_snapshots() AS settled;
+VACUUM ANALYZE gp_text;
+CREATE TEMP TABLE gp_texts (n int GENERATED ALWAYS AS IDENTITY, q text);
+INSERT INTO gp_texts (q) VALUES
+    ($$SELECT host, gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM gp_text GROUP BY host$$),
+    ($$SELECT host, gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM gp_text GROUP BY host$$),
+    ($$SELECT tag, host COLLATE "C" AS host, gpu_histogram(x, 0, 1, 8) AS h FROM gp_text WHERE x < 0.5 GROUP BY 1, 2$$),
+    ($$SELECT host, round(avg(x)::numeric, 12) AS mean, max(x) AS top, gpu_histogram(x, 0, 1, 8) AS h FROM gp_text WHERE host IN ('host-7', 'host-14') OR host IS NULL GROUP BY host$$);
+SET client_min_messages = debug1;
+SELECT q, c.* FROM gp_texts, LATERAL rt_compare(q) c ORDER BY n;
+RESET client_min_messages;
+DROP TABLE gp_text, gp_texts;
+
 RESET max_parallel_workers_per_gather;
 RESET gpu_histogram.debug_pages_per_batch;
 RESET gpu_histogram.debug_pages_on_cpu;

@@ -178,6 +178,31 @@ bool word_column_fits(const PageColumn &col)
     }
 }
 
+/*
+ * A text key's dictionary, in host memory: each value inside the table,
+ * of a length that fits it, and in strictly ascending order of (length,
+ * bytes), which the kernel's binary search trusts.
+ */
+bool text_dictionary_fits(const PageKey &key, const int64_t *table, int64_t table_words)
+{
+    const int64_t *at = table + key.table_first;
+    for (uint32_t i = 0; i < key.slots; i++) {
+        if (at[i] < 0 || at[i] >= table_words)
+            return false;
+        const int64_t len = table[at[i]];
+        if (len < 0 || len > kMaxTextKeyBytes || at[i] + 1 + (len + 7) / 8 > table_words)
+            return false;
+        if (i == 0)
+            continue;
+        const int64_t prev = table[at[i - 1]];
+        if (prev > len)
+            return false;
+        if (prev == len && memcmp(table + at[i - 1] + 1, table + at[i] + 1, static_cast<size_t>(len)) >= 0)
+            return false;
+    }
+    return true;
+}
+
 } // namespace
 
 bool grouped_page_spec_fits(const GroupedPageSpec &spec, int64_t table_words)
@@ -264,6 +289,11 @@ bool grouped_page_spec_fits(const GroupedPageSpec &spec, const int64_t *table, i
         case PageKeyKind::width_bucket:
             if (!page_column_fits(key.column) || validate_spec(key.wb) != SpecError::none ||
                 static_cast<int64_t>(key.slots) != static_cast<int64_t>(key.wb.nbins) + 2)
+                return false;
+            break;
+        case PageKeyKind::text:
+            if (!text_column_fits(key.column) || static_cast<int64_t>(key.table_first) + key.slots > table_words ||
+                (table != nullptr && !text_dictionary_fits(key, table, table_words)))
                 return false;
             break;
         default: return false;

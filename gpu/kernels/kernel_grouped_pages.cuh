@@ -117,6 +117,35 @@ __host__ __device__ __forceinline__ bool text_listed(const PageQual &q, const in
 }
 
 /*
+ * A text value stored at page + at: its bytes and their number, where it
+ * lies inline without compression; false for a compressed or out-of-line
+ * one, which is the host's.
+ */
+__host__ __device__ __forceinline__ bool text_bytes(const unsigned char *page, uint32_t at,
+                                                   const unsigned char **bytes, uint32_t *n)
+{
+    const uint8_t first = page[at];
+    uint32_t header, size;
+    if (first == heap_layout::kVarExternal)
+        return false;
+    if (first & 1) {
+        header = 1;
+        size = first >> 1;
+    } else {
+        const uint32_t word = load_from_page<uint32_t>(page, at);
+        if ((word & 3) != 0) /* compressed inline */
+            return false;
+        header = 4;
+        size = word >> 2 & 0x3FFFFFFFu;
+    }
+    if (size < header)
+        return false;
+    *bytes = page + at + header;
+    *n = size - header;
+    return true;
+}
+
+/*
  * A text column's comparison with a qual's values: a value stored inline
  * without compression is compared as bytes, as texteq does under a
  * deterministic collation; a compressed or out-of-line one is the host's
@@ -125,29 +154,44 @@ __host__ __device__ __forceinline__ bool text_listed(const PageQual &q, const in
 __host__ __device__ __forceinline__ bool text_passes(const unsigned char *page, uint32_t at, const PageQual &q,
                                                     const int64_t *table, bool *bad)
 {
-    const uint8_t first = page[at];
-    uint32_t header, size;
-    if (first == heap_layout::kVarExternal) {
+    const unsigned char *bytes;
+    uint32_t n;
+    if (!text_bytes(page, at, &bytes, &n)) {
         *bad = true;
         return false;
     }
-    if (first & 1) {
-        header = 1;
-        size = first >> 1;
-    } else {
-        const uint32_t word = load_from_page<uint32_t>(page, at);
-        if ((word & 3) != 0) { /* compressed inline */
-            *bad = true;
-            return false;
-        }
-        header = 4;
-        size = word >> 2 & 0x3FFFFFFFu;
+    return text_listed(q, table, bytes, n) == (q.cmp == PageCmp::in);
+}
+
+/*
+ * Where n bytes lie among a text key's dictionary (PageKeyKind::text):
+ * its `slots` values, each a word with its length and then its bytes,
+ * found through the words at table + table_first, which hold where each
+ * starts in the table, in the order of (length, bytes); -1 if absent.
+ */
+__host__ __device__ __forceinline__ int64_t text_slot(const PageKey &key, const int64_t *table,
+                                                     const unsigned char *bytes, uint32_t n)
+{
+    const int64_t *at = table + key.table_first;
+    uint32_t lo = 0, hi = key.slots; /* the first entry not below the value: in [lo, hi] */
+    auto order = [&](uint32_t i) {
+        const int64_t *entry = table + at[i];
+        if (entry[0] != static_cast<int64_t>(n))
+            return entry[0] < static_cast<int64_t>(n) ? -1 : 1;
+        const unsigned char *value = reinterpret_cast<const unsigned char *>(entry + 1);
+        for (uint32_t b = 0; b < n; b++)
+            if (value[b] != bytes[b])
+                return value[b] < bytes[b] ? -1 : 1;
+        return 0;
+    };
+    while (lo < hi) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (order(mid) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    if (size < header) {
-        *bad = true;
-        return false;
-    }
-    return text_listed(q, table, page + at + header, size - header) == (q.cmp == PageCmp::in);
+    return lo < key.slots && order(lo) == 0 ? static_cast<int64_t>(lo) : -1;
 }
 
 /* Whether the tuple passes the qual; a NULL column fails, as a strict operator gives, but the NULL tests. */
@@ -190,6 +234,18 @@ __host__ __device__ __forceinline__ bool key_slot(const unsigned char *page, uin
     if (f == Found::null || (f == Found::missing && !key.column.has_missing)) {
         *slot = key.slots;
         return key.null_host == 0;
+    }
+    if (key.kind == PageKeyKind::text) {
+        /* a value the dictionary lacks, a compressed or out-of-line one, or the column's missing value: the host's */
+        const unsigned char *bytes;
+        uint32_t n;
+        if (f != Found::present || !text_bytes(page, at, &bytes, &n))
+            return false;
+        const int64_t s = text_slot(key, table, bytes, n);
+        if (s < 0)
+            return false;
+        *slot = static_cast<uint32_t>(s);
+        return true;
     }
     if (key.kind == PageKeyKind::width_bucket) {
         const double y = f == Found::present ? page_value(page, at, key.column.type) : key.column.missing_value;

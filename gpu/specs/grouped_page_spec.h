@@ -22,7 +22,10 @@
  *   - a key the host evaluated once for each value rows held
  *     (value_key.cpp) is a table of intervals too: each such value an
  *     interval with its key's group, and between them intervals whose slot
- *     is kHostSlot, values no row has shown the host yet.
+ *     is kHostSlot, values no row has shown the host yet;
+ *   - a text column is a dictionary of the values rows have shown the
+ *     host (column_key.cpp), matched as bytes, which is equality under a
+ *     deterministic collation; a value not in it is the host's.
  * A NULL key has a group of its own (slot `slots`), where a NULL column
  * has a NULL key; where it may not, null_host sends the row to the host.  A key value outside
  * the window or the table, or a NaN under width_bucket, is a row the GPU
@@ -60,19 +63,29 @@ enum class PageKeyKind : int32_t {
     column = 0,   /* slot = stored integer - base */
     intervals,    /* slot looked up among sorted intervals of the stored integer */
     width_bucket, /* slot = width_bucket(stored value as float8, wb) */
+    text,         /* slot = the text value's place in a dictionary of the values rows hold (host-built) */
 };
 
 struct PageKey {
     PageKeyKind kind;
-    PageColumn column;     /* for column and intervals: int2, int4 or int8 storage (date, timestamps) */
+    PageColumn column;     /* for column and intervals: int2, int4 or int8 storage (date, timestamps); text: a varlena */
     uint32_t slots;        /* key values with a group; NULL is slot `slots` */
     int64_t base;          /* column: the window's first value */
-    uint32_t table_first;  /* intervals: where in the table its starts, then their slots, lie */
+    /*
+     * intervals: where in the table its starts, then their slots, lie;
+     * text: where `slots` words lie that say where each of the dictionary's
+     * values lies in the table (a word with its length in bytes, then its
+     * bytes padded to a word), in the order of (length, bytes)
+     */
+    uint32_t table_first;
     uint32_t intervals;    /* intervals: how many; interval i is [start[i], start[i + 1]) ... */
     int64_t end;           /* ... and the last one ends before `end` */
     BucketSpec wb;         /* width_bucket: validated; slots = wb.nbins + 2 */
     int32_t null_host;     /* a NULL column is the host's, not the NULL group */
 };
+
+/* The longest value a text key's dictionary holds: longer ones are the host's. */
+constexpr int64_t kMaxTextKeyBytes = 1024;
 
 /* An interval's slot for values whose key only the host knows: their rows are the host's. */
 constexpr int64_t kHostSlot = -1;

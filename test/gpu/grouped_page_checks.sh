@@ -71,6 +71,8 @@ SET gpu_histogram.device = $device;" "$query")
 }
 
 serial="SET max_parallel_workers_per_gather = 0;"
+# a first query in the same session, so that the answer compared is the second's (keys met by value)
+warm() { echo "$serial SET client_min_messages = warning; CREATE TEMP TABLE warm AS $1; DROP TABLE warm;"; }
 parallel="SET max_parallel_workers_per_gather = 4; SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;"
 
 check "GROUP BY g (NULL keys), count(*), count(x)" "$serial" \
@@ -173,7 +175,6 @@ check "the metrics table: device_id LIKE beside a day's range, the hourly heatma
     "SELECT date_trunc('hour', time) AS hour, gpu_histogram(cpu, 0, 1, 16) AS h, count(*) AS n FROM gh_gpm WHERE time >= '2024-03-09' AND time < '2024-03-10' AND device_id LIKE 'device-1%' GROUP BY 1" 1
 # keys by value (scan/keys/value_key.cpp): a first query in the same session meets each value of g,
 # and the answer compared is the second's, whose GPU table holds them all
-warm() { echo "$serial SET client_min_messages = warning; CREATE TEMP TABLE warm AS $1; DROP TABLE warm;"; }
 q="SELECT g % 10 AS k, gpu_histogram(cpu, 0, 1, 16) AS h, count(*) AS n FROM gh_gpm GROUP BY 1"
 check "the metrics table: GROUP BY g % 10 after a text column, its values met by a first query" "$(warm "$q")" "$q"
 q="SELECT g::text AS k, date_trunc('hour', time) AS hour, gpu_histogram(cpu, 0, 1, 16) AS h FROM gh_gpm WHERE time >= '2024-03-09' AND time < '2024-03-16' GROUP BY 1, 2"
@@ -182,6 +183,14 @@ q="SELECT CASE WHEN g < 30 THEN 'low' WHEN g < 60 THEN 'mid' END AS k, gpu_histo
 check "the metrics table: a CASE over g (NULL keys), an IN list" "$(warm "$q")" "$q"
 q="SELECT coalesce(g, -1) % 7 AS k, gpu_histogram(cpu, 0, 1, 16) AS h FROM gh_gpm GROUP BY 1"
 check "the metrics table: coalesce(g, -1) % 7, a NULL column's key not NULL: those rows the host's" "$(warm "$q")" "$q" 1
+# a text column as the key (scan/keys/column_key.cpp): a dictionary of its values matched as bytes on the
+# GPU, the values a first query met remembered for the next (text_memo.h); NULLs, the long name's 4-byte header
+q="SELECT device_id, gpu_histogram(cpu, 0, 1, 16) AS h, count(*) AS n FROM gh_gpm GROUP BY 1"
+check "the metrics table: GROUP BY device_id, its values met by a first query" "$(warm "$q")" "$q"
+q="SELECT device_id, date_trunc('day', time) AS day, round(avg(cpu)::numeric, 9) AS mean, gpu_histogram(cpu, 0, 1, 16) AS h FROM gh_gpm WHERE time >= '2024-03-09' AND time < '2024-03-12' GROUP BY 1, 2"
+check "the metrics table: device_id and the day, the mean line beside" "$(warm "$q")" "$q"
+q="SELECT device_id, gpu_histogram(cpu, 0, 1, 16) AS h FROM gh_gpm GROUP BY 1"
+check "the metrics table: GROUP BY device_id, 4 workers" "$(warm "$q") $parallel" "$q"
 # sum, avg, min and max beside the histogram on the GPU's pages (gpu/kernels/kernel_page_aggs.cuh): float
 # means to 9 places (the scan's are exactly rounded, the ordinary plan's sequential: their 15-digit numeric
 # casts straddle a 12th place in 4 of these 5,002 hours), the rest to the bit

@@ -2029,3 +2029,92 @@ TEST_F(GroupedPages, ValueAggregatesBesideTheHistogram)
         }
     }
 }
+
+namespace {
+
+/* A text key's dictionary as the host lays it out (column_key.cpp): where each value starts, then the values. */
+PageKey text_key(const gh::PageColumn &col, std::vector<std::string> values, std::vector<int64_t> *table)
+{
+    std::sort(values.begin(), values.end(), [](const std::string &a, const std::string &b) {
+        return a.size() != b.size() ? a.size() < b.size() : a < b;
+    });
+    PageKey key{};
+    key.kind = PageKeyKind::text;
+    key.column = col;
+    key.slots = static_cast<uint32_t>(values.size());
+    key.table_first = static_cast<uint32_t>(table->size());
+    int64_t at = static_cast<int64_t>(table->size() + values.size());
+    std::vector<int64_t> entries;
+    for (const std::string &v : values) {
+        table->push_back(at + static_cast<int64_t>(entries.size()));
+        entries.push_back(static_cast<int64_t>(v.size()));
+        std::vector<int64_t> words((v.size() + 7) / 8, 0);
+        std::memcpy(words.data(), v.data(), v.size());
+        entries.insert(entries.end(), words.begin(), words.end());
+    }
+    table->insert(table->end(), entries.begin(), entries.end());
+    return key;
+}
+
+} // namespace
+
+/*
+ * A text key places a row by its bytes among the dictionary's values,
+ * ordered by (length, bytes): slot i for the i-th; NULL is the NULL slot;
+ * a value the dictionary lacks (a prefix, another case, a longer one), a
+ * compressed or out-of-line one, and a tuple stored before the column was
+ * added with a missing value are the host's.  A dictionary out of order,
+ * or one pointing past the table, is refused.
+ */
+TEST(GroupedPagesHost, TextKeysByDictionary)
+{
+    ASSERT_NE(pool(), nullptr);
+    const Layout layout{{gh::kVarlenaLen, 4}, {gh::kVarlenaLen, 4}, {8, 8}};
+    const std::string long_a(300, 'a');
+    const std::vector<Datum> texts{text_datum("host3"),  text_datum("host30"), text_datum(""),
+                                   text_datum(long_a),   text_datum("host"),   heap_pages::null_datum(),
+                                   heap_pages::varlena_datum(5000, true, 'h'), heap_pages::toast_pointer_datum(7),
+                                   text_datum("HOST3")};
+    PageWriter w(pool_page(0));
+    for (size_t r = 0; r < texts.size(); r++)
+        ASSERT_TRUE(w.add_tuple(layout, {text_datum(std::string(r * 37 % 200, 'p')), texts[r],
+                                         heap_pages::float8_datum(0.5)}));
+    ASSERT_TRUE(w.add_tuple({{gh::kVarlenaLen, 4}}, {text_datum("p")})); /* 9: before ADD COLUMN */
+    gh::PageColumn t = heap_pages::page_column(layout, 2, PageValueType::text);
+    t.fixed_offset = -1;
+    std::vector<int64_t> table{42};
+    GroupedPageSpec spec{};
+    spec.value = heap_pages::page_column(layout, 3, PageValueType::float8);
+    spec.interval = BucketSpec{0, 1, 4, BucketRule::pg16}; /* 7 cells a group */
+    spec.nkeys = 1;
+    /* in order: "" 0, "host" 1, "host3" 2, "host30" 3, long_a 4; NULL 5 */
+    spec.keys[0] = text_key(t, {"host30", "host3", "", long_a, "host"}, &table);
+    ASSERT_TRUE(gh::grouped_page_spec_fits(spec, table.data(), static_cast<int64_t>(table.size())));
+    const int64_t want_slot[] = {2, 3, 0, 4, 1, 5, -1, -1, -1, 5};
+    for (uint32_t i = 0; i < 10; i++) {
+        const RowResult got = evaluated(pool_page(0), i, spec, table);
+        if (want_slot[i] < 0) {
+            EXPECT_EQ(got.fate, RowFate::host) << "row " << i;
+            continue;
+        }
+        ASSERT_EQ(got.fate, RowFate::count) << "row " << i;
+        EXPECT_EQ(got.row_cell, want_slot[i] * 7 + 6) << "row " << i;
+    }
+    /* the column's missing value: the host's, whatever it is */
+    spec.keys[0].column.has_missing = true;
+    EXPECT_EQ(evaluated(pool_page(0), 9, spec, table).fate, RowFate::host);
+    spec.keys[0].column.has_missing = false;
+    /* a dictionary the kernel's search could not trust */
+    GroupedPageSpec bad = spec;
+    std::vector<int64_t> swapped = table;
+    std::swap(swapped[bad.keys[0].table_first + 1], swapped[bad.keys[0].table_first + 2]);
+    EXPECT_FALSE(gh::grouped_page_spec_fits(bad, swapped.data(), static_cast<int64_t>(swapped.size())));
+    std::vector<int64_t> repeated = table;
+    repeated[bad.keys[0].table_first + 2] = repeated[bad.keys[0].table_first + 1];
+    EXPECT_FALSE(gh::grouped_page_spec_fits(bad, repeated.data(), static_cast<int64_t>(repeated.size())));
+    std::vector<int64_t> past = table;
+    past[bad.keys[0].table_first + 4] = static_cast<int64_t>(past.size());
+    EXPECT_FALSE(gh::grouped_page_spec_fits(bad, past.data(), static_cast<int64_t>(past.size())));
+    bad.keys[0].slots = static_cast<uint32_t>(table.size());
+    EXPECT_FALSE(gh::grouped_page_spec_fits(bad, static_cast<int64_t>(table.size())));
+}

@@ -5,16 +5,22 @@
  * words; text and varchar are their bytes, only under a deterministic
  * collation, whose equality is byte equality.  On the GPU an integer-like
  * column is a window of stored values, one slot each, over the range its
- * statistics and the WHERE clause give.
+ * statistics and the WHERE clause give; a text column a dictionary of the
+ * values the host has met (text_memo.h) and its statistics name.
  */
 #include "group_keys.h"
 #include "key_helpers.h"
 #include "key_tables.h"
+#include "text_memo.h"
+
+#include <algorithm>
 
 extern "C" {
 #include "access/htup_details.h"
+#include "catalog/pg_statistic.h"
 #include "fmgr.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 }
 
 namespace gpu_histogram {
@@ -56,9 +62,91 @@ bool word(GroupKey *key, TupleDesc desc, HeapTupleData *t, int64 *word)
     return heap_column_word(key->column, desc, t, word);
 }
 
+int compare_text(const struct varlena *a, const struct varlena *b)
+{
+    const Size la = VARSIZE_ANY_EXHDR(a), lb = VARSIZE_ANY_EXHDR(b);
+    if (la != lb)
+        return la < lb ? -1 : 1;
+    return memcmp(VARDATA_ANY(a), VARDATA_ANY(b), la);
+}
+
+/* The text values the column's statistics name: most common values and histogram bounds, detoasted. */
+void statistics_values(Oid relid, AttrNumber attno, struct varlena ***values, int32 *n, int32 *cap)
+{
+    HeapTuple tuple = SearchSysCache3(STATRELATTINH, ObjectIdGetDatum(relid), Int16GetDatum(attno),
+                                      BoolGetDatum(false));
+    if (!HeapTupleIsValid(tuple))
+        return;
+    for (int kind : {STATISTIC_KIND_MCV, STATISTIC_KIND_HISTOGRAM}) {
+        AttStatsSlot slot;
+        if (!get_attstatsslot(&slot, tuple, kind, InvalidOid, ATTSTATSSLOT_VALUES))
+            continue;
+        for (int i = 0; i < slot.nvalues; i++) {
+            if (*n == *cap) {
+                *cap *= 2;
+                *values = static_cast<struct varlena **>(repalloc(*values, sizeof(struct varlena *) * *cap));
+            }
+            (*values)[(*n)++] = pg_detoast_datum_copy(reinterpret_cast<struct varlena *>(DatumGetPointer(slot.values[i])));
+        }
+        free_attstatsslot(&slot);
+    }
+    ReleaseSysCache(tuple);
+}
+
+/*
+ * A text column: a dictionary (grouped_page_spec.h's PageKeyKind::text) of
+ * the values remembered for it and those of its statistics, each its own
+ * slot.  A row with a value outside it goes to the host, which counts it
+ * and, at the scan's end, remembers its value (grouped_pages.cpp).
+ */
+bool text_dictionary(GroupKey *key, const KeyRows &rows, gh::PageKey *out, KeyTables *t, int k)
+{
+    struct varlena *const *remembered;
+    const int32 nremembered = text_memo_values(rows.relid, key->def.attno, &remembered);
+    int32 n = 0, cap = Max(nremembered + 256, 256);
+    struct varlena **values = static_cast<struct varlena **>(palloc(sizeof(struct varlena *) * cap));
+    for (int32 i = 0; i < nremembered; i++)
+        values[n++] = remembered[i];
+    statistics_values(rows.relid, key->def.attno, &values, &n, &cap);
+    std::sort(values, values + n, [](const struct varlena *a, const struct varlena *b) { return compare_text(a, b) < 0; });
+    int32 kept = 0;
+    int64 words = 0;
+    for (int32 i = 0; i < n; i++) {
+        const int64 len = static_cast<int64>(VARSIZE_ANY_EXHDR(values[i]));
+        if (len > gh::kMaxTextKeyBytes || (kept > 0 && compare_text(values[kept - 1], values[i]) == 0))
+            continue;
+        values[kept++] = values[i];
+        words += 1 + (len + 7) / 8;
+    }
+    if (kept == 0 || kept > kMaxKeySlots)
+        return false;
+    /* the words saying where each value lies, then the values: a length word, then the bytes */
+    const int64 first = t->nwords;
+    int64 *table = static_cast<int64 *>(palloc0(sizeof(int64) * (kept + words)));
+    int64 at = kept;
+    for (int32 i = 0; i < kept; i++) {
+        const int64 len = static_cast<int64>(VARSIZE_ANY_EXHDR(values[i]));
+        table[i] = first + at;
+        table[at] = len;
+        memcpy(&table[at + 1], VARDATA_ANY(values[i]), static_cast<size_t>(len));
+        at += 1 + (len + 7) / 8;
+    }
+    if (first + kept + words > PG_INT32_MAX / 2)
+        return false;
+    out->table_first = static_cast<uint32>(key_tables_add_list(t, table, static_cast<int32>(kept + words)));
+    Assert(out->table_first == first);
+    out->kind = gh::PageKeyKind::text;
+    out->slots = static_cast<uint32>(kept);
+    out->null_host = 0; /* a NULL column is the NULL key */
+    t->slot_values[k] = values; /* slot s is values[s] */
+    return true;
+}
+
 bool gpu_table(GroupKey *key, const KeyRows &rows, gh::PageKey *out, KeyTables *t, int k)
 {
     const HeapColumn &col = key->column;
+    if (key->def.as_bytes)
+        return text_dictionary(key, rows, out, t, k);
     int64 lo, hi;
     if (col.type == BOOLOID) {
         lo = 0; /* false and true: every value, whatever the statistics say */

@@ -248,8 +248,15 @@ bool key_table_build(GroupKey *key, Oid relid, TupleDesc desc, const NativeQuals
                      KeyTables *t, int k)
 {
     *out = gh::PageKey{};
-    if (key->def.ops->gpu_table == NULL || !page_column_for(desc, key->column, &out->column))
+    if (key->def.ops->gpu_table == NULL)
         return false;
+    if (key->column.type == TEXTOID || key->column.type == VARCHAROID) {
+        Datum missing; /* an older tuple's value: the kernel leaves it to the host */
+        if (!page_text_column_for(desc, key->column, &out->column, &missing))
+            return false;
+    } else if (!page_column_for(desc, key->column, &out->column)) {
+        return false;
+    }
     return key->def.ops->gpu_table(key, KeyRows{relid, &quals}, out, t, k);
 }
 

@@ -8,6 +8,8 @@
 #include <algorithm>
 
 #include "../../heap/page_layout.h"
+#include "../../keys/key_kind.h"
+#include "../../keys/text_memo.h"
 
 #include "../../../device_policy.h"
 #include "../../../errors.h"
@@ -374,13 +376,36 @@ bool grouped_pages_drain(GroupedPages *gp, const HostPages &host)
     return more;
 }
 
+/*
+ * The values of the plain text columns among the keys that the host's
+ * groups hold at the table's end, remembered for the next scan's
+ * dictionaries (text_memo.h): every row whose value the GPU lacked was
+ * the host's, so they are all there, unless the groups were emitted in
+ * rounds.
+ */
+void remember_text_keys(const GroupedPages *gp, const HostPages &host)
+{
+    const GroupAgg *ga = host.ga;
+    for (int k = 0; k < ga->nkeys; k++) {
+        if (ga->keys[k].def.ops != &column_key_kind || !ga->keys[k].def.as_bytes)
+            continue;
+        MemoryContext old = MemoryContextSwitchTo(gp->cxt);
+        struct varlena **values;
+        const int32 n = group_agg_text_key_values(ga, k, &values);
+        text_memo_add(RelationGetRelid(host.rel), ga->keys[k].def.attno, values, n);
+        MemoryContextSwitchTo(old);
+    }
+}
+
 void grouped_pages_end_read(GroupedPages *gp, const HostPages &host)
 {
-    if (!gp->active)
-        return;
-    flush_last_batch(gp, host);
-    heap_reader_count_tuples(host.reader, page_gpu_finish(&gp->pages, NULL));
-    grouped_pages_parse_left(gp, host);
+    if (gp->active) {
+        flush_last_batch(gp, host);
+        heap_reader_count_tuples(host.reader, page_gpu_finish(&gp->pages, NULL));
+        grouped_pages_parse_left(gp, host);
+    }
+    if (gp->wanted)
+        remember_text_keys(gp, host);
 }
 
 namespace {

@@ -167,6 +167,12 @@ struct CountedKey {
 void group_agg_add_counts(GroupAgg *ga, const CountedKey &key, const int64 *cells, int64 rows);
 
 /*
+ * The values of text key k among the groups in the table now (a NULL key
+ * has none), in the current memory context: *out, and their number.
+ */
+int32 group_agg_text_key_values(const GroupAgg *ga, int k, struct varlena ***out);
+
+/*
  * The same counts, for a group that nothing else counted: straight into
  * slot as the group's row, with no entry in the table.  The scan's groups
  * must all be the GPU's (scan/grouped/grouping_gpu_cells.cpp), so that each

@@ -153,6 +153,36 @@ void add_counted(GroupAgg *ga, int64 *group_cells, const int64 *cells, int64 row
 
 } // namespace
 
+int32 group_agg_text_key_values(const GroupAgg *ga, int k, struct varlena ***out)
+{
+    *out = NULL;
+    if (!ga->laid_out || !group_key_is_text(&ga->keys[k]) || ga->table.ngroups == 0)
+        return 0;
+    struct varlena **values = static_cast<struct varlena **>(palloc(sizeof(struct varlena *) * ga->table.ngroups));
+    int32 n = 0;
+    for (uint32 i = 0; i < ga->table.ngroups; i++) {
+        const ScanGroup *g = ga->table.groups[i];
+        uint64 nulls;
+        memcpy(&nulls, g->key, sizeof nulls);
+        uint32 text_at = group_agg_key_bytes(ga);
+        for (int j = 0; j < ga->nkeys; j++) {
+            if ((nulls >> j) & 1 || !group_key_is_text(&ga->keys[j]))
+                continue;
+            int32 len;
+            memcpy(&len, g->key + text_at, sizeof len);
+            if (j == k) {
+                struct varlena *v = static_cast<struct varlena *>(palloc(VARHDRSZ + len));
+                SET_VARSIZE(v, VARHDRSZ + len);
+                memcpy(VARDATA(v), g->key + text_at + sizeof len, len);
+                values[n++] = v;
+            }
+            text_at += sizeof len + len;
+        }
+    }
+    *out = values;
+    return n;
+}
+
 void group_agg_add_counts(GroupAgg *ga, const CountedKey &key, const int64 *cells, int64 rows)
 {
     Assert(ga->args != NULL);
