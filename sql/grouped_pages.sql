@@ -201,6 +201,16 @@ SELECT q, c.* FROM gp_texts, LATERAL rt_compare(q) c ORDER BY n;
 RESET client_min_messages;
 DROP TABLE gp_text, gp_texts;
 
+-- What keeps a shape's pages off the GPU: EXPLAIN ANALYZE names it (and the DEBUG line)
+SELECT line FROM rt_explain($$SELECT g, gpu_histogram(x, 0, 1, 8), gpu_histogram(x, 0, 1, 16) FROM gp_t GROUP BY g$$, true) line
+WHERE line ~ 'Kept off';
+SELECT line FROM rt_explain($$SELECT g, sum(x), avg(x), min(x), max(x), sum(g), gpu_histogram(x, 0, 1, 8) FROM gp_t GROUP BY g$$, true) line
+WHERE line ~ 'Kept off';
+SELECT line FROM rt_explain($$SELECT g, gpu_histogram(x, 0, 1, 8) FROM gp_t WHERE g > 1000 GROUP BY g$$, true) line
+WHERE line ~ 'Kept off';
+SELECT count(*) AS lines FROM rt_explain($$SELECT g, avg(x), gpu_histogram(x, 0, 1, 8) FROM gp_t GROUP BY g$$, true) line
+WHERE line ~ 'Kept off';
+
 RESET max_parallel_workers_per_gather;
 RESET gpu_histogram.debug_pages_per_batch;
 RESET gpu_histogram.debug_pages_on_cpu;

@@ -305,6 +305,8 @@ void grouped_explain_plan(ScanExec *s, List *deparse_context, bool prefix, Expla
 void grouped_explain_analyze(ScanExec *s, ExplainState *es)
 {
     GroupedRows *g = s->grouped;
+    if (g->pages.refused != NULL && !s->totals_from_shared)
+        ExplainPropertyText("Pages Kept off the GPU by", g->pages.refused, es);
     if (g->nkeys == 0 || s->totals_from_shared)
         return;
     ExplainPropertyUInteger("Groups", NULL, g->table.groups_emitted, es);

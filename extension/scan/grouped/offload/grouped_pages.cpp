@@ -159,6 +159,14 @@ bool page_agg(GroupedPages *gp, TupleDesc desc, const ScanAggregate &agg, const 
     return true;
 }
 
+/* The first thing that keeps the scan's pages off the GPU, for EXPLAIN and the DEBUG line: false. */
+bool refuse(GroupedPages *gp, const char *why)
+{
+    if (gp->refused == NULL)
+        gp->refused = why;
+    return false;
+}
+
 bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nkeys)
 {
     GroupAgg *ga = host.ga;
@@ -169,13 +177,13 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
      * timestamp's stored integer; thresholds, which travel in the table
      */
     if (h < 0 || host.args[h].skip || !ga->spec_valid[h])
-        return false;
+        return refuse(gp, "the histogram's arguments (one is NULL or invalid)");
     const gh::HistogramSpec &hs = ga->specs[h];
     gh::GroupedPageSpec &spec = gp->spec;
     spec = gh::GroupedPageSpec{};
     spec.rows_to_host = host.gate != NULL;
     if (!page_column_for(desc, ga->columns[h], &spec.value))
-        return false;
+        return refuse(gp, "the histogram's column, of a type or a place the GPU does not read");
     switch (hs.kind) {
     case gh::SpecKind::float_interval:
         spec.form = gh::PageForm::width_bucket;
@@ -184,7 +192,7 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
     case gh::SpecKind::int64_interval: {
         const Oid type = ga->columns[h].type;
         if (type != DATEOID && type != TIMESTAMPOID && type != TIMESTAMPTZOID)
-            return false;
+            return refuse(gp, "the histogram's column, of a type or a place the GPU does not read");
         spec.form = gh::PageForm::time;
         spec.time = hs.int64;
         spec.value.as_word = true;
@@ -192,7 +200,7 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
     }
     case gh::SpecKind::thresholds:
         if (hs.thresholds.count < 1 || hs.thresholds.thresholds == NULL)
-            return false;
+            return refuse(gp, "the histogram's thresholds");
         spec.form = gh::PageForm::thresholds;
         spec.thresholds_count = hs.thresholds.count;
         spec.thresholds_first = static_cast<uint32>(key_tables_add_list(
@@ -213,22 +221,25 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
                 const NativeQual &q = quals.quals[j];
                 if (q.never) /* no row passes this atom: the clause's others decide */
                     continue;
-                if (spec.nquals == gh::kMaxPageQuals || !page_qual(gp, desc, q, &spec.quals[spec.nquals]))
-                    return false;
+                if (spec.nquals == gh::kMaxPageQuals)
+                    return refuse(gp, "more than six comparisons in the WHERE clause");
+                if (!page_qual(gp, desc, q, &spec.quals[spec.nquals]))
+                    return refuse(gp, "a WHERE clause's column, of a type or a place the GPU does not read");
                 spec.quals[spec.nquals++].clause = clause;
             }
             if (!always && spec.nquals == first) /* no row passes: the host counts nothing, quickly */
-                return false;
+                return refuse(gp, "no row can pass the WHERE clause");
             i = end;
         }
     }
     for (int a = 0; a < ga->naggs; a++)
         if (value_aggregate_kind(ga->aggs[a].kind) && !page_agg(gp, desc, ga->aggs[a], ga->columns[a]))
-            return false;
+            return refuse(gp, "an aggregate's column, of a place the GPU does not read");
     for (int k = 0; k < nkeys; k++) {
         if (!key_table_build(&keys[k], RelationGetRelid(host.rel), desc,
                              host.quals != NULL ? *host.quals : NativeQuals{}, &spec.keys[k], &gp->tables, k))
-            return false;
+            return refuse(gp, psprintf("GROUP BY key %d (%s), which the GPU has no table for: no statistics, no "
+                                       "value met yet, or too many values", k + 1, keys[k].def.ops->describe(&keys[k])));
         spec.nkeys++;
     }
     /*
@@ -237,8 +248,11 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
      */
     const Size per_group = group_table_bytes_per_group(ga->table.ncells, static_cast<int32>(8 * (1 + ga->nkeys)));
     const int64 groups = gh::grouped_page_groups(spec);
-    return gh::grouped_page_cells(spec) < INT32_MAX &&
-           (ga->can_flush ? groups <= kMaxFlushedGroups : static_cast<Size>(groups) <= ga->table.limit / per_group);
+    if (gh::grouped_page_cells(spec) >= INT32_MAX ||
+        (ga->can_flush ? groups > kMaxFlushedGroups : static_cast<Size>(groups) > ga->table.limit / per_group))
+        return refuse(gp, psprintf("%lld groups, past what the GPU's cells or work_mem hold",
+                                   static_cast<long long>(groups)));
+    return true;
 }
 
 /* Parses pinned all-visible pages on the host: their tuples, the quals, the groups. */
@@ -286,32 +300,48 @@ void grouped_pages_init(GroupedPages *gp, const ScanAggregate *aggs, int naggs, 
     gp->cxt = AllocSetContextCreate(parent_cxt, "GpuHistogramScan grouped pages", ALLOCSET_DEFAULT_SIZES);
     gp->tuples = static_cast<HeapTupleData *>(MemoryContextAlloc(parent_cxt, sizeof(HeapTupleData) *
                                                                                MaxHeapTuplesPerPage));
-    if (executor_only || nkeys > gh::kMaxPageKeys || !grouped_pages_may_run())
+    if (!grouped_pages_may_run())
         return;
+    if (executor_only) {
+        refuse(gp, "a WHERE clause the executor evaluates before the native ones");
+        return;
+    }
+    if (nkeys > gh::kMaxPageKeys) {
+        refuse(gp, "more than two GROUP BY keys");
+        return;
+    }
     int histograms = 0;
     for (int a = 0; a < naggs; a++)
         if (aggs[a].kind == AggKind::histogram)
             histograms++;
-    if (histograms != 1)
+    if (histograms != 1) {
+        refuse(gp, "more than one gpu_histogram");
         return;
+    }
     const int h = histogram_of(aggs, naggs);
     int value_aggs = 0;
     for (int a = 0; a < naggs; a++) {
-        if (aggs[a].kind == AggKind::count_column && aggs[a].count_attno != aggs[h].call.attno)
-            return; /* another column's NULLs */
+        if (aggs[a].kind == AggKind::count_column && aggs[a].count_attno != aggs[h].call.attno) {
+            refuse(gp, "count() of another column than the histogram's");
+            return;
+        }
         if (value_aggregate_kind(aggs[a].kind))
             value_aggs++;
     }
-    if (value_aggs > gh::kMaxPageAggs)
+    if (value_aggs > gh::kMaxPageAggs) {
+        refuse(gp, "more than four sums, means, minimums and maximums");
         return;
+    }
     /*
      * a key kept as bytes needs its kind's table, which names each slot's
      * value; key_table_build() places or refuses each key once its
      * arguments are known
      */
     for (int k = 0; k < nkeys; k++)
-        if (group_key_is_text(&keys[k]) && keys[k].def.ops->gpu_table == NULL)
+        if (group_key_is_text(&keys[k]) && keys[k].def.ops->gpu_table == NULL) {
+            refuse(gp, "a text GROUP BY key the executor computes row by row");
             return;
+        }
     gp->wanted = true;
 }
 
@@ -332,9 +362,12 @@ void grouped_pages_prepare(GroupedPages *gp, const HostPages &host, GroupKey *ke
                                gp->cxt);
         gp->active = gp->pages.possible;
     }
-    elog(DEBUG1, "gpu_histogram scan: grouped pages %s (%lld groups, %d table words)",
-         gp->active ? "on the GPU" : "on the CPU",
-         built ? static_cast<long long>(gh::grouped_page_groups(gp->spec)) : 0LL, gp->tables.nwords);
+    if (built)
+        elog(DEBUG1, "gpu_histogram scan: grouped pages %s (%lld groups, %d table words)",
+             gp->active ? "on the GPU" : "on the CPU", static_cast<long long>(gh::grouped_page_groups(gp->spec)),
+             gp->tables.nwords);
+    else
+        elog(DEBUG1, "gpu_histogram scan: grouped pages on the CPU: %s", gp->refused);
     elog(DEBUG2, "gpu_histogram scan: the grouped pages' spec and key tables took %.3f ms",
          INSTR_TIME_GET_MILLISEC(took));
 }
@@ -533,6 +566,8 @@ void grouped_pages_reset(GroupedPages *gp)
         page_gpu_end(&gp->pages);
     MemoryContextReset(gp->cxt); /* its callback gives back what page_gpu_end did not */
     gp->tried = false;
+    if (gp->wanted) /* the shape's reasons stay; a spec's are the next scan's to find again */
+        gp->refused = NULL;
     gp->active = false;
     gp->collecting = false;
     gp->collected = false;

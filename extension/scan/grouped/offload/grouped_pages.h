@@ -38,6 +38,7 @@ namespace gpu_histogram {
 struct GroupedPages {
     bool wanted;            /* the scan's shape allows pages on the GPU, and the device setting does */
     bool tried;             /* the spec was built, or found impossible, for this scan */
+    const char *refused;    /* what kept the pages off the GPU where it could have taken them (EXPLAIN ANALYZE) */
     bool active;            /* batches are taken */
     gh::GroupedPageSpec spec;
     KeyTables tables;
