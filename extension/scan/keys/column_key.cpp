@@ -62,14 +62,6 @@ bool word(GroupKey *key, TupleDesc desc, HeapTupleData *t, int64 *word)
     return heap_column_word(key->column, desc, t, word);
 }
 
-int compare_text(const struct varlena *a, const struct varlena *b)
-{
-    const Size la = VARSIZE_ANY_EXHDR(a), lb = VARSIZE_ANY_EXHDR(b);
-    if (la != lb)
-        return la < lb ? -1 : 1;
-    return memcmp(VARDATA_ANY(a), VARDATA_ANY(b), la);
-}
-
 /* The text values the column's statistics name: most common values and histogram bounds, detoasted. */
 void statistics_values(Oid relid, AttrNumber attno, struct varlena ***values, int32 *n, int32 *cap)
 {
@@ -108,12 +100,12 @@ bool text_dictionary(GroupKey *key, const KeyRows &rows, gh::PageKey *out, KeyTa
     for (int32 i = 0; i < nremembered; i++)
         values[n++] = remembered[i];
     statistics_values(rows.relid, key->def.attno, &values, &n, &cap);
-    std::sort(values, values + n, [](const struct varlena *a, const struct varlena *b) { return compare_text(a, b) < 0; });
+    std::sort(values, values + n, [](const struct varlena *a, const struct varlena *b) { return text_key_order(a, b) < 0; });
     int32 kept = 0;
     int64 words = 0;
     for (int32 i = 0; i < n; i++) {
         const int64 len = static_cast<int64>(VARSIZE_ANY_EXHDR(values[i]));
-        if (len > gh::kMaxTextKeyBytes || (kept > 0 && compare_text(values[kept - 1], values[i]) == 0))
+        if (len > gh::kMaxTextKeyBytes || (kept > 0 && text_key_order(values[kept - 1], values[i]) == 0))
             continue;
         values[kept++] = values[i];
         words += 1 + (len + 7) / 8;

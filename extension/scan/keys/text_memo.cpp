@@ -39,14 +39,6 @@ ColumnMemo memo[kMemoColumns];
 uint64 clock;
 MemoryContext memo_cxt;
 
-int compare(const struct varlena *a, const struct varlena *b)
-{
-    const Size la = VARSIZE_ANY_EXHDR(a), lb = VARSIZE_ANY_EXHDR(b);
-    if (la != lb)
-        return la < lb ? -1 : 1;
-    return memcmp(VARDATA_ANY(a), VARDATA_ANY(b), la);
-}
-
 ColumnMemo *find(Oid relid, AttrNumber attno, bool create)
 {
     ColumnMemo *oldest = &memo[0];
@@ -71,6 +63,14 @@ ColumnMemo *find(Oid relid, AttrNumber attno, bool create)
 
 } // namespace
 
+int text_key_order(const struct varlena *a, const struct varlena *b)
+{
+    const Size la = VARSIZE_ANY_EXHDR(a), lb = VARSIZE_ANY_EXHDR(b);
+    if (la != lb)
+        return la < lb ? -1 : 1;
+    return memcmp(VARDATA_ANY(a), VARDATA_ANY(b), la);
+}
+
 void text_memo_add(Oid relid, AttrNumber attno, struct varlena *const *values, int32 n)
 {
     if (n <= 0)
@@ -78,20 +78,20 @@ void text_memo_add(Oid relid, AttrNumber attno, struct varlena *const *values, i
     /* the new values sorted, in the caller's context: only those kept are copied */
     struct varlena **added = static_cast<struct varlena **>(palloc(sizeof(struct varlena *) * n));
     memcpy(added, values, sizeof(struct varlena *) * n);
-    std::sort(added, added + n, [](const struct varlena *a, const struct varlena *b) { return compare(a, b) < 0; });
+    std::sort(added, added + n, [](const struct varlena *a, const struct varlena *b) { return text_key_order(a, b) < 0; });
     ColumnMemo *m = find(relid, attno, true);
     struct varlena **merged =
         static_cast<struct varlena **>(MemoryContextAlloc(m->cxt, sizeof(struct varlena *) * (m->n + n)));
     int32 i = 0, j = 0, out = 0;
     while (i < m->n || j < n) {
-        const int c = i == m->n ? 1 : j == n ? -1 : compare(m->values[i], added[j]);
+        const int c = i == m->n ? 1 : j == n ? -1 : text_key_order(m->values[i], added[j]);
         if (c <= 0) {
             merged[out++] = m->values[i++];
             if (c == 0)
                 j++;
             continue;
         }
-        if ((out == 0 || compare(merged[out - 1], added[j]) != 0) && out < kMemoValues && m->bytes < kMemoBytes) {
+        if ((out == 0 || text_key_order(merged[out - 1], added[j]) != 0) && out < kMemoValues && m->bytes < kMemoBytes) {
             const Size len = VARSIZE_ANY_EXHDR(added[j]);
             struct varlena *v = static_cast<struct varlena *>(MemoryContextAlloc(m->cxt, VARHDRSZ + len));
             SET_VARSIZE(v, VARHDRSZ + len);

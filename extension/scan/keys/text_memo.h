@@ -26,6 +26,12 @@ namespace gpu_histogram {
  */
 void text_memo_add(Oid relid, AttrNumber attno, struct varlena *const *values, int32 n);
 
+/*
+ * The order of text key values by (length, bytes): the memo's, and the
+ * GPU's dictionaries' (grouped_page_spec.h), which it bisects in.
+ */
+int text_key_order(const struct varlena *a, const struct varlena *b);
+
 /* The values remembered for the column: their number, *out pointing at them (valid until the next add). */
 int32 text_memo_values(Oid relid, AttrNumber attno, struct varlena *const **out);
 

@@ -23,6 +23,7 @@
 #include "expression_bound.h"
 #include "expression_key.h"
 #include "key_tables.h"
+#include "text_memo.h"
 #include "value_memo.h"
 
 extern "C" {
@@ -169,14 +170,6 @@ bool page_may_raise(GroupKey *key, TupleDesc desc, HeapTupleData *tuples, int n)
     return false;
 }
 
-int compare_bytes(const struct varlena *a, const struct varlena *b)
-{
-    const Size la = VARSIZE_ANY_EXHDR(a), lb = VARSIZE_ANY_EXHDR(b);
-    if (la != lb)
-        return la < lb ? -1 : 1;
-    return memcmp(VARDATA_ANY(a), VARDATA_ANY(b), la);
-}
-
 /* The slots of the results remembered: each distinct key one, in order; slot[i] is result i's. */
 uint32 number_slots(GroupKey *key, const MemoResult **results, int32 n, int64 *slot, KeyTables *t, int k)
 {
@@ -187,7 +180,7 @@ uint32 number_slots(GroupKey *key, const MemoResult **results, int32 n, int64 *s
             order[live++] = i;
     const bool text = group_key_is_text(key);
     auto less = [&](int32 a, int32 b) {
-        return text ? compare_bytes(results[a]->bytes, results[b]->bytes) < 0 : results[a]->word < results[b]->word;
+        return text ? text_key_order(results[a]->bytes, results[b]->bytes) < 0 : results[a]->word < results[b]->word;
     };
     std::sort(order, order + live, less);
     uint32 slots = 0;
