@@ -326,7 +326,8 @@ cudaError_t bin_grouped_pages_on_device(const uint64_t *page_words, size_t npage
     };
     if (spec.form == PageForm::time)
         return launch(WordInt64Binner{kernels::Int64Binner{prepare_int64(spec.time)}});
-    if (spec.form == PageForm::thresholds) /* searched in the table, in global memory: the block's shared memory holds the page and the counters */
+    /* thresholds are searched in the table, in global memory: the block's shared memory holds the page and the counters */
+    if (spec.form == PageForm::thresholds)
         return launch(kernels::ThresholdBinner{reinterpret_cast<const double *>(table + spec.thresholds_first),
                                                spec.thresholds_count});
     return with_float_binner(spec.interval, launch);
