@@ -35,6 +35,15 @@ constexpr int32 kReadCells = 1 << 18;
  */
 constexpr int64 kMaxFlushedGroups = 1 << 20;
 
+/*
+ * Pages the host reads before a first scan of a text key builds its
+ * dictionary: 128 pages of the metrics table hold 17,400 rows, in which
+ * each of a thousand equally common devices is missing with a chance of
+ * 3 in 100 million (after 32 pages, 13 of them would be, and 83% of the
+ * pages would hold one).
+ */
+constexpr int kTextKeyFirstPages = 128;
+
 /* The one histogram of a shape grouped_pages_init() accepted. */
 int histogram_of(const ScanAggregate *aggs, int naggs)
 {
@@ -345,10 +354,60 @@ void grouped_pages_init(GroupedPages *gp, const ScanAggregate *aggs, int naggs, 
     gp->wanted = true;
 }
 
+namespace {
+
+/*
+ * The values of the plain text columns among the keys that the host's
+ * groups hold at the table's end, remembered for the next scan's
+ * dictionaries (text_memo.h): every row whose value the GPU lacked was
+ * the host's, so they are all there, unless the groups were emitted in
+ * rounds.
+ */
+void remember_text_keys(const GroupedPages *gp, const HostPages &host)
+{
+    const GroupAgg *ga = host.ga;
+    for (int k = 0; k < ga->nkeys; k++) {
+        if (ga->keys[k].def.ops != &column_key_kind || !ga->keys[k].def.as_bytes)
+            continue;
+        MemoryContext old = MemoryContextSwitchTo(gp->cxt);
+        struct varlena **values;
+        const int32 n = group_agg_text_key_values(ga, k, &values);
+        text_memo_add(RelationGetRelid(host.rel), ga->keys[k].def.attno, values, n);
+        MemoryContextSwitchTo(old);
+    }
+}
+
+/* A plain text column among the keys that this backend has never met (text_memo.h). */
+bool text_key_unmet(const HostPages &host)
+{
+    const GroupAgg *ga = host.ga;
+    for (int k = 0; k < ga->nkeys; k++) {
+        struct varlena *const *values;
+        if (ga->keys[k].def.ops == &column_key_kind && ga->keys[k].def.as_bytes &&
+            text_memo_values(RelationGetRelid(host.rel), ga->keys[k].def.attno, &values) == 0)
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
 void grouped_pages_prepare(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nkeys, bool parallel)
 {
     if (!gp->wanted || gp->tried || !host.ga->laid_out)
         return;
+    /*
+     * A text key's dictionary holds the values the statistics name and
+     * those earlier scans met.  A first scan of the column waits for the
+     * host to read its first pages, whose values join the dictionary: the
+     * statistics of a thousand devices name a hundred or two, and rows of
+     * the others on every page would send every page back.
+     */
+    if (text_key_unmet(host)) {
+        if (++gp->pages_waited < kTextKeyFirstPages)
+            return;
+        remember_text_keys(gp, host);
+    }
     gp->tried = true;
     MemoryContext old = MemoryContextSwitchTo(gp->cxt);
     instr_time start, took;
@@ -407,27 +466,6 @@ bool grouped_pages_drain(GroupedPages *gp, const HostPages &host)
     bool more = page_gpu_collect_probes(&gp->pages);
     grouped_pages_parse_left(gp, host);
     return more;
-}
-
-/*
- * The values of the plain text columns among the keys that the host's
- * groups hold at the table's end, remembered for the next scan's
- * dictionaries (text_memo.h): every row whose value the GPU lacked was
- * the host's, so they are all there, unless the groups were emitted in
- * rounds.
- */
-void remember_text_keys(const GroupedPages *gp, const HostPages &host)
-{
-    const GroupAgg *ga = host.ga;
-    for (int k = 0; k < ga->nkeys; k++) {
-        if (ga->keys[k].def.ops != &column_key_kind || !ga->keys[k].def.as_bytes)
-            continue;
-        MemoryContext old = MemoryContextSwitchTo(gp->cxt);
-        struct varlena **values;
-        const int32 n = group_agg_text_key_values(ga, k, &values);
-        text_memo_add(RelationGetRelid(host.rel), ga->keys[k].def.attno, values, n);
-        MemoryContextSwitchTo(old);
-    }
 }
 
 void grouped_pages_end_read(GroupedPages *gp, const HostPages &host)
@@ -566,6 +604,7 @@ void grouped_pages_reset(GroupedPages *gp)
         page_gpu_end(&gp->pages);
     MemoryContextReset(gp->cxt); /* its callback gives back what page_gpu_end did not */
     gp->tried = false;
+    gp->pages_waited = 0;
     if (gp->wanted) /* the shape's reasons stay; a spec's are the next scan's to find again */
         gp->refused = NULL;
     gp->active = false;
