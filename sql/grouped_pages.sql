@@ -176,11 +176,12 @@ RESET client_min_messages;
 DROP TABLE gp_time, gp_times;
 
 -- A text column as a key (scan/keys/column_key.cpp): a dictionary of its
--- values, whose bytes the GPU matches.  The first scan's dictionary holds
--- the values the statistics name; the values the host met on the pages
--- whose rows the dictionary lacked are remembered (text_memo.h), and the
--- next scan's dictionary holds them all (the DEBUG lines' groups).  NULLs,
--- a long value (a 4-byte header), a compressed one (the host's), varchar,
+-- values, whose bytes the GPU matches: those the statistics name and those
+-- the backend met (text_memo.h).  A first scan of the column reads 128
+-- pages on the host before the dictionary is built, and their values join
+-- it (the first DEBUG lines: 502 groups, 9 pages batched); the values the
+-- host met are remembered, and the next scan batches every page.  NULLs, a
+-- long value (a 4-byte header), a compressed one (the host's), varchar,
 -- text COLLATE "C", and the mean line beside them.
 CREATE TABLE gp_text (host text, tag varchar, x float8) WITH (autovacuum_enabled = off);
 INSERT INTO gp_text
