@@ -209,8 +209,7 @@ bool rel_fits(PlannerInfo *root, RelOptInfo *rel, List *keys, List *aggrefs, Can
          * (value_aggs.h), never by a Finalize Aggregate's float8_combine,
          * which adds them in the order they arrive
          */
-        if (value_aggregate_kind(beside.kind) && (beside.coltype == FLOAT4OID || beside.coltype == FLOAT8OID) &&
-            (beside.kind == AggKind::sum || beside.kind == AggKind::avg))
+        if (value_aggregate_kind(beside.kind) && value_agg_exact(beside))
             c->exact_sums = true;
         c->ncells += value_aggregate_kind(beside.kind) ? value_agg_cells(beside) : aggregate_cells(aggref, rel->relid);
         c->nhist++;

@@ -11,8 +11,6 @@
 #include "group_agg_parts.h"
 #include "value_aggs.h"
 
-#include "../../../../gpu/specs/grouped_page_spec.h"
-
 #include "../../../errors.h"
 
 #include "../../../histogram_state.h"
@@ -105,24 +103,15 @@ uint32 counted_key(GroupAgg *ga, const CountedKey &key)
 /*
  * The GPU's states of the value aggregates (after its rows, in the order
  * of the scan's aggregates: grouped_page_spec.h's PageAgg) into a group's
- * cells: min and max come as order keys, the others as value_aggs.h keeps
- * them.
+ * cells.
  */
 void add_counted_values(GroupAgg *ga, int64 *group_cells, const int64 *gpu)
 {
     for (int a = 0; a < ga->naggs; a++) {
-        const ScanAggregate &agg = ga->aggs[a];
-        if (!value_aggregate_kind(agg.kind))
+        if (!value_aggregate_kind(ga->aggs[a].kind))
             continue;
-        if (agg.kind == AggKind::min || agg.kind == AggKind::max) {
-            const bool is_float = agg.coltype == FLOAT4OID || agg.coltype == FLOAT8OID;
-            const uint64 key = static_cast<uint64>(gpu[1]);
-            const int64 state[3] = {gpu[0], gh::page_agg_word(agg.kind == AggKind::min ? ~key : key, is_float), 0};
-            value_agg_combine(agg, group_cells + ga->offsets[a], state);
-        } else {
-            value_agg_combine(agg, group_cells + ga->offsets[a], gpu);
-        }
-        gpu += value_agg_cells(agg);
+        value_agg_combine_gpu(ga->aggs[a], group_cells + ga->offsets[a], gpu);
+        gpu += value_agg_cells(ga->aggs[a]);
     }
 }
 

@@ -22,6 +22,7 @@
 #include "value_aggs.h"
 
 #include "../../../../gpu/formulas/exact_sum.h"
+#include "../../../../gpu/specs/grouped_page_spec.h"
 
 extern "C" {
 #include "catalog/pg_type.h"
@@ -33,7 +34,6 @@ extern "C" {
 #include "utils/numeric.h"
 }
 
-#include <cmath>
 
 namespace gpu_histogram {
 
@@ -84,12 +84,6 @@ inline void add_word(const ScanAggregate &agg, int64 *c, int64 v)
         return;
     default: return;
     }
-}
-
-/* A float sum's or mean's cells: the values, then their exact sum. */
-inline bool exact_kind(const ScanAggregate &agg)
-{
-    return is_float(agg.coltype) && (agg.kind == AggKind::sum || agg.kind == AggKind::avg);
 }
 
 /* A float min or max of the cells, as float8smaller and float8larger keep their state. */
@@ -162,16 +156,21 @@ Datum value_datum(Oid type, int64 cell)
 
 } // namespace
 
+bool value_agg_exact(const ScanAggregate &agg)
+{
+    return is_float(agg.coltype) && (agg.kind == AggKind::sum || agg.kind == AggKind::avg);
+}
+
 int32 value_agg_cells(const ScanAggregate &agg)
 {
-    return exact_kind(agg) ? 1 + gh::kExactCells : 3;
+    return value_agg_exact(agg) ? 1 + gh::kExactCells : 3;
 }
 
 void value_agg_combine(const ScanAggregate &agg, int64 *dst, const int64 *src)
 {
     if (src[0] == 0)
         return;
-    if (exact_kind(agg)) {
+    if (value_agg_exact(agg)) {
         dst[0] += src[0];
         gh::exact_sum_merge(dst + 1, src + 1);
         return;
@@ -203,11 +202,22 @@ void value_agg_combine(const ScanAggregate &agg, int64 *dst, const int64 *src)
     }
 }
 
+void value_agg_combine_gpu(const ScanAggregate &agg, int64 *dst, const int64 *gpu)
+{
+    if (agg.kind != AggKind::min && agg.kind != AggKind::max) {
+        value_agg_combine(agg, dst, gpu);
+        return;
+    }
+    const uint64 key = static_cast<uint64>(gpu[1]);
+    const int64 state[3] = {gpu[0], gh::page_agg_word(agg.kind == AggKind::min ? ~key : key, is_float(agg.coltype)), 0};
+    value_agg_combine(agg, dst, state);
+}
+
 void value_agg_add(const ScanAggregate &agg, const HeapColumn &col, TupleDesc desc, const HeapTupleData *tuples,
                    const double *values, const bool *nulls, int64 *const *groups, int n, bool reversed)
 {
     if (is_float(agg.coltype)) {
-        const bool exact = exact_kind(agg);
+        const bool exact = value_agg_exact(agg);
         for (int j = 0; j < n; j++) {
             const int i = reversed ? n - 1 - j : j;
             if (nulls[i] || groups[i] == NULL)

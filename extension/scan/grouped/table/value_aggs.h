@@ -25,6 +25,9 @@
 
 namespace gpu_histogram {
 
+/* Whether agg is a float sum or mean, summed exactly (workers' states merge only in the scan). */
+bool value_agg_exact(const ScanAggregate &agg);
+
 /* The cells aggregate agg takes in each group. */
 int32 value_agg_cells(const ScanAggregate &agg);
 
@@ -33,6 +36,12 @@ int32 value_agg_cells(const ScanAggregate &agg);
  * table) into dst, as the aggregate's combine function would.
  */
 void value_agg_combine(const ScanAggregate &agg, int64 *dst, const int64 *src);
+
+/*
+ * The same for the GPU's state of it (grouped_page_spec.h's PageAgg), laid
+ * out as these cells but for min and max, which come as order keys.
+ */
+void value_agg_combine_gpu(const ScanAggregate &agg, int64 *dst, const int64 *gpu);
 
 /*
  * Adds tuples[0 .. n) to aggregate agg (its column col), each into the
