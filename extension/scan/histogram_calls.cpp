@@ -21,6 +21,7 @@ extern "C" {
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_proc.h"
 #include "commands/extension.h"
+#include "executor/executor.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
@@ -276,6 +277,46 @@ gh::HistogramSpec histogram_first_spec(const HistogramCall &call, const Histogra
     }
     elog(ERROR, "gpu_histogram scan: unexpected histogram form");
     return gh::HistogramSpec{};
+}
+
+HistogramArgs histogram_args_evaluate(HistogramForm form, ExprState *const *states, ExprContext *econtext,
+                                      MemoryContext keep)
+{
+    HistogramArgs a{};
+    if (form == HistogramForm::thresholds) {
+        Datum t = ExecEvalExprSwitchContext(states[0], econtext, &a.skip);
+        if (!a.skip) {
+            /* a detoasted copy that lives as long as the states that point into it */
+            MemoryContext old = MemoryContextSwitchTo(keep);
+            a.thresholds = DatumGetArrayTypePCopy(t);
+            MemoryContextSwitchTo(old);
+        }
+        return a;
+    }
+    bool lo_null, hi_null, nbins_null;
+    Datum lo = ExecEvalExprSwitchContext(states[0], econtext, &lo_null);
+    Datum hi = ExecEvalExprSwitchContext(states[1], econtext, &hi_null);
+    Datum nbins = ExecEvalExprSwitchContext(states[2], econtext, &nbins_null);
+    a.skip = lo_null || hi_null || nbins_null;
+    if (a.skip)
+        return a;
+    a.nbins = DatumGetInt32(nbins);
+    switch (form) {
+    case HistogramForm::interval:
+        a.lo = DatumGetFloat8(lo);
+        a.hi = DatumGetFloat8(hi);
+        break;
+    case HistogramForm::time:
+        a.time_lo = DatumGetTimestamp(lo);
+        a.time_hi = DatumGetTimestamp(hi);
+        break;
+    case HistogramForm::date:
+        a.time_lo = DatumGetDateADT(lo);
+        a.time_hi = DatumGetDateADT(hi);
+        break;
+    case HistogramForm::thresholds: break;
+    }
+    return a;
 }
 
 } // namespace gpu_histogram

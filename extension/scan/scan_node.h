@@ -108,6 +108,14 @@ struct HistogramArgs {
 };
 
 /*
+ * The arguments of a histogram of this form, evaluated from their states
+ * (lo, hi and nbins; the thresholds alone): a thresholds array is copied
+ * into keep, which must outlive the states that point into it.
+ */
+HistogramArgs histogram_args_evaluate(HistogramForm form, ExprState *const *states, ExprContext *econtext,
+                                      MemoryContext keep);
+
+/*
  * The histogram's spec when its arguments are valid (false otherwise: its
  * first value then raises the aggregate's error, histogram_first_spec()).
  */

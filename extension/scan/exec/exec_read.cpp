@@ -33,44 +33,8 @@ void scan_evaluate_args(ScanExec *s)
                                             ALLOCSET_SMALL_SIZES);
     MemoryContextReset(s->args_cxt); /* a rescan's states, which held the last values, are gone */
     for (int h = 0; h < s->naggs; h++) {
-        if (s->aggs[h].kind != AggKind::histogram)
-            continue;
-        HistogramArgs &a = s->args[h];
-        a = HistogramArgs{};
-        const HistogramForm form = s->aggs[h].call.form;
-        if (form == HistogramForm::thresholds) {
-            Datum t = ExecEvalExprSwitchContext(s->arg_states[3 * h], econtext, &a.skip);
-            if (!a.skip) {
-                /* a detoasted copy that lives as long as the states that point into it */
-                MemoryContext old = MemoryContextSwitchTo(s->args_cxt);
-                a.thresholds = DatumGetArrayTypePCopy(t);
-                MemoryContextSwitchTo(old);
-            }
-            continue;
-        }
-        bool lo_null, hi_null, nbins_null;
-        Datum lo = ExecEvalExprSwitchContext(s->arg_states[3 * h], econtext, &lo_null);
-        Datum hi = ExecEvalExprSwitchContext(s->arg_states[3 * h + 1], econtext, &hi_null);
-        Datum nbins = ExecEvalExprSwitchContext(s->arg_states[3 * h + 2], econtext, &nbins_null);
-        a.skip = lo_null || hi_null || nbins_null;
-        if (a.skip)
-            continue;
-        a.nbins = DatumGetInt32(nbins);
-        switch (form) {
-        case HistogramForm::interval:
-            a.lo = DatumGetFloat8(lo);
-            a.hi = DatumGetFloat8(hi);
-            break;
-        case HistogramForm::time:
-            a.time_lo = DatumGetTimestamp(lo);
-            a.time_hi = DatumGetTimestamp(hi);
-            break;
-        case HistogramForm::date:
-            a.time_lo = DatumGetDateADT(lo);
-            a.time_hi = DatumGetDateADT(hi);
-            break;
-        case HistogramForm::thresholds: break;
-        }
+        if (s->aggs[h].kind == AggKind::histogram)
+            s->args[h] = histogram_args_evaluate(s->aggs[h].call.form, &s->arg_states[3 * h], econtext, s->args_cxt);
     }
     ResetExprContext(econtext);
 }

@@ -20,12 +20,15 @@
  * prune with a Param.
  */
 #include "plan_paths.h"
+#include "group_estimate.h"
+#include "../shards/shard_states.h"
 
 extern "C" {
 #include "optimizer/appendinfo.h"
 #include "optimizer/cost.h"
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
+#include "catalog/pg_class.h"
 #include "optimizer/tlist.h"
 #include "parser/parsetree.h"
 }
@@ -53,7 +56,7 @@ template <typename T> T *in_leaf(PlannerInfo *root, T *node, RelOptInfo *leaf, R
  * into sub-partitioned children; false if one of them cannot take the scan.
  */
 bool collect_leaves(PlannerInfo *root, RelOptInfo *top, Index parent, const QueryShape &shape, PathTarget *partial,
-                    List **leaves)
+                    List **leaves, List **foreign)
 {
     ListCell *lc;
     foreach (lc, root->append_rel_list) {
@@ -64,8 +67,12 @@ bool collect_leaves(PlannerInfo *root, RelOptInfo *top, Index parent, const Quer
         if (child == NULL || IS_DUMMY_REL(child))
             continue; /* pruned, or excluded by its constraints */
         if (planner_rt_fetch(appinfo->child_relid, root)->inh) {
-            if (!collect_leaves(root, top, appinfo->child_relid, shape, partial, leaves))
+            if (!collect_leaves(root, top, appinfo->child_relid, shape, partial, leaves, foreign))
                 return false;
+            continue;
+        }
+        if (planner_rt_fetch(appinfo->child_relid, root)->relkind == RELKIND_FOREIGN_TABLE) {
+            *foreign = lappend(*foreign, child); /* its server computes its aggregates (shard_states.h) */
             continue;
         }
         Leaf *leaf = static_cast<Leaf *>(palloc0(sizeof(Leaf)));
@@ -121,30 +128,50 @@ void add_parallel_partition_path(PlannerInfo *root, RelOptInfo *parent, RelOptIn
                                         static_cast<Leaf *>(linitial(leaves))->c));
 }
 
+double leaf_groups(PlannerInfo *root, RelOptInfo *leaf, List *keys)
+{
+    return estimate_scan_groups(root, leaf->relid, keys, leaf->rows);
+}
+
 } // namespace
 
 void add_partition_paths(PlannerInfo *root, RelOptInfo *parent, RelOptInfo *grouped_rel, const QueryShape &shape)
 {
     PathTarget *partial = partial_target(root, grouped_rel->reltarget);
-    List *leaves = NIL;
-    if (!collect_leaves(root, parent, parent->relid, shape, partial, &leaves) || leaves == NIL)
+    List *leaves = NIL, *foreign = NIL;
+    if (!collect_leaves(root, parent, parent->relid, shape, partial, &leaves, &foreign) ||
+        (leaves == NIL && foreign == NIL))
         return;
     List *subpaths = NIL;
     double groups = 0;
+    Candidate sizes{}; /* what the Finalize Aggregate's memory is estimated by */
+    if (foreign != NIL) {
+        ShardPlan shards = shard_states_path(root, parent, foreign, grouped_rel->reltarget, partial, leaf_groups);
+        if (shards.path == NULL) {
+            scan_declined(root, "%s", shards.refused);
+            return;
+        }
+        subpaths = lappend(subpaths, shards.path);
+        groups += shards.groups;
+        sizes.ncells = shards.ncells;
+        sizes.nhist = list_length(shape.aggrefs);
+    }
     ListCell *lc;
     foreach (lc, leaves) {
         Leaf *leaf = static_cast<Leaf *>(lfirst(lc));
         RelOptInfo *leaf_rel = fetch_upper_rel(root, UPPERREL_PARTIAL_GROUP_AGG, leaf->rel->relids);
         subpaths = lappend(subpaths, make_scan_path(root, leaf->rel, leaf_rel, leaf->target, leaf->c, 0));
         groups += leaf->c.groups;
+        sizes = leaf->c;
     }
+    bool grouped = shape.keys != NIL;
+    /* the Append also stands for the parent's Vars, in which the leaves' partial targets come out */
     RelOptInfo *partial_rel = fetch_upper_rel(root, UPPERREL_PARTIAL_GROUP_AGG, parent->relids);
     AppendPath *append = create_append_path(root, partial_rel, subpaths, NIL, NIL, NULL, 0, false, groups);
     append->path.pathtarget = partial;
-    bool grouped = shape.keys != NIL;
-    add_path(grouped_rel, finalize_path(root, grouped_rel, &append->path, grouped, grouped ? groups : 1,
-                                        static_cast<Leaf *>(linitial(leaves))->c));
-    add_parallel_partition_path(root, parent, grouped_rel, shape, partial, leaves, groups);
+    add_path(grouped_rel, finalize_path(root, grouped_rel, &append->path, grouped, grouped ? groups : 1, sizes));
+    if (foreign == NIL)
+        add_parallel_partition_path(root, parent, grouped_rel, shape, partial, leaves, groups);
 }
 
 } // namespace gpu_histogram

@@ -17,6 +17,7 @@
 #include "plan_paths.h"
 #include "cached_cost.h"
 #include "../scan_node.h"
+#include "../shards/shard_states.h"
 
 extern "C" {
 #include "access/heapam.h"
@@ -251,6 +252,7 @@ void gpu_histogram_scan_init(void)
                              "planned as a custom scan that bins the columns straight from the pages.",
                              &gh_scan_enabled, true, PGC_USERSET, 0, NULL, NULL, NULL);
     RegisterCustomScanMethods(&gh_scan_plan_methods);
+    shard_states_init();
     prev_upper_paths_hook = create_upper_paths_hook;
     create_upper_paths_hook = upper_paths_hook;
 }
