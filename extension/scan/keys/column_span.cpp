@@ -5,6 +5,7 @@
 #include "column_span.h"
 
 extern "C" {
+#include "access/htup_details.h"
 #include "access/stratnum.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_statistic.h"
@@ -121,6 +122,58 @@ bool planner_column_span(PlannerInfo *root, Index relid, AttrNumber attno, Oid c
             }
             free_attstatsslot(&slot);
         }
+    }
+    ReleaseVariableStats(vardata);
+    return found;
+}
+
+bool planner_bucket_groups(PlannerInfo *root, Index relid, AttrNumber attno, Oid coltype, double length,
+                           double *groups)
+{
+    if (!(length > 0) || (coltype != TIMESTAMPOID && coltype != TIMESTAMPTZOID))
+        return false;
+    const double rows = root->simple_rel_array[relid]->tuples;
+    Var *var = makeVar(relid, attno, coltype, -1, InvalidOid, 0);
+    VariableStatData vardata;
+    examine_variable(root, reinterpret_cast<Node *>(var), 0, &vardata);
+    bool found = false;
+    if (HeapTupleIsValid(vardata.statsTuple) && rows > 0) {
+        int64 lo = PG_INT64_MIN, hi = PG_INT64_MAX;
+        narrow_by_quals(root, relid, attno, coltype, &lo, &hi);
+        double common = 0, sum = 0;
+        AttStatsSlot mcv;
+        if (get_attstatsslot(&mcv, vardata.statsTuple, STATISTIC_KIND_MCV, InvalidOid,
+                             ATTSTATSSLOT_VALUES | ATTSTATSSLOT_NUMBERS)) {
+            for (int i = 0; i < mcv.nvalues; i++) {
+                int64 v;
+                common += mcv.numbers[i];
+                if (!span_word(coltype, mcv.values[i], &v) || (v >= lo && v <= hi))
+                    sum += 1; /* a common value is one group */
+            }
+            free_attstatsslot(&mcv);
+        }
+        AttStatsSlot hist;
+        if (get_attstatsslot(&hist, vardata.statsTuple, STATISTIC_KIND_HISTOGRAM, InvalidOid,
+                             ATTSTATSSLOT_VALUES)) {
+            const double nullfrac = reinterpret_cast<Form_pg_statistic>(GETSTRUCT(vardata.statsTuple))->stanullfrac;
+            const double per_bucket =
+                hist.nvalues > 1 ? rows * Max(0.0, 1.0 - nullfrac - common) / (hist.nvalues - 1) : 0;
+            for (int i = 0; i + 1 < hist.nvalues; i++) {
+                int64 a, b;
+                const bool finite = span_word(coltype, hist.values[i], &a) & span_word(coltype, hist.values[i + 1], &b);
+                if (!finite) {
+                    sum += per_bucket; /* up to an infinity: as many groups as rows, at most */
+                    continue;
+                }
+                a = Max(a, lo);
+                b = Min(b, hi);
+                if (a <= b)
+                    sum += Min(per_bucket, (static_cast<double>(b) - static_cast<double>(a)) / length + 1);
+            }
+            free_attstatsslot(&hist);
+            found = true;
+        }
+        *groups = sum;
     }
     ReleaseVariableStats(vardata);
     return found;

@@ -102,6 +102,9 @@ double group_bound(PlannerInfo *root, Index relid, const GroupKeyDef &def)
     double span;
     if (length <= 0 || !planner_column_span(root, relid, def.attno, def.coltype, &span))
         return 0;
+    double buckets;
+    if (planner_bucket_groups(root, relid, def.attno, def.coltype, length, &buckets))
+        span = Min(span, buckets * length);
     return span / length + 3.0;
 }
 
