@@ -22,7 +22,8 @@
 #      statement's parameters, each equal to the ordinary plan over r_all;
 #   2. their EXPLAIN VERBOSE: the GpuHistogramShards node, one Remote SQL
 #      with gpu_histogram per foreign partition, no Partial Aggregate; a
-#      range that prunes to one shard sends one;
+#      range that prunes to one shard sends one; a shard runs the New York
+#      hours and days it is sent through the custom scan's time keys;
 #   3. the hand-written UNION ALL of the shards' histograms, merged with
 #      gpu_histogram_merge (the fallback form), equal to one server;
 #   4. a server without `extensions 'gpu_histogram'`: the rows travel and
@@ -253,7 +254,7 @@ if [ "$bench_rounds" = 0 ]; then
 NY="SET TimeZone = 'America/New_York'"
 declare -A QUERIES=(
     [ungrouped]="SELECT gpu_histogram(x, 0, 1, 64) FROM {T}"
-    [by_g]="SELECT g, count(*), count(x), gpu_histogram(x, 0, 1, 16) FROM {T} GROUP BY g ORDER BY g"
+    [by_g]="SELECT g, count(*), count(x), min(x), max(ts), gpu_histogram(x, 0, 1, 16) FROM {T} GROUP BY g ORDER BY g"
     [heatmap]="SELECT date_trunc('hour', ts) AS t, gpu_histogram(x, 0, 1, 16) FROM {T}
                WHERE ts >= '2026-10-24' AND ts < '2026-11-07' GROUP BY 1 ORDER BY 1"
     [hours_all]="SELECT date_trunc('hour', ts) AS t, count(*), gpu_histogram(x, 0, 1, 4) FROM {T} GROUP BY 1 ORDER BY 1"
@@ -312,6 +313,33 @@ check "a range inside shard 2's pruned to one remote aggregate, on shard_2" \
        grep -q 'Aggregate on (public.p_range_2' <<<"$plan" && echo ok || echo "see the plan above")"
 check "and its answer" "$(same "$(on 0 -c "$NY" -c "${prune_sql//\{T\}/p_range}")" \
     "$(on 0 -c "$NY" -c "SET gpu_histogram.scan = off" -c "${prune_sql//\{T\}/r_all}")")"
+# DISTINCT inside an aggregate is not a sum of the shards' answers; FILTER is
+q="SELECT device_id, count(DISTINCT g), gpu_histogram(x, 0, 1, 8) FROM {T} GROUP BY 1 ORDER BY 1"
+plan=$(on 0 -c "EXPLAIN (VERBOSE, COSTS OFF) ${q//\{T\}/p_hash}")
+check "count(DISTINCT g) beside: not pushed, and the right answer" \
+    "$(! grep -q 'GpuHistogramShards' <<<"$plan" &&
+       [ "$(on 0 -c "${q//\{T\}/p_hash}")" = "$(on 0 -c "SET gpu_histogram.scan = off" -c "${q//\{T\}/r_all}")" ] &&
+       echo ok || echo "$plan")"
+q="SELECT g, count(*) FILTER (WHERE x > 0.5), gpu_histogram(x, 0, 1, 8) FILTER (WHERE device_id <> 'dev-3')
+   FROM {T} GROUP BY 1 ORDER BY 1"
+plan=$(on 0 -c "EXPLAIN (VERBOSE, COSTS OFF) ${q//\{T\}/p_list}")
+check "FILTER: pushed, and the right answer" \
+    "$(grep -q 'GpuHistogramShards' <<<"$plan" &&
+       [ "$(on 0 -c "${q//\{T\}/p_list}")" = "$(on 0 -c "SET gpu_histogram.scan = off" -c "${q//\{T\}/r_all}")" ] &&
+       echo ok || echo "$plan")"
+# the shard's own plan of what it was sent: the custom scan, with the time key it stands for
+remote=$(on 0 -c "$NY" -c "EXPLAIN (VERBOSE, COSTS OFF) ${QUERIES[heatmap]//\{T\}/p_range}" |
+         grep -m1 'Remote SQL:' | sed 's/^ *Remote SQL: //')
+shard_plan=$(on 1 -c "SET TimeZone = 'UTC'" -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) $remote")
+echo "$shard_plan" | grep -E 'Custom Scan|Key Computation|Pages|Binned' || true
+check "shard 1 runs the New York heatmap it was sent as GpuHistogramScan's date_trunc key" \
+    "$(grep -q 'Custom Scan (GpuHistogramScan)' <<<"$shard_plan" &&
+       grep -q 'Key Computation: date_trunc hour, America/New_York' <<<"$shard_plan" && echo ok || echo "$shard_plan")"
+remote=$(on 0 -c "$NY" -c "EXPLAIN (VERBOSE, COSTS OFF) ${QUERIES[days]//\{T\}/p_range}" |
+         grep -m1 'Remote SQL:' | sed 's/^ *Remote SQL: //')
+shard_plan=$(on 1 -c "SET TimeZone = 'UTC'" -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) $remote")
+check "and its days as date_trunc day in New York" \
+    "$(grep -q 'Key Computation: date_trunc day, America/New_York' <<<"$shard_plan" && echo ok || echo "$shard_plan")"
 # a prepared statement's parameters, past the planner's five custom plans to its generic one
 generic_plan=$(on 0 -c "SET plan_cache_mode = force_generic_plan" \
     -c "PREPARE q(float8, float8, int) AS SELECT g, gpu_histogram(x, \$1, \$2, \$3) FROM p_hash GROUP BY g ORDER BY g" \

@@ -10,7 +10,9 @@
  * functions, grouping by the keys when there are any: the plan PostgreSQL's
  * partitionwise aggregation builds, with the scan in place of each leaf's
  * Partial Aggregate over a Seq Scan.  Every leaf must take the scan (a heap
- * table whose columns fit); otherwise the query keeps the ordinary plan.
+ * table whose columns fit) or be a foreign table whose server computes its
+ * share (shards/shard_states.h: one path for all of them, beside the local
+ * leaves under the Append); otherwise the query keeps the ordinary plan.
  *
  * When the leaves may be read in parallel, a second plan puts a Gather over
  * a Parallel Append of parallel-aware scans: the workers spread over the

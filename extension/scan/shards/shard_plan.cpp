@@ -132,6 +132,11 @@ ShardColumns shard_columns(PlannerInfo *root, PathTarget *grouped, PathTarget *p
             out.refused = "an aggregate of the query not found in its target";
             return out;
         }
+        if (whole->aggdistinct != NIL || whole->aggorder != NIL) {
+            /* the distinct values of two shards overlap: their counts do not add up */
+            out.refused = "DISTINCT or ORDER BY inside an aggregate";
+            return out;
+        }
         HistogramForm form;
         ShardColumn kind = ShardColumn::as_is;
         if (histogram_form_of(whole->aggfnoid, &form)) {
