@@ -35,8 +35,10 @@
 # With --bench ROUNDS (and --shards 3, as run_benchmarks.sh --sections
 # shards does) it loads only p_range's shards, directly, and times with
 # test/bench/sql_timing.py on the coordinator, in one session: the
-# ungrouped histogram and the hourly heatmap, each through the partitioned
-# table and through the hand-written UNION ALL.  Every server runs with
+# ungrouped histogram and the hourly heatmap of two weeks, each through the
+# partitioned table and through the hand-written UNION ALL, and the heatmap
+# as it was planned before (every row to the coordinator:
+# gpu_histogram.scan = off there).  Every server runs with
 # max_parallel_workers_per_gather = 0: one core per server.
 #
 # GH_SHARD_SERVER_OPTIONS adds postgres options to every server (the GPU run
@@ -438,10 +440,12 @@ if [ "$bench_rounds" -gt 0 ]; then
     PARTED_HIST="SELECT gpu_histogram(x, 0, 1, 256) FROM p_range"
     # date_bin: the hand-written form must be immutable for postgres_fdw to send it (date_trunc of a
     # timestamptz is stable); in UTC it gives date_trunc('hour', ts)'s hours
-    UNION_HEAT="SELECT t, gpu_histogram_merge(h) FROM ($(union "SELECT date_bin('1 hour', ts, '2000-01-01 00:00+00') AS t, gpu_histogram(x, 0, 1, 16) AS h FROM shard_{S} GROUP BY 1")) s GROUP BY t"
-    PARTED_HEAT="SELECT date_trunc('hour', ts), gpu_histogram(x, 0, 1, 16) FROM p_range GROUP BY 1"
-    same_heat=$(on 0 -c "SET TimeZone = 'UTC'" -c "SELECT (SELECT array_agg(h ORDER BY t) FROM ($UNION_HEAT) u(t, h))
-                                                      = (SELECT array_agg(h ORDER BY t) FROM ($PARTED_HEAT) p(t, h))")
+    WEEKS="ts >= '2026-10-24 00:00+00' AND ts < '2026-11-07 00:00+00'" # a dashboard's two weeks
+    UNION_HEAT="SELECT t, gpu_histogram_merge(h) FROM ($(union "SELECT date_bin('1 hour', ts, '2000-01-01 00:00+00') AS t, gpu_histogram(x, 0, 1, 16) AS h FROM shard_{S} WHERE $WEEKS GROUP BY 1")) s GROUP BY t"
+    PARTED_HEAT="SELECT date_trunc('hour', ts), gpu_histogram(x, 0, 1, 16) FROM p_range WHERE $WEEKS GROUP BY 1"
+    same_heat=$(on 0 -c "SET TimeZone = 'UTC'" \
+        -c "SELECT (SELECT string_agg(t || ' ' || coalesce(h::text, '-'), ',' ORDER BY t) FROM ($UNION_HEAT) u(t, h))
+                 = (SELECT string_agg(t || ' ' || coalesce(h::text, '-'), ',' ORDER BY t) FROM ($PARTED_HEAT) p(t, h))")
     check "the two heatmaps are the same hours" "$([ "$same_heat" = t ] && echo ok || echo "$same_heat")"
     json_args=()
     [ -z "$json" ] || json_args=(--json "$json")
@@ -449,9 +453,10 @@ if [ "$bench_rounds" -gt 0 ]; then
     python3 "$ROOT/test/bench/sql_timing.py" --rounds "$bench_rounds" --warmup 1 "${json_args[@]}" \
         --setup "SET jit = off" --setup "SET max_parallel_workers_per_gather = 0" --setup "SET TimeZone = 'UTC'" \
         "union_hist/256/0=$UNION_HIST" \
-        "parted_hist/256/0=$PARTED_HIST" \
+        "parted_hist/256/0=SET gpu_histogram.scan = on; $PARTED_HIST" \
         "union_heatmap/16/0=$UNION_HEAT" \
-        "parted_heatmap/16/0=$PARTED_HEAT"
+        "parted_heatmap/16/0=SET gpu_histogram.scan = on; $PARTED_HEAT" \
+        "parted_heatmap_rows_travel/16/0=SET gpu_histogram.scan = off; $PARTED_HEAT"
 fi
 
 step "summary"
