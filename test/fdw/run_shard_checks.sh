@@ -389,7 +389,22 @@ check "a database without the extension: the shard's error 42883, no answer" \
 step "5. shard 2 down"
 want=$(on 0 -c "$NY" -c "${QUERIES[heatmap]//\{T\}/p_range}")
 if [ "$(id -u)" = 0 ]; then as_server="runuser -u $PG_TEMP_USER --"; else as_server=""; fi
-$as_server "$PG_BIN/pg_ctl" -D "${DIRS[2]}/data" -m fast -w stop >/dev/null
+work=$(mktemp -d "${TMPDIR:-/tmp}/gh_shards.XXXXXX")
+echo "$as_server $PG_BIN/pg_ctl -D ${DIRS[2]}/data -m fast -w stop" >"$work/stop_shard_2.sh"
+# one session: the query works, shard 2 stops, the same query again
+on 0 -v ON_ERROR_STOP=0 -v VERBOSITY=verbose >"$work/cached.out" 2>&1 <<SQL || true
+$NY;
+SELECT 'before: ' || ((SELECT string_agg(t || ' ' || coalesce(h::text, '-'), ',' ORDER BY t)
+                       FROM (${QUERIES[heatmap]//\{T\}/p_range}) q(t, h)) IS NOT NULL);
+\\! bash $work/stop_shard_2.sh >/dev/null
+SELECT 'after: ' || count(*) FROM (${QUERIES[heatmap]//\{T\}/p_range}) q;
+SQL
+cat "$work/cached.out"
+check "a session connected to shard 2 before it stopped: ERROR 08xxx afterwards, no row" \
+    "$(grep -q '^before: true$' "$work/cached.out" && grep -q -E '^ERROR: +08[0-9A-Z]{3}:' "$work/cached.out" &&
+       ! grep -q '^after:' "$work/cached.out" && echo ok || echo "see the output above")"
+rm -rf "$work"
+$as_server "$PG_BIN/pg_ctl" -D "${DIRS[2]}/data" -m fast -w stop >/dev/null 2>&1 || true # (stopped above)
 set +e
 down=$(on 0 -v VERBOSITY=verbose -c "$NY" -c "${QUERIES[heatmap]//\{T\}/p_range}" 2>&1)
 rc=$?
