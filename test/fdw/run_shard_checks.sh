@@ -26,9 +26,10 @@
 #      hours and days it is sent through the custom scan's time keys;
 #   3. the hand-written UNION ALL of the shards' histograms, merged with
 #      gpu_histogram_merge (the fallback form), equal to one server;
-#   4. a server without `extensions 'gpu_histogram'`: the rows travel and
-#      the answer is still right; a server whose database lacks the
-#      extension: the remote error (42883), no answer;
+#   4. a server without `extensions 'gpu_histogram'`, and a session zone
+#      the shards might read otherwise (CET): the rows travel, the DEBUG1
+#      line says why, and the answer is still right; a server whose
+#      database lacks the extension: the remote error (42883), no answer;
 #   5. a shard that is down: SQLSTATE 08001 naming it, no partial answer,
 #      and the same answer once it is back; a cancel on the coordinator
 #      (statement_timeout) cancels the shard's query too.
@@ -379,6 +380,15 @@ check "without extensions 'gpu_histogram': every shard sends its rows, and the D
        grep -q "foreign partition's server does not take the aggregate" <<<"$plan" && echo ok || echo "$plan")"
 check "and the right answer" "$(same "$(on 0 -c "${q//\{T\}/p_noext}")" \
     "$(on 0 -c "SET gpu_histogram.scan = off" -c "${q//\{T\}/r_all}")")"
+# a session zone the shards might read otherwise (CET is also an abbreviation, of a fixed offset)
+q=${QUERIES[heatmap]}
+plan=$(on 0 -c "SET TimeZone = 'CET'" -c "SET client_min_messages = debug1" \
+    -c "EXPLAIN (VERBOSE, COSTS OFF) ${q//\{T\}/p_range}" 2>&1)
+check "in the session zone CET the hours are not sent, and the DEBUG1 line says why" \
+    "$(! grep -q 'GpuHistogramShards' <<<"$plan" && grep -q "no form the shards compute the same way" <<<"$plan" &&
+       echo ok || echo "$plan")"
+check "and the right answer" "$(same "$(on 0 -c "SET TimeZone = 'CET'" -c "${q//\{T\}/p_range}")" \
+    "$(on 0 -c "SET TimeZone = 'CET'" -c "SET gpu_histogram.scan = off" -c "${q//\{T\}/r_all}")")"
 bare=$(on 0 -v VERBOSITY=verbose -c "SELECT gpu_histogram(x, 0, 1, 16) FROM p_bare" 2>&1) || true
 echo "$bare" | head -4
 check "a database without the extension: the shard's error 42883, no answer" \
