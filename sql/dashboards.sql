@@ -49,7 +49,10 @@ FROM (VALUES ('floor(extract(epoch FROM ts) / 60) * 60'), ('to_timestamp(floor(e
              ('date_trunc(''hour'', lts + interval ''30 minutes'')'), ('floor(-extract(epoch FROM ts) / 60)'),
              ('floor(extract(epoch FROM ts) / 60) * -60'), ('1e10 - extract(epoch FROM ts)'),
              ('date_trunc(''hour'', lts + interval ''1 month'')'), ('to_timestamp(extract(epoch FROM ts) * 1e9)'),
-             ('ep * 1000000000000'), ('extract(epoch FROM ts) + ep'), ('ceil(date_part(''epoch'', lts) / 1e10)')) v(k);
+             ('ep * 1000000000000'), ('extract(epoch FROM ts) + ep'), ('ceil(date_part(''epoch'', lts) / 1e10)'),
+             -- casts to an integer: Grafana's epoch in milliseconds, numeric and float8 ones, and one past int4's range
+             ('(floor(extract(epoch FROM ts) * 1000 / 60000) * 60000)::bigint'), ('(extract(epoch FROM ts) / 60)::int4'),
+             ('(date_part(''epoch'', lts) / 600)::int8'), ('(extract(epoch FROM ts) * 1000)::int4')) v(k);
 RESET work_mem;
 
 -- Every family, in five zones: the ordinary plan's rows, as text.
@@ -63,6 +66,12 @@ FROM (VALUES ('UTC'), ('Europe/Berlin'), ('America/New_York'), ('Asia/Kathmandu'
   ($$SELECT floor(ep / 3600) * 3600 AS "time", gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$),
   ($$SELECT to_timestamp(floor(extract(epoch FROM ts) / 300) * 300) AS "time", count(*), gpu_histogram(x, 0, 1, 8)
      FROM dash GROUP BY 1$$),
+  -- Grafana's epoch in milliseconds, a bigint, and a float8 epoch rounded to a bigint (the infinite
+  -- rows left out: their casts raise, in either plan)
+  ($$SELECT (floor(extract(epoch FROM ts) * 1000 / 60000) * 60000)::bigint AS "time", gpu_histogram(x, 0, 1, 8) FROM dash
+     WHERE ts BETWEEN '2026-03-28T00:00:00Z' AND '2026-03-30T00:00:00Z' GROUP BY 1$$),
+  ($$SELECT (date_part('epoch', ts) / 900)::int8 AS "time", count(*), gpu_histogram(x, 0, 1, 8) FROM dash
+     WHERE ts >= '2026-03-01' AND ts < '2026-05-01' GROUP BY 1$$),
   -- periodic fields, alone and together
   ($$SELECT extract(hour FROM ts), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$),
   ($$SELECT date_part('dow', ts), extract(hour FROM ts), count(x), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1, 2$$),

@@ -103,6 +103,19 @@ bool builtin_number_widening(const FuncExpr *f)
     return builtin_integer_to_numeric(f);
 }
 
+bool builtin_number_narrowing(const FuncExpr *f)
+{
+    switch (f->funcid) {
+    case F_INT2_NUMERIC:
+    case F_INT4_NUMERIC:
+    case F_INT8_NUMERIC:
+    case F_INT2_FLOAT8:
+    case F_INT4_FLOAT8:
+    case F_INT8_FLOAT8: return one_argument(f);
+    }
+    return false;
+}
+
 bool builtin_time_zone_cast(const FuncExpr *f)
 {
     return (f->funcid == F_TIMESTAMP_TIMESTAMPTZ || f->funcid == F_TIMESTAMPTZ_TIMESTAMP) && one_argument(f);

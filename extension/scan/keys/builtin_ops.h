@@ -39,6 +39,12 @@ Arithmetic builtin_arithmetic(const OpExpr *op);
  */
 bool builtin_number_widening(const FuncExpr *f);
 
+/*
+ * Whether f is a built-in cast of a numeric or a float8 to an integer
+ * (int2, int4 or int8), which rounds to the nearest.
+ */
+bool builtin_number_narrowing(const FuncExpr *f);
+
 /* Whether f is a built-in integer to numeric cast (an exact numeric of scale 0). */
 bool builtin_integer_to_numeric(const FuncExpr *f);
 

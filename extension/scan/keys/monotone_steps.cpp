@@ -16,6 +16,8 @@
  *     below 1e300 and the smallest non-zero magnitude ("tiny") above 1e-300;
  *   - to_timestamp() raises outside the timestamp range: refused unless its
  *     argument's range is inside, a day from each end;
+ *   - a cast to an integer raises outside the integer's range: refused
+ *     unless the rounded range is inside;
  *   - a date column's values are days, which the casts to a time multiply
  *     out; the days a table covers have their midnights inside its times.
  * A step whose argument is not here keeps the key the executor's, on the
@@ -332,6 +334,26 @@ bool widening(const FuncExpr *f, Walk *w, Span *out)
 }
 
 /*
+ * A cast of a numeric or a float8 to an integer: the nearest integer
+ * (numeric's halves away from zero, float8's to even, by rint()), which
+ * keeps order.  It raises beyond the integer's range, which the span must
+ * stay inside, a unit from each end for the rounding (Grafana's epoch in
+ * milliseconds, `(floor(extract(epoch FROM ts) * 1000 / 60000) * 60000)::bigint`).
+ */
+bool narrowing(const FuncExpr *f, Walk *w, Span *out)
+{
+    if (!builtin_number_narrowing(f))
+        return false;
+    const Node *arg = static_cast<const Node *>(linitial(f->args));
+    const Oid from = exprType(arg);
+    Span s;
+    if ((from != NUMERICOID && from != FLOAT8OID) || !step(arg, w, &s))
+        return false;
+    *out = {std::floor(s.lo) - 1, std::ceil(s.hi) + 1, 1, false}; /* an integer's zero is +0 */
+    return fits(f->funcresulttype, *out);
+}
+
+/*
  * ts + interval and ts - interval, for a constant interval of no months
  * and no days: the stored time moved by a fixed number of microseconds, in
  * any zone (timestamp_pl_interval and timestamptz_pl_interval add months
@@ -480,7 +502,7 @@ bool step(const Node *n, Walk *w, Span *out)
     if (IsA(n, FuncExpr)) {
         const FuncExpr *f = reinterpret_cast<const FuncExpr *>(n);
         return rounding(f, w, out) || epoch(f, w, out) || to_timestamp(f, w, out) || truncation(f, w, out) ||
-               date_cast(f, w, out) || widening(f, w, out);
+               date_cast(f, w, out) || widening(f, w, out) || narrowing(f, w, out);
     }
     return false;
 }
