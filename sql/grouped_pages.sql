@@ -205,6 +205,48 @@ SELECT q, c.* FROM gp_texts, LATERAL rt_compare(q) c ORDER BY n;
 RESET client_min_messages;
 DROP TABLE gp_text, gp_texts;
 
+-- The year's fields and the ISO week (extract and date_part of year,
+-- isoyear, decade, century, millennium, week), which a report groups by
+-- and which used to be an expression or the ordinary plan: a reading
+-- every 3 days and 7 hours from 1845 (New York's local mean time until
+-- 1883) to 2031, the microseconds around local New Year's midnights, days
+-- BC (there is no year 0), the infinities (an infinity of their own sign
+-- for the year's fields, NULL for the week) and a NULL.  Each key table's
+-- days are checked against date_part at both ends; the rows are compared
+-- with the ordinary plan in zones with daylight saving, a half-hour
+-- fall-back (Lord Howe) and odd offsets, and of ts AT TIME ZONE a named
+-- zone (issue 57's "date_part('year', ts AT TIME ZONE 'Asia/Kolkata')").
+CREATE TABLE gp_years (ts timestamptz, x float8);
+INSERT INTO gp_years
+SELECT timestamptz '1845-01-01 00:00+00' + i * interval '3 days 7 hours', (i % 97) / 97.0
+FROM generate_series(0, 22000) i;
+INSERT INTO gp_years
+SELECT (y || '-01-01 00:00:00')::timestamp AT TIME ZONE z + d * interval '1 microsecond', 0.5
+FROM generate_series(1990, 2030, 5) y, unnest(ARRAY['America/New_York', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'UTC']) z,
+     unnest(ARRAY[-1, 0]) d;
+INSERT INTO gp_years VALUES ('0044-03-15 12:00+00 BC', 0.1), ('0001-12-31 23:00+00 BC', 0.2), ('0001-01-01 00:00+00', 0.3),
+                            ('4000-06-01 00:00+00 BC', 0.4), ('infinity', 0.6), ('-infinity', 0.7), (NULL, 0.8);
+SELECT rt_await_snapshots() AS settled;
+VACUUM ANALYZE gp_years;
+SELECT rt_explain($$SELECT extract(year FROM ts), date_part('week', ts), gpu_histogram(x, 0, 1, 8) FROM gp_years GROUP BY 1, 2$$);
+CREATE TEMP TABLE gp_year_keys (n int GENERATED ALWAYS AS IDENTITY, q text);
+INSERT INTO gp_year_keys (q) VALUES
+    ($$SELECT extract(year FROM ts) AS y, count(*) AS n, gpu_histogram(x, 0, 1, 8) AS h FROM gp_years GROUP BY 1$$),
+    ($$SELECT date_part('year', ts) AS y, date_part('month', ts) AS m, gpu_histogram(x, 0, 1, 8) AS h FROM gp_years GROUP BY 1, 2$$),
+    ($$SELECT extract(isoyear FROM ts) AS y, extract(week FROM ts) AS w, gpu_histogram(x, 0, 1, 8) AS h FROM gp_years GROUP BY 1, 2$$),
+    ($$SELECT extract(decade FROM ts) AS d, extract(century FROM ts) AS c, extract(millennium FROM ts) AS m,
+              gpu_histogram(x, 0, 1, 8) AS h FROM gp_years GROUP BY 1, 2, 3$$),
+    ($$SELECT date_part('year', ts AT TIME ZONE 'Asia/Kolkata') AS y, gpu_histogram(x, 0, 1, 8) AS h FROM gp_years GROUP BY 1$$),
+    ($$SELECT extract(year FROM ts::timestamp) AS y, extract(week FROM ts AT TIME ZONE 'Pacific/Chatham') AS w,
+              count(*) AS n, gpu_histogram(x, 0, 1, 8) AS h FROM gp_years WHERE ts >= '1990-01-01' GROUP BY 1, 2$$);
+SELECT z, q, c.* FROM (VALUES ('America/New_York'), ('Australia/Lord_Howe'), ('Asia/Kathmandu'), ('UTC')) zones(z),
+    gp_year_keys, LATERAL rt_compare(q, false, z) c ORDER BY z, n;
+-- the page path took them (serial, in the session's zone)
+SET client_min_messages = debug1;
+SELECT q, c.* FROM gp_year_keys, LATERAL rt_compare(q) c WHERE n IN (1, 3, 5) ORDER BY n;
+RESET client_min_messages;
+DROP TABLE gp_years, gp_year_keys;
+
 -- What keeps a shape's pages off the GPU: EXPLAIN ANALYZE names it (and the DEBUG line)
 SELECT line FROM rt_explain($$SELECT g, gpu_histogram(x, 0, 1, 8), gpu_histogram(x, 0, 1, 16) FROM gp_t GROUP BY g$$, true) line
 WHERE line ~ 'Kept off';

@@ -44,6 +44,19 @@ double field_values(const char *field)
     return 0;
 }
 
+/* How many years one value of a field of the year's spans (decade: 10); 0 for any other. */
+double year_field_years(const char *field)
+{
+    static const struct {
+        const char *name;
+        double years;
+    } fields[] = {{"year", 1}, {"isoyear", 1}, {"decade", 10}, {"century", 100}, {"millennium", 1000}};
+    for (const auto &f : fields)
+        if (pg_strcasecmp(field, f.name) == 0)
+            return f.years;
+    return 0;
+}
+
 bool is_extract(Oid funcid)
 {
     switch (funcid) {
@@ -294,10 +307,11 @@ double time_unit(const Context &c, const Node *n, const Var **col)
     if (is_extract(f->funcid) && first != NULL && first->consttype == TEXTOID && list_length(f->args) == 2) {
         const char *field = TextDatumGetCString(first->constvalue);
         time = static_cast<const Node *>(lsecond(f->args));
-        unit = pg_strcasecmp(field, "minute") == 0 ? 60e6
-               : pg_strcasecmp(field, "hour") == 0 ? 3600e6
-               : field_values(field) > 0          ? 86400e6 /* the fields of the local date */
-                                                   : 0;
+        unit = pg_strcasecmp(field, "minute") == 0       ? 60e6
+               : pg_strcasecmp(field, "hour") == 0       ? 3600e6
+               : field_values(field) > 0                ? 86400e6 /* the fields of the local date */
+               : year_field_years(field) > 0             ? year_field_years(field) * 365 * 86400e6
+                                                         : 0;
     } else if ((f->funcid == F_DATE_TRUNC_TEXT_TIMESTAMPTZ || f->funcid == F_DATE_TRUNC_TEXT_TIMESTAMP) &&
                first != NULL && first->consttype == TEXTOID) {
         const int u = time_key_trunc_unit(TextDatumGetCString(first->constvalue));

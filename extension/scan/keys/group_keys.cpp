@@ -20,7 +20,7 @@ namespace {
 
 /* Asked in this order; the first that recognises an expression has it. */
 const KeyKindOps *const kKinds[] = {&column_key_kind,   &time_key_kind,    &width_bucket_key_kind,
-                                    &tsdb_key_kind,     &periodic_key_kind, &monotone_key_kind,
+                                    &tsdb_key_kind,     &date_field_key_kind, &monotone_key_kind,
                                     &value_key_kind,    &expression_key_kind /* last: any expression the others leave */};
 
 } // namespace
@@ -167,8 +167,8 @@ bool group_key_page_may_raise(GroupKey *key, TupleDesc desc, HeapTupleData *tupl
         lo = time_key_quiet_min; /* infinities too lie outside: PostgreSQL's functions take them */
         hi = time_key_quiet_max;
         break;
-    case KeyKind::periodic:
-        /* the cached offset's fast path holds inside the tables' range; infinities are NULL */
+    case KeyKind::date_field:
+        /* the cached offset's fast path holds inside the tables' range; infinities are NULL or an infinity */
         lo = kKeyTableMin;
         hi = kKeyTableMax;
         break;
@@ -177,7 +177,7 @@ bool group_key_page_may_raise(GroupKey *key, TupleDesc desc, HeapTupleData *tupl
     for (int i = 0; i < n; i++) {
         int64 ts;
         if (heap_column_word(key->column, desc, &tuples[i], &ts) && (ts < lo || ts >= hi) &&
-            !(key->def.kind == KeyKind::periodic && TIMESTAMP_NOT_FINITE(ts)))
+            !(key->def.kind == KeyKind::date_field && TIMESTAMP_NOT_FINITE(ts)))
             return true;
     }
     return false;

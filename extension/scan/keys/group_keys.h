@@ -15,9 +15,9 @@
  *   - TimescaleDB's time_bucket(width, ts, ...) over a timestamptz,
  *     timestamp or date column, where TimescaleDB is installed
  *     (tsdb_bucket.h);
- *   - extract or date_part of a periodic field (hour, dow, ...) of a
- *     timestamp or timestamptz column, or of ts AT TIME ZONE a constant
- *     zone (periodic_key.cpp);
+ *   - extract or date_part of a field of the local date or time (hour,
+ *     dow, year, ...) of a timestamp or timestamptz column, or of ts AT
+ *     TIME ZONE a constant zone (date_field_key.cpp);
  *   - an expression that never decreases as its one timestamp or integer
  *     column grows, such as Grafana's floor(extract(epoch FROM ts)/60)*60,
  *     evaluated by the executor on the host and placed by a table of
@@ -33,7 +33,7 @@
  * The planner checks each GROUP BY expression with group_key_parse(); the
  * executor parses the same expressions again from the plan.  Each row's key
  * comes out as a 64-bit word (the value's integer representation, a float's
- * bits, a periodic field) or bytes (text, numeric), or NULL: NULL keys form their own group, as in GROUP BY.
+ * bits, a date field) or bytes (text, numeric), or NULL: NULL keys form their own group, as in GROUP BY.
  */
 #ifndef GH_SCAN_GROUP_KEYS_H
 #define GH_SCAN_GROUP_KEYS_H
@@ -56,7 +56,7 @@ struct GroupKeyDef {
     Oid coltype;        /* that column's type */
     Oid keytype;        /* the key's type */
     TimeKeyKind time_kind;
-    int unit;           /* date_trunc's DTK_ unit; a periodic key's field */
+    int unit;           /* date_trunc's DTK_ unit; a date field key's field */
     Const *unit_text;   /* date_trunc's unit */
     Const *zone_text;   /* date_trunc's zone in its three-argument form, or the zone of ts AT TIME ZONE zone */
     bool local_time;    /* the key is of ts AT TIME ZONE zone_text (or ts::timestamp: NULL), a local timestamp */
@@ -88,7 +88,7 @@ struct GroupKey {
     struct MonotoneState *monotone; /* a monotone key: its GPU table's search (monotone_key.cpp) */
     struct ValueMemo *memo;         /* a key by value: each value's key (value_memo.h) ... */
     struct ValueKeyPage *value_page; /* ... and the keys of the page it looked at last */
-    /* a periodic field: the zone's offset, and the last local day's date fields */
+    /* a date field: the zone's offset, and the last local day's date fields */
     TzOffsetCache tzc;
     bool zone_by_postgres; /* of ts AT TIME ZONE a zone only PostgreSQL's functions resolve: every row theirs */
     int64 day;
@@ -120,7 +120,7 @@ bool group_key_word(GroupKey *key, TupleDesc desc, HeapTupleData *t, int64 *word
 
 /*
  * Whether computing the key of any of tuples[0 .. n) may raise an error.
- * A plain column never does; a time or periodic key only near the ends of
+ * A plain column never does; a time or date field key only near the ends of
  * the timestamp range (or, for date_trunc, in a zone only PostgreSQL
  * resolves); any other kind may (an expression's division, say).  A scan
  * computes the keys of a page where one may raise in the rows' order,

@@ -36,7 +36,7 @@ struct KeyTables;
 struct NativeQuals;
 
 /* Which kind a key is: for the few loops that specialize on it (group_agg.cpp's per-row loop). */
-enum class KeyKind { column, time, width_bucket, time_bucket, periodic, monotone, by_value, expression };
+enum class KeyKind { column, time, width_bucket, time_bucket, date_field, monotone, by_value, expression };
 
 /* What the GPU's table for a key may know of the rows: the table, its WHERE clause. */
 struct KeyRows {
@@ -89,7 +89,7 @@ extern const KeyKindOps column_key_kind;       /* column_key.cpp */
 extern const KeyKindOps time_key_kind;         /* time_key.cpp: date_trunc, date_bin, ::date */
 extern const KeyKindOps width_bucket_key_kind; /* width_bucket_key.cpp */
 extern const KeyKindOps tsdb_key_kind;         /* tsdb_key.cpp: TimescaleDB's time_bucket */
-extern const KeyKindOps periodic_key_kind;     /* periodic_key.cpp: extract(hour FROM ts) and the like */
+extern const KeyKindOps date_field_key_kind;     /* date_field_key.cpp: extract(hour FROM ts), extract(year FROM ts) and the like */
 extern const KeyKindOps monotone_key_kind;     /* monotone_key.cpp: floor(extract(epoch FROM ts)/60)*60 and the like */
 extern const KeyKindOps value_key_kind;        /* value_key.cpp: g % 10, g::text and the like, once per value */
 extern const KeyKindOps expression_key_kind;   /* expression_key.cpp: any other, by the executor */

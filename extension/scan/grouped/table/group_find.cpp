@@ -144,7 +144,7 @@ void find_groups_one_word(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, i
         }
         return;
     case KeyKind::width_bucket:
-    case KeyKind::periodic:
+    case KeyKind::date_field:
     case KeyKind::monotone:
     case KeyKind::by_value:
     case KeyKind::expression:

@@ -1,7 +1,9 @@
 /*
- * periodic_key.cpp: extract(field FROM ts) and date_part('field', ts) of a
- * periodic field over a timestamp or timestamptz column, as GROUP BY keys
- * (key_kind.h): the hour-of-day and day-of-week heatmaps.
+ * date_field_key.cpp: extract(field FROM ts) and date_part('field', ts) of
+ * a field of the local date or time, over a timestamp or timestamptz
+ * column or ts AT TIME ZONE a constant zone, as GROUP BY keys
+ * (key_kind.h): the hour-of-day and day-of-week heatmaps, and the year,
+ * ISO week or decade a hand-written report groups by.
  *
  * PostgreSQL computes these by timestamp2tm(), the local time in the
  * session's zone, then the field.  Here the local time is ts plus the
@@ -13,14 +15,18 @@
  * day for hour and minute, j2date() and j2day() of the local day for the
  * date's fields, once per day.  A zone whose local fields are not ts plus
  * an offset (leap seconds), and the timestamp range's ends, go through
- * timestamp2tm() itself; infinities are NULL, as extract makes them for
- * these fields.  extract answers a numeric of scale 0 and date_part a
- * float8, both made from the field's integer at output.  Year, which is
- * not periodic and infinite for infinities, is left to the expression kind.
+ * timestamp2tm() itself.  Infinities are NULL for the periodic fields and
+ * an infinity of their own sign for the year's (year, isoyear, decade,
+ * century, millennium), as extract makes them.  extract answers a numeric
+ * of scale 0 and date_part a float8, both made from the field's integer at
+ * output.
  * On the GPU the key is a table of intervals of the stored time, one per
  * local hour, minute or day, each checked against PostgreSQL's date_part
- * at both its ends (verified_interval).
+ * at both its ends (verified_interval): a year is no more monotone in a
+ * timestamptz than the local day is (a fall-back across midnight moves it
+ * back), so it is verified day by day as the other date fields are.
  */
+#include "column_span.h"
 #include "group_keys.h"
 #include "key_helpers.h"
 #include "key_tables.h"
@@ -30,6 +36,7 @@ extern "C" {
 #include "parser/scansup.h"
 #include "utils/builtins.h"
 #include "utils/datetime.h"
+#include "utils/float.h"
 #include "utils/fmgroids.h"
 #include "utils/numeric.h"
 #include "utils/timestamp.h"
@@ -39,14 +46,33 @@ namespace gpu_histogram {
 
 namespace {
 
-enum Field { kHour, kMinute, kDay, kDow, kIsodow, kDoy, kMonth, kQuarter };
+enum Field { kHour, kMinute, kDay, kDow, kIsodow, kDoy, kWeek, kMonth, kQuarter, kYear, kIsoyear, kDecade, kCentury, kMillennium };
 
+/*
+ * values: how many a periodic field takes; 0 for a field of the year's,
+ * whose values the column's span bounds at one per `years` years (an ISO
+ * year is at least 364 days, close enough to a year for an estimate).
+ */
 const struct {
     const char *name;
     Field field;
     double values;
-} kFields[] = {{"hour", kHour, 24},   {"minute", kMinute, 60}, {"day", kDay, 31},       {"dow", kDow, 7},
-               {"isodow", kIsodow, 7}, {"doy", kDoy, 366},      {"month", kMonth, 12}, {"quarter", kQuarter, 4}};
+    double years;
+} kFields[] = {{"hour", kHour, 24, 0},       {"minute", kMinute, 60, 0},    {"day", kDay, 31, 0},
+               {"dow", kDow, 7, 0},          {"isodow", kIsodow, 7, 0},     {"doy", kDoy, 366, 0},
+               {"week", kWeek, 53, 0},       {"month", kMonth, 12, 0},      {"quarter", kQuarter, 4, 0},
+               {"year", kYear, 0, 1},        {"isoyear", kIsoyear, 0, 1},   {"decade", kDecade, 0, 10},
+               {"century", kCentury, 0, 100}, {"millennium", kMillennium, 0, 1000}};
+
+/* Whether a field is one of the year's, which is an infinity of infinite input (PostgreSQL's NonFiniteTimestampTzPart). */
+bool year_field(Field f)
+{
+    return f >= kYear;
+}
+
+/* The words of the infinities of a year field: no year is near them. */
+constexpr int64 kPlusInfinity = PG_INT64_MAX;
+constexpr int64 kMinusInfinity = PG_INT64_MIN;
 
 bool recognise(Expr *expr, Index relid, GroupKeyDef *out)
 {
@@ -122,13 +148,23 @@ int64 day_field(Field field, int64 day)
     const int julian = static_cast<int>(day + POSTGRES_EPOCH_JDATE);
     int year, month, mday;
     j2date(julian, &year, &month, &mday);
+    /* j2date's year 0 is 1 BC: timestamp_part_common's steps, which have no year 0 */
     switch (field) {
     case kDay: return mday;
     case kDow: return j2day(julian);
     case kIsodow: return j2day(julian) == 0 ? 7 : j2day(julian);
     case kDoy: return date2j(year, month, mday) - date2j(year, 1, 1) + 1;
+    case kWeek: return date2isoweek(year, month, mday);
     case kMonth: return month;
     case kQuarter: return (month - 1) / 3 + 1;
+    case kYear: return year > 0 ? year : year - 1;
+    case kIsoyear: {
+        const int iso = date2isoyear(year, month, mday);
+        return iso > 0 ? iso : iso - 1;
+    }
+    case kDecade: return year >= 0 ? year / 10 : -((8 - (year - 1)) / 10);
+    case kCentury: return year > 0 ? (year + 99) / 100 : -((99 - (year - 1)) / 100);
+    case kMillennium: return year > 0 ? (year + 999) / 1000 : -((999 - (year - 1)) / 1000);
     default: return 0;
     }
 }
@@ -187,8 +223,15 @@ int64 field_of(GroupKey *key, int64 ts)
 bool word(GroupKey *key, TupleDesc desc, HeapTupleData *t, int64 *word)
 {
     int64 ts;
-    if (!heap_column_word(key->column, desc, t, &ts) || TIMESTAMP_NOT_FINITE(ts))
-        return false; /* NULL, and infinities: extract's NULL for these fields */
+    if (!heap_column_word(key->column, desc, t, &ts))
+        return false;
+    if (TIMESTAMP_NOT_FINITE(ts)) {
+        /* extract's NULL for the periodic fields, an infinity for the year's */
+        if (!year_field(static_cast<Field>(key->def.unit)))
+            return false;
+        *word = TIMESTAMP_IS_NOBEGIN(ts) ? kMinusInfinity : kPlusInfinity;
+        return true;
+    }
     *word = unlikely(key->zone_by_postgres) ? date_part_of(key, ts) : field_of(key, ts);
     return true;
 }
@@ -264,16 +307,32 @@ bool gpu_table(GroupKey *key, const KeyRows &rows, gh::PageKey *out, KeyTables *
     return built && out->slots <= kMaxKeySlots;
 }
 
-double group_bound(PlannerInfo *, Index, const GroupKeyDef &def)
+double group_bound(PlannerInfo *root, Index relid, const GroupKeyDef &def)
 {
-    for (const auto &fd : kFields)
-        if (fd.field == def.unit)
+    for (const auto &fd : kFields) {
+        if (fd.field != def.unit)
+            continue;
+        if (fd.values > 0)
             return fd.values + 1; /* and NULL */
+        /* the year's fields: the span the query reads, as time_key.cpp bounds a bucket's */
+        const double length = fd.years * 365 * static_cast<double>(USECS_PER_DAY);
+        double span, buckets;
+        if (!planner_column_span(root, relid, def.attno, def.coltype, &span))
+            return 0;
+        if (planner_bucket_groups(root, relid, def.attno, def.coltype, length, &buckets))
+            span = Min(span, buckets * length);
+        return span / length + 4.0; /* a partial unit at each end, the infinities, NULL */
+    }
     return 0;
 }
 
 Datum datum(const GroupKey *key, int64 word)
 {
+    if (word == kPlusInfinity || word == kMinusInfinity) {
+        const double inf = word == kPlusInfinity ? get_float8_infinity() : -get_float8_infinity();
+        return key->def.keytype == NUMERICOID ? DirectFunctionCall1(float8_numeric, Float8GetDatum(inf))
+                                              : Float8GetDatum(inf);
+    }
     return key->def.keytype == NUMERICOID ? NumericGetDatum(int64_to_numeric(word))
                                           : Float8GetDatum(static_cast<double>(word));
 }
@@ -293,8 +352,8 @@ const char *describe(const GroupKey *key)
 
 } // namespace
 
-const KeyKindOps periodic_key_kind = {
-    KeyKind::periodic, "periodic field", recognise, init, NULL, word, NULL, gpu_table, group_bound, false, datum, describe,
+const KeyKindOps date_field_key_kind = {
+    KeyKind::date_field, "date field", recognise, init, NULL, word, NULL, gpu_table, group_bound, false, datum, describe,
 };
 
 } // namespace gpu_histogram
