@@ -213,12 +213,20 @@ bool linear(const Context &c, const Node *n, const Var **col, double *scale)
     return false;
 }
 
-/* The values of a step of a column over the rows read: their span over the step's width, and both ends. */
+/*
+ * The values of a step of a column over the rows read: their span over the
+ * step's width, and both ends; of a time column, bounded bucket by bucket
+ * of its statistics as a time key's are (column_span.h), so that rows of two
+ * years fifteen years apart are not counted as fifteen years of hours.
+ */
 double steps(const Context &c, const Var *col, double width)
 {
-    double span;
+    double span, buckets;
     if (!(width > 0) || !planner_column_span(c.root, c.relid, col->varattno, col->vartype, &span))
         return 0;
+    if ((col->vartype == TIMESTAMPOID || col->vartype == TIMESTAMPTZOID) &&
+        planner_bucket_groups(c.root, c.relid, col->varattno, col->vartype, width, &buckets))
+        span = Min(span, buckets * width);
     return span / width + 2;
 }
 

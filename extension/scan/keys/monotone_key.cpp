@@ -33,6 +33,7 @@
 #include "expression_key.h"
 #include "key_tables.h"
 #include "monotone_steps.h"
+#include "zone_steps.h"
 
 #include "../quals/heap_tuple_exprs.h"
 
@@ -68,6 +69,10 @@ struct MonotoneState {
     int32 nvalues, capacity;
     int64 max_intervals; /* > 0: a table of more intervals than this is not made (the host's) */
     bool zoned;          /* no order is assumed: every day is evaluated (MonotoneShape.zoned) */
+    /* the steps through local time (MonotoneShape.zone_steps): each one's input, compiled, and its zone */
+    List *zone_steps;  /* ZoneStep * */
+    List *zone_inputs; /* ExprState * */
+    pg_tz **zone_tzs;
     /* the host's table: a row whose column lies in [host_starts[0], host_end) is placed by it */
     bool host_tried;
     int32 host_n;
@@ -100,8 +105,9 @@ bool recognise(Expr *expr, Index relid, GroupKeyDef *out)
     /*
      * a zoned key kept as bytes: its slots are numbered as its values come,
      * which needs each value's days together, an order not assumed of it
+     * (nor of a key with steps through local time across transitions)
      */
-    if (shape.zoned && exprType(reinterpret_cast<Node *>(expr)) == NUMERICOID)
+    if ((shape.zoned || shape.zone_steps != NIL) && exprType(reinterpret_cast<Node *>(expr)) == NUMERICOID)
         return false;
     return expression_key_recognise(expr, relid, out, float8) && shape.column->varattno == out->attno;
 }
@@ -116,6 +122,16 @@ void init(GroupKey *key, TupleDesc desc, PlanState *parent)
         foreach (lc, shape.divisions)
             m->divisions = lappend(m->divisions, heap_tuple_expr_init(static_cast<Expr *>(lfirst(lc)), desc, parent));
         m->zoned = shape.zoned;
+        m->zone_steps = shape.zone_steps;
+        m->zone_tzs = static_cast<pg_tz **>(palloc0(sizeof(pg_tz *) * Max(1, list_length(shape.zone_steps))));
+        int i = 0;
+        foreach (lc, shape.zone_steps) {
+            ZoneStep *z = static_cast<ZoneStep *>(lfirst(lc));
+            m->zone_inputs = lappend(m->zone_inputs, heap_tuple_expr_init(z->arg, desc, parent));
+            if (!zone_step_zone(z->zone, &m->zone_tzs[i])) /* as planned: a zone the planner resolved */
+                m->zone_tzs[i] = NULL;
+            i++;
+        }
     }
     /* a row of NULLs but the column: the column is then the first value of the tuple's data */
     Datum *values = static_cast<Datum *>(palloc0(sizeof(Datum) * desc->natts));
@@ -212,11 +228,67 @@ int same_at(GroupKey *key, int64 ts, const Value &v)
     return 0;
 }
 
+/* A zone step's input (a timestamp's microseconds, a date's days) at stored value ts; false if NULL or infinite. */
+bool zone_input_at(GroupKey *key, ExprState *state, bool date, int64 ts, int64 *out)
+{
+    MonotoneState *m = key->monotone;
+    set_probe(key, ts);
+    bool isnull;
+    Datum d = expression_key_evaluate_state(key, state, m->probe, &isnull);
+    if (isnull)
+        return false;
+    if (date) {
+        const DateADT day = DatumGetDateADT(d);
+        *out = day;
+        return !DATE_NOT_FINITE(day);
+    }
+    *out = DatumGetInt64(d);
+    return !TIMESTAMP_NOT_FINITE(*out);
+}
+
+/*
+ * Whether each step through local time keeps order over stored values
+ * [lo, hi] (zone_steps.h): checked inside out, each from its input at the
+ * two ends, which the steps inside it make a non-decreasing function of
+ * the column there.
+ */
+bool zone_steps_hold(GroupKey *key, int64 lo, int64 hi)
+{
+    MonotoneState *m = key->monotone;
+    ListCell *sc, *ic;
+    int i = 0;
+    forboth (sc, m->zone_steps, ic, m->zone_inputs) {
+        const ZoneStep *z = static_cast<const ZoneStep *>(lfirst(sc));
+        ExprState *state = static_cast<ExprState *>(lfirst(ic));
+        const bool date = exprType(reinterpret_cast<Node *>(z->arg)) == DATEOID;
+        int64 a, b;
+        if (m->zone_tzs[i] == NULL || !zone_input_at(key, state, date, lo, &a) || !zone_input_at(key, state, date, hi, &b) ||
+            !zone_step_holds(*z, m->zone_tzs[i], a, b))
+            return false;
+        i++;
+    }
+    return true;
+}
+
+/*
+ * same_at(key, ts, v), where the key's interval would run from `from` to
+ * ts: 0 too where a step through local time may not keep order over it,
+ * so that the interval ends before (the next one starts where it ends).
+ */
+int same_through(GroupKey *key, int64 from, int64 ts, const Value &v)
+{
+    const int s = same_at(key, ts, v);
+    if (s > 0 && key->monotone->zone_steps != NIL && !zone_steps_hold(key, from, ts))
+        return 0;
+    return s;
+}
+
 /*
  * The key of stored value ts and the interval [ts, *to) that has it, for
  * the GPU's table (key_tables.h's VerifiedKey).  The expression is equal at
- * ts and at *to - 1, and does not decrease between (monotone_steps.h): so
- * it is one value over the interval.  *to - 1 is the table's last value, or
+ * ts and at *to - 1, and does not decrease between (monotone_steps.h; its
+ * steps through local time checked over it): so it is one value over the
+ * interval.  *to - 1 is the table's last value, or
  * *to is a value with another key, which starts the next interval.
  */
 bool verified_interval(GroupKey *key, int64 ts, int64 *result, int64 *from, int64 *to)
@@ -256,7 +328,7 @@ bool verified_interval(GroupKey *key, int64 ts, int64 *result, int64 *from, int6
         }
     } else if (g > 1 && g - 1 <= m->limit - ts) {
         /* the interval as wide as the last: two evaluations */
-        const int s = same_at(key, ts + g - 1, v);
+        const int s = same_through(key, ts, ts + g - 1, v);
         if (s < 0)
             return false;
         if (s > 0) {
@@ -282,7 +354,7 @@ bool verified_interval(GroupKey *key, int64 ts, int64 *result, int64 *from, int6
                 to_end = true;
                 break;
             }
-            const int s = same_at(key, t, v);
+            const int s = same_through(key, ts, t, v);
             if (s < 0)
                 return false;
             if (s == 0) {
@@ -294,7 +366,7 @@ bool verified_interval(GroupKey *key, int64 ts, int64 *result, int64 *from, int6
         }
         while (!to_end && bad - good > 1) {
             const int64 mid = good + (bad - good) / 2;
-            const int s = same_at(key, mid, v);
+            const int s = same_through(key, ts, mid, v);
             if (s < 0)
                 return false;
             if (s > 0)

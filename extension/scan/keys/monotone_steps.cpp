@@ -29,6 +29,7 @@
 #include "expression_key.h"
 #include "key_tables.h"
 #include "time_keys.h"
+#include "zone_steps.h"
 
 #include <cmath>
 
@@ -59,7 +60,8 @@ struct Walk {
     Index relid;
     const Var *column;
     List *divisions;
-    bool zoned; /* a step in the session's zone (MonotoneShape.zoned) */
+    bool zoned;       /* a step through a zone's local time (MonotoneShape.zoned) ... */
+    List *zone_steps; /* ... and each such step (MonotoneShape.zone_steps) */
 };
 
 /* Seconds from 1970-01-01 to PostgreSQL's epoch, 2000-01-01: extract(epoch) counts from the first. */
@@ -353,12 +355,26 @@ bool narrowing(const FuncExpr *f, Walk *w, Span *out)
     return fits(f->funcresulttype, *out);
 }
 
+/* Records a step through a zone's local time (zone_steps.h). */
+void add_zone_step(Walk *w, ZoneStepKind kind, const Node *arg, ZoneStep fields)
+{
+    ZoneStep *z = static_cast<ZoneStep *>(palloc(sizeof(ZoneStep)));
+    *z = fields;
+    z->kind = kind;
+    z->arg = static_cast<Expr *>(copyObjectImpl(arg));
+    w->zone_steps = lappend(w->zone_steps, z);
+    w->zoned = true;
+}
+
 /*
- * ts + interval and ts - interval, for a constant interval of no months
- * and no days: the stored time moved by a fixed number of microseconds, in
- * any zone (timestamp_pl_interval and timestamptz_pl_interval add months
- * and days in local time, the rest as it is).  It raises outside the
- * timestamp range, which the span must stay inside.
+ * ts + interval and ts - interval, for a constant interval of no months:
+ * timestamp_pl_interval and timestamptz_pl_interval add months and days
+ * in local time, the rest as it is.  A month's length depends on the date
+ * (January 30 and 31 both go to February 28, and keep their hours), so no
+ * months.  Days move a timestamp by whole days; a timestamptz's date moves
+ * in the session's zone's local time, a step through it (zone_steps.h).
+ * It raises outside the timestamp range, which the span must stay inside,
+ * a week further for the zone's offset.
  */
 bool shift(const OpExpr *op, Walk *w, Span *out)
 {
@@ -369,26 +385,35 @@ bool shift(const OpExpr *op, Walk *w, Span *out)
     if (!IsA(c, Const) || reinterpret_cast<const Const *>(c)->constisnull)
         return false;
     const Interval *iv = DatumGetIntervalP(reinterpret_cast<const Const *>(c)->constvalue);
-    if (iv->month != 0 || iv->day != 0)
+    if (iv->month != 0) /* an infinite interval (PostgreSQL 17) has months too */
         return false;
+    const Node *arg = static_cast<const Node *>(linitial(op->args));
     Span s;
-    if (!step(static_cast<const Node *>(linitial(op->args)), w, &s))
+    if (!step(arg, w, &s))
         return false;
-    const double d = minus ? -static_cast<double>(iv->time) : static_cast<double>(iv->time);
-    *out = {s.lo + d, s.hi + d, 1, false};
-    return out->lo > MIN_TIMESTAMP + static_cast<double>(USECS_PER_DAY) &&
-           out->hi < END_TIMESTAMP - static_cast<double>(USECS_PER_DAY);
+    const double day = static_cast<double>(USECS_PER_DAY);
+    const double moved = static_cast<double>(iv->day) * day + static_cast<double>(iv->time);
+    const double d = minus ? -moved : moved;
+    const bool zoned = iv->day != 0 && exprType(arg) == TIMESTAMPTZOID;
+    const double margin = zoned ? kZoneDays * day : 0;
+    if (zoned) {
+        ZoneStep z{};
+        z.days = minus ? -static_cast<int64>(iv->day) : iv->day;
+        add_zone_step(w, ZoneStepKind::shift_days, arg, z);
+    }
+    *out = {s.lo + d - margin, s.hi + d + margin, 1, false};
+    return out->lo > MIN_TIMESTAMP + day && out->hi < END_TIMESTAMP - day;
 }
 
 /*
  * date_trunc(unit, ts) of a timestamp without time zone, up to a year: the
  * start of the unit the time lies in, by its calendar fields, which keeps
  * order.  No zone enters it.  A timestamptz's date_trunc works in local
- * time, which steps back where the clocks do: it is zoned
- * (MonotoneShape.zoned), taken only of a date's midnight, and then no
- * order is assumed of it.  It raises for an unknown unit (the recognition
- * below takes known ones only) and outside the range, which a year's
- * margin and a week's for the zone keep clear of.
+ * time, which steps back where the clocks do: a step through the session's
+ * zone (zone_steps.h; of a date column, zoned: no order is assumed).  It
+ * raises for an unknown unit (the recognition below takes known ones only)
+ * and outside the range, which a year's margin and a week's for the zone
+ * keep clear of.
  */
 bool truncation(const FuncExpr *f, Walk *w, Span *out)
 {
@@ -406,7 +431,13 @@ bool truncation(const FuncExpr *f, Walk *w, Span *out)
         return false;
     const double day = static_cast<double>(USECS_PER_DAY);
     *out = {s.lo - 367.0 * day - (zoned ? kZoneDays * day : 0), s.hi + (zoned ? kZoneDays * day : 0), 1, false};
-    w->zoned |= zoned;
+    if (zoned) {
+        ZoneStep z{};
+        z.unit = static_cast<Const *>(copyObjectImpl(unit));
+        /* timestamptz_trunc_internal goes back through the zone from a day up; below, at the time's offset */
+        z.redo_zone = u != DTK_MICROSEC && u != DTK_MILLISEC && u != DTK_SECOND && u != DTK_MINUTE && u != DTK_HOUR;
+        add_zone_step(w, ZoneStepKind::trunc_local, static_cast<const Node *>(lsecond(f->args)), z);
+    }
     return out->lo > MIN_TIMESTAMP + day && out->hi < END_TIMESTAMP - day;
 }
 
@@ -467,8 +498,55 @@ bool date_cast(const FuncExpr *f, Walk *w, Span *out)
         break;
     default: return false;
     }
-    w->zoned |= zoned;
+    if (zoned) {
+        ZoneStep z{};
+        z.from_date = f->funcid == F_TIMESTAMPTZ_DATE;
+        add_zone_step(w, z.from_date ? ZoneStepKind::from_local : ZoneStepKind::to_local, arg, z);
+    }
     return true;
+}
+
+/*
+ * A timestamptz's local time as a timestamp (ts::timestamp, ts AT TIME
+ * ZONE zone) and back (lts::timestamptz, lts AT TIME ZONE zone), in the
+ * session's zone or a constant one that is a zone name or a fixed offset:
+ * steps through local time (zone_steps.h).  An abbreviation that stands
+ * for a zone has offsets of its own, and a zone no lookup finds raises:
+ * neither is a step.  Each raises only outside the timestamp range, which
+ * the span keeps a week clear of.
+ */
+bool local_time(const FuncExpr *f, Walk *w, Span *out)
+{
+    const Node *zone = NULL;
+    const Node *arg;
+    bool into;
+    switch (f->funcid) {
+    case F_TIMESTAMP_TIMESTAMPTZ: into = true; break;
+    case F_TIMESTAMPTZ_TIMESTAMP: into = false; break;
+    case F_TIMEZONE_TEXT_TIMESTAMPTZ: into = true; break;
+    case F_TIMEZONE_TEXT_TIMESTAMP: into = false; break;
+    default: return false;
+    }
+    if (list_length(f->args) == 2) {
+        zone = static_cast<const Node *>(linitial(f->args));
+        arg = static_cast<const Node *>(lsecond(f->args));
+        pg_tz *tz;
+        if (!IsA(zone, Const) || !zone_step_zone(reinterpret_cast<const Const *>(zone), &tz))
+            return false;
+    } else if (list_length(f->args) == 1) {
+        arg = static_cast<const Node *>(linitial(f->args));
+    } else {
+        return false;
+    }
+    Span s;
+    if (!timestamp_type(exprType(arg)) || !step(arg, w, &s))
+        return false;
+    const double day = static_cast<double>(USECS_PER_DAY);
+    *out = {s.lo - kZoneDays * day, s.hi + kZoneDays * day, 1, false};
+    ZoneStep z{};
+    z.zone = zone != NULL ? static_cast<Const *>(copyObjectImpl(zone)) : NULL;
+    add_zone_step(w, into ? ZoneStepKind::to_local : ZoneStepKind::from_local, arg, z);
+    return out->lo > MIN_TIMESTAMP + day && out->hi < END_TIMESTAMP - day;
 }
 
 
@@ -502,7 +580,7 @@ bool step(const Node *n, Walk *w, Span *out)
     if (IsA(n, FuncExpr)) {
         const FuncExpr *f = reinterpret_cast<const FuncExpr *>(n);
         return rounding(f, w, out) || epoch(f, w, out) || to_timestamp(f, w, out) || truncation(f, w, out) ||
-               date_cast(f, w, out) || widening(f, w, out) || narrowing(f, w, out);
+               date_cast(f, w, out) || local_time(f, w, out) || widening(f, w, out) || narrowing(f, w, out);
     }
     return false;
 }
@@ -511,15 +589,17 @@ bool step(const Node *n, Walk *w, Span *out)
 
 bool monotone_shape(const Expr *expr, Index relid, MonotoneShape *out)
 {
-    Walk w{relid, NULL, NIL, false};
+    Walk w{relid, NULL, NIL, false, NIL};
     Span s;
-    if (!step(reinterpret_cast<const Node *>(expr), &w, &s) || w.column == NULL ||
-        (w.zoned && w.column->vartype != DATEOID))
+    if (!step(reinterpret_cast<const Node *>(expr), &w, &s) || w.column == NULL)
         return false;
     out->column = w.column;
     out->divisions = w.divisions;
     out->minus_zero = s.minus_zero;
-    out->zoned = w.zoned;
+    /* a date column's days are few enough to evaluate each; any other column's table checks each zone step */
+    const bool days = w.column->vartype == DATEOID;
+    out->zoned = days && w.zoned;
+    out->zone_steps = days ? NIL : w.zone_steps;
     return true;
 }
 

@@ -9,7 +9,10 @@
  * whole expression at its two ends (monotone_key.cpp), as the time buckets'
  * tables are.  Grafana's $__timeGroup, floor(extract(epoch FROM ts)/60)*60,
  * is one; so are to_timestamp() around it, a shifted time, and the integer
- * steps of an epoch column.
+ * steps of an epoch column; and, over ranges that cross no transition of
+ * the zone, the steps through local time (zone_steps.h), such as the
+ * weeks from Sunday of Metabase, date_trunc('week', ts + interval '1 day')
+ * - interval '1 day'.
  *
  * Each step accepted here comes with its argument (monotone_steps.cpp):
  * why it does not decrease, and why it raises no error for any value of
@@ -55,14 +58,22 @@ struct MonotoneShape {
      * (monotone_key.cpp).  Only a date column's keys may have such a step.
      */
     bool zoned;
+    /*
+     * Of a timestamp, timestamptz or integer column: the steps through a
+     * zone's local time (zone_steps.h, ZoneStep *), which keep order only
+     * over ranges that cross none of the zone's transitions: the table's
+     * intervals are checked for each (monotone_key.cpp).  NIL for a date
+     * column, whose zoned steps are the every-day evaluation above.
+     */
+    List *zone_steps;
 };
 
 /*
  * Whether expr, over table relid (0: whichever its column's), is a
  * non-decreasing function of one timestamp, timestamptz, date or integer
- * column (zoned: a function of one date column), built only of the steps
- * monotone_steps.cpp argues for; fills *out (the list in the current
- * memory context).
+ * column (zoned: a function of one date column; with zone_steps: where
+ * they keep order), built only of the steps monotone_steps.cpp argues
+ * for; fills *out (the lists in the current memory context).
  */
 bool monotone_shape(const Expr *expr, Index relid, MonotoneShape *out);
 
