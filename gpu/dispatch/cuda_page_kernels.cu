@@ -258,15 +258,22 @@ bool grouped_page_spec_fits(const GroupedPageSpec &spec, const int64_t *table, i
     for (int32_t a = 0; a < spec.naggs; a++) {
         const PageAgg &agg = spec.aggs[a];
         if (static_cast<int64_t>(agg.column_first) + kPageColumnWords > table_words ||
-            static_cast<int32_t>(agg.kind) < 0 || static_cast<int32_t>(agg.kind) > static_cast<int32_t>(PageAggKind::min_key) ||
+            static_cast<int32_t>(agg.kind) < 0 || static_cast<int32_t>(agg.kind) > static_cast<int32_t>(PageAggKind::count) ||
             agg.cells != page_agg_cells(agg.kind) || (agg.is_float != 0 && agg.is_float != 1) ||
             (agg.kind == PageAggKind::exact_sum && !agg.is_float) ||
-            ((agg.kind == PageAggKind::int_sum || agg.kind == PageAggKind::int8_sum) && agg.is_float))
+            ((agg.kind == PageAggKind::int_sum || agg.kind == PageAggKind::int8_sum || agg.kind == PageAggKind::count) &&
+             agg.is_float))
             return false;
         if (table == nullptr) /* on the device: checked when the spec was opened */
             continue;
         PageColumn col;
         memcpy(&col, table + agg.column_first, sizeof col);
+        if (agg.kind == PageAggKind::count) {
+            /* only located: a column the kernel can walk to, of any type it knows */
+            if (col.as_word || !(text_column_fits(col) || word_column_fits(col) || page_column_fits(col)))
+                return false;
+            continue;
+        }
         if (col.as_word || !(agg.is_float ? page_column_fits(col) && (col.type == PageValueType::float4 ||
                                                                       col.type == PageValueType::float8)
                                           : word_column_fits(col)))

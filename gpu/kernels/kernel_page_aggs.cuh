@@ -1,6 +1,6 @@
 /*
- * kernel_page_aggs.cuh: sum, avg, min and max beside the histogram on the
- * GPU's grouped pages (grouped_page_spec.h's PageAgg), for
+ * kernel_page_aggs.cuh: sum, avg, min, max and count() of another column
+ * beside the histogram on the GPU's grouped pages (grouped_page_spec.h's PageAgg), for
  * kernel_grouped_pages.cuh.
  *
  * A row's value is read with its group, before the block votes on its
@@ -51,6 +51,10 @@ __host__ __device__ __forceinline__ bool read_agg_row(const unsigned char *page,
             return false;
         if (f == Found::null || (f == Found::missing && !col.has_missing)) {
             row->nulls |= 1u << a;
+            continue;
+        }
+        if (agg.kind == PageAggKind::count) {
+            row->words[a] = 0; /* only that it is there: a text column's bytes are never read */
             continue;
         }
         if (agg.is_float) {
@@ -117,6 +121,7 @@ __device__ __forceinline__ void agg_add(unsigned long long *c, const PageAgg &ag
     case PageAggKind::int8_sum: int128_add(c + 1, static_cast<unsigned long long>(w), w < 0 ? ~0ULL : 0ULL); return;
     case PageAggKind::max_key: atomicMax(&c[1], static_cast<unsigned long long>(page_agg_key(w, agg.is_float))); return;
     case PageAggKind::min_key: atomicMax(&c[1], static_cast<unsigned long long>(~page_agg_key(w, agg.is_float))); return;
+    case PageAggKind::count: return;
     }
 }
 

@@ -126,8 +126,9 @@ struct PageQual {
 
 /*
  * A value aggregate beside the histogram: sum, avg, min or max of a
- * column, in three cells a group (an exact sum in 1 + kExactCells): the
- * non-NULL values, then the state, laid out as the host's grouped cells
+ * column, in three cells a group (an exact sum in 1 + kExactCells, a count
+ * of another column than the histogram's in one): the non-NULL values,
+ * then the state, laid out as the host's grouped cells
  * lay it out (extension/scan/grouped/table/value_aggs.h), but for min and
  * max, which keep an order key (page_agg_key) the host turns back into the
  * value.
@@ -140,6 +141,7 @@ enum class PageAggKind : int32_t {
     int8_sum,      /* int8: the sum in 128 bits, low word then high */
     max_key,       /* the largest page_agg_key */
     min_key,       /* the largest complement of page_agg_key: the smallest key */
+    count,         /* the non-NULL values alone: count() of a column, of any type (its value is never read) */
 };
 
 struct PageAgg {
@@ -151,7 +153,7 @@ struct PageAgg {
 
 GH_HOST_DEVICE int32_t page_agg_cells(PageAggKind kind)
 {
-    return kind == PageAggKind::exact_sum ? 1 + kExactCells : 3;
+    return kind == PageAggKind::exact_sum ? 1 + kExactCells : kind == PageAggKind::count ? 1 : 3;
 }
 
 /* Table words a PageColumn takes there. */

@@ -2119,3 +2119,69 @@ TEST(GroupedPagesHost, TextKeysByDictionary)
     bad.keys[0].slots = static_cast<uint32_t>(table.size());
     EXPECT_FALSE(gh::grouped_page_spec_fits(bad, static_cast<int64_t>(table.size())));
 }
+
+/*
+ * count() of another column than the histogram's (PageAggKind::count): a
+ * text column's row counts wherever it is not NULL, inline, compressed or
+ * out of line alike, since only its place is found and never its bytes; a
+ * tuple stored before the column was added counts only where the column
+ * has a missing value.  The spec takes it over a text or a numeric column,
+ * and refuses it read as a float or as the time form's word.
+ */
+TEST(GroupedPagesHost, CountOfAnotherColumn)
+{
+    ASSERT_NE(pool(), nullptr);
+    const Layout layout{{gh::kVarlenaLen, 4}, {gh::kVarlenaLen, 4}, {8, 8}};
+    const std::vector<Datum> texts{text_datum("host3"), heap_pages::null_datum(), text_datum(""),
+                                   heap_pages::varlena_datum(5000, true, 'h'), heap_pages::toast_pointer_datum(7),
+                                   text_datum(std::string(300, 'a'))};
+    PageWriter w(pool_page(0));
+    for (size_t r = 0; r < texts.size(); r++)
+        ASSERT_TRUE(w.add_tuple(layout, {text_datum(std::string(r * 41 % 200, 'p')), texts[r],
+                                         r == 2 ? heap_pages::null_datum() : heap_pages::float8_datum(0.25)}));
+    ASSERT_TRUE(w.add_tuple({{gh::kVarlenaLen, 4}}, {text_datum("p")})); /* 6: before ADD COLUMN */
+    gh::PageColumn t = heap_pages::page_column(layout, 2, PageValueType::text);
+    t.fixed_offset = -1;
+    const gh::PageColumn x = heap_pages::page_column(layout, 3, PageValueType::float8);
+    std::vector<int64_t> table{42};
+    GroupedPageSpec spec{};
+    spec.value = x;
+    spec.interval = BucketSpec{0, 1, 4, BucketRule::pg16};
+    for (const gh::PageColumn &col : {t, x}) {
+        gh::PageAgg &agg = spec.aggs[spec.naggs++];
+        agg.kind = gh::PageAggKind::count;
+        agg.cells = gh::page_agg_cells(agg.kind);
+        agg.column_first = static_cast<uint32_t>(table.size());
+        std::vector<int64_t> words(gh::kPageColumnWords, 0);
+        std::memcpy(words.data(), &col, sizeof col);
+        table.insert(table.end(), words.begin(), words.end());
+    }
+    ASSERT_EQ(gh::page_agg_cells(gh::PageAggKind::count), 1);
+    ASSERT_TRUE(gh::grouped_page_spec_fits(spec, table.data(), static_cast<int64_t>(table.size())));
+    /* bit 0: the text column is NULL; bit 1: the float8 column is */
+    const uint32_t want_nulls[] = {0, 1, 2, 0, 0, 0, 3};
+    for (uint32_t i = 0; i < 7; i++) {
+        uint32_t item;
+        std::memcpy(&item, pool_page(0) + heap_pages::kPageHeaderSize + 4 * i, sizeof item);
+        gh::kernels::AggRow row;
+        ASSERT_TRUE(gh::kernels::read_agg_row(pool_page(0), item, spec, table.data(), &row)) << "row " << i;
+        EXPECT_EQ(row.nulls, want_nulls[i]) << "row " << i;
+    }
+    /* the added column's missing value counts */
+    gh::PageColumn with_missing = t;
+    with_missing.has_missing = true;
+    std::memcpy(table.data() + spec.aggs[0].column_first, &with_missing, sizeof with_missing);
+    uint32_t item;
+    std::memcpy(&item, pool_page(0) + heap_pages::kPageHeaderSize + 4 * 6, sizeof item);
+    gh::kernels::AggRow row;
+    ASSERT_TRUE(gh::kernels::read_agg_row(pool_page(0), item, spec, table.data(), &row));
+    EXPECT_EQ(row.nulls, 2u);
+    /* never read as a float, nor as a time's word */
+    GroupedPageSpec bad = spec;
+    bad.aggs[1].is_float = 1;
+    EXPECT_FALSE(gh::grouped_page_spec_fits(bad, table.data(), static_cast<int64_t>(table.size())));
+    gh::PageColumn word = x;
+    word.as_word = true;
+    std::memcpy(table.data() + spec.aggs[1].column_first, &word, sizeof word);
+    EXPECT_FALSE(gh::grouped_page_spec_fits(spec, table.data(), static_cast<int64_t>(table.size())));
+}

@@ -168,6 +168,33 @@ bool page_agg(GroupedPages *gp, TupleDesc desc, const ScanAggregate &agg, const 
     return true;
 }
 
+/*
+ * count() of another column than the histogram's as the spec's next
+ * PageAgg: only its non-NULL values, so a column of any type the GPU can
+ * walk to (a text column too, whose bytes it never reads), in the same
+ * order as page_agg's.
+ */
+bool page_count(GroupedPages *gp, TupleDesc desc, AttrNumber attno)
+{
+    gh::GroupedPageSpec &spec = gp->spec;
+    if (spec.naggs == gh::kMaxPageAggs)
+        return false;
+    const HeapColumn column = heap_column(desc, attno, TupleDescAttr(desc, attno - 1)->atttypid);
+    gh::PageColumn col;
+    Datum missing;
+    if (!page_column_for(desc, column, &col) && !page_text_column_for(desc, column, &col, &missing))
+        return false;
+    gh::PageAgg &out = spec.aggs[spec.naggs];
+    out.kind = gh::PageAggKind::count;
+    out.is_float = 0;
+    out.cells = gh::page_agg_cells(out.kind);
+    int64 words[gh::kPageColumnWords] = {};
+    memcpy(words, &col, sizeof col);
+    out.column_first = static_cast<uint32>(key_tables_add_list(&gp->tables, words, gh::kPageColumnWords));
+    spec.naggs++;
+    return true;
+}
+
 /* The first thing that keeps the scan's pages off the GPU, for EXPLAIN and the DEBUG line: false. */
 bool refuse(GroupedPages *gp, const char *why)
 {
@@ -241,9 +268,12 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
             i = end;
         }
     }
-    for (int a = 0; a < ga->naggs; a++)
+    for (int a = 0; a < ga->naggs; a++) {
+        if (group_agg_counts_other_column(ga->aggs, ga->naggs, a) && !page_count(gp, desc, ga->aggs[a].count_attno))
+            return refuse(gp, "count() of a column of a type or place the GPU does not read");
         if (value_aggregate_kind(ga->aggs[a].kind) && !page_agg(gp, desc, ga->aggs[a], ga->columns[a]))
             return refuse(gp, "an aggregate's column, of a place the GPU does not read");
+    }
     for (int k = 0; k < nkeys; k++) {
         if (!key_table_build(&keys[k], RelationGetRelid(host.rel), desc,
                              host.quals != NULL ? *host.quals : NativeQuals{}, &spec.keys[k], &gp->tables, k))
@@ -327,18 +357,12 @@ void grouped_pages_init(GroupedPages *gp, const ScanAggregate *aggs, int naggs, 
         refuse(gp, "more than one gpu_histogram");
         return;
     }
-    const int h = histogram_of(aggs, naggs);
     int value_aggs = 0;
-    for (int a = 0; a < naggs; a++) {
-        if (aggs[a].kind == AggKind::count_column && aggs[a].count_attno != aggs[h].call.attno) {
-            refuse(gp, "count() of another column than the histogram's");
-            return;
-        }
-        if (value_aggregate_kind(aggs[a].kind))
+    for (int a = 0; a < naggs; a++)
+        if (value_aggregate_kind(aggs[a].kind) || group_agg_counts_other_column(aggs, naggs, a))
             value_aggs++;
-    }
     if (value_aggs > gh::kMaxPageAggs) {
-        refuse(gp, "more than four sums, means, minimums and maximums");
+        refuse(gp, "more than four sums, means, minimums, maximums and counts of other columns");
         return;
     }
     /*

@@ -108,6 +108,11 @@ uint32 counted_key(GroupAgg *ga, const CountedKey &key)
 void add_counted_values(GroupAgg *ga, int64 *group_cells, const int64 *gpu)
 {
     for (int a = 0; a < ga->naggs; a++) {
+        if (group_agg_counts_other_column(ga->aggs, ga->naggs, a)) {
+            group_cells[ga->offsets[a]] += gpu[0]; /* the column's non-NULL values, its one cell */
+            gpu += 1;
+            continue;
+        }
         if (!value_aggregate_kind(ga->aggs[a].kind))
             continue;
         value_agg_combine_gpu(ga->aggs[a], group_cells + ga->offsets[a], gpu);
@@ -134,13 +139,23 @@ void add_counted(GroupAgg *ga, int64 *group_cells, const int64 *cells, int64 row
     for (int a = 0; a < ga->naggs; a++) {
         if (ga->aggs[a].kind == AggKind::count_star)
             group_cells[ga->offsets[a]] += rows;
-        else if (ga->aggs[a].kind == AggKind::count_column)
+        else if (ga->aggs[a].kind == AggKind::count_column && !group_agg_counts_other_column(ga->aggs, ga->naggs, a))
             group_cells[ga->offsets[a]] += values; /* the histogram's column: its non-NULL values */
     }
     ga->values_gpu += static_cast<uint64>(values);
 }
 
 } // namespace
+
+bool group_agg_counts_other_column(const ScanAggregate *aggs, int naggs, int a)
+{
+    if (aggs[a].kind != AggKind::count_column)
+        return false;
+    for (int h = 0; h < naggs; h++)
+        if (aggs[h].kind == AggKind::histogram)
+            return aggs[h].call.attno != aggs[a].count_attno;
+    return false;
+}
 
 int32 group_agg_text_key_values(const GroupAgg *ga, int k, struct varlena ***out)
 {
