@@ -11,8 +11,8 @@
 #   - a business day that starts at 6 am, (time - interval '6 hours')::date,
 #     against time::date;
 # each also in the ordinary plan (gpu_histogram.scan = off), and count(cpu)
-# for the cost of reading the column.  The rows, one every half second
-# from August 1, 2026, cross New York's fall-back of November 1, the
+# for the cost of reading the column.  The rows, evenly spread from August
+# 1 to November 30, 2026, cross New York's fall-back of November 1, the
 # session's zone.
 #
 #   bash test/bench/zone_keys_bench.sh [ROWS] [ROUNDS]   (default 10,000,000 and 5)
@@ -34,12 +34,12 @@ if [ "${GH_USE_EXISTING:-0}" != 1 ]; then
     # shellcheck source=../pg_temp_server.sh
     source test/pg_temp_server.sh -c shared_buffers="${GH_SHARED_BUFFERS:-3GB}" || exit 1
 fi
-t=ghb_zone_keys_$rows
+t=ghb_zone_keys_v2_$rows
 psql -X -q -v ON_ERROR_STOP=1 -c "SET client_min_messages = warning" -c "CREATE EXTENSION IF NOT EXISTS gpu_histogram" \
     -c "CREATE EXTENSION IF NOT EXISTS pg_prewarm" >/dev/null
 if [ "$(psql -X -At -c "SELECT to_regclass('$t') IS NOT NULL")" != t ]; then
     psql -X -q -v ON_ERROR_STOP=1 -c "SET client_min_messages = warning" -c "DROP TABLE IF EXISTS $t" \
-        -c "CREATE TABLE $t AS SELECT timestamptz '2026-08-01 00:00:00+00' + i * interval '500 ms' AS time,
+        -c "CREATE TABLE $t AS SELECT timestamptz '2026-08-01 00:00:00+00' + i * (interval '122 days' / $rows) AS time,
                 'device-' || (i * 7 % 1000) AS device_id, random() AS cpu
             FROM generate_series(1, $rows) i" \
         -c "VACUUM ANALYZE $t" >/dev/null
