@@ -15,6 +15,7 @@
 #include "../grouped/table/group_table.h"
 #include "../grouped/table/value_aggs.h"
 #include "plan_paths.h"
+#include "../grouped/table/tuple_spill.h"
 #include "../scan_node.h"
 
 extern "C" {
@@ -218,21 +219,28 @@ bool rel_fits(PlannerInfo *root, RelOptInfo *rel, List *keys, List *aggrefs, Can
         return scan_declined(root, "no gpu_histogram over a column of %s",
                              get_rel_name(rte->relid));
     c->groups = 1;
+    c->spill_share = 0;
+    c->spill_depth = 0;
     if (keys != NIL) {
         c->groups = estimate_scan_groups(root, rel->relid, keys, rel->rows);
         /*
-         * HashAggregate's bound: groups that would not fit keep the ordinary
-         * plan, unless they come one after another in the table (a time
-         * bucket over a time-ordered table): the scan then emits each
-         * group about once when its memory fills (group_table.h).
+         * HashAggregate's bound.  Groups that come one after another in the
+         * table (a time bucket over a time-ordered table) are emitted about
+         * once each when the memory fills (group_table.h), where a group
+         * has more than a few rows (else each would cost a partial row).
+         * Others past the bound are spilled as HashAggregate spills them
+         * (tuple_spill.h): the share of the rows whose groups do not fit is
+         * written to temporary files and read back, once per depth of 32
+         * partitions, which cost_scan() charges as costsize.c's cost_agg()
+         * charges HashAggregate's spill, so the planner weighs it against
+         * the ordinary plan's own.
          */
-        double bytes = c->groups * group_table_bytes_per_group(c->ncells, 8 * (1 + list_length(keys)) + 32);
-        if (bytes > static_cast<double>(get_hash_memory_limit()) &&
-            (c->groups * 8 > rel->rows || !keys_follow_physical_order(root, rel->relid, keys)))
-            /* (a group of a few rows would cost a partial row each) */
-            return scan_declined(root, "about %.0f groups of %.0f rows, estimated, would not fit work_mem x "
-                                 "hash_mem_multiplier (%zu kB), and the rows do not come in the keys' order",
-                                 c->groups, rel->rows, get_hash_memory_limit() / 1024);
+        const double bytes = c->groups * group_table_bytes_per_group(c->ncells, 8 * (1 + list_length(keys)) + 32);
+        const double limit = static_cast<double>(get_hash_memory_limit());
+        if (bytes > limit && (c->groups * 8 > rel->rows || !keys_follow_physical_order(root, rel->relid, keys))) {
+            c->spill_share = 1 - limit / bytes;
+            c->spill_depth = Max(1.0, ceil(log(bytes / limit) / log(static_cast<double>(kSpillParts))));
+        }
     }
 
     /* row-level security's clauses first, then by cost, as a sequential scan's Filter */

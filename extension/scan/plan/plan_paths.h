@@ -33,6 +33,14 @@ struct Candidate {
     int ncells;     /* estimated counters per group */
     List *keys;     /* the GROUP BY expressions, in this table's Vars */
     double groups;  /* estimated groups */
+    /*
+     * Groups past the memory bound: the share of the rows whose tuples the
+     * scan writes to its spill files (tuple_spill.h), and how many times
+     * (the depths of its partitions); 0 where the groups fit or come in the
+     * table's order.
+     */
+    double spill_share;
+    double spill_depth;
     double read_fraction; /* of the table's pages, after a BRIN index (brin_cost.cpp) */
     bool parallel_safe_args;
     bool no_partial_states; /* an aggregate whose partial state the scan does not emit: sum and avg of int8 */

@@ -69,6 +69,24 @@ void cost_scan(PlannerInfo *root, RelOptInfo *rel, const Candidate &c, int worke
     const double pages = rel->pages * c.read_fraction;
     path->rows = c.groups;
     path->startup_cost = quals.startup + seq_page_cost * pages * host + cpu_operator_cost * 0.25 * pages * cached + cpu;
+    if (c.spill_share > 0) {
+        /*
+         * Groups past the memory bound (plan_fit.cpp): their rows' whole
+         * tuples written and read back once per depth, as cost_agg() charges
+         * HashAggregate's spill (a random page written, a page read in
+         * sequence, two tuple costs a row); the host does it, whoever
+         * parsed the pages, and its workers share it.
+         */
+        double random_page_cost, seq_cost;
+        get_tablespace_page_costs(rel->reltablespace, &random_page_cost, &seq_cost);
+        const double tuple_bytes = rel->tuples > 0 ? rel->pages * static_cast<double>(BLCKSZ) / rel->tuples : BLCKSZ;
+        const double rows = rel->rows * c.spill_share * c.spill_depth;
+        const double spill_pages = ceil(rows * tuple_bytes / BLCKSZ);
+        double spill = spill_pages * (random_page_cost + seq_cost) + 2 * cpu_tuple_cost * rows;
+        if (workers > 0)
+            spill /= workers + 1;
+        path->startup_cost += spill;
+    }
     path->total_cost = path->startup_cost + cpu_tuple_cost * path->rows;
 }
 
