@@ -82,12 +82,13 @@ SELECT rt_explain($$SELECT date_trunc('week', ts + interval '1 day') - interval 
 
 -- Every key in every zone, against the ordinary plan: the keys' rows, counts and histograms
 SET work_mem = '64MB';
-SELECT z, n, k, c.*
+-- (the groups' number is left out: the rows at transitions follow the server's time zone data)
+SELECT z, n, k, c.scan_planned, c.same
 FROM lt_zones, lt_keys,
      LATERAL rt_compare(format('SELECT %s AS k, count(*) AS n, gpu_histogram(x, 0, 1, 8) AS h FROM lt GROUP BY 1', k), false, z) c
 ORDER BY z COLLATE "C", n;
 -- with a WHERE clause on the time and a host, as a dashboard sends it
-SELECT z, n, c.*
+SELECT z, n, c.scan_planned, c.same
 FROM lt_zones, lt_keys,
      LATERAL rt_compare(format($$SELECT %s AS k, count(*) AS n, gpu_histogram(x, 0, 1, 8) AS h FROM lt
                                  WHERE ts >= '2026-10-20' AND ts < '2026-11-20' AND host IN ('host-1', 'edge') GROUP BY 1$$, k),
