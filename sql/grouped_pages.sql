@@ -7,7 +7,8 @@
 -- its groups here too, not only in test/gpu/grouped_page_checks.sh.  The
 -- keys are those the page path takes (an integer column with NULLs, a
 -- boolean, date_trunc across New York's DST change, date_bin, ::date, a
--- second width_bucket, periodic fields such as the hour of day), with
+-- second width_bucket, periodic fields such as the hour of day; up to four
+-- of them in one query, as day of week x hour x g), with
 -- WHERE comparisons and time ranges, rows the statistics never saw, pages
 -- that are not all-visible, and workers.
 --
@@ -83,7 +84,10 @@ INSERT INTO gp_serial (q) VALUES
     ($$SELECT gpu_histogram(x, 0, 1, 16) AS h FROM gp_t WHERE ts >= '2024-03-09 12:00' AND ts < '2024-03-11'$$),
     ($$SELECT gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gp_t WHERE ts >= '2030-03-20' AND ts < '2030-04-03'$$),
     ($$SELECT extract(dow FROM ts) AS dow, extract(hour FROM ts) AS hour, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gp_t GROUP BY 1, 2$$),
-    ($$SELECT date_part('minute', ts) AS minute, gpu_histogram(x, 0, 1, 16) AS h FROM gp_t WHERE ts >= '2024-03-10 00:00' AND ts < '2024-03-10 06:00' GROUP BY 1$$);
+    ($$SELECT date_part('minute', ts) AS minute, gpu_histogram(x, 0, 1, 16) AS h FROM gp_t WHERE ts >= '2024-03-10 00:00' AND ts < '2024-03-10 06:00' GROUP BY 1$$),
+    ($$SELECT extract(dow FROM ts) AS dow, extract(hour FROM ts) AS hour, b, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gp_t GROUP BY 1, 2, 3$$),
+    ($$SELECT b, extract(isodow FROM ts) AS dow, extract(hour FROM ts) AS hour, g, gpu_histogram(x, 0, 1, 16) AS h, count(x) AS nx FROM gp_t WHERE g < 4 GROUP BY 1, 2, 3, 4$$),
+    ($$SELECT extract(isodow FROM ts) AS dow, date_trunc('hour', ts) AS hour, b, g, gpu_histogram(x, 0, 1, 16) AS h, count(x) AS nx FROM gp_t WHERE g IN (1, 2, 3, 50) OR g IS NULL GROUP BY 1, 2, 3, 4$$);
 SELECT count(*) AS queries, bool_and(c.same) AS same FROM gp_serial, LATERAL rt_compare(q) c;
 SET client_min_messages = debug1;
 SELECT q, c.* FROM gp_serial, LATERAL rt_compare(q) c ORDER BY n;
@@ -97,7 +101,9 @@ SELECT k, c.* FROM (VALUES
     (ARRAY['date_bin(''1 hour'', ts, ''2024-01-01 00:20+00'')']),
     (ARRAY['ts::date']),
     (ARRAY['g', 'width_bucket(x, 0, 1, 4)']),
-    (ARRAY['extract(isodow FROM ts)', 'date_part(''hour'', ts)'])
+    (ARRAY['extract(isodow FROM ts)', 'date_part(''hour'', ts)']),
+    (ARRAY['extract(isodow FROM ts)', 'date_part(''hour'', ts)', 'b']),
+    (ARRAY['b', 'extract(dow FROM ts)', 'date_part(''hour'', ts)', 'ts::date'])
 ) v(k), LATERAL rt_against_width_bucket('gp_t', k, 'x', 0, 1, 16) c;
 
 -- periodic fields in zones with odd offsets: the key tables' intervals follow the local hour
@@ -136,7 +142,10 @@ SELECT rt_explain($$SELECT g, gpu_histogram(x, 0, 1, 16), count(*) FROM gp_t GRO
 SELECT q, c.* FROM (VALUES
     ($$SELECT g, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gp_t GROUP BY g$$),
     ($$SELECT g, date_trunc('day', ts) AS day, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gp_t GROUP BY 1, 2$$),
-    ($$SELECT gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gp_t WHERE ts >= '2024-03-09 12:00' AND ts < '2024-03-11'$$)
+    ($$SELECT gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gp_t WHERE ts >= '2024-03-09 12:00' AND ts < '2024-03-11'$$),
+    ($$SELECT extract(dow FROM ts) AS dow, extract(hour FROM ts) AS hour, g, b, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gp_t GROUP BY 1, 2, 3, 4$$),
+    ($$SELECT date_trunc('week', ts + interval '1 day') - interval '1 day' AS week, extract(year FROM ts) AS y, gpu_histogram(x, 0, 1, 16) AS h FROM gp_t GROUP BY 1, 2$$),
+    ($$SELECT (ts - interval '6 hours')::date AS d, g % 10 AS g10, gpu_histogram(x, 0, 1, 16) AS h, count(x) AS nx FROM gp_t GROUP BY 1, 2$$)
 ) v(q), LATERAL rt_compare(q) c;
 
 RESET parallel_setup_cost;

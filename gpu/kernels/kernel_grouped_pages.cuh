@@ -397,7 +397,7 @@ __global__ void __launch_bounds__(kPageThreads)
 
     int errors = 0;
     unsigned int normal = 0;
-    uint32_t hints[kMaxPageKeys] = {0, 0}; /* each interval key's last interval, for the next row */
+    uint32_t hints[kMaxPageKeys] = {}; /* each interval key's last interval, for the next row */
     Run run; /* global counts of cells past the window, a thread's runs of one cell added once */
     auto add = [&](int32_t c, uint32_t k) { atomicAdd(&counts[c], static_cast<unsigned long long>(k)); };
     auto count = [&](int64_t c) {

@@ -51,12 +51,13 @@
 
 namespace gh {
 
-constexpr int kMaxPageKeys = 2;
 /*
- * The WHERE clause's atoms the GPU evaluates.  The spec is a kernel
- * parameter, by value: 6 atoms keep it within the 4 KB every CUDA target
- * takes (a PageQual is 336 bytes).
+ * The GROUP BY keys and the WHERE clause's atoms the GPU evaluates.  The
+ * spec is a kernel parameter, by value: four keys and six atoms keep it
+ * within the 4 KB that CUDA toolkits before 12.1 take (a PageKey is 304
+ * bytes, a PageQual 280: each holds a PageColumn of 232).
  */
+constexpr int kMaxPageKeys = 4;
 constexpr int kMaxPageQuals = 6;
 
 enum class PageKeyKind : int32_t {
@@ -213,6 +214,8 @@ struct GroupedPageSpec {
     int32_t rows_to_host;
 };
 
+static_assert(sizeof(GroupedPageSpec) <= 3584, "the spec and the kernel's other parameters fit in 4 KB");
+
 /* The histogram's buckets besides the two outer ones (a thresholds histogram has count + 1 in all). */
 GH_HOST_DEVICE int32_t grouped_page_nbins(const GroupedPageSpec &s)
 {
@@ -242,11 +245,15 @@ inline size_t grouped_page_agg_bytes(const GroupedPageSpec &s)
     return sizeof(int64_t) * static_cast<size_t>(grouped_page_slots(s) - grouped_page_rows_cell(s) - 1);
 }
 
-/* The number of groups: each key's slots plus its NULL, multiplied. */
+/*
+ * The number of groups: each key's slots plus its NULL, multiplied; once
+ * past INT32_MAX, which no spec may have, the product so far (a key has at
+ * most 2^30 slots, so four of them cannot overflow it).
+ */
 inline int64_t grouped_page_groups(const GroupedPageSpec &s)
 {
     int64_t g = 1;
-    for (int k = 0; k < s.nkeys && k < kMaxPageKeys; k++)
+    for (int k = 0; k < s.nkeys && k < kMaxPageKeys && g <= INT32_MAX; k++)
         g *= static_cast<int64_t>(s.keys[k].slots) + 1;
     return g;
 }

@@ -604,7 +604,7 @@ std::vector<std::vector<uint64_t>> random_batches(std::mt19937_64 &rng, const Wr
 
 /* ---- the kernel's decisions on the host: no GPU needed ---- */
 
-/* A spec over the random table: 0 to 2 keys of any kind, 0 to 4 quals of any column, windows that cut the data. */
+/* A spec over the random table: 0 to 4 keys of any kind, 0 to 6 quals of any column, windows that cut the data. */
 GroupedPageSpec random_spec(std::mt19937_64 &rng, const Layout &layout, const Draw &d,
                             const std::optional<Datum> (&missing)[kColumns + 1], std::vector<int64_t> *table)
 {
@@ -620,7 +620,7 @@ GroupedPageSpec random_spec(std::mt19937_64 &rng, const Layout &layout, const Dr
     GroupedPageSpec s{};
     s.value = col(kValue);
     s.interval = random_bucket(-30 + double(rng() % 40), 60 + double(rng() % 80));
-    s.nkeys = static_cast<int32_t>(rng() % 3);
+    s.nkeys = static_cast<int32_t>(rng() % (gh::kMaxPageKeys + 1));
     table->clear();
     for (int32_t k = 0; k < s.nkeys; k++) {
         for (uint64_t junk = rng() % 3; junk > 0; junk--) /* a key's table need not start at 0 */
@@ -1424,6 +1424,16 @@ std::vector<SpecCase> refused_specs(GroupedPageSpec *good_out, std::vector<int64
             s.keys[0].slots = s.keys[1].slots = 1u << 30;
         },
         words);
+    /* 2^120 groups: the product stops once past INT32_MAX, before it can wrap */
+    bad("four keys of 2^30 slots",
+        [](GroupedPageSpec &s) {
+            s.nkeys = 4;
+            s.keys[1] = s.keys[2] = s.keys[3] = s.keys[0];
+            for (int k = 0; k < 4; k++)
+                s.keys[k].slots = 1u << 30;
+        },
+        words);
+    bad("five keys", [](GroupedPageSpec &s) { s.nkeys = gh::kMaxPageKeys + 1; }, words);
     /* 2^32 * 2^32 groups: only the cap on slots keeps the product from wrapping to 0 */
     bad("two keys of 2^32 - 1 slots",
         [](GroupedPageSpec &s) {
@@ -1782,6 +1792,57 @@ TEST_F(GroupedPages, ColumnByWidthBucketKeys)
     spec.quals[1] = qual(column(layout, kTag, PageValueType::int2), PageCmp::ne, 7);
     ASSERT_EQ(gh::grouped_page_cells(spec), 21 * 13 * 33);
     expect_grouped(spec, {}, written, random_batches(rng, written, 0, 250), limits, "two keys");
+}
+
+/*
+ * Four keys, each of another kind: day-of-week-like intervals of the
+ * stamp, the int8 column, the tag's window and a width_bucket of a float8
+ * with NaN; groups numbered first key first, some rows the host's.
+ */
+TEST_F(GroupedPages, FourKeys)
+{
+    std::mt19937_64 rng(47);
+    Draw d;
+    d.key_type = PageValueType::int8;
+    d.key_lo = -3;
+    d.key_hi = 4;
+    const Layout layout = table_layout(d.key_type);
+    /* the tag in [-2, 3]; on one page in 8 a key outside its window or a NaN under width_bucket */
+    Written written = write_pages(
+        layout, 0, 200, rng,
+        [&] {
+            std::vector<Datum> row = draw_row(rng, d);
+            row[kTag - 1] = heap_pages::int_datum(pick(rng, -2, 3));
+            return row;
+        },
+        [&](std::vector<Datum> &row) {
+            if (rng() % 2)
+                row[kFloat - 1] = heap_pages::float8_datum(kNaN);
+            else
+                row[kKey - 1] = heap_pages::int_datum(5);
+        },
+        8);
+    std::vector<int64_t> table{5}; /* a word before the intervals */
+    std::vector<int64_t> starts, slot_of;
+    const int64_t step = std::max<int64_t>(1, (d.stamp_hi - d.stamp_lo) / 20);
+    for (int i = 0; i < 20; i++) {
+        starts.push_back(d.stamp_lo + i * step);
+        slot_of.push_back(i % 7);
+    }
+    GroupedPageSpec spec{};
+    spec.value = column(layout, kValue, PageValueType::float8);
+    spec.interval = BucketSpec{-10, 90, 16, BucketRule::pg16};
+    spec.nkeys = 4;
+    spec.keys[0] = intervals_key(column(layout, kStamp, PageValueType::int8), starts, slot_of,
+                                 d.stamp_lo + 20 * step, 7, &table);
+    spec.keys[1] = column_key(column(layout, kKey, PageValueType::int8), d.key_lo, 8); /* 5 is the host's */
+    spec.keys[2] = column_key(column(layout, kTag, PageValueType::int2), -2, 6);
+    spec.keys[3] = width_bucket_key(column(layout, kFloat, PageValueType::float8), BucketSpec{-1, 1, 4, BucketRule::pg15});
+    spec.nquals = 1;
+    spec.quals[0] = float_qual(column(layout, kValue, PageValueType::float8), PageCmp::le, 80);
+    ASSERT_EQ(gh::grouped_page_groups(spec), 8 * 9 * 7 * 7);
+    ASSERT_TRUE(gh::grouped_page_spec_fits(spec, static_cast<int64_t>(table.size())));
+    expect_grouped(spec, table, written, random_batches(rng, written, 0, 200), limits, "four keys");
 }
 
 /* No key at all: one group, the WHERE clause only; nothing is ever the host's. */

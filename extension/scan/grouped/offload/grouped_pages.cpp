@@ -346,7 +346,7 @@ void grouped_pages_init(GroupedPages *gp, const ScanAggregate *aggs, int naggs, 
         return;
     }
     if (nkeys > gh::kMaxPageKeys) {
-        refuse(gp, "more than two GROUP BY keys");
+        refuse(gp, "more than four GROUP BY keys");
         return;
     }
     int histograms = 0;

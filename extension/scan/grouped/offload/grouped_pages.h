@@ -16,10 +16,10 @@
  *
  * The scan's shape must allow it: one gpu_histogram, with count(*),
  * count of its own column and up to four sums, means, minimums and
- * maximums (value_aggs.h) beside it at most; at most two keys, each a
+ * maximums (value_aggs.h) beside it at most; at most four keys, each a
  * plain integer or date column, a time bucket of a timestamp column, or a
  * width_bucket; a WHERE clause the scan evaluates natively, of at most
- * four comparisons.  The spec is built at the first page after the first
+ * six comparisons.  The spec is built at the first page after the first
  * row was counted on the host, which evaluated the arguments as the
  * aggregate does; pages before it, pages that are not all-visible, pages
  * the GPU leaves (a key it cannot place), and batches the service has no
