@@ -512,7 +512,8 @@ DECLARE
 BEGIN
     FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
         IF line ~ 'Filter|Custom Scan|Groups:' THEN
-            RETURN NEXT regexp_replace(line, ' \(actual .*', '');
+            -- the pages' split between the GPU and the CPU depends on the device
+            RETURN NEXT regexp_replace(regexp_replace(line, ' \(actual .*', ''), '(GPU|CPU) [0-9]+ pages', '\1 N pages', 'g');
         END IF;
     END LOOP;
 END

@@ -74,6 +74,26 @@ RESET client_min_messages;
 SELECT line FROM rt_explain($$SELECT gpu_histogram(x, 0, 1, 8) AS h FROM wm_t
     WHERE ts >= '2024-01-03' AND ts < '2024-01-04' AND upper(host) = 'H3'$$, true) line
 WHERE line ~ 'Filter Evaluation|Pages|Rows Removed';
+-- EXPLAIN ANALYZE's Filter Evaluated: the executor's clause ran on the rows
+-- that passed the native ones, and only on those (its pages' split
+-- between the GPU and the CPU depends on the device)
+CREATE FUNCTION wm_evaluated(q text) RETURNS SETOF text LANGUAGE plpgsql AS $fn$
+DECLARE
+    line text;
+BEGIN
+    FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+        IF line ~ 'Evaluated' THEN
+            RETURN NEXT regexp_replace(line, '(GPU|CPU) [0-9]+ pages', '\1 N pages', 'g');
+        END IF;
+    END LOOP;
+END
+$fn$;
+SELECT line, substring(line FROM 'executor ([0-9]+) rows')::bigint =
+       (SELECT count(*) FROM wm_t WHERE ts >= '2024-01-03' AND ts < '2024-01-04') AS rows_that_passed_the_native_clauses
+FROM wm_evaluated($$SELECT gpu_histogram(x, 0, 1, 8) AS h FROM wm_t
+    WHERE ts >= '2024-01-03' AND ts < '2024-01-04' AND upper(host) = 'H3'$$) line;
+SELECT line FROM wm_evaluated($$SELECT g, date_trunc('hour', ts), gpu_histogram(x, 0, 1, 8) AS h FROM wm_t
+    WHERE upper(host) = 'H3' GROUP BY 1, 2$$) line;
 SELECT q, c.* FROM (VALUES
     ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wm_t WHERE g = 3 AND upper(host) = 'H3'$$),
     ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wm_t WHERE host ~ '[13]' AND x > 0.5 AND i % 3 = 0$$),

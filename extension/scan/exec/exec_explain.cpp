@@ -32,6 +32,18 @@ const char *device_setting()
 
 } // namespace
 
+const char *scan_evaluated_where(const ScanTotals &t, bool native, uint64 executor_rows)
+{
+    const uint64 gpu = t.pages_gpu, cpu = t.read.pages > gpu ? t.read.pages - gpu : 0;
+    StringInfoData out;
+    initStringInfo(&out);
+    if (native)
+        appendStringInfo(&out, "GPU " UINT64_FORMAT " pages, CPU " UINT64_FORMAT " pages", gpu, cpu);
+    if (!native || executor_rows > 0)
+        appendStringInfo(&out, "%sexecutor " UINT64_FORMAT " rows", out.len > 0 ? ", " : "", executor_rows);
+    return out.data;
+}
+
 void scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
     ScanExec *s = scan_state(node);
@@ -89,6 +101,11 @@ void scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
     ExplainPropertyText("Device", device_setting(), es);
     if (es->analyze) {
         const ScanTotals &t = s->totals;
+        if (where != NIL)
+            ExplainPropertyText("Filter Evaluated",
+                                scan_evaluated_where(t, s->native, s->native && s->executor_clauses == 0
+                                                                       ? 0 : t.executor_filter_rows),
+                                es);
         if (s->rows->explain_analyze != NULL)
             s->rows->explain_analyze(s, es);
         if (OidIsValid(s->brin.index)) {

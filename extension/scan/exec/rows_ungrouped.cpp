@@ -170,8 +170,11 @@ int filter_in_order(ScanExec *s, HeapReader *r, int n)
     ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
     int kept = 0;
     for (int i = 0; i < n; i++) {
-        if (s->qual != NULL && !heap_tuple_qual_passes(s->qual, s->heap_slot, econtext, &r->tuples[i]))
-            continue;
+        if (s->qual != NULL) {
+            s->filter_rows_now++;
+            if (!heap_tuple_qual_passes(s->qual, s->heap_slot, econtext, &r->tuples[i]))
+                continue;
+        }
         if (!s->args_evaluated) {
             /*
              * The ordinary plan evaluates the arguments on each row that

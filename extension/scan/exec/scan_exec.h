@@ -42,6 +42,8 @@ struct ScanTotals {
     uint64 pages_unpinned; /* ... and of those, pages the host never pinned (probes) */
     uint64 values_cpu;
     uint64 values_gpu;
+    uint64 executor_filter_rows; /* rows the executor's WHERE clauses were evaluated on */
+    uint64 executor_key_rows;    /* rows whose GROUP BY keys the executor computed (a memo's misses) */
 };
 
 /*
@@ -58,6 +60,8 @@ struct SharedScan {
     pg_atomic_uint64 pages_unpinned;
     pg_atomic_uint64 values_cpu;
     pg_atomic_uint64 values_gpu;
+    pg_atomic_uint64 executor_filter_rows;
+    pg_atomic_uint64 executor_key_rows;
 };
 
 struct ScanExec;
@@ -133,6 +137,7 @@ struct ScanExec {
     NativeQuals native_quals;
     bool native_detoast;       /* ... some of which may detoast: the page is unlocked first */
     int executor_clauses;      /* how many the executor evaluates, after the native ones */
+    uint64 filter_rows_now;    /* rows they were evaluated on since the last scan_record_totals() */
     BrinRanges brin;           /* the blocks a BRIN index leaves for the WHERE clause (brin_ranges.h) */
     TupleTableSlot *heap_slot;
     SharedScan *shared;
@@ -145,6 +150,13 @@ struct ScanExec {
     ScanTotals totals;
     HeapReader reader;
 };
+
+/*
+ * Where a part of the query was evaluated, for EXPLAIN ANALYZE: natively
+ * on the pages each device parsed, and by the executor on executor_rows
+ * rows ("GPU 12 pages, CPU 3 pages, executor 40 rows").
+ */
+const char *scan_evaluated_where(const ScanTotals &t, bool native, uint64 executor_rows);
 
 /* The node's state, from the CustomScanState it begins with. */
 static inline ScanExec *scan_state(CustomScanState *node)
@@ -167,8 +179,13 @@ void scan_evaluate_args(ScanExec *s);
  */
 bool scan_read(ScanExec *s);
 
-/* This process's reading and binning, into the totals and the parallel scan's shared counters. */
-void scan_record_totals(ScanExec *s, const PageGpu *pages, uint64 values_cpu, uint64 values_gpu);
+/*
+ * This process's reading and binning, into the totals and the parallel
+ * scan's shared counters: its pages, its values binned on each device,
+ * the rows its executor evaluated the WHERE clause on (filter_rows_now,
+ * taken) and key_rows, those whose keys the executor computed.
+ */
+void scan_record_totals(ScanExec *s, const PageGpu *pages, uint64 values_cpu, uint64 values_gpu, uint64 key_rows = 0);
 
 /* The scan slot emptied, every column NULL. */
 TupleTableSlot *scan_empty_slot(ScanExec *s);

@@ -55,7 +55,7 @@ void grouped_begin(ScanExec *s, CustomScan *cscan, EState *estate)
     group_agg_init(&g->table, s->aggs, s->naggs, g->keys, g->nkeys, desc, estate->es_query_cxt, g->nkeys > 0);
     grouped_pages_init(&g->pages, s->aggs, s->naggs, g->keys, g->nkeys, s->qual != NULL && !s->native,
                        estate->es_query_cxt);
-    g->gate = RowGate{s->qual, s->css.ss.ps.ps_ExprContext, s->heap_slot, first_rows_of, g};
+    g->gate = RowGate{s->qual, s->css.ss.ps.ps_ExprContext, s->heap_slot, first_rows_of, g, &s->filter_rows_now};
     s->grouped = g;
 }
 
@@ -307,6 +307,8 @@ void grouped_explain_analyze(ScanExec *s, ExplainState *es)
     GroupedRows *g = s->grouped;
     if (g->pages.refused != NULL && !s->totals_from_shared)
         ExplainPropertyText("Pages Kept off the GPU by", g->pages.refused, es);
+    if (g->nkeys > 0) /* each key natively where its page was parsed, but for the rows (values) the executor computed */
+        ExplainPropertyText("Keys Evaluated", scan_evaluated_where(s->totals, true, s->totals.executor_key_rows), es);
     if (g->nkeys == 0 || s->totals_from_shared)
         return;
     ExplainPropertyUInteger("Groups", NULL, g->table.groups_emitted, es);

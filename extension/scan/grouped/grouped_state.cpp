@@ -31,7 +31,13 @@ void grouped_rows_counted(GroupedRows *g)
         return;
     g->totals_recorded = true;
     gh_values_binned_on_cpu += g->table.values_binned;
-    scan_record_totals(g->s, g->pages.active ? &g->pages.pages : NULL, g->table.values_binned, g->table.values_gpu);
+    uint64 key_rows = 0;
+    for (int k = 0; k < g->nkeys; k++) {
+        key_rows += g->keys[k].executor_rows;
+        g->keys[k].executor_rows = 0;
+    }
+    scan_record_totals(g->s, g->pages.active ? &g->pages.pages : NULL, g->table.values_binned, g->table.values_gpu,
+                       key_rows);
 }
 
 } // namespace gpu_histogram

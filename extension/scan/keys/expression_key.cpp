@@ -188,6 +188,7 @@ Datum expression_key_evaluate(GroupKey *key, HeapTupleData *t, bool *isnull)
 
 bool expression_key_word(GroupKey *key, TupleDesc, HeapTupleData *t, int64 *word)
 {
+    key->executor_rows++;
     bool isnull;
     Datum d = expression_key_evaluate(key, t, &isnull);
     if (isnull)
@@ -218,6 +219,7 @@ bool expression_key_word(GroupKey *key, TupleDesc, HeapTupleData *t, int64 *word
 
 bool expression_key_bytes(GroupKey *key, TupleDesc, HeapTupleData *t, const char **data, int32 *len)
 {
+    key->executor_rows++;
     bool isnull;
     Datum d = expression_key_evaluate(key, t, &isnull);
     if (isnull)

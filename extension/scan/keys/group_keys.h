@@ -85,6 +85,7 @@ struct GroupKey {
     ExprState *expr_state;
     TupleTableSlot *slot;
     ExprContext *row_context;
+    uint64 executor_rows; /* rows it was evaluated on (EXPLAIN ANALYZE) */
     struct MonotoneState *monotone; /* a monotone key: its GPU table's search (monotone_key.cpp) */
     struct ValueMemo *memo;         /* a key by value: each value's key (value_memo.h) ... */
     struct ValueKeyPage *value_page; /* ... and the keys of the page it looked at last */

@@ -227,6 +227,11 @@ ValueMemo *value_memo_open(Expr *expr)
     return found;
 }
 
+int32 value_memo_count(const ValueMemo *m)
+{
+    return m->n + (m->have_null ? 1 : 0);
+}
+
 const MemoResult *value_memo_find(ValueMemo *m, bool colnull, int64 value)
 {
     if (colnull)

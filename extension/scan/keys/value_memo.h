@@ -57,6 +57,9 @@ const MemoResult *value_memo_add(ValueMemo *m, bool colnull, int64 value, const 
 /* The values remembered, in increasing order, with their results (n of them, palloc'd). */
 int32 value_memo_sorted(ValueMemo *m, int64 **values, const MemoResult ***results);
 
+/* How many values (and NULL) have a result remembered. */
+int32 value_memo_count(const ValueMemo *m);
+
 /* The result remembered for a NULL column; NULL if none. */
 const MemoResult *value_memo_null(const ValueMemo *m);
 

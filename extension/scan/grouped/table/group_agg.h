@@ -129,6 +129,7 @@ struct RowGate {
     /* at the first row that passes, before its keys: the histograms' arguments are evaluated */
     void (*first_row)(void *arg);
     void *arg;
+    uint64 *evaluated; /* counts the rows the clause is evaluated on (EXPLAIN ANALYZE) */
 };
 
 /*

@@ -66,6 +66,7 @@ bool histogram_may_raise(const GroupAgg *ga, int a)
 /* Whether t passes the executor's WHERE clause. */
 bool row_passes(const RowGate *gate, HeapTupleData *t)
 {
+    (*gate->evaluated)++;
     return heap_tuple_qual_passes(gate->qual, gate->slot, gate->econtext, t);
 }
 
