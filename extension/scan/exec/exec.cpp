@@ -217,6 +217,7 @@ void initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordina
     pg_atomic_init_u64(&s->shared->pages_unpinned, 0);
     pg_atomic_init_u64(&s->shared->values_cpu, 0);
     pg_atomic_init_u64(&s->shared->values_gpu, 0);
+    pg_atomic_init_u64(&s->shared->pages_left, 0);
     pg_atomic_init_u64(&s->shared->executor_filter_rows, 0);
     pg_atomic_init_u64(&s->shared->executor_key_rows, 0);
     table_block_parallelscan_initialize(node->ss.ss_currentRelation,
@@ -255,6 +256,7 @@ void shutdown_scan(CustomScanState *node)
     s->totals.pages_unpinned = pg_atomic_read_u64(&s->shared->pages_unpinned);
     s->totals.values_cpu = pg_atomic_read_u64(&s->shared->values_cpu);
     s->totals.values_gpu = pg_atomic_read_u64(&s->shared->values_gpu);
+    s->totals.pages_left = pg_atomic_read_u64(&s->shared->pages_left);
     s->totals.executor_filter_rows = pg_atomic_read_u64(&s->shared->executor_filter_rows);
     s->totals.executor_key_rows = pg_atomic_read_u64(&s->shared->executor_key_rows);
     s->totals_from_shared = true;

@@ -34,7 +34,9 @@ const char *device_setting()
 
 const char *scan_evaluated_where(const ScanTotals &t, bool native, uint64 executor_rows)
 {
-    const uint64 gpu = t.pages_gpu, cpu = t.read.pages > gpu ? t.read.pages - gpu : 0;
+    /* a page the GPU left to the host (a key it could not place) was parsed again there, whole */
+    const uint64 gpu = t.pages_gpu > t.pages_left ? t.pages_gpu - t.pages_left : 0;
+    const uint64 cpu = t.read.pages > gpu ? t.read.pages - gpu : 0;
     StringInfoData out;
     initStringInfo(&out);
     if (native)

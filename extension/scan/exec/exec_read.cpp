@@ -111,8 +111,10 @@ bool scan_read(ScanExec *s)
 }
 
 
-void scan_record_totals(ScanExec *s, const PageGpu *pages, uint64 values_cpu, uint64 values_gpu, uint64 key_rows)
+void scan_record_totals(ScanExec *s, const PageGpu *pages, uint64 values_cpu, uint64 values_gpu, uint64 key_rows,
+                        uint64 pages_left)
 {
+    s->totals.pages_left += pages_left;
     const uint64 filter_rows = s->filter_rows_now;
     s->filter_rows_now = 0;
     s->totals.executor_filter_rows += filter_rows;
@@ -144,6 +146,7 @@ void scan_record_totals(ScanExec *s, const PageGpu *pages, uint64 values_cpu, ui
         pg_atomic_fetch_add_u64(&s->shared->pages_unpinned, pages_unpinned);
         pg_atomic_fetch_add_u64(&s->shared->values_cpu, values_cpu);
         pg_atomic_fetch_add_u64(&s->shared->values_gpu, values_gpu);
+        pg_atomic_fetch_add_u64(&s->shared->pages_left, pages_left);
         pg_atomic_fetch_add_u64(&s->shared->executor_filter_rows, filter_rows);
         pg_atomic_fetch_add_u64(&s->shared->executor_key_rows, key_rows);
     }

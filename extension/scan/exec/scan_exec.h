@@ -42,6 +42,7 @@ struct ScanTotals {
     uint64 pages_unpinned; /* ... and of those, pages the host never pinned (probes) */
     uint64 values_cpu;
     uint64 values_gpu;
+    uint64 pages_left;           /* of pages_gpu, those the GPU left to the host (a key it could not place) */
     uint64 executor_filter_rows; /* rows the executor's WHERE clauses were evaluated on */
     uint64 executor_key_rows;    /* rows whose GROUP BY keys the executor computed (a memo's misses) */
 };
@@ -60,6 +61,7 @@ struct SharedScan {
     pg_atomic_uint64 pages_unpinned;
     pg_atomic_uint64 values_cpu;
     pg_atomic_uint64 values_gpu;
+    pg_atomic_uint64 pages_left;
     pg_atomic_uint64 executor_filter_rows;
     pg_atomic_uint64 executor_key_rows;
 };
@@ -153,8 +155,9 @@ struct ScanExec {
 
 /*
  * Where a part of the query was evaluated, for EXPLAIN ANALYZE: natively
- * on the pages each device parsed, and by the executor on executor_rows
- * rows ("GPU 12 pages, CPU 3 pages, executor 40 rows").
+ * on the pages each device parsed (a page the GPU left to the host is the
+ * CPU's), and by the executor on executor_rows rows ("GPU 12 pages, CPU 3
+ * pages, executor 40 rows").
  */
 const char *scan_evaluated_where(const ScanTotals &t, bool native, uint64 executor_rows);
 
@@ -183,9 +186,11 @@ bool scan_read(ScanExec *s);
  * This process's reading and binning, into the totals and the parallel
  * scan's shared counters: its pages, its values binned on each device,
  * the rows its executor evaluated the WHERE clause on (filter_rows_now,
- * taken) and key_rows, those whose keys the executor computed.
+ * taken), key_rows, those whose keys the executor computed, and
+ * pages_left, the GPU's pages it handed back to the host.
  */
-void scan_record_totals(ScanExec *s, const PageGpu *pages, uint64 values_cpu, uint64 values_gpu, uint64 key_rows = 0);
+void scan_record_totals(ScanExec *s, const PageGpu *pages, uint64 values_cpu, uint64 values_gpu, uint64 key_rows = 0,
+                        uint64 pages_left = 0);
 
 /* The scan slot emptied, every column NULL. */
 TupleTableSlot *scan_empty_slot(ScanExec *s);

@@ -320,8 +320,8 @@ void grouped_explain_analyze(ScanExec *s, ExplainState *es)
         ExplainPropertyUInteger("Spill Passes", NULL, spill.passes, es);
         ExplainPropertyUInteger("Spill Disk Usage", "kB", (spill.bytes_written + 1023) / 1024, es);
     }
-    if (g->pages.active && g->pages.pages_left > 0) /* a key outside the statistics' range */
-        ExplainPropertyUInteger("Pages Left by the GPU", NULL, g->pages.pages_left, es);
+    if (s->totals.pages_left > 0) /* a key outside the statistics' range */
+        ExplainPropertyUInteger("Pages Left by the GPU", NULL, s->totals.pages_left, es);
 }
 
 } // namespace

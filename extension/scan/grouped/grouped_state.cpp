@@ -37,7 +37,8 @@ void grouped_rows_counted(GroupedRows *g)
         g->keys[k].executor_rows = 0;
     }
     scan_record_totals(g->s, g->pages.active ? &g->pages.pages : NULL, g->table.values_binned, g->table.values_gpu,
-                       key_rows);
+                       key_rows, g->pages.pages_left);
+    g->pages.pages_left = 0; /* in the totals now, which EXPLAIN shows */
 }
 
 } // namespace gpu_histogram

@@ -439,7 +439,8 @@ void grouped_pages_prepare(GroupedPages *gp, const HostPages &host, GroupKey *ke
      * the others on every page would send every page back.  So does a
      * key by value with nothing in its memo: its table is the memo's.
      */
-    if (key_unmet(host)) {
+    if (gp->waiting || key_unmet(host)) {
+        gp->waiting = true;
         if (++gp->pages_waited < kTextKeyFirstPages)
             return;
         remember_text_keys(gp, host);
@@ -641,6 +642,7 @@ void grouped_pages_reset(GroupedPages *gp)
     MemoryContextReset(gp->cxt); /* its callback gives back what page_gpu_end did not */
     gp->tried = false;
     gp->pages_waited = 0;
+    gp->waiting = false;
     if (gp->wanted) /* the shape's reasons stay; a spec's are the next scan's to find again */
         gp->refused = NULL;
     gp->active = false;
