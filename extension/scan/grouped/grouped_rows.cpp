@@ -307,8 +307,13 @@ void grouped_explain_analyze(ScanExec *s, ExplainState *es)
     GroupedRows *g = s->grouped;
     if (g->pages.refused != NULL && !s->totals_from_shared)
         ExplainPropertyText("Pages Kept off the GPU by", g->pages.refused, es);
-    if (g->nkeys > 0) /* each key natively where its page was parsed, but for the rows (values) the executor computed */
-        ExplainPropertyText("Keys Evaluated", scan_evaluated_where(s->totals, true, s->totals.executor_key_rows), es);
+    /*
+     * each key natively where its page was parsed, but for the rows (values)
+     * the executor computed; a key only the executor computes, by it alone
+     */
+    if (g->nkeys > 0)
+        ExplainPropertyText("Keys Evaluated",
+                            scan_evaluated_where(s->totals, !g->pages.keys_by_rows, s->totals.executor_key_rows), es);
     if (g->nkeys == 0 || s->totals_from_shared)
         return;
     ExplainPropertyUInteger("Groups", NULL, g->table.groups_emitted, es);

@@ -278,12 +278,27 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
         if (value_aggregate_kind(ga->aggs[a].kind) && !page_agg(gp, desc, ga->aggs[a], ga->columns[a]))
             return refuse(gp, "an aggregate's column, of a place the GPU does not read");
     }
-    for (int k = 0; k < nkeys; k++) {
+    for (int k = 0; k < nkeys && !gp->keys_by_rows; k++) {
         if (!key_table_build(&keys[k], RelationGetRelid(host.rel), desc,
                              host.quals != NULL ? *host.quals : NativeQuals{}, &spec.keys[k], &gp->tables, k))
             return refuse(gp, psprintf("GROUP BY key %d (%s), which the GPU has no table for: no statistics, no "
                                        "value met yet, or too many values", k + 1, keys[k].def.ops->describe(&keys[k])));
         spec.nkeys++;
+    }
+    if (gp->keys_by_rows) {
+        /*
+         * A key only the executor computes (to_char): the GPU applies the
+         * native clauses, and hands the host each page with a row that
+         * passes them, whole, for its keys and its counts; a page none of
+         * whose rows pass is done there.  A time range's pages are then the
+         * host's work, not the table's.  Without a native clause every page
+         * would come back.
+         */
+        if (spec.nquals == 0)
+            return refuse(gp, "a GROUP BY key the executor computes row by row, and no native WHERE clause for "
+                              "the GPU to leave pages by");
+        spec.nkeys = 0;
+        spec.rows_to_host = 1;
     }
     /*
      * The GPU's groups join the host's table: where it cannot flush (the
@@ -375,10 +390,8 @@ void grouped_pages_init(GroupedPages *gp, const ScanAggregate *aggs, int naggs, 
      * arguments are known
      */
     for (int k = 0; k < nkeys; k++)
-        if (group_key_is_text(&keys[k]) && keys[k].def.ops->gpu_table == NULL) {
-            refuse(gp, "a text GROUP BY key the executor computes row by row");
-            return;
-        }
+        if (group_key_is_text(&keys[k]) && keys[k].def.ops->gpu_table == NULL)
+            gp->keys_by_rows = true;
     gp->wanted = true;
 }
 

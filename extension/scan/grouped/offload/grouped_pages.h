@@ -41,6 +41,7 @@ struct GroupedPages {
     const char *refused;    /* what kept the pages off the GPU where it could have taken them (EXPLAIN ANALYZE) */
     int pages_waited;       /* pages the host read first, for a text key's values (grouped_pages_prepare) ... */
     bool waiting;           /* ... once a key was found unmet: a memo fills as they are read */
+    bool keys_by_rows;      /* a key only the executor computes: the GPU filters pages, the host counts */
     bool active;            /* batches are taken */
     gh::GroupedPageSpec spec;
     KeyTables tables;
