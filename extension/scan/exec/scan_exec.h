@@ -42,7 +42,7 @@ struct ScanTotals {
     uint64 pages_unpinned; /* ... and of those, pages the host never pinned (probes) */
     uint64 values_cpu;
     uint64 values_gpu;
-    uint64 pages_left;           /* of pages_gpu, those the GPU left to the host (a key it could not place) */
+    uint64 pages_left;           /* of pages_gpu, those the GPU left to the host (unplaced keys, executor rows) */
     uint64 executor_filter_rows; /* rows the executor's WHERE clauses were evaluated on */
     uint64 executor_key_rows;    /* rows whose GROUP BY keys the executor computed (a memo's misses) */
 };

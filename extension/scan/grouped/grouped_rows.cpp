@@ -325,7 +325,7 @@ void grouped_explain_analyze(ScanExec *s, ExplainState *es)
         ExplainPropertyUInteger("Spill Passes", NULL, spill.passes, es);
         ExplainPropertyUInteger("Spill Disk Usage", "kB", (spill.bytes_written + 1023) / 1024, es);
     }
-    if (s->totals.pages_left > 0) /* a key outside the statistics' range */
+    if (s->totals.pages_left > 0) /* a key outside the statistics' range, or rows for the executor */
         ExplainPropertyUInteger("Pages Left by the GPU", NULL, s->totals.pages_left, es);
 }
 
