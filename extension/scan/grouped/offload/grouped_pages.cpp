@@ -207,29 +207,6 @@ bool refuse(GroupedPages *gp, const char *why)
     return false;
 }
 
-/*
- * The order of the keys in the GPU's group numbers, the first the most
- * significant: keys of the time first, then the others in the query's
- * order.  A page of a table kept in time order holds a few consecutive
- * seconds or minutes: with the time's keys first, its groups are
- * neighbours, inside the kernel's shared-memory window.  With `g` first,
- * `GROUP BY g, date_trunc('hour', ts)` spread each page's rows over a
- * hundred groups far apart, and took 50.7 ms over 10M rows on the H200
- * host where `g % 10, date_trunc('hour', ts)` took 7.1.
- */
-void key_order(const GroupKey *keys, int nkeys, int8 *order)
-{
-    int n = 0;
-    for (int pass = 0; pass < 2; pass++)
-        for (int k = 0; k < nkeys; k++) {
-            const KeyKindOps *ops = keys[k].def.ops;
-            const bool of_time = ops == &time_key_kind || ops == &tsdb_key_kind || ops == &monotone_key_kind ||
-                                 ops == &date_field_key_kind;
-            if (of_time == (pass == 0))
-                order[n++] = static_cast<int8>(k);
-        }
-}
-
 bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nkeys)
 {
     GroupAgg *ga = host.ga;
@@ -301,11 +278,9 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
         if (value_aggregate_kind(ga->aggs[a].kind) && !page_agg(gp, desc, ga->aggs[a], ga->columns[a]))
             return refuse(gp, "an aggregate's column, of a place the GPU does not read");
     }
-    key_order(keys, nkeys, gp->key_order);
-    for (int j = 0; j < nkeys && !gp->keys_by_rows; j++) {
-        const int k = gp->key_order[j];
+    for (int k = 0; k < nkeys && !gp->keys_by_rows; k++) {
         if (!key_table_build(&keys[k], RelationGetRelid(host.rel), desc,
-                             host.quals != NULL ? *host.quals : NativeQuals{}, &spec.keys[j], &gp->tables, k))
+                             host.quals != NULL ? *host.quals : NativeQuals{}, &spec.keys[k], &gp->tables, k))
             return refuse(gp, psprintf("GROUP BY key %d (%s), which the GPU has no table for: no statistics, no "
                                        "value met yet, or too many values", k + 1, keys[k].def.ops->describe(&keys[k])));
         spec.nkeys++;
@@ -618,14 +593,13 @@ bool next_counted_group(GroupedPages *gp, HeapReader *reader, CountedKey *key, c
         int64 g = gp->next_group++;
         if (c[gh::grouped_page_rows_cell(spec)] == 0)
             continue;
-        /* the group's number back into each key's slot: the last key varies fastest (key_order) */
+        /* the group's number back into each key's slot: the last key varies fastest */
         *key = CountedKey{};
-        for (int j = spec.nkeys - 1; j >= 0; j--) {
-            const int k = gp->key_order[j];
-            const int64 radix = static_cast<int64>(spec.keys[j].slots) + 1;
+        for (int k = spec.nkeys - 1; k >= 0; k--) {
+            const int64 radix = static_cast<int64>(spec.keys[k].slots) + 1;
             const int64 slot = g % radix;
             g /= radix;
-            if (slot == spec.keys[j].slots)
+            if (slot == spec.keys[k].slots)
                 key->nulls |= UINT64CONST(1) << k;
             else if (gp->tables.slot_values[k] != NULL)
                 key->values[k] = gp->tables.slot_values[k][slot];

@@ -42,7 +42,6 @@ struct GroupedPages {
     int pages_waited;       /* pages the host read first, for a text key's values (grouped_pages_prepare) ... */
     bool waiting;           /* ... once a key was found unmet: a memo fills as they are read */
     bool keys_by_rows;      /* a key only the executor computes: the GPU filters pages, the host counts */
-    int8 key_order[gh::kMaxPageKeys]; /* the spec's key j is the scan's key key_order[j] (key_order()) */
     bool active;            /* batches are taken */
     gh::GroupedPageSpec spec;
     KeyTables tables;
