@@ -46,7 +46,7 @@ constexpr int64 kMaxFlushedGroups = 1 << 20;
  * the values met, and without one the whole scan stayed on the host (a
  * fourth key g % 2 = 0 over 10M rows on the H200 host).
  */
-constexpr int kTextKeyFirstPages = 128;
+constexpr int kFirstScanPages = 128;
 
 /* The one histogram of a shape grouped_pages_init() accepted. */
 int histogram_of(const ScanAggregate *aggs, int naggs)
@@ -278,13 +278,6 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
         if (value_aggregate_kind(ga->aggs[a].kind) && !page_agg(gp, desc, ga->aggs[a], ga->columns[a]))
             return refuse(gp, "an aggregate's column, of a place the GPU does not read");
     }
-    for (int k = 0; k < nkeys && !gp->keys_by_rows; k++) {
-        if (!key_table_build(&keys[k], RelationGetRelid(host.rel), desc,
-                             host.quals != NULL ? *host.quals : NativeQuals{}, &spec.keys[k], &gp->tables, k))
-            return refuse(gp, psprintf("GROUP BY key %d (%s), which the GPU has no table for: no statistics, no "
-                                       "value met yet, or too many values", k + 1, keys[k].def.ops->describe(&keys[k])));
-        spec.nkeys++;
-    }
     if (gp->keys_by_rows) {
         /*
          * A key only the executor computes (to_char): the GPU applies the
@@ -297,8 +290,16 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
         if (spec.nquals == 0)
             return refuse(gp, "a GROUP BY key the executor computes row by row, and no native WHERE clause for "
                               "the GPU to leave pages by");
-        spec.nkeys = 0;
         spec.rows_to_host = 1;
+    } else {
+        for (int k = 0; k < nkeys; k++) {
+            if (!key_table_build(&keys[k], RelationGetRelid(host.rel), desc,
+                                 host.quals != NULL ? *host.quals : NativeQuals{}, &spec.keys[k], &gp->tables, k))
+                return refuse(gp, psprintf("GROUP BY key %d (%s), which the GPU has no table for: no statistics, "
+                                           "no value met yet, or too many values",
+                                           k + 1, keys[k].def.ops->describe(&keys[k])));
+            spec.nkeys++;
+        }
     }
     /*
      * The GPU's groups join the host's table: where it cannot flush (the
@@ -454,7 +455,7 @@ void grouped_pages_prepare(GroupedPages *gp, const HostPages &host, GroupKey *ke
      */
     if (gp->waiting || key_unmet(host)) {
         gp->waiting = true;
-        if (++gp->pages_waited < kTextKeyFirstPages)
+        if (++gp->pages_waited < kFirstScanPages)
             return;
         remember_text_keys(gp, host);
     }
