@@ -85,6 +85,24 @@ FROM (VALUES
   ($$SELECT 10 / i, gpu_histogram(x, 0, 1, 4) FROM eo_c GROUP BY 1$$)
 ) v(q), rt_try(q) t;
 
+-- Two histograms grouped: a page where both may raise goes row by row,
+-- one where only one may keeps that histogram's own order.
+CREATE TABLE eo_c5 (i int, x float8, y float8);
+INSERT INTO eo_c5 VALUES (1, 0.5, NULL), (1, 'NaN', NULL), (2, 'NaN', NULL), (2, 0.5, 0.5);
+CREATE TABLE eo_c6 (i int, x float8, y float8);
+INSERT INTO eo_c6 VALUES (2, 0.5, 0.5), (1, 0.5, NULL), (1, 'NaN', NULL), (2, 'NaN', NULL);
+CREATE TABLE eo_c7 (i int, x float8, y float8);
+INSERT INTO eo_c7 VALUES (1, 0.5, 0.5), (1, 'NaN', 'NaN'), (2, 0.5, 0.5), (0, 0.25, 'NaN');
+ANALYZE eo_c5, eo_c6, eo_c7;
+SELECT q, tbl, t.*
+FROM (VALUES
+  ($$SELECT i, gpu_histogram(x, 0, 1, 4), gpu_histogram(y, 0, 1, 0) FROM %s GROUP BY 1$$),
+  ($$SELECT i, gpu_histogram(y, 0, 1, 0), gpu_histogram(x, 0, 1, 4) FROM %s GROUP BY 1$$),
+  ($$SELECT i, gpu_histogram(x, 0, 1, 4), gpu_histogram(y, 0, 1, 4) FROM %s GROUP BY 1$$),
+  ($$SELECT i, gpu_histogram(x, 0, 1, 4), gpu_histogram(y, 0, 1, 4), gpu_histogram(y, 0, 2, 3) FROM %s
+     WHERE i > 0 GROUP BY 1$$)
+) v(q), (VALUES ('eo_c5'), ('eo_c6'), ('eo_c7')) tables(tbl), rt_try(format(q, tbl)) t;
+
 -- A NaN: the first value of its group raises at once; a later one waits
 -- in the aggregate's batch and raises when the group's row is made, after
 -- every row's keys and clauses.

@@ -143,9 +143,16 @@ void group_agg_first_row(GroupAgg *ga, const HistogramArgs *args, const RowGate 
 int group_agg_find_groups_in_order(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n,
                                    const HistogramArgs *args, const RowGate *gate, MemoryContext caller);
 
-/* Whether a key, or a value, of any of the page's rows may raise: either sends the page through in order. */
+/* Whether a key of any of the page's rows may raise: that sends the page through in order. */
 bool group_agg_keys_may_raise(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n);
-bool group_agg_page_values_may_raise(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n);
+
+/*
+ * How many histograms have a value among the page's rows that may raise
+ * (read into the page's values, in step with the tuples): with the WHERE
+ * clause, any sends the page through in order; of several histograms, two
+ * or more are checked row by row, for which raises first.
+ */
+int group_agg_page_values_raising(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n);
 
 /* The rows that pass the WHERE clause, in their order (nothing else of theirs may raise); how many. */
 int group_agg_filter_in_order(GroupAgg *ga, HeapTupleData *tuples, int n, const HistogramArgs *args,

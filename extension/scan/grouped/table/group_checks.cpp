@@ -186,24 +186,29 @@ bool group_agg_keys_may_raise(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuple
 
 
 /*
- * Whether a value of any of the page's rows may raise: any value of a
- * histogram whose arguments are invalid, a NaN of the float8 form.  Rows
- * the WHERE clause will refuse count too: this only chooses the path.
+ * How many histograms have a value among the page's rows that may raise:
+ * any value of one whose arguments are invalid, a NaN of the float8 form.
+ * Rows the WHERE clause will refuse count too: this only chooses the path.
+ * The values read stay, in step with the tuples, for count_histogram.
  */
-bool group_agg_page_values_may_raise(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n)
+int group_agg_page_values_raising(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n)
 {
+    int raising = 0;
     for (int a = 0; a < ga->naggs; a++) {
         if (!histogram_may_raise(ga, a))
             continue;
         double *values = group_agg_page_values(ga, a);
         bool *nulls = group_agg_page_nulls(ga, a);
-        heap_column_values_each(ga->columns[a], desc, tuples, n, values, nulls);
-        ga->values_read[a] = true; /* kept for count_histogram, in step with the tuples */
+        if (!ga->values_read[a])
+            heap_column_values_each(ga->columns[a], desc, tuples, n, values, nulls);
+        ga->values_read[a] = true;
         for (int i = 0; i < n; i++)
-            if (!nulls[i] && (!ga->spec_valid[a] || std::isnan(values[i])))
-                return true;
+            if (!nulls[i] && (!ga->spec_valid[a] || std::isnan(values[i]))) {
+                raising++;
+                break;
+            }
     }
-    return false;
+    return raising;
 }
 
 
