@@ -182,6 +182,34 @@ SELECT count(*) AS queries, bool_and(c.same) AS same FROM gp_times, LATERAL rt_c
 SET client_min_messages = debug1;
 SELECT q, c.* FROM gp_times, LATERAL rt_compare(q) c ORDER BY n;
 RESET client_min_messages;
+
+-- Several histograms on the page path: the first is the spec's own, each
+-- other one is binned beside it (grouped_page_spec.h's PageHist), of any
+-- form and column; with count(*), a mean and a maximum beside them, a
+-- NULL argument (that histogram is NULL), a WHERE clause without keys.
+-- Six histograms are more than the spec holds: the host reads the pages.
+-- A NaN under width_bucket raises in both plans.
+TRUNCATE gp_times;
+INSERT INTO gp_times (q) VALUES
+    ($$SELECT g, gpu_histogram(g, 0, 7, 7) AS hg, gpu_histogram(ts, '2024-03-09 00:00'::timestamptz, '2024-03-11', 48) AS ht,
+              gpu_histogram(y, ARRAY[1, 5, 50]::float8[]) AS hy, count(*) AS n FROM gp_time GROUP BY g$$),
+    ($$SELECT date_trunc('hour', ts) AS hour, gpu_histogram(t, '2024-03-09 00:00'::timestamp, '2024-03-12 00:00', 72) AS ht,
+              gpu_histogram(d, '2024-03-20'::date, '2024-02-25'::date, 5) AS hd, avg(g) AS mean, max(y) AS top
+       FROM gp_time WHERE g <> 3 GROUP BY 1$$),
+    ($$SELECT gpu_histogram(g, 0, 7, 7) AS hg, gpu_histogram(y, ARRAY[0, 50]::float8[]) AS hy FROM gp_time WHERE ts < '2024-03-10'$$),
+    ($$SELECT g, gpu_histogram(y, ARRAY[0, 50]::float8[]) AS hy, gpu_histogram(g, 0, NULL, 7) AS hnull FROM gp_time GROUP BY g$$),
+    ($$SELECT g % 2 AS odd, gpu_histogram(g, 0, 7, 7) AS h1, gpu_histogram(g, 7, 0, 3) AS h2, gpu_histogram(d, '2024-03-01'::date, '2024-03-15'::date, 7) AS h3,
+              gpu_histogram(y, ARRAY[10]::float8[]) AS h4, gpu_histogram(t, '2024-03-09 00:00'::timestamp, '2024-03-10 00:00', 4) AS h5
+       FROM gp_time GROUP BY 1$$),
+    ($$SELECT g, gpu_histogram(g, 0, 7, 7) AS h1, gpu_histogram(g, 7, 0, 3) AS h2, gpu_histogram(d, '2024-03-01'::date, '2024-03-15'::date, 7) AS h3,
+              gpu_histogram(y, ARRAY[10]::float8[]) AS h4, gpu_histogram(t, '2024-03-09 00:00'::timestamp, '2024-03-10 00:00', 4) AS h5,
+              gpu_histogram(g, 0, 100, 2) AS h6
+       FROM gp_time GROUP BY g$$);
+SELECT count(*) AS queries, bool_and(c.same) AS same FROM gp_times, LATERAL rt_compare(q) c;
+SET client_min_messages = debug1;
+SELECT q, c.* FROM gp_times, LATERAL rt_compare(q) c ORDER BY n;
+RESET client_min_messages;
+SELECT t.* FROM rt_try($$SELECT g, gpu_histogram(g, 0, 7, 7), gpu_histogram(y, 0, 100, 10) FROM gp_time GROUP BY g$$) t;
 DROP TABLE gp_time, gp_times;
 
 -- A text column as a key (scan/keys/column_key.cpp): a dictionary of its
@@ -257,7 +285,9 @@ RESET client_min_messages;
 DROP TABLE gp_years, gp_year_keys;
 
 -- What keeps a shape's pages off the GPU: EXPLAIN ANALYZE names it (and the DEBUG line)
-SELECT line FROM rt_explain($$SELECT g, gpu_histogram(x, 0, 1, 8), gpu_histogram(x, 0, 1, 16) FROM gp_t GROUP BY g$$, true) line
+SELECT line FROM rt_explain($$SELECT g, gpu_histogram(x, 0, 1, 8), gpu_histogram(x, 0, 1, 16), gpu_histogram(x, 0, 1, 32),
+                                     gpu_histogram(x, 0, 2, 8), gpu_histogram(x, 0, 2, 16), gpu_histogram(x, 0, 2, 32)
+                              FROM gp_t GROUP BY g$$, true) line
 WHERE line ~ 'Kept off';
 SELECT line FROM rt_explain($$SELECT g, sum(x), avg(x), min(x), max(x), sum(g), gpu_histogram(x, 0, 1, 8) FROM gp_t GROUP BY g$$, true) line
 WHERE line ~ 'Kept off';

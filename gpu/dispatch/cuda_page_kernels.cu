@@ -203,6 +203,54 @@ bool text_dictionary_fits(const PageKey &key, const int64_t *table, int64_t tabl
     return true;
 }
 
+/* Every field binning reads, as prepare_int64 makes it (no padding compared). */
+bool same_binning(const Int64Binning &a, const Int64Binning &b)
+{
+    return a.lo == b.lo && a.hi == b.hi && a.range == b.range && a.nbins == b.nbins && a.ascending == b.ascending &&
+           a.clamp_to_count == b.clamp_to_count && a.scale == b.scale && a.slack == b.slack &&
+           a.round_window == b.round_window && a.range_weight == b.range_weight &&
+           a.range_first_digit == b.range_first_digit;
+}
+
+/*
+ * Another histogram of the spec (PageAggKind::histogram), in host memory:
+ * its column and PageHist inside the table, a form its column is read
+ * for, a valid spec, and cells for exactly its buckets.
+ */
+bool histogram_agg_fits(const PageAgg &agg, const int64_t *table, int64_t table_words)
+{
+    if (static_cast<int64_t>(agg.column_first) + kPageColumnWords + kPageHistWords > table_words)
+        return false;
+    PageColumn col;
+    PageHist h;
+    memcpy(&col, table + agg.column_first, sizeof col);
+    memcpy(&h, table + agg.column_first + kPageColumnWords, sizeof h);
+    if (!page_column_fits(col))
+        return false;
+    int64_t nbins = 0;
+    switch (h.form) {
+    case PageForm::width_bucket:
+        if (col.as_word || validate_spec(h.interval) != SpecError::none)
+            return false;
+        nbins = h.interval.nbins;
+        break;
+    case PageForm::time:
+        if (!col.as_word || validate_int64_spec(h.time, false) != SpecError::none ||
+            !same_binning(h.binning, prepare_int64(h.time)))
+            return false;
+        nbins = h.time.nbins;
+        break;
+    case PageForm::thresholds:
+        if (col.as_word || h.thresholds_count < 1 || h.thresholds_count > kMaxThresholds ||
+            static_cast<int64_t>(h.thresholds_first) + h.thresholds_count > table_words)
+            return false;
+        nbins = h.thresholds_count - 1;
+        break;
+    default: return false;
+    }
+    return agg.cells == nbins + 2;
+}
+
 } // namespace
 
 bool grouped_page_spec_fits(const GroupedPageSpec &spec, int64_t table_words)
@@ -257,6 +305,13 @@ bool grouped_page_spec_fits(const GroupedPageSpec &spec, const int64_t *table, i
         return false;
     for (int32_t a = 0; a < spec.naggs; a++) {
         const PageAgg &agg = spec.aggs[a];
+        if (agg.kind == PageAggKind::histogram) {
+            if (table != nullptr && !histogram_agg_fits(agg, table, table_words))
+                return false;
+            if (agg.is_float != 0 || agg.cells < 3 || agg.cells > kMaxBins + 2)
+                return false;
+            continue;
+        }
         if (static_cast<int64_t>(agg.column_first) + kPageColumnWords > table_words ||
             static_cast<int32_t>(agg.kind) < 0 || static_cast<int32_t>(agg.kind) > static_cast<int32_t>(PageAggKind::count) ||
             agg.cells != page_agg_cells(agg.kind) || (agg.is_float != 0 && agg.is_float != 1) ||

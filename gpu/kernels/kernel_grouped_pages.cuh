@@ -351,7 +351,7 @@ __host__ __device__ __forceinline__ RowFate evaluate_row(const unsigned char *pa
         else
             *value_cell = group * slots + b;
     }
-    if (spec.naggs > 0 && aggs != nullptr && !read_agg_row(page, item, spec, table, aggs))
+    if (spec.naggs > 0 && aggs != nullptr && !read_agg_row(page, item, spec, table, aggs, errors))
         return RowFate::host;
     return RowFate::count;
 }
@@ -493,8 +493,13 @@ __global__ void __launch_bounds__(kPageThreads)
             unsigned long long *to = first == agg_first ? agg_block : counts + first;
             int32_t off = 0;
             for (int32_t a = 0; a < spec.naggs; a++) {
-                if (!(agg_rows[r].nulls >> a & 1))
-                    agg_add(to + off, spec.aggs[a], agg_rows[r].words[a]);
+                if (!(agg_rows[r].nulls >> a & 1)) {
+                    /* another histogram's bucket is a counter like the spec's own: in the block's counters */
+                    if (spec.aggs[a].kind == PageAggKind::histogram)
+                        count(first + off + agg_rows[r].words[a]);
+                    else
+                        agg_add(to + off, spec.aggs[a], agg_rows[r].words[a]);
+                }
                 off += spec.aggs[a].cells;
             }
         }

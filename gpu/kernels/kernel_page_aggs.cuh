@@ -19,6 +19,7 @@
 #ifndef GH_KERNEL_PAGE_AGGS_CUH
 #define GH_KERNEL_PAGE_AGGS_CUH
 
+#include "../formulas/threshold_bucket.h"
 #include "../specs/grouped_page_spec.h"
 #include "kernel_pages.cuh"
 
@@ -37,9 +38,36 @@ __host__ __device__ __forceinline__ const PageColumn &agg_column(const PageAgg &
     return *reinterpret_cast<const PageColumn *>(table + agg.column_first);
 }
 
-/* Reads the row's aggregate values into *row; false when a column is one the GPU cannot read. */
+/* A histogram aggregate's binning, after its column in the table. */
+__host__ __device__ __forceinline__ const PageHist &agg_hist(const PageAgg &agg, const int64_t *table)
+{
+    return *reinterpret_cast<const PageHist *>(table + agg.column_first + kPageColumnWords);
+}
+
+/*
+ * The bucket of a histogram aggregate's value, x (a float8), or w for the
+ * time form (the stored integer), as the spec's own histogram bins it: in
+ * [0, nbins + 1], or kNaNBucket for a NaN under width_bucket.
+ */
+__host__ __device__ __forceinline__ int32_t agg_hist_bucket(const PageHist &h, const int64_t *table, double x, int64_t w)
+{
+    switch (h.form) {
+    case PageForm::time: return int64_bucket(w, h.binning);
+    case PageForm::thresholds:
+        return threshold_bucket(x, reinterpret_cast<const double *>(table + h.thresholds_first), h.thresholds_count);
+    case PageForm::width_bucket: break;
+    }
+    return width_bucket(x, h.interval);
+}
+
+/*
+ * Reads the row's aggregate values into *row (a histogram's: its bucket);
+ * false when a column is one the GPU cannot read.  A histogram's NaN is
+ * counted nowhere and reported in *errors, as the spec's own histogram's.
+ */
 __host__ __device__ __forceinline__ bool read_agg_row(const unsigned char *page, uint32_t item,
-                                                      const GroupedPageSpec &spec, const int64_t *table, AggRow *row)
+                                                      const GroupedPageSpec &spec, const int64_t *table, AggRow *row,
+                                                      int *errors)
 {
     row->nulls = 0;
     for (int32_t a = 0; a < spec.naggs; a++) {
@@ -55,6 +83,21 @@ __host__ __device__ __forceinline__ bool read_agg_row(const unsigned char *page,
         }
         if (agg.kind == PageAggKind::count) {
             row->words[a] = 0; /* only that it is there: a text column's bytes are never read */
+            continue;
+        }
+        if (agg.kind == PageAggKind::histogram) {
+            double x = 0;
+            int64_t w = 0;
+            if (col.as_word)
+                w = f == Found::present ? page_word(page, at, col.type) : col.missing_word;
+            else
+                x = f == Found::present ? page_value(page, at, col.type) : col.missing_value;
+            const int32_t b = agg_hist_bucket(agg_hist(agg, table), table, x, w);
+            if (b < 0) {
+                *errors |= -b;
+                row->nulls |= 1u << a;
+            }
+            row->words[a] = b;
             continue;
         }
         if (agg.is_float) {
@@ -100,6 +143,8 @@ __device__ __forceinline__ void int128_add(unsigned long long *cells, unsigned l
 /* One row's value w into an aggregate's cells c (shared or global). */
 __device__ __forceinline__ void agg_add(unsigned long long *c, const PageAgg &agg, int64_t w)
 {
+    if (agg.kind == PageAggKind::histogram)
+        return; /* its bucket is counted with the spec's own histogram (kernel_grouped_pages.cuh) */
     atomicAdd(&c[0], 1ULL);
     switch (agg.kind) {
     case PageAggKind::exact_sum: {
@@ -121,7 +166,8 @@ __device__ __forceinline__ void agg_add(unsigned long long *c, const PageAgg &ag
     case PageAggKind::int8_sum: int128_add(c + 1, static_cast<unsigned long long>(w), w < 0 ? ~0ULL : 0ULL); return;
     case PageAggKind::max_key: atomicMax(&c[1], static_cast<unsigned long long>(page_agg_key(w, agg.is_float))); return;
     case PageAggKind::min_key: atomicMax(&c[1], static_cast<unsigned long long>(~page_agg_key(w, agg.is_float))); return;
-    case PageAggKind::count: return;
+    case PageAggKind::count:
+    case PageAggKind::histogram: return;
     }
 }
 
@@ -135,6 +181,10 @@ __device__ __forceinline__ void agg_flush(unsigned long long *cells, unsigned lo
     int32_t off = 0;
     for (int32_t a = 0; a < spec.naggs; a++) {
         const PageAgg &agg = spec.aggs[a];
+        if (agg.kind == PageAggKind::histogram) { /* never in the accumulator */
+            off += agg.cells;
+            continue;
+        }
         for (int32_t i = static_cast<int32_t>(threadIdx.x); i < agg.cells; i += kPageThreads) {
             unsigned long long *c = cells + off + i;
             const unsigned long long v = *c;

@@ -132,7 +132,9 @@ struct PageQual {
  * then the state, laid out as the host's grouped cells
  * lay it out (extension/scan/grouped/table/value_aggs.h), but for min and
  * max, which keep an order key (page_agg_key) the host turns back into the
- * value.
+ * value.  Another gpu_histogram of the query is one too (PageAggKind::
+ * histogram): its buckets, binned as the spec's own histogram is, of any
+ * form, in nbins + 2 cells (a PageHist says how).
  */
 constexpr int kMaxPageAggs = 4;
 
@@ -143,15 +145,17 @@ enum class PageAggKind : int32_t {
     max_key,       /* the largest page_agg_key */
     min_key,       /* the largest complement of page_agg_key: the smallest key */
     count,         /* the non-NULL values alone: count() of a column, of any type (its value is never read) */
+    histogram,     /* another histogram: a bucket cell for each non-NULL value (PageHist) */
 };
 
 struct PageAgg {
     PageAggKind kind;
     int32_t is_float;      /* the column read as a float8 (float4, float8), else as its stored integer */
     uint32_t column_first; /* its PageColumn's words in the spec's table (the spec is a kernel parameter, and full) */
-    int32_t cells;         /* page_agg_cells(kind) */
+    int32_t cells;         /* page_agg_cells(kind); a histogram's, its nbins + 2 */
 };
 
+/* Cells of an aggregate but a histogram, whose cells are its buckets'. */
 GH_HOST_DEVICE int32_t page_agg_cells(PageAggKind kind)
 {
     return kind == PageAggKind::exact_sum ? 1 + kExactCells : kind == PageAggKind::count ? 1 : 3;
@@ -159,6 +163,32 @@ GH_HOST_DEVICE int32_t page_agg_cells(PageAggKind kind)
 
 /* Table words a PageColumn takes there. */
 constexpr uint32_t kPageColumnWords = (sizeof(PageColumn) + 7) / 8;
+
+/* Which of gpu_histogram's forms a grouped page spec bins. */
+enum class PageForm : int32_t {
+    width_bucket = 0, /* the value as the float8 it casts to, by interval */
+    time,             /* a date's or timestamp's stored integer (value.as_word), by numeric width_bucket over time */
+    thresholds,       /* the float8 value among thresholds_count sorted float8s in the table, from thresholds_first */
+};
+
+/*
+ * How a PageAggKind::histogram bins, in the table right after its column
+ * (kPageHistWords words from column_first + kPageColumnWords): the form
+ * and its spec, as the spec's own histogram has them.  The time form's
+ * binning constants come prepared (prepare_int64), so that no row
+ * prepares them; opening the spec checks them against `time`.
+ */
+struct PageHist {
+    PageForm form;
+    int32_t thresholds_count; /* thresholds: at least 1 ... */
+    uint32_t thresholds_first; /* ... sorted float8s in the table, from here */
+    int32_t pad;
+    BucketSpec interval;      /* width_bucket: validated */
+    Int64Spec time;           /* time: validated ... */
+    Int64Binning binning;     /* ... and prepare_int64(time) */
+};
+
+constexpr uint32_t kPageHistWords = (sizeof(PageHist) + 7) / 8;
 
 /*
  * An order key of a value: unsigned, in the order of the column's type's
@@ -185,13 +215,6 @@ GH_HOST_DEVICE int64_t page_agg_word(uint64_t k, bool is_float)
     const uint64_t u = (k >> 63) != 0 ? k & 0x7fffffffffffffffULL : ~k;
     return static_cast<int64_t>(u);
 }
-
-/* Which of gpu_histogram's forms a grouped page spec bins. */
-enum class PageForm : int32_t {
-    width_bucket = 0, /* the value as the float8 it casts to, by interval */
-    time,             /* a date's or timestamp's stored integer (value.as_word), by numeric width_bucket over time */
-    thresholds,       /* the float8 value among thresholds_count sorted float8s in the table, from thresholds_first */
-};
 
 struct GroupedPageSpec {
     PageColumn value;    /* the histogram's column */

@@ -2225,7 +2225,9 @@ TEST(GroupedPagesHost, CountOfAnotherColumn)
         uint32_t item;
         std::memcpy(&item, pool_page(0) + heap_pages::kPageHeaderSize + 4 * i, sizeof item);
         gh::kernels::AggRow row;
-        ASSERT_TRUE(gh::kernels::read_agg_row(pool_page(0), item, spec, table.data(), &row)) << "row " << i;
+        int errors = 0;
+        ASSERT_TRUE(gh::kernels::read_agg_row(pool_page(0), item, spec, table.data(), &row, &errors)) << "row " << i;
+        EXPECT_EQ(errors, 0) << "row " << i;
         EXPECT_EQ(row.nulls, want_nulls[i]) << "row " << i;
     }
     /* the added column's missing value counts */
@@ -2235,7 +2237,8 @@ TEST(GroupedPagesHost, CountOfAnotherColumn)
     uint32_t item;
     std::memcpy(&item, pool_page(0) + heap_pages::kPageHeaderSize + 4 * 6, sizeof item);
     gh::kernels::AggRow row;
-    ASSERT_TRUE(gh::kernels::read_agg_row(pool_page(0), item, spec, table.data(), &row));
+    int errors = 0;
+    ASSERT_TRUE(gh::kernels::read_agg_row(pool_page(0), item, spec, table.data(), &row, &errors));
     EXPECT_EQ(row.nulls, 2u);
     /* never read as a float, nor as a time's word */
     GroupedPageSpec bad = spec;
@@ -2245,4 +2248,320 @@ TEST(GroupedPagesHost, CountOfAnotherColumn)
     word.as_word = true;
     std::memcpy(table.data() + spec.aggs[1].column_first, &word, sizeof word);
     EXPECT_FALSE(gh::grouped_page_spec_fits(spec, table.data(), static_cast<int64_t>(table.size())));
+}
+
+namespace {
+
+/* Another histogram of a spec as the host lays it out (grouped_pages.cpp's page_hist): its column, then its PageHist. */
+gh::PageAgg histogram_agg(const gh::PageColumn &col, const gh::PageHist &hist, std::vector<int64_t> *table)
+{
+    gh::PageAgg agg{};
+    agg.kind = gh::PageAggKind::histogram;
+    agg.column_first = static_cast<uint32_t>(table->size());
+    const int32_t nbins = hist.form == gh::PageForm::time         ? hist.time.nbins
+                          : hist.form == gh::PageForm::thresholds ? hist.thresholds_count - 1
+                                                                  : hist.interval.nbins;
+    agg.cells = nbins + 2;
+    std::vector<int64_t> words(gh::kPageColumnWords + gh::kPageHistWords, 0);
+    std::memcpy(words.data(), &col, sizeof col);
+    std::memcpy(words.data() + gh::kPageColumnWords, &hist, sizeof hist);
+    table->insert(table->end(), words.begin(), words.end());
+    return agg;
+}
+
+gh::PageHist interval_hist(const BucketSpec &spec)
+{
+    gh::PageHist h{};
+    h.form = gh::PageForm::width_bucket;
+    h.interval = spec;
+    return h;
+}
+
+gh::PageHist time_hist(const gh::Int64Spec &spec)
+{
+    gh::PageHist h{};
+    h.form = gh::PageForm::time;
+    h.time = spec;
+    h.binning = gh::prepare_int64(spec);
+    return h;
+}
+
+gh::PageHist threshold_hist(const std::vector<double> &thresholds, std::vector<int64_t> *table)
+{
+    gh::PageHist h{};
+    h.form = gh::PageForm::thresholds;
+    h.thresholds_first = static_cast<uint32_t>(table->size());
+    h.thresholds_count = static_cast<int32_t>(thresholds.size());
+    for (double t : thresholds) {
+        int64_t bits;
+        std::memcpy(&bits, &t, sizeof bits);
+        table->push_back(bits);
+    }
+    return h;
+}
+
+/*
+ * A histogram aggregate's bucket for a value, by PostgreSQL's rules:
+ * numeric width_bucket over the stored integer (the slow reference), the
+ * thresholds at or below x (NaN above them all), width_bucket; -1 for a
+ * NaN under width_bucket, which raises.
+ */
+int32_t reference_hist_bucket(const gh::PageHist &h, const std::vector<int64_t> &table, const Seen &v)
+{
+    switch (h.form) {
+    case gh::PageForm::time: return gh::int64_bucket_reference(v.word, h.time);
+    case gh::PageForm::thresholds: {
+        int32_t b = 0;
+        for (int32_t k = 0; k < h.thresholds_count; k++) {
+            double t;
+            std::memcpy(&t, &table[h.thresholds_first + k], sizeof t);
+            b += std::isnan(v.value) || pg_float8_cmp(v.value, t) >= 0;
+        }
+        return b;
+    }
+    case gh::PageForm::width_bucket: break;
+    }
+    return std::isnan(v.value) ? -1 : gh::width_bucket(v.value, h.interval);
+}
+
+} // namespace
+
+/*
+ * Opening a spec checks each other histogram against what the host builds:
+ * its column and PageHist inside the table, a column read for its form
+ * (the time form's stored integer, the others' float8), a valid spec, the
+ * time form's binning as prepare_int64 makes it, and exactly its buckets'
+ * cells.
+ */
+TEST(GroupedPagesHost, OtherHistogramsFitOnlyAsBuilt)
+{
+    const Layout layout{{4, 4}, {8, 8}, {8, 8}};
+    const gh::PageColumn key = column(layout, 1, PageValueType::int4);
+    const gh::PageColumn x = column(layout, 2, PageValueType::float8);
+    gh::PageColumn stamp = column(layout, 3, PageValueType::int8);
+    stamp.as_word = true;
+    std::vector<int64_t> table;
+    GroupedPageSpec spec{};
+    spec.value = key;
+    spec.interval = BucketSpec{0, 6, 3, BucketRule::pg16};
+    spec.aggs[spec.naggs++] = histogram_agg(x, interval_hist(BucketSpec{1, 0, 7, BucketRule::pg15}), &table);
+    spec.aggs[spec.naggs++] = histogram_agg(stamp, time_hist(gh::Int64Spec{kT0, kT0 + 86400000000LL, 24, gh::NumericRule::pg18}), &table);
+    const std::vector<double> thresholds{-1, 0.5, 0.5, 2};
+    gh::PageHist th = threshold_hist(thresholds, &table);
+    spec.aggs[spec.naggs++] = histogram_agg(x, th, &table);
+    const int64_t words = static_cast<int64_t>(table.size());
+    ASSERT_TRUE(gh::grouped_page_spec_fits(spec, table.data(), words));
+    ASSERT_EQ(gh::grouped_page_slots(spec), 5 + 1 + 9 + 26 + 5);
+
+    auto refused = [&](const std::string &what, auto change) {
+        GroupedPageSpec s = spec;
+        std::vector<int64_t> t = table;
+        change(s, t);
+        EXPECT_FALSE(gh::grouped_page_spec_fits(s, t.data(), static_cast<int64_t>(t.size()))) << what;
+    };
+    auto hist_of = [](const GroupedPageSpec &s, std::vector<int64_t> &t, int a) {
+        return reinterpret_cast<gh::PageHist *>(t.data() + s.aggs[a].column_first + gh::kPageColumnWords);
+    };
+    auto col_of = [](const GroupedPageSpec &s, std::vector<int64_t> &t, int a) {
+        return reinterpret_cast<gh::PageColumn *>(t.data() + s.aggs[a].column_first);
+    };
+    refused("one cell fewer", [](GroupedPageSpec &s, std::vector<int64_t> &) { s.aggs[0].cells--; });
+    refused("one cell more", [](GroupedPageSpec &s, std::vector<int64_t> &) { s.aggs[1].cells++; });
+    refused("read as a float", [](GroupedPageSpec &s, std::vector<int64_t> &) { s.aggs[0].is_float = 1; });
+    refused("past the table", [](GroupedPageSpec &s, std::vector<int64_t> &t) {
+        s.aggs[2].column_first = static_cast<uint32_t>(t.size() - gh::kPageColumnWords);
+    });
+    refused("an interval of NaN", [&](GroupedPageSpec &s, std::vector<int64_t> &t) { hist_of(s, t, 0)->interval.lo = kNaN; });
+    refused("the float8 form over a word", [&](GroupedPageSpec &s, std::vector<int64_t> &t) { col_of(s, t, 0)->as_word = true; });
+    refused("the time form over a float8", [&](GroupedPageSpec &s, std::vector<int64_t> &t) { col_of(s, t, 1)->as_word = false; });
+    refused("another time's binning", [&](GroupedPageSpec &s, std::vector<int64_t> &t) { hist_of(s, t, 1)->binning.nbins = 23; });
+    refused("a time spec of equal bounds", [&](GroupedPageSpec &s, std::vector<int64_t> &t) {
+        hist_of(s, t, 1)->time.hi = kT0;
+        hist_of(s, t, 1)->binning = gh::prepare_int64(hist_of(s, t, 1)->time);
+    });
+    refused("thresholds past the table", [&](GroupedPageSpec &s, std::vector<int64_t> &t) {
+        hist_of(s, t, 2)->thresholds_first = static_cast<uint32_t>(t.size() - 1);
+    });
+    refused("no threshold", [&](GroupedPageSpec &s, std::vector<int64_t> &t) {
+        hist_of(s, t, 2)->thresholds_count = 0;
+        s.aggs[2].cells = 1;
+    });
+    refused("a form it does not know", [&](GroupedPageSpec &s, std::vector<int64_t> &t) {
+        hist_of(s, t, 2)->form = static_cast<gh::PageForm>(7);
+    });
+}
+
+/*
+ * read_agg_row's bucket of each other histogram, for every row of a page
+ * (NULLs, NaN, infinities, a tuple stored before a column was added, whose
+ * missing value counts), equals PostgreSQL's: a NaN under width_bucket is
+ * counted nowhere and flagged, as the spec's own histogram's.
+ */
+TEST(GroupedPagesHost, OtherHistogramsBucketAsPostgres)
+{
+    const Layout layout{{4, 4}, {8, 8}, {8, 8}};
+    std::mt19937_64 rng(57);
+    const double specials[] = {kNaN, kInf, -kInf, -0.0, 0.5, 2, -1};
+    PageWriter w(pool_page(0));
+    std::vector<Line> lines;
+    for (int r = 0; r < 120; r++) {
+        const double x = rng() % 5 == 0 ? specials[rng() % 7] : static_cast<double>(rng() % 4000) / 1000.0 - 1.5;
+        const int64_t ts = kT0 + static_cast<int64_t>(rng() % 100000000000ULL) - 5000000000LL;
+        const bool null_x = rng() % 11 == 0, null_ts = rng() % 13 == 0;
+        ASSERT_TRUE(w.add_tuple(layout, {heap_pages::int_datum(r % 6), null_x ? heap_pages::null_datum() : heap_pages::float8_datum(x),
+                                         null_ts ? heap_pages::null_datum() : heap_pages::int_datum(ts)}));
+    }
+    ASSERT_TRUE(w.add_tuple({{4, 4}}, {heap_pages::int_datum(1)})); /* stored before the two columns were added */
+    const Written written{w.lines()};
+    const gh::PageColumn key = column(layout, 1, PageValueType::int4);
+    const gh::PageColumn x = column(layout, 2, PageValueType::float8, heap_pages::float8_datum(0.75));
+    gh::PageColumn stamp = column(layout, 3, PageValueType::int8, heap_pages::int_datum(kT0 + 3600000000LL));
+    stamp.as_word = true;
+    std::vector<int64_t> table;
+    GroupedPageSpec spec{};
+    spec.value = key;
+    spec.interval = BucketSpec{0, 6, 3, BucketRule::pg16};
+    const gh::PageHist hists[] = {interval_hist(BucketSpec{1, -1, 7, BucketRule::pg15}),
+                                  time_hist(gh::Int64Spec{kT0 + 86400000000LL, kT0 - 3600000000LL, 25, gh::NumericRule::pg16}),
+                                  threshold_hist({-1, 0.5, 0.5, 2, kInf}, &table)};
+    const gh::PageColumn cols[] = {x, stamp, x};
+    for (int a = 0; a < 3; a++)
+        spec.aggs[spec.naggs++] = histogram_agg(cols[a], hists[a], &table);
+    ASSERT_TRUE(gh::grouped_page_spec_fits(spec, table.data(), static_cast<int64_t>(table.size())));
+    int nan = 0;
+    for (uint32_t i = 0; i < written[0].size(); i++) {
+        uint32_t item;
+        std::memcpy(&item, pool_page(0) + heap_pages::kPageHeaderSize + 4 * i, sizeof item);
+        gh::kernels::AggRow row;
+        int errors = 0;
+        ASSERT_TRUE(gh::kernels::read_agg_row(pool_page(0), item, spec, table.data(), &row, &errors)) << "row " << i;
+        int want_errors = 0;
+        for (int a = 0; a < 3; a++) {
+            const Seen v = seen(written[0][i], cols[a]);
+            if (v.null) {
+                EXPECT_TRUE(row.nulls >> a & 1) << "row " << i << " histogram " << a;
+                continue;
+            }
+            const int32_t want = reference_hist_bucket(hists[a], table, v);
+            if (want < 0) {
+                want_errors = 1;
+                nan++;
+                EXPECT_TRUE(row.nulls >> a & 1) << "row " << i << " histogram " << a << ": a NaN is counted nowhere";
+                continue;
+            }
+            EXPECT_FALSE(row.nulls >> a & 1) << "row " << i << " histogram " << a;
+            EXPECT_EQ(row.words[a], want) << "row " << i << " histogram " << a;
+        }
+        EXPECT_EQ(errors, want_errors) << "row " << i;
+    }
+    EXPECT_GT(nan, 0) << "the test's page must hold a NaN";
+}
+
+/*
+ * Three histograms beside the spec's own, one of each form, with a
+ * maximum among them: rows in runs of one group with rows of others among
+ * them, and enough groups on one path that a window of them moves, so
+ * that their buckets go to the block's counters and straight to the
+ * global cells.  On the shared, the global and a 3-block grid, every
+ * group's cells equal the reference's.
+ */
+TEST_F(GroupedPages, OtherHistogramsBesideTheFirst)
+{
+    const Layout layout{{4, 4}, {8, 8}, {8, 8}, {8, 8}}; /* key (int4), x (float8), stamp (int8), y (float8) */
+    std::mt19937_64 rng(5757);
+    constexpr int kGroups = 40;
+    const double specials[] = {kNaN, kInf, -kInf, -0.0, 0.5, 2};
+    Written written;
+    const size_t npages = 80;
+    for (size_t p = 0; p < npages; p++) {
+        PageWriter w(pool_page(p));
+        const int run = static_cast<int>(p / 2);
+        for (int r = 0; r < 140; r++) {
+            const int g = rng() % 6 == 0 ? static_cast<int>(rng() % kGroups) : run;
+            const double x = static_cast<double>(rng() % 10000) / 5000.0 - 0.5;
+            const int64_t ts = kT0 + static_cast<int64_t>(rng() % 172800000000ULL) - 3600000000LL;
+            const double y = rng() % 7 == 0 ? specials[rng() % 6] : static_cast<double>(rng() % 500) / 100.0 - 1.5;
+            ASSERT_TRUE(w.add_tuple(layout, {heap_pages::int_datum(g),
+                                             rng() % 19 == 0 ? heap_pages::null_datum() : heap_pages::float8_datum(x),
+                                             rng() % 23 == 0 ? heap_pages::null_datum() : heap_pages::int_datum(ts),
+                                             rng() % 29 == 0 ? heap_pages::null_datum() : heap_pages::float8_datum(y)}));
+        }
+        written.push_back(w.lines());
+    }
+    std::vector<int64_t> table;
+    GroupedPageSpec spec{};
+    const gh::PageColumn key = column(layout, 1, PageValueType::int4);
+    const gh::PageColumn x = column(layout, 2, PageValueType::float8);
+    gh::PageColumn stamp = column(layout, 3, PageValueType::int8);
+    stamp.as_word = true;
+    const gh::PageColumn y = column(layout, 4, PageValueType::float8);
+    spec.value = key;
+    spec.interval = BucketSpec{0, kGroups, 4, BucketRule::pg16};
+    spec.nkeys = 1;
+    spec.keys[0] = column_key(key, 0, kGroups);
+    const gh::PageHist hists[] = {interval_hist(BucketSpec{1.5, -0.5, 9, BucketRule::pg15}),
+                                  time_hist(gh::Int64Spec{kT0, kT0 + 172800000000LL, 48, gh::NumericRule::pg18}),
+                                  threshold_hist({-1, 0.5, 0.5, 2, kInf}, &table)};
+    const gh::PageColumn cols[] = {x, stamp, y};
+    spec.aggs[spec.naggs++] = histogram_agg(x, hists[0], &table);
+    {
+        gh::PageAgg &agg = spec.aggs[spec.naggs++];
+        agg.kind = gh::PageAggKind::max_key;
+        agg.is_float = 1;
+        agg.cells = gh::page_agg_cells(agg.kind);
+        agg.column_first = static_cast<uint32_t>(table.size());
+        std::vector<int64_t> words(gh::kPageColumnWords, 0);
+        std::memcpy(words.data(), &y, sizeof y);
+        table.insert(table.end(), words.begin(), words.end());
+    }
+    spec.aggs[spec.naggs++] = histogram_agg(stamp, hists[1], &table);
+    spec.aggs[spec.naggs++] = histogram_agg(y, hists[2], &table);
+    ASSERT_TRUE(gh::grouped_page_spec_fits(spec, table.data(), static_cast<int64_t>(table.size())));
+    const int64_t slots = gh::grouped_page_slots(spec);
+    /* the reference: each group's cells as the kernel lays them out, every row counted */
+    std::vector<int64_t> want(static_cast<size_t>(gh::grouped_page_cells(spec)), 0);
+    const int agg_of[] = {0, 2, 3};
+    for (const auto &page : written)
+        for (const Line &line : page) {
+            const Seen k = seen(line, key);
+            const int64_t base = k.word * slots;
+            want[static_cast<size_t>(base + gh::width_bucket(static_cast<double>(k.word), spec.interval))]++;
+            want[static_cast<size_t>(base + gh::grouped_page_rows_cell(spec))]++;
+            int64_t off = gh::grouped_page_rows_cell(spec) + 1;
+            int h = 0;
+            for (int a = 0; a < spec.naggs; a++) {
+                if (h < 3 && agg_of[h] == a) {
+                    const Seen v = seen(line, cols[h]);
+                    if (!v.null)
+                        want[static_cast<size_t>(base + off + reference_hist_bucket(hists[h], table, v))]++;
+                    h++;
+                } else {
+                    const Seen v = seen(line, y);
+                    if (!v.null) {
+                        want[static_cast<size_t>(base + off)]++;
+                        int64_t bits;
+                        std::memcpy(&bits, &v.value, sizeof bits);
+                        int64_t &top = want[static_cast<size_t>(base + off + 1)];
+                        top = static_cast<int64_t>(std::max<uint64_t>(static_cast<uint64_t>(top), gh::page_agg_key(bits, true)));
+                    }
+                }
+                off += spec.aggs[a].cells;
+            }
+        }
+    const std::vector<uint64_t> words = words_for(written, 0, npages);
+    for (gh::KernelPath path : {gh::KernelPath::shared, gh::KernelPath::global, gh::KernelPath::automatic}) {
+        const Outcome got = grouped_on_kernel(spec, table, words, gh_test::forced(limits, path, path == gh::KernelPath::automatic ? 3 : 0));
+        const std::string what = path == gh::KernelPath::shared ? "shared" : path == gh::KernelPath::global ? "global" : "3 blocks";
+        EXPECT_EQ(got.errors, 0) << what;
+        ASSERT_EQ(got.counts.size(), want.size()) << what;
+        for (size_t c = 0; c < want.size(); c++)
+            ASSERT_EQ(got.counts[c], want[c]) << what << ": group " << c / slots << " cell " << c % slots;
+    }
+    /* a NaN under another histogram's width_bucket: flagged, counted nowhere */
+    GroupedPageSpec nan_spec = spec;
+    std::vector<int64_t> nan_table = table;
+    std::memcpy(nan_table.data() + nan_spec.aggs[0].column_first, &y, sizeof y);
+    ASSERT_TRUE(gh::grouped_page_spec_fits(nan_spec, nan_table.data(), static_cast<int64_t>(nan_table.size())));
+    const Outcome flagged = grouped_on_kernel(nan_spec, nan_table, words, limits);
+    EXPECT_EQ(flagged.errors, 1);
 }

@@ -29,12 +29,12 @@ void first_rows_of(void *arg);
 bool grouped_wants(const ScanExec *s, int nkeys, bool counts)
 {
     /*
-     * One histogram under a WHERE clause the scan evaluates natively (a
-     * time range): this strategy with no key, whose pages the GPU filters
-     * and counts (grouped_pages.h); the ungrouped one sends only pages
-     * without a WHERE clause.
+     * Histograms under a WHERE clause the scan evaluates natively (a time
+     * range), as many as one grouped page spec holds: this strategy with
+     * no key, whose pages the GPU filters and counts (grouped_pages.h);
+     * the ungrouped one sends only pages without a WHERE clause.
      */
-    return nkeys > 0 || counts || (s->native && s->naggs == 1 && grouped_pages_may_run());
+    return nkeys > 0 || counts || (s->native && s->naggs <= 1 + gh::kMaxPageAggs && grouped_pages_may_run());
 }
 
 void grouped_begin(ScanExec *s, CustomScan *cscan, EState *estate)

@@ -48,7 +48,10 @@ constexpr int64 kMaxFlushedGroups = 1 << 20;
  */
 constexpr int kFirstScanPages = 128;
 
-/* The one histogram of a shape grouped_pages_init() accepted. */
+/*
+ * The first histogram of a shape grouped_pages_init() accepted: the
+ * spec's own; any other is a PageAgg (page_hist).
+ */
 int histogram_of(const ScanAggregate *aggs, int naggs)
 {
     for (int a = 0; a < naggs; a++)
@@ -199,6 +202,69 @@ bool page_count(GroupedPages *gp, TupleDesc desc, AttrNumber attno)
     return true;
 }
 
+/*
+ * How histogram a bins, as the kernel reads it: its column (*col) and its
+ * form (*out), thresholds put in the table; false if it is beyond the GPU.
+ */
+bool histogram_binning(GroupedPages *gp, TupleDesc desc, const GroupAgg *ga, int a, gh::PageColumn *col,
+                       gh::PageHist *out)
+{
+    const gh::HistogramSpec &hs = ga->specs[a];
+    *out = gh::PageHist{};
+    if (!page_column_for(desc, ga->columns[a], col))
+        return false;
+    switch (hs.kind) {
+    case gh::SpecKind::float_interval:
+        out->form = gh::PageForm::width_bucket;
+        out->interval = hs.interval;
+        return true;
+    case gh::SpecKind::int64_interval: {
+        /* the time form: a date's or timestamp's stored integer */
+        const Oid type = ga->columns[a].type;
+        if (type != DATEOID && type != TIMESTAMPOID && type != TIMESTAMPTZOID)
+            return false;
+        out->form = gh::PageForm::time;
+        out->time = hs.int64;
+        out->binning = gh::prepare_int64(hs.int64);
+        col->as_word = true;
+        return true;
+    }
+    case gh::SpecKind::thresholds:
+        if (hs.thresholds.count < 1 || hs.thresholds.thresholds == NULL)
+            return false;
+        out->form = gh::PageForm::thresholds;
+        out->thresholds_count = hs.thresholds.count;
+        out->thresholds_first = static_cast<uint32>(key_tables_add_list(
+            &gp->tables, reinterpret_cast<const int64 *>(hs.thresholds.thresholds), hs.thresholds.count));
+        return true;
+    }
+    return false;
+}
+
+/*
+ * Another histogram than the spec's own as its next PageAgg: its column
+ * and its binning in the table, its buckets' cells in the group's, in the
+ * order of page_agg's.
+ */
+bool page_hist(GroupedPages *gp, TupleDesc desc, const GroupAgg *ga, int a)
+{
+    gh::GroupedPageSpec &spec = gp->spec;
+    gh::PageColumn col;
+    gh::PageHist hist;
+    if (spec.naggs == gh::kMaxPageAggs || !histogram_binning(gp, desc, ga, a, &col, &hist))
+        return false;
+    int64 words[gh::kPageColumnWords + gh::kPageHistWords] = {};
+    memcpy(words, &col, sizeof col);
+    memcpy(words + gh::kPageColumnWords, &hist, sizeof hist);
+    gh::PageAgg &out = spec.aggs[spec.naggs];
+    out.kind = gh::PageAggKind::histogram;
+    out.is_float = 0;
+    out.cells = gh::histogram_slots(ga->specs[a]);
+    out.column_first = static_cast<uint32>(key_tables_add_list(&gp->tables, words, lengthof(words)));
+    spec.naggs++;
+    return true;
+}
+
 /* The first thing that keeps the scan's pages off the GPU, for EXPLAIN and the DEBUG line: false. */
 bool refuse(GroupedPages *gp, const char *why)
 {
@@ -218,35 +284,17 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
      */
     if (h < 0 || host.args[h].skip || !ga->spec_valid[h])
         return refuse(gp, "the histogram's arguments (one is NULL or invalid)");
-    const gh::HistogramSpec &hs = ga->specs[h];
     gh::GroupedPageSpec &spec = gp->spec;
     spec = gh::GroupedPageSpec{};
     spec.rows_to_host = host.gate != NULL;
-    if (!page_column_for(desc, ga->columns[h], &spec.value))
+    gh::PageHist own;
+    if (!histogram_binning(gp, desc, ga, h, &spec.value, &own))
         return refuse(gp, "the histogram's column, of a type or a place the GPU does not read");
-    switch (hs.kind) {
-    case gh::SpecKind::float_interval:
-        spec.form = gh::PageForm::width_bucket;
-        spec.interval = hs.interval;
-        break;
-    case gh::SpecKind::int64_interval: {
-        const Oid type = ga->columns[h].type;
-        if (type != DATEOID && type != TIMESTAMPOID && type != TIMESTAMPTZOID)
-            return refuse(gp, "the histogram's column, of a type or a place the GPU does not read");
-        spec.form = gh::PageForm::time;
-        spec.time = hs.int64;
-        spec.value.as_word = true;
-        break;
-    }
-    case gh::SpecKind::thresholds:
-        if (hs.thresholds.count < 1 || hs.thresholds.thresholds == NULL)
-            return refuse(gp, "the histogram's thresholds");
-        spec.form = gh::PageForm::thresholds;
-        spec.thresholds_count = hs.thresholds.count;
-        spec.thresholds_first = static_cast<uint32>(key_tables_add_list(
-            &gp->tables, reinterpret_cast<const int64 *>(hs.thresholds.thresholds), hs.thresholds.count));
-        break;
-    }
+    spec.form = own.form;
+    spec.interval = own.interval;
+    spec.time = own.time;
+    spec.thresholds_first = own.thresholds_first;
+    spec.thresholds_count = own.thresholds_count;
     if (host.quals != NULL) {
         const NativeQuals &quals = *host.quals;
         for (int i = 0; i < quals.count;) {
@@ -273,6 +321,15 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
         }
     }
     for (int a = 0; a < ga->naggs; a++) {
+        if (a != h && ga->aggs[a].kind == AggKind::histogram) {
+            /* a NULL argument: no cells, a NULL result; invalid ones raise at the first value, on the host */
+            if (host.args[a].skip)
+                continue;
+            if (!ga->spec_valid[a])
+                return refuse(gp, "a histogram's arguments (invalid)");
+            if (!page_hist(gp, desc, ga, a))
+                return refuse(gp, "a histogram's column, of a type or a place the GPU does not read");
+        }
         if (group_agg_counts_other_column(ga->aggs, ga->naggs, a) && !page_count(gp, desc, ga->aggs[a].count_attno))
             return refuse(gp, "count() of a column of a type or place the GPU does not read");
         if (value_aggregate_kind(ga->aggs[a].kind) && !page_agg(gp, desc, ga->aggs[a], ga->columns[a]))
@@ -373,16 +430,17 @@ void grouped_pages_init(GroupedPages *gp, const ScanAggregate *aggs, int naggs, 
     for (int a = 0; a < naggs; a++)
         if (aggs[a].kind == AggKind::histogram)
             histograms++;
-    if (histograms != 1) {
-        refuse(gp, "more than one gpu_histogram");
+    if (histograms == 0) {
+        refuse(gp, "no gpu_histogram");
         return;
     }
-    int value_aggs = 0;
+    /* the first histogram is the spec's own; the others are page aggregates beside it */
+    int value_aggs = histograms - 1;
     for (int a = 0; a < naggs; a++)
         if (value_aggregate_kind(aggs[a].kind) || group_agg_counts_other_column(aggs, naggs, a))
             value_aggs++;
     if (value_aggs > gh::kMaxPageAggs) {
-        refuse(gp, "more than four sums, means, minimums, maximums and counts of other columns");
+        refuse(gp, "more than four further histograms, sums, means, minimums, maximums and counts of other columns");
         return;
     }
     /*

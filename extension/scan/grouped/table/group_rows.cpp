@@ -101,13 +101,24 @@ uint32 counted_key(GroupAgg *ga, const CountedKey &key)
 }
 
 /*
- * The GPU's states of the value aggregates (after its rows, in the order
- * of the scan's aggregates: grouped_page_spec.h's PageAgg) into a group's
- * cells.
+ * The GPU's states of the value aggregates and the other histograms'
+ * buckets (after its rows, in the order of the scan's aggregates:
+ * grouped_page_spec.h's PageAgg) into a group's cells; histogram `own`
+ * is the spec's, already added.
  */
-void add_counted_values(GroupAgg *ga, int64 *group_cells, const int64 *gpu)
+void add_counted_values(GroupAgg *ga, int own, int64 *group_cells, const int64 *gpu)
 {
     for (int a = 0; a < ga->naggs; a++) {
+        if (a != own && ga->aggs[a].kind == AggKind::histogram) {
+            if (ga->args[a].skip) /* no cells here, nor on the GPU */
+                continue;
+            int64 *c = group_cells + ga->offsets[a];
+            for (int32 b = 0; b < group_agg_slots(ga, a); b++)
+                c[b] += gpu[b];
+            ga->values_gpu += static_cast<uint64>(group_agg_values(ga, a, gpu));
+            gpu += group_agg_slots(ga, a);
+            continue;
+        }
         if (group_agg_counts_other_column(ga->aggs, ga->naggs, a)) {
             group_cells[ga->offsets[a]] += gpu[0]; /* the column's non-NULL values, its one cell */
             gpu += 1;
@@ -122,7 +133,8 @@ void add_counted_values(GroupAgg *ga, int64 *group_cells, const int64 *gpu)
 
 /*
  * Adds counts made elsewhere into a group's cells (group_agg_add_counts):
- * the histogram's buckets, its rows, then its value aggregates' states.
+ * the first histogram's buckets, its rows, then the value aggregates'
+ * states and the other histograms' buckets.
  */
 void add_counted(GroupAgg *ga, int64 *group_cells, const int64 *cells, int64 rows)
 {
@@ -134,7 +146,8 @@ void add_counted(GroupAgg *ga, int64 *group_cells, const int64 *cells, int64 row
         for (int32 b = 0; b < group_agg_slots(ga, a); b++)
             c[b] += cells[b];
         values = group_agg_values(ga, a, cells);
-        add_counted_values(ga, group_cells, cells + group_agg_slots(ga, a) + 1);
+        add_counted_values(ga, a, group_cells, cells + group_agg_slots(ga, a) + 1);
+        break;
     }
     for (int a = 0; a < ga->naggs; a++) {
         if (ga->aggs[a].kind == AggKind::count_star)
