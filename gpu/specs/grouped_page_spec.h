@@ -36,8 +36,8 @@
  * significant), and each group has grouped_page_slots() cells:
  * width_bucket's nbins + 2 buckets of its non-NULL values, the rows that
  * passed the WHERE clause (count(*)), then each value aggregate's cells
- * (sum, avg, min, max beside the histogram; PageAgg).  Only libc headers;
- * compiled by g++ and nvcc.
+ * (sum, avg, min, max, or another histogram's buckets, beside the
+ * histogram; PageAgg).  Only libc headers; compiled by g++ and nvcc.
  */
 #ifndef GH_GROUPED_PAGE_SPEC_H
 #define GH_GROUPED_PAGE_SPEC_H

@@ -202,6 +202,16 @@ check "an int mean, a bigint sum, a timestamp's min and the float max, hourly ov
     "SELECT date_trunc('hour', time) AS hour, avg(g) AS a, sum(big) AS sb, min(time) AS t0, max(cpu) AS top, gpu_histogram(cpu, 0, 1, 16) AS h FROM gh_gpm WHERE time >= '2024-03-09' AND time < '2024-03-16' GROUP BY 1"
 check "the mean line of a week, device_id IN (...), 4 workers" "$parallel" \
     "SELECT date_trunc('hour', time) AS hour, round(avg(cpu)::numeric, 9) AS mean, max(cpu) AS top, gpu_histogram(cpu, 0, 1, 16) AS h FROM gh_gpm WHERE device_id IN ('device-1', 'device-2', 'device-3') AND time >= '2024-03-09' AND time < '2024-03-16' GROUP BY 1"
+# several histograms, of every form, on the GPU's pages: the first is the spec's own, the others page
+# aggregates beside it (grouped_page_spec.h's PageHist), their columns after the text column
+check "the metrics table: three histograms (width_bucket, time, thresholds) and the mean line, hourly" "$serial" \
+    "SELECT date_trunc('hour', time) AS hour, gpu_histogram(cpu, 0, 1, 32) AS h, gpu_histogram(time, '2024-03-08'::timestamptz, '2024-03-20', 48) AS ht, gpu_histogram(cpu, ARRAY[0.1, 0.5, 0.5, 0.9]::float8[]) AS hq, round(avg(cpu)::numeric, 9) AS mean, max(cpu) AS top FROM gh_gpm GROUP BY 1"
+check "the metrics table: two histograms of two columns by device_id, a week" "$(warm "SELECT device_id, gpu_histogram(cpu, 0, 1, 16) AS h, gpu_histogram(g, 0, 100, 10) AS hg FROM gh_gpm GROUP BY 1")" \
+    "SELECT device_id, gpu_histogram(cpu, 0, 1, 16) AS h, gpu_histogram(g, 100, 0, 10) AS hg, gpu_histogram(day, '2024-03-08'::date, '2024-03-20'::date, 12) AS hd FROM gh_gpm WHERE time >= '2024-03-09' AND time < '2024-03-16' GROUP BY 1"
+check "the metrics table: two histograms under a time range, ungrouped" "$serial" \
+    "SELECT gpu_histogram(cpu, 0, 1, 64) AS h, gpu_histogram(g, 0, 100, 20) AS hg FROM gh_gpm WHERE time >= '2024-03-09' AND time < '2024-03-16'"
+check "the metrics table: four histograms by g, 4 workers" "$parallel" \
+    "SELECT g, gpu_histogram(cpu, 0, 1, 16) AS h1, gpu_histogram(cpu, 1, 0, 7) AS h2, gpu_histogram(time, '2024-03-08'::timestamptz, '2024-03-20', 12) AS h3, gpu_histogram(big, ARRAY[-1e18, 0, 1e18]::float8[]) AS h4 FROM gh_gpm GROUP BY g"
 # exactly rounded, whatever did the adding: values whose numeric casts are exact, so that the numeric sum
 # rounded once is the answer; in every block of 2,000 rows each group's 1e20, then its -1e20, swallow the
 # small values between them in a serial sequential sum (50 groups of 50 differ)

@@ -14,9 +14,11 @@
  * each comes out as its row directly (grouped_pages_next_group, for
  * scan/grouped/grouping_gpu_cells.cpp).
  *
- * The scan's shape must allow it: one gpu_histogram, with count(*),
- * count of its own column and up to four sums, means, minimums and
- * maximums (value_aggs.h) beside it at most; at most four keys, each a
+ * The scan's shape must allow it: gpu_histogram calls of any forms, with
+ * count(*) and counts of their columns beside them, and no more than four
+ * further histograms (the first is the spec's own), counts of other
+ * columns, sums, means, minimums and maximums (value_aggs.h) in all; at
+ * most four keys, each a
  * plain integer or date column, a time bucket of a timestamp column, or a
  * width_bucket; a WHERE clause the scan evaluates natively, of at most
  * six comparisons.  The spec is built at the first page after the first

@@ -158,21 +158,21 @@ struct CountedKey {
 };
 
 /*
- * Whether aggregate a of a scan with one histogram is count() of another
- * column than the histogram's: the GPU's grouped pages count its non-NULL
- * values as a page aggregate of its own (a count of the histogram's own
- * column is the histogram's values).
+ * Whether aggregate a is count() of another column than the first
+ * histogram's: the GPU's grouped pages count its non-NULL values as a page
+ * aggregate of its own (a count of the first histogram's column is that
+ * histogram's values).
  */
 bool group_agg_counts_other_column(const ScanAggregate *aggs, int naggs, int a);
 
 /*
  * Counts made elsewhere (the GPU's grouped pages) for one group: its key,
- * the nbins + 2 cells of the scan's one histogram, the rows that passed
- * the WHERE clause, for count(*), then the states of the value aggregates
- * and of the counts of other columns, in the scan's order
- * (grouped_page_spec.h's PageAgg); count(col) of the histogram's column
- * is its values.  Only for scans with one histogram, after the first row
- * laid the groups out.
+ * the nbins + 2 cells of the scan's first histogram, the rows that passed
+ * the WHERE clause, for count(*), then the states of the value aggregates,
+ * the counts of other columns and the other histograms' buckets, in the
+ * scan's order (grouped_page_spec.h's PageAgg); count(col) of the first
+ * histogram's column is its values.  After the first row laid the groups
+ * out.
  */
 void group_agg_add_counts(GroupAgg *ga, const CountedKey &key, const int64 *cells, int64 rows);
 
