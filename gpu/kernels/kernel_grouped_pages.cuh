@@ -371,7 +371,8 @@ __host__ __device__ __forceinline__ RowFate evaluate_row(const unsigned char *pa
  * read, 0 for the others.  The normal tuples of the pages counted here go
  * into *tuples.  After the counters, 8-aligned, the block's accumulator
  * of the value aggregates of one group (kernel_page_aggs.cuh): the group
- * of the page's lowest counted row.
+ * of the page's lowest counted row; its cells are the aggregates' in
+ * order, without other histograms' (grouped_page_accumulated_cells).
  */
 template <typename Binner, bool Shared>
 __global__ void __launch_bounds__(kPageThreads)
@@ -385,7 +386,7 @@ __global__ void __launch_bounds__(kPageThreads)
     __shared__ unsigned long long page_min; /* the page's lowest counted row cell */
     const int64_t slots = grouped_page_slots(spec);
     const int64_t window_cells = static_cast<int64_t>(window) * slots;
-    const int64_t agg_cells = slots - grouped_page_rows_cell(spec) - 1;
+    const int64_t agg_cells = grouped_page_accumulated_cells(spec);
     unsigned long long *agg_block = reinterpret_cast<unsigned long long *>(
         page + heap_layout::kPageBytes + (sizeof(unsigned int) * window_cells + 7) / 8 * 8);
     int64_t agg_first = -1; /* the global cell of the accumulator's group's first aggregate cell */
@@ -489,18 +490,22 @@ __global__ void __launch_bounds__(kPageThreads)
             count(row_cells[r]);
             if (spec.naggs == 0)
                 continue;
+            /* the group's cells from `first` at `off`; the accumulator's at `acc`, without other histograms' */
             const int64_t first = row_cells[r] + 1;
-            unsigned long long *to = first == agg_first ? agg_block : counts + first;
-            int32_t off = 0;
+            const bool accumulated = first == agg_first;
+            int32_t off = 0, acc = 0;
             for (int32_t a = 0; a < spec.naggs; a++) {
-                if (!(agg_rows[r].nulls >> a & 1)) {
+                const PageAgg &agg = spec.aggs[a];
+                if (agg.kind == PageAggKind::histogram) {
                     /* another histogram's bucket is a counter like the spec's own: in the block's counters */
-                    if (spec.aggs[a].kind == PageAggKind::histogram)
+                    if (!(agg_rows[r].nulls >> a & 1))
                         count(first + off + agg_rows[r].words[a]);
-                    else
-                        agg_add(to + off, spec.aggs[a], agg_rows[r].words[a]);
+                } else {
+                    if (!(agg_rows[r].nulls >> a & 1))
+                        agg_add(accumulated ? agg_block + acc : counts + first + off, agg, agg_rows[r].words[a]);
+                    acc += agg.cells;
                 }
-                off += spec.aggs[a].cells;
+                off += agg.cells;
             }
         }
     }

@@ -178,7 +178,7 @@ __device__ __forceinline__ void agg_add(unsigned long long *c, const PageAgg &ag
  */
 __device__ __forceinline__ void agg_flush(unsigned long long *cells, unsigned long long *to, const GroupedPageSpec &spec)
 {
-    int32_t off = 0;
+    int32_t off = 0, acc = 0; /* an aggregate's cells in the group's, and in the accumulator's */
     for (int32_t a = 0; a < spec.naggs; a++) {
         const PageAgg &agg = spec.aggs[a];
         if (agg.kind == PageAggKind::histogram) { /* never in the accumulator */
@@ -186,7 +186,7 @@ __device__ __forceinline__ void agg_flush(unsigned long long *cells, unsigned lo
             continue;
         }
         for (int32_t i = static_cast<int32_t>(threadIdx.x); i < agg.cells; i += kPageThreads) {
-            unsigned long long *c = cells + off + i;
+            unsigned long long *c = cells + acc + i;
             const unsigned long long v = *c;
             if (agg.kind == PageAggKind::int8_sum && i == 1) {
                 int128_add(to + off + 1, v, c[1]); /* the low word's carry reaches the high word */
@@ -205,6 +205,7 @@ __device__ __forceinline__ void agg_flush(unsigned long long *cells, unsigned lo
             *c = 0;
         }
         off += agg.cells;
+        acc += agg.cells;
     }
 }
 

@@ -262,10 +262,23 @@ GH_HOST_DEVICE int64_t grouped_page_slots(const GroupedPageSpec &s)
     return n;
 }
 
-/* The grouped page kernel's accumulator of one group's value aggregates, in shared memory. */
+/*
+ * The cells of the grouped page kernel's accumulator of one group's value
+ * aggregates, in shared memory: every aggregate's but another histogram's,
+ * whose buckets are counted with the first's.
+ */
+GH_HOST_DEVICE int64_t grouped_page_accumulated_cells(const GroupedPageSpec &s)
+{
+    int64_t n = 0;
+    for (int32_t a = 0; a < s.naggs && a < kMaxPageAggs; a++)
+        if (s.aggs[a].kind != PageAggKind::histogram)
+            n += s.aggs[a].cells;
+    return n;
+}
+
 inline size_t grouped_page_agg_bytes(const GroupedPageSpec &s)
 {
-    return sizeof(int64_t) * static_cast<size_t>(grouped_page_slots(s) - grouped_page_rows_cell(s) - 1);
+    return sizeof(int64_t) * static_cast<size_t>(grouped_page_accumulated_cells(s));
 }
 
 /*

@@ -30,11 +30,16 @@ bool grouped_wants(const ScanExec *s, int nkeys, bool counts)
 {
     /*
      * Histograms under a WHERE clause the scan evaluates natively (a time
-     * range), as many as one grouped page spec holds: this strategy with
-     * no key, whose pages the GPU filters and counts (grouped_pages.h);
-     * the ungrouped one sends only pages without a WHERE clause.
+     * range), or several of them without one, as many as one grouped page spec holds:
+     * this strategy with no key, whose pages the GPU filters and counts
+     * in one pass (grouped_pages.h).  The ungrouped one sends only pages
+     * without a WHERE clause, a request per histogram, and asks the GPUs'
+     * page cache only for one: two histograms over 10M rows took 21.4 ms
+     * there against one's 0.6 on the H200 host.
      */
-    return nkeys > 0 || counts || (s->native && s->naggs <= 1 + gh::kMaxPageAggs && grouped_pages_may_run());
+    return nkeys > 0 || counts ||
+           ((s->native || (s->naggs > 1 && s->qual == NULL)) && s->naggs <= 1 + gh::kMaxPageAggs &&
+            grouped_pages_may_run());
 }
 
 void grouped_begin(ScanExec *s, CustomScan *cscan, EState *estate)
