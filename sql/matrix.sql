@@ -8,8 +8,9 @@
 -- Metabase's weeks from Sunday, width_bucket), nine WHERE clauses (none, a
 -- time range, IN lists of ints and of texts, IS NOT NULL, an OR, a LIKE
 -- the executor evaluates, a boolean, NOT IN) and five sets of aggregates
--- beside the histogram (none, count(*), counts of columns, a sum and a
--- mean, min and max).  Query (k, q) has key k and clause q, form
+-- beside the histogram (none, count(*), counts of columns with a second
+-- histogram of the time form, a sum and a mean, min and max with a
+-- second histogram of thresholds).  Query (k, q) has key k and clause q, form
 -- (k + q) mod 6 and aggregates (3k + q) mod 5: every key meets every
 -- clause, form and aggregate set, and every form every clause and
 -- aggregate set.  The table is the metrics table's shape, a text column
@@ -89,10 +90,10 @@ CREATE TEMP TABLE mx_aggs (a int, expr text);
 INSERT INTO mx_aggs VALUES
     (0, NULL),
     (1, $$count(*)$$),
-    (2, $$count(x), count(device_id)$$),
+    (2, $$count(x), count(device_id), gpu_histogram(ts, '2026-10-25', '2026-11-20', 13) AS h2$$),
     -- float means are summed exactly by the scan, in row order by the ordinary plan: compared to 9 places
     (3, $$sum(g), round(avg(x)::numeric, 9)$$),
-    (4, $$min(ts), max(x), max(g)$$);
+    (4, $$min(ts), max(x), max(g), gpu_histogram(f4, ARRAY[0.5]) AS h2$$);
 CREATE TEMP TABLE mx_queries AS
 SELECT k.k, q.q, f.f, a.a,
        (ARRAY['America/New_York', 'Asia/Kathmandu', 'Australia/Lord_Howe'])[(k.k + 2 * q.q) % 3 + 1] AS zone,
