@@ -145,7 +145,10 @@ SELECT q, c.* FROM (VALUES
     ($$SELECT gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gp_t WHERE ts >= '2024-03-09 12:00' AND ts < '2024-03-11'$$),
     ($$SELECT extract(dow FROM ts) AS dow, extract(hour FROM ts) AS hour, g, b, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gp_t GROUP BY 1, 2, 3, 4$$),
     ($$SELECT date_trunc('week', ts + interval '1 day') - interval '1 day' AS week, extract(year FROM ts) AS y, gpu_histogram(x, 0, 1, 16) AS h FROM gp_t GROUP BY 1, 2$$),
-    ($$SELECT (ts - interval '6 hours')::date AS d, g % 10 AS g10, gpu_histogram(x, 0, 1, 16) AS h, count(x) AS nx FROM gp_t GROUP BY 1, 2$$)
+    ($$SELECT (ts - interval '6 hours')::date AS d, g % 10 AS g10, gpu_histogram(x, 0, 1, 16) AS h, count(x) AS nx FROM gp_t GROUP BY 1, 2$$),
+    ($$SELECT date_trunc('hour', ts) AS hour, gpu_histogram(x, 0, 1, 16) AS h, gpu_histogram(g, 100, 0, 5) AS hg,
+              gpu_histogram(ts, '2024-03-08'::timestamptz, '2024-03-16', 8) AS ht, max(k) AS top FROM gp_t GROUP BY 1$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 16) AS h, gpu_histogram(x, ARRAY[0.25, 0.5]::float8[]) AS hq FROM gp_t$$)
 ) v(q), LATERAL rt_compare(q) c;
 
 RESET parallel_setup_cost;
