@@ -308,7 +308,8 @@ bool grouped_page_spec_fits(const GroupedPageSpec &spec, const int64_t *table, i
         if (agg.kind == PageAggKind::histogram) {
             if (table != nullptr && !histogram_agg_fits(agg, table, table_words))
                 return false;
-            if (agg.is_float != 0 || agg.cells < 3 || agg.cells > kMaxBins + 2)
+            /* a single threshold's histogram has two cells */
+            if (agg.is_float != 0 || agg.cells < 2 || agg.cells > kMaxBins + 2)
                 return false;
             continue;
         }

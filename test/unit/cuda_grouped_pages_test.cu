@@ -2351,7 +2351,17 @@ TEST(GroupedPagesHost, OtherHistogramsFitOnlyAsBuilt)
     spec.aggs[spec.naggs++] = histogram_agg(x, th, &table);
     const int64_t words = static_cast<int64_t>(table.size());
     ASSERT_TRUE(gh::grouped_page_spec_fits(spec, table.data(), words));
+    ASSERT_TRUE(gh::grouped_page_spec_fits(spec, words)); /* as the device checks it, without the table */
     ASSERT_EQ(gh::grouped_page_slots(spec), 5 + 1 + 9 + 26 + 5);
+    {
+        /* a single threshold: two cells, on the host and on the device */
+        GroupedPageSpec one = spec;
+        std::vector<int64_t> t = table;
+        one.aggs[one.naggs++] = histogram_agg(x, threshold_hist({0.5}, &t), &t);
+        EXPECT_EQ(one.aggs[3].cells, 2);
+        EXPECT_TRUE(gh::grouped_page_spec_fits(one, t.data(), static_cast<int64_t>(t.size())));
+        EXPECT_TRUE(gh::grouped_page_spec_fits(one, static_cast<int64_t>(t.size())));
+    }
 
     auto refused = [&](const std::string &what, auto change) {
         GroupedPageSpec s = spec;
