@@ -2567,6 +2567,33 @@ TEST_F(GroupedPages, OtherHistogramsBesideTheFirst)
         for (size_t c = 0; c < want.size(); c++)
             ASSERT_EQ(got.counts[c], want[c]) << what << ": group " << c / slots << " cell " << c % slots;
     }
+    /* a single threshold's histogram beside the first, through the kernel and through the entry points */
+    {
+        GroupedPageSpec one = spec;
+        std::vector<int64_t> t = table;
+        one.aggs[3] = histogram_agg(y, threshold_hist({0.5}, &t), &t);
+        ASSERT_TRUE(gh::grouped_page_spec_fits(one, t.data(), static_cast<int64_t>(t.size())));
+        const int64_t one_slots = gh::grouped_page_slots(one);
+        std::vector<int64_t> want_one(static_cast<size_t>(gh::grouped_page_cells(one)), 0);
+        for (int64_t grp = 0; grp <= kGroups; grp++)
+            for (int64_t c = 0; c < one_slots - 2; c++)
+                want_one[static_cast<size_t>(grp * one_slots + c)] = want[static_cast<size_t>(grp * slots + c)];
+        for (const auto &page : written)
+            for (const Line &line : page) {
+                const Seen k = seen(line, key), v = seen(line, y);
+                if (!v.null)
+                    want_one[static_cast<size_t>(k.word * one_slots + one_slots - 2 + (std::isnan(v.value) || v.value >= 0.5))]++;
+            }
+        const Outcome got = grouped_on_kernel(one, t, words, limits);
+        EXPECT_EQ(got.errors, 0);
+        ASSERT_EQ(got.counts.size(), want_one.size());
+        for (size_t c = 0; c < want_one.size(); c++)
+            ASSERT_EQ(got.counts[c], want_one[c]) << "single threshold: group " << c / one_slots << " cell " << c % one_slots;
+        Outcome entry;
+        ASSERT_EQ(grouped_on_gpu(one, t, {words}, &entry), Status::ok) << gh::gpu_last_error();
+        for (size_t c = 0; c < want_one.size(); c++)
+            ASSERT_EQ(entry.counts[c], want_one[c]) << "single threshold, entry points: group " << c / one_slots << " cell " << c % one_slots;
+    }
     /* a NaN under another histogram's width_bucket: flagged, counted nowhere */
     GroupedPageSpec nan_spec = spec;
     std::vector<int64_t> nan_table = table;
