@@ -329,7 +329,7 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
                 return refuse(gp, "a histogram's arguments (invalid)");
             /*
              * On the H200 host such a histogram beside another made the
-             * CUDA process restart through the GPU service (runs 255-256),
+             * CUDA process restart through the GPU service (runs 255, 256, 258),
              * while the engine's own test of the same spec, through its
              * entry points, counts it right: until the cause is found,
              * the host counts these pages.
