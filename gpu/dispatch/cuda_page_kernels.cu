@@ -213,9 +213,34 @@ bool same_binning(const Int64Binning &a, const Int64Binning &b)
 }
 
 /*
+ * A histogram's form against the column it bins, the spec's own and each
+ * further one alike: a valid spec of the form, the column read as the
+ * form needs (a word for the time form, a float8 else), thresholds inside
+ * the table.  Its bucket count goes to *nbins.
+ */
+bool form_fits(PageForm form, const PageColumn &col, const BucketSpec &interval, const Int64Spec &time,
+               uint32_t thresholds_first, int32_t thresholds_count, int64_t table_words, int64_t *nbins)
+{
+    switch (form) {
+    case PageForm::width_bucket:
+        *nbins = interval.nbins;
+        return !col.as_word && validate_spec(interval) == SpecError::none;
+    case PageForm::time:
+        *nbins = time.nbins;
+        return col.as_word && validate_int64_spec(time, false) == SpecError::none;
+    case PageForm::thresholds:
+        *nbins = thresholds_count - 1;
+        return !col.as_word && thresholds_count >= 1 && thresholds_count <= kMaxThresholds &&
+               static_cast<int64_t>(thresholds_first) + thresholds_count <= table_words;
+    }
+    return false;
+}
+
+/*
  * Another histogram of the spec (PageAggKind::histogram), in host memory:
- * its column and PageHist inside the table, a form its column is read
- * for, a valid spec, and cells for exactly its buckets.
+ * its column and PageHist inside the table, its form fitting its column,
+ * the time form's binning as prepare_int64 makes it, and cells for exactly
+ * its buckets.
  */
 bool histogram_agg_fits(const PageAgg &agg, const int64_t *table, int64_t table_words)
 {
@@ -225,29 +250,12 @@ bool histogram_agg_fits(const PageAgg &agg, const int64_t *table, int64_t table_
     PageHist h;
     memcpy(&col, table + agg.column_first, sizeof col);
     memcpy(&h, table + agg.column_first + kPageColumnWords, sizeof h);
-    if (!page_column_fits(col))
-        return false;
     int64_t nbins = 0;
-    switch (h.form) {
-    case PageForm::width_bucket:
-        if (col.as_word || validate_spec(h.interval) != SpecError::none)
-            return false;
-        nbins = h.interval.nbins;
-        break;
-    case PageForm::time:
-        if (!col.as_word || validate_int64_spec(h.time, false) != SpecError::none ||
-            !same_binning(h.binning, prepare_int64(h.time)))
-            return false;
-        nbins = h.time.nbins;
-        break;
-    case PageForm::thresholds:
-        if (col.as_word || h.thresholds_count < 1 || h.thresholds_count > kMaxThresholds ||
-            static_cast<int64_t>(h.thresholds_first) + h.thresholds_count > table_words)
-            return false;
-        nbins = h.thresholds_count - 1;
-        break;
-    default: return false;
-    }
+    if (!page_column_fits(col) ||
+        !form_fits(h.form, col, h.interval, h.time, h.thresholds_first, h.thresholds_count, table_words, &nbins))
+        return false;
+    if (h.form == PageForm::time && !same_binning(h.binning, prepare_int64(h.time)))
+        return false;
     return agg.cells == nbins + 2;
 }
 
@@ -260,20 +268,10 @@ bool grouped_page_spec_fits(const GroupedPageSpec &spec, int64_t table_words)
 
 bool grouped_page_spec_fits(const GroupedPageSpec &spec, const int64_t *table, int64_t table_words)
 {
-    bool value_fits = false;
-    switch (spec.form) {
-    case PageForm::width_bucket:
-        value_fits = !spec.value.as_word && validate_spec(spec.interval) == SpecError::none;
-        break;
-    case PageForm::time:
-        value_fits = spec.value.as_word && validate_int64_spec(spec.time, false) == SpecError::none;
-        break;
-    case PageForm::thresholds:
-        value_fits = !spec.value.as_word && spec.thresholds_count >= 1 && spec.thresholds_count <= kMaxThresholds &&
-                     static_cast<int64_t>(spec.thresholds_first) + spec.thresholds_count <= table_words;
-        break;
-    }
-    if (!page_column_fits(spec.value) || !value_fits ||
+    int64_t nbins = 0;
+    if (!page_column_fits(spec.value) ||
+        !form_fits(spec.form, spec.value, spec.interval, spec.time, spec.thresholds_first, spec.thresholds_count,
+                   table_words, &nbins) ||
         spec.nkeys < 0 ||
         spec.nkeys > kMaxPageKeys || spec.nquals < 0 || spec.nquals > kMaxPageQuals ||
         (spec.rows_to_host != 0 && spec.rows_to_host != 1))

@@ -25,15 +25,6 @@ extern "C" {
 
 namespace gpu_histogram {
 
-namespace {
-
-/* The one grouped loop (gh::cpu_bin_rows_words) over values[0 .. n) into rows[0 .. n). */
-void bin_rows(GroupAgg *ga, int a, const double *values, int64 *const *rows, int n)
-{
-    report_engine_status(gh::cpu_bin_rows_words(ga->specs[a], values, rows, static_cast<size_t>(n)));
-    ga->values_binned += static_cast<uint64>(n);
-}
-
 /*
  * Reads aggregate a's column for the page into its values, unless read
  * already.  A float column after a text column is walked tuple by tuple,
@@ -41,7 +32,7 @@ void bin_rows(GroupAgg *ga, int a, const double *values, int64 *const *rows, int
  * a value aggregate's read of the same column (never compacted, as a
  * histogram's is) is copied instead.
  */
-void read_page_values(GroupAgg *ga, int a, TupleDesc desc, HeapTupleData *tuples, int n)
+void group_agg_read_page_values(GroupAgg *ga, int a, TupleDesc desc, HeapTupleData *tuples, int n)
 {
     if (ga->values_read[a])
         return;
@@ -60,6 +51,15 @@ void read_page_values(GroupAgg *ga, int a, TupleDesc desc, HeapTupleData *tuples
     ga->values_read[a] = true;
 }
 
+namespace {
+
+/* The one grouped loop (gh::cpu_bin_rows_words) over values[0 .. n) into rows[0 .. n). */
+void bin_rows(GroupAgg *ga, int a, const double *values, int64 *const *rows, int n)
+{
+    report_engine_status(gh::cpu_bin_rows_words(ga->specs[a], values, rows, static_cast<size_t>(n)));
+    ga->values_binned += static_cast<uint64>(n);
+}
+
 /* A value aggregate over the page's tuples, into the groups' cells. */
 void count_value_agg(GroupAgg *ga, int a, TupleDesc desc, HeapTupleData *tuples, int n, bool reversed)
 {
@@ -68,7 +68,7 @@ void count_value_agg(GroupAgg *ga, int a, TupleDesc desc, HeapTupleData *tuples,
         ga->page_rows[i] = group_agg_cells(ga, ga->page_groups[i]) + off;
     const bool floats = ga->aggs[a].coltype == FLOAT8OID || ga->aggs[a].coltype == FLOAT4OID;
     if (floats)
-        read_page_values(ga, a, desc, tuples, n);
+        group_agg_read_page_values(ga, a, desc, tuples, n);
     /* in the rows' order, for the float sums: the tuples are reversed where the keys went fast */
     value_agg_add(ga->aggs[a], ga->columns[a], desc, tuples, floats ? group_agg_page_values(ga, a) : NULL,
                   floats ? group_agg_page_nulls(ga, a) : NULL, ga->page_rows, n, reversed);
@@ -85,7 +85,7 @@ void count_histogram(GroupAgg *ga, int a, TupleDesc desc, HeapTupleData *tuples,
         return;
     double *values = group_agg_page_values(ga, a);
     bool *nulls = group_agg_page_nulls(ga, a);
-    read_page_values(ga, a, desc, tuples, n);
+    group_agg_read_page_values(ga, a, desc, tuples, n);
     const int32 off = ga->offsets[a];
     if (unlikely(!ga->spec_valid[a])) {
         /* the first value in the page's order gets width_bucket's error */

@@ -115,6 +115,15 @@ static inline void group_agg_swap_values(GroupAgg *ga, int i, int j)
 }
 
 
+/* ---- group_agg.cpp ---- */
+
+/*
+ * Aggregate a's column for the page, into its values and nulls, unless
+ * read already; a float column another aggregate read is copied from it.
+ */
+void group_agg_read_page_values(GroupAgg *ga, int a, TupleDesc desc, HeapTupleData *tuples, int n);
+
+
 /* ---- group_checks.cpp: the rows' order, and the checks of the aggregates' values ---- */
 
 /*

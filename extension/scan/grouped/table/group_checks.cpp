@@ -197,11 +197,9 @@ int group_agg_page_values_raising(GroupAgg *ga, TupleDesc desc, HeapTupleData *t
     for (int a = 0; a < ga->naggs; a++) {
         if (!histogram_may_raise(ga, a))
             continue;
-        double *values = group_agg_page_values(ga, a);
-        bool *nulls = group_agg_page_nulls(ga, a);
-        if (!ga->values_read[a])
-            heap_column_values_each(ga->columns[a], desc, tuples, n, values, nulls);
-        ga->values_read[a] = true;
+        group_agg_read_page_values(ga, a, desc, tuples, n);
+        const double *values = group_agg_page_values(ga, a);
+        const bool *nulls = group_agg_page_nulls(ga, a);
         for (int i = 0; i < n; i++)
             if (!nulls[i] && (!ga->spec_valid[a] || std::isnan(values[i]))) {
                 raising++;
