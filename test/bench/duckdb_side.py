@@ -97,8 +97,8 @@ def psql(sql, setup=()):
     return [line.split("\t") for line in out.stdout.splitlines() if line]
 
 
-def export(table, rows, workdir, parts):
-    """The table as CSV files in ts order, COPY'd by `parts` psql at once."""
+def export(table, rows, workdir, parts, columns="x, g, ts"):
+    """The table's columns as CSV files in ts order, COPY'd by `parts` psql at once."""
     step = rows // parts + 1
     quoted = (["timestamptz '-infinity'"]
               + [f"timestamptz '{START}' + {k * step} * interval '1 second'" for k in range(1, parts)]
@@ -106,7 +106,7 @@ def export(table, rows, workdir, parts):
 
     def one(k):
         path = os.path.join(workdir, f"part{k:03d}.csv")
-        sql = (f"COPY (SELECT x, g, ts FROM {table} WHERE ts >= {quoted[k]} AND ts < {quoted[k + 1]})"
+        sql = (f"COPY (SELECT {columns} FROM {table} WHERE ts >= {quoted[k]} AND ts < {quoted[k + 1]})"
                " TO STDOUT (FORMAT csv)")
         with open(path, "w") as f:
             env = dict(os.environ, PGOPTIONS="-c TimeZone=UTC -c extra_float_digits=1")
