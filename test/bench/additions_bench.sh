@@ -26,7 +26,8 @@
 # DuckDB's time for the same answers (GH_DUCKDB as in dashboards_bench.sh:
 # auto, node, capi or off; duckdb_additions.py checks every answer of
 # DuckDB's against ours, cell by cell, before it times them).  It prints;
-# it does not assert.
+# it does not assert.  GH_EXPLAIN=0 and GH_OUTPUT=0 leave out the EXPLAIN
+# lines and the output's figures.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rows=${1:-10000000}
@@ -107,8 +108,9 @@ for config in $configs; do
         "${settings[@]}" "${queries[@]}"
     echo "  $(gpu_batches_since "$before")"
     # where each query's pages were parsed: EXPLAIN ANALYZE after one run in the same session (which
-    # meets a key's values, as the timed rounds' warm-up does)
+    # meets a key's values, as the timed rounds' warm-up does); GH_EXPLAIN=0 leaves it out
     for s in "${shapes[@]:1}"; do
+        [ "${GH_EXPLAIN:-1}" = 1 ] || break
         printf '  %-50s ' "${s%%|*}"
         psql -X -q -At -c "SET max_parallel_workers_per_gather = $workers" -c "SET gpu_histogram.device = $device" \
             -c "SET jit = off" -c "SET TimeZone = 'America/New_York'" -c "SET work_mem = '256MB'" \
@@ -118,21 +120,26 @@ for config in $configs; do
     done
 done
 # PostgreSQL's output alone: each answer stored in a table, then read back
-# as psql reads the query's (array_out's text for the histograms).
-stored=("count(x)=SELECT count(x) FROM $t")
-k=0
-for s in "${shapes[@]:1}"; do
-    psql -X -q -v ON_ERROR_STOP=1 -c "SET client_min_messages = warning" -c "SET TimeZone = 'America/New_York'" \
-        -c "SET work_mem = '256MB'" -c "DROP TABLE IF EXISTS ${t}_answer_$k" -c "CREATE TABLE ${t}_answer_$k AS ${s#*|}" >/dev/null
-    stored+=("${s%%|*}=SELECT * FROM ${t}_answer_$k")
-    k=$((k + 1))
-done
-echo "== PostgreSQL's output alone: each answer stored, then read back"
-python3 test/bench/sql_timing.py --rounds "$rounds" --warmup 1 --json "$ours_dir/output.json" \
-    --setup "SET TimeZone = 'America/New_York'" "${stored[@]}"
-for ((k = 0; k < ${#shapes[@]} - 1; k++)); do
-    psql -X -q -c "DROP TABLE ${t}_answer_$k" >/dev/null
-done
+# as psql reads the query's (array_out's text for the histograms); GH_OUTPUT=0
+# leaves it out.
+output=()
+if [ "${GH_OUTPUT:-1}" = 1 ]; then
+    stored=("count(x)=SELECT count(x) FROM $t")
+    k=0
+    for s in "${shapes[@]:1}"; do
+        psql -X -q -v ON_ERROR_STOP=1 -c "SET client_min_messages = warning" -c "SET TimeZone = 'America/New_York'" \
+            -c "SET work_mem = '256MB'" -c "DROP TABLE IF EXISTS ${t}_answer_$k" -c "CREATE TABLE ${t}_answer_$k AS ${s#*|}" >/dev/null
+        stored+=("${s%%|*}=SELECT * FROM ${t}_answer_$k")
+        k=$((k + 1))
+    done
+    echo "== PostgreSQL's output alone: each answer stored, then read back"
+    python3 test/bench/sql_timing.py --rounds "$rounds" --warmup 1 --json "$ours_dir/output.json" \
+        --setup "SET TimeZone = 'America/New_York'" "${stored[@]}"
+    for ((k = 0; k < ${#shapes[@]} - 1; k++)); do
+        psql -X -q -c "DROP TABLE ${t}_answer_$k" >/dev/null
+    done
+    output=(--output "$ours_dir/output.json")
+fi
 duckdb=${GH_DUCKDB:-auto}
 if [ "$duckdb" = off ]; then
     echo "DuckDB side skipped: GH_DUCKDB=off"
@@ -144,7 +151,7 @@ else
     printf '%s\n' "${shapes[@]}" >"$pg_shapes"
     python3 test/bench/duckdb_additions.py --engine "$duckdb" --table "$t" --rows "$rows" --rounds "$rounds" \
         --warmup 1 --threads "${GH_DUCKDB_THREADS:-$(nproc)}" --shapes "$pg_shapes" \
-        --output "$ours_dir/output.json" "${ours[@]}" || duckdb_failed=$?
+        "${output[@]}" "${ours[@]}" || duckdb_failed=$?
 fi
 rm -rf "$ours_dir"
 if [ "${GH_USE_EXISTING:-0}" != 1 ]; then

@@ -36,7 +36,11 @@ DAYS_2 = "ts BETWEEN TIMESTAMPTZ '2026-02-01 00:00:00+00' AND TIMESTAMPTZ '2026-
 DAY_1 = "ts BETWEEN TIMESTAMPTZ '2026-02-01 00:00:00+00' AND TIMESTAMPTZ '2026-02-02 00:00:00+00'"
 DAYS_30 = "ts >= TIMESTAMPTZ '2026-02-01 00:00:00+00' AND ts < TIMESTAMPTZ '2026-03-03 00:00:00+00'"
 MONTHS_3 = "ts >= TIMESTAMPTZ '2026-02-01 00:00:00+00' AND ts < TIMESTAMPTZ '2026-05-01 00:00:00+00'"
-HOUR = "date_trunc('hour', ts)"
+# New York's hour as PostgreSQL's date_trunc('hour', ts) gives it: DuckDB's
+# date_trunc('hour') folds the repeated hour of a fall-back night into one
+# (measured: DuckDB 1.5.6, 2026-11-01), and New York's offsets are whole
+# hours, so the UTC hour is the local one.
+HOUR = "to_timestamp(floor(epoch(ts) / 3600) * 3600)"
 FIFTEEN = "floor(epoch(ts) / 900) * 900"
 FIVE = "to_timestamp(floor(epoch(ts) / 300) * 300)"
 # gpu_histogram(ts, 2026-01-01, 2026-02-01, 744): width_bucket over the
