@@ -21,14 +21,10 @@ sql_timing.py --json files, one per configuration (device:workers);
 import argparse
 import json
 import os
-import shutil
-import statistics
 import sys
-import tempfile
-import time
 
 from duckdb_engines import DuckDBError, open_engine
-from duckdb_side import BUCKET, THRESHOLD_BIN, ZONE, export, psql, time_shapes
+from duckdb_side import BUCKET, THRESHOLD_BIN, ZONE, psql, start, time_shapes
 
 WEEK = "ts >= TIMESTAMPTZ '2026-02-01 00:00:00+00' AND ts < TIMESTAMPTZ '2026-02-08 00:00:00+00'"
 GRAFANA_WEEK = "ts BETWEEN TIMESTAMPTZ '2026-02-01 00:00:00+00' AND TIMESTAMPTZ '2026-02-08 00:00:00+00'"
@@ -186,24 +182,8 @@ def main():
         print(f"DuckDB side skipped: {why}")
         return
     try:
-        version = db.run("SELECT version()", values=True)[2][0][0]
-        db.run(f"SET threads = {args.threads}")
-        db.run(f"SET TimeZone = '{ZONE}'")
-        threads = db.run("SELECT current_setting('threads')::VARCHAR", values=True)[2][0][0]
-        print(f"\n== DuckDB {version} ({db.name}), threads = {threads}, TimeZone {ZONE}")
-        workdir = tempfile.mkdtemp(prefix="gh_duckdb_", dir=os.environ.get("GH_DUCKDB_TMP"))
-        try:
-            start = time.perf_counter()
-            files = export(args.table, args.rows, workdir, max(1, min(8, args.threads)), "ts, host, g, x")
-            copy_ms = (time.perf_counter() - start) * 1e3
-            listed = ", ".join(f"'{p}'" for p in files)
-            ms = db.run(f"CREATE TABLE {args.table} AS SELECT * FROM read_csv([{listed}], header = false,"
-                        " auto_detect = false, columns = {'ts': 'TIMESTAMPTZ', 'host': 'VARCHAR',"
-                        " 'g': 'INTEGER', 'x': 'DOUBLE'})")[0]
-        finally:
-            shutil.rmtree(workdir)
-        print(f"loaded {args.rows} rows from PostgreSQL's {args.table} (COPY to CSV in {len(files)} parts:"
-              f" {copy_ms:.0f} ms, read_csv: {ms:.0f} ms)")
+        threads = start(db, args.table, args.rows, args.threads,
+                        {"ts": "TIMESTAMPTZ", "host": "VARCHAR", "g": "INTEGER", "x": "DOUBLE"})
         print("answers, DuckDB's against ours:")
         same = check(db, args.table, ours_sql)
         queries = {"count(x)": f"SELECT count(x) FROM {args.table}"}

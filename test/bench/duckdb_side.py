@@ -202,6 +202,31 @@ def time_shapes(db, queries, rounds, warmup):
     return {label: statistics.median(runs[label]) for label in labels}, runs
 
 
+def start(db, table, rows, threads, columns):
+    """DuckDB set to `threads` and New York's zone, with PostgreSQL's table
+    copied in: `columns` maps each column to DuckDB's type, in the export's
+    order.  Returns the threads DuckDB took, as it prints them."""
+    version = db.run("SELECT version()", values=True)[2][0][0]
+    db.run(f"SET threads = {threads}")
+    db.run(f"SET TimeZone = '{ZONE}'")
+    took = db.run("SELECT current_setting('threads')::VARCHAR", values=True)[2][0][0]
+    print(f"\n== DuckDB {version} ({db.name}), threads = {took}, TimeZone {ZONE}")
+    workdir = tempfile.mkdtemp(prefix="gh_duckdb_", dir=os.environ.get("GH_DUCKDB_TMP"))
+    try:
+        begun = time.perf_counter()
+        files = export(table, rows, workdir, max(1, min(8, threads)), ", ".join(columns))
+        copy_ms = (time.perf_counter() - begun) * 1e3
+        listed = ", ".join(f"'{p}'" for p in files)
+        types = ", ".join(f"'{c}': '{t}'" for c, t in columns.items())
+        ms = db.run(f"CREATE TABLE {table} AS SELECT * FROM read_csv([{listed}], header = false,"
+                    f" auto_detect = false, columns = {{{types}}})")[0]
+    finally:
+        shutil.rmtree(workdir)
+    print(f"loaded {rows} rows from PostgreSQL's {table} (COPY to CSV in {len(files)} parts: {copy_ms:.0f} ms,"
+          f" read_csv: {ms:.0f} ms)")
+    return took
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--table", required=True)
@@ -227,22 +252,7 @@ def main():
         print(f"DuckDB side skipped: {why}")
         return
     try:
-        version = db.run("SELECT version()", values=True)[2][0][0]
-        db.run(f"SET threads = {args.threads}")
-        db.run(f"SET TimeZone = '{ZONE}'")
-        threads = db.run("SELECT current_setting('threads')::VARCHAR", values=True)[2][0][0]
-        print(f"\n== DuckDB {version} ({db.name}), threads = {threads}, TimeZone {ZONE}")
-        workdir = tempfile.mkdtemp(prefix="gh_duckdb_", dir=os.environ.get("GH_DUCKDB_TMP"))
-        try:
-            start = time.perf_counter()
-            files = export(args.table, args.rows, workdir, max(1, min(8, args.threads)))
-            copy_ms = (time.perf_counter() - start) * 1e3
-            listed = ", ".join(f"'{p}'" for p in files)
-            ms = db.run(f"CREATE TABLE {args.table} AS SELECT * FROM read_csv([{listed}], header = false,"
-                        " auto_detect = false, columns = {'x': 'DOUBLE', 'g': 'INTEGER', 'ts': 'TIMESTAMPTZ'})")[0]
-        finally:
-            shutil.rmtree(workdir)
-        print(f"loaded {args.rows} rows from PostgreSQL's {args.table} (COPY to CSV in {len(files)} parts: {copy_ms:.0f} ms, read_csv: {ms:.0f} ms)")
+        threads = start(db, args.table, args.rows, args.threads, {"x": "DOUBLE", "g": "INTEGER", "ts": "TIMESTAMPTZ"})
         check(db, args.table)
         medians, runs = time_shapes(db, queries, args.rounds, args.warmup)
     except DuckDBError as e:
