@@ -229,6 +229,47 @@ TEST(ThresholdBucket, UnsortedNaNAndEmptyAsPostgres15)
     }
 }
 
+/*
+ * Up to 32 thresholds the CPU compares all at once where they are sorted
+ * with no NaN: the server's search must come out of both the plain and the
+ * grouped loop, sorted or not, with signed zeros, infinities and repeats.
+ */
+TEST(ThresholdBucket, FewThresholdsAsTheSearch)
+{
+    std::mt19937_64 rng(11);
+    const double pool[] = {-INFINITY, -2.5, -1, -0.0, 0.0, 0.25, 1, 1, 3.5, 7, 1e300, INFINITY};
+    for (int trial = 0; trial < 400; trial++) {
+        const int32_t n = 1 + trial % 40;
+        std::vector<double> t(n);
+        for (double &e : t)
+            e = rng() % 3 == 0 ? pool[rng() % 12] : double(int64_t(rng() % 64) - 32) / 4;
+        if (trial % 5 != 4)
+            std::sort(t.begin(), t.end());
+        if (trial % 7 == 6)
+            t[rng() % n] = NAN;
+        std::vector<double> v(t.begin(), t.end());
+        v.insert(v.end(), std::begin(pool), std::end(pool));
+        v.push_back(NAN);
+        for (int i = 0; i < 300; i++)
+            v.push_back(double(int64_t(rng() % 80) - 40) / 4);
+        std::vector<int64_t> counts(n + 1, 0), expected(n + 1, 0);
+        for (double x : v)
+            expected[gh::threshold_bucket(x, t.data(), n)]++;
+        gh::ThresholdSpec s{t.data(), n};
+        ASSERT_EQ(gh::cpu_bin_thresholds(s, v.data(), v.size(), counts.data()), gh::Status::ok);
+        ASSERT_EQ(counts, expected) << "trial " << trial;
+        /* each value alone into its own row: the grouped loop */
+        std::vector<std::vector<int64_t>> own(v.size(), std::vector<int64_t>(n + 1, 0));
+        std::vector<int64_t *> rows(v.size());
+        for (size_t i = 0; i < v.size(); i++)
+            rows[i] = own[i].data();
+        ASSERT_EQ(gh::cpu_bin_rows_words(gh::threshold_histogram(t.data(), n), v.data(), rows.data(), v.size()),
+                  gh::Status::ok);
+        for (size_t i = 0; i < v.size(); i++)
+            ASSERT_EQ(own[i][gh::threshold_bucket(v[i], t.data(), n)], 1) << "trial " << trial << " value " << v[i];
+    }
+}
+
 TEST(ThresholdBucket, CpuLoopMatchesFormula)
 {
     std::mt19937_64 rng(5);

@@ -174,7 +174,8 @@ bool group_key_page_may_raise(GroupKey *key, TupleDesc desc, HeapTupleData *tupl
         break;
     default: return true;
     }
-    for (int i = 0; i < n; i++) {
+    /* from the last: the page's first touch of its tuples, at rising addresses (value_key.cpp's page_may_raise) */
+    for (int i = n - 1; i >= 0; i--) {
         int64 ts;
         if (heap_column_word(key->column, desc, &tuples[i], &ts) && (ts < lo || ts >= hi) &&
             !(key->def.kind == KeyKind::date_field && TIMESTAMP_NOT_FINITE(ts)))

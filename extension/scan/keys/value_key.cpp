@@ -156,7 +156,12 @@ bool page_may_raise(GroupKey *key, TupleDesc desc, HeapTupleData *tuples, int n)
 {
     ValueKeyPage *p = key->value_page;
     p->n = 0;
-    for (int i = 0; i < n; i++) {
+    /*
+     * From the last tuple to the first: this is the page's first touch of
+     * them, and tuples fill a page from its end, so this reads at rising
+     * addresses, which the prefetcher follows.
+     */
+    for (int i = n - 1; i >= 0; i--) {
         bool colnull;
         int64 value;
         const MemoResult *r = remembered(key, desc, &tuples[i], &colnull, &value);
