@@ -67,6 +67,14 @@ SELECT * FROM sp_same($$SELECT g, gpu_histogram(x, 0, 100, 12000) h FROM sp_stal
 SELECT * FROM sp_same($$SELECT g, s, count(*) c, count(x) cx, gpu_histogram(x, 0, 100, 12000) h
                         FROM sp_stale GROUP BY g, s$$);
 SELECT * FROM sp_same($$SELECT s, gpu_histogram(x, 0, 100, 12000) h FROM sp_stale GROUP BY s$$);
+-- keys by value (g % 50, g::text), whose groups the scan finds by each
+-- value's number in the key's memo: the numbers outlive the groups that
+-- spill, and are looked up again when they come back
+SET work_mem = '1MB';
+SELECT * FROM sp_lines($$SELECT g % 50, gpu_histogram(x, 0, 100, 12000) FROM sp_stale GROUP BY 1$$);
+SELECT * FROM sp_same($$SELECT g % 50 AS k, gpu_histogram(x, 0, 100, 12000) h, count(*) c FROM sp_stale GROUP BY 1$$);
+SELECT * FROM sp_same($$SELECT g::text AS k, gpu_histogram(x, 0, 100, 12000) h FROM sp_stale GROUP BY 1$$);
+RESET work_mem;
 -- a smaller bound: more partitions, some of them split again
 SET work_mem = '1MB';
 SET hash_mem_multiplier = 1;
@@ -133,6 +141,15 @@ FROM rt_explain($$SELECT g, gpu_histogram(x, 0, 100, 12000) h, count(*) c FROM s
 CREATE TEMP TABLE sp_par_on AS SELECT g, gpu_histogram(x, 0, 100, 12000) h, count(*) c FROM sp_stale GROUP BY g;
 SET gpu_histogram.scan = off;
 CREATE TEMP TABLE sp_par_off AS SELECT g, gpu_histogram(x, 0, 100, 12000) h, count(*) c FROM sp_stale GROUP BY g;
+RESET gpu_histogram.scan;
+SELECT count(*) AS rows, (SELECT count(*) FROM ((TABLE sp_par_on EXCEPT ALL TABLE sp_par_off)
+                                              UNION ALL (TABLE sp_par_off EXCEPT ALL TABLE sp_par_on)) d) AS differences
+FROM sp_par_on;
+-- the same with a key by value: each worker's groups by number are its own, and go when it flushes
+DROP TABLE sp_par_on, sp_par_off;
+CREATE TEMP TABLE sp_par_on AS SELECT g::text k, gpu_histogram(x, 0, 100, 12000) h, count(*) c FROM sp_stale GROUP BY 1;
+SET gpu_histogram.scan = off;
+CREATE TEMP TABLE sp_par_off AS SELECT g::text k, gpu_histogram(x, 0, 100, 12000) h, count(*) c FROM sp_stale GROUP BY 1;
 RESET gpu_histogram.scan;
 SELECT count(*) AS rows, (SELECT count(*) FROM ((TABLE sp_par_on EXCEPT ALL TABLE sp_par_off)
                                               UNION ALL (TABLE sp_par_off EXCEPT ALL TABLE sp_par_on)) d) AS differences

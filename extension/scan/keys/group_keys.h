@@ -130,6 +130,16 @@ bool group_key_word(GroupKey *key, TupleDesc desc, HeapTupleData *t, int64 *word
  */
 bool group_key_page_may_raise(GroupKey *key, TupleDesc desc, HeapTupleData *tuples, int n);
 
+/*
+ * For a key by value (value_key.cpp) whose page_may_raise() found every
+ * value of tuples[0 .. n) remembered, in this order or reversed since:
+ * each tuple's value's number in the key's memo (value_memo.h), which names
+ * that value, and so its key, for the scan's life.  false for any other
+ * key or array.  A caller keeps each number's group, and finds a tuple's
+ * group without computing or hashing its key.
+ */
+bool group_key_page_value_numbers(const GroupKey *key, const HeapTupleData *tuples, int n, int32 *numbers);
+
 /* The key of tuple t as bytes (detoasted in the current context); false if NULL. */
 bool group_key_bytes(GroupKey *key, TupleDesc desc, HeapTupleData *t, const char **data, int32 *len);
 

@@ -45,7 +45,7 @@ struct ValueKeyPage {
     const HeapTupleData *tuples; /* the caller's array, which it may have reversed since */
     int n;
     ItemPointerData tids[MaxHeapTuplesPerPage]; /* a visible tuple's TID names its contents for the scan */
-    MemoResult results[MaxHeapTuplesPerPage];
+    int32 numbers[MaxHeapTuplesPerPage];        /* each tuple's value's number in the memo */
 };
 
 namespace {
@@ -82,25 +82,28 @@ inline bool same_tid(const ItemPointerData &a, const ItemPointerData &b)
     return a.ip_posid == b.ip_posid && a.ip_blkid.bi_lo == b.ip_blkid.bi_lo && a.ip_blkid.bi_hi == b.ip_blkid.bi_hi;
 }
 
-/* Tuple t's key as page_may_raise() found it, or NULL: t is at its place in that array, or at the reversed one. */
-const MemoResult *looked_up(const ValueKeyPage *p, const HeapTupleData *t)
+/*
+ * Tuple t's value's number as page_may_raise() found it, or
+ * kNotRemembered: t is at its place in that array, or at the reversed one.
+ */
+int32 looked_up(const ValueKeyPage *p, const HeapTupleData *t)
 {
     const ptrdiff_t at = t - p->tuples;
     if (p->n == 0 || at < 0 || at >= p->n || !ItemPointerIsValid(&t->t_self))
-        return NULL;
+        return kNotRemembered;
     if (same_tid(p->tids[p->n - 1 - at], t->t_self)) /* the scan reverses a page it groups fast */
-        return &p->results[p->n - 1 - at];
+        return p->numbers[p->n - 1 - at];
     if (same_tid(p->tids[at], t->t_self))
-        return &p->results[at];
-    return NULL;
+        return p->numbers[at];
+    return kNotRemembered;
 }
 
 /* The remembered key of tuple t's value, or NULL: *colnull and *value say which value that is. */
 const MemoResult *remembered(GroupKey *key, TupleDesc desc, HeapTupleData *t, bool *colnull, int64 *value)
 {
-    const MemoResult *r = looked_up(key->value_page, t);
-    if (r != NULL)
-        return r; /* (a remembered key needs no value) */
+    const int32 number = looked_up(key->value_page, t);
+    if (number != kNotRemembered)
+        return value_memo_result(key->memo, number); /* (a remembered key needs no value) */
     *value = 0;
     *colnull = !heap_column_word(key->column, desc, t, value);
     return value_memo_find(key->memo, *colnull, *value);
@@ -108,8 +111,8 @@ const MemoResult *remembered(GroupKey *key, TupleDesc desc, HeapTupleData *t, bo
 
 bool word(GroupKey *key, TupleDesc desc, HeapTupleData *t, int64 *out)
 {
-    bool colnull;
-    int64 value;
+    bool colnull = false;
+    int64 value = 0;
     const MemoResult *r = remembered(key, desc, t, &colnull, &value);
     MemoResult fresh{};
     if (r == NULL) {
@@ -124,8 +127,8 @@ bool word(GroupKey *key, TupleDesc desc, HeapTupleData *t, int64 *out)
 
 bool bytes(GroupKey *key, TupleDesc desc, HeapTupleData *t, const char **data, int32 *len)
 {
-    bool colnull;
-    int64 value;
+    bool colnull = false;
+    int64 value = 0;
     const MemoResult *r = remembered(key, desc, t, &colnull, &value);
     MemoResult fresh{};
     if (r == NULL) {
@@ -162,13 +165,13 @@ bool page_may_raise(GroupKey *key, TupleDesc desc, HeapTupleData *tuples, int n)
      * addresses, which the prefetcher follows.
      */
     for (int i = n - 1; i >= 0; i--) {
-        bool colnull;
-        int64 value;
-        const MemoResult *r = remembered(key, desc, &tuples[i], &colnull, &value);
-        if (r == NULL)
+        int64 value = 0;
+        const bool colnull = !heap_column_word(key->column, desc, &tuples[i], &value);
+        const int32 number = value_memo_number(key->memo, colnull, value);
+        if (number == kNotRemembered)
             return true;
         p->tids[i] = tuples[i].t_self;
-        p->results[i] = *r;
+        p->numbers[i] = number;
     }
     p->tuples = tuples;
     p->n = n;
@@ -266,6 +269,23 @@ const char *describe(const GroupKey *)
 }
 
 } // namespace
+
+bool group_key_page_value_numbers(const GroupKey *key, const HeapTupleData *tuples, int n, int32 *numbers)
+{
+    const ValueKeyPage *p = key->value_page;
+    if (key->def.kind != KeyKind::by_value || p == NULL || p->n != n || p->tuples != tuples || n == 0)
+        return false;
+    /* the scan reverses a page it groups fast: its first tuple is then the one page_may_raise() saw last */
+    const bool reversed = !same_tid(p->tids[0], tuples[0].t_self);
+    for (int i = 0; i < n; i++) {
+        const int at = reversed ? n - 1 - i : i;
+        /* a tuple back from the spill has no TID: nothing then says which it is */
+        if (!ItemPointerIsValid(&tuples[i].t_self) || !same_tid(p->tids[at], tuples[i].t_self))
+            return false;
+        numbers[i] = p->numbers[at];
+    }
+    return true;
+}
 
 const KeyKindOps value_key_kind = {
     KeyKind::by_value, "by value", recognise, init, NULL, word, bytes, gpu_table, group_bound, false, NULL,

@@ -232,26 +232,37 @@ int32 value_memo_count(const ValueMemo *m)
     return m->n + (m->have_null ? 1 : 0);
 }
 
-const MemoResult *value_memo_find(ValueMemo *m, bool colnull, int64 value)
+int32 value_memo_number(ValueMemo *m, bool colnull, int64 value)
 {
     if (colnull)
-        return m->have_null ? &m->null_result : NULL;
+        return m->have_null ? 0 : kNotRemembered;
     const uint64 d = static_cast<uint64>(value) - static_cast<uint64>(m->dense_base);
     if (m->dense != NULL && d < kDenseValues) {
         const int32 e = m->dense[d];
-        return e == 0 ? NULL : &m->entries[e - 1].r;
+        return e == 0 ? kNotRemembered : e;
     }
     if (m->last >= 0 && m->entries[m->last].value == value)
-        return &m->entries[m->last].r;
+        return m->last + 1;
     for (uint32 at = value_hash(value) & m->mask;; at = (at + 1) & m->mask) {
         const int32 e = m->index[at];
         if (e == 0)
-            return NULL;
+            return kNotRemembered;
         if (m->entries[e - 1].value == value) {
             m->last = e - 1;
-            return &m->entries[e - 1].r;
+            return e;
         }
     }
+}
+
+const MemoResult *value_memo_result(const ValueMemo *m, int32 number)
+{
+    return number == 0 ? &m->null_result : &m->entries[number - 1].r;
+}
+
+const MemoResult *value_memo_find(ValueMemo *m, bool colnull, int64 value)
+{
+    const int32 number = value_memo_number(m, colnull, value);
+    return number == kNotRemembered ? NULL : value_memo_result(m, number);
 }
 
 const MemoResult *value_memo_add(ValueMemo *m, bool colnull, int64 value, const MemoResult &r)

@@ -49,6 +49,18 @@ ValueMemo *value_memo_open(Expr *expr);
 const MemoResult *value_memo_find(ValueMemo *m, bool colnull, int64 value);
 
 /*
+ * The same, as the value's number in the memo: 0 for a NULL column, else
+ * 1 + its place among the values in the order rows met them, or
+ * kNotRemembered.  A number names its value for the memo's life, so a scan
+ * can keep what it derives from a value (its group) in an array by number.
+ */
+constexpr int32 kNotRemembered = -1;
+int32 value_memo_number(ValueMemo *m, bool colnull, int64 value);
+
+/* The result of a value by its number (not kNotRemembered). */
+const MemoResult *value_memo_result(const ValueMemo *m, int32 number);
+
+/*
  * Remembers r for value (bytes copied into the memo's memory); returns
  * the memo's copy.  A full memo remembers nothing more and returns r.
  */

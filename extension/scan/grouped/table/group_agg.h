@@ -69,6 +69,9 @@ struct GroupAgg {
     bool *values_read;         /* ... where read already for this page, in step with its tuples */
     struct WordCacheEntry *word_cache; /* one fixed-width key: its recent groups by value */
     ScanGroup *null_group;     /* ... and its NULL group */
+    ScanGroup **value_groups;  /* one key by value: the group of each value's number in its memo ... */
+    int32 value_groups_cap;    /* ... (in cxt, with the groups) */
+    int32 *page_numbers;       /* ... and each tuple's number, for one page */
     uint32 next;               /* the next group to emit */
     bool emitted_empty;        /* no keys and no rows: the one row was emitted */
     bool can_flush;            /* partial states: emit the groups when they fill the memory bound */

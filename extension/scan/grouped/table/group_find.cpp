@@ -190,18 +190,57 @@ inline ScanGroup *text_group(GroupAgg *ga, const char *data, int32 len)
     return e.group;
 }
 
+/* The group of tuple t's one key; NULL where the closed table refused it. */
+ScanGroup *one_key_group(GroupAgg *ga, TupleDesc desc, HeapTupleData *t)
+{
+    if (!ga->has_text_key) {
+        int64 word;
+        return group_key_word(&ga->keys[0], desc, t, &word) ? word_group(ga, word) : null_group(ga);
+    }
+    const char *data;
+    int32 len;
+    return group_key_bytes(&ga->keys[0], desc, t, &data, &len) ? text_group(ga, data, len) : null_group(ga);
+}
+
+/*
+ * One key by value (g % 10, g::text): each tuple's group by its value's
+ * number in the key's memo, found when the page was checked, so that no
+ * key is computed, copied or hashed but the first of each value.  On the
+ * development machine this took GROUP BY g::text from 1.8x GROUP BY g's
+ * time, a text key found by its bytes for each row, to about g's.
+ */
+bool find_groups_by_value(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n)
+{
+    if (!group_key_page_value_numbers(&ga->keys[0], tuples, n, ga->page_numbers))
+        return false;
+    for (int i = 0; i < n; i++) {
+        const int32 number = ga->page_numbers[i];
+        if (unlikely(number >= ga->value_groups_cap)) {
+            const int32 cap = Max(number + 1, ga->value_groups_cap * 2);
+            ScanGroup **grown = static_cast<ScanGroup **>(MemoryContextAllocZero(ga->cxt, sizeof(ScanGroup *) * cap));
+            if (ga->value_groups != NULL) {
+                memcpy(grown, ga->value_groups, sizeof(ScanGroup *) * ga->value_groups_cap);
+                pfree(ga->value_groups);
+            }
+            ga->value_groups = grown;
+            ga->value_groups_cap = cap;
+        }
+        ScanGroup *g = ga->value_groups[number];
+        if (unlikely(g == NULL)) {
+            g = one_key_group(ga, desc, &tuples[i]);
+            ga->value_groups[number] = g; /* a refused key stays NULL: it is looked up again */
+        }
+        set_group(ga, i, g);
+    }
+    return true;
+}
+
 } // namespace
 
 void group_agg_find_group(GroupAgg *ga, TupleDesc desc, HeapTupleData *t, int i)
 {
-    if (ga->nkeys == 1 && !ga->has_text_key) {
-        int64 word;
-        set_group(ga, i, group_key_word(&ga->keys[0], desc, t, &word) ? word_group(ga, word) : null_group(ga));
-    } else if (ga->nkeys == 1) {
-        const char *data;
-        int32 len;
-        set_group(ga, i,
-                  group_key_bytes(&ga->keys[0], desc, t, &data, &len) ? text_group(ga, data, len) : null_group(ga));
+    if (ga->nkeys == 1) {
+        set_group(ga, i, one_key_group(ga, desc, t));
     } else {
         uint32 len = build_key(ga, desc, t);
         set_group(ga, i, group_table_lookup(&ga->table, ga->keybuf, len));
@@ -210,6 +249,8 @@ void group_agg_find_group(GroupAgg *ga, TupleDesc desc, HeapTupleData *t, int i)
 
 void group_agg_find_groups(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n)
 {
+    if (ga->nkeys == 1 && ga->keys[0].def.kind == KeyKind::by_value && find_groups_by_value(ga, desc, tuples, n))
+        return;
     if (ga->nkeys == 1 && !ga->has_text_key) {
         find_groups_one_word(ga, desc, tuples, n);
         return;
@@ -221,12 +262,15 @@ void group_agg_find_groups(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, 
 void group_agg_find_init(GroupAgg *ga)
 {
     ga->word_cache = static_cast<WordCacheEntry *>(palloc0(sizeof(WordCacheEntry) << kWordCacheBits));
+    ga->page_numbers = static_cast<int32 *>(palloc(sizeof(int32) * MaxHeapTuplesPerPage));
 }
 
 void group_agg_find_forget(GroupAgg *ga)
 {
     memset(ga->word_cache, 0, sizeof(WordCacheEntry) << kWordCacheBits);
     ga->null_group = NULL;
+    ga->value_groups = NULL; /* went with cxt */
+    ga->value_groups_cap = 0;
 }
 
 } // namespace gpu_histogram
