@@ -141,6 +141,23 @@ GH_EXACT_FN void exact_sum_add(int64_t *cells, double x)
         exact_sum_normalize(cells);
 }
 
+/*
+ * Adds chunks c0, c1, c2 into limbs first .. first + 2 as the sums of
+ * `adds` values' chunks (each from exact_sum_chunks with this first): a
+ * run of values summed in registers, then added once.  Each value moves a
+ * limb by less than 2^32, as exact_sum_add's do, so the cadence counts
+ * them all; a caller keeps a run below 2^30 values.
+ */
+GH_EXACT_FN void exact_sum_add_run(int64_t *cells, int first, int64_t c0, int64_t c1, int64_t c2, int64_t adds)
+{
+    int64_t *limb = cells + kExactFirstLimb + first;
+    limb[0] += c0;
+    limb[1] += c1;
+    limb[2] += c2;
+    if ((cells[kExactValues] += adds) >= kExactAddsPerNormalize)
+        exact_sum_normalize(cells);
+}
+
 /* Adds the sum in src into dst, normalized after. */
 GH_EXACT_FN void exact_sum_merge(int64_t *dst, const int64_t *src)
 {

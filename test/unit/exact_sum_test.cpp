@@ -196,3 +196,55 @@ TEST(ExactSum, ManyLargeValuesCarryPastEveryCell)
     s.add(1.5);
     EXPECT_EQ(s.round8(), 1.5);
 }
+
+/*
+ * Runs of values that start at the same limb, summed in registers and
+ * added once (exact_sum_add_run), as the scan's value aggregates add a
+ * page's rows of one group: the same bits as adding each value.
+ */
+TEST(ExactSum, RunsAddedOnceAsEachValue)
+{
+    std::mt19937_64 rng(13);
+    for (int trial = 0; trial < 50; trial++) {
+        std::vector<double> xs;
+        for (int i = 0; i < 2000; i++) {
+            const int kind = static_cast<int>(rng() % 8);
+            if (kind == 0)
+                xs.push_back(std::ldexp(static_cast<double>(rng() >> 11), -static_cast<int>(rng() % 1100)));
+            else if (kind == 1)
+                xs.push_back(-static_cast<double>(rng() % 1000) / 7);
+            else if (kind == 2 && trial % 5 == 0)
+                xs.push_back(rng() % 2 ? -0.0 : 0.0);
+            else
+                xs.push_back(static_cast<double>(rng() >> 11) / 9007199254740992.0); /* [0, 1) */
+        }
+        Sum each, runs;
+        for (double x : xs)
+            each.add(x);
+        int first = -1;
+        int64_t adds = 0, s[3] = {0, 0, 0};
+        for (double x : xs) {
+            int f = 0, special = 0;
+            int64_t chunks[3];
+            runs.values++;
+            if (!gh::exact_sum_chunks(x, &f, chunks, &special)) {
+                if (special >= 0)
+                    runs.cells[special]++;
+                continue;
+            }
+            if (f != first || adds == 291) {
+                if (adds > 0)
+                    gh::exact_sum_add_run(runs.cells, first, s[0], s[1], s[2], adds);
+                first = f;
+                adds = s[0] = s[1] = s[2] = 0;
+            }
+            adds++;
+            for (int k = 0; k < 3; k++)
+                s[k] += chunks[k];
+        }
+        if (adds > 0)
+            gh::exact_sum_add_run(runs.cells, first, s[0], s[1], s[2], adds);
+        ASSERT_EQ(bits(runs.round8()), bits(each.round8())) << "trial " << trial;
+        ASSERT_EQ(0, memcmp(runs.cells + gh::kExactNaN, each.cells + gh::kExactNaN, sizeof(int64_t) * 4));
+    }
+}

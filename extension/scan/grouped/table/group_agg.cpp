@@ -65,7 +65,7 @@ void count_value_agg(GroupAgg *ga, int a, TupleDesc desc, HeapTupleData *tuples,
 {
     const int32 off = ga->offsets[a];
     for (int i = 0; i < n; i++)
-        ga->page_rows[i] = group_agg_cells(ga, ga->page_groups[i]) + off;
+        ga->page_rows[i] = ga->page_cells[i] + off;
     const bool floats = ga->aggs[a].coltype == FLOAT8OID || ga->aggs[a].coltype == FLOAT4OID;
     if (floats)
         group_agg_read_page_values(ga, a, desc, tuples, n);
@@ -105,14 +105,15 @@ void count_histogram(GroupAgg *ga, int a, TupleDesc desc, HeapTupleData *tuples,
             continue;
         double x = values[i];
         const uint32 g = ga->page_groups[i];
+        int64 *cells = ga->page_cells[i];
         if (group_gpu_takes(gg, g)) {
             /* only the float8 form's batches go to the GPU (lay_out()), never a NaN (check_values) */
-            group_agg_value_state(ga, group_agg_cells(ga, g), a)[0] = 1; /* its counts are not in the cells */
-            group_gpu_add(gg, x, g, group_agg_cells(ga, g) + off);
+            group_agg_value_state(ga, cells, a)[0] = 1; /* its counts are not in the cells */
+            group_gpu_add(gg, x, g, cells + off);
             continue;
         }
         values[kept] = x;
-        ga->page_rows[kept++] = group_agg_cells(ga, g) + off;
+        ga->page_rows[kept++] = cells + off;
     }
     bin_rows(ga, a, values, ga->page_rows, kept);
 }
@@ -202,6 +203,7 @@ void group_agg_init(GroupAgg *ga, ScanAggregate *aggs, int naggs, GroupKey *keys
     ga->keybuf = static_cast<char *>(palloc(ga->keybuf_cap));
     ga->page_groups = static_cast<uint32 *>(palloc(sizeof(uint32) * MaxHeapTuplesPerPage));
     ga->page_hashes = static_cast<uint64 *>(palloc(sizeof(uint64) * MaxHeapTuplesPerPage));
+    ga->page_cells = static_cast<int64 **>(palloc(sizeof(int64 *) * MaxHeapTuplesPerPage));
     ga->page_rows = static_cast<int64 **>(palloc(sizeof(int64 *) * MaxHeapTuplesPerPage));
     ga->page_values = static_cast<double *>(palloc(sizeof(double) * MaxHeapTuplesPerPage * Max(naggs, 1)));
     ga->page_nulls = static_cast<bool *>(palloc(sizeof(bool) * MaxHeapTuplesPerPage * Max(naggs, 1)));
@@ -234,6 +236,7 @@ int spill_refused(GroupAgg *ga, HeapTupleData *tuples, int n)
         }
         tuples[kept] = tuples[i];
         group_agg_move_values(ga, i, kept);
+        ga->page_cells[kept] = ga->page_cells[i];
         ga->page_groups[kept++] = ga->page_groups[i];
     }
     return kept;
@@ -315,12 +318,12 @@ void group_agg_add(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, c
         case AggKind::histogram: count_histogram(ga, a, desc, tuples, n, !in_order); break;
         case AggKind::count_star:
             for (int i = 0; i < n; i++)
-                group_agg_cells(ga, ga->page_groups[i])[off]++;
+                ga->page_cells[i][off]++;
             break;
         case AggKind::count_column:
             for (int i = 0; i < n; i++)
                 if (!heap_attisnull(&tuples[i], agg.count_attno, desc))
-                    group_agg_cells(ga, ga->page_groups[i])[off]++;
+                    ga->page_cells[i][off]++;
             break;
         case AggKind::sum:
         case AggKind::avg:

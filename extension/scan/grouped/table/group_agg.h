@@ -62,6 +62,7 @@ struct GroupAgg {
     MemoryContext row_cxt;     /* one output row */
     uint32 *page_groups;       /* each tuple's group number, for one page (kNoGroup: refused by the closed table) ... */
     uint64 *page_hashes;       /* ... and then its key's hash */
+    int64 **page_cells;        /* ... or else its group's cells, found with the group (no second look-up per aggregate) */
     TupleSpill spill;          /* tuples whose groups found no room (tuple_spill.h) */
     int64 **page_rows;         /* a histogram's first cell in each value's group, for the CPU's loop */
     double *page_values;       /* each histogram's values of the page (MaxHeapTuplesPerPage apiece) ... */

@@ -104,9 +104,11 @@ inline void set_group(GroupAgg *ga, int i, const ScanGroup *g)
 {
     if (likely(g != NULL)) {
         ga->page_groups[i] = g->index;
+        ga->page_cells[i] = g->cells;
         return;
     }
     ga->page_groups[i] = kNoGroup;
+    ga->page_cells[i] = NULL;
     ga->page_hashes[i] = ga->table.refused_hash;
 }
 

@@ -96,6 +96,89 @@ inline void add_float_extreme(const ScanAggregate &agg, int64 *c, double x)
 }
 
 /*
+ * add_float_extreme() over a page's values, max (Max) or min, a loop of
+ * its own for each.  Rows of one group in a row (a table in time order,
+ * grouped by hour) keep the state in a register until the group changes:
+ * through the cells, each value waited for the last one's store.
+ */
+template <bool Max>
+void float_extremes(const double *values, const bool *nulls, int64 *const *groups, int n, bool reversed)
+{
+    int64 *run = NULL; /* the group of the rows in a row, and its state */
+    int64 rows = 0;
+    double state = 0;
+    for (int j = 0; j < n; j++) {
+        const int i = reversed ? n - 1 - j : j;
+        int64 *c = groups[i];
+        if (nulls[i] || c == NULL)
+            continue;
+        if (c != run) {
+            if (run != NULL) {
+                run[0] = rows;
+                run[1] = double_cell(state);
+            }
+            run = c;
+            rows = c[0];
+            state = cell_double(c[1]);
+        }
+        const double x = values[i];
+        if (rows++ == 0 || (Max ? !float8_gt(state, x) : !float8_lt(state, x)))
+            state = x;
+    }
+    if (run != NULL) {
+        run[0] = rows;
+        run[1] = double_cell(state);
+    }
+}
+
+/*
+ * Exact float sums (gpu/formulas/exact_sum.h) over a page's values, in any
+ * order: the sum is the same.  Rows of one group in a row whose values
+ * start at the same limb (most values of a column share a few exponents)
+ * are summed in registers and added once (exact_sum_add_run): adding each
+ * into the cells waited on the last one's store, a sixth of the mean
+ * line's time on the development machine.
+ */
+void exact_sums(const double *values, const bool *nulls, int64 *const *groups, int n)
+{
+    int64 *run = NULL;
+    int first = -1;
+    int64 rows = 0, adds = 0, s0 = 0, s1 = 0, s2 = 0;
+    auto flush = [&]() {
+        if (run == NULL)
+            return;
+        run[0] += rows;
+        if (adds > 0)
+            gh::exact_sum_add_run(run + 1, first, s0, s1, s2, adds);
+        rows = adds = s0 = s1 = s2 = 0;
+    };
+    for (int i = 0; i < n; i++) {
+        int64 *c = groups[i];
+        if (nulls[i] || c == NULL)
+            continue;
+        int f = 0, special = 0;
+        int64_t chunks[3] = {0, 0, 0};
+        const bool limbs = gh::exact_sum_chunks(values[i], &f, chunks, &special);
+        if (c != run || (limbs && f != first && adds > 0)) {
+            flush();
+            run = c;
+        }
+        rows++;
+        if (!limbs) {
+            if (special >= 0)
+                c[1 + special]++;
+            continue;
+        }
+        first = f;
+        adds++;
+        s0 += chunks[0];
+        s1 += chunks[1];
+        s2 += chunks[2];
+    }
+    flush();
+}
+
+/*
  * The exact sum rounded: a float8 (float4 for sum(float4)), raising
  * float_overflow_error where finite values sum past the type's range.
  */
@@ -216,20 +299,16 @@ void value_agg_combine_gpu(const ScanAggregate &agg, int64 *dst, const int64 *gp
 void value_agg_add(const ScanAggregate &agg, const HeapColumn &col, TupleDesc desc, const HeapTupleData *tuples,
                    const double *values, const bool *nulls, int64 *const *groups, int n, bool reversed)
 {
+    if (value_agg_exact(agg)) {
+        exact_sums(values, nulls, groups, n);
+        return;
+    }
     if (is_float(agg.coltype)) {
-        const bool exact = value_agg_exact(agg);
-        for (int j = 0; j < n; j++) {
-            const int i = reversed ? n - 1 - j : j;
-            if (nulls[i] || groups[i] == NULL)
-                continue;
-            int64 *c = groups[i];
-            if (exact) {
-                c[0]++;
-                gh::exact_sum_add(c + 1, values[i]);
-            } else {
-                add_float_extreme(agg, c, values[i]);
-            }
-        }
+        /* in the rows' order: of a -0 and a 0, or two NaNs, the state keeps the one PostgreSQL's would */
+        if (agg.kind == AggKind::max)
+            float_extremes<true>(values, nulls, groups, n, reversed);
+        else
+            float_extremes<false>(values, nulls, groups, n, reversed);
         return;
     }
     for (int j = 0; j < n; j++) {
