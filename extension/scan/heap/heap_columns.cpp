@@ -11,43 +11,69 @@ extern "C" {
 
 namespace gpu_histogram {
 
-/* nocachegetattr()'s walk for a tuple without NULLs, without its general cases. */
+namespace {
+
+inline uint32 aligned(uint32 off, uint8 mask)
+{
+    return (off + mask) & ~static_cast<uint32>(mask);
+}
+
+/* att_align_nominal()'s alignment as a mask */
+uint8 align_mask(char align)
+{
+    return static_cast<uint8>(att_align_nominal(1, align) - 1);
+}
+
+} // namespace
+
+/*
+ * nocachegetattr()'s walk for a tuple without NULLs, without its general
+ * cases: from the first column of variable width, with the alignments as
+ * masks.  The walk over a text column to the values after it was a third of
+ * GROUP BY g's time on the development machine.
+ */
 const char *heap_column_walk(const HeapColumn &col, const char *tp)
 {
-    uint32 off = 0;
-    for (int i = 0; i < col.nprefix; i++) {
+    uint32 off = col.lead;
+    for (int i = col.first_walked; i < col.nprefix; i++) {
         const AttrLayout &a = col.prefix[i];
         if (a.len > 0) {
-            off = att_align_nominal(off, a.align) + a.len;
+            off = aligned(off, a.mask) + a.len;
         } else if (a.len == -1) {
-            off = att_align_pointer(off, a.align, -1, tp + off);
+            /* att_align_pointer(): a pad byte is zero, and a 1-byte header is never padded to */
+            if (tp[off] == 0)
+                off = aligned(off, a.mask);
             off += VARSIZE_ANY(tp + off);
         } else {
-            off = att_align_nominal(off, a.align);
+            off = aligned(off, a.mask);
             off += strlen(tp + off) + 1;
         }
     }
-    return tp + att_align_nominal(off, col.align);
+    return tp + aligned(off, col.mask);
 }
 
 HeapColumn heap_column(TupleDesc desc, AttrNumber attno, Oid type)
 {
     Form_pg_attribute att = TupleDescAttr(desc, attno - 1);
-    HeapColumn col{attno, type, att->attlen, att->attalign, -1, attno - 1, NULL};
+    HeapColumn col{attno, type, att->attlen, att->attalign, -1, attno - 1, NULL, attno - 1, 0, align_mask(att->attalign)};
     AttrLayout *prefix = static_cast<AttrLayout *>(palloc(sizeof(AttrLayout) * attno));
     bool fixed = true;
-    int32 off = 0;
+    uint32 off = 0;
     for (int i = 0; i < attno - 1; i++) {
         /* dropped columns keep their length and alignment, so they count too */
         Form_pg_attribute a = TupleDescAttr(desc, i);
-        prefix[i] = AttrLayout{a->attlen, a->attalign};
-        fixed = fixed && a->attlen > 0;
+        prefix[i] = AttrLayout{a->attlen, a->attalign, align_mask(a->attalign)};
+        if (fixed && a->attlen <= 0) {
+            fixed = false;
+            col.first_walked = i;
+            col.lead = off;
+        }
         if (fixed)
-            off = att_align_nominal(off, a->attalign) + a->attlen;
+            off = aligned(off, prefix[i].mask) + a->attlen;
     }
     col.prefix = prefix;
     if (fixed)
-        col.fixed_offset = att_align_nominal(off, col.align);
+        col.fixed_offset = static_cast<int32>(aligned(off, col.mask));
     return col;
 }
 

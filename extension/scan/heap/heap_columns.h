@@ -25,6 +25,7 @@ namespace gpu_histogram {
 struct AttrLayout {
     int16 len; /* attlen: > 0 fixed, -1 varlena, -2 cstring */
     char align;
+    uint8 mask; /* its alignment in bytes, less one: att_align_nominal() without the branches */
 };
 
 /*
@@ -38,8 +39,11 @@ struct HeapColumn {
     char align;
     int32 fixed_offset;    /* its offset in tuples without NULLs when every earlier
                               column is fixed-width; -1 if there is none */
-    int nprefix;           /* otherwise the earlier columns' layouts, to walk over */
+    int nprefix;           /* otherwise the earlier columns' layouts, to walk over ... */
     const AttrLayout *prefix;
+    int first_walked;      /* ... from the first of variable width, ... */
+    uint32 lead;           /* ... which the fixed-width ones before it end at, ... */
+    uint8 mask;            /* ... to the column's own alignment (AttrLayout.mask) */
 };
 
 /* Where the column starts in tuple data tp, walking over earlier varlena columns. */
