@@ -72,8 +72,10 @@ HeapColumn heap_column(TupleDesc desc, AttrNumber attno, Oid type)
             off = aligned(off, prefix[i].mask) + a->attlen;
     }
     col.prefix = prefix;
-    if (fixed)
+    if (fixed) {
         col.fixed_offset = static_cast<int32>(aligned(off, col.mask));
+        col.lead = off; /* (a walk, never needed, comes to the same place) */
+    }
     return col;
 }
 
