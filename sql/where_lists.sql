@@ -86,12 +86,27 @@ INSERT INTO wl_queries (q) VALUES
     ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE host IS NULL$$),
     ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE late IS NULL$$),
     ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE late IS NOT NULL AND later IS NULL$$),
-    ($$SELECT date_trunc('day', ts) AS day, gpu_histogram(x, 0, 1, 8) AS h FROM wl_t WHERE later IS NOT NULL GROUP BY 1$$);
+    ($$SELECT date_trunc('day', ts) AS day, gpu_histogram(x, 0, 1, 8) AS h FROM wl_t WHERE later IS NOT NULL GROUP BY 1$$),
+    -- comparisons of one column merged into one range (native_quals_filter): empty ones, the type's ends, <> beside
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE k > 9223372036854775807$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE k < -9223372036854775807 - 1$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE k >= -9223372036854775807 - 1 AND k <= 9223372036854775807$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE k >= 20000000000 AND k <= 40000000000 AND k <> 30000000000$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE g >= 5 AND g < 5$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE g > 3 AND g >= 2 AND g <= 7 AND g < 9 AND g = 6$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE g >= 3::int8 AND g < 4000000000 AND (g < 5 OR g > 15)$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE late > 6 AND late <= 7$$),
+    ($$SELECT d, gpu_histogram(x, 0, 1, 8) AS h FROM wl_t WHERE d >= '2024-05-03' AND d < '2024-05-05' AND ts > '2024-05-02' AND ts <= '2024-06-01 03:00+00' GROUP BY d$$);
 SELECT count(*) AS queries, bool_and(c.same) AS same, bool_and(c.scan_planned) AS scans
 FROM wl_queries, LATERAL rt_compare(q) c;
 SET client_min_messages = debug1;
 SELECT n, c.* FROM wl_queries, LATERAL rt_compare(q) c ORDER BY n;
 RESET client_min_messages;
+-- the same on the host's own page path (native_quals_filter), where no page goes to the GPU
+SET gpu_histogram.debug_pages_on_cpu = off;
+SELECT count(*) AS queries, bool_and(c.same) AS same, bool_and(c.scan_planned) AS scans
+FROM wl_queries, LATERAL rt_compare(q) c;
+SET gpu_histogram.debug_pages_on_cpu = on;
 
 -- lists that are parameters of a generic plan, given at EXECUTE: evaluated once per scan
 SET plan_cache_mode = force_generic_plan;

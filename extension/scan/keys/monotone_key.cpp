@@ -529,6 +529,28 @@ inline bool host_slot(GroupKey *key, TupleDesc desc, HeapTupleData *t, int32 *sl
     return true;
 }
 
+/*
+ * Whether a key of tuples[0 .. n) may raise: each one whose column lies in
+ * the host's table takes its interval's value, evaluated without error at
+ * both the interval's ends, and never raises; any other is evaluated (a
+ * NULL column too: the expression need not be strict).  A page the host's
+ * table places whole then groups as fast as a column's (Metabase's Sunday
+ * weeks over 10M rows, 310 -> ... ms on the development machine).
+ */
+bool page_may_raise(GroupKey *key, TupleDesc desc, HeapTupleData *tuples, int n)
+{
+    const MonotoneState *m = key->monotone;
+    if (m->host_n == 0)
+        return true;
+    const int64 lo = m->host_starts[0], end = m->host_end;
+    for (int i = n - 1; i >= 0; i--) { /* from the last: at rising addresses (group_keys.cpp) */
+        int64 ts;
+        if (!heap_column_word(key->column, desc, &tuples[i], &ts) || ts < lo || ts >= end)
+            return true;
+    }
+    return false;
+}
+
 bool word(GroupKey *key, TupleDesc desc, HeapTupleData *t, int64 *word)
 {
     int32 slot;
@@ -570,7 +592,7 @@ const char *describe(const GroupKey *key)
 
 const KeyKindOps monotone_key_kind = {
     KeyKind::monotone, "monotone expression", recognise, init, NULL, word, bytes, gpu_table, group_bound,
-    true /* its groups come in the column's order */, NULL, describe, host_table,
+    true /* its groups come in the column's order */, NULL, describe, host_table, page_may_raise,
 };
 
 } // namespace gpu_histogram
