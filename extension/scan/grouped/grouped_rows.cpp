@@ -60,6 +60,7 @@ void grouped_begin(ScanExec *s, CustomScan *cscan, EState *estate)
     group_agg_init(&g->table, s->aggs, s->naggs, g->keys, g->nkeys, desc, estate->es_query_cxt, g->nkeys > 0);
     grouped_pages_init(&g->pages, s->aggs, s->naggs, g->keys, g->nkeys, s->qual != NULL && !s->native,
                        estate->es_query_cxt);
+    g->pages.planned_groups = s->css.ss.ps.plan->plan_rows;
     g->gate = RowGate{s->qual, s->css.ss.ps.ps_ExprContext, s->heap_slot, first_rows_of, g, &s->filter_rows_now};
     s->grouped = g;
 }

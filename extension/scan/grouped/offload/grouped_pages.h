@@ -40,6 +40,7 @@ namespace gpu_histogram {
 struct GroupedPages {
     bool wanted;            /* the scan's shape allows pages on the GPU, and the device setting does */
     bool tried;             /* the spec was built, or found impossible, for this scan */
+    double planned_groups;  /* the planner's estimate of the scan's groups (its rows); 0: none */
     const char *refused;    /* what kept the pages off the GPU where it could have taken them (EXPLAIN ANALYZE) */
     int pages_waited;       /* pages the host read first, for a text key's values (grouped_pages_prepare) ... */
     bool waiting;           /* ... once a key was found unmet: a memo fills as they are read */
