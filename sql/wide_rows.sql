@@ -69,11 +69,19 @@ INSERT INTO wr_queries (q) VALUES
     ($$SELECT gpu_histogram(cpu, 0, 1, 16) AS h FROM wr_metrics WHERE g < 20 AND cpu > 0.125$$),
     ($$SELECT date_trunc('hour', time) AS hour, gpu_histogram(cpu, 0, 1, 16) AS h, count(*) AS n FROM wr_metrics GROUP BY 1$$),
     ($$SELECT g, gpu_histogram(cpu, 0, 1, 8) AS h, count(cpu) AS n FROM wr_metrics WHERE time >= '2024-03-02' AND time < '2024-03-05' GROUP BY g$$),
-    ($$SELECT floor(extract(epoch FROM time) / 300) * 300 AS t, gpu_histogram(cpu, 0, 1, 8) AS h FROM wr_metrics WHERE time >= '2024-03-03' AND time < '2024-03-04' GROUP BY 1$$);
+    ($$SELECT floor(extract(epoch FROM time) / 300) * 300 AS t, gpu_histogram(cpu, 0, 1, 8) AS h FROM wr_metrics WHERE time >= '2024-03-03' AND time < '2024-03-04' GROUP BY 1$$),
+    -- text keys read in place: short and 4-byte headers, compressed, out of line, NULL
+    ($$SELECT note, gpu_histogram(cpu, 0, 1, 8) AS h, count(*) AS n FROM wr_metrics GROUP BY note$$),
+    ($$SELECT device_id, g % 3 AS k, gpu_histogram(cpu, 0, 1, 8) AS h FROM wr_metrics GROUP BY 1, 2$$);
 SELECT count(*) AS queries, bool_and(c.same) AS same FROM wr_queries, LATERAL rt_compare(q) c;
 SET client_min_messages = debug1;
 SELECT q, c.* FROM wr_queries, LATERAL rt_compare(q) c ORDER BY n;
 RESET client_min_messages;
+
+-- the same with every page parsed by the host's own loops
+SET gpu_histogram.debug_pages_on_cpu = off;
+SELECT count(*) AS queries, bool_and(c.same) AS same FROM wr_queries, LATERAL rt_compare(q) c;
+SET gpu_histogram.debug_pages_on_cpu = on;
 
 -- and against width_bucket and count(*) in plain SQL
 SELECT k, c.* FROM (VALUES (ARRAY['g']), (ARRAY['date_trunc(''day'', time)'])) v(k),

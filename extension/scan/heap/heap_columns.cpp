@@ -32,7 +32,10 @@ uint8 align_mask(char align)
  * masks.  The walk over a text column to the values after it was a third of
  * GROUP BY g's time on the development machine.
  */
-const char *heap_column_walk(const HeapColumn &col, const char *tp)
+namespace {
+
+/* Where the earlier columns end in tuple data tp: the column's offset before its own alignment. */
+inline uint32 walked_end(const HeapColumn &col, const char *tp)
 {
     uint32 off = col.lead;
     for (int i = col.first_walked; i < col.nprefix; i++) {
@@ -49,7 +52,25 @@ const char *heap_column_walk(const HeapColumn &col, const char *tp)
             off += strlen(tp + off) + 1;
         }
     }
-    return tp + aligned(off, col.mask);
+    return off;
+}
+
+} // namespace
+
+const char *heap_column_walk(const HeapColumn &col, const char *tp)
+{
+    return tp + aligned(walked_end(col, tp), col.mask);
+}
+
+const char *heap_column_varlena(const HeapColumn &col, HeapTupleHeader h)
+{
+    if ((h->t_infomask & HEAP_HASNULL) || HeapTupleHeaderGetNatts(h) < col.attno)
+        return NULL;
+    const char *tp = reinterpret_cast<const char *>(h) + h->t_hoff;
+    uint32 off = walked_end(col, tp);
+    if (tp[off] == 0) /* att_align_pointer(), as for the columns walked over */
+        off = aligned(off, col.mask);
+    return tp + off;
 }
 
 HeapColumn heap_column(TupleDesc desc, AttrNumber attno, Oid type)

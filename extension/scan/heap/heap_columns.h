@@ -91,6 +91,13 @@ static inline bool heap_column_word(const HeapColumn &col, TupleDesc desc, HeapT
     return true;
 }
 
+/*
+ * Where a variable-width column's value (its varlena header) starts in h,
+ * for a tuple without NULLs that stores the column; NULL otherwise, as
+ * heap_column_data().  The value may be compressed or out of line.
+ */
+const char *heap_column_varlena(const HeapColumn &col, HeapTupleHeader h);
+
 /* The column's layout, from the relation's descriptor (palloc'd). */
 HeapColumn heap_column(TupleDesc desc, AttrNumber attno, Oid type);
 

