@@ -95,7 +95,7 @@ HeapColumn heap_column(TupleDesc desc, AttrNumber attno, Oid type)
     col.prefix = prefix;
     if (fixed) {
         col.fixed_offset = static_cast<int32>(aligned(off, col.mask));
-        col.lead = off; /* (a walk, never needed, comes to the same place) */
+        col.lead = off; /* where heap_column_varlena() finds a varlena column after fixed-width ones */
     }
     return col;
 }
