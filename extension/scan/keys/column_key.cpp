@@ -163,14 +163,9 @@ bool bytes(GroupKey *key, TupleDesc desc, HeapTupleData *t, const char **data, i
 {
     /* a value stored inline and uncompressed is read in place; heap_getattr() knew no faster way to it */
     const char *p = key->column.len == -1 ? heap_column_varlena(key->column, t->t_data) : NULL;
-    if (p != NULL && !VARATT_IS_EXTENDED(p)) {
-        *data = VARDATA(p);
-        *len = static_cast<int32>(VARSIZE(p) - VARHDRSZ);
-        return true;
-    }
-    if (p != NULL && VARATT_IS_SHORT(p) && !VARATT_IS_EXTERNAL(p)) {
-        *data = VARDATA_SHORT(p);
-        *len = static_cast<int32>(VARSIZE_SHORT(p) - VARHDRSZ_SHORT);
+    if (p != NULL && !VARATT_IS_EXTERNAL(p) && !VARATT_IS_COMPRESSED(p)) {
+        *data = VARDATA_ANY(p);
+        *len = static_cast<int32>(VARSIZE_ANY_EXHDR(p));
         return true;
     }
     bool isnull;

@@ -392,9 +392,9 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
             held = Min(held, gp->planned_groups);
         if (host.rel->rd_rel->reltuples > 0)
             held = Min(held, static_cast<double>(host.rel->rd_rel->reltuples));
-        const double flushed = 2.0 * held * static_cast<double>(per_group);
+        const double cells = held * static_cast<double>(per_group);
         const double table = static_cast<double>(RelationGetNumberOfBlocks(host.rel)) * BLCKSZ;
-        if (held * static_cast<double>(per_group) > static_cast<double>(ga->table.limit) && flushed > table)
+        if (cells > static_cast<double>(ga->table.limit) && 2 * cells > table)
             return refuse(gp, psprintf("%lld groups, whose cells past work_mem would write more to temporary "
                                        "files than the table holds",
                                        static_cast<long long>(groups)));
