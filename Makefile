@@ -19,6 +19,7 @@ OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/scan/heap/heap_reader.o extension/scan/heap/buffer_hints.o extension/scan/heap/batch_pins.o \
        extension/scan/heap/heap_blocks.o extension/scan/heap/heap_columns.o \
        extension/scan/heap/page_layout.o \
+       extension/scan/summaries/page_ranges.o extension/scan/summaries/page_range_scan.o \
        extension/scan/quals/native_quals.o extension/scan/quals/native_match.o extension/scan/quals/native_values.o extension/scan/quals/fixed_exprs.o extension/scan/quals/heap_tuple_exprs.o extension/scan/quals/brin_ranges.o \
        extension/scan/keys/group_keys.o extension/scan/keys/time_keys.o extension/scan/keys/tsdb_bucket.o extension/scan/keys/key_tables.o \
        extension/scan/keys/column_span.o extension/scan/keys/column_key.o extension/scan/keys/time_key.o \
@@ -38,7 +39,7 @@ DATA = extension/sql/gpu_histogram--1.0.sql extension/sql/gpu_histogram--1.0--1.
        extension/sql/gpu_histogram--1.1--1.2.sql extension/sql/gpu_histogram--1.2--1.3.sql
 PGFILEDESC = "gpu_histogram - width_bucket histograms binned on the GPU"
 
-REGRESS = upgrade basic errors equality edges types nulls_empty merge buckets parallel grouping window moving_window device scan time thresholds time_range brin_ranges plan_args group_keys partitions spill grouped_pages dashboards scan_forms look_alikes error_order wide_rows where_lists where_text where_mixed value_keys value_aggs quantiles where_or local_time_keys matrix
+REGRESS = upgrade basic errors equality edges types nulls_empty merge buckets parallel grouping window moving_window device scan time thresholds time_range brin_ranges plan_args group_keys partitions spill grouped_pages dashboards scan_forms look_alikes error_order wide_rows where_lists where_text where_mixed value_keys value_aggs quantiles where_or local_time_keys matrix page_ranges
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CONFIG ?= pg_config

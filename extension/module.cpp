@@ -14,6 +14,7 @@
 #include "plan_args.h"
 #include "settings.h"
 #include "scan/scan.h"
+#include "scan/summaries/page_ranges.h"
 #include "service/service.h"
 #include "service/service_client.h"
 
@@ -36,6 +37,7 @@ int gh_device_mode = DEVICE_AUTO;
 int gh_batch_size = 1 << 20;
 bool gh_pages_on_gpu = true;
 bool gh_page_probes = true;
+bool gh_skip_pages_by_range = true;
 int gh_auto_page_batches = 32;
 bool gh_debug_pages_on_cpu = false;
 int gh_debug_pages_per_batch = 0;
@@ -92,6 +94,12 @@ static void module_init(void)
                              "The cache answers a page that has not changed since it was cached; the scan "
                              "pins and reads the others.  Off: every page is pinned and noted, as before.",
                              &gh_page_probes, true, PGC_USERSET, 0, NULL, NULL, NULL);
+    DefineCustomBoolVariable("gpu_histogram.skip_pages_by_range",
+                             "Whether the custom scan passes over all-visible pages whose known range of the "
+                             "WHERE clause's range column lies outside the clause's range.",
+                             "The ranges are those earlier scans recorded (gpu_histogram.page_ranges); a scan "
+                             "records the ranges of the all-visible pages it reads.  Off: neither.",
+                             &gh_skip_pages_by_range, true, PGC_USERSET, 0, NULL, NULL, NULL);
     DefineCustomIntVariable("gpu_histogram.auto_page_batches",
                             "With device = auto, how many batches of pages all sessions together queue on "
                             "each GPU at once.",
@@ -125,6 +133,7 @@ static void module_init(void)
                             NULL);
     gpu_histogram_plan_args_init();
     gpu_histogram_scan_init();
+    page_ranges_init();
     gpu_service_init();
     MarkGUCPrefixReserved("gpu_histogram");
 }

@@ -17,6 +17,7 @@ extern int gh_device_mode;
 extern int gh_batch_size;          /* values per GPU batch (at most a service slot) */
 extern bool gh_pages_on_gpu;       /* the scan may hand pinned pages to the GPU (scan/offload/page_gpu.h) */
 extern bool gh_page_probes;        /* ... and ask the GPUs' page cache for all-visible ones unpinned */
+extern bool gh_skip_pages_by_range; /* pass over pages by their known ranges (page_range_scan.h) */
 extern int gh_auto_page_batches;   /* auto: page batches reserved on each GPU at once, all sessions together */
 extern bool gh_debug_pages_on_cpu; /* testing: batches of pinned pages, all parsed on the CPU */
 extern int gh_debug_pages_per_batch; /* testing: pages per batch for the GPU, 0 the built-in */

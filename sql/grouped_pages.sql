@@ -35,6 +35,7 @@ SET TimeZone = 'America/New_York';
 SET gpu_histogram.device = cpu;
 -- the DEBUG lines below are the scan's: no JIT's of its own (a packaged server may have it on)
 SET jit = off;
+SET gpu_histogram.skip_pages_by_range = off; -- the DEBUG lines below count every page (page_ranges.sql skips some)
 SET gpu_histogram.debug_pages_on_cpu = on;
 SET gpu_histogram.debug_pages_per_batch = 8;
 

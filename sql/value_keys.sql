@@ -28,6 +28,7 @@ SET max_parallel_workers_per_gather = 0;
 SET TimeZone = 'America/New_York';
 SET gpu_histogram.device = cpu;
 SET jit = off;
+SET gpu_histogram.skip_pages_by_range = off; -- the DEBUG lines below count every page (page_ranges.sql skips some)
 SET gpu_histogram.debug_pages_on_cpu = on;
 SET gpu_histogram.debug_pages_per_batch = 8;
 

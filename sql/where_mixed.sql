@@ -15,6 +15,7 @@
 \i :abs_srcdir/sql/include/helpers.sql
 SET max_parallel_workers_per_gather = 0;
 SET jit = off;
+SET gpu_histogram.skip_pages_by_range = off; -- the DEBUG lines below count every page (page_ranges.sql skips some)
 SET TimeZone = 'UTC';
 SET gpu_histogram.device = cpu;
 

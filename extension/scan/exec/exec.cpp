@@ -147,6 +147,7 @@ void end_scan(CustomScanState *node)
     ScanExec *s = scan_state(node);
     if (s->rows->end != NULL)
         s->rows->end(s);
+    page_range_scan_end(&s->page_ranges);
     heap_reader_end(&s->reader);
 }
 
@@ -154,6 +155,7 @@ void rescan(CustomScanState *node)
 {
     ScanExec *s = scan_state(node);
     s->rows->rescan(s);
+    page_range_scan_end(&s->page_ranges);
     heap_reader_end(&s->reader);
     s->reader_active = false;
     if (s->native)
@@ -212,6 +214,7 @@ void initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordina
     pg_atomic_init_u64(&s->shared->all_visible_pages, 0);
     pg_atomic_init_u64(&s->shared->tuples, 0);
     pg_atomic_init_u64(&s->shared->pages_skipped, 0);
+    pg_atomic_init_u64(&s->shared->pages_ranged, 0);
     pg_atomic_init_u64(&s->shared->pages_gpu, 0);
     pg_atomic_init_u64(&s->shared->pages_cached, 0);
     pg_atomic_init_u64(&s->shared->pages_unpinned, 0);
@@ -251,6 +254,7 @@ void shutdown_scan(CustomScanState *node)
     s->totals.read.all_visible_pages = pg_atomic_read_u64(&s->shared->all_visible_pages);
     s->totals.read.tuples = pg_atomic_read_u64(&s->shared->tuples);
     s->totals.read.pages_skipped = pg_atomic_read_u64(&s->shared->pages_skipped);
+    s->totals.read.pages_ranged = pg_atomic_read_u64(&s->shared->pages_ranged);
     s->totals.pages_gpu = pg_atomic_read_u64(&s->shared->pages_gpu);
     s->totals.pages_cached = pg_atomic_read_u64(&s->shared->pages_cached);
     s->totals.pages_unpinned = pg_atomic_read_u64(&s->shared->pages_unpinned);

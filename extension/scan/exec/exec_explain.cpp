@@ -118,6 +118,9 @@ void scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
                                     es);
             ExplainPropertyUInteger("Pages Skipped", NULL, t.read.pages_skipped, es);
         }
+        /* only where it happened: a first scan has learned the ranges a second one uses */
+        if (t.read.pages_ranged > 0)
+            ExplainPropertyUInteger("Pages Skipped by Their Ranges", NULL, t.read.pages_ranged, es);
         ExplainPropertyUInteger("Pages", NULL, t.read.pages, es);
         ExplainPropertyUInteger("All-Visible Pages", NULL, t.read.all_visible_pages, es);
         ExplainPropertyUInteger("Pages Parsed on GPU", NULL, t.pages_gpu, es);

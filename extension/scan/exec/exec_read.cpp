@@ -46,6 +46,8 @@ static bool read_pages(ScanExec *s)
     TupleDesc desc = RelationGetDescr(s->css.ss.ss_currentRelation);
     const RowStrategy *rows = s->rows;
     while (heap_reader_next_page(r)) {
+        /* a page's range, for the scans after this one, before the GPU or the strategy takes it */
+        page_range_scan_note_current(&s->page_ranges, r);
         bool taken = rows->take_page != NULL && rows->take_page(s, r);
         if (!taken && r->probe) {
             /* a probe (heap_reader.h) the strategy does not take is pinned and read, and offered again */
@@ -93,6 +95,8 @@ bool scan_read(ScanExec *s)
         }
         if (rows->begin_read != NULL)
             rows->begin_read(s);
+        page_range_scan_begin(&s->page_ranges, r, s->native ? &s->native_quals : NULL, s->css.ss.ps.ps_ExprContext,
+                              s->css.ss.ps.state->es_query_cxt);
     }
     for (;;) {
         if (!read_pages(s))
@@ -103,7 +107,8 @@ bool scan_read(ScanExec *s)
         if (rows->stop_after_page != NULL && rows->stop_after_page(s))
             return true;
     }
-    heap_reader_end(r);
+    page_range_scan_end(&s->page_ranges);
+    heap_reader_end(&s->reader);
     s->reader_active = false;
     if (rows->end_read != NULL)
         rows->end_read(s);
@@ -130,6 +135,7 @@ void scan_record_totals(ScanExec *s, const PageGpu *pages, uint64 values_cpu, ui
     s->totals.read.all_visible_pages += c.all_visible_pages;
     s->totals.read.tuples += c.tuples;
     s->totals.read.pages_skipped += c.pages_skipped;
+    s->totals.read.pages_ranged += c.pages_ranged;
     s->totals.values_cpu += values_cpu;
     s->totals.values_gpu += values_gpu;
     /* for the planner's next scan of this shape (cached_cost.h); a participant that read nothing knows nothing */
@@ -141,6 +147,7 @@ void scan_record_totals(ScanExec *s, const PageGpu *pages, uint64 values_cpu, ui
         pg_atomic_fetch_add_u64(&s->shared->all_visible_pages, c.all_visible_pages);
         pg_atomic_fetch_add_u64(&s->shared->tuples, c.tuples);
         pg_atomic_fetch_add_u64(&s->shared->pages_skipped, c.pages_skipped);
+        pg_atomic_fetch_add_u64(&s->shared->pages_ranged, c.pages_ranged);
         pg_atomic_fetch_add_u64(&s->shared->pages_gpu, pages_gpu);
         pg_atomic_fetch_add_u64(&s->shared->pages_cached, pages_cached);
         pg_atomic_fetch_add_u64(&s->shared->pages_unpinned, pages_unpinned);

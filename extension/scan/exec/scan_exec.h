@@ -22,6 +22,7 @@
 #include "../heap/heap_reader.h"
 #include "../quals/brin_ranges.h"
 #include "../quals/native_quals.h"
+#include "../summaries/page_range_scan.h"
 #include "../scan_node.h"
 
 extern "C" {
@@ -56,6 +57,7 @@ struct SharedScan {
     pg_atomic_uint64 all_visible_pages;
     pg_atomic_uint64 tuples;
     pg_atomic_uint64 pages_skipped;
+    pg_atomic_uint64 pages_ranged;
     pg_atomic_uint64 pages_gpu;
     pg_atomic_uint64 pages_cached;
     pg_atomic_uint64 pages_unpinned;
@@ -141,6 +143,7 @@ struct ScanExec {
     int executor_clauses;      /* how many the executor evaluates, after the native ones */
     uint64 filter_rows_now;    /* rows they were evaluated on since the last scan_record_totals() */
     BrinRanges brin;           /* the blocks a BRIN index leaves for the WHERE clause (brin_ranges.h) */
+    PageRangeScan page_ranges; /* the pages the native WHERE clause's range rules out (page_range_scan.h) */
     TupleTableSlot *heap_slot;
     SharedScan *shared;
     dsa_area *area;            /* the query's shared memory area, for shared_groups.h */

@@ -51,18 +51,6 @@ static BlockNumber next_allocated_block(HeapReader *r)
     return block;
 }
 
-/* The next block to read: allocated blocks the caller's bitmap leaves out are passed over. */
-static BlockNumber next_block(HeapReader *r)
-{
-    for (;;) {
-        BlockNumber block = next_allocated_block(r);
-        if (block == InvalidBlockNumber || r->keep == NULL || block >= r->keep_nblocks ||
-            ((r->keep[block / 8] >> (block % 8)) & 1))
-            return block;
-        r->counters.pages_skipped++;
-    }
-}
-
 /*
  * The visibility map's layout (visibilitymap.c keeps it private): after
  * the page header, two bits a heap block, the all-visible one first.
@@ -108,6 +96,36 @@ static XLogRecPtr map_vm(HeapReader *r, BlockNumber block)
 }
 
 /*
+ * The next block to read and its map LSN: allocated blocks the caller's
+ * bitmap leaves out are passed over, and so are those its check says to
+ * skip; *pin, its check's wish to see it pinned.
+ */
+static BlockNumber next_block(HeapReader *r, XLogRecPtr *vm, bool *pin)
+{
+    for (;;) {
+        BlockNumber block = next_allocated_block(r);
+        *vm = InvalidXLogRecPtr;
+        *pin = false;
+        if (block == InvalidBlockNumber)
+            return block;
+        if (r->keep != NULL && block < r->keep_nblocks && !((r->keep[block / 8] >> (block % 8)) & 1)) {
+            r->counters.pages_skipped++;
+            continue;
+        }
+        *vm = map_vm(r, block);
+        if (r->check == NULL)
+            return block;
+        BlockVerdict verdict = r->check(r->check_arg, block, *vm);
+        if (verdict == BlockVerdict::skip) {
+            r->counters.pages_ranged++;
+            continue;
+        }
+        *pin = verdict == BlockVerdict::pin;
+        return block;
+    }
+}
+
+/*
  * The scan's next block, and its map LSN: one given back first
  * (*given_back), else the next allocated.  Blocks are claimed `lookahead`
  * ahead of their pinning, so that the hinted buffer's descriptor and
@@ -115,11 +133,12 @@ static XLogRecPtr map_vm(HeapReader *r, BlockNumber block)
  * consecutive blocks, and claiming a few early changes only when this
  * process asks.  The map LSN is read now, before the page is locked.
  */
-bool heap_blocks_take(HeapReader *r, BlockNumber *block, XLogRecPtr *vm, bool *given_back)
+bool heap_blocks_take(HeapReader *r, BlockNumber *block, XLogRecPtr *vm, bool *given_back, bool *pin)
 {
     if (r->reread_head < r->nreread) {
         *block = r->reread[r->reread_head];
         *vm = r->reread_vm[r->reread_head++];
+        *pin = false;
         if (r->reread_head == r->nreread)
             r->reread_head = r->nreread = 0;
         *given_back = true;
@@ -128,23 +147,27 @@ bool heap_blocks_take(HeapReader *r, BlockNumber *block, XLogRecPtr *vm, bool *g
     *given_back = false;
     int size = lengthof(r->queue);
     while (r->queued < r->lookahead && !r->blocks_done) {
-        BlockNumber next = next_block(r);
+        XLogRecPtr next_vm;
+        bool next_pin;
+        BlockNumber next = next_block(r, &next_vm, &next_pin);
         if (next == InvalidBlockNumber) {
             r->blocks_done = true;
             break;
         }
         int at = (r->queue_head + r->queued) % size;
         r->queue[at] = next;
-        r->queue_vm[at] = map_vm(r, next);
+        r->queue_vm[at] = next_vm;
+        r->queue_pin[at] = next_pin;
         r->queued++;
         /* a probe's buffer is never looked at */
-        if (!r->probing || r->queue_vm[at] == InvalidXLogRecPtr)
+        if (!r->probing || next_vm == InvalidXLogRecPtr || next_pin)
             buffer_hints_prefetch(r->hints, next);
     }
     if (r->queued == 0)
         return false;
     *block = r->queue[r->queue_head];
     *vm = r->queue_vm[r->queue_head];
+    *pin = r->queue_pin[r->queue_head];
     r->queue_head = (r->queue_head + 1) % size;
     r->queued--;
     return true;
@@ -214,17 +237,18 @@ static bool queued_probe(HeapReader *r)
     if (r->queued == 0) {
         BlockNumber next;
         XLogRecPtr next_vm;
-        bool given_back;
-        if (!heap_blocks_take(r, &next, &next_vm, &given_back))
+        bool given_back, next_pin;
+        if (!heap_blocks_take(r, &next, &next_vm, &given_back, &next_pin))
             return false;
         /* back to the queue's head, where heap_blocks_take() found it */
         int size = lengthof(r->queue);
         r->queue_head = (r->queue_head + size - 1) % size;
         r->queue[r->queue_head] = next;
         r->queue_vm[r->queue_head] = next_vm;
+        r->queue_pin[r->queue_head] = next_pin;
         r->queued++;
     }
-    return r->queue_vm[r->queue_head] != InvalidXLogRecPtr;
+    return r->queue_vm[r->queue_head] != InvalidXLogRecPtr && !r->queue_pin[r->queue_head];
 }
 
 uint32 heap_reader_next_probe_run(HeapReader *r, uint32 most, BlockNumber *first, XLogRecPtr *vm)
@@ -240,7 +264,7 @@ uint32 heap_reader_next_probe_run(HeapReader *r, uint32 most, BlockNumber *first
      * that way never left it, and it cost 6 ns a block on the H200 host,
      * 3.8 of a serial scan's 8.6 ms over 100M rows.)
      */
-    const bool serial = r->pscan == NULL && r->keep == NULL;
+    const bool serial = r->pscan == NULL && r->keep == NULL && r->check == NULL;
     uint32 n = 0;
     while (n < most && (r->queued > 0 || !serial) && queued_probe(r)) {
         BlockNumber block = r->queue[r->queue_head];
@@ -276,6 +300,14 @@ void heap_reader_watch_map(HeapReader *r, bool probing, MemoryContext cxt)
             r->reread_vm = static_cast<XLogRecPtr *>(MemoryContextAlloc(cxt, sizeof(XLogRecPtr) * r->reread_size));
         }
     }
+}
+
+void heap_reader_check_blocks(HeapReader *r, BlockCheck check, void *arg, MemoryContext cxt)
+{
+    r->check = check;
+    r->check_arg = arg;
+    if (!r->watch_map)
+        heap_reader_watch_map(r, false, cxt);
 }
 
 void heap_reader_reread(HeapReader *r, BlockNumber block, XLogRecPtr vm)

@@ -16,8 +16,9 @@ namespace gpu_histogram {
 /*
  * The scan's next block, and its map LSN: one given back first
  * (*given_back), else the next allocated; false when none is left.
+ * *pin: the block check wants it read pinned, not probed.
  */
-bool heap_blocks_take(HeapReader *r, BlockNumber *block, XLogRecPtr *vm, bool *given_back);
+bool heap_blocks_take(HeapReader *r, BlockNumber *block, XLogRecPtr *vm, bool *given_back, bool *pin);
 
 } // namespace gpu_histogram
 

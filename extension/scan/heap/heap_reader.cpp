@@ -46,6 +46,9 @@ void heap_reader_begin(HeapReader *r, Relation rel, Snapshot snapshot, ParallelB
     r->next_serial = 0;
     r->keep = NULL;
     r->keep_nblocks = 0;
+    r->check = NULL;
+    r->check_arg = NULL;
+    r->page_pin = false;
     r->hints = shared_hints != NULL ? *shared_hints : buffer_hints_local(rel, r->nblocks);
     r->queue_head = 0;
     r->queued = 0;
@@ -79,11 +82,11 @@ void heap_reader_begin(HeapReader *r, Relation rel, Snapshot snapshot, ParallelB
 }
 
 /* Pins the scan's next page (*vm its map LSN); InvalidBuffer at its end. */
-static Buffer pin_next(HeapReader *r, XLogRecPtr *vm)
+static Buffer pin_next(HeapReader *r, XLogRecPtr *vm, bool *pin)
 {
     BlockNumber block;
     bool given_back;
-    if (!heap_blocks_take(r, &block, vm, &given_back))
+    if (!heap_blocks_take(r, &block, vm, &given_back, pin))
         return InvalidBuffer;
     return buffer_hints_read(r->hints, r->rel, block, r->strategy);
 }
@@ -152,18 +155,21 @@ bool heap_reader_next_page(HeapReader *r)
     Buffer buffer;
     XLogRecPtr vm;
     bool given_back = false;
+    bool pin = false;
     if (BufferIsValid(r->ahead)) {
         buffer = r->ahead;
         vm = r->ahead_vm;
+        pin = r->ahead_pin;
         r->ahead = InvalidBuffer;
     } else {
         BlockNumber block;
-        if (!heap_blocks_take(r, &block, &vm, &given_back))
+        if (!heap_blocks_take(r, &block, &vm, &given_back, &pin))
             return false;
-        if (r->probing && vm != InvalidXLogRecPtr && !given_back) {
+        if (r->probing && vm != InvalidXLogRecPtr && !given_back && !pin) {
             r->probe = true;
             r->probe_block = block;
             r->page_vm = vm;
+            r->page_pin = false;
             r->counters.pages++;
             r->counters.all_visible_pages++;
             return true;
@@ -171,8 +177,9 @@ bool heap_reader_next_page(HeapReader *r)
         buffer = buffer_hints_read(r->hints, r->rel, block, r->strategy);
     }
     r->page_vm = vm;
+    r->page_pin = pin;
     if (r->read_ahead) {
-        r->ahead = pin_next(r, &r->ahead_vm);
+        r->ahead = pin_next(r, &r->ahead_vm, &r->ahead_pin);
         /* the whole page, its header unread: pd_upper would cost the miss this hides */
         if (BufferIsValid(r->ahead) && r->prefetch_next) {
             const char *next = BufferGetPage(r->ahead);

@@ -47,6 +47,16 @@ void heap_reader_begin(HeapReader *r, Relation rel, Snapshot snapshot, ParallelB
 void heap_reader_keep_blocks(HeapReader *r, const uint8 *keep, BlockNumber nblocks);
 
 /*
+ * From now on, asks check(arg, block, vm) of each block it hands out, vm
+ * being its map LSN (0: not all-visible), and passes over those it says
+ * to skip, counted as pages_ranged; a block it says to pin is never
+ * handed out as a probe, and its page says so (page_pin).  The map is
+ * watched (heap_reader_watch_map) for it.  check runs with no page
+ * locked, though pages may be pinned.
+ */
+void heap_reader_check_blocks(HeapReader *r, BlockCheck check, void *arg, MemoryContext cxt);
+
+/*
  * From now on, each page carries its visibility map LSN (page_vm), for
  * the GPUs' page cache; with `probing`, too, a block whose map bit is set
  * comes out of heap_reader_next_page() unpinned, as a probe.  Only for a

@@ -26,7 +26,17 @@ struct HeapReadCounters {
     uint64 all_visible_pages;
     uint64 tuples;        /* visible tuples */
     uint64 pages_skipped; /* blocks handed out but left unread (heap_reader_keep_blocks) */
+    uint64 pages_ranged;  /* blocks left unread by what was known of their pages (heap_reader_check_blocks) */
 };
+
+/* What a block check (heap_reader_check_blocks) says of a block. */
+enum class BlockVerdict {
+    read, /* as any other */
+    skip, /* none of its rows can pass: left unread */
+    pin   /* read pinned, never as a probe: the caller wants to see it */
+};
+
+typedef BlockVerdict (*BlockCheck)(void *arg, BlockNumber block, XLogRecPtr vm);
 
 struct HeapReader {
     Relation rel;
@@ -42,6 +52,8 @@ struct HeapReader {
     bool syncscan;
     const uint8 *keep;       /* a bit per block to read, or NULL: every block */
     BlockNumber keep_nblocks; /* blocks keep covers; later ones are read */
+    BlockCheck check;        /* each block's verdict by its map LSN, or NULL: read every block */
+    void *check_arg;
     BufferAccessStrategy strategy;
     /*
      * Where the blocks were last seen in shared buffers (buffer_hints.h),
@@ -51,6 +63,7 @@ struct HeapReader {
     BufferHints hints;
     BlockNumber queue[8];
     XLogRecPtr queue_vm[8];  /* each claimed block's map LSN (map_vm) */
+    bool queue_pin[8];       /* its check said BlockVerdict::pin */
     int queue_head;
     int queued;
     int lookahead;
@@ -71,6 +84,7 @@ struct HeapReader {
     XLogRecPtr map_lsn;      /* its LSN then, 0 if there is no such map page */
     uint8 *map_bits;         /* its bitmap */
     XLogRecPtr page_vm;      /* the current page's map LSN, or the probe's */
+    bool page_pin;           /* the current page's check said BlockVerdict::pin */
     bool probe;              /* the current page is a probe: block probe_block, not pinned */
     BlockNumber probe_block;
     /* blocks to read pinned before any other (probes the cache missed), with their map LSNs */
@@ -88,6 +102,7 @@ struct HeapReader {
     bool prefetch_next;
     Buffer ahead;
     XLogRecPtr ahead_vm;
+    bool ahead_pin;
     /* the current page */
     Buffer buffer;
     Page page;

@@ -191,6 +191,40 @@ int filter_range(const IntRange &r, TupleDesc desc, HeapTupleData *tuples, int n
 
 } // namespace
 
+const HeapColumn *native_quals_range_column(const NativeQuals &q)
+{
+    for (int k = 0; k < q.count; k++) {
+        const NativeQual &a = q.quals[k];
+        if (native_qual_alone(q, k) && !a.is_float && !a.is_text && a.column.len > 0 &&
+            (a.cmp == Comparison::lt || a.cmp == Comparison::le || a.cmp == Comparison::eq ||
+             a.cmp == Comparison::ge || a.cmp == Comparison::gt))
+            return &a.column;
+    }
+    return NULL;
+}
+
+void native_quals_column_range(const NativeQuals &q, AttrNumber attno, int64 *lo, int64 *hi)
+{
+    Assert(q.prepared);
+    *lo = PG_INT64_MIN;
+    *hi = PG_INT64_MAX;
+    for (int k = 0; k < q.count; k++) {
+        IntRange r;
+        if (q.quals[k].column.attno != attno || !native_qual_alone(q, k))
+            continue;
+        if (q.quals[k].never) {
+            /* a NULL value: the clause passes no row */
+            *lo = 1;
+            *hi = 0;
+            return;
+        }
+        if (!int_range(q.quals[k], &r))
+            continue;
+        *lo = Max(*lo, r.lo);
+        *hi = Min(*hi, r.hi);
+    }
+}
+
 /*
  * The clauses of one integer comparison go first, those of one column
  * merged into one range, each a branchless pass over the tuples left (no

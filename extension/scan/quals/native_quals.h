@@ -91,6 +91,22 @@ static inline bool native_qual_alone(const NativeQuals &q, int i)
            (i + 1 == q.count || q.quals[i + 1].clause != q.quals[i].clause);
 }
 
+/*
+ * The column of the first clause that is one integer, date or timestamp
+ * comparison of its own (`ts >= $1`, not in an OR, not a list), or NULL:
+ * what a page's range of values can rule out (page_range_scan.h).  Known
+ * before the values are.
+ */
+const HeapColumn *native_quals_range_column(const NativeQuals &q);
+
+/*
+ * The closed range [*lo, *hi] of the column's stored values (as
+ * heap_column_word gives them) that every such comparison of attno lets
+ * pass, the quals prepared; *lo > *hi when none does.  A row outside it
+ * fails the WHERE clause, whatever its other columns hold.
+ */
+void native_quals_column_range(const NativeQuals &q, AttrNumber attno, int64 *lo, int64 *hi);
+
 /* Keeps the tuples of tuples[0 .. n) that pass every clause; returns how many. */
 int native_quals_filter(const NativeQuals &q, TupleDesc desc, HeapTupleData *tuples, int n);
 

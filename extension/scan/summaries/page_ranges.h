@@ -1,0 +1,68 @@
+/*
+ * page_ranges.h: the smallest and largest value of one column on each
+ * all-visible heap page, learned from the pages that scans read and kept
+ * in shared memory, so that a later scan with a range on that column
+ * passes over the pages none of whose rows can qualify without reading
+ * them: a columnar engine's zone maps, for the heap, without an index.
+ *
+ * A page's range is kept with the visibility map LSN its all-visible bit
+ * was set under (the key the GPUs' page cache trusts, page_gpu.h): while
+ * the bit stays set under that LSN, no tuple of the page has changed,
+ * since every change clears the bit and only a new WAL record sets it
+ * again.  A range read from a page whose bit was cleared meanwhile is
+ * thus never used.  Only for the relations and snapshots the page cache
+ * allows (summary_scan.h decides).
+ *
+ * Ranges lie in chunks of kRangeBlocks consecutive blocks, in a
+ * set-associative table of gpu_histogram.page_ranges bytes, whose least
+ * recently used chunk of a set makes room.  Without the library preloaded
+ * there is no table, and nothing is kept.
+ */
+#ifndef GH_SCAN_PAGE_RANGES_H
+#define GH_SCAN_PAGE_RANGES_H
+
+#include "../../pg_headers.h"
+
+extern "C" {
+#include "access/xlogdefs.h"
+}
+
+namespace gpu_histogram {
+
+constexpr uint32 kRangeBlocks = 32;
+
+/* One column of one relation file (its type too: a rewrite-free type change keeps the file). */
+struct RangeColumn {
+    uint32 spc, db, rel;
+    int32 attnum;
+    Oid type;
+};
+
+/*
+ * The ranges of kRangeBlocks blocks from chunk * kRangeBlocks on: for each,
+ * the map LSN it was read under (0: none known), whether the page held
+ * any tuple, and the smallest and largest non-NULL value as an int64
+ * (lo > hi: none, every tuple's value NULL).
+ */
+struct RangeChunk {
+    XLogRecPtr vm[kRangeBlocks];
+    int64 lo[kRangeBlocks];
+    int64 hi[kRangeBlocks];
+    bool rows[kRangeBlocks];
+};
+
+/* In _PG_init while preloading: the setting and the shared memory's request. */
+void page_ranges_init(void);
+
+/* Whether the table exists (the library was preloaded with gpu_histogram.page_ranges above 0). */
+bool page_ranges_ready(void);
+
+/* Copies chunk `chunk` of column c into *out; false (out untouched) if the table holds none. */
+bool page_ranges_read(const RangeColumn &c, uint32 chunk, RangeChunk *out);
+
+/* Stores the blocks of *in whose vm is set into chunk `chunk` of column c, making room if need be. */
+void page_ranges_write(const RangeColumn &c, uint32 chunk, const RangeChunk &in);
+
+} // namespace gpu_histogram
+
+#endif /* GH_SCAN_PAGE_RANGES_H */
