@@ -136,6 +136,21 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 
+-- a serial scan asks once per 256 blocks whether the whole span is ruled out, every block all-visible under the
+-- span's map LSN: a change to one page of a span sends the span back to the block-by-block check
+CREATE TABLE pr_big (ts timestamptz, x float8) WITH (autovacuum_enabled = off);
+INSERT INTO pr_big SELECT '2024-01-01 00:00+00'::timestamptz + i * interval '1 second', (i % 1000) / 1000.0
+FROM generate_series(0, 149999) i;
+VACUUM pr_big;
+SELECT pg_relation_size('pr_big') / current_setting('block_size')::int AS blocks;
+SELECT * FROM pr_pages($$SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pr_big WHERE ts >= '2024-01-02 17:00' AND ts < '2024-01-02 18:00'$$);
+SELECT * FROM pr_pages($$SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pr_big WHERE ts >= '2024-01-02 17:00' AND ts < '2024-01-02 18:00'$$);
+SELECT * FROM rt_compare($$SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pr_big WHERE ts >= '2024-01-02 17:00' AND ts < '2024-01-02 18:00'$$);
+UPDATE pr_big SET ts = '2024-01-02 17:30+00' WHERE ts = '2024-01-01 01:00+00';
+SELECT * FROM pr_pages($$SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pr_big WHERE ts >= '2024-01-02 17:00' AND ts < '2024-01-02 18:00'$$);
+SELECT * FROM rt_compare($$SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pr_big WHERE ts >= '2024-01-02 17:00' AND ts < '2024-01-02 18:00'$$);
+SELECT * FROM rt_compare($$SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pr_big WHERE ts < '2024-01-01 02:00'$$);
+
 -- off: every page is read
 SET gpu_histogram.skip_pages_by_range = off;
 SELECT * FROM pr_pages($$SELECT gpu_histogram(x, 0, 1, 8) FROM pr_t WHERE ts >= '2024-01-05' AND ts < '2024-01-06'$$);
@@ -175,5 +190,5 @@ SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pr_new WHERE ts >= '2024-01-05' 
 SELECT * FROM pr_pages($$SELECT gpu_histogram(x, 0, 1, 8) FROM pr_new WHERE ts >= '2024-01-05' AND ts < '2024-01-06'$$);
 COMMIT;
 
-DROP TABLE pr_t, pr_u, pr_tmp, pr_new;
+DROP TABLE pr_t, pr_u, pr_tmp, pr_new, pr_big;
 DROP FUNCTION pr_pages(text), pr_raises(timestamptz);

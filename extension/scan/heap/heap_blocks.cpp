@@ -33,6 +33,8 @@ static inline BlockNumber serial_block(const HeapReader *r)
     return static_cast<BlockNumber>(block >= r->nblocks ? block - r->nblocks : block);
 }
 
+static void skip_spans(HeapReader *r);
+
 static BlockNumber next_allocated_block(HeapReader *r)
 {
     if (r->pscan != NULL) {
@@ -42,6 +44,8 @@ static BlockNumber next_allocated_block(HeapReader *r)
         }
         return table_block_parallelscan_nextpage(r->rel, &r->pwork, r->pscan);
     }
+    if (r->check_span != NULL)
+        skip_spans(r);
     if (r->next_serial >= r->nblocks)
         return InvalidBlockNumber;
     BlockNumber block = serial_block(r);
@@ -50,6 +54,14 @@ static BlockNumber next_allocated_block(HeapReader *r)
         ss_report_location(r->rel, block);
     return block;
 }
+
+/*
+ * How often a run of probes reports its place to synchronized scans: a
+ * report takes SyncScanLock, every 16 blocks as heapam reports them, which
+ * was 7% of the host's time a probe.  Scans that join a moment later start
+ * at most this many blocks back.
+ */
+constexpr BlockNumber kProbeReportEvery = 1024;
 
 /*
  * The visibility map's layout (visibilitymap.c keeps it private): after
@@ -93,6 +105,49 @@ static XLogRecPtr map_vm(HeapReader *r, BlockNumber block)
     if (block / kMapBlocksPerPage != r->map_page)
         copy_map_page(r, block / kMapBlocksPerPage);
     return map_bit(r, block % kMapBlocksPerPage) ? r->map_lsn : InvalidXLogRecPtr;
+}
+
+/* Whether the all-visible bits of blocks at .. at + n - 1 of the copied map page are all set (at, n multiples of 32). */
+static bool map_bits_all_set(const HeapReader *r, uint32 at, uint32 n)
+{
+    constexpr uint64 kAllVisible = 0x5555555555555555ull; /* the all-visible bit of each of 32 blocks */
+    for (uint32 b = at; b < at + n; b += 32) {
+        uint64 word;
+        memcpy(&word, r->map_bits + b / 4, sizeof word);
+        if ((word & kAllVisible) != kAllVisible)
+            return false;
+    }
+    return true;
+}
+
+/*
+ * A serial scan at the start of a span of the block check's: passes over
+ * each span it rules out whose blocks are all-visible under its map LSN,
+ * without a look at any block, reporting its place to synchronized scans
+ * as a run of probes does.
+ */
+static void skip_spans(HeapReader *r)
+{
+    const uint32 span = r->check_blocks;
+    while (r->watch_map && r->next_serial < r->nblocks) {
+        const BlockNumber block = serial_block(r);
+        if (block % span != 0 || static_cast<uint64>(block) + span > r->nblocks ||
+            static_cast<uint64>(r->next_serial) + span > r->nblocks ||
+            block / kMapBlocksPerPage != (block + span - 1) / kMapBlocksPerPage)
+            return;
+        XLogRecPtr vm;
+        if (!r->check_span(r->check_arg, block, &vm) || vm == InvalidXLogRecPtr)
+            return;
+        if (block / kMapBlocksPerPage != r->map_page)
+            copy_map_page(r, block / kMapBlocksPerPage);
+        if (r->map_lsn != vm || !map_bits_all_set(r, block % kMapBlocksPerPage, span))
+            return;
+        r->next_serial += span;
+        r->counters.pages_ranged += span;
+        const BlockNumber last = block + span - 1;
+        if (r->syncscan && last / kProbeReportEvery != block / kProbeReportEvery)
+            ss_report_location(r->rel, last - last % kProbeReportEvery);
+    }
 }
 
 /*
@@ -172,14 +227,6 @@ bool heap_blocks_take(HeapReader *r, BlockNumber *block, XLogRecPtr *vm, bool *g
     r->queued--;
     return true;
 }
-
-/*
- * How often a run of probes reports its place to synchronized scans: a
- * report takes SyncScanLock, every 16 blocks as heapam reports them, which
- * was 7% of the host's time a probe.  Scans that join a moment later start
- * at most this many blocks back.
- */
-constexpr BlockNumber kProbeReportEvery = 1024;
 
 /*
  * A serial scan's run of probes, by arithmetic on the copied map page:
@@ -302,9 +349,12 @@ void heap_reader_watch_map(HeapReader *r, bool probing, MemoryContext cxt)
     }
 }
 
-void heap_reader_check_blocks(HeapReader *r, BlockCheck check, void *arg, MemoryContext cxt)
+void heap_reader_check_blocks(HeapReader *r, BlockCheck check, SpanCheck span, uint32 blocks, void *arg,
+                              MemoryContext cxt)
 {
     r->check = check;
+    r->check_span = span;
+    r->check_blocks = blocks;
     r->check_arg = arg;
     if (!r->watch_map)
         heap_reader_watch_map(r, false, cxt);

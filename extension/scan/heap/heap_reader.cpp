@@ -47,6 +47,8 @@ void heap_reader_begin(HeapReader *r, Relation rel, Snapshot snapshot, ParallelB
     r->keep = NULL;
     r->keep_nblocks = 0;
     r->check = NULL;
+    r->check_span = NULL;
+    r->check_blocks = 0;
     r->check_arg = NULL;
     r->page_pin = false;
     r->hints = shared_hints != NULL ? *shared_hints : buffer_hints_local(rel, r->nblocks);

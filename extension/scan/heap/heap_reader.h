@@ -50,11 +50,14 @@ void heap_reader_keep_blocks(HeapReader *r, const uint8 *keep, BlockNumber nbloc
  * From now on, asks check(arg, block, vm) of each block it hands out, vm
  * being its map LSN (0: not all-visible), and passes over those it says
  * to skip, counted as pages_ranged; a block it says to pin is never
- * handed out as a probe, and its page says so (page_pin).  The map is
- * watched (heap_reader_watch_map) for it.  check runs with no page
- * locked, though pages may be pinned.
+ * handed out as a probe, and its page says so (page_pin).  A serial scan
+ * first asks span(arg, first, &vm) at each multiple of `blocks`, and
+ * passes over the whole span where it says so and every block's map bit
+ * is set under that vm.  The map is watched (heap_reader_watch_map) for
+ * it.  Both run with no page locked, though pages may be pinned.
  */
-void heap_reader_check_blocks(HeapReader *r, BlockCheck check, void *arg, MemoryContext cxt);
+void heap_reader_check_blocks(HeapReader *r, BlockCheck check, SpanCheck span, uint32 blocks, void *arg,
+                              MemoryContext cxt);
 
 /*
  * From now on, each page carries its visibility map LSN (page_vm), for

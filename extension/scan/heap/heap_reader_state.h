@@ -38,6 +38,13 @@ enum class BlockVerdict {
 
 typedef BlockVerdict (*BlockCheck)(void *arg, BlockNumber block, XLogRecPtr vm);
 
+/*
+ * Whether the blocks from `first` (a multiple of the check's span) to the
+ * span's end are all to be skipped, provided each one's map bit is set
+ * under *vm, which it sets; for a serial scan to pass over them at once.
+ */
+typedef bool (*SpanCheck)(void *arg, BlockNumber first, XLogRecPtr *vm);
+
 struct HeapReader {
     Relation rel;
     Snapshot snapshot;
@@ -53,6 +60,8 @@ struct HeapReader {
     const uint8 *keep;       /* a bit per block to read, or NULL: every block */
     BlockNumber keep_nblocks; /* blocks keep covers; later ones are read */
     BlockCheck check;        /* each block's verdict by its map LSN, or NULL: read every block */
+    SpanCheck check_span;    /* ... and whole spans' of check_blocks blocks, for a serial scan */
+    uint32 check_blocks;
     void *check_arg;
     BufferAccessStrategy strategy;
     /*

@@ -48,6 +48,23 @@ void load(PageRangeScan *p, uint32 chunk)
 }
 
 /*
+ * Whether pages whose rows hold values lo .. hi (lo > hi: NULLs alone)
+ * hold none the clause lets pass.  The clause's values come first: for
+ * a page with rows, which the ordinary plan evaluates them for too (the
+ * header), with no page locked.
+ */
+bool ruled_out(PageRangeScan *p, int64 lo, int64 hi)
+{
+    if (!p->have_range) {
+        if (!p->quals->prepared)
+            native_quals_prepare(p->quals, p->econtext);
+        native_quals_column_range(*p->quals, p->column.attno, &p->lo, &p->hi);
+        p->have_range = true;
+    }
+    return lo > hi || hi < p->lo || lo > p->hi || p->lo > p->hi;
+}
+
+/*
  * The reader's check: a block whose range is known under its map LSN is
  * skipped when that range and the clause's do not meet, or when its page
  * held no rows; an all-visible block whose range is not known is read
@@ -65,17 +82,20 @@ BlockVerdict check(void *arg, BlockNumber block, XLogRecPtr vm)
         return BlockVerdict::pin;
     if (!p->read.rows[at])
         return BlockVerdict::skip;
-    if (!p->have_range) {
-        /* a row the ordinary plan evaluates the clause's values for (the header): no page is locked */
-        if (!p->quals->prepared)
-            native_quals_prepare(p->quals, p->econtext);
-        native_quals_column_range(*p->quals, p->column.attno, &p->lo, &p->hi);
-        p->have_range = true;
-    }
-    const int64 lo = p->read.lo[at], hi = p->read.hi[at];
-    if (lo > hi || hi < p->lo || lo > p->hi || p->lo > p->hi)
-        return BlockVerdict::skip;
-    return BlockVerdict::read;
+    return ruled_out(p, p->read.lo[at], p->read.hi[at]) ? BlockVerdict::skip : BlockVerdict::read;
+}
+
+/* The reader's check of a whole chunk, by its head: every block known under one map LSN, none in the range. */
+bool check_span(void *arg, BlockNumber first, XLogRecPtr *vm)
+{
+    PageRangeScan *p = static_cast<PageRangeScan *>(arg);
+    RangeChunkHead head;
+    if (!page_ranges_read_head(p->key, first / kRangeBlocks, &head) || head.vm == InvalidXLogRecPtr)
+        return false;
+    if (head.rows && !ruled_out(p, head.lo, head.hi))
+        return false;
+    *vm = head.vm;
+    return true;
 }
 
 /* Whether the range of block chunk * kRangeBlocks + at under vm is known, as last read. */
@@ -114,7 +134,7 @@ void page_range_scan_begin(PageRangeScan *p, HeapReader *r, NativeQuals *quals, 
     p->last_found = false;
     p->write_chunk = kNoChunk;
     p->noted = 0;
-    heap_reader_check_blocks(r, check, p, cxt);
+    heap_reader_check_blocks(r, check, check_span, kRangeBlocks, p, cxt);
 }
 
 void page_range_scan_note(PageRangeScan *p, BlockNumber block, XLogRecPtr vm, Page page, OffsetNumber lines)

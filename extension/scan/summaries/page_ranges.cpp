@@ -35,6 +35,7 @@ struct ChunkKey {
 struct Slot {
     ChunkKey key;
     pg_atomic_uint32 used;
+    RangeChunkHead head;
     RangeChunk ranges;
 };
 
@@ -108,6 +109,43 @@ uint32 set_of(const ChunkKey &key)
     return hash_bytes(reinterpret_cast<const unsigned char *>(words), sizeof words) % table->nsets;
 }
 
+/* Copies what `copy` takes of chunk `chunk` of c under the set's shared lock; false if there is none. */
+template <typename Copy>
+bool read_slot(const RangeColumn &c, uint32 chunk, Copy copy)
+{
+    const ChunkKey key{c, chunk};
+    const uint32 set = set_of(key);
+    LWLock *lock = &locks[set % kLockParts].lock;
+    LWLockAcquire(lock, LW_SHARED);
+    Slot *ways = &slots[static_cast<Size>(set) * kWays];
+    bool found = false;
+    for (int w = 0; w < kWays && !found; w++) {
+        if (same_key(ways[w].key, key)) {
+            copy(ways[w]);
+            pg_atomic_write_u32(&ways[w].used, pg_atomic_add_fetch_u32(&table->clock, 1));
+            found = true;
+        }
+    }
+    LWLockRelease(lock);
+    return found;
+}
+
+/* The head of a slot's ranges. */
+RangeChunkHead head_of(const RangeChunk &r)
+{
+    RangeChunkHead h{r.vm[0], false, PG_INT64_MAX, PG_INT64_MIN};
+    for (uint32 b = 0; b < kRangeBlocks; b++) {
+        if (r.vm[b] != h.vm)
+            h.vm = InvalidXLogRecPtr;
+        h.rows = h.rows || r.rows[b];
+        if (r.vm[b] != InvalidXLogRecPtr && r.lo[b] <= r.hi[b]) {
+            h.lo = Min(h.lo, r.lo[b]);
+            h.hi = Max(h.hi, r.hi[b]);
+        }
+    }
+    return h;
+}
+
 } // namespace
 
 void page_ranges_init(void)
@@ -133,21 +171,12 @@ bool page_ranges_ready(void)
 
 bool page_ranges_read(const RangeColumn &c, uint32 chunk, RangeChunk *out)
 {
-    const ChunkKey key{c, chunk};
-    const uint32 set = set_of(key);
-    LWLock *lock = &locks[set % kLockParts].lock;
-    LWLockAcquire(lock, LW_SHARED);
-    Slot *ways = &slots[static_cast<Size>(set) * kWays];
-    bool found = false;
-    for (int w = 0; w < kWays && !found; w++) {
-        if (same_key(ways[w].key, key)) {
-            *out = ways[w].ranges;
-            pg_atomic_write_u32(&ways[w].used, pg_atomic_add_fetch_u32(&table->clock, 1));
-            found = true;
-        }
-    }
-    LWLockRelease(lock);
-    return found;
+    return read_slot(c, chunk, [out](const Slot &s) { *out = s.ranges; });
+}
+
+bool page_ranges_read_head(const RangeColumn &c, uint32 chunk, RangeChunkHead *out)
+{
+    return read_slot(c, chunk, [out](const Slot &s) { *out = s.head; });
 }
 
 void page_ranges_write(const RangeColumn &c, uint32 chunk, const RangeChunk &in)
@@ -175,6 +204,7 @@ void page_ranges_write(const RangeColumn &c, uint32 chunk, const RangeChunk &in)
         }
         slot->key = key;
         memset(slot->ranges.vm, 0, sizeof slot->ranges.vm);
+        memset(slot->ranges.rows, 0, sizeof slot->ranges.rows);
     }
     for (uint32 b = 0; b < kRangeBlocks; b++) {
         if (in.vm[b] == InvalidXLogRecPtr)
@@ -184,6 +214,7 @@ void page_ranges_write(const RangeColumn &c, uint32 chunk, const RangeChunk &in)
         slot->ranges.hi[b] = in.hi[b];
         slot->ranges.rows[b] = in.rows[b];
     }
+    slot->head = head_of(slot->ranges);
     pg_atomic_write_u32(&slot->used, now);
     LWLockRelease(lock);
 }
