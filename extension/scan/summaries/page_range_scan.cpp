@@ -27,7 +27,7 @@ void flush(PageRangeScan *p)
 {
     if (p->write_chunk == kNoChunk)
         return;
-    page_ranges_write(p->key, p->write_chunk, p->write);
+    p->room = page_ranges_write(p->key, p->write_chunk, p->write, p->began) && p->room;
     p->write_chunk = kNoChunk;
 }
 
@@ -69,7 +69,8 @@ bool ruled_out(PageRangeScan *p, int64 lo, int64 hi)
  * skipped when that range and the clause's do not meet, or when its page
  * held no rows; an all-visible block whose range is not known is read
  * pinned, so that its range is recorded even where the GPU would have
- * read it from its page cache unseen.
+ * read it from its page cache unseen, until the table has no room for
+ * what the scan learns.
  */
 BlockVerdict check(void *arg, BlockNumber block, XLogRecPtr vm)
 {
@@ -79,7 +80,7 @@ BlockVerdict check(void *arg, BlockNumber block, XLogRecPtr vm)
     const uint32 at = block % kRangeBlocks;
     load(p, block / kRangeBlocks);
     if (!p->read_found || p->read.vm[at] != vm)
-        return BlockVerdict::pin;
+        return p->room ? BlockVerdict::pin : BlockVerdict::read;
     if (!p->read.rows[at])
         return BlockVerdict::skip;
     return ruled_out(p, p->read.lo[at], p->read.hi[at]) ? BlockVerdict::skip : BlockVerdict::read;
@@ -134,12 +135,14 @@ void page_range_scan_begin(PageRangeScan *p, HeapReader *r, NativeQuals *quals, 
     p->last_found = false;
     p->write_chunk = kNoChunk;
     p->noted = 0;
+    p->began = page_ranges_clock();
+    p->room = true;
     heap_reader_check_blocks(r, check, check_span, kRangeBlocks, p, cxt);
 }
 
 void page_range_scan_note(PageRangeScan *p, BlockNumber block, XLogRecPtr vm, Page page, OffsetNumber lines)
 {
-    if (!p->on || vm == InvalidXLogRecPtr)
+    if (!p->on || !p->room || vm == InvalidXLogRecPtr)
         return;
     const uint32 chunk = block / kRangeBlocks, at = block % kRangeBlocks;
     if (known(p, chunk, at, vm))

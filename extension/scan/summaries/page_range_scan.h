@@ -40,6 +40,8 @@ struct PageRangeScan {
     uint32 write_chunk;    /* the chunk `write` gathers, UINT32_MAX: none */
     RangeChunk write;
     uint64 noted;          /* pages whose range this scan recorded */
+    uint32 began;          /* the table's clock when the scan began */
+    bool room;             /* every chunk it recorded was stored: it still pins pages to record them */
 };
 
 /*

@@ -23,7 +23,7 @@ namespace gpu_histogram {
 
 namespace {
 
-constexpr int kWays = 4;
+constexpr int kWays = 8;
 constexpr int kLockParts = 128;
 constexpr const char *kTranche = "gpu_histogram page ranges";
 
@@ -44,7 +44,7 @@ struct Table {
     uint32 nsets;
 };
 
-int setting_mb = 32;
+int setting_mb = 64;
 Table *table = NULL;
 Slot *slots = NULL;
 LWLockPadded *locks = NULL;
@@ -156,8 +156,8 @@ void page_ranges_init(void)
                             "Shared memory for the range of a filtered column on each all-visible page.",
                             "A scan with a range on an integer, date or timestamp column passes over the "
                             "pages whose rows all lie outside it, learned from earlier scans: about 26 bytes "
-                            "a page; 0 keeps none.",
-                            &setting_mb, 32, 0, 1024 * 1024, PGC_POSTMASTER, GUC_UNIT_MB, NULL, NULL, NULL);
+                            "a page (64MB: 2.5 million pages, 20 GB of heap); 0 keeps none.",
+                            &setting_mb, 64, 0, 1024 * 1024, PGC_POSTMASTER, GUC_UNIT_MB, NULL, NULL, NULL);
     prev_request = shmem_request_hook;
     shmem_request_hook = request;
     prev_startup = shmem_startup_hook;
@@ -179,7 +179,12 @@ bool page_ranges_read_head(const RangeColumn &c, uint32 chunk, RangeChunkHead *o
     return read_slot(c, chunk, [out](const Slot &s) { *out = s.head; });
 }
 
-void page_ranges_write(const RangeColumn &c, uint32 chunk, const RangeChunk &in)
+uint32 page_ranges_clock(void)
+{
+    return pg_atomic_read_u32(&table->clock);
+}
+
+bool page_ranges_write(const RangeColumn &c, uint32 chunk, const RangeChunk &in, uint32 since)
 {
     const ChunkKey key{c, chunk};
     const uint32 set = set_of(key);
@@ -194,13 +199,21 @@ void page_ranges_write(const RangeColumn &c, uint32 chunk, const RangeChunk &in)
     if (slot == NULL) {
         /* an empty slot, else the one used longest ago (the stamps wrap: compared as distances from now) */
         slot = &ways[0];
-        for (int w = 0; w < kWays; w++) {
-            if (ways[w].key.column.rel == 0) {
+        bool empty = false;
+        for (int w = 0; w < kWays && !empty; w++) {
+            empty = ways[w].key.column.rel == 0;
+            if (empty || now - pg_atomic_read_u32(&ways[w].used) > now - pg_atomic_read_u32(&slot->used))
                 slot = &ways[w];
-                break;
-            }
-            if (now - pg_atomic_read_u32(&ways[w].used) > now - pg_atomic_read_u32(&slot->used))
-                slot = &ways[w];
+        }
+        /*
+         * Not one the writer's own scan used: a scan that meets more chunks
+         * of a set than it has slots would push out each chunk before its
+         * next scan came back to it, and find none (LRU under a cyclic
+         * walk); this way the chunks already in stay, and are used.
+         */
+        if (!empty && now - pg_atomic_read_u32(&slot->used) <= now - since) {
+            LWLockRelease(lock);
+            return false;
         }
         slot->key = key;
         memset(slot->ranges.vm, 0, sizeof slot->ranges.vm);
@@ -217,6 +230,7 @@ void page_ranges_write(const RangeColumn &c, uint32 chunk, const RangeChunk &in)
     slot->head = head_of(slot->ranges);
     pg_atomic_write_u32(&slot->used, now);
     LWLockRelease(lock);
+    return true;
 }
 
 } // namespace gpu_histogram

@@ -15,7 +15,8 @@
  *
  * Ranges lie in chunks of kRangeBlocks consecutive blocks, in a
  * set-associative table of gpu_histogram.page_ranges bytes, whose least
- * recently used chunk of a set makes room.  Without the library preloaded
+ * recently used chunk of a set makes room, unless the writing scan used it
+ * itself.  Without the library preloaded
  * there is no table, and nothing is kept.
  */
 #ifndef GH_SCAN_PAGE_RANGES_H
@@ -79,8 +80,16 @@ bool page_ranges_read(const RangeColumn &c, uint32 chunk, RangeChunk *out);
 /* Copies chunk `chunk`'s head into *out; false if the table holds no such chunk. */
 bool page_ranges_read_head(const RangeColumn &c, uint32 chunk, RangeChunkHead *out);
 
-/* Stores the blocks of *in whose vm is set into chunk `chunk` of column c, making room if need be. */
-void page_ranges_write(const RangeColumn &c, uint32 chunk, const RangeChunk &in);
+/* The table's clock now: a scan's start, for page_ranges_write. */
+uint32 page_ranges_clock(void);
+
+/*
+ * Stores the blocks of *in whose vm is set into chunk `chunk` of column
+ * c, making room if need be by the chunk of its set used longest ago,
+ * unless that one was used since `since` (the writer's scan began): then
+ * nothing is stored, and it returns false.
+ */
+bool page_ranges_write(const RangeColumn &c, uint32 chunk, const RangeChunk &in, uint32 since);
 
 } // namespace gpu_histogram
 
