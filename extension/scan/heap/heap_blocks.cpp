@@ -3,9 +3,11 @@
  *
  * The blocks come from the allocation heapam would make (a parallel scan's
  * shared chunks, or a serial scan from the synchronized-scan start), less
- * those a BRIN index leaves out, plus blocks given back to be read pinned.
- * Where the GPUs' page cache is used, each block's visibility map LSN is
- * read here too, from a copy of the map page, and runs of all-visible
+ * those a BRIN index leaves out and those the caller's block check rules
+ * out by their map LSN (heap_reader_check_blocks: the page ranges, a span
+ * at a time for a serial scan), plus blocks given back to be read pinned.
+ * Where the GPUs' page cache or a block check is used, each block's
+ * visibility map LSN is read here too, from a copy of the map page, and runs of all-visible
  * blocks are handed out as probes without touching their buffers.  This
  * is apart from heap_reader.cpp, which pins, locks and lists one page,
  * because none of it looks at a heap page.

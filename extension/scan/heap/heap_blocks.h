@@ -3,8 +3,8 @@
  *
  * heap_reader.h is the reader's door; this header is what its two files
  * share: heap_blocks.cpp decides which block comes next (the allocation,
- * the BRIN bitmap, the visibility map and its probes, the blocks given
- * back), heap_reader.cpp pins, locks and reads it.
+ * the BRIN bitmap, the block check, the visibility map and its probes, the
+ * blocks given back), heap_reader.cpp pins, locks and reads it.
  */
 #ifndef GH_SCAN_HEAP_BLOCKS_H
 #define GH_SCAN_HEAP_BLOCKS_H

@@ -11,7 +11,7 @@
  * since every change clears the bit and only a new WAL record sets it
  * again.  A range read from a page whose bit was cleared meanwhile is
  * thus never used.  Only for the relations and snapshots the page cache
- * allows (summary_scan.h decides).
+ * allows (page_range_scan.h decides).
  *
  * Ranges lie in chunks of kRangeBlocks consecutive blocks, in a
  * set-associative table of gpu_histogram.page_ranges bytes, whose least
