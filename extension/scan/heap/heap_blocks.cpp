@@ -126,24 +126,30 @@ static bool map_bits_all_set(const HeapReader *r, uint32 at, uint32 n)
  * A serial scan at the start of a span of the block check's: passes over
  * each span it rules out whose blocks are all-visible under its map LSN,
  * without a look at any block, reporting its place to synchronized scans
- * as a run of probes does.
+ * as a run of probes does; a span it reads whole, all-visible likewise,
+ * is read without a check of each block.
  */
 static void skip_spans(HeapReader *r)
 {
     const uint32 span = r->check_blocks;
-    while (r->watch_map && r->next_serial < r->nblocks) {
+    while (r->watch_map && r->next_serial < r->nblocks && r->next_serial >= r->unchecked_end) {
         const BlockNumber block = serial_block(r);
         if (block % span != 0 || static_cast<uint64>(block) + span > r->nblocks ||
             static_cast<uint64>(r->next_serial) + span > r->nblocks ||
             block / kMapBlocksPerPage != (block + span - 1) / kMapBlocksPerPage)
             return;
-        XLogRecPtr vm;
-        if (!r->check_span(r->check_arg, block, &vm) || vm == InvalidXLogRecPtr)
+        XLogRecPtr vm = InvalidXLogRecPtr;
+        const SpanVerdict verdict = r->check_span(r->check_arg, block, &vm);
+        if (verdict == SpanVerdict::each || vm == InvalidXLogRecPtr)
             return;
         if (block / kMapBlocksPerPage != r->map_page)
             copy_map_page(r, block / kMapBlocksPerPage);
         if (r->map_lsn != vm || !map_bits_all_set(r, block % kMapBlocksPerPage, span))
             return;
+        if (verdict == SpanVerdict::read) {
+            r->unchecked_end = static_cast<uint64>(r->next_serial) + span;
+            return;
+        }
         r->next_serial += span;
         r->counters.pages_ranged += span;
         const BlockNumber last = block + span - 1;
@@ -170,7 +176,8 @@ static BlockNumber next_block(HeapReader *r, XLogRecPtr *vm, bool *pin)
             continue;
         }
         *vm = map_vm(r, block);
-        if (r->check == NULL)
+        /* a serial scan's block of a span read whole (next_serial counts it already) */
+        if (r->check == NULL || (r->pscan == NULL && r->next_serial <= r->unchecked_end))
             return block;
         BlockVerdict verdict = r->check(r->check_arg, block, *vm);
         if (verdict == BlockVerdict::skip) {
@@ -239,6 +246,7 @@ bool heap_blocks_take(HeapReader *r, BlockNumber *block, XLogRecPtr *vm, bool *g
  * whose bits are all set are passed over in one load: a run then costs
  * the host well under a ns a block.  With `follow`, only blocks that
  * continue the run *first .. *first + follow - 1 under *vm are taken.
+ * Under a block check, only within a span it reads whole.
  */
 static uint32 serial_probe_run(HeapReader *r, uint32 most, uint32 follow, BlockNumber *first, XLogRecPtr *vm)
 {
@@ -252,6 +260,8 @@ static uint32 serial_probe_run(HeapReader *r, uint32 most, uint32 follow, BlockN
     uint64 limit = Min(static_cast<uint64>(most), static_cast<uint64>(r->nblocks - r->next_serial));
     limit = Min(limit, static_cast<uint64>(r->nblocks - block));
     limit = Min(limit, static_cast<uint64>(kMapBlocksPerPage - begin));
+    if (r->check != NULL) /* within the span read whole: the next one is the block check's to see */
+        limit = Min(limit, r->unchecked_end - r->next_serial);
     const uint32 end = begin + static_cast<uint32>(limit);
     constexpr uint64 kAllVisible = 0x5555555555555555ull; /* the all-visible bit of each of 32 blocks */
     uint32 at = begin + 1;
@@ -313,7 +323,8 @@ uint32 heap_reader_next_probe_run(HeapReader *r, uint32 most, BlockNumber *first
      * that way never left it, and it cost 6 ns a block on the H200 host,
      * 3.8 of a serial scan's 8.6 ms over 100M rows.)
      */
-    const bool serial = r->pscan == NULL && r->keep == NULL && r->check == NULL;
+    const bool serial =
+        r->pscan == NULL && r->keep == NULL && (r->check == NULL || r->next_serial < r->unchecked_end);
     uint32 n = 0;
     while (n < most && (r->queued > 0 || !serial) && queued_probe(r)) {
         BlockNumber block = r->queue[r->queue_head];

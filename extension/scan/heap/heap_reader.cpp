@@ -49,6 +49,7 @@ void heap_reader_begin(HeapReader *r, Relation rel, Snapshot snapshot, ParallelB
     r->check = NULL;
     r->check_span = NULL;
     r->check_blocks = 0;
+    r->unchecked_end = 0;
     r->check_arg = NULL;
     r->page_pin = false;
     r->hints = shared_hints != NULL ? *shared_hints : buffer_hints_local(rel, r->nblocks);

@@ -51,9 +51,9 @@ void heap_reader_keep_blocks(HeapReader *r, const uint8 *keep, BlockNumber nbloc
  * being its map LSN (0: not all-visible), and passes over those it says
  * to skip, counted as pages_ranged; a block it says to pin is never
  * handed out as a probe, and its page says so (page_pin).  A serial scan
- * first asks span(arg, first, &vm) at each multiple of `blocks`, and
- * passes over the whole span where it says so and every block's map bit
- * is set under that vm.  The map is watched (heap_reader_watch_map) for
+ * first asks span(arg, first, &vm) at each multiple of `blocks` and, where
+ * every block's map bit is set under that vm, passes over the whole span
+ * or reads it without asking check, as the span check says.  The map is watched (heap_reader_watch_map) for
  * it.  Both run with no page locked, though pages may be pinned.
  */
 void heap_reader_check_blocks(HeapReader *r, BlockCheck check, SpanCheck span, uint32 blocks, void *arg,

@@ -38,12 +38,19 @@ enum class BlockVerdict {
 
 typedef BlockVerdict (*BlockCheck)(void *arg, BlockNumber block, XLogRecPtr vm);
 
+/* What a span check says of a whole span of blocks, provided each one's map bit is set under its *vm. */
+enum class SpanVerdict {
+    each, /* ask block by block */
+    skip, /* none of their rows can pass: left unread */
+    read  /* every block is read, none needs its own check: a serial scan may probe them by arithmetic */
+};
+
 /*
- * Whether the blocks from `first` (a multiple of the check's span) to the
- * span's end are all to be skipped, provided each one's map bit is set
- * under *vm, which it sets; for a serial scan to pass over them at once.
+ * The verdict on the blocks from `first` (a multiple of the check's span)
+ * to the span's end, and the map LSN *vm it holds under; for a serial
+ * scan to pass over them, or read them, at once.
  */
-typedef bool (*SpanCheck)(void *arg, BlockNumber first, XLogRecPtr *vm);
+typedef SpanVerdict (*SpanCheck)(void *arg, BlockNumber first, XLogRecPtr *vm);
 
 struct HeapReader {
     Relation rel;
@@ -62,6 +69,7 @@ struct HeapReader {
     BlockCheck check;        /* each block's verdict by its map LSN, or NULL: read every block */
     SpanCheck check_span;    /* ... and whole spans' of check_blocks blocks, for a serial scan */
     uint32 check_blocks;
+    uint64 unchecked_end;    /* a serial scan's blocks before this place (next_serial's count) need no check */
     void *check_arg;
     BufferAccessStrategy strategy;
     /*

@@ -86,17 +86,22 @@ BlockVerdict check(void *arg, BlockNumber block, XLogRecPtr vm)
     return ruled_out(p, p->read.lo[at], p->read.hi[at]) ? BlockVerdict::skip : BlockVerdict::read;
 }
 
-/* The reader's check of a whole chunk, by its head: every block known under one map LSN, none in the range. */
-bool check_span(void *arg, BlockNumber first, XLogRecPtr *vm)
+/*
+ * The reader's check of a whole chunk, by its head, where every block is
+ * known under one map LSN: skipped if none of its values is in the range,
+ * read without a check of each block if all of them are (no block's own
+ * check would skip it, but one holding NULLs alone), else block by block.
+ */
+SpanVerdict check_span(void *arg, BlockNumber first, XLogRecPtr *vm)
 {
     PageRangeScan *p = static_cast<PageRangeScan *>(arg);
     RangeChunkHead head;
     if (!page_ranges_read_head(p->key, first / kRangeBlocks, &head) || head.vm == InvalidXLogRecPtr)
-        return false;
-    if (head.rows && !ruled_out(p, head.lo, head.hi))
-        return false;
+        return SpanVerdict::each;
     *vm = head.vm;
-    return true;
+    if (!head.rows || ruled_out(p, head.lo, head.hi))
+        return SpanVerdict::skip;
+    return p->lo <= head.lo && head.hi <= p->hi ? SpanVerdict::read : SpanVerdict::each;
 }
 
 /* Whether the range of block chunk * kRangeBlocks + at under vm is known, as last read. */
