@@ -163,6 +163,26 @@ SELECT * FROM rt_compare($$SELECT date_trunc('hour', ts), gpu_histogram(x, 0, 1,
 SELECT * FROM rt_compare($$SELECT date_trunc('hour', ts), gpu_histogram(x, 0, 1, 8) FROM pr_big WHERE ts >= '2024-01-01 05:00' GROUP BY 1$$);
 RESET gpu_histogram.debug_pages_on_cpu;
 
+-- the planner prices the scan at the pages the recorded ranges leave: with a btree index on the time column a
+-- short range goes to an Index Scan under the ordinary aggregate until a scan has recorded the column's ranges
+CREATE TABLE pr_idx (ts timestamptz, x float8) WITH (autovacuum_enabled = off);
+INSERT INTO pr_idx SELECT '2024-01-01 00:00+00'::timestamptz + i * interval '1 second', (i % 1000) / 1000.0
+FROM generate_series(0, 299999) i;
+CREATE INDEX pr_idx_ts ON pr_idx (ts);
+VACUUM ANALYZE pr_idx;
+SELECT rt_plan($$SELECT date_trunc('hour', ts), gpu_histogram(x, 0, 1, 8) FROM pr_idx WHERE ts >= '2024-01-03 10:00' AND ts < '2024-01-03 12:00' GROUP BY 1$$) LIKE '%GpuHistogramScan%' AS scan_planned;
+SET enable_indexscan = off;
+SET enable_bitmapscan = off;
+SELECT * FROM pr_pages($$SELECT date_trunc('hour', ts), gpu_histogram(x, 0, 1, 8) FROM pr_idx WHERE ts >= '2024-01-03 10:00' AND ts < '2024-01-03 12:00' GROUP BY 1$$);
+RESET enable_indexscan;
+RESET enable_bitmapscan;
+SELECT rt_plan($$SELECT date_trunc('hour', ts), gpu_histogram(x, 0, 1, 8) FROM pr_idx WHERE ts >= '2024-01-03 10:00' AND ts < '2024-01-03 12:00' GROUP BY 1$$) LIKE '%GpuHistogramScan%' AS scan_planned;
+SELECT * FROM pr_pages($$SELECT date_trunc('hour', ts), gpu_histogram(x, 0, 1, 8) FROM pr_idx WHERE ts >= '2024-01-03 10:00' AND ts < '2024-01-03 12:00' GROUP BY 1$$);
+SELECT * FROM rt_compare($$SELECT date_trunc('hour', ts), gpu_histogram(x, 0, 1, 8) FROM pr_idx WHERE ts >= '2024-01-03 10:00' AND ts < '2024-01-03 12:00' GROUP BY 1$$);
+-- a time column is the one ranges are kept for, where an integer clause comes first
+SELECT * FROM rt_compare($$SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pr_t WHERE i > 100 AND ts >= '2024-01-05' AND ts < '2024-01-06'$$);
+SELECT * FROM pr_pages($$SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pr_t WHERE i > 100 AND ts >= '2024-01-05' AND ts < '2024-01-06'$$);
+
 -- off: every page is read
 SET gpu_histogram.skip_pages_by_range = off;
 SELECT * FROM pr_pages($$SELECT gpu_histogram(x, 0, 1, 8) FROM pr_t WHERE ts >= '2024-01-05' AND ts < '2024-01-06'$$);
@@ -202,5 +222,5 @@ SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pr_new WHERE ts >= '2024-01-05' 
 SELECT * FROM pr_pages($$SELECT gpu_histogram(x, 0, 1, 8) FROM pr_new WHERE ts >= '2024-01-05' AND ts < '2024-01-06'$$);
 COMMIT;
 
-DROP TABLE pr_t, pr_u, pr_tmp, pr_new, pr_big;
+DROP TABLE pr_t, pr_u, pr_tmp, pr_new, pr_big, pr_idx;
 DROP FUNCTION pr_pages(text), pr_raises(timestamptz);

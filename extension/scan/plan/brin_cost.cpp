@@ -30,9 +30,6 @@ extern "C" {
 
 namespace gpu_histogram {
 
-namespace {
-
-/* |correlation| of the table's column with its physical order, 0 when unknown. */
 double column_correlation(Oid relid, AttrNumber attno, bool inh)
 {
     HeapTuple tuple = SearchSysCache3(STATRELATTINH, ObjectIdGetDatum(relid), Int16GetDatum(attno),
@@ -49,8 +46,6 @@ double column_correlation(Oid relid, AttrNumber attno, bool inh)
     ReleaseSysCache(tuple);
     return correlation;
 }
-
-} // namespace
 
 double brin_read_fraction(PlannerInfo *root, RelOptInfo *rel, List *quals)
 {

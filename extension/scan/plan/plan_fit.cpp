@@ -246,7 +246,7 @@ bool rel_fits(PlannerInfo *root, RelOptInfo *rel, List *keys, List *aggrefs, Can
     /* row-level security's clauses first, then by cost, as a sequential scan's Filter */
     c->quals = qual_order_clauses(root, rel->baserestrictinfo);
     c->relid = rel->relid;
-    c->read_fraction = brin_read_fraction(root, rel, c->quals);
+    c->read_fraction = Min(brin_read_fraction(root, rel, c->quals), ranges_read_fraction(root, rel, c->quals));
     return true;
 }
 

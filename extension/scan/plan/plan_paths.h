@@ -41,7 +41,7 @@ struct Candidate {
      */
     double spill_share;
     double spill_depth;
-    double read_fraction; /* of the table's pages, after a BRIN index (brin_cost.cpp) */
+    double read_fraction; /* of the table's pages, after a BRIN index or the pages' ranges (brin_cost.cpp, ranges_cost.cpp) */
     bool parallel_safe_args;
     bool no_partial_states; /* an aggregate whose partial state the scan does not emit: sum and avg of int8 */
     bool exact_sums;        /* a float sum or mean: workers' groups merge only in the scan (value_aggs.h) */
@@ -52,6 +52,15 @@ bool column_outside(Node *node, List *keys);
 
 /* The share of rel's pages a BRIN index on quals' columns leaves to read: 1 without one. */
 double brin_read_fraction(PlannerInfo *root, RelOptInfo *rel, List *quals);
+
+/*
+ * The share of rel's pages the pages' recorded ranges (page_ranges.h) of
+ * the range column of quals leave to read: 1 where none are recorded.
+ */
+double ranges_read_fraction(PlannerInfo *root, RelOptInfo *rel, List *quals);
+
+/* |correlation| of a table's column with its physical order (its statistics), 0 when unknown. */
+double column_correlation(Oid relid, AttrNumber attno, bool inh);
 
 /*
  * The query's shape the scan computes: a SELECT whose aggregates are

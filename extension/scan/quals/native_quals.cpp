@@ -193,14 +193,20 @@ int filter_range(const IntRange &r, TupleDesc desc, HeapTupleData *tuples, int n
 
 const HeapColumn *native_quals_range_column(const NativeQuals &q)
 {
+    const HeapColumn *found = NULL;
     for (int k = 0; k < q.count; k++) {
         const NativeQual &a = q.quals[k];
-        if (native_qual_alone(q, k) && !a.is_float && !a.is_text && a.column.len > 0 &&
-            (a.cmp == Comparison::lt || a.cmp == Comparison::le || a.cmp == Comparison::eq ||
-             a.cmp == Comparison::ge || a.cmp == Comparison::gt))
+        if (!native_qual_alone(q, k) || a.is_float || a.is_text || a.column.len <= 0 ||
+            !(a.cmp == Comparison::lt || a.cmp == Comparison::le || a.cmp == Comparison::eq ||
+              a.cmp == Comparison::ge || a.cmp == Comparison::gt))
+            continue;
+        const bool time = a.column.type == DATEOID || a.column.type == TIMESTAMPOID || a.column.type == TIMESTAMPTZOID;
+        if (time)
             return &a.column;
+        if (found == NULL)
+            found = &a.column;
     }
-    return NULL;
+    return found;
 }
 
 void native_quals_column_range(const NativeQuals &q, AttrNumber attno, int64 *lo, int64 *hi)

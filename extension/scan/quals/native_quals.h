@@ -92,10 +92,11 @@ static inline bool native_qual_alone(const NativeQuals &q, int i)
 }
 
 /*
- * The column of the first clause that is one integer, date or timestamp
- * comparison of its own (`ts >= $1`, not in an OR, not a list), or NULL:
- * what a page's range of values can rule out (page_range_scan.h).  Known
- * before the values are.
+ * The column of the first clause that is one date or timestamp comparison
+ * of its own (`ts >= $1`, not in an OR, not a list), else of the first
+ * such integer comparison, or NULL: what a page's range of values can rule
+ * out (page_range_scan.h; a time column is the one that follows the
+ * table's order).  Known before the values are.
  */
 const HeapColumn *native_quals_range_column(const NativeQuals &q);
 

@@ -133,10 +133,11 @@ bool read_slot(const RangeColumn &c, uint32 chunk, Copy copy)
 /* The head of a slot's ranges. */
 RangeChunkHead head_of(const RangeChunk &r)
 {
-    RangeChunkHead h{r.vm[0], false, PG_INT64_MAX, PG_INT64_MIN};
+    RangeChunkHead h{r.vm[0], 0, false, PG_INT64_MAX, PG_INT64_MIN};
     for (uint32 b = 0; b < kRangeBlocks; b++) {
         if (r.vm[b] != h.vm)
             h.vm = InvalidXLogRecPtr;
+        h.known += r.vm[b] != InvalidXLogRecPtr;
         h.rows = h.rows || r.rows[b];
         if (r.vm[b] != InvalidXLogRecPtr && r.lo[b] <= r.hi[b]) {
             h.lo = Min(h.lo, r.lo[b]);
@@ -177,6 +178,12 @@ bool page_ranges_read(const RangeColumn &c, uint32 chunk, RangeChunk *out)
 bool page_ranges_read_head(const RangeColumn &c, uint32 chunk, RangeChunkHead *out)
 {
     return read_slot(c, chunk, [out](const Slot &s) { *out = s.head; });
+}
+
+bool page_ranges_recorded(const RangeColumn &c, uint32 chunk)
+{
+    RangeChunkHead head;
+    return page_ranges_read_head(c, chunk, &head) && head.known > 0;
 }
 
 uint32 page_ranges_clock(void)

@@ -64,6 +64,7 @@ struct RangeChunk {
  */
 struct RangeChunkHead {
     XLogRecPtr vm;
+    uint32 known; /* blocks whose range is known, under whatever map LSN */
     bool rows;
     int64 lo, hi;
 };
@@ -79,6 +80,9 @@ bool page_ranges_read(const RangeColumn &c, uint32 chunk, RangeChunk *out);
 
 /* Copies chunk `chunk`'s head into *out; false if the table holds no such chunk. */
 bool page_ranges_read_head(const RangeColumn &c, uint32 chunk, RangeChunkHead *out);
+
+/* Whether ranges of some of chunk `chunk`'s blocks are recorded: for the planner, which scans learned the column. */
+bool page_ranges_recorded(const RangeColumn &c, uint32 chunk);
 
 /* The table's clock now: a scan's start, for page_ranges_write. */
 uint32 page_ranges_clock(void);
