@@ -339,8 +339,21 @@ uint32 heap_reader_next_probe_run(HeapReader *r, uint32 most, BlockNumber *first
         r->queued--;
         n++;
     }
-    if (serial && r->queued == 0 && n < most)
-        n += serial_probe_run(r, most - n, n, first, vm);
+    while (serial && r->queued == 0 && n < most) {
+        const uint32 m = serial_probe_run(r, most - n, n, first, vm);
+        n += m;
+        /*
+         * A span read whole ends a run where the next span's check is due:
+         * asked now, a run goes on over every span read whole in a row (a
+         * run per span took the GPU a batch per few hundred spans, 7 ms
+         * more over 100M rows on the H200 host).
+         */
+        if (m == 0 || r->check == NULL || r->next_serial != r->unchecked_end)
+            break;
+        skip_spans(r);
+        if (r->next_serial >= r->unchecked_end)
+            break;
+    }
     r->counters.pages += n;
     r->counters.all_visible_pages += n;
     return n;

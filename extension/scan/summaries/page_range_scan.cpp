@@ -21,13 +21,16 @@ namespace gpu_histogram {
 namespace {
 
 constexpr uint32 kNoChunk = UINT32_MAX;
+constexpr uint32 kDropsAllowed = 8; /* chunks a scan may fail to store before it stops pinning pages to learn them */
 
 /* Writes the gathered chunk, if any. */
 void flush(PageRangeScan *p)
 {
     if (p->write_chunk == kNoChunk)
         return;
-    p->room = page_ranges_write(p->key, p->write_chunk, p->write, p->began) && p->room;
+    /* a few sets full of this scan's own chunks cost a few chunks pinned each time; many, the table is too small */
+    if (!page_ranges_write(p->key, p->write_chunk, p->write, p->began) && ++p->dropped >= kDropsAllowed)
+        p->room = false;
     p->write_chunk = kNoChunk;
 }
 
@@ -142,6 +145,7 @@ void page_range_scan_begin(PageRangeScan *p, HeapReader *r, NativeQuals *quals, 
     p->noted = 0;
     p->began = page_ranges_clock();
     p->room = true;
+    p->dropped = 0;
     heap_reader_check_blocks(r, check, check_span, kRangeBlocks, p, cxt);
 }
 

@@ -41,7 +41,8 @@ struct PageRangeScan {
     RangeChunk write;
     uint64 noted;          /* pages whose range this scan recorded */
     uint32 began;          /* the table's clock when the scan began */
-    bool room;             /* every chunk it recorded was stored: it still pins pages to record them */
+    uint32 dropped;        /* chunks it learned that the table had no room for */
+    bool room;             /* few enough: it still pins pages to record them */
 };
 
 /*

@@ -23,7 +23,7 @@ namespace gpu_histogram {
 
 namespace {
 
-constexpr int kWays = 8;
+constexpr int kWays = 16;
 constexpr int kLockParts = 128;
 constexpr const char *kTranche = "gpu_histogram page ranges";
 
