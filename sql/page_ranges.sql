@@ -69,8 +69,10 @@ SELECT * FROM pr_pages($$SELECT d, gpu_histogram(x, 0, 1, 8) FROM pr_t WHERE d =
 SELECT * FROM rt_compare($$SELECT d, gpu_histogram(x, 0, 1, 8) FROM pr_t WHERE d = '2024-01-07' GROUP BY 1$$);
 
 -- a row moved into the range on a page the ranges skip: the update clears the page's bit, and the page is read again
+-- (on 17 the map page has a new LSN after this UPDATE too, and every page is read again: a range serves only
+-- under the map LSN it was recorded under)
 UPDATE pr_t SET ts = '2024-01-05 12:00+00' WHERE i = 100;
-SELECT * FROM pr_pages($$SELECT gpu_histogram(x, 0, 1, 8) FROM pr_t WHERE ts >= '2024-01-05' AND ts < '2024-01-06'$$);
+SELECT pages > 13 AS changed_page_read FROM pr_pages($$SELECT gpu_histogram(x, 0, 1, 8) FROM pr_t WHERE ts >= '2024-01-05' AND ts < '2024-01-06'$$);
 SELECT * FROM rt_compare($$SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pr_t WHERE ts >= '2024-01-05' AND ts < '2024-01-06'$$);
 -- VACUUM sets the bits again, under a new LSN: the changed pages are read once more, then skipped
 VACUUM pr_t;
@@ -147,7 +149,7 @@ SELECT * FROM pr_pages($$SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pr_big 
 SELECT * FROM pr_pages($$SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pr_big WHERE ts >= '2024-01-02 17:00' AND ts < '2024-01-02 18:00'$$);
 SELECT * FROM rt_compare($$SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pr_big WHERE ts >= '2024-01-02 17:00' AND ts < '2024-01-02 18:00'$$);
 UPDATE pr_big SET ts = '2024-01-02 17:30+00' WHERE ts = '2024-01-01 01:00+00';
-SELECT * FROM pr_pages($$SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pr_big WHERE ts >= '2024-01-02 17:00' AND ts < '2024-01-02 18:00'$$);
+SELECT pages > 14 AS changed_page_read FROM pr_pages($$SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pr_big WHERE ts >= '2024-01-02 17:00' AND ts < '2024-01-02 18:00'$$);
 SELECT * FROM rt_compare($$SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pr_big WHERE ts >= '2024-01-02 17:00' AND ts < '2024-01-02 18:00'$$);
 SELECT * FROM rt_compare($$SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pr_big WHERE ts < '2024-01-01 02:00'$$);
 -- spans wholly inside the range are read without a check of each block; with pages batched as for the GPU,
