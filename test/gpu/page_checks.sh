@@ -131,7 +131,8 @@ check "varlenas before the column: text (NULL, compressed, TOASTed), numeric, js
     "SELECT gpu_histogram(x, 0, 1, 64) AS h, gpu_histogram(g, 0, 64, 8) AS hg FROM gh_pg_varlena"
 check "varlenas before the column and its WHERE clause" yes "" \
     "SELECT gpu_histogram(x, 0, 1, 64) AS h FROM gh_pg_varlena WHERE g < 40 AND x > 0.125"
-check "a WHERE clause evaluated natively (the GPU filters the pages)" yes "" \
+# every tuple read, as the check counts them: the pages' recorded ranges of i4 would pass over those where i4 <= 0
+check "a WHERE clause evaluated natively (the GPU filters the pages)" yes "SET gpu_histogram.skip_pages_by_range = off;" \
     "SELECT gpu_histogram(f8, 0, 1, 64) AS h FROM gh_pg_types WHERE i4 > 0"
 check "a WHERE clause the executor evaluates (CPU path)" no "" \
     "SELECT gpu_histogram(f8, 0, 1, 64) AS h FROM gh_pg_types WHERE i4 % 3 = 1"
