@@ -20,9 +20,11 @@
 #    delete, and VACUUM (which sets all-visible again and frees line
 #    pointers), a session repeats, in one REPEATABLE READ transaction at a
 #    time, the scan with device = gpu and the same histogram from
-#    width_bucket with the ordinary plan, and a grouped scan under a WHERE
-#    clause (its pages filtered and grouped on the GPU) against the
-#    ordinary plan: every pair must be equal.
+#    width_bucket with the ordinary plan, a grouped scan under a WHERE
+#    clause (its pages filtered and grouped on the GPU) and a scan of a
+#    range of id (passing over the pages whose recorded ranges lie outside
+#    it, while the writers change pages and VACUUM sets their bits anew)
+#    against the ordinary plan: every pair must be equal.
 # 3. Pins, which a batch holds itself (extension/scan/heap/batch_pins.h): a
 #    VACUUM (FREEZE) waiting for a cleanup lock on a page pinned in a batch
 #    is woken when the batch lets go, and after cancels mid-scan and a
@@ -182,7 +184,7 @@ writer() {
 }
 pids=()
 for w in insert update delete vacuum; do writer $w & pids+=($!); done
-rounds=0 equal=0 on_gpu=0 stolen=0
+rounds=0 equal=0 on_gpu=0 stolen=0 ranged=0
 while [ "$(date +%s)" -lt "$stop_at" ]; do
     out=$(psql -X -q -At 2>&1 <<SQL
 SET max_parallel_workers_per_gather = 0;
@@ -192,6 +194,8 @@ $batched
 CREATE TEMP TABLE scan_answer AS SELECT gpu_histogram(x, 0, 1, 100) AS h FROM gh_pg_mvcc;
 CREATE TEMP TABLE grouped_answer AS SELECT width_bucket(id, -1500000, 1500000, 12) AS k, gpu_histogram(x, 0, 1, 100) AS h,
        count(*) AS n FROM gh_pg_mvcc WHERE x >= 0.1 GROUP BY 1;
+CREATE TEMP TABLE ranged_answer AS SELECT count(*) AS n, gpu_histogram(x, 0, 1, 100) AS h FROM gh_pg_mvcc
+       WHERE id > 200000 AND id <= 900000;
 SET LOCAL gpu_histogram.scan = off;
 SELECT 'same ' || ((SELECT h FROM scan_answer) = (SELECT array_agg(coalesce(c, 0) ORDER BY b)
        FROM generate_series(0, 101) b LEFT JOIN (SELECT width_bucket(x, 0, 1, 100) b, count(*) c
@@ -200,16 +204,24 @@ CREATE TEMP TABLE grouped_plain AS SELECT width_bucket(id, -1500000, 1500000, 12
        count(*) AS n FROM gh_pg_mvcc WHERE x >= 0.1 GROUP BY 1;
 SELECT 'grouped same ' || (count(*) = 0) FROM ((TABLE grouped_answer EXCEPT ALL TABLE grouped_plain)
        UNION ALL (TABLE grouped_plain EXCEPT ALL TABLE grouped_answer)) d;
+CREATE TEMP TABLE ranged_plain AS SELECT count(*) AS n, gpu_histogram(x, 0, 1, 100) AS h FROM gh_pg_mvcc
+       WHERE id > 200000 AND id <= 900000;
+SELECT 'ranged same ' || (a.n = p.n AND a.h = p.h) FROM ranged_answer a, ranged_plain p;
 COMMIT;
 SET gpu_histogram.device = $device;
 $batched
 SET client_min_messages = debug1;
 EXPLAIN (ANALYZE, FORMAT JSON) SELECT gpu_histogram(x, 0, 1, 100) FROM gh_pg_mvcc;
+RESET client_min_messages;
+EXPLAIN (ANALYZE, FORMAT JSON) SELECT count(*), gpu_histogram(x, 0, 1, 100) FROM gh_pg_mvcc WHERE id > 200000 AND id <= 900000;
 SQL
 )
     rounds=$((rounds + 1))
     same=no
-    grep -q '^same true$' <<<"$out" && grep -q '^grouped same true$' <<<"$out" && same=yes
+    grep -q '^same true$' <<<"$out" && grep -q '^grouped same true$' <<<"$out" && grep -q '^ranged same true$' <<<"$out" &&
+        same=yes
+    r=$(echo "$out" | sed -n 's/.*"Pages Skipped by Their Ranges": \([0-9]*\).*/\1/p' | head -1)
+    ranged=$((ranged + ${r:-0}))
     [ $same = yes ] && equal=$((equal + 1))
     if [ "$device" = gpu ]; then
         p=$(echo "$out" | sed -n 's/.*"Pages Parsed on GPU": \([0-9]*\).*/\1/p' | head -1)
@@ -220,9 +232,9 @@ SQL
         stolen=$((stolen + ${st:-0}))
     fi
     on_gpu=$((on_gpu + ${p:-0}))
-    grep -q '^\(grouped \)\?same false$' <<<"$out" && echo "$out" | head -5 | sed 's/^/  differs: /'
+    grep -q '^\(grouped \|ranged \)\?same false$' <<<"$out" && echo "$out" | head -5 | sed 's/^/  differs: /'
     # not equal, yet no answer differed: the round failed (an error); say what psql said
-    if [ $same = no ] && ! grep -q '^\(grouped \)\?same false$' <<<"$out"; then
+    if [ $same = no ] && ! grep -q '^\(grouped \|ranged \)\?same false$' <<<"$out"; then
         echo "$out" | grep -v '^ *[][{}"]' | head -8 | sed 's/^/  round failed: /'
     fi
 done
@@ -231,7 +243,7 @@ rows=$(psql_q -c "SELECT count(*) FROM gh_pg_mvcc")
 where="parsed on the GPU"
 [ "$device" = cpu ] && where="pinned in batches (EXPLAIN ANALYZE runs), $stolen of them taken off a batch's end"
 if [ $rounds -gt 0 ] && [ $equal -eq $rounds ] && [ $on_gpu -gt 0 ] && { [ "$device" = gpu ] || [ $stolen -gt 0 ]; }; then
-    echo "PASS: MVCC under concurrent inserts, updates, deletes and VACUUM: $equal of $rounds REPEATABLE READ rounds equal width_bucket's answer in the same snapshot, ungrouped and grouped under a WHERE clause; $on_gpu pages $where; $rows rows at the end"
+    echo "PASS: MVCC under concurrent inserts, updates, deletes and VACUUM: $equal of $rounds REPEATABLE READ rounds equal width_bucket's answer in the same snapshot, ungrouped, grouped under a WHERE clause and under a range of id (pages skipped by their recorded ranges: $ranged); $on_gpu pages $where; $rows rows at the end"
 else
     echo "FAIL: MVCC under concurrent writers: $equal of $rounds rounds equal; $on_gpu pages $where"
     failures=$((failures + 1))
