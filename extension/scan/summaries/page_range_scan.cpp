@@ -154,6 +154,9 @@ void page_range_scan_note(PageRangeScan *p, BlockNumber block, XLogRecPtr vm, Pa
     if (!p->on || !p->room || vm == InvalidXLogRecPtr)
         return;
     const uint32 chunk = block / kRangeBlocks, at = block % kRangeBlocks;
+    /* a chunk read whole was never asked of block by block (heap_reader_check_blocks): ask it now, once */
+    if (p->read_chunk != chunk && p->last_chunk != chunk)
+        load(p, chunk);
     if (known(p, chunk, at, vm))
         return;
     if (p->write_chunk != chunk) {
