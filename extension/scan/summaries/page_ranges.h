@@ -10,7 +10,13 @@
  * the bit stays set under that LSN, no tuple of the page has changed,
  * since every change clears the bit and only a new WAL record sets it
  * again.  A range read from a page whose bit was cleared meanwhile is
- * thus never used.  Only for the relations and snapshots the page cache
+ * thus never used.  What guarantees it, in every major: heapam's
+ * heap_insert, heap_multi_insert, heap_update, heap_delete and
+ * heap_lock_tuple clear the bit (visibilitymap_clear) in the critical
+ * section that changes the page, and only visibilitymap_set sets it, under
+ * the WAL record it gives the map page as its LSN.  17.11 and 18.6 also
+ * give the map page the heap record's LSN when a bit is cleared, which
+ * only makes a range stale sooner.  Only for the relations and snapshots the page cache
  * allows (page_range_scan.h decides).
  *
  * Ranges lie in chunks of kRangeBlocks consecutive blocks, in a
