@@ -337,6 +337,29 @@ Datum datum(const GroupKey *key, int64 word)
                                           : Float8GetDatum(static_cast<double>(word));
 }
 
+/*
+ * The field of lo, where lo and hi lie in one local hour, minute or day
+ * (field_span) under one cached offset: every time between has it too.
+ */
+bool span_word(GroupKey *key, int64 lo, int64 hi, int64 *word)
+{
+    if (key->zone_by_postgres || lo < kKeyTableMin || hi >= kKeyTableMax)
+        return false;
+    const int64 w = field_of(key, lo);
+    int64 offset = 0;
+    if (key->def.coltype == TIMESTAMPTZOID) {
+        /* field_of refilled the cache around lo where it could; a failed refill leaves lo outside */
+        if (lo < key->tzc.lo || hi >= key->tzc.hi)
+            return false;
+        offset = key->tzc.offset;
+    }
+    const int64 span = field_span(static_cast<Field>(key->def.unit));
+    if (floor_div(lo + offset, span) != floor_div(hi + offset, span))
+        return false;
+    *word = w;
+    return true;
+}
+
 const char *describe(const GroupKey *key)
 {
     for (const auto &fd : kFields)
@@ -354,6 +377,7 @@ const char *describe(const GroupKey *key)
 
 const KeyKindOps date_field_key_kind = {
     KeyKind::date_field, "date field", recognise, init, NULL, word, NULL, gpu_table, group_bound, false, datum, describe,
+    NULL, NULL, span_word,
 };
 
 } // namespace gpu_histogram

@@ -154,6 +154,18 @@ void group_key_host_table(GroupKey *key, const KeyRows &rows)
 
 bool group_key_page_may_raise(GroupKey *key, TupleDesc desc, HeapTupleData *tuples, int n)
 {
+    KeySpan span;
+    return group_key_page_may_raise_span(key, desc, tuples, n, &span);
+}
+
+bool group_key_span_word(GroupKey *key, const KeySpan &span, int64 *word)
+{
+    return span.known && key->def.ops->span_word != NULL && key->def.ops->span_word(key, span.lo, span.hi, word);
+}
+
+bool group_key_page_may_raise_span(GroupKey *key, TupleDesc desc, HeapTupleData *tuples, int n, KeySpan *span)
+{
+    span->known = false;
     if (key->def.ops->page_may_raise != NULL)
         return key->def.ops->page_may_raise(key, desc, tuples, n);
     int64 lo, hi;
@@ -174,13 +186,26 @@ bool group_key_page_may_raise(GroupKey *key, TupleDesc desc, HeapTupleData *tupl
         break;
     default: return true;
     }
-    /* from the last: the page's first touch of its tuples, at rising addresses (value_key.cpp's page_may_raise) */
+    /*
+     * from the last: the page's first touch of its tuples, at rising
+     * addresses (value_key.cpp's page_may_raise); the span comes free with it
+     */
+    int64 least = PG_INT64_MAX, most = PG_INT64_MIN;
+    bool nulls = false;
     for (int i = n - 1; i >= 0; i--) {
         int64 ts;
-        if (heap_column_word(key->column, desc, &tuples[i], &ts) && (ts < lo || ts >= hi) &&
-            !(key->def.kind == KeyKind::date_field && TIMESTAMP_NOT_FINITE(ts)))
+        if (!heap_column_word(key->column, desc, &tuples[i], &ts)) {
+            nulls = true;
+            continue;
+        }
+        if ((ts < lo || ts >= hi) && !(key->def.kind == KeyKind::date_field && TIMESTAMP_NOT_FINITE(ts)))
             return true;
+        least = Min(least, ts);
+        most = Max(most, ts);
     }
+    span->known = n > 0 && !nulls;
+    span->lo = least;
+    span->hi = most;
     return false;
 }
 

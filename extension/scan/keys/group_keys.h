@@ -130,6 +130,27 @@ bool group_key_word(GroupKey *key, TupleDesc desc, HeapTupleData *t, int64 *word
  */
 bool group_key_page_may_raise(GroupKey *key, TupleDesc desc, HeapTupleData *tuples, int n);
 
+/* The smallest and largest value of a key's column over a page's tuples, where none is NULL. */
+struct KeySpan {
+    bool known;
+    int64 lo;
+    int64 hi;
+};
+
+/*
+ * group_key_page_may_raise(), which reads the column of every tuple of a
+ * time or date field key, also giving that column's span (known only
+ * where it read them all and found no NULL).
+ */
+bool group_key_page_may_raise_span(GroupKey *key, TupleDesc desc, HeapTupleData *tuples, int n, KeySpan *span);
+
+/*
+ * Whether every tuple whose column lies in span has one key, not NULL;
+ * *word is that key.  The key is then computed once for a page whose rows
+ * lie in one hour, not once a row.
+ */
+bool group_key_span_word(GroupKey *key, const KeySpan &span, int64 *word);
+
 /*
  * For a key by value (value_key.cpp) whose page_may_raise() found every
  * value of tuples[0 .. n) remembered, in this order or reversed since:

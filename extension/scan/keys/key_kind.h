@@ -82,6 +82,12 @@ struct KeyKindOps {
     void (*host_table)(GroupKey *key, const KeyRows &rows);
     /* Whether computing the key of any of tuples[0 .. n) may raise an error.  NULL: group_keys.cpp decides. */
     bool (*page_may_raise)(GroupKey *key, TupleDesc desc, HeapTupleData *tuples, int n);
+    /*
+     * Whether every value of the key's column in [lo, hi] has one key, not
+     * NULL, computed without raising; *word is that key.  For a page whose
+     * rows all lie in one hour of a time-ordered table.  NULL: never known.
+     */
+    bool (*span_word)(GroupKey *key, int64 lo, int64 hi, int64 *word);
 };
 
 /* The kinds, one file each. */

@@ -209,10 +209,25 @@ const char *describe(const GroupKey *key)
     return time_key_describe(&key->time);
 }
 
+/* The key of lo, where the interval time_keys.h verified for it reaches hi. */
+bool span_word(GroupKey *key, int64 lo, int64 hi, int64 *word)
+{
+    TimeKey *tk = &key->time;
+    if (time_key_always_null(tk) || !time_key_quiet(tk) || lo < time_key_quiet_min || hi >= time_key_quiet_max)
+        return false;
+    const int64 w = time_key_value(tk, lo);
+    /* an answer of PostgreSQL's own function leaves no interval: lo stays outside it */
+    if (lo < tk->hit_lo || hi >= tk->hit_hi)
+        return false;
+    *word = w;
+    return true;
+}
+
 } // namespace
 
 const KeyKindOps time_key_kind = {
     KeyKind::time, "time bucket", recognise, init, prepare, word, NULL, gpu_table, group_bound, true, NULL, describe,
+    NULL, NULL, span_word,
 };
 
 } // namespace gpu_histogram

@@ -100,6 +100,16 @@ void count_histogram(GroupAgg *ga, int a, TupleDesc desc, HeapTupleData *tuples,
         group_agg_check_values(ga, a, values, nulls, n, reversed);
     GroupGpu *gg = &ga->gpu[a];
     int kept = 0;
+    if (ga->page_one && !group_gpu_takes(gg, ga->page_groups[0])) {
+        /* one group: the ungrouped loop into its row, without a row per value */
+        for (int i = 0; i < n; i++) {
+            values[kept] = values[i];
+            kept += nulls[i] ? 0 : 1;
+        }
+        report_engine_status(gh::cpu_bin_words(ga->specs[a], values, static_cast<size_t>(kept), ga->page_cells[0] + off));
+        ga->values_binned += static_cast<uint64>(kept);
+        return;
+    }
     for (int i = 0; i < n; i++) {
         if (nulls[i])
             continue;
@@ -239,6 +249,7 @@ int spill_refused(GroupAgg *ga, HeapTupleData *tuples, int n)
         ga->page_cells[kept] = ga->page_cells[i];
         ga->page_groups[kept++] = ga->page_groups[i];
     }
+    ga->page_one = ga->page_one && kept > 0; /* one group, refused whole or not at all */
     return kept;
 }
 
@@ -247,6 +258,7 @@ int spill_refused(GroupAgg *ga, HeapTupleData *tuples, int n)
 void group_agg_add(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, const HistogramArgs *args,
                    const RowGate *gate)
 {
+    ga->page_one = false;
     if (n == 0)
         return;
     MemoryContext old = MemoryContextSwitchTo(ga->page_cxt);
@@ -290,7 +302,8 @@ void group_agg_add(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, c
             tuples[j] = tmp;
             group_agg_swap_values(ga, i, j);
         }
-        group_agg_find_groups(ga, desc, tuples, n);
+        if (!group_agg_find_one_group(ga, n))
+            group_agg_find_groups(ga, desc, tuples, n);
         /*
          * where more than one histogram's values on this page may raise,
          * which raises first is found row by row; a page where one at
@@ -317,6 +330,10 @@ void group_agg_add(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, c
         switch (agg.kind) {
         case AggKind::histogram: count_histogram(ga, a, desc, tuples, n, !in_order); break;
         case AggKind::count_star:
+            if (ga->page_one) {
+                ga->page_cells[0][off] += n;
+                break;
+            }
             for (int i = 0; i < n; i++)
                 ga->page_cells[i][off]++;
             break;

@@ -73,6 +73,8 @@ struct GroupAgg {
     ScanGroup **value_groups;  /* one key by value: the group of each value's number in its memo ... */
     int32 value_groups_cap;    /* ... (in cxt, with the groups) */
     int32 *page_numbers;       /* ... and each tuple's number, for one page */
+    KeySpan *page_spans;       /* each key's column's span over the page (group_agg_keys_may_raise) ... */
+    bool page_one;             /* ... by which all its tuples have one group, page_cells[0] (group_agg_find_one_group) */
     uint32 next;               /* the next group to emit */
     bool emitted_empty;        /* no keys and no rows: the one row was emitted */
     bool can_flush;            /* partial states: emit the groups when they fill the memory bound */

@@ -39,6 +39,14 @@ void group_agg_reserve_key(GroupAgg *ga, Size bytes);
  */
 void group_agg_find_groups(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n);
 
+/*
+ * Where every key's span over the page (group_agg_keys_may_raise) has
+ * one key, the same group for each of its n tuples, found once: sets
+ * page_one.  A table in time order grouped by hour has one hour on most
+ * pages.  False, and nothing set, where some key's rows may differ.
+ */
+bool group_agg_find_one_group(GroupAgg *ga, int n);
+
 /* The same for one tuple t, into page_groups[i] (and page_hashes[i]): the rows' order is the caller's. */
 void group_agg_find_group(GroupAgg *ga, TupleDesc desc, HeapTupleData *t, int i);
 
@@ -152,7 +160,10 @@ void group_agg_first_row(GroupAgg *ga, const HistogramArgs *args, const RowGate 
 int group_agg_find_groups_in_order(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n,
                                    const HistogramArgs *args, const RowGate *gate, MemoryContext caller);
 
-/* Whether a key of any of the page's rows may raise: that sends the page through in order. */
+/*
+ * Whether a key of any of the page's rows may raise: that sends the page
+ * through in order.  Each key's span over the page into page_spans.
+ */
 bool group_agg_keys_may_raise(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n);
 
 /*

@@ -179,7 +179,9 @@ int group_agg_find_groups_in_order(GroupAgg *ga, TupleDesc desc, HeapTupleData *
 bool group_agg_keys_may_raise(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n)
 {
     for (int k = 0; k < ga->nkeys; k++)
-        if (group_key_page_may_raise(&ga->keys[k], desc, tuples, n))
+        ga->page_spans[k].known = false;
+    for (int k = 0; k < ga->nkeys; k++)
+        if (group_key_page_may_raise_span(&ga->keys[k], desc, tuples, n, &ga->page_spans[k]))
             return true;
     return false;
 }

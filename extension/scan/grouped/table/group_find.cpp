@@ -245,6 +245,32 @@ bool find_groups_by_value(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, i
 
 } // namespace
 
+bool group_agg_find_one_group(GroupAgg *ga, int n)
+{
+    if (ga->nkeys == 0 || ga->has_text_key)
+        return false;
+    /* build_key()'s layout: no NULL, then each key's word */
+    memset(ga->keybuf, 0, group_agg_key_bytes(ga));
+    for (int k = 0; k < ga->nkeys; k++) {
+        int64 word;
+        if (!group_key_span_word(&ga->keys[k], ga->page_spans[k], &word))
+            return false;
+        memcpy(ga->keybuf + sizeof(int64) * (1 + k), &word, sizeof word);
+    }
+    const ScanGroup *g;
+    if (ga->nkeys == 1) {
+        int64 word;
+        memcpy(&word, ga->keybuf + sizeof(int64), sizeof word);
+        g = word_group(ga, word);
+    } else {
+        g = group_table_lookup(&ga->table, ga->keybuf, group_agg_key_bytes(ga));
+    }
+    for (int i = 0; i < n; i++)
+        set_group(ga, i, g);
+    ga->page_one = true;
+    return true;
+}
+
 void group_agg_find_group(GroupAgg *ga, TupleDesc desc, HeapTupleData *t, int i)
 {
     if (ga->nkeys == 1) {
@@ -271,6 +297,7 @@ void group_agg_find_init(GroupAgg *ga)
 {
     ga->word_cache = static_cast<WordCacheEntry *>(palloc0(sizeof(WordCacheEntry) << kWordCacheBits));
     ga->page_numbers = static_cast<int32 *>(palloc(sizeof(int32) * MaxHeapTuplesPerPage));
+    ga->page_spans = static_cast<KeySpan *>(palloc0(sizeof(KeySpan) * Max(ga->nkeys, 1)));
 }
 
 void group_agg_find_forget(GroupAgg *ga)
