@@ -63,13 +63,19 @@ GH_JCC_ALIGN := $(shell echo 'int f(void){return 0;}' | $(CXX) -Wa,-mbranches-wi
 ifeq ($(GH_JCC_ALIGN),yes)
 PG_CXXFLAGS += -Wa,-mbranches-within-32B-boundaries
 endif
+# Nothing interposes the library's own functions: calls between them are
+# direct, and one file's small functions inline into its loops (the walk
+# over a text column into each row's value, which went through the PLT).
+# With -Bsymbolic below, on the dev VM: GROUP BY g 215 to 205 ms, g % 10
+# 249 to 233, the hourly heatmap 189 to 177.
+PG_CXXFLAGS += -fno-semantic-interposition
 
 # The version is the control file's default_version, said once; the library
 # reports it (PG_MODULE_MAGIC_EXT on 18), META.json and CHANGELOG.md follow
 # it (test/check_release.py).
 EXTVERSION := $(shell sed -n "s/^default_version *= *'\(.*\)'/\1/p" $(EXTENSION).control)
 PG_CPPFLAGS += -DGH_EXTVERSION='"$(EXTVERSION)"'
-SHLIB_LINK = $(ENGINE_LIB) -lstdc++
+SHLIB_LINK = $(ENGINE_LIB) -lstdc++ -Wl,-Bsymbolic
 ifeq ($(WITH_CUDA),yes)
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 SHLIB_LINK += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread
