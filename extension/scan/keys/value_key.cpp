@@ -164,10 +164,14 @@ bool page_may_raise(GroupKey *key, TupleDesc desc, HeapTupleData *tuples, int n)
      * them, and tuples fill a page from its end, so this reads at rising
      * addresses, which the prefetcher follows.
      */
+    const ValueMemoDense dense = value_memo_dense(key->memo); /* nothing is added here */
     for (int i = n - 1; i >= 0; i--) {
         int64 value = 0;
         const bool colnull = !heap_column_word(key->column, desc, &tuples[i], &value);
-        const int32 number = value_memo_number(key->memo, colnull, value);
+        const uint64 d = static_cast<uint64>(value) - static_cast<uint64>(dense.base);
+        int32 number = !colnull && dense.numbers != NULL && d < kValueMemoDense ? dense.numbers[d] : 0;
+        if (number == 0)
+            number = value_memo_number(key->memo, colnull, value);
         if (number == kNotRemembered)
             return true;
         p->tids[i] = tuples[i].t_self;

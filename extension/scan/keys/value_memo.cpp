@@ -35,7 +35,7 @@ constexpr int kMaxBackendMemos = 16;
  * without hashing: a dashboard's small integers (a sensor id, a status)
  * all are.  256 KB.
  */
-constexpr uint64 kDenseValues = 1 << 16;
+constexpr uint64 kDenseValues = kValueMemoDense;
 
 struct Entry {
     int64 value;
@@ -252,6 +252,11 @@ int32 value_memo_number(ValueMemo *m, bool colnull, int64 value)
             return e;
         }
     }
+}
+
+ValueMemoDense value_memo_dense(const ValueMemo *m)
+{
+    return ValueMemoDense{m->dense_base, m->dense};
 }
 
 const MemoResult *value_memo_result(const ValueMemo *m, int32 number)

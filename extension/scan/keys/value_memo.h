@@ -57,6 +57,20 @@ const MemoResult *value_memo_find(ValueMemo *m, bool colnull, int64 value);
 constexpr int32 kNotRemembered = -1;
 int32 value_memo_number(ValueMemo *m, bool colnull, int64 value);
 
+/*
+ * The values near the first one met, by offset: numbers[v - base] is v's
+ * number, 0 where v was not met, for kValueMemoDense values from base
+ * (numbers is NULL before the first value).  Valid until the next
+ * value_memo_add(): a page's loop reads it once and looks each row's
+ * value up inline, the others through value_memo_number().
+ */
+constexpr uint64 kValueMemoDense = 1 << 16;
+struct ValueMemoDense {
+    int64 base;
+    const int32 *numbers;
+};
+ValueMemoDense value_memo_dense(const ValueMemo *m);
+
 /* The result of a value by its number (not kNotRemembered). */
 const MemoResult *value_memo_result(const ValueMemo *m, int32 number);
 

@@ -296,12 +296,7 @@ void group_agg_add(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, c
          * do, and each histogram checks its values in the page's order
          * (count_histogram).
          */
-        for (int i = 0, j = n - 1; i < j; i++, j--) {
-            HeapTupleData tmp = tuples[i];
-            tuples[i] = tuples[j];
-            tuples[j] = tmp;
-            group_agg_swap_values(ga, i, j);
-        }
+        group_agg_reverse(ga, tuples, n);
         if (!group_agg_find_one_group(ga, n))
             group_agg_find_groups(ga, desc, tuples, n);
         /*

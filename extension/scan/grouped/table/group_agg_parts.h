@@ -12,6 +12,7 @@
 #ifndef GH_SCAN_GROUP_AGG_PARTS_H
 #define GH_SCAN_GROUP_AGG_PARTS_H
 
+#include <algorithm>
 #include <utility>
 
 #include "group_agg.h"
@@ -112,13 +113,14 @@ static inline void group_agg_move_values(GroupAgg *ga, int i, int j)
         }
 }
 
-/* Rows i and j swap their values read ahead, with their tuples. */
-static inline void group_agg_swap_values(GroupAgg *ga, int i, int j)
+/* The page's tuples[0 .. n) in reverse order, with their values read ahead. */
+static inline void group_agg_reverse(GroupAgg *ga, HeapTupleData *tuples, int n)
 {
+    std::reverse(tuples, tuples + n);
     for (int a = 0; a < ga->naggs; a++)
         if (ga->values_read[a]) {
-            std::swap(group_agg_page_values(ga, a)[i], group_agg_page_values(ga, a)[j]);
-            std::swap(group_agg_page_nulls(ga, a)[i], group_agg_page_nulls(ga, a)[j]);
+            std::reverse(group_agg_page_values(ga, a), group_agg_page_values(ga, a) + n);
+            std::reverse(group_agg_page_nulls(ga, a), group_agg_page_nulls(ga, a) + n);
         }
 }
 
