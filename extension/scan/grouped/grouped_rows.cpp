@@ -141,9 +141,24 @@ bool arguments_are_constants(ScanExec *s)
     return true;
 }
 
+/*
+ * How much of a listed page to ask for at once: all of it where every key
+ * is of time (a time-ordered table's pages are mostly of one group, and
+ * their first pass only reads each row's time), else its first lines
+ * (heap_page_prefetch_start, which says why).
+ */
+uint32 prefetch_lines(const GroupedRows *g)
+{
+    for (int k = 0; k < g->nkeys; k++)
+        if (!group_key_has_spans(&g->keys[k]))
+            return 8;
+    return 0;
+}
+
 void grouped_begin_read(ScanExec *s)
 {
     GroupedRows *g = s->grouped;
+    s->reader.prefetch_lines = prefetch_lines(g);
     if (!g->pages.wanted)
         return;
     /* all-visible pages come whole, for the GPU; the host lists those it keeps (grouped_pages_take) */

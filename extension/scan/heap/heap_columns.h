@@ -133,6 +133,26 @@ static inline void heap_page_prefetch(Page page)
 }
 
 /*
+ * The same for the first `lines` cache lines of the page's tuples (the
+ * lowest addresses: the last tuples), for a caller whose first pass over
+ * them goes from there upwards with work between the rows, as a grouped
+ * scan's does.  The hardware prefetcher follows such a pass once these
+ * start it, while the rows already here are worked on; asked for all at
+ * once, the page's lines fill every line buffer and the asking itself
+ * waits for the page.  On the dev VM, 8 lines against all of them: GROUP
+ * BY g 204 to 185 ms, GROUP BY g % 10 226 to 210; the hourly heatmap,
+ * whose first pass only reads each row's time, 174 to 185.
+ */
+static inline void heap_page_prefetch_start(Page page, uint32 lines)
+{
+    const PageHeader header = reinterpret_cast<PageHeader>(page);
+    const uint32 from = header->pd_upper & ~63u;
+    const uint32 end = Min(static_cast<uint32>(header->pd_special), from + 64 * lines);
+    for (uint32 off = from; off < end; off += 64)
+        __builtin_prefetch(page + off);
+}
+
+/*
  * The same for every normal tuple among the first `lines` line pointers
  * of an all-visible page read whole (heap_reader.h's whole_page), counted
  * in *ntuples: the k values it returns end at buf[MaxHeapTuplesPerPage - 1],

@@ -60,6 +60,7 @@ void heap_reader_begin(HeapReader *r, Relation rel, Snapshot snapshot, ParallelB
     r->blocks_done = false;
     r->buffer = InvalidBuffer;
     r->read_ahead = false;
+    r->prefetch_lines = 0;
     r->prefetch_next = false;
     r->ahead = InvalidBuffer;
     r->locked = false;
@@ -128,7 +129,11 @@ static void read_page(HeapReader *r, Buffer buffer, bool count_page)
         return;
     }
     OffsetNumber lines = PageGetMaxOffsetNumber(page);
-    heap_page_prefetch(page);
+    /* a page not all-visible has each tuple's header read below, in the order of its lines */
+    if (all_visible && r->prefetch_lines > 0)
+        heap_page_prefetch_start(page, r->prefetch_lines);
+    else
+        heap_page_prefetch(page);
     int n = 0;
     for (OffsetNumber off = FirstOffsetNumber; off <= lines; off++) {
         ItemId item = PageGetItemId(page, off);

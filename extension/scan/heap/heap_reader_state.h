@@ -117,6 +117,8 @@ struct HeapReader {
      */
     bool read_ahead;
     bool prefetch_next;
+    /* a listed all-visible page's first lines asked for (heap_page_prefetch_start); 0: all of them */
+    uint32 prefetch_lines;
     Buffer ahead;
     XLogRecPtr ahead_vm;
     bool ahead_pin;

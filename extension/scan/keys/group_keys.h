@@ -151,6 +151,12 @@ bool group_key_page_may_raise_span(GroupKey *key, TupleDesc desc, HeapTupleData 
  */
 bool group_key_span_word(GroupKey *key, const KeySpan &span, int64 *word);
 
+/* Whether the key may have one value over a span (a time or date field key). */
+static inline bool group_key_has_spans(const GroupKey *key)
+{
+    return key->def.ops->span_word != NULL;
+}
+
 /*
  * For a key by value (value_key.cpp) whose page_may_raise() found every
  * value of tuples[0 .. n) remembered, in this order or reversed since:
