@@ -64,14 +64,20 @@ void bin_rows(GroupAgg *ga, int a, const double *values, int64 *const *rows, int
 void count_value_agg(GroupAgg *ga, int a, TupleDesc desc, HeapTupleData *tuples, int n, bool reversed)
 {
     const int32 off = ga->offsets[a];
-    for (int i = 0; i < n; i++)
-        ga->page_rows[i] = ga->page_cells[i] + off;
     const bool floats = ga->aggs[a].coltype == FLOAT8OID || ga->aggs[a].coltype == FLOAT4OID;
     if (floats)
         group_agg_read_page_values(ga, a, desc, tuples, n);
+    const double *values = floats ? group_agg_page_values(ga, a) : NULL;
+    const bool *nulls = floats ? group_agg_page_nulls(ga, a) : NULL;
+    if (ga->page_one) {
+        value_agg_add_one(ga->aggs[a], ga->columns[a], desc, tuples, values, nulls, ga->page_cells[0] + off, n,
+                          reversed);
+        return;
+    }
+    for (int i = 0; i < n; i++)
+        ga->page_rows[i] = ga->page_cells[i] + off;
     /* in the rows' order, for the float sums: the tuples are reversed where the keys went fast */
-    value_agg_add(ga->aggs[a], ga->columns[a], desc, tuples, floats ? group_agg_page_values(ga, a) : NULL,
-                  floats ? group_agg_page_nulls(ga, a) : NULL, ga->page_rows, n, reversed);
+    value_agg_add(ga->aggs[a], ga->columns[a], desc, tuples, values, nulls, ga->page_rows, n, reversed);
 }
 
 /*

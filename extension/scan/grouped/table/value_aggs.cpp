@@ -101,15 +101,15 @@ inline void add_float_extreme(const ScanAggregate &agg, int64 *c, double x)
  * grouped by hour) keep the state in a register until the group changes:
  * through the cells, each value waited for the last one's store.
  */
-template <bool Max>
-void float_extremes(const double *values, const bool *nulls, int64 *const *groups, int n, bool reversed)
+template <bool Max, typename Groups>
+void float_extremes(const double *values, const bool *nulls, Groups groups, int n, bool reversed)
 {
     int64 *run = NULL; /* the group of the rows in a row, and its state */
     int64 rows = 0;
     double state = 0;
     for (int j = 0; j < n; j++) {
         const int i = reversed ? n - 1 - j : j;
-        int64 *c = groups[i];
+        int64 *c = groups(i);
         if (nulls[i] || c == NULL)
             continue;
         if (c != run) {
@@ -139,7 +139,7 @@ void float_extremes(const double *values, const bool *nulls, int64 *const *group
  * into the cells waited on the last one's store, a sixth of the mean
  * line's time on the development machine.
  */
-void exact_sums(const double *values, const bool *nulls, int64 *const *groups, int n)
+template <typename Groups> void exact_sums(const double *values, const bool *nulls, Groups groups, int n)
 {
     int64 *run = NULL;
     int first = -1;
@@ -153,7 +153,7 @@ void exact_sums(const double *values, const bool *nulls, int64 *const *groups, i
         rows = adds = s0 = s1 = s2 = 0;
     };
     for (int i = 0; i < n; i++) {
-        int64 *c = groups[i];
+        int64 *c = groups(i);
         if (nulls[i] || c == NULL)
             continue;
         int f = 0, special = 0;
@@ -296,8 +296,12 @@ void value_agg_combine_gpu(const ScanAggregate &agg, int64 *dst, const int64 *gp
     value_agg_combine(agg, dst, state);
 }
 
-void value_agg_add(const ScanAggregate &agg, const HeapColumn &col, TupleDesc desc, const HeapTupleData *tuples,
-                   const double *values, const bool *nulls, int64 *const *groups, int n, bool reversed)
+namespace {
+
+/* value_agg_add() with each row's cells groups(i), a function of its place. */
+template <typename Groups>
+void add_values(const ScanAggregate &agg, const HeapColumn &col, TupleDesc desc, const HeapTupleData *tuples,
+                const double *values, const bool *nulls, Groups groups, int n, bool reversed)
 {
     if (value_agg_exact(agg)) {
         exact_sums(values, nulls, groups, n);
@@ -314,9 +318,24 @@ void value_agg_add(const ScanAggregate &agg, const HeapColumn &col, TupleDesc de
     for (int j = 0; j < n; j++) {
         const int i = reversed ? n - 1 - j : j;
         int64 v;
-        if (groups[i] != NULL && heap_column_word(col, desc, const_cast<HeapTupleData *>(&tuples[i]), &v))
-            add_word(agg, groups[i], v);
+        int64 *c = groups(i);
+        if (c != NULL && heap_column_word(col, desc, const_cast<HeapTupleData *>(&tuples[i]), &v))
+            add_word(agg, c, v);
     }
+}
+
+} // namespace
+
+void value_agg_add(const ScanAggregate &agg, const HeapColumn &col, TupleDesc desc, const HeapTupleData *tuples,
+                   const double *values, const bool *nulls, int64 *const *groups, int n, bool reversed)
+{
+    add_values(agg, col, desc, tuples, values, nulls, [groups](int i) { return groups[i]; }, n, reversed);
+}
+
+void value_agg_add_one(const ScanAggregate &agg, const HeapColumn &col, TupleDesc desc, const HeapTupleData *tuples,
+                       const double *values, const bool *nulls, int64 *cells, int n, bool reversed)
+{
+    add_values(agg, col, desc, tuples, values, nulls, [cells](int) { return cells; }, n, reversed);
 }
 
 Datum value_agg_result(const ScanAggregate &agg, const int64 *c, bool partial, bool *isnull)

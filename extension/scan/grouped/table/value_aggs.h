@@ -53,6 +53,10 @@ void value_agg_combine_gpu(const ScanAggregate &agg, int64 *dst, const int64 *gp
 void value_agg_add(const ScanAggregate &agg, const HeapColumn &col, TupleDesc desc, const HeapTupleData *tuples,
                    const double *values, const bool *nulls, int64 *const *groups, int n, bool reversed);
 
+/* The same for rows of one group, whose cells are `cells` (a page of one hour). */
+void value_agg_add_one(const ScanAggregate &agg, const HeapColumn &col, TupleDesc desc, const HeapTupleData *tuples,
+                       const double *values, const bool *nulls, int64 *cells, int n, bool reversed);
+
 /*
  * The aggregate's result from its cells: its final value, or with partial
  * its partial state (value_aggregate_partial() has said it has one), as
