@@ -69,6 +69,28 @@ ORDER BY n, z;
 RESET gpu_histogram.debug_pages_on_cpu;
 RESET gpu_histogram.debug_pages_per_batch;
 
+-- max and min over pages of one hour, where values that compare equal
+-- differ in their bits (a 0 and a -0, NaNs): the state keeps the last in
+-- the rows' order, as float8larger and float8smaller do.  The zeros lie
+-- inside each hour, so the one that decides lies on a page of one group.
+CREATE TABLE og_ext (ts timestamptz, host text, i int, x float8);
+INSERT INTO og_ext
+SELECT timestamptz '2026-05-01 00:00+00' + i * interval '1 second', 'host', i,
+       CASE WHEN (i / 3600) % 6 = 5 THEN 'NaN'::float8
+            WHEN i % 1000 = 17 AND (i / 3600) % 3 = 1 THEN 'NaN'::float8
+            WHEN i % 3600 BETWEEN 600 AND 1199 AND i % 7 = 0 THEN '-0'::float8
+            WHEN i % 3600 BETWEEN 600 AND 1199 AND i % 7 = 3 THEN 0::float8
+            WHEN (i / 3600) % 3 = 0 THEN -(1 + i % 5)::float8
+            ELSE (1 + i % 5)::float8 END
+FROM generate_series(0, 64799) i;
+SELECT rt_await_snapshots() AS settled;
+VACUUM ANALYZE og_ext;
+SELECT c.* FROM rt_compare($$SELECT date_trunc('hour', ts), max(x), min(x), count(x), gpu_histogram(i, 0, 65000, 4)
+                            FROM og_ext GROUP BY 1$$, false, 'UTC') c;
+SELECT c.* FROM rt_compare($$SELECT date_trunc('hour', ts), max(x), min(x), gpu_histogram(i, 0, 65000, 4)
+                            FROM og_ext WHERE i % 5 <> 2 GROUP BY 1$$, false, 'UTC') c;
+DROP TABLE og_ext;
+
 -- groups past the memory bound (statistics from when the table held one
 -- hour): the closed table refuses a page's one group whole, and its rows
 -- wait in the spill with the others

@@ -21,6 +21,8 @@
  */
 #include "value_aggs.h"
 
+#include <cmath>
+
 #include "../../../../gpu/formulas/exact_sum.h"
 #include "../../../../gpu/specs/grouped_page_spec.h"
 
@@ -129,6 +131,49 @@ void float_extremes(const double *values, const bool *nulls, Groups groups, int 
         run[0] = rows;
         run[1] = double_cell(state);
     }
+}
+
+/*
+ * float_extremes() for rows of one group: the page's extreme first, by a
+ * loop with nothing but the comparison in it, then added to the cells as
+ * one more value.  That is exact: the state after a run of values is the
+ * last of them (in the rows' order) that the comparison let through, and
+ * it lets it through the group's state as it would have its first.  The
+ * last in the rows' order matters only among values that compare equal
+ * but differ in their bits: a 0 and a -0, NaNs (float8_gt has NaN above
+ * every number and equal to another NaN, as larger and smaller keep it).
+ */
+template <bool Max> void float_extreme_one(const double *values, const bool *nulls, int64 *c, int n, bool reversed)
+{
+    int rows = 0, nans = 0;
+    double best = Max ? -get_float8_infinity() : get_float8_infinity();
+    for (int i = 0; i < n; i++) {
+        if (nulls[i])
+            continue;
+        const double x = values[i];
+        rows++;
+        nans += std::isnan(x) ? 1 : 0;
+        best = (Max ? x > best : x < best) ? x : best; /* a NaN never wins here */
+    }
+    if (rows == 0)
+        return;
+    /* max: any NaN is the answer; min: only where every value is a NaN */
+    const bool nan = Max ? nans > 0 : nans == rows;
+    if (nan || best == 0) {
+        /* the last such value in the rows' order: the first in the array when it is reversed */
+        for (int j = 0; j < n; j++) {
+            const int i = reversed ? j : n - 1 - j;
+            if (!nulls[i] && (nan ? std::isnan(values[i]) : values[i] == 0)) {
+                best = values[i];
+                break;
+            }
+        }
+    }
+    const bool first = c[0] == 0;
+    const double state = cell_double(c[1]);
+    if (first || (Max ? !float8_gt(state, best) : !float8_lt(state, best)))
+        c[1] = double_cell(best);
+    c[0] += rows;
 }
 
 /*
@@ -335,6 +380,13 @@ void value_agg_add(const ScanAggregate &agg, const HeapColumn &col, TupleDesc de
 void value_agg_add_one(const ScanAggregate &agg, const HeapColumn &col, TupleDesc desc, const HeapTupleData *tuples,
                        const double *values, const bool *nulls, int64 *cells, int n, bool reversed)
 {
+    if (is_float(agg.coltype) && (agg.kind == AggKind::max || agg.kind == AggKind::min)) {
+        if (agg.kind == AggKind::max)
+            float_extreme_one<true>(values, nulls, cells, n, reversed);
+        else
+            float_extreme_one<false>(values, nulls, cells, n, reversed);
+        return;
+    }
     add_values(agg, col, desc, tuples, values, nulls, [cells](int) { return cells; }, n, reversed);
 }
 
