@@ -52,7 +52,14 @@ INSERT INTO og_queries VALUES
   (9, $$SELECT date_trunc('hour', lts), extract(minute FROM lts), count(*), gpu_histogram(x, 0, 1, 8)
        FROM og GROUP BY 1, 2$$),
   (10, $$SELECT date_trunc('week', ts), extract(quarter FROM ts), count(*), gpu_histogram(x, 0, 1, 8)
-        FROM og WHERE i % 3 <> 1 GROUP BY 1, 2$$);
+        FROM og WHERE i % 3 <> 1 GROUP BY 1, 2$$),
+  -- keys the host places by a table of intervals (monotone_key.cpp): Metabase's Sunday weeks, a to_timestamp bucket
+  (11, $$SELECT date_trunc('week', ts + interval '1 day') - interval '1 day', count(*), gpu_histogram(x, 0, 1, 8)
+        FROM og WHERE ts >= '2026-03-29 00:00+00' AND ts < '2026-04-12 00:00+00' GROUP BY 1$$),
+  (12, $$SELECT to_timestamp(floor(extract(epoch FROM ts) / 900) * 900), count(*), avg(i), max(x), gpu_histogram(x, 0, 1, 8)
+        FROM og WHERE ts BETWEEN '2026-10-25T00:00:00Z' AND '2026-11-07T00:00:00Z' GROUP BY 1$$),
+  (13, $$SELECT floor(extract(epoch FROM ts) / 900) * 900 AS "time", gpu_histogram(x, 0, 1, 8)
+        FROM og WHERE ts BETWEEN '2026-03-30T00:00:00Z' AND '2026-04-08T00:00:00Z' GROUP BY 1$$);
 
 -- pages read by the host
 SELECT n, z, c.scan_planned, c.same, c.rows

@@ -167,7 +167,7 @@ bool group_key_page_may_raise_span(GroupKey *key, TupleDesc desc, HeapTupleData 
 {
     span->known = false;
     if (key->def.ops->page_may_raise != NULL)
-        return key->def.ops->page_may_raise(key, desc, tuples, n);
+        return key->def.ops->page_may_raise(key, desc, tuples, n, span);
     int64 lo, hi;
     switch (key->def.kind) {
     case KeyKind::column: return false;

@@ -130,13 +130,6 @@ bool group_key_word(GroupKey *key, TupleDesc desc, HeapTupleData *t, int64 *word
  */
 bool group_key_page_may_raise(GroupKey *key, TupleDesc desc, HeapTupleData *tuples, int n);
 
-/* The smallest and largest value of a key's column over a page's tuples, where none is NULL. */
-struct KeySpan {
-    bool known;
-    int64 lo;
-    int64 hi;
-};
-
 /*
  * group_key_page_may_raise(), which reads the column of every tuple of a
  * time or date field key, also giving that column's span (known only

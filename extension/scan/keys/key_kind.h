@@ -44,6 +44,13 @@ struct KeyRows {
     const NativeQuals *quals;
 };
 
+/* The smallest and largest value of a key's column over a page's tuples, where none is NULL. */
+struct KeySpan {
+    bool known;
+    int64 lo;
+    int64 hi;
+};
+
 struct KeyKindOps {
     KeyKind id;
     const char *name;
@@ -80,8 +87,12 @@ struct KeyKindOps {
      * key (once per scan, in memory that lasts it).  NULL: none.
      */
     void (*host_table)(GroupKey *key, const KeyRows &rows);
-    /* Whether computing the key of any of tuples[0 .. n) may raise an error.  NULL: group_keys.cpp decides. */
-    bool (*page_may_raise)(GroupKey *key, TupleDesc desc, HeapTupleData *tuples, int n);
+    /*
+     * Whether computing the key of any of tuples[0 .. n) may raise an
+     * error; where it read every tuple's column, their span into *span
+     * (else span->known stays false).  NULL: group_keys.cpp decides.
+     */
+    bool (*page_may_raise)(GroupKey *key, TupleDesc desc, HeapTupleData *tuples, int n, KeySpan *span);
     /*
      * Whether every value of the key's column in [lo, hi] has one key, not
      * NULL, computed without raising; *word is that key.  For a page whose

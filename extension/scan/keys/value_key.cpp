@@ -155,7 +155,7 @@ bool bytes(GroupKey *key, TupleDesc desc, HeapTupleData *t, const char **data, i
  * not.  Where every row's is remembered, the keys found are kept for the
  * pass that groups the rows.
  */
-bool page_may_raise(GroupKey *key, TupleDesc desc, HeapTupleData *tuples, int n)
+bool page_may_raise(GroupKey *key, TupleDesc desc, HeapTupleData *tuples, int n, KeySpan *)
 {
     ValueKeyPage *p = key->value_page;
     p->n = 0;
