@@ -125,11 +125,10 @@ void heap_column_values_each(const HeapColumn &col, TupleDesc desc, const HeapTu
  * together they come in parallel.  Only for pages the host itself parses:
  * a page on its way to the GPU is never read here.
  */
+static inline void heap_page_prefetch_start(Page page, uint32 lines);
 static inline void heap_page_prefetch(Page page)
 {
-    const PageHeader header = reinterpret_cast<PageHeader>(page);
-    for (uint32 off = header->pd_upper & ~63u; off < header->pd_special; off += 64)
-        __builtin_prefetch(page + off);
+    heap_page_prefetch_start(page, BLCKSZ / 64);
 }
 
 /*

@@ -152,18 +152,12 @@ void group_key_host_table(GroupKey *key, const KeyRows &rows)
         key->def.ops->host_table(key, rows);
 }
 
-bool group_key_page_may_raise(GroupKey *key, TupleDesc desc, HeapTupleData *tuples, int n)
-{
-    KeySpan span;
-    return group_key_page_may_raise_span(key, desc, tuples, n, &span);
-}
-
 bool group_key_span_word(GroupKey *key, const KeySpan &span, int64 *word)
 {
     return span.known && key->def.ops->span_word != NULL && key->def.ops->span_word(key, span.lo, span.hi, word);
 }
 
-bool group_key_page_may_raise_span(GroupKey *key, TupleDesc desc, HeapTupleData *tuples, int n, KeySpan *span)
+bool group_key_page_may_raise(GroupKey *key, TupleDesc desc, HeapTupleData *tuples, int n, KeySpan *span)
 {
     span->known = false;
     if (key->def.ops->page_may_raise != NULL)

@@ -126,16 +126,11 @@ bool group_key_word(GroupKey *key, TupleDesc desc, HeapTupleData *t, int64 *word
  * resolves); any other kind may (an expression's division, say).  A scan
  * computes the keys of a page where one may raise in the rows' order,
  * between each row's WHERE clause and its aggregates, as the ordinary plan
- * does (group_agg.h).
+ * does (group_agg.h).  Where it read every tuple's column (a time, date
+ * field or interval-table key), their span comes back in *span (known only
+ * where none was NULL).
  */
-bool group_key_page_may_raise(GroupKey *key, TupleDesc desc, HeapTupleData *tuples, int n);
-
-/*
- * group_key_page_may_raise(), which reads the column of every tuple of a
- * time or date field key, also giving that column's span (known only
- * where it read them all and found no NULL).
- */
-bool group_key_page_may_raise_span(GroupKey *key, TupleDesc desc, HeapTupleData *tuples, int n, KeySpan *span);
+bool group_key_page_may_raise(GroupKey *key, TupleDesc desc, HeapTupleData *tuples, int n, KeySpan *span);
 
 /*
  * Whether every tuple whose column lies in span has one key, not NULL;

@@ -181,7 +181,7 @@ bool group_agg_keys_may_raise(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuple
     for (int k = 0; k < ga->nkeys; k++)
         ga->page_spans[k].known = false;
     for (int k = 0; k < ga->nkeys; k++)
-        if (group_key_page_may_raise_span(&ga->keys[k], desc, tuples, n, &ga->page_spans[k]))
+        if (group_key_page_may_raise(&ga->keys[k], desc, tuples, n, &ga->page_spans[k]))
             return true;
     return false;
 }

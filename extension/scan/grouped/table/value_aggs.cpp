@@ -134,16 +134,16 @@ void float_extremes(const double *values, const bool *nulls, Groups groups, int 
 }
 
 /*
- * float_extremes() for rows of one group: the page's extreme first, by a
- * loop with nothing but the comparison in it, then added to the cells as
- * one more value.  That is exact: the state after a run of values is the
+ * float_extremes() for rows of one group: the page's extreme, by a loop
+ * with nothing but the comparison in it, into *best; how many values.
+ * The caller adds it to the cells as one more value (add_float_extreme).  That is exact: the state after a run of values is the
  * last of them (in the rows' order) that the comparison let through, and
  * it lets it through the group's state as it would have its first.  The
  * last in the rows' order matters only among values that compare equal
  * but differ in their bits: a 0 and a -0, NaNs (float8_gt has NaN above
  * every number and equal to another NaN, as larger and smaller keep it).
  */
-template <bool Max> void float_extreme_one(const double *values, const bool *nulls, int64 *c, int n, bool reversed)
+template <bool Max> int page_extreme(const double *values, const bool *nulls, int n, bool reversed, double *best_out)
 {
     int rows = 0, nans = 0;
     double best = Max ? -get_float8_infinity() : get_float8_infinity();
@@ -156,7 +156,7 @@ template <bool Max> void float_extreme_one(const double *values, const bool *nul
         best = (Max ? x > best : x < best) ? x : best; /* a NaN never wins here */
     }
     if (rows == 0)
-        return;
+        return 0;
     /* max: any NaN is the answer; min: only where every value is a NaN */
     const bool nan = Max ? nans > 0 : nans == rows;
     if (nan || best == 0) {
@@ -169,11 +169,8 @@ template <bool Max> void float_extreme_one(const double *values, const bool *nul
             }
         }
     }
-    const bool first = c[0] == 0;
-    const double state = cell_double(c[1]);
-    if (first || (Max ? !float8_gt(state, best) : !float8_lt(state, best)))
-        c[1] = double_cell(best);
-    c[0] += rows;
+    *best_out = best;
+    return rows;
 }
 
 /*
@@ -381,10 +378,13 @@ void value_agg_add_one(const ScanAggregate &agg, const HeapColumn &col, TupleDes
                        const double *values, const bool *nulls, int64 *cells, int n, bool reversed)
 {
     if (is_float(agg.coltype) && (agg.kind == AggKind::max || agg.kind == AggKind::min)) {
-        if (agg.kind == AggKind::max)
-            float_extreme_one<true>(values, nulls, cells, n, reversed);
-        else
-            float_extreme_one<false>(values, nulls, cells, n, reversed);
+        double best = 0;
+        const int rows = agg.kind == AggKind::max ? page_extreme<true>(values, nulls, n, reversed, &best)
+                                                  : page_extreme<false>(values, nulls, n, reversed, &best);
+        if (rows > 0) {
+            add_float_extreme(agg, cells, best); /* counts one row */
+            cells[0] += rows - 1;
+        }
         return;
     }
     add_values(agg, col, desc, tuples, values, nulls, [cells](int) { return cells; }, n, reversed);
