@@ -14,7 +14,8 @@
 -- PostgreSQL's ordinary plan in zones with daylight saving (New York, Lord
 -- Howe's half hour), transitions at midnight (Sao Paulo and Beirut in
 -- 2011, Havana), a day skipped (Apia, December 30, 2011), Moscow's change
--- of 2011, a POSIX zone and UTC.
+-- of 2011, a POSIX zone and UTC.  At the end, the periodic fields of the
+-- local time, with rows from 1969 on.
 --
 LOAD 'gpu_histogram';
 \getenv abs_srcdir PG_ABS_SRCDIR
@@ -112,6 +113,38 @@ SELECT k, coalesce(substring(rt_plan(format('SELECT %s, gpu_histogram(x, 0, 1, 8
 FROM (VALUES ($$date_trunc('day', ts + interval '1 month')$$), ($$date_trunc('hour', ts AT TIME ZONE 'msk')$$),
              ($$date_trunc('hour', (ts AT TIME ZONE 'msk') + interval '1 hour')$$),
              ($$extract(epoch FROM date_trunc('week', ts + interval '1 day'))$$)) v(k);
+
+-- Periodic fields of the local time (the hour and minute of the day, the
+-- day of the week), which the GPU computes from the zone's offset over each
+-- interval between transitions: in every zone, of the session's zone and
+-- of a named one, with rows before 2000 (local times below PostgreSQL's
+-- epoch) and rows added after ANALYZE, beyond the statistics' range
+INSERT INTO lt
+SELECT timestamptz '1969-12-25 00:00+00' + i * interval '7 hours 13 minutes 1.5 seconds', 'old', (i % 89) / 89.0
+FROM generate_series(0, 40000) i;
+SELECT rt_await_snapshots() AS settled;
+VACUUM ANALYZE lt;
+INSERT INTO lt
+SELECT timestamptz '2027-01-15 00:00+00' + i * interval '47 minutes 11 seconds', 'late', 0.75
+FROM generate_series(0, 500) i;
+CREATE TEMP TABLE lt_fields (n int GENERATED ALWAYS AS IDENTITY, k text);
+INSERT INTO lt_fields (k) VALUES
+    ($$extract(hour FROM ts)$$), ($$date_part('minute', ts)$$), ($$extract(dow FROM ts)$$),
+    ($$date_part('isodow', ts)$$), ($$extract(hour FROM ts AT TIME ZONE 'Asia/Kolkata')$$),
+    ($$date_part('dow', ts AT TIME ZONE 'Australia/Lord_Howe')$$), ($$extract(minute FROM ts::timestamp)$$);
+SET work_mem = '64MB';
+SELECT z, n, k, c.scan_planned, c.same
+FROM lt_zones, lt_fields,
+     LATERAL rt_compare(format('SELECT %s AS k, count(*) AS n, gpu_histogram(x, 0, 1, 8) AS h FROM lt GROUP BY 1', k), false, z) c
+ORDER BY z COLLATE "C", n;
+-- two of them, and one beside a host in the WHERE clause
+SELECT z, c.scan_planned, c.same
+FROM lt_zones,
+     LATERAL rt_compare($$SELECT extract(isodow FROM ts) AS d, extract(hour FROM ts) AS h, count(*) AS n,
+                                 gpu_histogram(x, 0, 1, 8) AS hist
+                          FROM lt WHERE host <> 'edge' GROUP BY 1, 2$$, false, z) c
+ORDER BY z COLLATE "C";
+RESET work_mem;
 
 RESET TimeZone;
 RESET gpu_histogram.debug_pages_per_batch;

@@ -352,13 +352,18 @@ Status open_grouped_pages(const GroupedPageSpec &spec, const int64_t *table, int
     /* the kernel trusts the tables: sorted starts, and every slot one of the key's, its NULL group's or the host's */
     for (int k = 0; k < spec.nkeys; k++) {
         const PageKey &key = spec.keys[k];
-        if (key.kind != PageKeyKind::intervals)
+        if (key.kind != PageKeyKind::intervals && key.kind != PageKeyKind::local_period)
             continue;
         const int64_t *starts = table + key.table_first, *slots = starts + key.intervals;
+        const bool offsets = key.kind == PageKeyKind::local_period;
         for (uint32_t i = 0; i < key.intervals; i++)
-            if (slots[i] < kHostSlot || slots[i] > static_cast<int64_t>(key.slots) ||
+            if ((offsets ? slots[i] < -kMaxLocalOffset || slots[i] > kMaxLocalOffset
+                         : slots[i] < kHostSlot || slots[i] > static_cast<int64_t>(key.slots)) ||
                 (i > 0 && starts[i] <= starts[i - 1]) || starts[i] >= key.end)
                 return Status::internal_error;
+        /* w + offset stays an int64 for every w the intervals hold */
+        if (offsets && (starts[0] < INT64_MIN + kMaxLocalOffset || key.end > INT64_MAX - kMaxLocalOffset))
+            return Status::internal_error;
     }
     DeviceHistogram *h = nullptr;
     Status s = open(float_histogram(spec.interval), static_cast<uint32_t>(grouped_page_groups(spec)),

@@ -144,7 +144,8 @@ cudaError_t launch_grouped_pages(const uint64_t *words, size_t n, const unsigned
     const int32_t window = Shared ? static_cast<int32_t>(grouped_page_groups(spec))
                            : limits.force_path == KernelPath::global ? 0
                                                                      : static_cast<int32_t>(kPageSharedMaxSlots / slots);
-    const size_t smem = heap_layout::kPageBytes + (sizeof(unsigned int) * static_cast<size_t>(window * slots) + 7) / 8 * 8 +
+    const size_t smem = heap_layout::kPageBytes + table_space(binner.table_bytes()) +
+                        (sizeof(unsigned int) * static_cast<size_t>(window * slots) + 7) / 8 * 8 +
                         grouped_page_agg_bytes(spec);
     auto kernel = grouped_pages<Binner, Shared>;
     return launch_over_pages(kernel, n, smem, limits, [&](unsigned blocks, size_t done, size_t part) {
@@ -343,8 +344,14 @@ bool grouped_page_spec_fits(const GroupedPageSpec &spec, const int64_t *table, i
                 return false;
             break;
         case PageKeyKind::intervals:
+        case PageKeyKind::local_period:
             if (!word_column_fits(key.column) || key.intervals == 0 ||
                 static_cast<int64_t>(key.table_first) + 2 * static_cast<int64_t>(key.intervals) > table_words)
+                return false;
+            /* a period's slots are its values; local time within a day of the stored time's range */
+            if (key.kind == PageKeyKind::local_period &&
+                (key.unit <= 0 || key.period <= 0 || key.slots != static_cast<uint32_t>(key.period) ||
+                 key.shift < 0 || key.shift >= key.period || key.column.type != PageValueType::int8))
                 return false;
             break;
         case PageKeyKind::width_bucket:
@@ -364,6 +371,16 @@ bool grouped_page_spec_fits(const GroupedPageSpec &spec, const int64_t *table, i
     return grouped_page_groups(spec) <= INT32_MAX && grouped_page_cells(spec) < INT32_MAX;
 }
 
+namespace {
+
+/* The thresholds binner without its shared copy: the search reads the table in global memory. */
+struct ThresholdsInTable : kernels::ThresholdBinner {
+    __host__ __device__ size_t table_bytes() const { return 0; }
+    __device__ void attach(unsigned char *) {}
+};
+
+} // namespace
+
 cudaError_t bin_grouped_pages_on_device(const uint64_t *page_words, size_t npages, const unsigned char *pool,
                                         uint64_t pool_pages, const GroupedPageSpec &spec, const int64_t *table,
                                         int32_t table_words, unsigned long long *counts, int *flags,
@@ -377,7 +394,7 @@ cudaError_t bin_grouped_pages_on_device(const uint64_t *page_words, size_t npage
         return cudaSuccess;
     const int32_t cells = static_cast<int32_t>(grouped_page_cells(spec));
     auto launch = [&](auto binner) {
-        return counts_in_shared(cells, grouped_page_agg_bytes(spec), limits)
+        return counts_in_shared(cells, table_space(binner.table_bytes()) + grouped_page_agg_bytes(spec), limits)
                    ? launch_grouped_pages<decltype(binner), true>(page_words, npages, pool, pool_pages, cache, spec,
                                                                   table, cells, binner, counts, flags, tuples,
                                                                   bounced, limits, stream)
@@ -387,10 +404,14 @@ cudaError_t bin_grouped_pages_on_device(const uint64_t *page_words, size_t npage
     };
     if (spec.form == PageForm::time)
         return launch(WordInt64Binner{kernels::Int64Binner{prepare_int64(spec.time)}});
-    /* thresholds are searched in the table, in global memory: the block's shared memory holds the page and the counters */
-    if (spec.form == PageForm::thresholds)
-        return launch(kernels::ThresholdBinner{reinterpret_cast<const double *>(table + spec.thresholds_first),
-                                               spec.thresholds_count});
+    if (spec.form == PageForm::thresholds) {
+        const kernels::ThresholdBinner binner{reinterpret_cast<const double *>(table + spec.thresholds_first),
+                                              spec.thresholds_count};
+        /* up to the ungrouped page kernel's bound each block copies them from the table, past it they are searched there */
+        if (spec.thresholds_count <= kMaxPageThresholds)
+            return launch(binner);
+        return launch(ThresholdsInTable{binner});
+    }
     return with_float_binner(spec.interval, launch);
 }
 

@@ -65,6 +65,7 @@ enum class PageKeyKind : int32_t {
     intervals,    /* slot looked up among sorted intervals of the stored integer */
     width_bucket, /* slot = width_bucket(stored value as float8, wb) */
     text,         /* slot = the text value's place in a dictionary of the values rows hold (host-built) */
+    local_period, /* slot = a periodic field of the local time: the UTC offset looked up among intervals */
 };
 
 struct PageKey {
@@ -83,7 +84,19 @@ struct PageKey {
     int64_t end;           /* ... and the last one ends before `end` */
     BucketSpec wb;         /* width_bucket: validated; slots = wb.nbins + 2 */
     int32_t null_host;     /* a NULL column is the host's, not the NULL group */
+    /*
+     * local_period: the intervals' words are UTC offsets, not slots; a
+     * stored time w of interval i is local time w + offset[i], and its slot
+     * is (floor(local / unit) + shift) mod period, with slots == period
+     * (the local hour of the day: unit an hour, period 24)
+     */
+    int64_t unit;
+    int32_t period;
+    int32_t shift;
 };
+
+/* A local_period key's offsets: a zone's UTC offset is within a day (PostgreSQL allows 18 hours). */
+constexpr int64_t kMaxLocalOffset = 86400LL * 1000000;
 
 /* The longest value a text key's dictionary holds: longer ones are the host's. */
 constexpr int64_t kMaxTextKeyBytes = 1024;

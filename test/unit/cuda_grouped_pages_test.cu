@@ -174,6 +174,19 @@ PageKey intervals_key(const gh::PageColumn &col, const std::vector<int64_t> &sta
     return k;
 }
 
+/* A local_period key: the intervals' words are UTC offsets, the slot a period of the local time's units. */
+PageKey local_period_key(const gh::PageColumn &col, const std::vector<int64_t> &starts,
+                         const std::vector<int64_t> &offsets, int64_t end, int64_t unit, int32_t period, int32_t shift,
+                         std::vector<int64_t> *table)
+{
+    PageKey k = intervals_key(col, starts, offsets, end, static_cast<uint32_t>(period), table);
+    k.kind = PageKeyKind::local_period;
+    k.unit = unit;
+    k.period = period;
+    k.shift = shift;
+    return k;
+}
+
 PageKey width_bucket_key(const gh::PageColumn &col, const BucketSpec &wb)
 {
     PageKey k{};
@@ -261,6 +274,20 @@ std::optional<uint32_t> reference_slot(const Line &line, const PageKey &key, con
             const int64_t slot = table[key.table_first + key.intervals + i];
             if (from <= s.word && s.word < to)
                 return slot == gh::kHostSlot ? std::nullopt : std::optional<uint32_t>(static_cast<uint32_t>(slot));
+        }
+        return std::nullopt;
+    case PageKeyKind::local_period: /* the interval's offset, then the unit's number counted up from the period's start */
+        for (uint32_t i = 0; i < key.intervals; i++) {
+            const int64_t from = table[key.table_first + i];
+            const int64_t to = i + 1 < key.intervals ? table[key.table_first + i + 1] : key.end;
+            if (!(from <= s.word && s.word < to))
+                continue;
+            const int64_t local = s.word + table[key.table_first + key.intervals + i];
+            int64_t units = local / key.unit;
+            if (local % key.unit != 0 && local < 0)
+                units--; /* C++ division rounds toward zero: the unit's number rounds down */
+            int64_t slot = (units % key.period + key.period + key.shift) % key.period;
+            return static_cast<uint32_t>(slot);
         }
         return std::nullopt;
     case PageKeyKind::width_bucket:
@@ -625,7 +652,23 @@ GroupedPageSpec random_spec(std::mt19937_64 &rng, const Layout &layout, const Dr
     for (int32_t k = 0; k < s.nkeys; k++) {
         for (uint64_t junk = rng() % 3; junk > 0; junk--) /* a key's table need not start at 0 */
             table->push_back(static_cast<int64_t>(rng()));
-        switch (rng() % 3) {
+        switch (rng() % 4) {
+        case 3: {
+            /* over the timestamp: offsets that change within the data, units that cut it into several periods */
+            const uint64_t n = 1 + rng() % 5;
+            const int64_t step = std::max<int64_t>(1, (d.stamp_hi - d.stamp_lo) / static_cast<int64_t>(n));
+            std::vector<int64_t> starts, offsets;
+            int64_t at = d.stamp_lo - step / 4 + pick(rng, 0, step / 2);
+            for (uint64_t i = 0; i < n; i++) {
+                starts.push_back(at);
+                offsets.push_back(pick(rng, -3000, 3000));
+                at += pick(rng, 1, 2 * step);
+            }
+            const int32_t period = 1 + static_cast<int32_t>(rng() % 7);
+            s.keys[k] = local_period_key(col(kStamp), starts, offsets, at, pick(rng, 1, 700), period,
+                                         static_cast<int32_t>(rng() % static_cast<uint64_t>(period)), table);
+            break;
+        }
         case 0:
             s.keys[k] = column_key(col(kKey), pick(rng, d.key_lo - 3, d.key_lo + 3),
                                    static_cast<uint32_t>(1 + rng() % static_cast<uint64_t>(d.key_hi - d.key_lo + 4)));
@@ -1089,6 +1132,17 @@ TEST(GroupedPagesHost, KeySlotsAtTheWindowsEdges)
     by_value.null_host = 1;
     check(by_value, memo, met, "by value, a NULL column the host's");
 
+    /*
+     * A period of 4 units of 10 starting one unit late, over [-50, 100)
+     * at offset 0, [100, 150) at +5 and [150, 200) at -7: units below 0
+     * round down, and each interval's offset moves its units.
+     */
+    std::vector<int64_t> zone{5};
+    check(local_period_key(key8, {-50, 100, 150}, {0, 5, -7}, 200, 10, 4, 1, &zone), zone,
+          {{i8(-51), kHost}, {i8(-50), 0}, {i8(-41), 0}, {i8(-40), 1}, {i8(-1), 0}, {i8(0), 1}, {i8(99), 2},
+           {i8(100), 3}, {i8(149), 0}, {i8(150), 3}, {i8(199), 0}, {i8(200), kHost}, {i8(kInt64Min), kHost},
+           {i8(kInt64Max), kHost}},
+          "local period of 4 tens, offsets 0, +5, -7");
     check(width_bucket_key(flt, BucketSpec{0, 1, 4, BucketRule::pg16}), {},
           {{f8(kNaN), kHost}, {f8(kInf), 5}, {f8(-kInf), 0}, {f8(0), 1}, {f8(-0.0), 1}, {f8(0.999), 4}, {f8(1), 5}},
           "width_bucket(f, 0, 1, 4)");
@@ -1386,6 +1440,29 @@ std::vector<SpecCase> refused_specs(GroupedPageSpec *good_out, std::vector<int64
         [&](GroupedPageSpec &s) { s.keys[1].column = column(layout, kValue, PageValueType::float8); }, words);
     bad("an intervals key of no intervals", [](GroupedPageSpec &s) { s.keys[1].intervals = 0; }, words);
     bad("an intervals table past the end", [](GroupedPageSpec &s) { s.keys[1].table_first = 2; }, words);
+    auto period = [](GroupedPageSpec &s, int64_t unit, int32_t period, int32_t shift) {
+        s.keys[1].kind = PageKeyKind::local_period;
+        s.keys[1].unit = unit;
+        s.keys[1].period = period;
+        s.keys[1].shift = shift;
+        s.keys[1].slots = static_cast<uint32_t>(period);
+    };
+    bad("a local period of no unit", [&](GroupedPageSpec &s) { period(s, 0, 24, 0); }, words);
+    bad("a local period of no values", [&](GroupedPageSpec &s) { period(s, 10, 0, 0); }, words);
+    bad("a local period shifted by its length", [&](GroupedPageSpec &s) { period(s, 10, 24, 24); }, words);
+    bad("a local period shifted back", [&](GroupedPageSpec &s) { period(s, 10, 24, -1); }, words);
+    bad("a local period with a slot more than its values",
+        [&](GroupedPageSpec &s) {
+            period(s, 10, 24, 0);
+            s.keys[1].slots = 25;
+        },
+        words);
+    bad("a local period of an int4",
+        [&](GroupedPageSpec &s) {
+            period(s, 10, 24, 0);
+            s.keys[1].column = column(layout, kKey, PageValueType::int4);
+        },
+        words);
     bad("a width_bucket key of the wrong slots",
         [&](GroupedPageSpec &s) {
             s.keys[1] = width_bucket_key(column(layout, kFloat, PageValueType::float8), BucketSpec{0, 1, 5, BucketRule::pg16});
@@ -1757,6 +1834,44 @@ TEST_F(GroupedPages, IntervalsKeyInGlobalCounters)
     ASSERT_EQ(gh::grouped_page_cells(spec), 300 * 67);
     static_assert(300 * 67 > gh::kernels::kPageSharedMaxSlots, "the global path by default");
     expect_grouped(spec, table, written, random_batches(rng, written, 0, 200), limits, "intervals key");
+}
+
+/*
+ * A periodic field of the local time (date_field_key.cpp's hour of the
+ * day): 24 slots of units of 40 µs, over three intervals of different
+ * offsets, one of them negative and one not a whole unit, with rows before,
+ * between and after them, and as a second key beside a column's.
+ */
+TEST_F(GroupedPages, LocalPeriodKeyAcrossOffsets)
+{
+    std::mt19937_64 rng(44);
+    Draw d;
+    d.key_type = PageValueType::int4;
+    d.values = BucketSpec{-5, 5, 16, BucketRule::pg16};
+    const Layout layout = table_layout(d.key_type);
+    size_t r = 0;
+    Written written = write_pages(
+        layout, 0, 120, rng,
+        [&] {
+            std::vector<Datum> row = draw_row(rng, d);
+            if (!row[kStamp - 1].null) /* time order, with jitter, from before the table */
+                row[kStamp - 1] = heap_pages::int_datum(kT0 - 500 + static_cast<int64_t>(r * 3 + rng() % 8));
+            r++;
+            return row;
+        },
+        [&](std::vector<Datum> &row) { row.resize(kColumns); },
+        8);
+    const int64_t end = kT0 - 500 + static_cast<int64_t>(r * 3) - 700, third = (end - kT0) / 3;
+    ASSERT_GT(third, 2000) << "rows in every interval";
+    std::vector<int64_t> table{1, 2};
+    GroupedPageSpec spec{};
+    spec.value = column(layout, kValue, PageValueType::float8);
+    spec.interval = d.values;
+    spec.nkeys = 2;
+    spec.keys[0] = column_key(column(layout, kKey, PageValueType::int4), d.key_lo, 8);
+    spec.keys[1] = local_period_key(column(layout, kStamp, PageValueType::int8), {kT0, kT0 + third, kT0 + 2 * third},
+                                    {3600, -25, 120}, end, 40, 24, 5, &table);
+    expect_grouped(spec, table, written, random_batches(rng, written, 0, 120), limits, "local period");
 }
 
 /* Two keys, an int8 column by width_bucket over a float8: a NaN under width_bucket is the host's too. */
