@@ -51,7 +51,7 @@ SQL
 # check NAME SETTINGS QUERY [MIN_LEFT]: the three answers, pages on the GPU, pages left to the host
 check() {
     local name=$1 settings=$2 query=$3 min_left=${4:-0}
-    local out rows diff_gpu diff_auto pages left where ok=no
+    local out rows diff_gpu diff_auto pages left skipped where ok=no
     out=$(gh_three_answers "SET TimeZone = 'America/New_York';
 $settings" "$batched
 SET gpu_histogram.device = $device;" "$query")
@@ -60,9 +60,13 @@ SET gpu_histogram.device = $device;" "$query")
     diff_auto=$(gh_field "$out" diff_auto)
     pages=$(gh_explain_sum "$out" "Pages Parsed on GPU")
     left=$(gh_explain_sum "$out" "Pages Left by the GPU")
+    # a range no page can hold is answered by the pages' ranges (page_ranges.h) without reading any
+    skipped=$(gh_explain_sum "$out" "Pages Skipped by Their Ranges")
     where="$pages pages parsed on the GPU, $left left to the host"
     if [ "$on_gpu" = 0 ]; then # on the CPU: nothing to count on the GPU
         pages=1 left=$min_left where="pages batched and parsed on the CPU"
+    elif [ "$pages" = 0 ] && [ "${skipped:-0}" -gt 0 ] && [ "$min_left" = 0 ]; then
+        pages=$skipped where="every page skipped by its range ($skipped)"
     fi
     [ -n "$rows" ] && [ "$rows" -gt 0 ] && [ "$diff_gpu" = 0 ] && [ "$diff_auto" = 0 ] && [ "$pages" -gt 0 ] &&
         [ "$left" -ge "$min_left" ] && ok=yes

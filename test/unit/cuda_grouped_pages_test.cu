@@ -1868,7 +1868,8 @@ TEST_F(GroupedPages, LocalPeriodKeyAcrossOffsets)
     spec.value = column(layout, kValue, PageValueType::float8);
     spec.interval = d.values;
     spec.nkeys = 2;
-    spec.keys[0] = column_key(column(layout, kKey, PageValueType::int4), d.key_lo, 8);
+    spec.keys[0] = column_key(column(layout, kKey, PageValueType::int4), d.key_lo,
+                              static_cast<uint32_t>(d.key_hi - d.key_lo + 1));
     spec.keys[1] = local_period_key(column(layout, kStamp, PageValueType::int8), {kT0, kT0 + third, kT0 + 2 * third},
                                     {3600, -25, 120}, end, 40, 24, 5, &table);
     expect_grouped(spec, table, written, random_batches(rng, written, 0, 120), limits, "local period");
