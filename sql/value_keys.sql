@@ -14,7 +14,8 @@
 -- (extra_float_digits) that change between two queries, an immutable
 -- function redefined between two queries (the remembered values are
 -- dropped), and a function under row-level security that never sees a
--- hidden row's value.
+-- hidden row's value.  Then keys of a text or varchar column (lower(h),
+-- split_part), whose values are remembered for one scan, on the host alone.
 -- test/gpu/grouped_page_checks.sh runs such keys on the GPU's pages.
 --
 LOAD 'gpu_histogram';
@@ -113,6 +114,49 @@ CREATE OR REPLACE FUNCTION vk_band(v int) RETURNS int IMMUTABLE PARALLEL SAFE LA
 $$BEGIN RETURN v % 3; END$$;
 SELECT c.* FROM rt_compare($$SELECT vk_band(g) AS k, gpu_histogram(x, 0, 1, 8) AS h FROM vk_t GROUP BY 1$$) c;
 SELECT vk_band(g) AS k, count(*) FROM vk_t GROUP BY 1 ORDER BY 1;
+
+-- keys of a text or varchar column, remembered by value for the scan: lower(),
+-- split_part(), a CASE, two keys, a WHERE clause; values that differ only in
+-- case, the empty string, NULL, long values stored compressed in line and out
+-- of line (TOAST), rows added after ANALYZE; a key that raises for one value
+CREATE TABLE vk_txt (h text, v varchar(40), g int, x float8) WITH (autovacuum_enabled = off);
+INSERT INTO vk_txt
+SELECT CASE WHEN i % 53 = 0 THEN NULL WHEN i % 41 = 0 THEN '' WHEN i % 2 = 0 THEN 'Host-' || i % 9
+            ELSE 'host-' || i % 9 END,
+       CASE WHEN i % 31 = 0 THEN NULL ELSE 'Rack ' || i % 5 || '-' || i % 3 END,
+       i % 20, (i % 97) / 97.0
+FROM generate_series(1, 20000) i;
+INSERT INTO vk_txt
+SELECT repeat('compressible-' || i % 3, 400), NULL, i, 0.5 FROM generate_series(1, 30) i;
+INSERT INTO vk_txt
+SELECT (SELECT string_agg(md5(i::text || j::text), '') FROM generate_series(1, 200) j), 'toasted', i, 0.25
+FROM generate_series(1, 30) i;
+VACUUM ANALYZE vk_txt;
+INSERT INTO vk_txt SELECT 'LATE-' || i % 4, 'late', i, i / 500.0 FROM generate_series(1, 400) i;
+SELECT rt_await_snapshots() AS settled;
+VACUUM vk_txt;
+SELECT count(*) FILTER (WHERE pg_column_compression(h) IS NOT NULL) > 0 AS some_compressed,
+       count(*) FILTER (WHERE pg_column_size(h) < octet_length(h)) > 0 AS some_smaller
+FROM vk_txt;
+SELECT line FROM rt_explain($$SELECT lower(h) AS k, gpu_histogram(x, 0, 1, 8) FROM vk_txt GROUP BY 1$$) line
+WHERE line ~ 'Key Computation|Custom Scan';
+SELECT q, c.* FROM (VALUES
+    ($$SELECT lower(h) AS k, gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM vk_txt GROUP BY 1$$),
+    ($$SELECT split_part(h, '-', 1) AS k, gpu_histogram(x, 0, 1, 8) AS h FROM vk_txt GROUP BY 1$$),
+    ($$SELECT md5(h) AS k, count(x) AS n, gpu_histogram(x, 0, 1, 8) AS h FROM vk_txt GROUP BY 1$$),
+    ($$SELECT length(h) AS k, gpu_histogram(x, 0, 1, 8) AS h FROM vk_txt GROUP BY 1$$),
+    ($$SELECT CASE WHEN h LIKE 'h%' THEN 'lower' WHEN h = '' THEN 'empty' END AS k, gpu_histogram(x, 0, 1, 8) AS h
+       FROM vk_txt GROUP BY 1$$),
+    ($$SELECT upper(v) AS k, gpu_histogram(x, 0, 1, 8) AS h FROM vk_txt GROUP BY 1$$),
+    ($$SELECT lower(h) AS k, g % 3 AS m, gpu_histogram(x, 0, 1, 8) AS h FROM vk_txt GROUP BY 1, 2$$),
+    ($$SELECT coalesce(lower(h), 'none') AS k, gpu_histogram(x, 0, 1, 8) AS h FROM vk_txt WHERE g < 15 GROUP BY 1$$)
+) v(q), LATERAL rt_compare(q) c;
+SELECT q, c.* FROM (VALUES
+    ($$SELECT (regexp_replace(h, '\D', '', 'g'))::int AS k, gpu_histogram(x, 0, 1, 8) AS h FROM vk_txt GROUP BY 1$$),
+    ($$SELECT (regexp_replace(h, '\D', '', 'g'))::int AS k, gpu_histogram(x, 0, 1, 8) AS h FROM vk_txt
+       WHERE octet_length(h) BETWEEN 1 AND 100 GROUP BY 1$$)
+) v(q), LATERAL rt_try(q) c;
+DROP TABLE vk_txt;
 
 -- row-level security: the key's function sees only the values of rows the reader may see
 CREATE FUNCTION vk_seen(v int) RETURNS int IMMUTABLE PARALLEL SAFE LANGUAGE plpgsql AS

@@ -88,7 +88,8 @@ struct GroupKey {
     uint64 executor_rows; /* rows it was evaluated on (EXPLAIN ANALYZE) */
     struct MonotoneState *monotone; /* a monotone key: its GPU table's search (monotone_key.cpp) */
     struct ValueMemo *memo;         /* a key by value: each value's key (value_memo.h) ... */
-    struct ValueKeyPage *value_page; /* ... and the keys of the page it looked at last */
+    struct ValueKeyPage *value_page; /* ... and the keys of the page it looked at last; */
+    struct TextIds *text_ids;        /* of a text column: the numbers its values are remembered by */
     /* a date field: the zone's offset, and the last local day's date fields */
     TzOffsetCache tzc;
     bool zone_by_postgres; /* of ts AT TIME ZONE a zone only PostgreSQL's functions resolve: every row theirs */

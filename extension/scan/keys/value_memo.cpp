@@ -27,7 +27,7 @@ namespace {
  * index.  Past it, a row's key is evaluated as before, and its page is
  * the host's on the GPU.
  */
-constexpr int32 kMaxValues = 1 << 16;
+constexpr int32 kMaxValues = kValueMemoMax;
 /* Most expressions the backend remembers; the least recently opened goes first. */
 constexpr int kMaxBackendMemos = 16;
 /*
@@ -188,6 +188,11 @@ MemoResult copied(ValueMemo *m, const MemoResult &r)
 }
 
 } // namespace
+
+ValueMemo *value_memo_open_scan()
+{
+    return memo_create(CurrentMemoryContext, NULL);
+}
 
 ValueMemo *value_memo_open(Expr *expr)
 {

@@ -45,6 +45,12 @@ struct ValueMemo;
  */
 ValueMemo *value_memo_open(Expr *expr);
 
+/* A memo for one scan, whatever its key: for values numbered only for the scan (text_ids.h). */
+ValueMemo *value_memo_open_scan();
+
+/* Most values a memo remembers. */
+constexpr int32 kValueMemoMax = 1 << 16;
+
 /* The result remembered for a row whose column holds value (or is NULL); NULL if none. */
 const MemoResult *value_memo_find(ValueMemo *m, bool colnull, int64 value);
 
