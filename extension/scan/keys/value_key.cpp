@@ -217,12 +217,18 @@ bool page_may_raise(GroupKey *key, TupleDesc desc, HeapTupleData *tuples, int n,
      * addresses, which the prefetcher follows.
      */
     const ValueMemoDense dense = value_memo_dense(key->memo); /* nothing is added here */
+    const bool text = key->text_ids != NULL;
     for (int i = n - 1; i >= 0; i--) {
         int64 value = 0;
-        bool unnamed = false;
-        const bool colnull = !column_value(key, desc, &tuples[i], true, &value, &unnamed);
-        if (unnamed)
-            return true;
+        bool colnull;
+        if (likely(!text)) {
+            colnull = !heap_column_word(key->column, desc, &tuples[i], &value);
+        } else {
+            bool unnamed = false;
+            colnull = !column_value(key, desc, &tuples[i], true, &value, &unnamed);
+            if (unnamed)
+                return true;
+        }
         const uint64 d = static_cast<uint64>(value) - static_cast<uint64>(dense.base);
         int32 number = !colnull && dense.numbers != NULL && d < kValueMemoDense ? dense.numbers[d] : 0;
         if (number == 0)
