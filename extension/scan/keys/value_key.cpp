@@ -222,6 +222,7 @@ bool page_may_raise(GroupKey *key, TupleDesc desc, HeapTupleData *tuples, int n,
         int64 value = 0;
         bool colnull;
         if (likely(!text)) {
+            /* read here, not through column_value(): GROUP BY g % 10 over 10M rows took 214 ms that way, 195 so */
             colnull = !heap_column_word(key->column, desc, &tuples[i], &value);
         } else {
             bool unnamed = false;

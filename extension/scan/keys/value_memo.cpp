@@ -22,12 +22,6 @@ namespace gpu_histogram {
 
 namespace {
 
-/*
- * Most values one memo remembers: 65,536 values cost 2.5 MB with their
- * index.  Past it, a row's key is evaluated as before, and its page is
- * the host's on the GPU.
- */
-constexpr int32 kMaxValues = kValueMemoMax;
 /* Most expressions the backend remembers; the least recently opened goes first. */
 constexpr int kMaxBackendMemos = 16;
 /*
@@ -282,7 +276,7 @@ const MemoResult *value_memo_add(ValueMemo *m, bool colnull, int64 value, const 
         m->have_null = true;
         return &m->null_result;
     }
-    if (m->n >= kMaxValues)
+    if (m->n >= kValueMemoMax)
         return &r;
     if (m->n == m->cap) {
         m->cap *= 2;
