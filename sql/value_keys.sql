@@ -15,7 +15,8 @@
 -- function redefined between two queries (the remembered values are
 -- dropped), and a function under row-level security that never sees a
 -- hidden row's value.  Then keys of a text or varchar column (lower(h),
--- split_part), whose values are remembered for one scan, on the host alone.
+-- split_part), remembered by the value's bytes, whose page path is a
+-- dictionary of the values met, each with its key's group.
 -- test/gpu/grouped_page_checks.sh runs such keys on the GPU's pages.
 --
 LOAD 'gpu_histogram';
@@ -115,7 +116,7 @@ $$BEGIN RETURN v % 3; END$$;
 SELECT c.* FROM rt_compare($$SELECT vk_band(g) AS k, gpu_histogram(x, 0, 1, 8) AS h FROM vk_t GROUP BY 1$$) c;
 SELECT vk_band(g) AS k, count(*) FROM vk_t GROUP BY 1 ORDER BY 1;
 
--- keys of a text or varchar column, remembered by value for the scan: lower(),
+-- keys of a text or varchar column, remembered by value: lower(),
 -- split_part(), a CASE, two keys, a WHERE clause; values that differ only in
 -- case, the empty string, NULL, long values stored compressed in line and out
 -- of line (TOAST), rows added after ANALYZE; a key that raises for one value
@@ -140,7 +141,8 @@ SELECT count(*) FILTER (WHERE pg_column_compression(h) IS NOT NULL) > 0 AS some_
 FROM vk_txt;
 SELECT line FROM rt_explain($$SELECT lower(h) AS k, gpu_histogram(x, 0, 1, 8) FROM vk_txt GROUP BY 1$$) line
 WHERE line ~ 'Key Computation|Custom Scan';
-SELECT q, c.* FROM (VALUES
+CREATE TEMP TABLE vk_text_queries (n int GENERATED ALWAYS AS IDENTITY, q text);
+INSERT INTO vk_text_queries (q) VALUES
     ($$SELECT lower(h) AS k, gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM vk_txt GROUP BY 1$$),
     ($$SELECT split_part(h, '-', 1) AS k, gpu_histogram(x, 0, 1, 8) AS h FROM vk_txt GROUP BY 1$$),
     ($$SELECT md5(h) AS k, count(x) AS n, gpu_histogram(x, 0, 1, 8) AS h FROM vk_txt GROUP BY 1$$),
@@ -149,8 +151,13 @@ SELECT q, c.* FROM (VALUES
        FROM vk_txt GROUP BY 1$$),
     ($$SELECT upper(v) AS k, gpu_histogram(x, 0, 1, 8) AS h FROM vk_txt GROUP BY 1$$),
     ($$SELECT lower(h) AS k, g % 3 AS m, gpu_histogram(x, 0, 1, 8) AS h FROM vk_txt GROUP BY 1, 2$$),
-    ($$SELECT coalesce(lower(h), 'none') AS k, gpu_histogram(x, 0, 1, 8) AS h FROM vk_txt WHERE g < 15 GROUP BY 1$$)
-) v(q), LATERAL rt_compare(q) c;
+    ($$SELECT coalesce(lower(h), 'none') AS k, gpu_histogram(x, 0, 1, 8) AS h FROM vk_txt WHERE g < 15 GROUP BY 1$$),
+    ($$SELECT nullif(lower(h), 'host-1') AS k, gpu_histogram(x, 0, 1, 8) AS h FROM vk_txt GROUP BY 1$$);
+SELECT n, c.* FROM vk_text_queries, LATERAL rt_compare(q) c ORDER BY n;
+-- again: the values met are remembered, and the page path's dictionary of them made at the start
+SET client_min_messages = debug1;
+SELECT n, c.* FROM vk_text_queries, LATERAL rt_compare(q) c ORDER BY n;
+RESET client_min_messages;
 SELECT q, c.* FROM (VALUES
     ($$SELECT (regexp_replace(h, '\D', '', 'g'))::int AS k, gpu_histogram(x, 0, 1, 8) AS h FROM vk_txt GROUP BY 1$$),
     ($$SELECT (regexp_replace(h, '\D', '', 'g'))::int AS k, gpu_histogram(x, 0, 1, 8) AS h FROM vk_txt

@@ -182,13 +182,16 @@ bool word_column_fits(const PageColumn &col)
 /*
  * A text key's dictionary, in host memory: each value inside the table,
  * of a length that fits it, and in strictly ascending order of (length,
- * bytes), which the kernel's binary search trusts.
+ * bytes), which the kernel's binary search trusts; each value's slot one
+ * of the key's, its NULL group's or the host's.
  */
 bool text_dictionary_fits(const PageKey &key, const int64_t *table, int64_t table_words)
 {
-    const int64_t *at = table + key.table_first;
-    for (uint32_t i = 0; i < key.slots; i++) {
+    const int64_t *at = table + key.table_first, *slots = at + key.entries;
+    for (uint32_t i = 0; i < key.entries; i++) {
         if (at[i] < 0 || at[i] >= table_words)
+            return false;
+        if (slots[i] < kHostSlot || slots[i] > static_cast<int64_t>(key.slots))
             return false;
         const int64_t len = table[at[i]];
         if (len < 0 || len > kMaxTextKeyBytes || at[i] + 1 + (len + 7) / 8 > table_words)
@@ -360,7 +363,8 @@ bool grouped_page_spec_fits(const GroupedPageSpec &spec, const int64_t *table, i
                 return false;
             break;
         case PageKeyKind::text:
-            if (!text_column_fits(key.column) || static_cast<int64_t>(key.table_first) + key.slots > table_words ||
+            if (!text_column_fits(key.column) || key.entries == 0 ||
+                static_cast<int64_t>(key.table_first) + 2 * static_cast<int64_t>(key.entries) > table_words ||
                 (table != nullptr && !text_dictionary_fits(key, table, table_words)))
                 return false;
             break;

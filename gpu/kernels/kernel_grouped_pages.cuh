@@ -164,16 +164,17 @@ __host__ __device__ __forceinline__ bool text_passes(const unsigned char *page, 
 }
 
 /*
- * Where n bytes lie among a text key's dictionary (PageKeyKind::text):
- * its `slots` values, each a word with its length and then its bytes,
- * found through the words at table + table_first, which hold where each
- * starts in the table, in the order of (length, bytes); -1 if absent.
+ * The slot of n bytes in a text key's dictionary (PageKeyKind::text): its
+ * `entries` values, each a word with its length and then its bytes, found
+ * through the words at table + table_first, which hold where each starts
+ * in the table, in the order of (length, bytes); the slot is the word
+ * `entries` further on.  -1 (kHostSlot) if absent, or the host's.
  */
 __host__ __device__ __forceinline__ int64_t text_slot(const PageKey &key, const int64_t *table,
                                                      const unsigned char *bytes, uint32_t n)
 {
     const int64_t *at = table + key.table_first;
-    uint32_t lo = 0, hi = key.slots; /* the first entry not below the value: in [lo, hi] */
+    uint32_t lo = 0, hi = key.entries; /* the first entry not below the value: in [lo, hi] */
     auto order = [&](uint32_t i) {
         const int64_t *entry = table + at[i];
         if (entry[0] != static_cast<int64_t>(n))
@@ -191,7 +192,7 @@ __host__ __device__ __forceinline__ int64_t text_slot(const PageKey &key, const 
         else
             hi = mid;
     }
-    return lo < key.slots && order(lo) == 0 ? static_cast<int64_t>(lo) : -1;
+    return lo < key.entries && order(lo) == 0 ? at[key.entries + lo] : kHostSlot;
 }
 
 /* Whether the tuple passes the qual; a NULL column fails, as a strict operator gives, but the NULL tests. */
@@ -242,7 +243,7 @@ __host__ __device__ __forceinline__ bool key_slot(const unsigned char *page, uin
         if (f != Found::present || !text_bytes(page, at, &bytes, &n))
             return false;
         const int64_t s = text_slot(key, table, bytes, n);
-        if (s < 0)
+        if (s == kHostSlot)
             return false;
         *slot = static_cast<uint32_t>(s);
         return true;

@@ -25,7 +25,10 @@
  *     is kHostSlot, values no row has shown the host yet;
  *   - a text column is a dictionary of the values rows have shown the
  *     host (column_key.cpp), matched as bytes, which is equality under a
- *     deterministic collation; a value not in it is the host's.
+ *     deterministic collation; a value not in it is the host's.  A key of
+ *     a text column that the host evaluated once per value (lower(host),
+ *     value_key.cpp) is the same dictionary, each value with its key's
+ *     group.
  * A NULL key has a group of its own (slot `slots`), where a NULL column
  * has a NULL key; where it may not, null_host sends the row to the host.  A key value outside
  * the window or the table, or a NaN under width_bucket, is a row the GPU
@@ -64,7 +67,7 @@ enum class PageKeyKind : int32_t {
     column = 0,   /* slot = stored integer - base */
     intervals,    /* slot looked up among sorted intervals of the stored integer */
     width_bucket, /* slot = width_bucket(stored value as float8, wb) */
-    text,         /* slot = the text value's place in a dictionary of the values rows hold (host-built) */
+    text,         /* slot = the slot the host gave the text value in a dictionary of values rows hold */
     local_period, /* slot = a periodic field of the local time: the UTC offset looked up among intervals */
 };
 
@@ -72,12 +75,16 @@ struct PageKey {
     PageKeyKind kind;
     PageColumn column;     /* for column and intervals: int2, int4 or int8 storage (date, timestamps); text: a varlena */
     uint32_t slots;        /* key values with a group; NULL is slot `slots` */
+    uint32_t entries;      /* text: the dictionary's values */
     int64_t base;          /* column: the window's first value */
     /*
      * intervals: where in the table its starts, then their slots, lie;
-     * text: where `slots` words lie that say where each of the dictionary's
-     * values lies in the table (a word with its length in bytes, then its
-     * bytes padded to a word), in the order of (length, bytes)
+     * text: where `entries` words lie that say where each of the
+     * dictionary's values lies in the table (a word with its length in
+     * bytes, then its bytes padded to a word), in the order of (length,
+     * bytes), and after them `entries` words with each value's slot: its
+     * own for a text column; for a key of one (lower(host)) the group of
+     * the key's result, which several values may share; or kHostSlot
      */
     uint32_t table_first;
     uint32_t intervals;    /* intervals: how many; interval i is [start[i], start[i + 1]) ... */

@@ -34,6 +34,7 @@
 #include <cstring>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <optional>
 #include <random>
 #include <string>
@@ -2210,8 +2211,13 @@ TEST_F(GroupedPages, ValueAggregatesBesideTheHistogram)
 
 namespace {
 
-/* A text key's dictionary as the host lays it out (column_key.cpp): where each value starts, then the values. */
-PageKey text_key(const gh::PageColumn &col, std::vector<std::string> values, std::vector<int64_t> *table)
+/*
+ * A text key's dictionary as the host lays it out (key_tables.cpp): where
+ * each value starts, then each value's slot (slots[value], else its own
+ * place), then the values.
+ */
+PageKey text_key(const gh::PageColumn &col, std::vector<std::string> values, std::vector<int64_t> *table,
+                 const std::map<std::string, int64_t> &slots = {}, uint32_t groups = 0)
 {
     std::sort(values.begin(), values.end(), [](const std::string &a, const std::string &b) {
         return a.size() != b.size() ? a.size() < b.size() : a < b;
@@ -2219,9 +2225,10 @@ PageKey text_key(const gh::PageColumn &col, std::vector<std::string> values, std
     PageKey key{};
     key.kind = PageKeyKind::text;
     key.column = col;
-    key.slots = static_cast<uint32_t>(values.size());
+    key.entries = static_cast<uint32_t>(values.size());
+    key.slots = groups != 0 ? groups : key.entries;
     key.table_first = static_cast<uint32_t>(table->size());
-    int64_t at = static_cast<int64_t>(table->size() + values.size());
+    int64_t at = static_cast<int64_t>(table->size() + 2 * values.size());
     std::vector<int64_t> entries;
     for (const std::string &v : values) {
         table->push_back(at + static_cast<int64_t>(entries.size()));
@@ -2229,6 +2236,10 @@ PageKey text_key(const gh::PageColumn &col, std::vector<std::string> values, std
         std::vector<int64_t> words((v.size() + 7) / 8, 0);
         std::memcpy(words.data(), v.data(), v.size());
         entries.insert(entries.end(), words.begin(), words.end());
+    }
+    for (size_t i = 0; i < values.size(); i++) {
+        const auto given = slots.find(values[i]);
+        table->push_back(given != slots.end() ? given->second : static_cast<int64_t>(i));
     }
     table->insert(table->end(), entries.begin(), entries.end());
     return key;
@@ -2293,8 +2304,65 @@ TEST(GroupedPagesHost, TextKeysByDictionary)
     std::vector<int64_t> past = table;
     past[bad.keys[0].table_first + 4] = static_cast<int64_t>(past.size());
     EXPECT_FALSE(gh::grouped_page_spec_fits(bad, past.data(), static_cast<int64_t>(past.size())));
-    bad.keys[0].slots = static_cast<uint32_t>(table.size());
+    bad.keys[0].entries = static_cast<uint32_t>(table.size());
     EXPECT_FALSE(gh::grouped_page_spec_fits(bad, static_cast<int64_t>(table.size())));
+}
+
+/*
+ * A key of a text column that the host evaluated per value (lower(host))
+ * is the same dictionary with each value's slot the key's group: values
+ * share a slot, one may be the NULL group (a key NULL for a value that is
+ * not), one the host's; a NULL column whose key the host has not seen is
+ * the host's.  A slot outside the key's and its NULL group's, or below
+ * the host's, or an empty dictionary, is refused.
+ */
+TEST(GroupedPagesHost, TextKeysByValueShareSlots)
+{
+    ASSERT_NE(pool(), nullptr);
+    const Layout layout{{gh::kVarlenaLen, 4}, {gh::kVarlenaLen, 4}, {8, 8}};
+    const std::vector<Datum> texts{text_datum("host3"),  text_datum("host30"), text_datum(""),
+                                   text_datum(std::string(300, 'a')), text_datum("host"), heap_pages::null_datum(),
+                                   heap_pages::varlena_datum(5000, true, 'h'), heap_pages::toast_pointer_datum(7),
+                                   text_datum("HOST3")};
+    PageWriter w(pool_page(0));
+    for (size_t r = 0; r < texts.size(); r++)
+        ASSERT_TRUE(w.add_tuple(layout, {text_datum(std::string(r * 29 % 200, 'p')), texts[r],
+                                         heap_pages::float8_datum(0.5)}));
+    ASSERT_TRUE(w.add_tuple({{gh::kVarlenaLen, 4}}, {text_datum("p")})); /* 9: before ADD COLUMN */
+    gh::PageColumn t = heap_pages::page_column(layout, 2, PageValueType::text);
+    t.fixed_offset = -1;
+    std::vector<int64_t> table{7, 7, 7};
+    GroupedPageSpec spec{};
+    spec.value = heap_pages::page_column(layout, 3, PageValueType::float8);
+    spec.interval = BucketSpec{0, 1, 4, BucketRule::pg16}; /* 7 cells a group */
+    spec.nkeys = 1;
+    /* lower(): "host3" and "HOST3" one group, "host30" another; "" the NULL group (nullif), "host" the host's */
+    spec.keys[0] = text_key(t, {"host3", "HOST3", "host30", "", "host"}, &table,
+                            {{"host3", 0}, {"HOST3", 0}, {"host30", 1}, {"", 2}, {"host", gh::kHostSlot}}, 2);
+    spec.keys[0].null_host = 1;
+    ASSERT_TRUE(gh::grouped_page_spec_fits(spec, table.data(), static_cast<int64_t>(table.size())));
+    const int64_t want_slot[] = {0, 1, 2, -1, -1, -1, -1, -1, 0, -1};
+    for (uint32_t i = 0; i < 10; i++) {
+        const RowResult got = evaluated(pool_page(0), i, spec, table);
+        if (want_slot[i] < 0) {
+            EXPECT_EQ(got.fate, RowFate::host) << "row " << i;
+            continue;
+        }
+        ASSERT_EQ(got.fate, RowFate::count) << "row " << i;
+        EXPECT_EQ(got.row_cell, want_slot[i] * 7 + 6) << "row " << i;
+    }
+    /* the NULL column's key seen to be NULL: its group */
+    spec.keys[0].null_host = 0;
+    EXPECT_EQ(evaluated(pool_page(0), 5, spec, table).row_cell, 2 * 7 + 6);
+    const int64_t slots_at = spec.keys[0].table_first + spec.keys[0].entries;
+    for (int64_t bad_slot : {int64_t{3}, int64_t{-2}}) {
+        std::vector<int64_t> bad = table;
+        bad[slots_at + 1] = bad_slot;
+        EXPECT_FALSE(gh::grouped_page_spec_fits(spec, bad.data(), static_cast<int64_t>(bad.size()))) << bad_slot;
+    }
+    GroupedPageSpec empty = spec;
+    empty.keys[0].entries = 0;
+    EXPECT_FALSE(gh::grouped_page_spec_fits(empty, table.data(), static_cast<int64_t>(table.size())));
 }
 
 /*

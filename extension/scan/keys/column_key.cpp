@@ -102,32 +102,19 @@ bool text_dictionary(GroupKey *key, const KeyRows &rows, gh::PageKey *out, KeyTa
     statistics_values(rows.relid, key->def.attno, &values, &n, &cap);
     std::sort(values, values + n, [](const struct varlena *a, const struct varlena *b) { return text_key_order(a, b) < 0; });
     int32 kept = 0;
-    int64 words = 0;
     for (int32 i = 0; i < n; i++) {
         const int64 len = static_cast<int64>(VARSIZE_ANY_EXHDR(values[i]));
         if (len > gh::kMaxTextKeyBytes || (kept > 0 && text_key_order(values[kept - 1], values[i]) == 0))
             continue;
         values[kept++] = values[i];
-        words += 1 + (len + 7) / 8;
     }
     if (kept == 0 || kept > kMaxKeySlots)
         return false;
-    /* the words saying where each value lies, then the values: a length word, then the bytes */
-    const int64 first = t->nwords;
-    int64 *table = static_cast<int64 *>(palloc0(sizeof(int64) * (kept + words)));
-    int64 at = kept;
-    for (int32 i = 0; i < kept; i++) {
-        const int64 len = static_cast<int64>(VARSIZE_ANY_EXHDR(values[i]));
-        table[i] = first + at;
-        table[at] = len;
-        memcpy(&table[at + 1], VARDATA_ANY(values[i]), static_cast<size_t>(len));
-        at += 1 + (len + 7) / 8;
-    }
-    if (first + kept + words > PG_INT32_MAX / 2)
+    int64 *slots = static_cast<int64 *>(palloc(sizeof(int64) * kept));
+    for (int32 i = 0; i < kept; i++)
+        slots[i] = i; /* each value its own group */
+    if (!key_tables_add_dictionary(t, values, slots, kept, out))
         return false;
-    out->table_first = static_cast<uint32>(key_tables_add_list(t, table, static_cast<int32>(kept + words)));
-    Assert(out->table_first == first);
-    out->kind = gh::PageKeyKind::text;
     out->slots = static_cast<uint32>(kept);
     out->null_host = 0; /* a NULL column is the NULL key */
     t->slot_values[k] = values; /* slot s is values[s] */

@@ -235,6 +235,34 @@ void key_tables_add_intervals(KeyTables *t, const int64 *starts, const int64 *sl
     t->nwords += 2 * n;
 }
 
+bool key_tables_add_dictionary(KeyTables *t, struct varlena *const *values, const int64 *slots, int32 n,
+                               gh::PageKey *out)
+{
+    int64 words = 2 * static_cast<int64>(n);
+    for (int32 i = 0; i < n; i++)
+        words += 1 + (static_cast<int64>(VARSIZE_ANY_EXHDR(values[i])) + 7) / 8;
+    if (n == 0 || t->nwords + words > PG_INT32_MAX / 2)
+        return false;
+    reserve(t, words);
+    const int64 first = t->nwords;
+    int64 *table = t->words + first;
+    memset(table, 0, sizeof(int64) * static_cast<Size>(words));
+    int64 at = 2 * static_cast<int64>(n);
+    for (int32 i = 0; i < n; i++) {
+        const int64 len = static_cast<int64>(VARSIZE_ANY_EXHDR(values[i]));
+        table[i] = first + at;
+        table[n + i] = slots[i];
+        table[at] = len;
+        memcpy(&table[at + 1], VARDATA_ANY(values[i]), static_cast<size_t>(len));
+        at += 1 + (len + 7) / 8;
+    }
+    t->nwords += static_cast<int32>(words);
+    out->kind = gh::PageKeyKind::text;
+    out->table_first = static_cast<uint32>(first);
+    out->entries = static_cast<uint32>(n);
+    return true;
+}
+
 int32 key_tables_add_list(KeyTables *t, const int64 *words, int32 n)
 {
     reserve(t, n);

@@ -63,6 +63,16 @@ int32 key_tables_add_list(KeyTables *t, const int64 *words, int32 n);
  */
 void key_tables_add_intervals(KeyTables *t, const int64 *starts, const int64 *slots, int32 n, gh::PageKey *out);
 
+/*
+ * Adds a text key's dictionary (grouped_page_spec.h's PageKeyKind::text)
+ * as key *out's table in t: values[0 .. n), distinct, each at most
+ * kMaxTextKeyBytes long, in text_key_order (text_memo.h), value i with
+ * slot slots[i]; sets out's kind, table and entries (its slots are the
+ * caller's).  false if the table would grow too large.
+ */
+bool key_tables_add_dictionary(KeyTables *t, struct varlena *const *values, const int64 *slots, int32 n,
+                               gh::PageKey *out);
+
 /* Most slots a key may have on the GPU: its groups' cells stay in device memory a scan can take. */
 constexpr int64 kMaxKeySlots = 1 << 20;
 /*

@@ -27,6 +27,9 @@ struct TextIds {
     uint32 mask; /* slots - 1, a power of two less one */
     int32 count;
     int32 max_values;
+    int64 bytes_left;  /* of kTextIdsBytes */
+    const Entry **by_number; /* by_number[i] is number i + 1's entry, moved with it */
+    int32 by_number_cap;
 };
 
 TextIds *text_ids_create(int32 max_values)
@@ -36,6 +39,9 @@ TextIds *text_ids_create(int32 max_values)
     ids->mask = 255;
     ids->slots = static_cast<Entry *>(palloc0(sizeof(Entry) * (ids->mask + 1)));
     ids->max_values = max_values;
+    ids->bytes_left = kTextIdsBytes;
+    ids->by_number_cap = 128;
+    ids->by_number = static_cast<const Entry **>(palloc(sizeof(Entry *) * ids->by_number_cap));
     return ids;
 }
 
@@ -56,11 +62,16 @@ void grow(TextIds *ids)
 {
     Entry *old = ids->slots;
     const uint32 old_slots = ids->mask + 1;
+    /* allocated before anything changes: a table may outlive the query that an ERROR here ends */
+    Entry *slots = static_cast<Entry *>(MemoryContextAllocZero(ids->cxt, sizeof(Entry) * 2 * old_slots));
+    ids->slots = slots;
     ids->mask = 2 * old_slots - 1;
-    ids->slots = static_cast<Entry *>(MemoryContextAllocZero(ids->cxt, sizeof(Entry) * (ids->mask + 1)));
     for (uint32 i = 0; i < old_slots; i++)
-        if (old[i].bytes != NULL)
-            *probe(ids, old[i].bytes, old[i].n, old[i].hash) = old[i];
+        if (old[i].bytes != NULL) {
+            Entry *e = probe(ids, old[i].bytes, old[i].n, old[i].hash);
+            *e = old[i];
+            ids->by_number[e->number - 1] = e;
+        }
     pfree(old);
 }
 
@@ -72,14 +83,30 @@ int64 text_ids_number(TextIds *ids, const char *data, int32 n)
     Entry *e = probe(ids, data, n, hash);
     if (e->bytes != NULL)
         return e->number;
-    if (ids->count >= ids->max_values)
+    if (ids->count >= ids->max_values || n > ids->bytes_left)
         return -1;
+    if (ids->count == ids->by_number_cap) {
+        ids->by_number = static_cast<const Entry **>(repalloc(ids->by_number, sizeof(Entry *) * 2 * ids->by_number_cap));
+        ids->by_number_cap *= 2;
+    }
+    if (static_cast<uint32>(ids->count + 1) * 2 > ids->mask) { /* before the entry, so the table never fills */
+        grow(ids);
+        e = probe(ids, data, n, hash);
+    }
     char *copy = static_cast<char *>(MemoryContextAlloc(ids->cxt, Max(n, 1)));
     memcpy(copy, data, n);
-    *e = Entry{copy, n, hash, ++ids->count};
-    if (static_cast<uint32>(ids->count) * 2 > ids->mask)
-        grow(ids);
+    ids->bytes_left -= n;
+    *e = Entry{copy, n, hash, ids->count + 1};
+    ids->by_number[ids->count++] = e;
     return ids->count;
+}
+
+void text_ids_value(const TextIds *ids, int64 number, const char **data, int32 *n)
+{
+    Assert(number >= 1 && number <= ids->count);
+    const Entry *e = ids->by_number[number - 1];
+    *data = e->bytes;
+    *n = e->n;
 }
 
 } // namespace gpu_histogram

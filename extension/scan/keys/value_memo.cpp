@@ -3,6 +3,7 @@
  * held (value_memo.h).
  */
 #include "value_memo.h"
+#include "text_ids.h"
 
 #include "../../pg_compat.h"
 
@@ -50,6 +51,7 @@ struct ValueMemo {
     int32 *dense;     /* NULL until the first value */
     bool have_null;
     MemoResult null_result;
+    TextIds *text_ids; /* a text column's values' numbers, which are the values here; NULL until asked for */
     ValueMemo *next;  /* the backend's list */
     uint64 opened;    /* when it was last opened, for the eviction */
 };
@@ -183,11 +185,6 @@ MemoResult copied(ValueMemo *m, const MemoResult &r)
 
 } // namespace
 
-ValueMemo *value_memo_open_scan()
-{
-    return memo_create(CurrentMemoryContext, NULL);
-}
-
 ValueMemo *value_memo_open(Expr *expr)
 {
     /* a parameter is fixed for one execution of a generic plan only */
@@ -224,6 +221,16 @@ ValueMemo *value_memo_open(Expr *expr)
     pfree(name);
     found->opened = ++open_clock;
     return found;
+}
+
+TextIds *value_memo_text_ids(ValueMemo *m)
+{
+    if (m->text_ids == NULL) {
+        MemoryContext old = MemoryContextSwitchTo(m->cxt);
+        m->text_ids = text_ids_create(kValueMemoMax);
+        MemoryContextSwitchTo(old);
+    }
+    return m->text_ids;
 }
 
 int32 value_memo_count(const ValueMemo *m)

@@ -12,7 +12,8 @@
  * the ordinary plan raises it.
  *
  * A key built only from immutable functions, with no parameter, keeps its
- * memo for the backend's life, shared by the scans that compute the same
+ * memo for the backend's life (a text column's with the numbers that name
+ * its values), shared by the scans that compute the same
  * expression under the same output settings.
  * The next query's GPU then starts with every value the last one met.
  * Redefining any function drops these memos: an immutable SQL function's
@@ -45,8 +46,12 @@ struct ValueMemo;
  */
 ValueMemo *value_memo_open(Expr *expr);
 
-/* A memo for one scan, whatever its key: for values numbered only for the scan (text_ids.h). */
-ValueMemo *value_memo_open_scan();
+/*
+ * The numbers of a text column's values (text_ids.h), which are the
+ * values this memo remembers results by: made on the first call, they
+ * last as long as the memo.
+ */
+struct TextIds *value_memo_text_ids(ValueMemo *m);
 
 /*
  * Most values one memo remembers: 65,536 values cost 2.5 MB with their
