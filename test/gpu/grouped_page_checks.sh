@@ -195,6 +195,16 @@ q="SELECT device_id, date_trunc('day', time) AS day, round(avg(cpu)::numeric, 9)
 check "the metrics table: device_id and the day, the mean line beside" "$(warm "$q")" "$q"
 q="SELECT device_id, gpu_histogram(cpu, 0, 1, 16) AS h FROM gh_gpm GROUP BY 1"
 check "the metrics table: GROUP BY device_id, 4 workers" "$(warm "$q") $parallel" "$q"
+# a key of a text column (scan/keys/value_key.cpp): the dictionary of the values a first query met, each
+# value with its key's group: values sharing a group, one whose key is NULL, the long name, NULL columns
+q="SELECT lower(device_id) AS k, gpu_histogram(cpu, 0, 1, 16) AS h, count(*) AS n FROM gh_gpm GROUP BY 1"
+check "the metrics table: GROUP BY lower(device_id), its values met by a first query" "$(warm "$q")" "$q"
+q="SELECT split_part(device_id, '-', 1) AS k, date_trunc('hour', time) AS hour, gpu_histogram(cpu, 0, 1, 16) AS h FROM gh_gpm WHERE time >= '2024-03-09' AND time < '2024-03-16' GROUP BY 1, 2"
+check "the metrics table: split_part(device_id) and the hour, a week" "$(warm "$q")" "$q"
+q="SELECT nullif(lower(device_id), 'device-1') AS k, length(device_id) AS len, gpu_histogram(cpu, 0, 1, 16) AS h FROM gh_gpm GROUP BY 1, 2"
+check "the metrics table: nullif(lower(device_id)) (one value's key NULL) and length(device_id)" "$(warm "$q")" "$q"
+q="SELECT lower(device_id) AS k, gpu_histogram(cpu, 0, 1, 16) AS h FROM gh_gpm GROUP BY 1"
+check "the metrics table: GROUP BY lower(device_id), 4 workers" "$(warm "$q") $parallel" "$q"
 # sum, avg, min and max beside the histogram on the GPU's pages (gpu/kernels/kernel_page_aggs.cuh): float
 # means to 9 places (the scan's are exactly rounded, the ordinary plan's sequential: their 15-digit numeric
 # casts straddle a 12th place in 4 of these 5,002 hours), the rest to the bit
