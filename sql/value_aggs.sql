@@ -22,7 +22,7 @@
 --
 LOAD 'gpu_histogram';
 SET client_min_messages = warning;
-DROP TABLE IF EXISTS va_t, va_empty, va_parts, va_edge, va_exact, va_exact_shuffled;
+DROP TABLE IF EXISTS va_t, va_empty, va_parts, va_edge, va_exact, va_exact_shuffled, va_exact_by_group, va_wide, va_wide_by_group;
 RESET client_min_messages;
 \getenv abs_srcdir PG_ABS_SRCDIR
 \i :abs_srcdir/sql/include/helpers.sql
@@ -127,6 +127,28 @@ END
 $fn$;
 SELECT * FROM va_exact_check($$SELECT g, sum(x), avg(x), sum(f4), avg(f4), gpu_histogram(x, -1e6, 1e6, 8) FROM va_exact GROUP BY g$$);
 SELECT * FROM va_exact_check($$SELECT g, sum(x), avg(x), sum(f4), avg(f4), gpu_histogram(x, -1e6, 1e6, 8) FROM va_exact_shuffled GROUP BY g$$);
+-- each page one group's, as a table in time order grouped by hour has them: summed a page at a time
+CREATE TABLE va_exact_by_group WITH (autovacuum_enabled = off) AS SELECT * FROM va_exact ORDER BY g, md5(x::text);
+VACUUM ANALYZE va_exact_by_group;
+SELECT * FROM va_exact_check($$SELECT g, sum(x), avg(x), sum(f4), avg(f4), gpu_histogram(x, -1e6, 1e6, 8) FROM va_exact_by_group GROUP BY g$$);
+-- values over 400 binades, m * 2^k, whose float8 sums need more than two passes of a page's exact
+-- summation: equal to PostgreSQL's numeric sum of m * 2^(k + 200) scaled back, with each page one
+-- group's and with the groups mixed
+CREATE TABLE va_wide WITH (autovacuum_enabled = off) AS
+SELECT i % 7 AS g, m, k, m * 2::float8 ^ k AS x
+FROM generate_series(1, 14000) i, LATERAL (SELECT (i::bigint * 7919) % 1000003 - 500000 AS m, (i * 13) % 400 - 200 AS k) v;
+CREATE TABLE va_wide_by_group WITH (autovacuum_enabled = off) AS SELECT * FROM va_wide ORDER BY g, md5(x::text);
+VACUUM ANALYZE va_wide;
+VACUUM ANALYZE va_wide_by_group;
+CREATE TEMP TABLE va_wide_reference AS
+SELECT g, sum(m::numeric * 2::numeric ^ (k + 200))::float8 * 2::float8 ^ (-200) AS sum_x, sum(x) AS sequential_sum_x
+FROM va_wide GROUP BY g;
+SELECT t, count(*) AS groups, count(*) FILTER (WHERE s.s = r.sum_x AND s.h IS NOT NULL) AS exact_sums,
+       count(*) FILTER (WHERE r.sequential_sum_x <> r.sum_x) AS sequential_differs
+FROM (SELECT 'mixed' AS t, g, sum(x) s, gpu_histogram(x, -1, 1, 4) h FROM va_wide GROUP BY g
+      UNION ALL SELECT 'by group', g, sum(x) s, gpu_histogram(x, -1, 1, 4) h FROM va_wide_by_group GROUP BY g) s
+JOIN va_wide_reference r USING (g) GROUP BY t ORDER BY t;
+SELECT rt_plan($$SELECT g, sum(x) s, gpu_histogram(x, -1, 1, 4) h FROM va_wide_by_group GROUP BY g$$) LIKE '%GpuHistogramScan%' AS scan_planned;
 SET max_parallel_workers_per_gather = 3;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
@@ -200,5 +222,5 @@ RESET min_parallel_table_scan_size;
 
 RESET gpu_histogram.device;
 RESET TimeZone;
-DROP TABLE va_t, va_empty, va_edge, va_parts, va_queries, va_exact, va_exact_shuffled, va_reference;
+DROP TABLE va_t, va_empty, va_edge, va_parts, va_queries, va_exact, va_exact_shuffled, va_exact_by_group, va_wide, va_wide_by_group, va_reference, va_wide_reference;
 DROP FUNCTION va_exact_check(text);

