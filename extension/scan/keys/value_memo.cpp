@@ -44,6 +44,7 @@ struct ValueMemo {
     char *name;       /* a backend memo: its expression, normalized; else NULL */
     Entry *entries;   /* in the order the rows met them */
     int32 n, cap;
+    Size result_bytes; /* of the results' bytes copied, at most kValueMemoBytes */
     int32 *index;     /* open addressing over entries: an entry's number + 1, 0 where empty */
     uint32 mask;
     int32 last;       /* the entry found last: a table in key order repeats values in runs */
@@ -283,8 +284,10 @@ const MemoResult *value_memo_add(ValueMemo *m, bool colnull, int64 value, const 
         m->have_null = true;
         return &m->null_result;
     }
-    if (m->n >= kValueMemoMax)
+    const Size bytes = r.isnull || r.bytes == NULL ? 0 : VARSIZE_ANY(r.bytes);
+    if (m->n >= kValueMemoMax || m->result_bytes + bytes > kValueMemoBytes)
         return &r;
+    m->result_bytes += bytes;
     if (m->n == m->cap) {
         m->cap *= 2;
         m->entries = static_cast<Entry *>(repalloc(m->entries, sizeof(Entry) * m->cap));

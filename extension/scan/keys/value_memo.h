@@ -59,6 +59,8 @@ struct TextIds *value_memo_text_ids(ValueMemo *m);
  * the host's on the GPU.
  */
 constexpr int32 kValueMemoMax = 1 << 16;
+/* The most bytes of results one memo keeps (a key of long texts): past them, as past kValueMemoMax. */
+constexpr Size kValueMemoBytes = 64 * 1024 * 1024;
 
 /* The result remembered for a row whose column holds value (or is NULL); NULL if none. */
 const MemoResult *value_memo_find(ValueMemo *m, bool colnull, int64 value);
