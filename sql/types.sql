@@ -105,3 +105,38 @@ JOIN (SELECT g, array_agg(coalesce(c, 0) ORDER BY b) AS r
       GROUP BY g) r USING (g);
 
 DROP TABLE types_t;
+
+-- numeric columns on the scan, where their typmod keeps every value inside
+-- float8's range (so that reading one can never raise where the ordinary
+-- plan's cast would): each value as numeric_float8 converts it, by the fast
+-- path (at most 2^53 units and a power of ten of at most 22) or by
+-- numeric_float8 itself (17 digits, 10^250), NULLs, NaN, short and long
+-- stored forms, a negative scale; thresholds at the values' own float8s,
+-- so that a value one ulp off would land in the next bucket.  An
+-- unconstrained numeric stays with the ordinary plan.
+CREATE TABLE types_num (g int, p numeric(12, 2), q numeric(40, 20), s numeric(300, 0), t numeric(4, -3), u numeric)
+    WITH (autovacuum_enabled = off);
+INSERT INTO types_num
+SELECT i % 10,
+       CASE WHEN i % 97 = 0 THEN NULL ELSE ((i::bigint * 7919) % 2000001 - 1000000) / 100.0 END,
+       ((i::bigint * 104729) % 99999999999999999) * 10::numeric ^ (-(i % 21)),
+       CASE WHEN i % 3 = 0 THEN (10::numeric ^ 250) * (i % 10) + i ELSE i END,
+       (i % 9000) * 1000 - 4000000,
+       i / 7.0
+FROM generate_series(1, 20000) i;
+INSERT INTO types_num VALUES (11, 'NaN', 'NaN', 'NaN', 'NaN', 'NaN'), (11, 9999999999.99, 9007199254740993, 1e22, 9999000, 1e400),
+    (11, -0.01, 0.00000000000000000001, 12345678901234567890123, -9999000, -1e-400), (11, 0, 0, 0, 0, 0);
+VACUUM ANALYZE types_num;
+SELECT array_agg(v ORDER BY v)::text AS q_thresholds
+FROM (SELECT DISTINCT q::float8 AS v FROM types_num WHERE q <> 'NaN' ORDER BY 1 LIMIT 600) s \gset
+SELECT n, c.* FROM (VALUES
+    (1, $$SELECT g, gpu_histogram(p, -10000, 10000, 50) AS h FROM types_num WHERE g < 10 GROUP BY g$$),
+    (2, $$SELECT gpu_histogram(q, 0, 1e17, 64) AS hq, gpu_histogram(s, 0, 1e251, 16) AS hs,
+                 gpu_histogram(t, -4e6, 5e6, 9) AS ht FROM types_num WHERE g < 10$$),
+    (3, $$SELECT g, gpu_histogram(q, '$$ || :'q_thresholds' || $$'::float8[]) AS h FROM types_num GROUP BY g$$),
+    (4, $$SELECT g, gpu_histogram(p, '{-5000, 0, 0.01, 9999999999.99}'::float8[]) AS h FROM types_num GROUP BY g$$),
+    (5, $$SELECT gpu_histogram(u, 0, 3000, 10) AS h FROM types_num WHERE g < 10$$)
+) v(n, q), LATERAL rt_compare(q) c ORDER BY n;
+-- the NaN row: width_bucket's error, as the ordinary plan raises it
+SELECT c.* FROM rt_try($$SELECT gpu_histogram(p, -10000, 10000, 50) AS h FROM types_num$$) c;
+DROP TABLE types_num;

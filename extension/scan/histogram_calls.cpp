@@ -31,7 +31,7 @@ namespace gpu_histogram {
 
 namespace {
 
-/* The cast functions through which int2, int4, int8 and float4 reach float8. */
+/* The cast functions through which int2, int4, int8, float4 and numeric reach float8. */
 Oid column_type_under_cast(Oid funcid)
 {
     switch (funcid) {
@@ -39,8 +39,27 @@ Oid column_type_under_cast(Oid funcid)
     case F_FLOAT8_INT4: return INT4OID;
     case F_FLOAT8_INT8: return INT8OID;
     case F_FLOAT8_FLOAT4: return FLOAT4OID;
+    case F_FLOAT8_NUMERIC: return NUMERICOID;
     }
     return InvalidOid;
+}
+
+/*
+ * A numeric column whose every value numeric_float8 converts without an
+ * error: its typmod keeps each value below 10^308 and any nonzero one at
+ * least 10^-323, inside float8's range (its subnormals included), so the
+ * scan reading the column can never raise where the ordinary plan's cast
+ * would.  An unconstrained numeric may hold 1e400, whose cast raises at
+ * its row: such a column stays with the ordinary plan.
+ */
+bool numeric_always_converts(int32 typmod)
+{
+    if (typmod < static_cast<int32>(VARHDRSZ))
+        return false;
+    const int32 tm = typmod - static_cast<int32>(VARHDRSZ);
+    const int precision = (tm >> 16) & 0xffff;
+    const int scale = ((tm & 0x7ff) ^ 1024) - 1024; /* 11 bits, signed: PostgreSQL 15 allows negative scales */
+    return precision - scale <= 308 && scale <= 323;
 }
 
 /* A bare column of table relid of exactly this type. */
@@ -108,6 +127,8 @@ bool float8_column(const Expr *value, Index relid, AttrNumber *attno, Oid *colty
         value = static_cast<const Expr *>(linitial(cast->args));
     }
     if (!plain_column(value, relid, type, attno))
+        return false;
+    if (type == NUMERICOID && !numeric_always_converts(reinterpret_cast<const Var *>(value)->vartypmod))
         return false;
     *coltype = type;
     return true;

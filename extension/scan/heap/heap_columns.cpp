@@ -6,6 +6,9 @@
 
 extern "C" {
 #include "access/tupdesc.h"
+#include "fmgr.h"
+#include "utils/float.h"
+#include "utils/fmgrprotos.h"
 #include "utils/rel.h"
 }
 
@@ -166,6 +169,120 @@ inline bool tuple_value(const HeapColumn &col, TupleDesc desc, const HeapTupleDa
     return !isnull;
 }
 
+/*
+ * A numeric column, read as numeric_float8 converts it (the plan takes
+ * only columns whose typmod keeps that conversion from raising,
+ * histogram_calls.cpp).  numeric_float8 prints the value and reads the
+ * digits back with strtod, the correctly rounded float8 nearest the
+ * decimal; a value of at most 2^53 units and a power of ten of at most 22
+ * comes to the same float8 by one multiplication or division of two exact
+ * float8s (Clinger's fast path), without a string: most prices and
+ * measurements.  The rest go through numeric_float8 itself.
+ */
+struct NumericValue {};
+
+/*
+ * The stored numeric's float8 by the fast path, false where it does not
+ * apply: bytes is the varlena's data (after any header), in numeric.c's
+ * stored form, a 16-bit header (sign, display scale and, in the short
+ * form, the weight), a 16-bit weight in the long form, then base-10000
+ * digits; the header's two top bits set mark NaN and the infinities.
+ */
+bool numeric_fast_value(const char *bytes, Size n, double *out)
+{
+    static const double kTens[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                   1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    uint16 header;
+    if (n < sizeof header)
+        return false;
+    memcpy(&header, bytes, sizeof header);
+    bool negative;
+    int weight;
+    Size at;
+    if ((header & 0xC000) == 0xC000) { /* NaN, +Infinity, -Infinity */
+        switch (header & 0xF000) {
+        case 0xC000: *out = get_float8_nan(); return true;
+        case 0xD000: *out = get_float8_infinity(); return true;
+        case 0xF000: *out = -get_float8_infinity(); return true;
+        }
+        return false;
+    }
+    if (header & 0x8000) { /* the short form: sign, display scale, weight in one word */
+        negative = (header & 0x2000) != 0;
+        weight = (header & 0x0040) ? static_cast<int>(header | ~0x003F) : static_cast<int>(header & 0x003F);
+        at = sizeof header;
+    } else {
+        int16 w;
+        if (n < sizeof header + sizeof w)
+            return false;
+        memcpy(&w, bytes + sizeof header, sizeof w);
+        negative = (header & 0x4000) != 0;
+        weight = w;
+        at = sizeof header + sizeof w;
+    }
+    const int digits = static_cast<int>((n - at) / sizeof(int16));
+    if (digits == 0) {
+        *out = 0.0; /* numeric has no -0 */
+        return true;
+    }
+    if (digits > 5)
+        return false;
+    unsigned __int128 m = 0;
+    for (int i = 0; i < digits; i++) {
+        int16 d;
+        memcpy(&d, bytes + at + i * sizeof d, sizeof d);
+        m = m * 10000 + static_cast<uint16>(d);
+    }
+    int exponent = 4 * (weight - digits + 1); /* the value is m * 10^exponent */
+    while (m != 0 && m % 10 == 0) {
+        m /= 10;
+        exponent++;
+    }
+    if (m > (static_cast<unsigned __int128>(1) << 53) || exponent > 22 || exponent < -22)
+        return false;
+    const double x = static_cast<double>(static_cast<uint64>(m));
+    const double v = exponent >= 0 ? x * kTens[exponent] : x / kTens[-exponent];
+    *out = negative ? -v : v;
+    return true;
+}
+
+/* The float8 of numeric v (any header, neither compressed nor out of line), as numeric_float8 gives it. */
+double numeric_value(const char *v)
+{
+    double x;
+    if (likely(numeric_fast_value(VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v), &x)))
+        return x;
+    /* numeric_float8 with a 4-byte header, which it reads in place (a 1-byte one it would copy, and keep) */
+    const Size n = VARSIZE_ANY_EXHDR(v);
+    struct varlena *full = static_cast<struct varlena *>(palloc(VARHDRSZ + n));
+    SET_VARSIZE(full, VARHDRSZ + n);
+    memcpy(VARDATA(full), VARDATA_ANY(v), n);
+    x = DatumGetFloat8(DirectFunctionCall1(numeric_float8, PointerGetDatum(full)));
+    pfree(full);
+    return x;
+}
+
+/* A varlena's place does not follow from its column's alignment alone: heap_column_varlena() finds it. */
+template <>
+inline bool tuple_value<NumericValue>(const HeapColumn &col, TupleDesc desc, const HeapTupleData *t, double *value)
+{
+    const char *p = heap_column_varlena(col, t->t_data);
+    if (likely(p != NULL) && !VARATT_IS_EXTERNAL(p) && !VARATT_IS_COMPRESSED(p)) {
+        *value = numeric_value(p);
+        return true;
+    }
+    bool isnull;
+    Datum d = heap_getattr(const_cast<HeapTupleData *>(t), col.attno, desc, &isnull);
+    if (isnull)
+        return false;
+    struct varlena *stored = reinterpret_cast<struct varlena *>(DatumGetPointer(d));
+    struct varlena *plain = pg_detoast_datum_packed(stored);
+    *value = numeric_value(reinterpret_cast<const char *>(plain));
+    if (plain != stored)
+        pfree(plain);
+    return true;
+}
+
 template <typename T>
 int column_values(const HeapColumn &col, TupleDesc desc, const HeapTupleData *tuples, int n, double *out)
 {
@@ -227,6 +344,7 @@ template <typename Fn> int by_column_type(Oid type, Fn &&fn)
     case TIMESTAMPOID:
     case TIMESTAMPTZOID: return fn(Microseconds{});
     case DATEOID: return fn(DayNumber{});
+    case NUMERICOID: return fn(NumericValue{});
     }
     elog(ERROR, "gpu_histogram scan: unexpected column type %u", type);
     return 0;
