@@ -22,7 +22,7 @@
 --
 LOAD 'gpu_histogram';
 SET client_min_messages = warning;
-DROP TABLE IF EXISTS va_t, va_empty, va_parts, va_edge, va_exact, va_exact_shuffled, va_exact_by_group, va_wide, va_wide_by_group;
+DROP TABLE IF EXISTS va_t, va_empty, va_parts, va_edge, va_exact, va_exact_shuffled, va_exact_by_group, va_wide, va_wide_by_group, va_num, va_num_parts;
 RESET client_min_messages;
 \getenv abs_srcdir PG_ABS_SRCDIR
 \i :abs_srcdir/sql/include/helpers.sql
@@ -219,6 +219,49 @@ RESET max_parallel_workers_per_gather;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
+
+-- numeric(p, s) columns with p at most 18: sums in whole units of 10^-s (past 2^64 units here), their
+-- display scale s; means numeric_div's; NaN above every number (max NaN where any is, min only where
+-- all are); NULLs; workers.  numeric(20, 2), a negative scale and an unconstrained numeric keep the
+-- ordinary plan, as does a partitioned table (numeric's partial states are PostgreSQL's internal ones).
+CREATE TABLE va_num (ts timestamptz, g int, p numeric(10, 2), big numeric(18, 6), z numeric(4, 0), wide numeric(20, 2),
+                     neg numeric(4, -2), free numeric, x float8) WITH (autovacuum_enabled = off);
+INSERT INTO va_num
+SELECT '2024-05-01'::timestamptz + i * interval '1 minute', i % 5,
+       CASE WHEN i % 97 = 0 THEN NULL WHEN i % 89 = 0 OR g4 THEN 'NaN' ELSE ((i::bigint * 7919) % 20001 - 10000) / 100.0 END,
+       ((i::bigint * 104729) % 1999999999999) - 999999999999 + (i % 1000000) / 1e6,
+       CASE WHEN i % 7 = 0 THEN NULL ELSE i % 9999 - 5000 END,
+       i / 100.0, (i % 90) * 100, i / 7.0, (i % 100) / 100.0
+FROM generate_series(1, 30000) i, LATERAL (SELECT i % 5 = 4 AND i % 3 = 0 AS g4) v;
+INSERT INTO va_num (ts, g, p, x) SELECT '2024-05-01', 9, 'NaN', 0.5 FROM generate_series(1, 3);
+VACUUM ANALYZE va_num;
+SELECT q, c.* FROM (VALUES
+    ($$SELECT date_trunc('hour', ts) AS hour, sum(p) AS s, avg(p) AS a, min(p) AS lo, max(p) AS hi, gpu_histogram(x, 0, 1, 8) AS h FROM va_num GROUP BY 1$$),
+    ($$SELECT g, sum(p) AS s, avg(p) AS a, min(p) AS lo, max(p) AS hi, count(p) AS n, gpu_histogram(x, 0, 1, 8) AS h FROM va_num GROUP BY g$$),
+    ($$SELECT g, sum(big) AS s, avg(big) AS a, min(big) AS lo, max(big) AS hi, sum(z), avg(z), gpu_histogram(x, 0, 1, 8) AS h FROM va_num GROUP BY g$$),
+    ($$SELECT sum(big) AS s, avg(big) AS a, min(z), max(z), gpu_histogram(x, 0, 1, 8) AS h FROM va_num$$),
+    ($$SELECT g, sum(z) AS s, avg(z) AS a, gpu_histogram(x, 0, 1, 8) AS h FROM va_num WHERE g < 3 AND z > 0 GROUP BY g HAVING avg(z) > 2000 ORDER BY a DESC$$),
+    ($$SELECT sum(wide), gpu_histogram(x, 0, 1, 8) AS h FROM va_num$$),
+    ($$SELECT avg(neg), gpu_histogram(x, 0, 1, 8) AS h FROM va_num$$),
+    ($$SELECT max(free), gpu_histogram(x, 0, 1, 8) AS h FROM va_num$$)
+) v(q), LATERAL rt_compare(q) c;
+SET max_parallel_workers_per_gather = 4;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SELECT c.* FROM rt_compare($$SELECT g, sum(big) AS s, avg(p) AS a, min(p) AS lo, max(big) AS hi, gpu_histogram(x, 0, 1, 8) AS h FROM va_num GROUP BY g$$) c;
+SELECT rt_plan($$SELECT g, sum(big), gpu_histogram(x, 0, 1, 8) FROM va_num GROUP BY g$$) LIKE '%Gather%' AS gathered;
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+CREATE TABLE va_num_parts (d date, p numeric(10, 2), x float8) PARTITION BY RANGE (d);
+CREATE TABLE va_num_parts_1 PARTITION OF va_num_parts FOR VALUES FROM ('2024-05-01') TO ('2024-05-16');
+CREATE TABLE va_num_parts_2 PARTITION OF va_num_parts FOR VALUES FROM ('2024-05-16') TO ('2024-06-01');
+INSERT INTO va_num_parts SELECT ts::date, p, x FROM va_num WHERE ts < '2024-06-01';
+ANALYZE va_num_parts;
+SELECT c.* FROM rt_compare($$SELECT d, sum(p) AS s, avg(p) AS a, gpu_histogram(x, 0, 1, 8) AS h FROM va_num_parts GROUP BY d$$) c;
+DROP TABLE va_num, va_num_parts;
 
 RESET gpu_histogram.device;
 RESET TimeZone;

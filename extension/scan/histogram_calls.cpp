@@ -52,14 +52,21 @@ Oid column_type_under_cast(Oid funcid)
  * would.  An unconstrained numeric may hold 1e400, whose cast raises at
  * its row: such a column stays with the ordinary plan.
  */
-bool numeric_always_converts(int32 typmod)
+/* A numeric typmod's precision and scale; false for an unconstrained numeric. */
+bool numeric_typmod(int32 typmod, int *precision, int *scale)
 {
     if (typmod < static_cast<int32>(VARHDRSZ))
         return false;
     const int32 tm = typmod - static_cast<int32>(VARHDRSZ);
-    const int precision = (tm >> 16) & 0xffff;
-    const int scale = ((tm & 0x7ff) ^ 1024) - 1024; /* 11 bits, signed: PostgreSQL 15 allows negative scales */
-    return precision - scale <= 308 && scale <= 323;
+    *precision = (tm >> 16) & 0xffff;
+    *scale = ((tm & 0x7ff) ^ 1024) - 1024; /* 11 bits, signed: PostgreSQL 15 allows negative scales */
+    return true;
+}
+
+bool numeric_always_converts(int32 typmod)
+{
+    int precision, scale;
+    return numeric_typmod(typmod, &precision, &scale) && precision - scale <= 308 && scale <= 323;
 }
 
 /* A bare column of table relid of exactly this type. */
@@ -207,8 +214,17 @@ bool beside_call_parse(const Aggref *aggref, Index relid, ScanAggregate *out)
     }
     if (var->vartype != type)
         return false; /* a domain over the type: its own aggregate may differ */
+    int precision = 0, scale = 0;
+    /*
+     * numeric: a typmod whose values are whole numbers of 10^-s below 10^18
+     * of them, which an int64 holds and 128 bits sum; any other numeric
+     * keeps the ordinary plan
+     */
+    if (type == NUMERICOID && (!numeric_typmod(var->vartypmod, &precision, &scale) || precision > 18 || scale < 0))
+        return false;
     out->attno = var->varattno;
     out->coltype = type;
+    out->scale = scale;
     return true;
 }
 
@@ -244,6 +260,10 @@ bool value_aggregate(Oid aggfnoid, AggKind *kind, Oid *type)
     case F_MAX_DATE: *kind = AggKind::max; *type = DATEOID; return true;
     case F_MAX_TIMESTAMP: *kind = AggKind::max; *type = TIMESTAMPOID; return true;
     case F_MAX_TIMESTAMPTZ: *kind = AggKind::max; *type = TIMESTAMPTZOID; return true;
+    case F_SUM_NUMERIC: *kind = AggKind::sum; *type = NUMERICOID; return true;
+    case F_AVG_NUMERIC: *kind = AggKind::avg; *type = NUMERICOID; return true;
+    case F_MIN_NUMERIC: *kind = AggKind::min; *type = NUMERICOID; return true;
+    case F_MAX_NUMERIC: *kind = AggKind::max; *type = NUMERICOID; return true;
     }
     return false;
 }

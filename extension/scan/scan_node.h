@@ -71,6 +71,7 @@ struct ScanAggregate {
     AttrNumber count_attno; /* count_column: the column whose non-NULL values count */
     AttrNumber attno;       /* sum, avg, min, max: their column ... */
     Oid coltype;            /* ... and its type (value_aggs.h lists those taken) */
+    int32 scale;            /* a numeric(p, s) column's s */
 };
 
 /*
@@ -90,10 +91,11 @@ static inline bool value_aggregate_kind(AggKind kind)
     return kind == AggKind::sum || kind == AggKind::avg || kind == AggKind::min || kind == AggKind::max;
 }
 
-/* Whether the scan emits agg's partial state (under a partitioned table's Append): all but sum and avg of int8. */
+/* Whether the scan emits agg's partial state (under a partitioned table's Append): all but sum and avg of int8, and numeric's. */
 static inline bool value_aggregate_partial(const ScanAggregate &agg)
 {
-    return !((agg.kind == AggKind::sum || agg.kind == AggKind::avg) && agg.coltype == INT8OID);
+    return !((agg.kind == AggKind::sum || agg.kind == AggKind::avg) && agg.coltype == INT8OID) &&
+           agg.coltype != NUMERICOID;
 }
 
 /* The arguments of one histogram, evaluated when the scan starts. */

@@ -182,58 +182,85 @@ inline bool tuple_value(const HeapColumn &col, TupleDesc desc, const HeapTupleDa
 struct NumericValue {};
 
 /*
- * The stored numeric's float8 by the fast path, false where it does not
- * apply: bytes is the varlena's data (after any header), in numeric.c's
- * stored form, a 16-bit header (sign, display scale and, in the short
- * form, the weight), a 16-bit weight in the long form, then base-10000
- * digits; the header's two top bits set mark NaN and the infinities.
+ * A stored numeric, as numeric.c lays it out: after the varlena's header, a
+ * 16-bit header (sign, display scale and, in the short form, the weight), a
+ * 16-bit weight in the long form, then base-10000 digits, the first of
+ * weight `weight`; the header's two top bits set mark NaN and the
+ * infinities.  The layout is on disk, so it is the same in every release.
  */
-bool numeric_fast_value(const char *bytes, Size n, double *out)
-{
-    static const double kTens[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-                                   1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-    uint16 header;
-    if (n < sizeof header)
-        return false;
-    memcpy(&header, bytes, sizeof header);
+struct StoredNumeric {
+    enum { number, nan, pos_inf, neg_inf, bad } kind;
     bool negative;
     int weight;
+    const char *digits; /* int16 each, maybe unaligned */
+    int ndigits;
+};
+
+StoredNumeric stored_numeric(const char *bytes, Size n)
+{
+    StoredNumeric out{StoredNumeric::bad, false, 0, NULL, 0};
+    uint16 header;
+    if (n < sizeof header)
+        return out;
+    memcpy(&header, bytes, sizeof header);
     Size at;
-    if ((header & 0xC000) == 0xC000) { /* NaN, +Infinity, -Infinity */
+    if ((header & 0xC000) == 0xC000) {
         switch (header & 0xF000) {
-        case 0xC000: *out = get_float8_nan(); return true;
-        case 0xD000: *out = get_float8_infinity(); return true;
-        case 0xF000: *out = -get_float8_infinity(); return true;
+        case 0xC000: out.kind = StoredNumeric::nan; break;
+        case 0xD000: out.kind = StoredNumeric::pos_inf; break;
+        case 0xF000: out.kind = StoredNumeric::neg_inf; break;
         }
-        return false;
+        return out;
     }
     if (header & 0x8000) { /* the short form: sign, display scale, weight in one word */
-        negative = (header & 0x2000) != 0;
-        weight = (header & 0x0040) ? static_cast<int>(header | ~0x003F) : static_cast<int>(header & 0x003F);
+        out.negative = (header & 0x2000) != 0;
+        out.weight = (header & 0x0040) ? static_cast<int>(header | ~0x003F) : static_cast<int>(header & 0x003F);
         at = sizeof header;
     } else {
         int16 w;
         if (n < sizeof header + sizeof w)
-            return false;
+            return out;
         memcpy(&w, bytes + sizeof header, sizeof w);
-        negative = (header & 0x4000) != 0;
-        weight = w;
+        out.negative = (header & 0x4000) != 0;
+        out.weight = w;
         at = sizeof header + sizeof w;
     }
-    const int digits = static_cast<int>((n - at) / sizeof(int16));
-    if (digits == 0) {
+    out.kind = StoredNumeric::number;
+    out.digits = bytes + at;
+    out.ndigits = static_cast<int>((n - at) / sizeof(int16));
+    return out;
+}
+
+inline int digit(const StoredNumeric &v, int i)
+{
+    int16 d;
+    memcpy(&d, v.digits + i * sizeof d, sizeof d);
+    return static_cast<uint16>(d);
+}
+
+/* The stored numeric's float8 by the fast path; false where it does not apply. */
+bool numeric_fast_value(const char *bytes, Size n, double *out)
+{
+    static const double kTens[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                   1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    const StoredNumeric v = stored_numeric(bytes, n);
+    switch (v.kind) {
+    case StoredNumeric::nan: *out = get_float8_nan(); return true;
+    case StoredNumeric::pos_inf: *out = get_float8_infinity(); return true;
+    case StoredNumeric::neg_inf: *out = -get_float8_infinity(); return true;
+    case StoredNumeric::bad: return false;
+    case StoredNumeric::number: break;
+    }
+    if (v.ndigits == 0) {
         *out = 0.0; /* numeric has no -0 */
         return true;
     }
-    if (digits > 5)
+    if (v.ndigits > 5)
         return false;
     unsigned __int128 m = 0;
-    for (int i = 0; i < digits; i++) {
-        int16 d;
-        memcpy(&d, bytes + at + i * sizeof d, sizeof d);
-        m = m * 10000 + static_cast<uint16>(d);
-    }
-    int exponent = 4 * (weight - digits + 1); /* the value is m * 10^exponent */
+    for (int i = 0; i < v.ndigits; i++)
+        m = m * 10000 + digit(v, i);
+    int exponent = 4 * (v.weight - v.ndigits + 1); /* the value is m * 10^exponent */
     while (m != 0 && m % 10 == 0) {
         m /= 10;
         exponent++;
@@ -241,8 +268,8 @@ bool numeric_fast_value(const char *bytes, Size n, double *out)
     if (m > (static_cast<unsigned __int128>(1) << 53) || exponent > 22 || exponent < -22)
         return false;
     const double x = static_cast<double>(static_cast<uint64>(m));
-    const double v = exponent >= 0 ? x * kTens[exponent] : x / kTens[-exponent];
-    *out = negative ? -v : v;
+    const double r = exponent >= 0 ? x * kTens[exponent] : x / kTens[-exponent];
+    *out = v.negative ? -r : r;
     return true;
 }
 
@@ -262,24 +289,35 @@ double numeric_value(const char *v)
     return x;
 }
 
+/* Where tuple t's numeric value lies, detoasted where it must be (*copy then names the copy to free); NULL: NULL. */
+const char *numeric_in_tuple(const HeapColumn &col, TupleDesc desc, const HeapTupleData *t, struct varlena **copy)
+{
+    *copy = NULL;
+    const char *p = heap_column_varlena(col, t->t_data);
+    if (likely(p != NULL) && !VARATT_IS_EXTERNAL(p) && !VARATT_IS_COMPRESSED(p))
+        return p;
+    bool isnull;
+    Datum d = heap_getattr(const_cast<HeapTupleData *>(t), col.attno, desc, &isnull);
+    if (isnull)
+        return NULL;
+    struct varlena *stored = reinterpret_cast<struct varlena *>(DatumGetPointer(d));
+    struct varlena *plain = pg_detoast_datum_packed(stored);
+    if (plain != stored)
+        *copy = plain;
+    return reinterpret_cast<const char *>(plain);
+}
+
 /* A varlena's place does not follow from its column's alignment alone: heap_column_varlena() finds it. */
 template <>
 inline bool tuple_value<NumericValue>(const HeapColumn &col, TupleDesc desc, const HeapTupleData *t, double *value)
 {
-    const char *p = heap_column_varlena(col, t->t_data);
-    if (likely(p != NULL) && !VARATT_IS_EXTERNAL(p) && !VARATT_IS_COMPRESSED(p)) {
-        *value = numeric_value(p);
-        return true;
-    }
-    bool isnull;
-    Datum d = heap_getattr(const_cast<HeapTupleData *>(t), col.attno, desc, &isnull);
-    if (isnull)
+    struct varlena *copy;
+    const char *p = numeric_in_tuple(col, desc, t, &copy);
+    if (p == NULL)
         return false;
-    struct varlena *stored = reinterpret_cast<struct varlena *>(DatumGetPointer(d));
-    struct varlena *plain = pg_detoast_datum_packed(stored);
-    *value = numeric_value(reinterpret_cast<const char *>(plain));
-    if (plain != stored)
-        pfree(plain);
+    *value = numeric_value(p);
+    if (copy != NULL)
+        pfree(copy);
     return true;
 }
 
@@ -363,6 +401,49 @@ int heap_page_column_values(const HeapColumn &col, TupleDesc desc, Page page, Of
 int heap_column_values(const HeapColumn &col, TupleDesc desc, const HeapTupleData *tuples, int n, double *out)
 {
     return by_column_type(col.type, [&](auto v) { return column_values<decltype(v)>(col, desc, tuples, n, out); });
+}
+
+bool heap_column_numeric_units(const HeapColumn &col, TupleDesc desc, const HeapTupleData *t, int scale, int64 *units,
+                               bool *nan)
+{
+    struct varlena *copy;
+    const char *p = numeric_in_tuple(col, desc, t, &copy);
+    if (p == NULL)
+        return false;
+    const StoredNumeric v = stored_numeric(VARDATA_ANY(p), VARSIZE_ANY_EXHDR(p));
+    bool ok = v.kind == StoredNumeric::number || v.kind == StoredNumeric::nan;
+    __int128 u = 0;
+    for (int i = 0; v.kind == StoredNumeric::number && ok && i < v.ndigits; i++) {
+        /* digit i is worth 10^(4 (weight - i)): in units of 10^-scale, 10^e */
+        const int e = 4 * (v.weight - i) + scale;
+        const int d = digit(v, i);
+        if (e >= 0 && e <= 22) {
+            static constexpr struct Tens {
+                __int128 of[23];
+                constexpr Tens() : of{1}
+                {
+                    for (int k = 1; k < 23; k++)
+                        of[k] = of[k - 1] * 10;
+                }
+            } kPowers;
+            u += d * kPowers.of[e];
+        } else if (e < 0 && e >= -4) {
+            static const int kTens[] = {1, 10, 100, 1000, 10000};
+            ok = d % kTens[-e] == 0; /* the zeros past the scale that fill the last digit */
+            u += d / kTens[-e];
+        } else {
+            ok = d == 0;
+        }
+    }
+    u = v.negative ? -u : u;
+    ok = ok && u <= PG_INT64_MAX && u >= PG_INT64_MIN;
+    *nan = v.kind == StoredNumeric::nan;
+    *units = static_cast<int64>(u);
+    if (copy != NULL)
+        pfree(copy);
+    if (!ok) /* the plan takes a column whose typmod rules this out */
+        elog(ERROR, "gpu_histogram scan: a numeric value outside its column's typmod");
+    return true;
 }
 
 void heap_column_values_each(const HeapColumn &col, TupleDesc desc, const HeapTupleData *tuples, int n,

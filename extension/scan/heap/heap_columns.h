@@ -118,6 +118,14 @@ void heap_column_values_each(const HeapColumn &col, TupleDesc desc, const HeapTu
                              double *out, bool *isnull);
 
 /*
+ * A numeric(p, s) column's value in tuple t as a whole number of 10^-s
+ * (scale), which every value of such a column is, with p at most 18 so
+ * that it fits an int64; false for NULL, *nan for NaN.
+ */
+bool heap_column_numeric_units(const HeapColumn &col, TupleDesc desc, const HeapTupleData *t, int scale, int64 *units,
+                               bool *nan);
+
+/*
  * Asks for every cache line of the page's tuples at once, before the
  * first is read.  Read in order they would arrive one or two at a time:
  * pages lie scattered over the buffer pool, and the hardware prefetcher

@@ -348,21 +348,106 @@ double exact_result(const ScanAggregate &agg, const int64 *c)
     return v;
 }
 
-/* A 128-bit integer as a numeric, through its decimal digits. */
-Datum int128_numeric(__int128 v)
+/*
+ * v * 10^-scale as a numeric of display scale `scale`, through its decimal
+ * digits, as numeric_in reads them: the numeric_sum of numeric(p, s)
+ * values has their display scale s.
+ */
+Datum int128_numeric(__int128 v, int scale = 0)
 {
-    char buf[48];
+    char buf[96];
     char *p = buf + sizeof buf;
     *--p = '\0';
     const bool negative = v < 0;
     unsigned __int128 u = negative ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
+    int written = 0;
     do {
         *--p = static_cast<char>('0' + static_cast<int>(u % 10));
         u /= 10;
-    } while (u != 0);
+        if (++written == scale)
+            *--p = '.';
+    } while (u != 0 || written <= scale);
     if (negative)
         *--p = '-';
     return DirectFunctionCall3(numeric_in, CStringGetDatum(p), ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+}
+
+Datum numeric_nan()
+{
+    return DirectFunctionCall3(numeric_in, CStringGetDatum("NaN"), ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+}
+
+/*
+ * A numeric(p, s) column's cells (p at most 18, histogram_calls.cpp): its
+ * values, NaN among them; its NaNs; then the 128-bit sum of the numbers
+ * in units of 10^-s (sum and avg, as numeric_avg_accum's exact sum), or
+ * the least or greatest of them (min and max; NaN is above every number,
+ * as cmp_numerics has it).  A column of one display scale holds each
+ * value in one form, so min and max have no ties to break.
+ */
+constexpr int32 kNumericCells = 4;
+
+void add_numeric(const ScanAggregate &agg, int64 *c, bool nan, int64 units)
+{
+    const bool first_number = c[0] == c[1];
+    c[0]++;
+    if (nan) {
+        c[1]++;
+        return;
+    }
+    switch (agg.kind) {
+    case AggKind::sum:
+    case AggKind::avg: {
+        __int128 sum = (static_cast<__int128>(c[3]) << 64) | static_cast<uint64>(c[2]);
+        sum += units;
+        c[2] = static_cast<int64>(static_cast<uint64>(sum));
+        c[3] = static_cast<int64>(sum >> 64);
+        return;
+    }
+    case AggKind::min:
+        if (first_number || units < c[2])
+            c[2] = units;
+        return;
+    case AggKind::max:
+        if (first_number || units > c[2])
+            c[2] = units;
+        return;
+    default: return;
+    }
+}
+
+void combine_numeric(const ScanAggregate &agg, int64 *dst, const int64 *src)
+{
+    const int64 numbers = src[0] - src[1];
+    if (agg.kind == AggKind::sum || agg.kind == AggKind::avg) {
+        __int128 sum = (static_cast<__int128>(dst[3]) << 64) | static_cast<uint64>(dst[2]);
+        sum += (static_cast<__int128>(src[3]) << 64) | static_cast<uint64>(src[2]);
+        dst[2] = static_cast<int64>(static_cast<uint64>(sum));
+        dst[3] = static_cast<int64>(sum >> 64);
+    } else if (numbers > 0) {
+        const bool first_number = dst[0] == dst[1];
+        if (first_number || (agg.kind == AggKind::min ? src[2] < dst[2] : src[2] > dst[2]))
+            dst[2] = src[2];
+    }
+    dst[0] += src[0];
+    dst[1] += src[1];
+}
+
+Datum numeric_result(const ScanAggregate &agg, const int64 *c)
+{
+    const __int128 sum = (static_cast<__int128>(c[3]) << 64) | static_cast<uint64>(c[2]);
+    switch (agg.kind) {
+    case AggKind::sum: return c[1] > 0 ? numeric_nan() : int128_numeric(sum, agg.scale);
+    case AggKind::avg:
+        /* numeric_avg: the exact sum divided by the count, numeric_div's scale */
+        return c[1] > 0 ? numeric_nan()
+                        : DirectFunctionCall2(numeric_div, int128_numeric(sum, agg.scale),
+                                              NumericGetDatum(int64_to_numeric(c[0])));
+    case AggKind::min: return c[0] == c[1] ? numeric_nan() : int128_numeric(c[2], agg.scale);
+    case AggKind::max: return c[1] > 0 ? numeric_nan() : int128_numeric(c[2], agg.scale);
+    default: break;
+    }
+    return numeric_nan();
 }
 
 Datum float8_array(double a, double b, double c)
@@ -399,13 +484,17 @@ bool value_agg_exact(const ScanAggregate &agg)
 
 int32 value_agg_cells(const ScanAggregate &agg)
 {
-    return value_agg_exact(agg) ? 1 + gh::kExactCells : 3;
+    return value_agg_exact(agg) ? 1 + gh::kExactCells : agg.coltype == NUMERICOID ? kNumericCells : 3;
 }
 
 void value_agg_combine(const ScanAggregate &agg, int64 *dst, const int64 *src)
 {
     if (src[0] == 0)
         return;
+    if (agg.coltype == NUMERICOID) {
+        combine_numeric(agg, dst, src);
+        return;
+    }
     if (value_agg_exact(agg)) {
         dst[0] += src[0];
         gh::exact_sum_merge(dst + 1, src + 1);
@@ -468,6 +557,16 @@ void add_values(const ScanAggregate &agg, const HeapColumn &col, TupleDesc desc,
             float_extremes<false>(values, nulls, groups, n, reversed);
         return;
     }
+    if (agg.coltype == NUMERICOID) {
+        for (int i = 0; i < n; i++) {
+            int64 units;
+            bool nan;
+            int64 *c = groups(i);
+            if (c != NULL && heap_column_numeric_units(col, desc, &tuples[i], agg.scale, &units, &nan))
+                add_numeric(agg, c, nan, units);
+        }
+        return;
+    }
     for (int j = 0; j < n; j++) {
         const int i = reversed ? n - 1 - j : j;
         int64 v;
@@ -510,6 +609,10 @@ Datum value_agg_result(const ScanAggregate &agg, const int64 *c, bool partial, b
         c = none;
     const int64 n = c[0];
     *isnull = false;
+    if (agg.coltype == NUMERICOID) { /* never partial: value_aggregate_partial() */
+        *isnull = n == 0;
+        return n == 0 ? 0 : numeric_result(agg, c);
+    }
     if (agg.kind == AggKind::avg && partial) {
         /*
          * The states' initial values are not NULL: {0,0} and {0,0,0}.  A

@@ -5,6 +5,8 @@
  * A dashboard's mean line, `avg(x), max(x)` beside the heatmap, used to
  * send the whole query to the ordinary plan.  The scan now computes
  *   - sum, avg, min and max of an int2, int4, int8, float4 or float8 column,
+ *     and of a numeric(p, s) column with p at most 18 (whole units of
+ *     10^-s, summed in 128 bits),
  *   - min and max of a date, timestamp or timestamptz column,
  * each in the group's cells, as PostgreSQL's own transition functions do:
  * integer sums exactly (int8's in 128 bits, as int8_avg_accum), their
