@@ -55,6 +55,20 @@ int64 double_cell(double d)
     return c;
 }
 
+/* A 128-bit sum kept in two cells, the low word first. */
+inline __int128 cells_int128(const int64 *c)
+{
+    return (static_cast<__int128>(c[1]) << 64) | static_cast<uint64>(c[0]);
+}
+
+/* Adds v to the 128-bit sum in cells c[0], c[1]. */
+inline void add_int128(int64 *c, __int128 v)
+{
+    const __int128 sum = cells_int128(c) + v;
+    c[0] = static_cast<int64>(static_cast<uint64>(sum));
+    c[1] = static_cast<int64>(sum >> 64);
+}
+
 bool is_float(Oid type)
 {
     return type == FLOAT4OID || type == FLOAT8OID;
@@ -68,10 +82,7 @@ inline void add_word(const ScanAggregate &agg, int64 *c, int64 v)
     case AggKind::sum:
     case AggKind::avg:
         if (agg.coltype == INT8OID) {
-            __int128 s = (static_cast<__int128>(c[2]) << 64) | static_cast<uint64>(c[1]);
-            s += v;
-            c[1] = static_cast<int64>(static_cast<uint64>(s));
-            c[2] = static_cast<int64>(s >> 64);
+            add_int128(c + 1, v);
         } else {
             c[1] += v;
         }
@@ -397,13 +408,7 @@ void add_numeric(const ScanAggregate &agg, int64 *c, bool nan, int64 units)
     }
     switch (agg.kind) {
     case AggKind::sum:
-    case AggKind::avg: {
-        __int128 sum = (static_cast<__int128>(c[3]) << 64) | static_cast<uint64>(c[2]);
-        sum += units;
-        c[2] = static_cast<int64>(static_cast<uint64>(sum));
-        c[3] = static_cast<int64>(sum >> 64);
-        return;
-    }
+    case AggKind::avg: add_int128(c + 2, units); return;
     case AggKind::min:
         if (first_number || units < c[2])
             c[2] = units;
@@ -420,10 +425,7 @@ void combine_numeric(const ScanAggregate &agg, int64 *dst, const int64 *src)
 {
     const int64 numbers = src[0] - src[1];
     if (agg.kind == AggKind::sum || agg.kind == AggKind::avg) {
-        __int128 sum = (static_cast<__int128>(dst[3]) << 64) | static_cast<uint64>(dst[2]);
-        sum += (static_cast<__int128>(src[3]) << 64) | static_cast<uint64>(src[2]);
-        dst[2] = static_cast<int64>(static_cast<uint64>(sum));
-        dst[3] = static_cast<int64>(sum >> 64);
+        add_int128(dst + 2, cells_int128(src + 2));
     } else if (numbers > 0) {
         const bool first_number = dst[0] == dst[1];
         if (first_number || (agg.kind == AggKind::min ? src[2] < dst[2] : src[2] > dst[2]))
@@ -435,7 +437,7 @@ void combine_numeric(const ScanAggregate &agg, int64 *dst, const int64 *src)
 
 Datum numeric_result(const ScanAggregate &agg, const int64 *c)
 {
-    const __int128 sum = (static_cast<__int128>(c[3]) << 64) | static_cast<uint64>(c[2]);
+    const __int128 sum = cells_int128(c + 2);
     switch (agg.kind) {
     case AggKind::sum: return c[1] > 0 ? numeric_nan() : int128_numeric(sum, agg.scale);
     case AggKind::avg:
@@ -518,10 +520,7 @@ void value_agg_combine(const ScanAggregate &agg, int64 *dst, const int64 *src)
     /* integer sums and means: int8's in 128 bits */
     dst[0] += src[0];
     if (agg.coltype == INT8OID) {
-        __int128 s = (static_cast<__int128>(dst[2]) << 64) | static_cast<uint64>(dst[1]);
-        s += (static_cast<__int128>(src[2]) << 64) | static_cast<uint64>(src[1]);
-        dst[1] = static_cast<int64>(static_cast<uint64>(s));
-        dst[2] = static_cast<int64>(s >> 64);
+        add_int128(dst + 1, cells_int128(src + 1));
     } else {
         dst[1] += src[1];
     }
@@ -632,7 +631,7 @@ Datum value_agg_result(const ScanAggregate &agg, const int64 *c, bool partial, b
     switch (agg.kind) {
     case AggKind::sum:
         switch (agg.coltype) {
-        case INT8OID: return int128_numeric((static_cast<__int128>(c[2]) << 64) | static_cast<uint64>(c[1]));
+        case INT8OID: return int128_numeric(cells_int128(c + 1));
         case FLOAT4OID: return Float4GetDatum(static_cast<float4>(exact_result(agg, c)));
         case FLOAT8OID: return Float8GetDatum(exact_result(agg, c));
         }
@@ -641,7 +640,7 @@ Datum value_agg_result(const ScanAggregate &agg, const int64 *c, bool partial, b
         if (is_float(agg.coltype))
             return Float8GetDatum(exact_result(agg, c) / static_cast<double>(n));
         Datum sum = agg.coltype == INT8OID
-                        ? int128_numeric((static_cast<__int128>(c[2]) << 64) | static_cast<uint64>(c[1]))
+                        ? int128_numeric(cells_int128(c + 1))
                         : NumericGetDatum(int64_to_numeric(c[1]));
         return DirectFunctionCall2(numeric_div, sum, NumericGetDatum(int64_to_numeric(n)));
     }
