@@ -17,7 +17,7 @@ OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/scan/exec/exec_read.o extension/scan/exec/exec_explain.o \
        extension/scan/grouped/grouping_hash.o extension/scan/grouped/grouping_shared.o extension/scan/grouped/grouping_gpu_cells.o \
        extension/scan/heap/heap_reader.o extension/scan/heap/buffer_hints.o extension/scan/heap/batch_pins.o \
-       extension/scan/heap/heap_blocks.o extension/scan/heap/heap_columns.o \
+       extension/scan/heap/heap_blocks.o extension/scan/heap/heap_columns.o extension/scan/heap/numeric_values.o \
        extension/scan/heap/page_layout.o \
        extension/scan/summaries/page_ranges.o extension/scan/summaries/page_range_scan.o \
        extension/scan/quals/native_quals.o extension/scan/quals/native_match.o extension/scan/quals/native_values.o extension/scan/quals/fixed_exprs.o extension/scan/quals/heap_tuple_exprs.o extension/scan/quals/brin_ranges.o \

@@ -3,12 +3,11 @@
  * (heap_columns.h).
  */
 #include "heap_columns.h"
+#include "numeric_values.h"
 
 extern "C" {
 #include "access/tupdesc.h"
 #include "fmgr.h"
-#include "utils/float.h"
-#include "utils/fmgrprotos.h"
 #include "utils/rel.h"
 }
 
@@ -169,125 +168,8 @@ inline bool tuple_value(const HeapColumn &col, TupleDesc desc, const HeapTupleDa
     return !isnull;
 }
 
-/*
- * A numeric column, read as numeric_float8 converts it (the plan takes
- * only columns whose typmod keeps that conversion from raising,
- * histogram_calls.cpp).  numeric_float8 prints the value and reads the
- * digits back with strtod, the correctly rounded float8 nearest the
- * decimal; a value of at most 2^53 units and a power of ten of at most 22
- * comes to the same float8 by one multiplication or division of two exact
- * float8s (Clinger's fast path), without a string: most prices and
- * measurements.  The rest go through numeric_float8 itself.
- */
+/* A numeric column, read as numeric_float8 converts it (numeric_values.h). */
 struct NumericValue {};
-
-/*
- * A stored numeric, as numeric.c lays it out: after the varlena's header, a
- * 16-bit header (sign, display scale and, in the short form, the weight), a
- * 16-bit weight in the long form, then base-10000 digits, the first of
- * weight `weight`; the header's two top bits set mark NaN and the
- * infinities.  The layout is on disk, so it is the same in every release.
- */
-struct StoredNumeric {
-    enum { number, nan, pos_inf, neg_inf, bad } kind;
-    bool negative;
-    int weight;
-    const char *digits; /* int16 each, maybe unaligned */
-    int ndigits;
-};
-
-StoredNumeric stored_numeric(const char *bytes, Size n)
-{
-    StoredNumeric out{StoredNumeric::bad, false, 0, NULL, 0};
-    uint16 header;
-    if (n < sizeof header)
-        return out;
-    memcpy(&header, bytes, sizeof header);
-    Size at;
-    if ((header & 0xC000) == 0xC000) {
-        switch (header & 0xF000) {
-        case 0xC000: out.kind = StoredNumeric::nan; break;
-        case 0xD000: out.kind = StoredNumeric::pos_inf; break;
-        case 0xF000: out.kind = StoredNumeric::neg_inf; break;
-        }
-        return out;
-    }
-    if (header & 0x8000) { /* the short form: sign, display scale, weight in one word */
-        out.negative = (header & 0x2000) != 0;
-        out.weight = (header & 0x0040) ? static_cast<int>(header | ~0x003F) : static_cast<int>(header & 0x003F);
-        at = sizeof header;
-    } else {
-        int16 w;
-        if (n < sizeof header + sizeof w)
-            return out;
-        memcpy(&w, bytes + sizeof header, sizeof w);
-        out.negative = (header & 0x4000) != 0;
-        out.weight = w;
-        at = sizeof header + sizeof w;
-    }
-    out.kind = StoredNumeric::number;
-    out.digits = bytes + at;
-    out.ndigits = static_cast<int>((n - at) / sizeof(int16));
-    return out;
-}
-
-inline int digit(const StoredNumeric &v, int i)
-{
-    int16 d;
-    memcpy(&d, v.digits + i * sizeof d, sizeof d);
-    return static_cast<uint16>(d);
-}
-
-/* The stored numeric's float8 by the fast path; false where it does not apply. */
-bool numeric_fast_value(const char *bytes, Size n, double *out)
-{
-    static const double kTens[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-                                   1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-    const StoredNumeric v = stored_numeric(bytes, n);
-    switch (v.kind) {
-    case StoredNumeric::nan: *out = get_float8_nan(); return true;
-    case StoredNumeric::pos_inf: *out = get_float8_infinity(); return true;
-    case StoredNumeric::neg_inf: *out = -get_float8_infinity(); return true;
-    case StoredNumeric::bad: return false;
-    case StoredNumeric::number: break;
-    }
-    if (v.ndigits == 0) {
-        *out = 0.0; /* numeric has no -0 */
-        return true;
-    }
-    if (v.ndigits > 5)
-        return false;
-    unsigned __int128 m = 0;
-    for (int i = 0; i < v.ndigits; i++)
-        m = m * 10000 + digit(v, i);
-    int exponent = 4 * (v.weight - v.ndigits + 1); /* the value is m * 10^exponent */
-    while (m != 0 && m % 10 == 0) {
-        m /= 10;
-        exponent++;
-    }
-    if (m > (static_cast<unsigned __int128>(1) << 53) || exponent > 22 || exponent < -22)
-        return false;
-    const double x = static_cast<double>(static_cast<uint64>(m));
-    const double r = exponent >= 0 ? x * kTens[exponent] : x / kTens[-exponent];
-    *out = v.negative ? -r : r;
-    return true;
-}
-
-/* The float8 of numeric v (any header, neither compressed nor out of line), as numeric_float8 gives it. */
-double numeric_value(const char *v)
-{
-    double x;
-    if (likely(numeric_fast_value(VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v), &x)))
-        return x;
-    /* numeric_float8 with a 4-byte header, which it reads in place (a 1-byte one it would copy, and keep) */
-    const Size n = VARSIZE_ANY_EXHDR(v);
-    struct varlena *full = static_cast<struct varlena *>(palloc(VARHDRSZ + n));
-    SET_VARSIZE(full, VARHDRSZ + n);
-    memcpy(VARDATA(full), VARDATA_ANY(v), n);
-    x = DatumGetFloat8(DirectFunctionCall1(numeric_float8, PointerGetDatum(full)));
-    pfree(full);
-    return x;
-}
 
 /* Where tuple t's numeric value lies, detoasted where it must be (*copy then names the copy to free); NULL: NULL. */
 const char *numeric_in_tuple(const HeapColumn &col, TupleDesc desc, const HeapTupleData *t, struct varlena **copy)
@@ -315,7 +197,7 @@ inline bool tuple_value<NumericValue>(const HeapColumn &col, TupleDesc desc, con
     const char *p = numeric_in_tuple(col, desc, t, &copy);
     if (p == NULL)
         return false;
-    *value = numeric_value(p);
+    *value = numeric_float8_of(p);
     if (copy != NULL)
         pfree(copy);
     return true;
@@ -410,35 +292,7 @@ bool heap_column_numeric_units(const HeapColumn &col, TupleDesc desc, const Heap
     const char *p = numeric_in_tuple(col, desc, t, &copy);
     if (p == NULL)
         return false;
-    const StoredNumeric v = stored_numeric(VARDATA_ANY(p), VARSIZE_ANY_EXHDR(p));
-    bool ok = v.kind == StoredNumeric::number || v.kind == StoredNumeric::nan;
-    __int128 u = 0;
-    for (int i = 0; v.kind == StoredNumeric::number && ok && i < v.ndigits; i++) {
-        /* digit i is worth 10^(4 (weight - i)): in units of 10^-scale, 10^e */
-        const int e = 4 * (v.weight - i) + scale;
-        const int d = digit(v, i);
-        if (e >= 0 && e <= 22) {
-            static constexpr struct Tens {
-                __int128 of[23];
-                constexpr Tens() : of{1}
-                {
-                    for (int k = 1; k < 23; k++)
-                        of[k] = of[k - 1] * 10;
-                }
-            } kPowers;
-            u += d * kPowers.of[e];
-        } else if (e < 0 && e >= -4) {
-            static const int kTens[] = {1, 10, 100, 1000, 10000};
-            ok = d % kTens[-e] == 0; /* the zeros past the scale that fill the last digit */
-            u += d / kTens[-e];
-        } else {
-            ok = d == 0;
-        }
-    }
-    u = v.negative ? -u : u;
-    ok = ok && u <= PG_INT64_MAX && u >= PG_INT64_MIN;
-    *nan = v.kind == StoredNumeric::nan;
-    *units = static_cast<int64>(u);
+    const bool ok = numeric_units_of(p, scale, units, nan);
     if (copy != NULL)
         pfree(copy);
     if (!ok) /* the plan takes a column whose typmod rules this out */

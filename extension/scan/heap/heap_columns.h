@@ -30,7 +30,7 @@ struct AttrLayout {
 
 /*
  * Where to find one column in a tuple: the binned ones (int2, int4, int8,
- * float4, float8) and the fixed-width keys of group_keys.h.
+ * float4, float8, numeric) and the fixed-width keys of group_keys.h.
  */
 struct HeapColumn {
     AttrNumber attno;
