@@ -137,6 +137,26 @@ SELECT n, c.* FROM (VALUES
     (4, $$SELECT g, gpu_histogram(p, '{-5000, 0, 0.01, 9999999999.99}'::float8[]) AS h FROM types_num GROUP BY g$$),
     (5, $$SELECT gpu_histogram(u, 0, 3000, 10) AS h FROM types_num WHERE g < 10$$)
 ) v(n, q), LATERAL rt_compare(q) c ORDER BY n;
+-- numerics stored out of line (TOAST), read with their page unlocked (631 digits: numeric(631, 323)
+-- is the widest whose cast to float8 cannot raise)
+CREATE TABLE types_num_toast (a numeric(631, 323), b numeric(631, 323), c numeric(631, 323), d numeric(631, 323),
+                              e numeric(631, 323), f numeric(631, 323), g numeric(631, 323), h numeric(631, 323))
+    WITH (autovacuum_enabled = off);
+ALTER TABLE types_num_toast ALTER COLUMN a SET STORAGE EXTERNAL, ALTER COLUMN b SET STORAGE PLAIN,
+    ALTER COLUMN c SET STORAGE PLAIN, ALTER COLUMN d SET STORAGE PLAIN, ALTER COLUMN e SET STORAGE PLAIN,
+    ALTER COLUMN f SET STORAGE PLAIN, ALTER COLUMN g SET STORAGE PLAIN, ALTER COLUMN h SET STORAGE PLAIN;
+INSERT INTO types_num_toast
+SELECT v, v, v, v, v, v, v, v
+FROM (SELECT (i::numeric * 1e300 + 1 / 3.0 ^ 600)::numeric(631, 323) AS v FROM generate_series(1, 40) i) s;
+INSERT INTO types_num_toast (a, b) SELECT (repeat('1', 290)::numeric / 7)::numeric(631, 323), i FROM generate_series(1, 40) i;
+VACUUM ANALYZE types_num_toast;
+SELECT pg_relation_size(reltoastrelid) > 0 AS some_out_of_line FROM pg_class WHERE oid = 'types_num_toast'::regclass;
+SELECT n, c.* FROM (VALUES
+    (1, $$SELECT gpu_histogram(a, 0, 4.1e301, 8) AS ha, gpu_histogram(b, 0, 4.1e301, 8) AS hb FROM types_num_toast$$),
+    (2, $$SELECT gpu_histogram(a, 0, 4.1e301, 8) AS h FROM types_num_toast WHERE b > 0$$),
+    (3, $$SELECT b > 100 AS k, gpu_histogram(a, 0, 4.1e301, 8) AS h FROM types_num_toast GROUP BY 1$$)
+) v(n, q), LATERAL rt_compare(q) c ORDER BY n;
+DROP TABLE types_num_toast;
 -- the NaN row: width_bucket's error, as the ordinary plan raises it
 SELECT c.* FROM rt_try($$SELECT gpu_histogram(p, -10000, 10000, 50) AS h FROM types_num$$) c;
 DROP TABLE types_num;

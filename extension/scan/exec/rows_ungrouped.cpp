@@ -206,7 +206,15 @@ bool add_tuples(ScanExec *s, HeapReader *r, int n)
     bool first_values = false;
     for (int h = 0; s->naggs > 1 && h < s->naggs; h++)
         first_values |= u->states[h] == NULL && !(s->args_evaluated && s->args[h].skip);
-    if (s->qual != NULL || first_values) {
+    /*
+     * A numeric value may lie in the TOAST table: it is read with the page
+     * unlocked (pinned, its visible tuples listed first), as a detoasting
+     * WHERE clause is (exec_read.cpp).
+     */
+    bool varlena_values = false;
+    for (int h = 0; h < s->naggs; h++)
+        varlena_values |= u->columns[h].len == -1;
+    if (s->qual != NULL || first_values || varlena_values) {
         if (r->whole_page) { /* an all-visible page that came whole (no WHERE clause): its tuples after all */
             heap_reader_list_page(r);
             n = r->ntuples;
