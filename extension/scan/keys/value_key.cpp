@@ -112,15 +112,18 @@ bool column_value(GroupKey *key, TupleDesc desc, HeapTupleData *t, bool in_place
             return false;
         v = reinterpret_cast<struct varlena *>(DatumGetPointer(d));
     }
+    struct varlena *plain = v;
     if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v)) {
         if (in_place) {
             *unnamed = true;
             return true;
         }
-        v = pg_detoast_datum_packed(v);
+        plain = pg_detoast_datum_packed(v);
     }
-    *value = text_ids_number(key->text_ids, VARDATA_ANY(v), static_cast<int32>(VARSIZE_ANY_EXHDR(v)));
+    *value = text_ids_number(key->text_ids, VARDATA_ANY(plain), static_cast<int32>(VARSIZE_ANY_EXHDR(plain)));
     *unnamed = *value < 0;
+    if (plain != v)
+        pfree(plain); /* the numbers keep their own copy: a copy a row would pile up over the scan */
     return true;
 }
 

@@ -164,8 +164,8 @@ template <bool Max> int page_extreme(const double *values, const bool *nulls, in
          * are left to the loop below, which knows which one PostgreSQL's
          * state keeps.
          */
-        double b[4] = {};
-        b[0] = b[1] = b[2] = b[3] = Max ? -get_float8_infinity() : get_float8_infinity();
+        const double none = Max ? -get_float8_infinity() : get_float8_infinity();
+        double b[4] = {none, none, none, none};
         double z0 = 0, z1 = 0;
         int i = 0;
         for (; i + 4 <= n; i += 4) {
