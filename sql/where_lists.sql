@@ -1,7 +1,8 @@
 --
 -- where_lists: IN and NOT IN lists in the WHERE clause (`col IN (...)`,
 -- `col = ANY(array)`, `col NOT IN (...)`, `col <> ALL(array)`), and NULL
--- tests (`col IS [NOT] NULL`, of columns added after the rows too), a bool
+-- tests (`col IS [NOT] NULL`, of columns added after the rows too), the
+-- null-safe comparisons (`IS [NOT] DISTINCT FROM`), a bool
 -- column as a clause (`flag`, `NOT flag`, `IS TRUE`, `IS FALSE`), evaluated
 -- by the scan itself (extension/scan/quals/native_quals.h) rather than by
 -- the executor, on the host's rows and on the page path: a Grafana
@@ -128,6 +129,39 @@ SELECT q, c.* FROM (VALUES
 DEALLOCATE wl_any;
 DEALLOCATE wl_in;
 DEALLOCATE wl_not;
+RESET plan_cache_mode;
+
+-- IS DISTINCT FROM and IS NOT DISTINCT FROM, the null-safe comparisons:
+-- native, of a constant or a parameter, NULL or not, NULL columns and
+-- columns added after the rows among those compared
+SELECT line FROM rt_explain($$SELECT gpu_histogram(x, 0, 1, 8) FROM wl_t WHERE g IS DISTINCT FROM 3 AND host IS NOT DISTINCT FROM 'host-2'$$, true) line
+WHERE line ~ 'Filter Evaluation';
+SELECT q, c.* FROM (VALUES
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE g IS DISTINCT FROM 3$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE g IS NOT DISTINCT FROM 3$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE g IS DISTINCT FROM NULL$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE g IS NOT DISTINCT FROM NULL$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE host IS DISTINCT FROM 'host-2'$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE host IS NOT DISTINCT FROM 'host-2'$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE f IS DISTINCT FROM 'NaN'$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE f IS NOT DISTINCT FROM 0$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE late IS DISTINCT FROM 7$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE later IS NOT DISTINCT FROM NULL AND late IS DISTINCT FROM 3$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE ts IS DISTINCT FROM '2024-05-02'::date$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE d IS DISTINCT FROM '2024-05-03 00:01'::timestamp$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE g IS DISTINCT FROM 2.5 OR k IS NOT DISTINCT FROM 1e10$$),
+    ($$SELECT g, gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wl_t WHERE g IS DISTINCT FROM 4 AND k IS DISTINCT FROM 0 GROUP BY g$$)
+) v(q), LATERAL rt_compare(q) c;
+SET plan_cache_mode = force_generic_plan;
+PREPARE wl_distinct(int, text) AS
+SELECT g, gpu_histogram(x, 0, 1, 8) AS h FROM wl_t WHERE g IS DISTINCT FROM $1 AND host IS NOT DISTINCT FROM $2 GROUP BY g;
+SELECT q, c.* FROM (VALUES
+    ($$EXECUTE wl_distinct(3, 'host-1')$$),
+    ($$EXECUTE wl_distinct(NULL, 'host-1')$$),
+    ($$EXECUTE wl_distinct(3, NULL)$$),
+    ($$EXECUTE wl_distinct(NULL, NULL)$$)
+) v(q), LATERAL rt_compare(q) c;
+DEALLOCATE wl_distinct;
 RESET plan_cache_mode;
 
 -- a bool column as a clause: `flag`, `NOT flag`, `IS TRUE`, `IS FALSE` (NULL fails each) are native;

@@ -1,6 +1,7 @@
 --
 -- where_or: an OR of clauses the scan evaluates natively is native too
 -- (native_quals.h): a row passes when it passes one of the OR's atoms.
+-- An AND inside an OR is put in conjunctive form first.
 -- NOT needs nothing of its own: the planner pushes it down onto the atoms
 -- (NOT (g < 3) is g >= 3, NOT (a OR b) is NOT a AND NOT b, NOT (g IN ...)
 -- is g <> ALL (...)), as the EXPLAIN lines show.  Every answer is compared
@@ -89,6 +90,32 @@ SELECT a, c.* FROM (VALUES ('EXECUTE wo_p(''{1,2}'', ''h3'')'), ('EXECUTE wo_p('
 RESET plan_cache_mode;
 DEALLOCATE wo_p;
 
+-- an AND inside an OR: the clause is put in conjunctive form, (a AND b) OR
+-- c being (a OR c) AND (b OR c), which passes the same rows under SQL's
+-- three-valued logic; past 32 atoms so written it is the executor's
+SELECT q, (SELECT string_agg(btrim(line), ' ') FROM rt_explain(q) line WHERE line ~ 'Filter') AS plan
+FROM (VALUES
+    ($$SELECT gpu_histogram(x, 0, 1, 8) FROM wo_t WHERE f BETWEEN 2 AND 4 OR f > 18$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) FROM wo_t WHERE (g = 1 AND (x < 0.2 OR (f > 3 AND ts < '2024-01-05'))) OR host = 'h3'$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) FROM wo_t WHERE (g = 1 AND f = 1) OR (g = 2 AND f = 2) OR (g = 3 AND f = 3)
+         OR (g = 4 AND f = 4) OR (g = 5 AND f = 5) OR (g = 6 AND f = 6)$$)
+) v(q);
+SELECT q, c.* FROM (VALUES
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wo_t WHERE f BETWEEN 2 AND 4 OR f > 18$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wo_t
+       WHERE (g = 1 AND (x < 0.2 OR (f > 3 AND ts < '2024-01-05'))) OR host = 'h3'$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wo_t
+       WHERE (ts >= '2024-01-02' AND ts < '2024-01-03') OR (ts >= '2024-01-09' AND ts < '2024-01-10')$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wo_t WHERE NOT (g = 1 AND f < 5)$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wo_t WHERE NOT ((g = 1 OR g = 2) AND (f < 5 OR host = 'h1'))$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wo_t WHERE (x IS NULL AND g = 1) OR (f = 'NaN' AND flag IS NULL)$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wo_t
+       WHERE (host = 'h1' AND g IN (1, 2, NULL)) OR (host = 'h2' AND g NOT IN (3, 4)) OR (f >= 'Infinity' AND NOT flag)$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wo_t WHERE (g = 1 AND upper(host) = 'H1') OR g = 2$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wo_t WHERE (g = 1 AND f = 1) OR (g = 2 AND f = 2) OR (g = 3 AND f = 3)
+         OR (g = 4 AND f = 4) OR (g = 5 AND f = 5) OR (g = 6 AND f = 6)$$)
+) v(q), LATERAL rt_compare(q) c;
+
 -- the page path: batches of all-visible pages parsed as the GPU parses them
 VACUUM wo_t;
 SET gpu_histogram.debug_pages_on_cpu = on;
@@ -114,7 +141,10 @@ SELECT q, c.* FROM (VALUES
        WHERE ts < '2024-01-02' OR ts >= '2024-01-14' GROUP BY 1$$),
     ($$SELECT date_trunc('hour', ts) AS t, gpu_histogram(x, 0, 1, 8) AS h FROM wo_t
        WHERE (ts < '2024-01-02' OR ts >= '2024-01-13') AND (g = 3 OR host = 'h4') AND (f > 10 OR f IS NULL) GROUP BY 1$$),
-    ($$SELECT g, gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wo_t WHERE (g = 1 OR g = 2) AND upper(host) = 'H2' GROUP BY g$$)
+    ($$SELECT g, gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wo_t WHERE (g = 1 OR g = 2) AND upper(host) = 'H2' GROUP BY g$$),
+    ($$SELECT g, gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wo_t WHERE f BETWEEN 2 AND 4 OR f > 18 GROUP BY g$$),
+    ($$SELECT date_trunc('day', ts) AS d, gpu_histogram(x, 0, 1, 8) AS h FROM wo_t
+       WHERE (ts >= '2024-01-02' AND ts < '2024-01-03') OR (ts >= '2024-01-09' AND ts < '2024-01-10' AND g IN (1, 2)) GROUP BY 1$$)
 ) v(q), LATERAL rt_compare(q) c;
 RESET gpu_histogram.debug_pages_per_batch;
 RESET gpu_histogram.debug_pages_on_cpu;

@@ -270,6 +270,42 @@ bool value_aggregate(Oid aggfnoid, AggKind *kind, Oid *type)
 
 } // namespace
 
+char *aggregate_refusal(const Aggref *aggref, Index relid)
+{
+    const char *name = get_func_name(aggref->aggfnoid);
+    if (aggref->aggdistinct != NIL)
+        return psprintf("%s(DISTINCT ...), which the scan does not compute", name);
+    if (aggref->aggorder != NIL)
+        return psprintf("an ORDER BY inside %s()", name);
+    if (aggref->aggfilter != NULL)
+        return psprintf("a FILTER clause on %s()", name);
+    /* a numeric column the scan does not read: its value under numeric_float8, or itself */
+    ListCell *lc;
+    foreach (lc, aggref->args) {
+        const Expr *e = static_cast<TargetEntry *>(lfirst(lc))->expr;
+        if (IsA(e, FuncExpr) && reinterpret_cast<const FuncExpr *>(e)->funcid == F_FLOAT8_NUMERIC &&
+            list_length(reinterpret_cast<const FuncExpr *>(e)->args) == 1)
+            e = static_cast<const Expr *>(linitial(reinterpret_cast<const FuncExpr *>(e)->args));
+        if (!IsA(e, Var) || reinterpret_cast<const Var *>(e)->vartype != NUMERICOID ||
+            reinterpret_cast<const Var *>(e)->varno != static_cast<int>(relid))
+            continue;
+        const int32 typmod = reinterpret_cast<const Var *>(e)->vartypmod;
+        int precision, scale;
+        HistogramForm form;
+        const bool histogram = histogram_form_of(aggref->aggfnoid, &form);
+        if (histogram ? numeric_always_converts(typmod)
+                      : numeric_typmod(typmod, &precision, &scale) && precision <= 18 && scale >= 0)
+            continue;
+        if (histogram)
+            return psprintf("%s() of a numeric column of %s, which may hold values past float8's range (the scan reads "
+                            "numeric(p, s) with p - s at most 308)",
+                            name, typmod < 0 ? "no precision" : "a greater one");
+        return psprintf("%s() of a numeric column of %s (the scan computes it for numeric(p, s) with p at most 18 and "
+                        "s at least 0)", name, typmod < 0 ? "no precision" : "another precision or scale");
+    }
+    return psprintf("an argument of %s() is not a column of the table (or a value fixed for the scan)", name);
+}
+
 bool beside_aggregate(Oid aggfnoid)
 {
     AggKind kind;

@@ -82,6 +82,15 @@ struct ScanAggregate {
  */
 bool beside_call_parse(const Aggref *aggref, Index relid, ScanAggregate *out);
 
+/*
+ * Why aggregate aggref (one beside_call_parse() or histogram_call_parse()
+ * refused) is not the scan's, for the planner's DEBUG1 line: a DISTINCT,
+ * an ORDER BY or a FILTER inside it, a numeric column of a typmod the scan
+ * does not read, or an argument other than a column of the table (or a
+ * value fixed for the scan).  palloc'd.
+ */
+char *aggregate_refusal(const Aggref *aggref, Index relid);
+
 /* Whether aggfnoid is one beside_call_parse() may take (its argument aside). */
 bool beside_aggregate(Oid aggfnoid);
 

@@ -199,8 +199,7 @@ bool rel_fits(PlannerInfo *root, RelOptInfo *rel, List *keys, List *aggrefs, Can
         if (!beside_aggregate(aggref->aggfnoid) && histogram_call_parse(aggref, rel->relid, &call))
             histograms++;
         else if (!beside_call_parse(aggref, rel->relid, &beside))
-            return scan_declined(root, "an argument of %s is not a column of %s (or a constant where one is "
-                                 "fixed for the scan)", get_func_name(aggref->aggfnoid), get_rel_name(rte->relid));
+            return scan_declined(root, "%s", aggregate_refusal(aggref, rel->relid));
         if (!is_parallel_safe(root, reinterpret_cast<Node *>(aggref)))
             c->parallel_safe_args = false;
         if (value_aggregate_kind(beside.kind) && !value_aggregate_partial(beside))

@@ -17,6 +17,7 @@
 #include "plan_paths.h"
 
 #include "../offload/page_gpu.h"
+#include "../quals/native_qual.h"
 #include "../summaries/page_ranges.h"
 
 #include "../../settings.h"
@@ -68,7 +69,9 @@ const Var *range_var(Expr *clause, Index relid)
     if (var == NULL || var->varno != static_cast<int>(relid) || var->varlevelsup != 0 || var->varattno <= 0 ||
         contain_var_clause(value) || contain_volatile_functions(value))
         return NULL;
-    if (!integer_type(var->vartype) && !(time_type(var->vartype) && exprType(value) == var->vartype))
+    if (!integer_type(var->vartype) &&
+        !(time_type(var->vartype) &&
+          (exprType(value) == var->vartype || native_time_value_converts(var->vartype, exprType(value)))))
         return NULL;
     const char *name = integer_type(var->vartype) ? "integer_ops" : "datetime_ops";
     const Oid family = get_opfamily_oid(BTREE_AM_OID, list_make2(makeString(pstrdup("pg_catalog")),

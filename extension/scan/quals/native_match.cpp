@@ -10,6 +10,7 @@
 
 extern "C" {
 #include "access/transam.h"
+#include "access/nbtree.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_opfamily.h"
 #include "commands/defrem.h"
@@ -83,21 +84,102 @@ Comparison commuted(Comparison c)
 }
 
 /*
- * Whether column var against a value of value_type by opno is one the
- * scan answers: the comparison, and whether it compares as float8.
+ * A comparison's column: a bare Var of the table, or one under a cast
+ * that maps each stored word to its own number, in order (an integer to
+ * numeric, int2 and int4 to float8), *cast being that function's OID
+ * (InvalidOid for none).  NULL for anything else.
  */
-bool comparison_for(const Var *var, Oid value_type, Oid opno, const NativeFamilies &families, TupleDesc desc,
-                    Comparison *cmp, bool *floats)
+const Var *compared_column(Node *n, TupleDesc desc, Oid *cast)
 {
-    if (var->varattno <= 0 || var->varattno > desc->natts || var->varlevelsup != 0)
-        return false;
+    *cast = InvalidOid;
+    Oid from = InvalidOid;
+    if (IsA(n, FuncExpr)) {
+        const FuncExpr *f = reinterpret_cast<const FuncExpr *>(n);
+        if (list_length(f->args) != 1)
+            return NULL;
+        switch (f->funcid) {
+        case F_NUMERIC_INT2: from = INT2OID; break;
+        case F_NUMERIC_INT4: from = INT4OID; break;
+        case F_NUMERIC_INT8: from = INT8OID; break;
+        case F_FLOAT8_INT2: from = INT2OID; break;
+        case F_FLOAT8_INT4: from = INT4OID; break;
+        default: return NULL;
+        }
+        *cast = f->funcid;
+        n = static_cast<Node *>(linitial(f->args));
+    }
+    if (!IsA(n, Var))
+        return NULL;
+    const Var *var = reinterpret_cast<const Var *>(n);
+    if (var->varattno <= 0 || var->varattno > desc->natts || var->varlevelsup != 0 ||
+        (OidIsValid(from) && var->vartype != from))
+        return NULL;
+    return var;
+}
+
+/* How a value of another type is compared with the column's words (native_qual.h's order and cast). */
+struct Conversion {
+    Oid order; /* InvalidOid: the value is of a type the column's words compare with directly */
+    Oid cast;
+};
+
+/*
+ * Whether column var (under cast, if valid) against a value of value_type
+ * by opno is one the scan answers: the comparison, whether it compares as
+ * float8, and how a value of another type is placed among the column's
+ * words.
+ */
+bool comparison_for(const Var *var, Oid cast, Oid value_type, Oid opno, const NativeFamilies &families,
+                    Comparison *cmp, bool *floats, Conversion *conv)
+{
+    *conv = Conversion{InvalidOid, cast};
+    *floats = false;
+    if (OidIsValid(cast)) {
+        /* an integer column under a cast to numeric or float8, against a value of the cast's family */
+        const bool to_numeric = cast == F_NUMERIC_INT2 || cast == F_NUMERIC_INT4 || cast == F_NUMERIC_INT8;
+        const Oid family = to_numeric ? families.numeric_ops : families.float_ops;
+        const Oid cast_type = to_numeric ? NUMERICOID : FLOAT8OID;
+        if (!OidIsValid(family) || (to_numeric ? value_type != NUMERICOID : !is_float_type(value_type)) ||
+            !comparison_of(opno, family, cmp))
+            return false;
+        conv->order = get_opfamily_proc(family, cast_type, value_type, BTORDER_PROC);
+        return OidIsValid(conv->order);
+    }
     bool ints = is_integer_type(var->vartype) && is_integer_type(value_type);
     *floats = is_float_type(var->vartype) && is_float_type(value_type);
-    /* same type only: date against timestamp, or timestamp against timestamptz, converts (and the latter by TimeZone) */
     bool times = is_time_type(var->vartype) && value_type == var->vartype;
-    return (ints && comparison_of(opno, INTEGER_BTREE_FAM_OID, cmp)) ||
-           (*floats && OidIsValid(families.float_ops) && comparison_of(opno, families.float_ops, cmp)) ||
-           (times && OidIsValid(families.datetime_ops) && comparison_of(opno, families.datetime_ops, cmp));
+    if ((ints && comparison_of(opno, INTEGER_BTREE_FAM_OID, cmp)) ||
+        (*floats && OidIsValid(families.float_ops) && comparison_of(opno, families.float_ops, cmp)) ||
+        (times && OidIsValid(families.datetime_ops) && comparison_of(opno, families.datetime_ops, cmp)))
+        return true;
+    /* a time column against a value of another time type, placed by the cross-type comparison */
+    if (!native_time_value_converts(var->vartype, value_type) || !OidIsValid(families.datetime_ops) ||
+        !comparison_of(opno, families.datetime_ops, cmp))
+        return false;
+    conv->order = get_opfamily_proc(families.datetime_ops, var->vartype, value_type, BTORDER_PROC);
+    return OidIsValid(conv->order);
+}
+
+/* The column, the comparison and, for a value of another type, how it converts. */
+void take_column(NativeQual *out, const Var *var, TupleDesc desc, Comparison cmp, bool floats, const Conversion &conv,
+                 Oid collation, Oid value_type, MemoryContext cxt)
+{
+    out->column = heap_column(desc, var->varattno, var->vartype);
+    out->cmp = cmp;
+    out->asked = cmp;
+    out->is_float = floats;
+    out->value_type = value_type;
+    out->order = NULL;
+    out->cast = NULL;
+    out->order_collation = collation;
+    if (OidIsValid(conv.order)) {
+        out->order = static_cast<FmgrInfo *>(MemoryContextAllocZero(cxt, sizeof(FmgrInfo)));
+        fmgr_info_cxt(conv.order, out->order, cxt);
+    }
+    if (OidIsValid(conv.cast)) {
+        out->cast = static_cast<FmgrInfo *>(MemoryContextAllocZero(cxt, sizeof(FmgrInfo)));
+        fmgr_info_cxt(conv.cast, out->cast, cxt);
+    }
 }
 
 /* The qual's value: a constant now, else an expression prepare evaluates. */
@@ -176,23 +258,23 @@ bool native_list(ScalarArrayOpExpr *sa, TupleDesc desc, const NativeFamilies &fa
         }
         return false;
     }
-    if (!IsA(left, Var))
+    Oid cast;
+    const Var *var = compared_column(left, desc, &cast);
+    if (var == NULL)
         return false;
-    const Var *var = reinterpret_cast<const Var *>(left);
     const Oid element = get_element_type(exprType(array));
     Comparison cmp;
     bool floats;
-    if (!OidIsValid(element) || !comparison_for(var, element, sa->opno, families, desc, &cmp, &floats))
+    Conversion conv;
+    if (!OidIsValid(element) || !comparison_for(var, cast, element, sa->opno, families, &cmp, &floats, &conv))
         return false;
     if (sa->useOr && cmp == Comparison::eq)
-        out->cmp = Comparison::any_eq;
+        cmp = Comparison::any_eq;
     else if (!sa->useOr && cmp == Comparison::ne)
-        out->cmp = Comparison::all_ne;
+        cmp = Comparison::all_ne;
     else
         return false;
-    out->column = heap_column(desc, var->varattno, var->vartype);
-    out->is_float = floats;
-    out->value_type = element;
+    take_column(out, var, desc, cmp, floats, conv, sa->inputcollid, element, cxt);
     take_value(out, array, parent, cxt);
     return true;
 }
@@ -253,12 +335,54 @@ bool native_bool(Node *clause, TupleDesc desc, NativeQual *out)
 
 NativeFamilies native_families(void)
 {
-    return NativeFamilies{btree_family("float_ops"), btree_family("datetime_ops")};
+    return NativeFamilies{btree_family("float_ops"), btree_family("datetime_ops"), btree_family("numeric_ops")};
 }
+
+namespace {
+
+/*
+ * A comparison of a column with a value fixed for the scan, op an OpExpr
+ * (or a DistinctExpr, which has its = operator).
+ */
+bool native_comparison(OpExpr *op, TupleDesc desc, const NativeFamilies &families, PlanState *parent,
+                       MemoryContext cxt, NativeQual *out);
+
+/*
+ * `column IS DISTINCT FROM value` (negated: IS NOT DISTINCT FROM), which
+ * the parser makes of the type's = operator: the column's <>, or = when
+ * negated, made null-safe (native_qual.h).
+ */
+bool native_distinct(OpExpr *op, bool negated, TupleDesc desc, const NativeFamilies &families, PlanState *parent,
+                     MemoryContext cxt, NativeQual *out)
+{
+    if (!native_comparison(op, desc, families, parent, cxt, out) || out->asked != Comparison::eq)
+        return false;
+    out->null_safe = true;
+    out->asked = negated ? Comparison::eq : Comparison::ne;
+    /* a constant's value was set as =: set it again as asked */
+    if (out->value == NULL) {
+        const Const *c = reinterpret_cast<const Const *>(IsA(linitial(op->args), Const) ? linitial(op->args)
+                                                                                       : lsecond(op->args));
+        out->cmp = out->asked;
+        native_set_value(out, cxt, c->constvalue, c->constisnull);
+    } else {
+        out->cmp = out->asked;
+    }
+    return true;
+}
+
+} // namespace
 
 bool native_match(Node *clause, TupleDesc desc, const NativeFamilies &families, PlanState *parent, MemoryContext cxt,
                   NativeQual *out)
 {
+    if (IsA(clause, DistinctExpr))
+        return native_distinct(reinterpret_cast<OpExpr *>(clause), false, desc, families, parent, cxt, out);
+    if (IsA(clause, BoolExpr) && reinterpret_cast<BoolExpr *>(clause)->boolop == NOT_EXPR &&
+        list_length(reinterpret_cast<BoolExpr *>(clause)->args) == 1 &&
+        IsA(linitial(reinterpret_cast<BoolExpr *>(clause)->args), DistinctExpr))
+        return native_distinct(static_cast<OpExpr *>(linitial(reinterpret_cast<BoolExpr *>(clause)->args)), true, desc,
+                               families, parent, cxt, out);
     if (IsA(clause, Var) || IsA(clause, BoolExpr) || IsA(clause, BooleanTest))
         return native_bool(clause, desc, out);
     if (IsA(clause, NullTest))
@@ -267,7 +391,14 @@ bool native_match(Node *clause, TupleDesc desc, const NativeFamilies &families, 
         return native_list(reinterpret_cast<ScalarArrayOpExpr *>(clause), desc, families, parent, cxt, out);
     if (!IsA(clause, OpExpr))
         return false;
-    OpExpr *op = reinterpret_cast<OpExpr *>(clause);
+    return native_comparison(reinterpret_cast<OpExpr *>(clause), desc, families, parent, cxt, out);
+}
+
+namespace {
+
+bool native_comparison(OpExpr *op, TupleDesc desc, const NativeFamilies &families, PlanState *parent,
+                       MemoryContext cxt, NativeQual *out)
+{
     if (list_length(op->args) != 2)
         return false;
     Node *left = static_cast<Node *>(linitial(op->args));
@@ -284,25 +415,36 @@ bool native_match(Node *clause, TupleDesc desc, const NativeFamilies &families, 
             !text_comparison(op->opno, op->inputcollid, &cmp))
             return false;
         out->cmp = cmp; /* = and <> commute */
+        out->asked = cmp;
         take_text_column(out, text, desc);
         take_value(out, text_value, parent, cxt);
         return true;
     }
-    bool var_on_left = IsA(left, Var) && !IsA(right, Var) && fixed_for_scan(right);
-    if (!var_on_left && !(IsA(right, Var) && !IsA(left, Var) && fixed_for_scan(left)))
+    Oid left_cast, right_cast;
+    const Var *left_var = compared_column(left, desc, &left_cast);
+    const Var *right_var = compared_column(right, desc, &right_cast);
+    bool var_on_left = left_var != NULL && right_var == NULL && fixed_for_scan(right);
+    if (!var_on_left && !(right_var != NULL && left_var == NULL && fixed_for_scan(left)))
         return false;
-    Var *var = reinterpret_cast<Var *>(var_on_left ? left : right);
+    const Var *var = var_on_left ? left_var : right_var;
+    const Oid cast = var_on_left ? left_cast : right_cast;
     Node *value = var_on_left ? right : left;
     Comparison cmp;
     bool floats;
-    if (!comparison_for(var, exprType(value), op->opno, families, desc, &cmp, &floats))
+    Conversion conv;
+    if (!comparison_for(var, cast, exprType(value), op->opno, families, &cmp, &floats, &conv))
         return false;
-    out->column = heap_column(desc, var->varattno, var->vartype);
-    out->cmp = var_on_left ? cmp : commuted(cmp);
-    out->is_float = floats;
-    out->value_type = exprType(value);
+    take_column(out, var, desc, var_on_left ? cmp : commuted(cmp), floats, conv, op->inputcollid, exprType(value), cxt);
     take_value(out, value, parent, cxt);
     return true;
+}
+
+} // namespace
+
+bool native_time_value_converts(Oid column, Oid value)
+{
+    return (column == TIMESTAMPTZOID && (value == DATEOID || value == TIMESTAMPOID)) ||
+           (column == TIMESTAMPOID && value == DATEOID) || (column == DATEOID && value == TIMESTAMPOID);
 }
 
 } // namespace gpu_histogram

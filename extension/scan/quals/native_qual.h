@@ -25,7 +25,8 @@ struct NativeQual {
      * Which clause of the WHERE list it belongs to: the atoms of an OR share
      * the number and lie next to each other; a row passes a clause when it
      * passes one of its atoms.  (The planner has already pushed every NOT
-     * down onto the atoms, by their negators, and flattened nested ORs.)
+     * down onto the atoms, by their negators; a clause with an AND inside
+     * an OR is several of these, its conjunctive form.)
      */
     int clause;
     HeapColumn column;
@@ -43,6 +44,25 @@ struct NativeQual {
     NativeText *text_list; /* sorted by length, then bytes */
     Oid value_type;    /* the value's type, or the array's element type */
     ExprState *value;  /* NULL for a constant; else evaluated by native_quals_prepare */
+    /*
+     * A value of another type than the column's, or a column under a cast:
+     * `ts >= date '2026-11-01'`, `(bytes)::numeric > 1e8`.  Each value is
+     * placed among the column's stored words by PostgreSQL's own comparison
+     * (`order`, of the column under `cast` where there is one), once per
+     * value (native_values.cpp), and the qual then compares words: `asked`
+     * is the operator's comparison, cmp and int_value what the words are
+     * compared by.  NULL `order`: the value is of the column's type.
+     */
+    FmgrInfo *order;
+    FmgrInfo *cast;
+    Oid order_collation;
+    Comparison asked;
+    /*
+     * IS NOT DISTINCT FROM (asked eq) and IS DISTINCT FROM (asked ne): a
+     * NULL value makes them IS NULL and IS NOT NULL, and IS DISTINCT FROM
+     * a value passes a NULL column too.
+     */
+    bool null_safe;
 };
 
 /* Whether the qual is a NULL test, which has no value. */
@@ -57,6 +77,18 @@ static inline bool native_qual_is_list(const NativeQual &q)
     return q.cmp == Comparison::any_eq || q.cmp == Comparison::all_ne;
 }
 
+/*
+ * Whether a comparison of a `column` column with a `value` value of
+ * another type, both of date, timestamp and timestamptz, converts only the
+ * value (or converts the column without a zone, date to timestamp), so
+ * that the comparison is monotone in the column's stored word and one
+ * word at most compares equal: a timestamptz column against a date or
+ * timestamp, a timestamp column against a date, a date column against a
+ * timestamp.  Not a date or timestamp column against a timestamptz, whose
+ * conversion of the column by TimeZone may go back across a gap.
+ */
+bool native_time_value_converts(Oid column, Oid value);
+
 /* Whether a text qual's list holds the bytes. */
 bool native_text_listed(const NativeQual &q, const char *data, int32 len);
 
@@ -64,6 +96,7 @@ bool native_text_listed(const NativeQual &q, const char *data, int32 len);
 struct NativeFamilies {
     Oid float_ops;
     Oid datetime_ops;
+    Oid numeric_ops;
 };
 
 NativeFamilies native_families(void);

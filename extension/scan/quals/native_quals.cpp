@@ -32,34 +32,94 @@ bool skips_rows_safely(Node *clause)
 
 namespace {
 
-/* The atoms of clause: one, or an OR's arguments. */
-List *atoms_of(Node *clause)
+/*
+ * The most atoms one WHERE clause becomes in conjunctive form: `(a AND b)
+ * OR c` is `(a OR c) AND (b OR c)`, and an OR of ORs of ANDs multiplies.
+ * A Grafana range with one exception, `x BETWEEN 1 AND 2 OR x > 9`, takes
+ * four; past the bound the clause is the executor's.
+ */
+constexpr int kMostClauseAtoms = 32;
+
+int atoms_in(List *cnf)
 {
-    if (IsA(clause, BoolExpr) && reinterpret_cast<BoolExpr *>(clause)->boolop == OR_EXPR)
-        return reinterpret_cast<BoolExpr *>(clause)->args;
-    return list_make1(clause);
+    int n = 0;
+    ListCell *lc;
+    foreach (lc, cnf)
+        n += list_length(static_cast<List *>(lfirst(lc)));
+    return n;
 }
 
 /*
- * Matches every atom of clause into natives[n ..], numbered as clause
- * `number`; false (nothing kept) unless each atom is native.
+ * clause in conjunctive normal form: a list of disjunctions, each a list
+ * of atoms (anything but AND and OR), which a row passes where it passes
+ * one atom of every disjunction; NIL past kMostClauseAtoms.  The planner
+ * has pushed every NOT onto an atom.  Distributing OR over AND keeps
+ * which rows pass (the answer is true) under SQL's three-valued logic,
+ * which is distributive, and native atoms raise nothing, so their order
+ * is free.
  */
-bool match_clause(Node *clause, int number, TupleDesc desc, const NativeFamilies &families, PlanState *parent,
+List *conjunctive(Node *clause)
+{
+    if (!IsA(clause, BoolExpr) || reinterpret_cast<BoolExpr *>(clause)->boolop == NOT_EXPR)
+        return list_make1(list_make1(clause));
+    BoolExpr *b = reinterpret_cast<BoolExpr *>(clause);
+    List *out = NIL;
+    if (b->boolop == AND_EXPR) {
+        ListCell *lc;
+        foreach (lc, b->args) {
+            List *part = conjunctive(static_cast<Node *>(lfirst(lc)));
+            if (part == NIL)
+                return NIL;
+            out = list_concat(out, part);
+            if (atoms_in(out) > kMostClauseAtoms)
+                return NIL;
+        }
+        return out;
+    }
+    /* OR: each disjunction of the result takes one of every argument's */
+    out = list_make1(NIL);
+    ListCell *lc;
+    foreach (lc, b->args) {
+        List *part = conjunctive(static_cast<Node *>(lfirst(lc)));
+        if (part == NIL)
+            return NIL;
+        List *product = NIL;
+        ListCell *x, *y;
+        foreach (x, out) {
+            foreach (y, part)
+                product = lappend(product, list_concat_copy(static_cast<List *>(lfirst(x)), static_cast<List *>(lfirst(y))));
+        }
+        out = product;
+        if (atoms_in(out) > kMostClauseAtoms)
+            return NIL;
+    }
+    return out;
+}
+
+/*
+ * Matches every atom of the disjunctions cnf into natives[n ..], the first
+ * numbered `*number`; false (nothing kept) unless each atom is native.
+ */
+bool match_clause(List *cnf, int *number, TupleDesc desc, const NativeFamilies &families, PlanState *parent,
                   NativeQual *natives, int *n)
 {
-    int at = *n;
-    ListCell *lc;
-    foreach (lc, atoms_of(clause)) {
-        NativeQual *q = &natives[at];
-        if (!native_match(static_cast<Node *>(lfirst(lc)), desc, families, parent, CurrentMemoryContext, q)) {
-            for (int i = *n; i <= at; i++)
-                natives[i] = NativeQual{};
-            return false;
+    int at = *n, disjunction = *number;
+    ListCell *lc, *lc2;
+    foreach (lc, cnf) {
+        foreach (lc2, static_cast<List *>(lfirst(lc))) {
+            NativeQual *q = &natives[at];
+            if (!native_match(static_cast<Node *>(lfirst(lc2)), desc, families, parent, CurrentMemoryContext, q)) {
+                for (int i = *n; i <= at; i++)
+                    natives[i] = NativeQual{};
+                return false;
+            }
+            q->clause = disjunction;
+            at++;
         }
-        q->clause = number;
-        at++;
+        disjunction++;
     }
     *n = at;
+    *number = disjunction;
     return true;
 }
 
@@ -72,16 +132,24 @@ bool native_quals_build(List *quals, TupleDesc desc, PlanState *parent, NativeQu
         return false;
     const NativeFamilies families = native_families();
     int atoms = 0;
+    List *forms = NIL; /* each clause's conjunctive form, NIL past the bound */
     ListCell *lc;
-    foreach (lc, quals)
-        atoms += list_length(atoms_of(static_cast<Node *>(lfirst(lc))));
+    foreach (lc, quals) {
+        List *cnf = conjunctive(static_cast<Node *>(lfirst(lc)));
+        atoms += atoms_in(cnf);
+        forms = lappend(forms, cnf);
+    }
+    if (atoms == 0)
+        return false;
     NativeQual *natives = static_cast<NativeQual *>(palloc0(sizeof(NativeQual) * atoms));
-    int n = 0, clauses = 0;
+    int n = 0, clauses = 0, disjunctions = 0;
     bool hoist = true; /* no clause before that rows may not be taken from */
     List *left = NIL;
-    foreach (lc, quals) {
+    ListCell *form;
+    forboth (lc, quals, form, forms) {
         Node *clause = static_cast<Node *>(lfirst(lc));
-        if (hoist && match_clause(clause, clauses, desc, families, parent, natives, &n)) {
+        List *cnf = static_cast<List *>(lfirst(form));
+        if (hoist && cnf != NIL && match_clause(cnf, &disjunctions, desc, families, parent, natives, &n)) {
             clauses++;
             continue;
         }

@@ -13,6 +13,14 @@
  *     compare as date_cmp and timestamp_cmp do, infinities included (the
  *     time ranges of dashboards: `ts >= $1`, `ts > now() - interval '1 day'`,
  *     BETWEEN);
+ *   - the value is of another type, and the comparison monotone in the
+ *     column's stored word (native_qual.h): a timestamptz column against a
+ *     date or timestamp, a timestamp column against a date, a date column
+ *     against a timestamp (datetime_ops' cross-type operators), and an
+ *     integer column under a cast to numeric or (int2, int4) float8, as a
+ *     numeric or float literal puts it (`bytes > 1e8`): the value is placed
+ *     among the column's words once per scan by PostgreSQL's own
+ *     cross-type comparison, and the words compared;
  * op being one of the family's btree comparisons or the negator of its
  * equality, and a NULL column failing, as the strict operators give.  So
  * is `column = ANY(array)` (`IN (...)`) and `column <> ALL(array)` (`NOT
@@ -28,9 +36,10 @@
  * collation (texteq and textne, PostgreSQL's own operators only), which
  * compare bytes: a value stored compressed or out of line is compared by
  * its length first, and detoasted only where a length matches, so the page
- * is unlocked before such clauses run (native_quals_detoast).  So is an
- * OR of such clauses, which passes a row that one of them passes (the
- * planner has pushed NOT down onto them already).  The value (or array)
+ * is unlocked before such clauses run (native_quals_detoast).  So is any
+ * AND and OR of such clauses (the planner has pushed NOT down onto them
+ * already), put in conjunctive form: a list of ORs of atoms, which a row
+ * passes where it passes one atom of each.  The value (or array)
  * is a constant, or an expression fixed for the scan (a parameter, a
  * stable function of constants, an InitPlan's result): no Vars, nothing
  * volatile.  Such an expression is evaluated once per scan, when the first
@@ -46,7 +55,7 @@ namespace gpu_histogram {
 
 struct NativeQuals {
     int count;         /* atoms */
-    int clauses;       /* clauses of the WHERE list: an OR of atoms is one */
+    int clauses;       /* clauses of the WHERE list evaluated natively, whatever their form */
     NativeQual *quals;
     bool prepared;     /* every value is known for this scan */
     MemoryContext cxt; /* where the lists live: the scan's */

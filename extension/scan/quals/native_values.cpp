@@ -10,6 +10,7 @@ extern "C" {
 #include "access/detoast.h"
 #include "access/htup_details.h"
 #include "utils/array.h"
+#include "utils/builtins.h"
 #include "utils/date.h"
 #include "utils/float.h"
 #include "utils/lsyscache.h"
@@ -77,18 +78,154 @@ void free_lists(NativeQual *q)
     q->nlist = 0;
 }
 
-/* A value of the qual's type as the comparison needs it. */
+/* The stored words a column of this type holds: [*lo, *hi]. */
+void word_domain(Oid type, int64 *lo, int64 *hi)
+{
+    switch (type) {
+    case INT2OID: *lo = PG_INT16_MIN; *hi = PG_INT16_MAX; return;
+    case INT4OID:
+    case DATEOID: *lo = PG_INT32_MIN; *hi = PG_INT32_MAX; return;
+    default: *lo = PG_INT64_MIN; *hi = PG_INT64_MAX; return; /* int8, timestamp, timestamptz */
+    }
+}
+
+Datum word_datum(Oid type, int64 w)
+{
+    switch (type) {
+    case INT2OID: return Int16GetDatum(static_cast<int16>(w));
+    case INT4OID: return Int32GetDatum(static_cast<int32>(w));
+    case DATEOID: return DateADTGetDatum(static_cast<DateADT>(w));
+    default: return Int64GetDatum(w);
+    }
+}
+
+/*
+ * The first of the column's words [lo, hi + 1) that compares with value
+ * above it (above) or not below it, by the qual's own comparison: the
+ * comparison is monotone in the word (native_match.cpp takes no other),
+ * so a binary search of 64 steps at most finds it; hi + 1 if none.
+ */
+__int128 first_word(const NativeQual &q, Datum value, bool above, int64 lo, int64 hi)
+{
+    __int128 a = lo, b = static_cast<__int128>(hi) + 1;
+    while (a < b) {
+        const __int128 mid = a + (b - a) / 2;
+        Datum w = word_datum(q.column.type, static_cast<int64>(mid));
+        if (q.cast != NULL)
+            w = FunctionCall1(q.cast, w);
+        const int32 c = DatumGetInt32(FunctionCall2Coll(q.order, q.order_collation, w, value));
+        if (above ? c > 0 : c >= 0)
+            b = mid;
+        else
+            a = mid + 1;
+    }
+    return a;
+}
+
+/*
+ * The words of the column that compare equal to value, [*ge, *gt): one at
+ * most for the conversions native_match.cpp takes, none for a value
+ * between two words (`i::numeric = 2.5`).  The searches' numerics and
+ * casts are made in a context of their own, freed here.
+ */
+void equal_words(const NativeQual &q, Datum value, __int128 *ge, __int128 *gt)
+{
+    int64 lo, hi;
+    word_domain(q.column.type, &lo, &hi);
+    MemoryContext search = AllocSetContextCreate(CurrentMemoryContext, "gpu_histogram conversion", ALLOCSET_SMALL_SIZES);
+    MemoryContext old = MemoryContextSwitchTo(search);
+    *ge = first_word(q, value, false, lo, hi);
+    *gt = first_word(q, value, true, lo, hi);
+    MemoryContextSwitchTo(old);
+    MemoryContextDelete(search);
+    if (*gt - *ge > 1)
+        elog(ERROR, "gpu_histogram: %d words of a %s column compare equal to one value", static_cast<int>(*gt - *ge),
+             format_type_be(q.column.type));
+}
+
+/* The qual passes the words below `bound` (its words' domain ends at end). */
+void pass_below(NativeQual *q, __int128 bound, int64 lo, __int128 end)
+{
+    if (bound == lo) {
+        q->never = true;
+    } else if (bound == end) {
+        q->cmp = Comparison::is_not_null;
+    } else {
+        q->cmp = Comparison::lt;
+        q->int_value = static_cast<int64>(bound);
+    }
+}
+
+/* The qual passes the words from `bound` on. */
+void pass_from(NativeQual *q, __int128 bound, int64 lo, __int128 end)
+{
+    if (bound == lo) {
+        q->cmp = Comparison::is_not_null;
+    } else if (bound == end) {
+        q->never = true;
+    } else {
+        q->cmp = Comparison::ge;
+        q->int_value = static_cast<int64>(bound);
+    }
+}
+
+/*
+ * A value of another type than the column's as a comparison of the
+ * column's words: `ts >= '2026-11-05'::date` is ts >= the word of that
+ * midnight in the session's zone, `(i)::numeric < 2.5` is i < 3,
+ * `(i)::numeric = 2.5` passes no row, and `<` every word a NULL test.
+ */
+void convert_value(NativeQual *q, Datum value)
+{
+    int64 lo, hi;
+    word_domain(q->column.type, &lo, &hi);
+    const __int128 end = static_cast<__int128>(hi) + 1;
+    __int128 ge, gt;
+    equal_words(*q, value, &ge, &gt);
+    switch (q->asked) {
+    case Comparison::lt: pass_below(q, ge, lo, end); break;
+    case Comparison::le: pass_below(q, gt, lo, end); break;
+    case Comparison::ge: pass_from(q, ge, lo, end); break;
+    case Comparison::gt: pass_from(q, gt, lo, end); break;
+    case Comparison::eq:
+        q->never = gt == ge;
+        q->int_value = static_cast<int64>(ge);
+        break;
+    case Comparison::ne:
+        /* no word equals the value: every non-NULL row passes, and IS DISTINCT FROM passes NULLs too */
+        if (gt == ge && q->null_safe)
+            q->always = true;
+        else if (gt == ge)
+            q->cmp = Comparison::is_not_null;
+        q->int_value = static_cast<int64>(ge);
+        break;
+    default: break; /* lists and NULL tests: not scalar values */
+    }
+}
+
 } // namespace
 
 void native_set_value(NativeQual *q, MemoryContext cxt, Datum d, bool isnull)
 {
     q->never = isnull;
+    q->always = false;
     q->int_value = 0;
     q->float_value = 0;
+    if (q->order != NULL || q->null_safe)
+        q->cmp = q->asked;
     if (q->is_text)
         free_lists(q);
+    if (isnull && q->null_safe) {
+        /* IS [NOT] DISTINCT FROM NULL */
+        q->never = false;
+        q->cmp = q->asked == Comparison::eq ? Comparison::is_null : Comparison::is_not_null;
+    }
     if (isnull)
         return;
+    if (q->order != NULL) {
+        convert_value(q, d);
+        return;
+    }
     if (q->is_text) {
         /* = and <> hold their value as a list of one */
         q->text_list = static_cast<NativeText *>(MemoryContextAlloc(cxt, sizeof(NativeText)));
@@ -173,7 +310,13 @@ void native_set_list(NativeQual *q, MemoryContext cxt, Datum d, bool isnull)
             q->text_list[k++] = text_copy(cxt, elems[i]);
         else if (q->is_float)
             q->float_list[k++] = float_of(q->value_type, elems[i]);
-        else
+        else if (q->order != NULL) {
+            /* a value of another type: the column's word equal to it, if one is */
+            __int128 ge, gt;
+            equal_words(*q, elems[i], &ge, &gt);
+            if (gt > ge)
+                q->int_list[k++] = static_cast<int64>(ge);
+        } else
             q->int_list[k++] = int_of(q->value_type, elems[i]);
     }
     if (q->is_text) {
@@ -277,16 +420,18 @@ bool native_passes(const NativeQual &q, TupleDesc desc, const HeapTupleData *t)
     /* a tuple stored before ADD COLUMN has the column's missing value, NULL or not: heap_attisnull knows */
     if (native_qual_is_null_test(q))
         return heap_attisnull(const_cast<HeapTupleData *>(t), q.column.attno, desc) == (q.cmp == Comparison::is_null);
+    /* IS DISTINCT FROM a value passes a NULL column; every other comparison fails it */
+    const bool null_passes = q.null_safe && q.cmp == Comparison::ne;
     if (q.is_text) {
         bool null;
         const bool listed = text_listed(q, desc, t, &null);
-        return !null && listed == (q.cmp == Comparison::eq || q.cmp == Comparison::any_eq);
+        return null ? null_passes : listed == (q.cmp == Comparison::eq || q.cmp == Comparison::any_eq);
     }
     if (q.is_float) {
         /* float4 widens to float8 exactly, so float4 and cross-type operators agree */
         double v;
         if (!stored(q, desc, t, &v))
-            return false;
+            return null_passes;
         double c = q.float_value;
         switch (q.cmp) {
         case Comparison::lt: return float8_lt(v, c);
@@ -304,7 +449,7 @@ bool native_passes(const NativeQual &q, TupleDesc desc, const HeapTupleData *t)
     }
     int64 v;
     if (!stored(q, desc, t, &v))
-        return false;
+        return null_passes;
     int64 c = q.int_value;
     switch (q.cmp) {
     case Comparison::lt: return v < c;

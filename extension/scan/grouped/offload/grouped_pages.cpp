@@ -314,6 +314,16 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
                 if (!page_qual(gp, desc, q, &spec.quals[spec.nquals]))
                     return refuse(gp, "a WHERE clause's column, of a type or a place the GPU does not read");
                 spec.quals[spec.nquals++].clause = clause;
+                if (q.null_safe && q.cmp == Comparison::ne) {
+                    /* IS DISTINCT FROM a value: <> or IS NULL, one more atom of the clause */
+                    NativeQual null_test = q;
+                    null_test.cmp = Comparison::is_null;
+                    if (spec.nquals == gh::kMaxPageQuals)
+                        return refuse(gp, "more than six comparisons in the WHERE clause");
+                    if (!page_qual(gp, desc, null_test, &spec.quals[spec.nquals]))
+                        return refuse(gp, "a WHERE clause's column, of a type or a place the GPU does not read");
+                    spec.quals[spec.nquals++].clause = clause;
+                }
             }
             if (!always && spec.nquals == first) /* no row passes: the host counts nothing, quickly */
                 return refuse(gp, "no row can pass the WHERE clause");
