@@ -12,6 +12,7 @@
  * the node's set-up, its rows out, and its parallel-query callbacks; the
  * reading loop is exec_read.cpp's, EXPLAIN exec_explain.cpp's.
  */
+#include "../keys/key_quals.h"
 #include "../quals/heap_tuple_exprs.h"
 #include "scan_exec.h"
 
@@ -106,7 +107,7 @@ void begin_scan(CustomScanState *node, EState *estate, int)
     s->heap_slot = ExecInitExtraTupleSlot(estate, desc, &TTSOpsHeapTuple);
     brin_ranges_build(quals, INDEX_VAR, node->ss.ss_currentRelation, &node->ss.ps, &s->brin);
     List *rest;
-    s->native = native_quals_build(quals, desc, &node->ss.ps, &s->native_quals, &rest);
+    s->native = native_quals_build(quals, desc, &node->ss.ps, key_qual_match, &s->native_quals, &rest);
     s->native_detoast = s->native && native_quals_detoast(s->native_quals);
     s->executor_clauses = list_length(rest);
     quals = rest;

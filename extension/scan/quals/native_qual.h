@@ -8,6 +8,7 @@
 #define GH_SCAN_NATIVE_QUAL_H
 
 #include "../heap/heap_reader.h"
+#include "computed_atom.h"
 
 namespace gpu_histogram {
 
@@ -63,6 +64,12 @@ struct NativeQual {
      * a value passes a NULL column too.
      */
     bool null_safe;
+    /*
+     * An atom over an expression the scan computes elsewhere (extract(hour
+     * FROM ts) BETWEEN 9 AND 17): computed_atom.h's, NULL for a column's
+     * comparison.  Its column and comparison are unused.
+     */
+    struct ComputedAtom *computed;
 };
 
 /* Whether the qual is a NULL test, which has no value. */

@@ -63,6 +63,11 @@ struct NativeQuals {
 
 /*
  * Fills `out` (palloc'd) with the clauses of the implicit-AND list `quals`
+ * (their Vars INDEX_VAR's, the table's attributes); an atom over an
+ * expression of the row is asked of `computed` (computed_atom.h), where
+ * no clause before it stays the executor's and its clause is not
+ * distributed into conjunctive form (which would evaluate it on rows the
+ * ordinary plan's OR does not, and it may raise).
  * (in the order a sequential scan evaluates them, qual_order.h) that
  * qualify and may run first, and sets *rest to the others, for the
  * executor to evaluate, in their order, on the rows that pass `out`.  A
@@ -74,7 +79,8 @@ struct NativeQuals {
  * qualifies.  The clauses' Vars must already refer to the table's
  * attributes.
  */
-bool native_quals_build(List *quals, TupleDesc desc, PlanState *parent, NativeQuals *out, List **rest);
+bool native_quals_build(List *quals, TupleDesc desc, PlanState *parent, ComputedAtomMatch computed, NativeQuals *out,
+                        List **rest);
 
 /*
  * Evaluates the values that are expressions (user code: never under a

@@ -413,6 +413,8 @@ bool text_listed(const NativeQual &q, TupleDesc desc, const HeapTupleData *t, bo
 
 bool native_passes(const NativeQual &q, TupleDesc desc, const HeapTupleData *t)
 {
+    if (q.computed != NULL)
+        return q.computed->ops->passes(q.computed, desc, const_cast<HeapTupleData *>(t));
     if (q.always)
         return true;
     if (q.never)

@@ -295,6 +295,7 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
     spec.time = own.time;
     spec.thresholds_first = own.thresholds_first;
     spec.thresholds_count = own.thresholds_count;
+    bool computed = false; /* a clause over an expression the host computes (computed_atom.h) */
     if (host.quals != NULL) {
         const NativeQuals &quals = *host.quals;
         for (int i = 0; i < quals.count;) {
@@ -302,8 +303,17 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
             const int clause = quals.quals[i].clause;
             int end = i;
             bool always = false; /* an atom no row fails (<> ALL of an empty array): the clause is no test */
-            for (; end < quals.count && quals.quals[end].clause == clause; end++)
+            bool host_only = false;
+            for (; end < quals.count && quals.quals[end].clause == clause; end++) {
                 always = always || quals.quals[end].always;
+                host_only = host_only || quals.quals[end].computed != NULL;
+            }
+            if (host_only) {
+                /* the GPU leaves pages by the other clauses; the host applies this one to their rows */
+                computed = true;
+                i = end;
+                continue;
+            }
             const int first = spec.nquals;
             for (int j = i; j < end && !always; j++) {
                 const NativeQual &q = quals.quals[j];
@@ -329,6 +339,12 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
                 return refuse(gp, "no row can pass the WHERE clause");
             i = end;
         }
+    }
+    if (computed) {
+        if (spec.nquals == 0)
+            return refuse(gp, "a WHERE clause over an expression only the host computes (extract, ::date), and "
+                              "no other for the GPU to leave pages by");
+        spec.rows_to_host = 1;
     }
     for (int a = 0; a < ga->naggs; a++) {
         if (a != h && ga->aggs[a].kind == AggKind::histogram) {

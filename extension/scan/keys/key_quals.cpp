@@ -1,0 +1,312 @@
+/*
+ * key_quals.cpp: a WHERE clause over a time key or a local date field
+ * (key_quals.h).
+ */
+#include "key_quals.h"
+
+#include "group_keys.h"
+#include "../quals/fixed_exprs.h"
+
+extern "C" {
+#include "access/transam.h"
+#include "catalog/pg_type.h"
+#include "executor/executor.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/array.h"
+#include "utils/fmgroids.h"
+#include "utils/datum.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+}
+
+namespace gpu_histogram {
+
+namespace {
+
+/*
+ * Words remembered at most: a periodic field has a few dozen, a day's key
+ * over years a few thousand; a key of more (minute buckets of a year) asks
+ * the operator for the rest each time.
+ */
+constexpr uint32 kMostRemembered = 1u << 16;
+
+enum Answer : uint8 { kUnknown = 0, kFails, kPasses };
+
+struct KeyQual {
+    ComputedAtom base;
+    GroupKey key;
+    FmgrInfo op;
+    Oid collation;
+    bool key_left;       /* key op value (a list's key is always on the left) */
+    bool list;           /* key op ANY (array) or key op ALL (array) */
+    bool use_or;
+    ExprState *value_state; /* NULL: a constant, set at the match */
+    Oid value_type;      /* the value's type, or the array's */
+    Datum value;
+    bool value_null;
+    Datum *elems;        /* a list's values */
+    bool *elem_nulls;
+    int nelems;
+    bool null_key_passes; /* a NULL key: only <> ALL of an empty array passes */
+    /* each word's answer, by open addressing; `count` words held */
+    int64 *words;
+    uint8 *answers;
+    uint32 capacity;
+    uint32 count;
+    MemoryContext cxt;   /* the quals': the values and the memo live here */
+    MemoryContext ask;   /* the operator's own allocations, freed after each question */
+};
+
+/* The operator's answer for the key's value at word. */
+bool ask(KeyQual *q, int64 word)
+{
+    MemoryContext old = MemoryContextSwitchTo(q->ask);
+    const Datum k = group_key_datum(&q->key, word);
+    bool pass = false;
+    if (!q->list) {
+        if (!q->value_null)
+            pass = DatumGetBool(FunctionCall2Coll(&q->op, q->collation, q->key_left ? k : q->value,
+                                                  q->key_left ? q->value : k));
+    } else if (!q->value_null) {
+        /* ScalarArrayOpExpr's answer with a strict operator: a NULL element makes no match true */
+        bool any_null = false, decided = false;
+        pass = !q->use_or;
+        for (int i = 0; i < q->nelems && !decided; i++) {
+            if (q->elem_nulls[i]) {
+                any_null = true;
+                continue;
+            }
+            const bool r = DatumGetBool(FunctionCall2Coll(&q->op, q->collation, k, q->elems[i]));
+            if (q->use_or && r) {
+                pass = true;
+                decided = true;
+            } else if (!q->use_or && !r) {
+                pass = false;
+                decided = true;
+            }
+        }
+        if (!decided && any_null)
+            pass = false; /* NULL, which the WHERE clause fails */
+    }
+    MemoryContextSwitchTo(old);
+    MemoryContextReset(q->ask);
+    return pass;
+}
+
+inline uint32 slot_of(int64 word, uint32 capacity)
+{
+    uint64 h = static_cast<uint64>(word) * UINT64CONST(0x9E3779B97F4A7C15);
+    return static_cast<uint32>(h >> 32) & (capacity - 1);
+}
+
+void remember(KeyQual *q, int64 word, Answer a);
+
+void grow(KeyQual *q)
+{
+    const uint32 old_capacity = q->capacity;
+    int64 *old_words = q->words;
+    uint8 *old_answers = q->answers;
+    q->capacity = old_capacity == 0 ? 64 : old_capacity * 2;
+    q->words = static_cast<int64 *>(MemoryContextAllocZero(q->cxt, sizeof(int64) * q->capacity));
+    q->answers = static_cast<uint8 *>(MemoryContextAllocZero(q->cxt, q->capacity));
+    q->count = 0;
+    for (uint32 i = 0; i < old_capacity; i++)
+        if (old_answers[i] != kUnknown)
+            remember(q, old_words[i], static_cast<Answer>(old_answers[i]));
+    if (old_words != NULL) {
+        pfree(old_words);
+        pfree(old_answers);
+    }
+}
+
+void remember(KeyQual *q, int64 word, Answer a)
+{
+    if (q->count >= kMostRemembered)
+        return;
+    if (2 * (q->count + 1) > q->capacity)
+        grow(q);
+    uint32 i = slot_of(word, q->capacity);
+    while (q->answers[i] != kUnknown)
+        i = (i + 1) & (q->capacity - 1);
+    q->words[i] = word;
+    q->answers[i] = static_cast<uint8>(a);
+    q->count++;
+}
+
+Answer recalled(const KeyQual *q, int64 word)
+{
+    if (q->capacity == 0)
+        return kUnknown;
+    for (uint32 i = slot_of(word, q->capacity);; i = (i + 1) & (q->capacity - 1)) {
+        if (q->answers[i] == kUnknown)
+            return kUnknown;
+        if (q->words[i] == word)
+            return static_cast<Answer>(q->answers[i]);
+    }
+}
+
+bool passes(ComputedAtom *a, TupleDesc desc, HeapTupleData *t)
+{
+    KeyQual *q = reinterpret_cast<KeyQual *>(a);
+    int64 word;
+    if (!group_key_word(&q->key, desc, t, &word))
+        return q->null_key_passes;
+    const Answer known = recalled(q, word);
+    if (known != kUnknown)
+        return known == kPasses;
+    const bool pass = ask(q, word);
+    remember(q, word, pass ? kPasses : kFails);
+    return pass;
+}
+
+void set_list(KeyQual *q, Datum array)
+{
+    ArrayType *a = DatumGetArrayTypeP(array);
+    int16 typlen;
+    bool typbyval;
+    char typalign;
+    get_typlenbyvalalign(ARR_ELEMTYPE(a), &typlen, &typbyval, &typalign);
+    MemoryContext old = MemoryContextSwitchTo(q->cxt);
+    deconstruct_array(a, ARR_ELEMTYPE(a), typlen, typbyval, typalign, &q->elems, &q->elem_nulls, &q->nelems);
+    for (int i = 0; i < q->nelems; i++)
+        if (!q->elem_nulls[i])
+            q->elems[i] = datumCopy(q->elems[i], typbyval, typlen);
+    MemoryContextSwitchTo(old);
+}
+
+/* The value (or list) as the atom compares with it; the memo starts again. */
+void set_value(KeyQual *q, Datum d, bool isnull)
+{
+    q->value_null = isnull;
+    q->nelems = 0;
+    q->count = 0;
+    if (q->capacity > 0)
+        memset(q->answers, 0, q->capacity);
+    if (!isnull && q->list) {
+        set_list(q, d);
+    } else if (!isnull) {
+        int16 typlen;
+        bool typbyval;
+        get_typlenbyval(q->value_type, &typlen, &typbyval);
+        MemoryContext old = MemoryContextSwitchTo(q->cxt);
+        q->value = datumCopy(d, typbyval, typlen);
+        MemoryContextSwitchTo(old);
+    }
+    /* ScalarArrayOpExpr answers an empty array before it looks at the key */
+    q->null_key_passes = q->list && !isnull && q->nelems == 0 && !q->use_or;
+}
+
+void prepare(ComputedAtom *a, ExprContext *econtext)
+{
+    KeyQual *q = reinterpret_cast<KeyQual *>(a);
+    group_key_prepare(&q->key, econtext);
+    if (q->value_state != NULL) {
+        bool isnull;
+        Datum d = ExecEvalExprSwitchContext(q->value_state, econtext, &isnull);
+        set_value(q, d, isnull);
+        ResetExprContext(econtext);
+    }
+}
+
+bool page_may_raise(ComputedAtom *a, TupleDesc desc, HeapTupleData *tuples, int n)
+{
+    KeyQual *q = reinterpret_cast<KeyQual *>(a);
+    KeySpan span;
+    return group_key_page_may_raise(&q->key, desc, tuples, n, &span);
+}
+
+const ComputedAtomOps kKeyQualOps = {prepare, passes, page_may_raise};
+
+/*
+ * A built-in operator that answers and raises nothing, NULL for NULL:
+ * leakproof, or numeric's comparisons, which extract's numeric takes and
+ * which compare two valid numerics without an error (cmp_numerics), though
+ * pg_proc does not mark them leakproof.
+ */
+bool quiet_operator(Oid opno, Oid *funcid)
+{
+    if (opno >= FirstGenbkiObjectId)
+        return false;
+    *funcid = get_opcode(opno);
+    if (!OidIsValid(*funcid) || !func_strict(*funcid) || get_func_rettype(*funcid) != BOOLOID)
+        return false;
+    switch (*funcid) {
+    case F_NUMERIC_EQ:
+    case F_NUMERIC_NE:
+    case F_NUMERIC_LT:
+    case F_NUMERIC_LE:
+    case F_NUMERIC_GT:
+    case F_NUMERIC_GE: return true;
+    }
+    return get_func_leakproof(*funcid);
+}
+
+/* Whether e is a key this file takes: a time key or a local date field, kept as a word. */
+bool time_key_of(Node *e, Index relid, GroupKeyDef *def)
+{
+    if (e == NULL || IsA(e, Var) || !group_key_parse(reinterpret_cast<Expr *>(e), relid, def))
+        return false;
+    return !def->as_bytes && (def->kind == KeyKind::time || def->kind == KeyKind::date_field);
+}
+
+} // namespace
+
+ComputedAtom *key_qual_match(Node *clause, Index relid, TupleDesc desc, PlanState *parent, MemoryContext cxt)
+{
+    Node *key_expr, *value;
+    Oid opno, collation;
+    bool key_left = true, list = false, use_or = false;
+    GroupKeyDef def;
+    if (IsA(clause, OpExpr) && list_length(reinterpret_cast<OpExpr *>(clause)->args) == 2) {
+        const OpExpr *op = reinterpret_cast<const OpExpr *>(clause);
+        Node *left = static_cast<Node *>(linitial(op->args)), *right = static_cast<Node *>(lsecond(op->args));
+        if (time_key_of(left, relid, &def) && fixed_for_scan(right)) {
+            key_expr = left;
+            value = right;
+        } else if (time_key_of(right, relid, &def) && fixed_for_scan(left)) {
+            key_expr = right;
+            value = left;
+            key_left = false;
+        } else {
+            return NULL;
+        }
+        opno = op->opno;
+        collation = op->inputcollid;
+    } else if (IsA(clause, ScalarArrayOpExpr) && list_length(reinterpret_cast<ScalarArrayOpExpr *>(clause)->args) == 2) {
+        const ScalarArrayOpExpr *sa = reinterpret_cast<const ScalarArrayOpExpr *>(clause);
+        key_expr = static_cast<Node *>(linitial(sa->args));
+        value = static_cast<Node *>(lsecond(sa->args));
+        if (!time_key_of(key_expr, relid, &def) || !fixed_for_scan(value))
+            return NULL;
+        opno = sa->opno;
+        collation = sa->inputcollid;
+        list = true;
+        use_or = sa->useOr;
+    } else {
+        return NULL;
+    }
+    Oid funcid;
+    if (!quiet_operator(opno, &funcid))
+        return NULL;
+    (void) key_expr;
+    MemoryContext old = MemoryContextSwitchTo(cxt);
+    KeyQual *q = static_cast<KeyQual *>(palloc0(sizeof(KeyQual)));
+    q->base.ops = &kKeyQualOps;
+    q->cxt = cxt;
+    q->ask = AllocSetContextCreate(cxt, "gpu_histogram key qual", ALLOCSET_SMALL_SIZES);
+    group_key_init(&q->key, def, desc, parent);
+    fmgr_info_cxt(funcid, &q->op, cxt);
+    q->collation = collation;
+    q->key_left = key_left;
+    q->list = list;
+    q->use_or = use_or;
+    q->value_type = exprType(value);
+    if (IsA(value, Const))
+        set_value(q, reinterpret_cast<Const *>(value)->constvalue, reinterpret_cast<Const *>(value)->constisnull);
+    else
+        q->value_state = ExecInitExpr(reinterpret_cast<Expr *>(value), parent);
+    MemoryContextSwitchTo(old);
+    return &q->base;
+}
+
+} // namespace gpu_histogram

@@ -1,0 +1,29 @@
+/*
+ * key_quals.h: WHERE clauses over an expression the GROUP BY keys compute
+ * (quals/computed_atom.h's door): `extract(hour FROM ts) BETWEEN 9 AND 17`,
+ * `extract(dow FROM ts) NOT IN (0, 6)`, `CAST(ts AS date) >= $1`,
+ * `date_trunc('day', ts) = '2026-11-05'`.
+ *
+ * The expression is a time key (date_trunc, date_bin, ::date, time_keys.h)
+ * or a field of the local date or time (date_field_key.cpp) of one time
+ * column, compared by a built-in, strict and leakproof operator (one that
+ * answers and raises nothing) with a value fixed for the scan, or with an
+ * IN or NOT IN list of such values.  Each row's key comes out as the keys
+ * compute it, a word; whether a word passes is asked of the operator
+ * itself, on the key's own value, once for each word the rows hold, and
+ * remembered: the answer is PostgreSQL's by construction, and a row costs
+ * the key and a lookup, not an extract's numeric and two comparisons.
+ */
+#ifndef GH_SCAN_KEY_QUALS_H
+#define GH_SCAN_KEY_QUALS_H
+
+#include "../quals/computed_atom.h"
+
+namespace gpu_histogram {
+
+/* computed_atom.h's match for the keys' expressions. */
+ComputedAtom *key_qual_match(Node *clause, Index relid, TupleDesc desc, PlanState *parent, MemoryContext cxt);
+
+} // namespace gpu_histogram
+
+#endif /* GH_SCAN_KEY_QUALS_H */
