@@ -116,6 +116,16 @@ check "an OR of native clauses (NULLs, NaN-aware floats, a bool), GROUP BY g" "$
     "SELECT g, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp WHERE (g < 5 OR g > 95 OR g IS NULL) AND (x < 0.2 OR x >= 'NaN' OR b) GROUP BY g"
 check "NOT of an OR (the planner's NOT g IN ... AND ...), and an OR of time ranges, hourly" "$serial" \
     "SELECT date_trunc('hour', ts) AS hour, gpu_histogram(x, 0, 1, 16) AS h FROM gh_gp WHERE NOT (g IN (1, 2) OR g > 90) AND (ts < '2024-03-09' OR ts >= '2024-03-12') GROUP BY 1"
+# an AND inside an OR (conjunctive form), a time column against dates, an int column against a numeric
+# literal, IS DISTINCT FROM (<> or IS NULL, two atoms of one clause), a local hour the host finishes
+check "an AND inside an OR, two time ranges of dates, hourly" "$serial" \
+    "SELECT date_trunc('hour', ts) AS hour, gpu_histogram(x, 0, 1, 16) AS h FROM gh_gp WHERE (ts >= '2024-03-09'::date AND ts < '2024-03-10'::date) OR (ts >= '2024-03-12'::date AND ts < '2024-03-13'::date AND g < 50) GROUP BY 1"
+check "x BETWEEN .. OR x > .., g > 2.5 (a numeric literal), GROUP BY g" "$serial" \
+    "SELECT g, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp WHERE (x BETWEEN 0.2 AND 0.4 OR x > 0.9) AND g > 2.5 GROUP BY g"
+check "g IS DISTINCT FROM 3 (NULL keys pass), b IS NOT DISTINCT FROM true, GROUP BY g" "$serial" \
+    "SELECT g, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp WHERE g IS DISTINCT FROM 3 AND b IS NOT DISTINCT FROM true GROUP BY g"
+check "business hours of a week: the GPU leaves pages by the week, the host the hours" "$serial" \
+    "SELECT date_trunc('hour', ts) AS hour, gpu_histogram(x, 0, 1, 16) AS h FROM gh_gp WHERE ts >= '2024-03-09' AND ts < '2024-03-16' AND extract(hour FROM ts) BETWEEN 9 AND 17 GROUP BY 1" 1
 # the time form (numeric width_bucket over the stored timestamp), grouped and filtered on the GPU's pages
 check "the time form by g, hourly over a day (NULL times, rows outside both ends)" "$serial" \
     "SELECT g, gpu_histogram(ts, '2024-03-09 00:00-05'::timestamptz, '2024-03-10 00:00-05', 24) AS h, count(*) AS n FROM gh_gp GROUP BY g"
