@@ -25,6 +25,9 @@
  *   - any other expression of one int2, int4, int8, bool or date column,
  *     evaluated by the executor once for each value rows hold, and placed
  *     by a table of those values on the GPU (value_key.cpp);
+ *   - an expression of one of the time keys or date fields above, such as
+ *     CAST(extract(hour FROM ts) AS integer), evaluated by the executor
+ *     once for each value of the inner key rows hold (derived_key.cpp);
  *   - any other expression of the table's columns that is not volatile,
  *     is parallel safe and of a type whose equal values have equal bytes,
  *     evaluated by the executor (expression_key.cpp).
@@ -62,6 +65,7 @@ struct GroupKeyDef {
     bool local_time;    /* the key is of ts AT TIME ZONE zone_text (or ts::timestamp: NULL), a local timestamp */
     Expr *args[3];      /* date_bin: stride, origin; width_bucket: lo, hi, n */
     Expr *expr;         /* the whole key, for a kind the executor evaluates (expression_key.cpp) */
+    GroupKeyDef *inner; /* a derived key's inner time key (derived_key.cpp) */
     TsdbBucketDef tsdb; /* time_bucket */
 };
 
@@ -90,6 +94,7 @@ struct GroupKey {
     struct ValueMemo *memo;         /* a key by value: each value's key (value_memo.h) ... */
     struct ValueKeyPage *value_page; /* ... and the keys of the page it looked at last; */
     struct TextIds *text_ids;        /* of a text column: the numbers its values are remembered by */
+    GroupKey *inner;                 /* a derived key's inner time key, computed as its kind computes it */
     /* a date field: the zone's offset, and the last local day's date fields */
     TzOffsetCache tzc;
     bool zone_by_postgres; /* of ts AT TIME ZONE a zone only PostgreSQL's functions resolve: every row theirs */

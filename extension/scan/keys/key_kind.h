@@ -36,7 +36,7 @@ struct KeyTables;
 struct NativeQuals;
 
 /* Which kind a key is: for the few loops that specialize on it (group_agg.cpp's per-row loop). */
-enum class KeyKind { column, time, width_bucket, time_bucket, date_field, monotone, by_value, expression };
+enum class KeyKind { column, time, width_bucket, time_bucket, date_field, monotone, by_value, derived, expression };
 
 /* What the GPU's table for a key may know of the rows: the table, its WHERE clause. */
 struct KeyRows {
@@ -109,6 +109,7 @@ extern const KeyKindOps tsdb_key_kind;         /* tsdb_key.cpp: TimescaleDB's ti
 extern const KeyKindOps date_field_key_kind;     /* date_field_key.cpp: extract(hour FROM ts), extract(year FROM ts) and the like */
 extern const KeyKindOps monotone_key_kind;     /* monotone_key.cpp: floor(extract(epoch FROM ts)/60)*60 and the like */
 extern const KeyKindOps value_key_kind;        /* value_key.cpp: g % 10, g::text and the like, once per value */
+extern const KeyKindOps derived_key_kind;      /* derived_key.cpp: CAST(extract(hour FROM ts) AS integer), once per hour */
 extern const KeyKindOps expression_key_kind;   /* expression_key.cpp: any other, by the executor */
 
 } // namespace gpu_histogram

@@ -385,6 +385,9 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
         spec.rows_to_host = 1;
     } else {
         for (int k = 0; k < nkeys; k++) {
+            if (keys[k].def.ops->gpu_table == NULL)
+                return refuse(gp, psprintf("GROUP BY key %d (%s), which only the host computes", k + 1,
+                                           keys[k].def.ops->describe(&keys[k])));
             if (!key_table_build(&keys[k], RelationGetRelid(host.rel), desc,
                                  host.quals != NULL ? *host.quals : NativeQuals{}, &spec.keys[k], &gp->tables, k))
                 return refuse(gp, psprintf("GROUP BY key %d (%s), which the GPU has no table for: no statistics, "

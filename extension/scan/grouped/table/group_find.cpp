@@ -153,6 +153,7 @@ void find_groups_one_word(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, i
     case KeyKind::date_field:
     case KeyKind::monotone:
     case KeyKind::by_value:
+    case KeyKind::derived:
     case KeyKind::expression:
         break;
     }
