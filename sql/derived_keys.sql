@@ -79,6 +79,18 @@ RESET client_min_messages;
 SELECT c.* FROM rt_compare($$SELECT CAST(extract(hour FROM ts) AS integer) AS k, gpu_histogram(x, 0, 1, 8) AS h FROM dk_t GROUP BY 1$$) c;
 RESET gpu_histogram.debug_pages_on_cpu;
 
+-- a reading a second: most pages lie in one hour, whose inner key the
+-- scan computes once a page (a DST change in New York among them)
+CREATE TABLE dk_s AS SELECT '2024-03-10 00:00-05'::timestamptz + i * interval '1 second' AS ts, ((i % 997) / 997.0)::float8 AS x
+FROM generate_series(0, 4 * 3600) i;
+VACUUM ANALYZE dk_s;
+SELECT q, c.* FROM (VALUES
+    ($$SELECT CAST(extract(hour FROM ts) AS integer) AS k, gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM dk_s GROUP BY 1$$),
+    ($$SELECT CAST(extract(minute FROM ts) AS integer) / 10 AS k, gpu_histogram(x, 0, 1, 8) AS h FROM dk_s GROUP BY 1$$),
+    ($$SELECT extract(epoch FROM date_trunc('hour', ts)) AS k, gpu_histogram(x, 0, 1, 8) AS h FROM dk_s GROUP BY 1$$)
+) v(q), LATERAL rt_compare(q) c;
+DROP TABLE dk_s;
+
 -- the year of an infinite time is infinity, which no integer holds: the
 -- executor raises at its row, as the ordinary plan does; the hour of it is
 -- NULL, a group of its own

@@ -94,7 +94,8 @@ struct GroupKey {
     struct ValueMemo *memo;         /* a key by value: each value's key (value_memo.h) ... */
     struct ValueKeyPage *value_page; /* ... and the keys of the page it looked at last; */
     struct TextIds *text_ids;        /* of a text column: the numbers its values are remembered by */
-    GroupKey *inner;                 /* a derived key's inner time key, computed as its kind computes it */
+    GroupKey *inner;                 /* a derived key's inner time key, computed as its kind computes it, */
+    struct DerivedKeyPage *derived_page; /* ... and the numbers of a page's inner values */
     /* a date field: the zone's offset, and the last local day's date fields */
     TzOffsetCache tzc;
     bool zone_by_postgres; /* of ts AT TIME ZONE a zone only PostgreSQL's functions resolve: every row theirs */

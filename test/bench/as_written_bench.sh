@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# where_bench.sh: WHERE clauses a dashboard writes that the scan used to
-# leave to the executor, row by row, beside the neighbour the scan always
-# evaluated natively, and beside the ordinary plan, side by side in one
-# session: an AND inside an OR (`x BETWEEN 0.2 AND 0.4 OR x > 0.9`), a
+# as_written_bench.sh: WHERE clauses and GROUP BY keys as dashboards write
+# them, which the scan used to leave to the executor, row by row, beside
+# the neighbour the scan always computed natively, and beside the ordinary
+# plan, side by side in one session: an AND inside an OR (`x BETWEEN 0.2 AND 0.4 OR x > 0.9`), a
 # time column against a date (`ts >= '2026-02-01'::date`), an integer
 # against a numeric literal (`g > 2.5`), IS DISTINCT FROM, business hours
 # and weekdays (`extract(hour FROM ts) BETWEEN 9 AND 17`, `extract(isodow
-# FROM ts) < 6`) and Metabase's local date (`CAST(ts AS date) BETWEEN`).
+# FROM ts) < 6`), Metabase's local date (`CAST(ts AS date) BETWEEN`), and
+# Metabase's hour of the day and day of the week as keys
+# (`CAST(extract(hour FROM ts) AS integer)`).
 #
-#   bash test/bench/where_bench.sh [ROWS] [ROUNDS]   (default 10,000,000 and 7)
+#   bash test/bench/as_written_bench.sh [ROWS] [ROUNDS]   (default 10,000,000 and 7)
 #
 # The table is additions_bench.sh's, (ts timestamptz, host text, g int,
 # x float8) with a text column before its values; GH_USE_EXISTING=1 uses
@@ -59,6 +61,9 @@ shapes=(
     "hourly, hours 9 to 17 (+)|$hour WHERE extract(hour FROM ts) BETWEEN 9 AND 17 GROUP BY 1"
     "hourly, weekdays (+)|$hour WHERE extract(isodow FROM ts) < 6 GROUP BY 1"
     "hourly, local dates (+)|$hour WHERE CAST(ts AS date) BETWEEN '2026-02-01' AND '2026-02-07' GROUP BY 1"
+    "hour of the day|SELECT extract(hour FROM ts), $h FROM $t GROUP BY 1"
+    "Metabase's hour of the day (+)|SELECT CAST(extract(hour FROM ts) AS integer), $h FROM $t GROUP BY 1"
+    "Metabase's day of the week (+)|SELECT CAST(extract(dow FROM ts) AS integer) + 1, $h FROM $t GROUP BY 1"
 )
 queries=()
 for s in "${shapes[@]}"; do
@@ -72,5 +77,6 @@ python3 test/bench/sql_timing.py --rounds "$rounds" --warmup 1 --setup "SET max_
     --setup "SET TimeZone = 'America/New_York'" --setup "SET work_mem = '256MB'" "${queries[@]}"
 for s in "${shapes[@]:1}"; do
     printf '  %-32s %s\n' "${s%%|*}" "$(psql -X -q -At -c "SET TimeZone = 'America/New_York'" \
-        -c "SET max_parallel_workers_per_gather = 0" -c "EXPLAIN ${s#*|}" | grep -E "Filter Evaluation" | sed 's/^ *//')"
+        -c "SET max_parallel_workers_per_gather = 0" -c "EXPLAIN ${s#*|}" |
+        grep -E "Filter Evaluation|Key Computation" | sed 's/^ *//' | tr '\n' ' ')"
 done
