@@ -30,18 +30,6 @@ extern "C" {
 
 namespace gpu_histogram {
 
-/*
- * The inner values' numbers in the memo that page_may_raise() found for a
- * page, for the pass that groups its rows: the inner key is then computed
- * once a row, not twice.
- */
-struct DerivedKeyPage {
-    const HeapTupleData *tuples; /* the caller's array, which it may have reversed since */
-    int n;
-    ItemPointerData tids[MaxHeapTuplesPerPage];
-    int32 numbers[MaxHeapTuplesPerPage];
-};
-
 namespace {
 
 struct FindInner {
@@ -106,25 +94,7 @@ void init(GroupKey *key, TupleDesc desc, PlanState *parent)
     key->memo = value_memo_open(key->def.expr);
     key->inner = static_cast<GroupKey *>(palloc(sizeof(GroupKey)));
     group_key_init(key->inner, *key->def.inner, desc, parent);
-    key->derived_page = static_cast<DerivedKeyPage *>(palloc0(sizeof(DerivedKeyPage)));
-}
-
-inline bool same_tid(const ItemPointerData &a, const ItemPointerData &b)
-{
-    return a.ip_posid == b.ip_posid && a.ip_blkid.bi_lo == b.ip_blkid.bi_lo && a.ip_blkid.bi_hi == b.ip_blkid.bi_hi;
-}
-
-/* Tuple t's inner value's number as page_may_raise() found it, or kNotRemembered. */
-int32 looked_up(const DerivedKeyPage *p, const HeapTupleData *t)
-{
-    const ptrdiff_t at = t - p->tuples;
-    if (p->n == 0 || at < 0 || at >= p->n || !ItemPointerIsValid(&t->t_self))
-        return kNotRemembered;
-    if (same_tid(p->tids[p->n - 1 - at], t->t_self)) /* the scan reverses a page it groups fast */
-        return p->numbers[p->n - 1 - at];
-    if (same_tid(p->tids[at], t->t_self))
-        return p->numbers[at];
-    return kNotRemembered;
+    key->value_page = static_cast<MemoPage *>(palloc0(sizeof(MemoPage)));
 }
 
 void prepare(GroupKey *key, ExprContext *econtext)
@@ -135,7 +105,7 @@ void prepare(GroupKey *key, ExprContext *econtext)
 /* The remembered key of tuple t's inner key, or NULL: *inner_null and *inner say which inner value. */
 const MemoResult *remembered(GroupKey *key, TupleDesc desc, HeapTupleData *t, bool *inner_null, int64 *inner)
 {
-    const int32 number = looked_up(key->derived_page, t);
+    const int32 number = memo_page_number(key->value_page, t);
     if (number != kNotRemembered)
         return value_memo_result(key->memo, number);
     *inner = 0;
@@ -190,7 +160,7 @@ bool bytes(GroupKey *key, TupleDesc desc, HeapTupleData *t, const char **data, i
  */
 bool page_may_raise(GroupKey *key, TupleDesc desc, HeapTupleData *tuples, int n, KeySpan *)
 {
-    DerivedKeyPage *p = key->derived_page;
+    MemoPage *p = key->value_page;
     p->n = 0;
     KeySpan span;
     if (group_key_page_may_raise(key->inner, desc, tuples, n, &span))

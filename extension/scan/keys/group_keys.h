@@ -92,10 +92,9 @@ struct GroupKey {
     uint64 executor_rows; /* rows it was evaluated on (EXPLAIN ANALYZE) */
     struct MonotoneState *monotone; /* a monotone key: its GPU table's search (monotone_key.cpp) */
     struct ValueMemo *memo;         /* a key by value: each value's key (value_memo.h) ... */
-    struct ValueKeyPage *value_page; /* ... and the keys of the page it looked at last; */
+    struct MemoPage *value_page;     /* ... and the numbers of the page it looked at last (a derived key's too); */
     struct TextIds *text_ids;        /* of a text column: the numbers its values are remembered by */
-    GroupKey *inner;                 /* a derived key's inner time key, computed as its kind computes it, */
-    struct DerivedKeyPage *derived_page; /* ... and the numbers of a page's inner values */
+    GroupKey *inner;                 /* a derived key's inner time key, computed as its kind computes it */
     /* a date field: the zone's offset, and the last local day's date fields */
     TzOffsetCache tzc;
     bool zone_by_postgres; /* of ts AT TIME ZONE a zone only PostgreSQL's functions resolve: every row theirs */
@@ -153,8 +152,9 @@ static inline bool group_key_has_spans(const GroupKey *key)
 }
 
 /*
- * For a key by value (value_key.cpp) whose page_may_raise() found every
- * value of tuples[0 .. n) remembered, in this order or reversed since:
+ * For a key by value (value_key.cpp), or a derived key (derived_key.cpp),
+ * whose page_may_raise() found every value of tuples[0 .. n) remembered,
+ * in this order or reversed since:
  * each tuple's value's number in the key's memo (value_memo.h), which names
  * that value, and so its key, for the scan's life.  false for any other
  * key or array.  A caller keeps each number's group, and finds a tuple's

@@ -46,19 +46,6 @@ extern "C" {
 
 namespace gpu_histogram {
 
-/*
- * The keys page_may_raise() looked up for a page it found complete, for
- * the scan's next pass over the same tuples: a column after a text column
- * is found by walking the tuple, which cost a fifth of GROUP BY g % 10 on
- * the development machine when each row's key was looked up twice.
- */
-struct ValueKeyPage {
-    const HeapTupleData *tuples; /* the caller's array, which it may have reversed since */
-    int n;
-    ItemPointerData tids[MaxHeapTuplesPerPage]; /* a visible tuple's TID names its contents for the scan */
-    int32 numbers[MaxHeapTuplesPerPage];        /* each tuple's value's number in the memo */
-};
-
 namespace {
 
 bool recognise(Expr *expr, Index relid, GroupKeyDef *out)
@@ -89,7 +76,7 @@ void init(GroupKey *key, TupleDesc desc, PlanState *parent)
     const bool text = key->column.len == -1;
     key->memo = value_memo_open(key->def.expr);
     key->text_ids = text ? value_memo_text_ids(key->memo) : NULL;
-    key->value_page = static_cast<ValueKeyPage *>(palloc0(sizeof(ValueKeyPage)));
+    key->value_page = static_cast<MemoPage *>(palloc0(sizeof(MemoPage)));
 }
 
 /*
@@ -127,27 +114,6 @@ bool column_value(GroupKey *key, TupleDesc desc, HeapTupleData *t, bool in_place
     return true;
 }
 
-inline bool same_tid(const ItemPointerData &a, const ItemPointerData &b)
-{
-    return a.ip_posid == b.ip_posid && a.ip_blkid.bi_lo == b.ip_blkid.bi_lo && a.ip_blkid.bi_hi == b.ip_blkid.bi_hi;
-}
-
-/*
- * Tuple t's value's number as page_may_raise() found it, or
- * kNotRemembered: t is at its place in that array, or at the reversed one.
- */
-int32 looked_up(const ValueKeyPage *p, const HeapTupleData *t)
-{
-    const ptrdiff_t at = t - p->tuples;
-    if (p->n == 0 || at < 0 || at >= p->n || !ItemPointerIsValid(&t->t_self))
-        return kNotRemembered;
-    if (same_tid(p->tids[p->n - 1 - at], t->t_self)) /* the scan reverses a page it groups fast */
-        return p->numbers[p->n - 1 - at];
-    if (same_tid(p->tids[at], t->t_self))
-        return p->numbers[at];
-    return kNotRemembered;
-}
-
 /*
  * The remembered key of tuple t's value, or NULL: *colnull and *value say
  * which value that is, and *unnamed that it has no word to be remembered
@@ -157,7 +123,7 @@ const MemoResult *remembered(GroupKey *key, TupleDesc desc, HeapTupleData *t, bo
                              bool *unnamed)
 {
     *unnamed = false;
-    const int32 number = looked_up(key->value_page, t);
+    const int32 number = memo_page_number(key->value_page, t);
     if (number != kNotRemembered)
         return value_memo_result(key->memo, number); /* (a remembered key needs no value) */
     *value = 0;
@@ -213,7 +179,7 @@ bool bytes(GroupKey *key, TupleDesc desc, HeapTupleData *t, const char **data, i
  */
 bool page_may_raise(GroupKey *key, TupleDesc desc, HeapTupleData *tuples, int n, KeySpan *)
 {
-    ValueKeyPage *p = key->value_page;
+    MemoPage *p = key->value_page;
     p->n = 0;
     /*
      * From the last tuple to the first: this is the page's first touch of
@@ -381,19 +347,9 @@ const char *describe(const GroupKey *)
 
 bool group_key_page_value_numbers(const GroupKey *key, const HeapTupleData *tuples, int n, int32 *numbers)
 {
-    const ValueKeyPage *p = key->value_page;
-    if (key->def.kind != KeyKind::by_value || p == NULL || p->n != n || p->tuples != tuples || n == 0)
+    if ((key->def.kind != KeyKind::by_value && key->def.kind != KeyKind::derived) || key->value_page == NULL)
         return false;
-    /* the scan reverses a page it groups fast: its first tuple is then the one page_may_raise() saw last */
-    const bool reversed = !same_tid(p->tids[0], tuples[0].t_self);
-    for (int i = 0; i < n; i++) {
-        const int at = reversed ? n - 1 - i : i;
-        /* a tuple back from the spill has no TID: nothing then says which it is */
-        if (!ItemPointerIsValid(&tuples[i].t_self) || !same_tid(p->tids[at], tuples[i].t_self))
-            return false;
-        numbers[i] = p->numbers[at];
-    }
-    return true;
+    return memo_page_numbers(key->value_page, tuples, n, numbers);
 }
 
 const KeyKindOps value_key_kind = {

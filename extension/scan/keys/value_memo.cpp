@@ -338,4 +338,41 @@ const MemoResult *value_memo_null(const ValueMemo *m)
     return m->have_null ? &m->null_result : NULL;
 }
 
+namespace {
+
+inline bool same_tid(const ItemPointerData &a, const ItemPointerData &b)
+{
+    return a.ip_posid == b.ip_posid && a.ip_blkid.bi_lo == b.ip_blkid.bi_lo && a.ip_blkid.bi_hi == b.ip_blkid.bi_hi;
+}
+
+} // namespace
+
+int32 memo_page_number(const MemoPage *p, const HeapTupleData *t)
+{
+    const ptrdiff_t at = t - p->tuples;
+    if (p->n == 0 || at < 0 || at >= p->n || !ItemPointerIsValid(&t->t_self))
+        return kNotRemembered;
+    if (same_tid(p->tids[p->n - 1 - at], t->t_self)) /* the scan reverses a page it groups fast */
+        return p->numbers[p->n - 1 - at];
+    if (same_tid(p->tids[at], t->t_self))
+        return p->numbers[at];
+    return kNotRemembered;
+}
+
+bool memo_page_numbers(const MemoPage *p, const HeapTupleData *tuples, int n, int32 *numbers)
+{
+    if (p->n != n || p->tuples != tuples || n == 0)
+        return false;
+    /* the scan reverses a page it groups fast: its first tuple is then the one page_may_raise() saw last */
+    const bool reversed = !same_tid(p->tids[0], tuples[0].t_self);
+    for (int i = 0; i < n; i++) {
+        const int at = reversed ? n - 1 - i : i;
+        /* a tuple back from the spill has no TID: nothing then says which it is */
+        if (!ItemPointerIsValid(&tuples[i].t_self) || !same_tid(p->tids[at], tuples[i].t_self))
+            return false;
+        numbers[i] = p->numbers[at];
+    }
+    return true;
+}
+
 } // namespace gpu_histogram

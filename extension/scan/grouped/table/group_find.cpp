@@ -284,7 +284,8 @@ void group_agg_find_group(GroupAgg *ga, TupleDesc desc, HeapTupleData *t, int i)
 
 void group_agg_find_groups(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n)
 {
-    if (ga->nkeys == 1 && ga->keys[0].def.kind == KeyKind::by_value && find_groups_by_value(ga, desc, tuples, n))
+    if (ga->nkeys == 1 && (ga->keys[0].def.kind == KeyKind::by_value || ga->keys[0].def.kind == KeyKind::derived) &&
+        find_groups_by_value(ga, desc, tuples, n))
         return;
     if (ga->nkeys == 1 && !ga->has_text_key) {
         find_groups_one_word(ga, desc, tuples, n);
