@@ -144,8 +144,16 @@ SELECT q, c.* FROM (VALUES
     ($$SELECT g, gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wo_t WHERE (g = 1 OR g = 2) AND upper(host) = 'H2' GROUP BY g$$),
     ($$SELECT g, gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wo_t WHERE f BETWEEN 2 AND 4 OR f > 18 GROUP BY g$$),
     ($$SELECT date_trunc('day', ts) AS d, gpu_histogram(x, 0, 1, 8) AS h FROM wo_t
-       WHERE (ts >= '2024-01-02' AND ts < '2024-01-03') OR (ts >= '2024-01-09' AND ts < '2024-01-10' AND g IN (1, 2)) GROUP BY 1$$)
+       WHERE (ts >= '2024-01-02' AND ts < '2024-01-03') OR (ts >= '2024-01-09' AND ts < '2024-01-10' AND g IN (1, 2)) GROUP BY 1$$),
+    ($$SELECT g, gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wo_t
+       WHERE ts < '2024-01-06' AND (g = 1 OR g = 2 OR g = 3 OR f = 4 OR f = 5 OR f = 6 OR host = 'h1') GROUP BY g$$)
 ) v(q), LATERAL rt_compare(q) c;
+-- a clause past the GPU's six comparisons is the host's: the GPU leaves
+-- pages by the time range, and hands the host those with rows in it
+SET client_min_messages = debug1;
+SELECT g, gpu_histogram(x, 0, 1, 8) FROM wo_t
+WHERE ts < '2024-01-06' AND (g = 1 OR g = 2 OR g = 3 OR f = 4 OR f = 5 OR f = 6 OR host = 'h1') AND g = 2 GROUP BY g;
+RESET client_min_messages;
 RESET gpu_histogram.debug_pages_per_batch;
 RESET gpu_histogram.debug_pages_on_cpu;
 

@@ -295,7 +295,16 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
     spec.time = own.time;
     spec.thresholds_first = own.thresholds_first;
     spec.thresholds_count = own.thresholds_count;
-    bool computed = false; /* a clause over an expression the host computes (computed_atom.h) */
+    /*
+     * A clause the GPU cannot hold is the host's: over an expression only
+     * the host computes (computed_atom.h), past the spec's six atoms (a
+     * long OR, or an AND inside one put in conjunctive form), or of a
+     * column the GPU does not read.  The GPU then leaves pages by the
+     * clauses it holds and hands the host each page with a row that passes
+     * them, where every clause is applied again; before, such a clause sent
+     * every page to the host.
+     */
+    bool host_clauses = false;
     if (host.quals != NULL) {
         const NativeQuals &quals = *host.quals;
         for (int i = 0; i < quals.count;) {
@@ -303,47 +312,48 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
             const int clause = quals.quals[i].clause;
             int end = i;
             bool always = false; /* an atom no row fails (<> ALL of an empty array): the clause is no test */
-            bool host_only = false;
+            bool fits = true;
             for (; end < quals.count && quals.quals[end].clause == clause; end++) {
                 always = always || quals.quals[end].always;
-                host_only = host_only || quals.quals[end].computed != NULL;
-            }
-            if (host_only) {
-                /* the GPU leaves pages by the other clauses; the host applies this one to their rows */
-                computed = true;
-                i = end;
-                continue;
+                fits = fits && quals.quals[end].computed == NULL;
             }
             const int first = spec.nquals;
-            for (int j = i; j < end && !always; j++) {
+            for (int j = i; j < end && !always && fits; j++) {
                 const NativeQual &q = quals.quals[j];
                 if (q.never) /* no row passes this atom: the clause's others decide */
                     continue;
-                if (spec.nquals == gh::kMaxPageQuals)
-                    return refuse(gp, "more than six comparisons in the WHERE clause");
-                if (!page_qual(gp, desc, q, &spec.quals[spec.nquals]))
-                    return refuse(gp, "a WHERE clause's column, of a type or a place the GPU does not read");
+                /* IS DISTINCT FROM a value: <> or IS NULL, one more atom of the clause */
+                const bool or_null = q.null_safe && q.cmp == Comparison::ne;
+                if (spec.nquals + (or_null ? 2 : 1) > gh::kMaxPageQuals || !page_qual(gp, desc, q, &spec.quals[spec.nquals])) {
+                    fits = false;
+                    break;
+                }
                 spec.quals[spec.nquals++].clause = clause;
-                if (q.null_safe && q.cmp == Comparison::ne) {
-                    /* IS DISTINCT FROM a value: <> or IS NULL, one more atom of the clause */
+                if (or_null) {
                     NativeQual null_test = q;
                     null_test.cmp = Comparison::is_null;
-                    if (spec.nquals == gh::kMaxPageQuals)
-                        return refuse(gp, "more than six comparisons in the WHERE clause");
-                    if (!page_qual(gp, desc, null_test, &spec.quals[spec.nquals]))
-                        return refuse(gp, "a WHERE clause's column, of a type or a place the GPU does not read");
+                    if (!page_qual(gp, desc, null_test, &spec.quals[spec.nquals])) {
+                        fits = false;
+                        break;
+                    }
                     spec.quals[spec.nquals++].clause = clause;
                 }
             }
+            i = end;
+            if (!fits) {
+                spec.nquals = first;
+                host_clauses = true;
+                continue;
+            }
             if (!always && spec.nquals == first) /* no row passes: the host counts nothing, quickly */
                 return refuse(gp, "no row can pass the WHERE clause");
-            i = end;
         }
     }
-    if (computed) {
+    if (host_clauses) {
         if (spec.nquals == 0)
-            return refuse(gp, "a WHERE clause over an expression only the host computes (extract, ::date), and "
-                              "no other for the GPU to leave pages by");
+            return refuse(gp, "WHERE clauses the GPU does not hold (over an expression only the host computes, past "
+                              "six comparisons, or of a column it does not read), and no other for it to leave "
+                              "pages by");
         spec.rows_to_host = 1;
     }
     for (int a = 0; a < ga->naggs; a++) {
