@@ -72,6 +72,9 @@ FROM (VALUES ('UTC'), ('Europe/Berlin'), ('America/New_York'), ('Asia/Kathmandu'
      WHERE ts BETWEEN '2026-03-28T00:00:00Z' AND '2026-03-30T00:00:00Z' GROUP BY 1$$),
   ($$SELECT (date_part('epoch', ts) / 900)::int8 AS "time", count(*), gpu_histogram(x, 0, 1, 8) FROM dash
      WHERE ts >= '2026-03-01' AND ts < '2026-05-01' GROUP BY 1$$),
+  -- an epoch rounded to a bigint, then divided: its groups bounded by the span over 300 s, so the scan is offered
+  ($$SELECT extract(epoch FROM ts)::bigint / 300 * 300 AS "time", gpu_histogram(x, 0, 1, 8) FROM dash
+     WHERE ts >= '2026-03-27' AND ts < '2026-03-31' GROUP BY 1$$),
   -- periodic fields, alone and together
   ($$SELECT extract(hour FROM ts), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$),
   ($$SELECT date_part('dow', ts), extract(hour FROM ts), count(x), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1, 2$$),

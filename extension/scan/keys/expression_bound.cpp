@@ -248,6 +248,34 @@ bool is_rounding(Oid funcid)
     return false;
 }
 
+/* A cast of a number to an integer, which rounds it: one value per unit, as round() is. */
+bool is_integer_cast(Oid funcid)
+{
+    switch (funcid) {
+    case F_INT2_NUMERIC:
+    case F_INT4_NUMERIC:
+    case F_INT8_NUMERIC:
+    case F_INT2_FLOAT8:
+    case F_INT4_FLOAT8:
+    case F_INT8_FLOAT8:
+    case F_INT2_FLOAT4:
+    case F_INT4_FLOAT4:
+    case F_INT8_FLOAT4:
+        return true;
+    }
+    return false;
+}
+
+/* x rounded to a whole number (floor, ceil, trunc, round, a cast to an integer), x linear in a column. */
+bool rounded_linear(const Context &c, const Node *n, const Var **col, double *scale)
+{
+    if (!IsA(n, FuncExpr))
+        return false;
+    const FuncExpr *f = reinterpret_cast<const FuncExpr *>(n);
+    return (is_rounding(f->funcid) || is_integer_cast(f->funcid)) && list_length(f->args) == 1 &&
+           linear(c, static_cast<const Node *>(linitial(f->args)), col, scale);
+}
+
 double bound(const Context &c, const Node *n);
 
 /*
@@ -393,18 +421,18 @@ double bound(const Context &c, const Node *n)
             if (unit > 0)
                 return steps(c, col, unit);
         }
-        /* floor(x), ceil(x), trunc(x), round(x) of x linear in the column: one value per 1/scale */
-        if (is_rounding(f->funcid) && list_length(f->args) == 1 &&
-            linear(c, static_cast<const Node *>(linitial(f->args)), &col, &scale))
+        /* floor(x), ceil(x), trunc(x), round(x), x::bigint of x linear in the column: one value per 1/scale */
+        if (rounded_linear(c, n, &col, &scale))
             return steps(c, col, 1 / std::fabs(scale));
         return product(c, f->args);
     }
     const Node *l, *r;
     const Arithmetic op = binary(n, &l, &r);
     double k;
-    /* col / k in integers: one value per k */
+    /* col / k in integers, or a rounded x / k (Grafana's extract(epoch FROM ts)::bigint / 300): one value per k */
     if (op == Arithmetic::div && number(r, &k) && k != 0 &&
-        (exprType(n) == INT2OID || exprType(n) == INT4OID || exprType(n) == INT8OID) && linear(c, l, &col, &scale))
+        (exprType(n) == INT2OID || exprType(n) == INT4OID || exprType(n) == INT8OID) &&
+        (linear(c, l, &col, &scale) || rounded_linear(c, l, &col, &scale)))
         return steps(c, col, std::fabs(k / scale));
     if (IsA(n, OpExpr))
         return product(c, reinterpret_cast<const OpExpr *>(n)->args);
