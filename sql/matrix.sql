@@ -5,9 +5,10 @@
 -- form, the time form, the thresholds form), eleven GROUP BY keys (none,
 -- an int column, a text column, date_trunc, a periodic field, Grafana's
 -- epoch group, an expression of an int column, to_char, the year,
--- Metabase's weeks from Sunday, width_bucket), nine WHERE clauses (none, a
+-- Metabase's weeks from Sunday, width_bucket), ten WHERE clauses (none, a
 -- time range, IN lists of ints and of texts, IS NOT NULL, an OR, a LIKE
--- the executor evaluates, a boolean, NOT IN) and five sets of aggregates
+-- evaluated once per value of its column, a boolean, NOT IN, a LIKE of two
+-- columns the executor evaluates) and five sets of aggregates
 -- beside the histogram (none, count(*), counts of columns with a second
 -- histogram of the time form, a sum and a mean, min and max with a
 -- second histogram of thresholds).  Query (k, q) has key k and clause q, form
@@ -85,7 +86,8 @@ INSERT INTO mx_quals VALUES
     (5, $$(g < 5 OR device_id = 'dev-7')$$),
     (6, $$device_id LIKE 'dev-1%'$$),
     (7, $$NOT flag$$),
-    (8, $$g NOT IN (1, 2)$$);
+    (8, $$g NOT IN (1, 2)$$),
+    (9, $$device_id || g LIKE 'dev-1%1'$$);
 CREATE TEMP TABLE mx_aggs (a int, expr text);
 INSERT INTO mx_aggs VALUES
     (0, NULL),

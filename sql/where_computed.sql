@@ -141,6 +141,51 @@ SELECT q, c.* FROM (VALUES
 ) v(q), LATERAL rt_try(q) c;
 RESET TimeZone;
 
+-- a boolean clause of one integer-like or text column with few values, by
+-- its statistics: the clause itself evaluated by the executor once per
+-- value, at the first row holding it (a key by value); a column of unique
+-- values, or one without statistics, stays the executor's row by row
+CREATE TABLE wk_v (host text, code text, g int4, u int8, x float8) WITH (autovacuum_enabled = off);
+INSERT INTO wk_v
+SELECT CASE WHEN i % 97 = 0 THEN NULL ELSE 'web-' || i % 40 END,
+       CASE WHEN i % 500 = 0 THEN 'x' || i ELSE (i % 30)::text END,
+       CASE WHEN i % 53 = 0 THEN NULL ELSE i % 10 END, i, (i % 1000) / 1000.0
+FROM generate_series(1, 20000) i;
+-- long values, stored compressed, and out of line
+INSERT INTO wk_v SELECT 'web-' || repeat('z', 3000 + i % 3), '1', 1, -i, 0.5 FROM generate_series(1, 30) i;
+INSERT INTO wk_v SELECT 'web-' || string_agg(md5(i::text || j::text), ''), '2', 2, -1000 - i, 0.25
+FROM generate_series(1, 3) i, generate_series(1, 300) j GROUP BY i;
+ANALYZE wk_v;
+SELECT q, (SELECT string_agg(btrim(line), ' ') FROM rt_explain(q) line WHERE line ~ 'Filter Evaluation') AS plan
+FROM (VALUES
+    ($$SELECT gpu_histogram(x, 0, 1, 8) FROM wk_v WHERE host LIKE 'web-1%'$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) FROM wk_v WHERE u % 10 = 3$$)
+) v(q);
+SELECT q, c.* FROM (VALUES
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wk_v WHERE host LIKE 'web-1%'$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wk_v WHERE host NOT LIKE 'web-1%'$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wk_v WHERE host ~ '^web-(1|22)$'$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wk_v WHERE upper(host) = 'WEB-7' OR g = 3$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wk_v WHERE length(host) > 3000$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wk_v WHERE coalesce(host, 'none') = 'none'$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wk_v WHERE g % 3 = 1 AND host ILIKE 'WEB-2%'$$),
+    ($$SELECT g, gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wk_v WHERE host LIKE '%1' GROUP BY g$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wk_v WHERE u % 10 = 3$$)
+) v(q), LATERAL rt_compare(q) c;
+-- a cast that raises at its first row holding a value it cannot read, as
+-- the ordinary plan's does; a clause before it may take that row away
+SELECT q, c.* FROM (VALUES
+    ($$SELECT gpu_histogram(x, 0, 1, 8) FROM wk_v WHERE code::int < 10$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) FROM wk_v WHERE code NOT LIKE 'x%' AND code::int < 10$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) FROM wk_v WHERE g = 4 AND code::int < 10$$)
+) v(q), LATERAL rt_try(q) c;
+-- the page path: the GPU leaves pages by the native clause, the host applies the other
+VACUUM wk_v;
+SET gpu_histogram.debug_pages_on_cpu = on;
+SELECT c.* FROM rt_compare($$SELECT g, gpu_histogram(x, 0, 1, 8) AS h FROM wk_v WHERE g < 5 AND host LIKE 'web-1%' GROUP BY g$$) c;
+RESET gpu_histogram.debug_pages_on_cpu;
+DROP TABLE wk_v;
+
 DROP TABLE wk_t;
 DROP FUNCTION wk_cheap(int);
 RESET gpu_histogram.device;

@@ -47,9 +47,11 @@ FROM (VALUES
     ($$SELECT gpu_histogram(x, 0, 1, 8) FROM wc_t WHERE i4 > 2.5::float8$$)
 ) v(q);
 
--- not native: a date or timestamp column against a timestamptz (the column
--- would be converted by the zone, which may go back), an int8 under a cast
--- to float8 (many int8s become one float8)
+-- not compared as stored words: a date or timestamp column against a
+-- timestamptz (the column would be converted by the zone, which may go
+-- back), an int8 under a cast to float8 (many int8s become one float8);
+-- the first, of a column of few values, is evaluated once per value
+-- (where_computed.sql), the others by the executor
 SELECT q, (SELECT string_agg(btrim(line), ' ') FROM rt_explain(q) line WHERE line ~ 'Filter Evaluation') AS plan
 FROM (VALUES
     ($$SELECT gpu_histogram(x, 0, 1, 8) FROM wc_t WHERE d >= '2024-03-10 00:00+05'::timestamptz$$),

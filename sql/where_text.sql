@@ -5,9 +5,10 @@
 -- (extension/scan/quals/native_quals.h) on the host's rows and on the page
 -- path, as the metrics table's `device_id IN ($device)` needs.  texteq
 -- compares lengths and bytes only under a deterministic collation, so a
--- nondeterministic one (case-insensitive ICU) stays the executor's, as do
--- char(n) (blank-padded), ordering comparisons and user operators that
--- call texteq.  Every answer is compared with PostgreSQL's ordinary plan
+-- nondeterministic one (case-insensitive ICU) is not compared as bytes,
+-- nor are char(n) (blank-padded), ordering comparisons and user operators
+-- that call texteq (a column of few values has them evaluated once per
+-- value, where_computed.sql).  Every answer is compared with PostgreSQL's ordinary plan
 -- (rt_compare), with values of every storage: short and 4-byte headers,
 -- compressed inline, out of line in the TOAST table, NULLs, the empty
 -- string, and a column added after the rows with a default.
@@ -129,7 +130,9 @@ DEALLOCATE wt_eq;
 DEALLOCATE wt_v;
 RESET plan_cache_mode;
 
--- what stays the executor's: blank-padded char(n), an ordering, two columns, an operator that is not PostgreSQL's own
+-- not compared as bytes: blank-padded char(n), an ordering, two columns, an operator that is not PostgreSQL's
+-- own, a nondeterministic collation; those of one column with few values are evaluated once per value
+-- (where_computed.sql), the others by the executor
 CREATE COLLATION wt_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
 CREATE FUNCTION wt_same(text, text) RETURNS bool LANGUAGE internal IMMUTABLE STRICT AS 'texteq';
 CREATE OPERATOR === (LEFTARG = text, RIGHTARG = text, FUNCTION = wt_same);

@@ -17,6 +17,9 @@ extern "C" {
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+#include "catalog/pg_statistic.h"
 }
 
 namespace gpu_histogram {
@@ -35,6 +38,7 @@ enum Answer : uint8 { kUnknown = 0, kFails, kPasses };
 struct KeyQual {
     ComputedAtom base;
     GroupKey key;
+    bool truth;          /* the clause is itself the key, by value: a row passes where it is true */
     FmgrInfo op;
     Oid collation;
     bool key_left;       /* key op value (a list's key is always on the left) */
@@ -151,6 +155,8 @@ bool passes(ComputedAtom *a, TupleDesc desc, HeapTupleData *t)
     int64 word;
     if (!group_key_word(&q->key, desc, t, &word))
         return q->null_key_passes;
+    if (q->truth)
+        return word != 0;
     const Answer known = recalled(q, word);
     if (known != kUnknown)
         return known == kPasses;
@@ -200,6 +206,8 @@ void prepare(ComputedAtom *a, ExprContext *econtext)
 {
     KeyQual *q = reinterpret_cast<KeyQual *>(a);
     group_key_prepare(&q->key, econtext);
+    if (q->truth)
+        return;
     if (q->value_state != NULL) {
         bool isnull;
         Datum d = ExecEvalExprSwitchContext(q->value_state, econtext, &isnull);
@@ -249,9 +257,74 @@ bool time_key_of(Node *e, Index relid, GroupKeyDef *def)
     return !def->as_bytes && (def->kind == KeyKind::time || def->kind == KeyKind::date_field);
 }
 
+/* A comparison or list of a time key or local date field with a value fixed for the scan. */
+ComputedAtom *time_key_match(Node *clause, Index relid, TupleDesc desc, PlanState *parent, MemoryContext cxt);
+
+/*
+ * Whether column attno of the scan's table holds few enough distinct
+ * values, by its statistics, for a clause over it to be evaluated once per
+ * value: past the memo's bound each row is evaluated as before, and pays
+ * the look-up too (a text column's values are numbered by their bytes,
+ * text_ids.h), so a column of unique values (log lines, ids), or of
+ * fewer than four rows a value, keeps the executor's row by row
+ * evaluation.  So does a column without statistics.
+ */
+constexpr double kMostValuesByValue = 32768;
+
+bool few_values(PlanState *parent, AttrNumber attno)
+{
+    Relation rel = reinterpret_cast<ScanState *>(parent)->ss_currentRelation;
+    if (rel == NULL)
+        return false;
+    HeapTuple stats = SearchSysCache3(STATRELATTINH, ObjectIdGetDatum(RelationGetRelid(rel)), Int16GetDatum(attno),
+                                      BoolGetDatum(false));
+    if (!HeapTupleIsValid(stats))
+        return false;
+    const float4 distinct = reinterpret_cast<Form_pg_statistic>(GETSTRUCT(stats))->stadistinct;
+    ReleaseSysCache(stats);
+    const double rows = Max(rel->rd_rel->reltuples, 0.0);
+    const double values = distinct >= 0 ? distinct : -distinct * rows;
+    /* and at least four rows a value, on average, for the evaluations it saves */
+    return distinct != 0 && values <= kMostValuesByValue && 4 * values <= rows;
+}
+
+/*
+ * A boolean clause of one integer-like or text column (`host LIKE 'web%'`,
+ * `lower(host) = 'db-1'`, `host ~ '^(a|b)$'`, `g % 10 = 3`): the clause
+ * itself as a key by value (value_key.cpp), evaluated by the executor once
+ * per value of the column, at the first row that holds it.
+ */
+ComputedAtom *truth_match(Node *clause, Index relid, TupleDesc desc, PlanState *parent, MemoryContext cxt)
+{
+    GroupKeyDef def;
+    memset(&def, 0, sizeof def);
+    if (exprType(clause) != BOOLOID || IsA(clause, Var) ||
+        !value_key_kind.recognise(reinterpret_cast<Expr *>(clause), relid, &def) ||
+        !few_values(parent, def.attno))
+        return NULL;
+    def.ops = &value_key_kind;
+    def.kind = value_key_kind.id;
+    MemoryContext old = MemoryContextSwitchTo(cxt);
+    KeyQual *q = static_cast<KeyQual *>(palloc0(sizeof(KeyQual)));
+    q->base.ops = &kKeyQualOps;
+    q->cxt = cxt;
+    q->truth = true;
+    group_key_init(&q->key, def, desc, parent);
+    MemoryContextSwitchTo(old);
+    return &q->base;
+}
+
 } // namespace
 
 ComputedAtom *key_qual_match(Node *clause, Index relid, TupleDesc desc, PlanState *parent, MemoryContext cxt)
+{
+    ComputedAtom *by_time = time_key_match(clause, relid, desc, parent, cxt);
+    return by_time != NULL ? by_time : truth_match(clause, relid, desc, parent, cxt);
+}
+
+namespace {
+
+ComputedAtom *time_key_match(Node *clause, Index relid, TupleDesc desc, PlanState *parent, MemoryContext cxt)
 {
     Node *key_expr, *value;
     Oid opno, collation;
@@ -308,5 +381,7 @@ ComputedAtom *key_qual_match(Node *clause, Index relid, TupleDesc desc, PlanStat
     MemoryContextSwitchTo(old);
     return &q->base;
 }
+
+} // namespace
 
 } // namespace gpu_histogram

@@ -13,6 +13,12 @@
  * itself, on the key's own value, once for each word the rows hold, and
  * remembered: the answer is PostgreSQL's by construction, and a row costs
  * the key and a lookup, not an extract's numeric and two comparisons.
+ *
+ * So is any other boolean clause of one integer-like or text column whose
+ * statistics show few values (`host LIKE 'web%'`, `lower(host) = 'db-1'`,
+ * `host ~ '^(a|b)$'`, `g % 10 = 3`): the clause itself is a key by value
+ * (value_key.cpp), evaluated by the executor at the first row holding
+ * each value of the column, and looked up for the others.
  */
 #ifndef GH_SCAN_KEY_QUALS_H
 #define GH_SCAN_KEY_QUALS_H
