@@ -63,7 +63,7 @@ shapes=(
     "hourly, local dates (+)|$hour WHERE CAST(ts AS date) BETWEEN '2026-02-01' AND '2026-02-07' GROUP BY 1"
     "host IN (three)|SELECT $h FROM $t WHERE host IN ('host-1', 'host-10', 'host-100')"
     "host LIKE (+)|SELECT $h FROM $t WHERE host LIKE 'host-1%'"
-    "lower(host) = (+)|SELECT $h FROM $t WHERE lower(host) = 'host-1'"
+    "lower(host) equality (+)|SELECT $h FROM $t WHERE lower(host) = 'host-1'"
     "hour of the day|SELECT extract(hour FROM ts), $h FROM $t GROUP BY 1"
     "Metabase's hour of the day (+)|SELECT CAST(extract(hour FROM ts) AS integer), $h FROM $t GROUP BY 1"
     "Metabase's day of the week (+)|SELECT CAST(extract(dow FROM ts) AS integer) + 1, $h FROM $t GROUP BY 1"
