@@ -154,15 +154,10 @@ bool bytes(GroupKey *key, TupleDesc desc, HeapTupleData *t, const char **data, i
     const MemoResult *r = remembered(key, desc, t, &colnull, &value, &unnamed);
     MemoResult fresh{};
     if (r == NULL) {
-        const char *d;
-        int32 n;
-        fresh.isnull = !expression_key_bytes(key, desc, t, &d, &n);
-        if (!fresh.isnull) {
-            fresh.bytes = static_cast<struct varlena *>(
-                MemoryContextAlloc(key->row_context->ecxt_per_tuple_memory, VARHDRSZ + n));
-            SET_VARSIZE(fresh.bytes, VARHDRSZ + n);
-            memcpy(VARDATA(fresh.bytes), d, n);
-        }
+        const char *d = NULL;
+        int32 n = 0;
+        const bool isnull = !expression_key_bytes(key, desc, t, &d, &n);
+        fresh = memo_bytes_result(key->row_context->ecxt_per_tuple_memory, isnull, d, n);
         r = unnamed ? &fresh : value_memo_add(key->memo, colnull, value, fresh);
     }
     if (r->isnull)

@@ -375,4 +375,16 @@ bool memo_page_numbers(const MemoPage *p, const HeapTupleData *tuples, int n, in
     return true;
 }
 
+MemoResult memo_bytes_result(MemoryContext cxt, bool isnull, const char *data, int32 len)
+{
+    MemoResult r{};
+    r.isnull = isnull;
+    if (!isnull) {
+        r.bytes = static_cast<struct varlena *>(MemoryContextAlloc(cxt, VARHDRSZ + len));
+        SET_VARSIZE(r.bytes, VARHDRSZ + len);
+        memcpy(VARDATA(r.bytes), data, len);
+    }
+    return r;
+}
+
 } // namespace gpu_histogram

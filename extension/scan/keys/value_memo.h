@@ -98,6 +98,12 @@ const MemoResult *value_memo_result(const ValueMemo *m, int32 number);
  */
 const MemoResult *value_memo_add(ValueMemo *m, bool colnull, int64 value, const MemoResult &r);
 
+/*
+ * A key's bytes as a fresh result to remember (value_memo_add copies
+ * them): a varlena in cxt, the row's context.
+ */
+MemoResult memo_bytes_result(MemoryContext cxt, bool isnull, const char *data, int32 len);
+
 /* The values remembered, in increasing order, with their results (n of them, palloc'd). */
 int32 value_memo_sorted(ValueMemo *m, int64 **values, const MemoResult ***results);
 

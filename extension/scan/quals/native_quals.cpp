@@ -327,18 +327,28 @@ void native_quals_column_range(const NativeQuals &q, AttrNumber attno, int64 *lo
  */
 namespace {
 
+/* Atoms past these go row by row, whatever they are (native_quals_filter's ranges). */
+constexpr int kMostRanged = 32;
+
 /*
- * Every clause in its order, each OR's atoms in theirs, stopping at the
- * first that fails, row after row: where a computed atom may raise, it
+ * Keeps the tuples that pass every clause, each OR's atoms in their order
+ * until one passes, stopping at the first clause that fails, row after
+ * row; atom k < kMostRanged is passed over where ranged[k] (a range
+ * applied already).  With no ranges, where a computed atom may raise, it
  * then raises at the row, and only on rows, where the ordinary plan's
  * Filter would.
  */
-int filter_in_order(const NativeQuals &q, TupleDesc desc, HeapTupleData *tuples, int n)
+int filter_clauses(const NativeQuals &q, TupleDesc desc, HeapTupleData *tuples, int n, const bool *ranged)
 {
     int kept = 0;
     for (int i = 0; i < n; i++) {
         bool pass = true;
         for (int k = 0; k < q.count && pass;) {
+            if (ranged != NULL && k < kMostRanged && ranged[k]) {
+                k++;
+                continue;
+            }
+            /* one clause: its atoms, until one passes */
             const int clause = q.quals[k].clause;
             bool any = false;
             for (; k < q.count && q.quals[k].clause == clause; k++)
@@ -367,12 +377,11 @@ bool computed_may_raise(const NativeQuals &q, TupleDesc desc, HeapTupleData *tup
 int native_quals_filter(const NativeQuals &q, TupleDesc desc, HeapTupleData *tuples, int n)
 {
     if (n > 0 && computed_may_raise(q, desc, tuples, n))
-        return filter_in_order(q, desc, tuples, n);
-    constexpr int kMost = 32; /* atoms past these go row by row */
-    IntRange ranges[kMost];
-    bool ranged[kMost] = {};
+        return filter_clauses(q, desc, tuples, n, NULL);
+    IntRange ranges[kMostRanged];
+    bool ranged[kMostRanged] = {};
     int nranges = 0, atoms_ranged = 0;
-    for (int k = 0; k < q.count && k < kMost; k++) {
+    for (int k = 0; k < q.count && k < kMostRanged; k++) {
         IntRange r;
         if (!native_qual_alone(q, k) || !int_range(q.quals[k], &r))
             continue;
@@ -392,25 +401,7 @@ int native_quals_filter(const NativeQuals &q, TupleDesc desc, HeapTupleData *tup
         n = filter_range(ranges[j], desc, tuples, n);
     if (atoms_ranged == q.count)
         return n;
-    int kept = 0;
-    for (int i = 0; i < n; i++) {
-        bool pass = true;
-        for (int k = 0; k < q.count && pass;) {
-            if (k < kMost && ranged[k]) {
-                k++;
-                continue;
-            }
-            /* one clause: its atoms, until one passes */
-            const int clause = q.quals[k].clause;
-            bool any = false;
-            for (; k < q.count && q.quals[k].clause == clause; k++)
-                any = any || native_passes(q.quals[k], desc, &tuples[i]);
-            pass = any;
-        }
-        if (pass)
-            tuples[kept++] = tuples[i];
-    }
-    return kept;
+    return filter_clauses(q, desc, tuples, n, ranged);
 }
 
 } // namespace gpu_histogram
