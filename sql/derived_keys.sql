@@ -60,6 +60,14 @@ SELECT n, c.* FROM dk_queries, LATERAL rt_compare(q) c WHERE NOT (c.scan_planned
 SET TimeZone = 'Australia/Lord_Howe';
 SELECT n, c.* FROM dk_queries, LATERAL rt_compare(q) c WHERE NOT (c.scan_planned AND c.same) ORDER BY n;
 
+-- in the WHERE clause too, as Metabase filters by its hour of the day: the
+-- derived key computed per row, each value's answer asked once
+SELECT q, (SELECT string_agg(btrim(line), ' ') FROM rt_explain(q) line WHERE line ~ 'Filter Evaluation') AS plan, c.*
+FROM (VALUES
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM dk_t WHERE CAST(extract(hour FROM ts) AS integer) BETWEEN 9 AND 17$$),
+    ($$SELECT g, gpu_histogram(x, 0, 1, 8) AS h FROM dk_t WHERE CAST(extract(dow FROM ts) AS integer) + 1 IN (1, 7) GROUP BY g$$)
+) v(q), LATERAL rt_compare(q) c;
+
 -- with workers, and on the page path (the host's pages: the GPU has no table for such a key)
 SET TimeZone = 'America/New_York';
 SET max_parallel_workers_per_gather = 2;

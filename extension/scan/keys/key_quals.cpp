@@ -249,12 +249,13 @@ bool quiet_operator(Oid opno, Oid *funcid)
     return get_func_leakproof(*funcid);
 }
 
-/* Whether e is a key this file takes: a time key or a local date field, kept as a word. */
+/* Whether e is a key this file takes: a time key, a local date field or an expression of one (derived_key.cpp), kept as a word. */
 bool time_key_of(Node *e, Index relid, GroupKeyDef *def)
 {
     if (e == NULL || IsA(e, Var) || !group_key_parse(reinterpret_cast<Expr *>(e), relid, def))
         return false;
-    return !def->as_bytes && (def->kind == KeyKind::time || def->kind == KeyKind::date_field);
+    return !def->as_bytes &&
+           (def->kind == KeyKind::time || def->kind == KeyKind::date_field || def->kind == KeyKind::derived);
 }
 
 /* A comparison or list of a time key or local date field with a value fixed for the scan. */
