@@ -118,11 +118,9 @@ bool word(GroupKey *key, TupleDesc desc, HeapTupleData *t, int64 *out)
     bool inner_null = false;
     int64 inner = 0;
     const MemoResult *r = remembered(key, desc, t, &inner_null, &inner);
-    if (r == NULL) {
-        MemoResult fresh{};
-        fresh.isnull = !expression_key_word(key, desc, t, &fresh.word);
-        r = value_memo_add(key->memo, inner_null, inner, fresh);
-    }
+    MemoResult fresh{};
+    if (r == NULL)
+        r = expression_key_remember(key, desc, t, inner_null, inner, true, &fresh);
     if (r->isnull)
         return false;
     *out = r->word;
@@ -135,13 +133,8 @@ bool bytes(GroupKey *key, TupleDesc desc, HeapTupleData *t, const char **data, i
     int64 inner = 0;
     const MemoResult *r = remembered(key, desc, t, &inner_null, &inner);
     MemoResult fresh{};
-    if (r == NULL) {
-        const char *d = NULL;
-        int32 n = 0;
-        const bool isnull = !expression_key_bytes(key, desc, t, &d, &n);
-        fresh = memo_bytes_result(key->row_context->ecxt_per_tuple_memory, isnull, d, n);
-        r = value_memo_add(key->memo, inner_null, inner, fresh);
-    }
+    if (r == NULL)
+        r = expression_key_remember(key, desc, t, inner_null, inner, true, &fresh);
     if (r->isnull)
         return false;
     *data = VARDATA_ANY(r->bytes);

@@ -28,6 +28,7 @@
 #include "expression_key.h"
 #include "group_keys.h"
 #include "key_helpers.h"
+#include "value_memo.h"
 
 #include "../../pg_compat.h"
 
@@ -250,6 +251,21 @@ const char *describe(const GroupKey *)
 }
 
 } // namespace
+
+const MemoResult *expression_key_remember(GroupKey *key, TupleDesc desc, HeapTupleData *t, bool valnull, int64 value,
+                                          bool remember, MemoResult *fresh)
+{
+    *fresh = MemoResult{};
+    if (group_key_is_text(key)) {
+        const char *data = NULL;
+        int32 len = 0;
+        const bool isnull = !expression_key_bytes(key, desc, t, &data, &len);
+        *fresh = memo_bytes_result(key->row_context->ecxt_per_tuple_memory, isnull, data, len);
+    } else {
+        fresh->isnull = !expression_key_word(key, desc, t, &fresh->word);
+    }
+    return remember ? value_memo_add(key->memo, valnull, value, *fresh) : fresh;
+}
 
 const KeyKindOps expression_key_kind = {
     KeyKind::expression, "expression", recognise, expression_key_init, NULL, expression_key_word,

@@ -31,6 +31,15 @@ Datum expression_key_evaluate_state(GroupKey *key, ExprState *state, HeapTupleDa
 bool expression_key_word(GroupKey *key, TupleDesc desc, HeapTupleData *t, int64 *word);
 bool expression_key_bytes(GroupKey *key, TupleDesc desc, HeapTupleData *t, const char **data, int32 *len);
 
+/*
+ * The key of tuple t evaluated by the executor, for a key that remembers
+ * each result by a value (value_key.cpp's column value, derived_key.cpp's
+ * inner key): into the key's memo under (valnull, value) where remember,
+ * else into *fresh, which the result then is.
+ */
+const struct MemoResult *expression_key_remember(GroupKey *key, TupleDesc desc, HeapTupleData *t, bool valnull,
+                                                 int64 value, bool remember, struct MemoResult *fresh);
+
 /* Whether every value of the numeric expression n has one display scale (so equal values have equal bytes). */
 bool expression_fixed_scale(const Node *n);
 

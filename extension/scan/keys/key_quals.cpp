@@ -258,8 +258,69 @@ bool time_key_of(Node *e, Index relid, GroupKeyDef *def)
            (def->kind == KeyKind::time || def->kind == KeyKind::date_field || def->kind == KeyKind::derived);
 }
 
-/* A comparison or list of a time key or local date field with a value fixed for the scan. */
-ComputedAtom *time_key_match(Node *clause, Index relid, TupleDesc desc, PlanState *parent, MemoryContext cxt);
+/* A KeyQual of key def, in cxt, its key set up under parent. */
+KeyQual *new_key_qual(const GroupKeyDef &def, TupleDesc desc, PlanState *parent, MemoryContext cxt)
+{
+    MemoryContext old = MemoryContextSwitchTo(cxt);
+    KeyQual *q = static_cast<KeyQual *>(palloc0(sizeof(KeyQual)));
+    q->base.ops = &kKeyQualOps;
+    q->cxt = cxt;
+    group_key_init(&q->key, def, desc, parent);
+    MemoryContextSwitchTo(old);
+    return q;
+}
+
+/* A comparison or list of a time key, local date field or derived key with a value fixed for the scan. */
+ComputedAtom *time_key_match(Node *clause, Index relid, TupleDesc desc, PlanState *parent, MemoryContext cxt)
+{
+    Node *value;
+    Oid opno, collation;
+    bool key_left = true, list = false, use_or = false;
+    GroupKeyDef def;
+    if (IsA(clause, OpExpr) && list_length(reinterpret_cast<OpExpr *>(clause)->args) == 2) {
+        const OpExpr *op = reinterpret_cast<const OpExpr *>(clause);
+        Node *left = static_cast<Node *>(linitial(op->args)), *right = static_cast<Node *>(lsecond(op->args));
+        if (time_key_of(left, relid, &def) && fixed_for_scan(right)) {
+            value = right;
+        } else if (time_key_of(right, relid, &def) && fixed_for_scan(left)) {
+            value = left;
+            key_left = false;
+        } else {
+            return NULL;
+        }
+        opno = op->opno;
+        collation = op->inputcollid;
+    } else if (IsA(clause, ScalarArrayOpExpr) && list_length(reinterpret_cast<ScalarArrayOpExpr *>(clause)->args) == 2) {
+        const ScalarArrayOpExpr *sa = reinterpret_cast<const ScalarArrayOpExpr *>(clause);
+        value = static_cast<Node *>(lsecond(sa->args));
+        if (!time_key_of(static_cast<Node *>(linitial(sa->args)), relid, &def) || !fixed_for_scan(value))
+            return NULL;
+        opno = sa->opno;
+        collation = sa->inputcollid;
+        list = true;
+        use_or = sa->useOr;
+    } else {
+        return NULL;
+    }
+    Oid funcid;
+    if (!quiet_operator(opno, &funcid))
+        return NULL;
+    KeyQual *q = new_key_qual(def, desc, parent, cxt);
+    MemoryContext old = MemoryContextSwitchTo(cxt);
+    q->ask = AllocSetContextCreate(cxt, "gpu_histogram key qual", ALLOCSET_SMALL_SIZES);
+    fmgr_info_cxt(funcid, &q->op, cxt);
+    q->collation = collation;
+    q->key_left = key_left;
+    q->list = list;
+    q->use_or = use_or;
+    q->value_type = exprType(value);
+    if (IsA(value, Const))
+        set_value(q, reinterpret_cast<Const *>(value)->constvalue, reinterpret_cast<Const *>(value)->constisnull);
+    else
+        q->value_state = ExecInitExpr(reinterpret_cast<Expr *>(value), parent);
+    MemoryContextSwitchTo(old);
+    return &q->base;
+}
 
 /*
  * Whether column attno of the scan's table holds few enough distinct
@@ -305,13 +366,8 @@ ComputedAtom *truth_match(Node *clause, Index relid, TupleDesc desc, PlanState *
         return NULL;
     def.ops = &value_key_kind;
     def.kind = value_key_kind.id;
-    MemoryContext old = MemoryContextSwitchTo(cxt);
-    KeyQual *q = static_cast<KeyQual *>(palloc0(sizeof(KeyQual)));
-    q->base.ops = &kKeyQualOps;
-    q->cxt = cxt;
+    KeyQual *q = new_key_qual(def, desc, parent, cxt);
     q->truth = true;
-    group_key_init(&q->key, def, desc, parent);
-    MemoryContextSwitchTo(old);
     return &q->base;
 }
 
@@ -322,67 +378,5 @@ ComputedAtom *key_qual_match(Node *clause, Index relid, TupleDesc desc, PlanStat
     ComputedAtom *by_time = time_key_match(clause, relid, desc, parent, cxt);
     return by_time != NULL ? by_time : truth_match(clause, relid, desc, parent, cxt);
 }
-
-namespace {
-
-ComputedAtom *time_key_match(Node *clause, Index relid, TupleDesc desc, PlanState *parent, MemoryContext cxt)
-{
-    Node *key_expr, *value;
-    Oid opno, collation;
-    bool key_left = true, list = false, use_or = false;
-    GroupKeyDef def;
-    if (IsA(clause, OpExpr) && list_length(reinterpret_cast<OpExpr *>(clause)->args) == 2) {
-        const OpExpr *op = reinterpret_cast<const OpExpr *>(clause);
-        Node *left = static_cast<Node *>(linitial(op->args)), *right = static_cast<Node *>(lsecond(op->args));
-        if (time_key_of(left, relid, &def) && fixed_for_scan(right)) {
-            key_expr = left;
-            value = right;
-        } else if (time_key_of(right, relid, &def) && fixed_for_scan(left)) {
-            key_expr = right;
-            value = left;
-            key_left = false;
-        } else {
-            return NULL;
-        }
-        opno = op->opno;
-        collation = op->inputcollid;
-    } else if (IsA(clause, ScalarArrayOpExpr) && list_length(reinterpret_cast<ScalarArrayOpExpr *>(clause)->args) == 2) {
-        const ScalarArrayOpExpr *sa = reinterpret_cast<const ScalarArrayOpExpr *>(clause);
-        key_expr = static_cast<Node *>(linitial(sa->args));
-        value = static_cast<Node *>(lsecond(sa->args));
-        if (!time_key_of(key_expr, relid, &def) || !fixed_for_scan(value))
-            return NULL;
-        opno = sa->opno;
-        collation = sa->inputcollid;
-        list = true;
-        use_or = sa->useOr;
-    } else {
-        return NULL;
-    }
-    Oid funcid;
-    if (!quiet_operator(opno, &funcid))
-        return NULL;
-    (void) key_expr;
-    MemoryContext old = MemoryContextSwitchTo(cxt);
-    KeyQual *q = static_cast<KeyQual *>(palloc0(sizeof(KeyQual)));
-    q->base.ops = &kKeyQualOps;
-    q->cxt = cxt;
-    q->ask = AllocSetContextCreate(cxt, "gpu_histogram key qual", ALLOCSET_SMALL_SIZES);
-    group_key_init(&q->key, def, desc, parent);
-    fmgr_info_cxt(funcid, &q->op, cxt);
-    q->collation = collation;
-    q->key_left = key_left;
-    q->list = list;
-    q->use_or = use_or;
-    q->value_type = exprType(value);
-    if (IsA(value, Const))
-        set_value(q, reinterpret_cast<Const *>(value)->constvalue, reinterpret_cast<Const *>(value)->constisnull);
-    else
-        q->value_state = ExecInitExpr(reinterpret_cast<Expr *>(value), parent);
-    MemoryContextSwitchTo(old);
-    return &q->base;
-}
-
-} // namespace
 
 } // namespace gpu_histogram

@@ -137,10 +137,8 @@ bool word(GroupKey *key, TupleDesc desc, HeapTupleData *t, int64 *out)
     int64 value = 0;
     const MemoResult *r = remembered(key, desc, t, &colnull, &value, &unnamed);
     MemoResult fresh{};
-    if (r == NULL) {
-        fresh.isnull = !expression_key_word(key, desc, t, &fresh.word);
-        r = unnamed ? &fresh : value_memo_add(key->memo, colnull, value, fresh);
-    }
+    if (r == NULL)
+        r = expression_key_remember(key, desc, t, colnull, value, !unnamed, &fresh);
     if (r->isnull)
         return false;
     *out = r->word;
@@ -153,13 +151,8 @@ bool bytes(GroupKey *key, TupleDesc desc, HeapTupleData *t, const char **data, i
     int64 value = 0;
     const MemoResult *r = remembered(key, desc, t, &colnull, &value, &unnamed);
     MemoResult fresh{};
-    if (r == NULL) {
-        const char *d = NULL;
-        int32 n = 0;
-        const bool isnull = !expression_key_bytes(key, desc, t, &d, &n);
-        fresh = memo_bytes_result(key->row_context->ecxt_per_tuple_memory, isnull, d, n);
-        r = unnamed ? &fresh : value_memo_add(key->memo, colnull, value, fresh);
-    }
+    if (r == NULL)
+        r = expression_key_remember(key, desc, t, colnull, value, !unnamed, &fresh);
     if (r->isnull)
         return false;
     *data = VARDATA_ANY(r->bytes);
