@@ -358,7 +358,7 @@ Status open_grouped_pages(const GroupedPageSpec &spec, const int64_t *table, int
         const bool offsets = key.kind == PageKeyKind::local_period;
         for (uint32_t i = 0; i < key.intervals; i++)
             if ((offsets ? slots[i] < -kMaxLocalOffset || slots[i] > kMaxLocalOffset
-                         : slots[i] < kHostSlot || slots[i] > static_cast<int64_t>(key.slots)) ||
+                         : slots[i] < kHostSlot || slots[i] > static_cast<int64_t>(page_key_found_slots(key))) ||
                 (i > 0 && starts[i] <= starts[i - 1]) || starts[i] >= key.end)
                 return Status::internal_error;
         /* w + offset stays an int64 for every w the intervals hold */

@@ -191,7 +191,7 @@ bool text_dictionary_fits(const PageKey &key, const int64_t *table, int64_t tabl
     for (uint32_t i = 0; i < key.entries; i++) {
         if (at[i] < 0 || at[i] >= table_words)
             return false;
-        if (slots[i] < kHostSlot || slots[i] > static_cast<int64_t>(key.slots))
+        if (slots[i] < kHostSlot || slots[i] > static_cast<int64_t>(page_key_found_slots(key)))
             return false;
         const int64_t len = table[at[i]];
         if (len < 0 || len > kMaxTextKeyBytes || at[i] + 1 + (len + 7) / 8 > table_words)
@@ -202,6 +202,17 @@ bool text_dictionary_fits(const PageKey &key, const int64_t *table, int64_t tabl
         if (prev > len)
             return false;
         if (prev == len && memcmp(table + at[i - 1] + 1, table + at[i] + 1, static_cast<size_t>(len)) >= 0)
+            return false;
+    }
+    return true;
+}
+
+/* A key's remap, in host memory: each word one of the key's slots, its NULL group's or the host's. */
+bool remap_fits(const PageKey &key, const int64_t *table)
+{
+    for (uint32_t i = 0; i < key.remap_count; i++) {
+        const int64_t w = table[key.remap_first + i];
+        if (w < kHostSlot || w > static_cast<int64_t>(key.slots))
             return false;
     }
     return true;
@@ -339,7 +350,14 @@ bool grouped_page_spec_fits(const GroupedPageSpec &spec, const int64_t *table, i
     }
     for (int32_t k = 0; k < spec.nkeys; k++) {
         const PageKey &key = spec.keys[k];
-        if (key.slots == 0 || key.slots > (1u << 30))
+        if (key.slots == 0 || key.slots > (1u << 30) || (key.filter != 0 && key.filter != 1) ||
+            (key.filter == 1 && key.slots != 1))
+            return false;
+        /* a remap: an inner slot and the NULL entry at least, inside the table; its words checked where it is read */
+        if (key.remap_count != 0 &&
+            (key.remap_count < 2 || key.remap_count - 1 > (1u << 30) ||
+             static_cast<int64_t>(key.remap_first) + static_cast<int64_t>(key.remap_count) > table_words ||
+             (table != nullptr && !remap_fits(key, table))))
             return false;
         switch (key.kind) {
         case PageKeyKind::column:
@@ -353,13 +371,13 @@ bool grouped_page_spec_fits(const GroupedPageSpec &spec, const int64_t *table, i
                 return false;
             /* a period's slots are its values; local time within a day of the stored time's range */
             if (key.kind == PageKeyKind::local_period &&
-                (key.unit <= 0 || key.period <= 0 || key.slots != static_cast<uint32_t>(key.period) ||
+                (key.unit <= 0 || key.period <= 0 || page_key_found_slots(key) != static_cast<uint32_t>(key.period) ||
                  key.shift < 0 || key.shift >= key.period || key.column.type != PageValueType::int8))
                 return false;
             break;
         case PageKeyKind::width_bucket:
             if (!page_column_fits(key.column) || validate_spec(key.wb) != SpecError::none ||
-                static_cast<int64_t>(key.slots) != static_cast<int64_t>(key.wb.nbins) + 2)
+                static_cast<int64_t>(page_key_found_slots(key)) != static_cast<int64_t>(key.wb.nbins) + 2)
                 return false;
             break;
         case PageKeyKind::text:

@@ -224,16 +224,20 @@ __host__ __device__ __forceinline__ bool passes(const unsigned char *page, uint3
     return compares(order, q.cmp);
 }
 
-/* The key's slot for the tuple (key.slots for NULL); false: the GPU cannot place it, or the tuple is bad. */
-__host__ __device__ __forceinline__ bool key_slot(const unsigned char *page, uint32_t item, const PageKey &key,
-                                                  const int64_t *table, uint32_t *slot, uint32_t *hint = nullptr)
+/*
+ * The key's slot for the tuple as its kind finds it, among nslots (nslots
+ * for NULL); false: the GPU cannot place it, or the tuple is bad.
+ */
+__host__ __device__ __forceinline__ bool found_slot(const unsigned char *page, uint32_t item, const PageKey &key,
+                                                    const int64_t *table, uint32_t nslots, uint32_t *slot,
+                                                    uint32_t *hint)
 {
     uint32_t at = 0;
     const Found f = locate_column(page, item, key.column, &at);
     if (f == Found::bad)
         return false;
     if (f == Found::null || (f == Found::missing && !key.column.has_missing)) {
-        *slot = key.slots;
+        *slot = nslots;
         return key.null_host == 0;
     }
     if (key.kind == PageKeyKind::text) {
@@ -260,7 +264,7 @@ __host__ __device__ __forceinline__ bool key_slot(const unsigned char *page, uin
     if (key.kind == PageKeyKind::column) {
         /* unsigned: a value below base wraps above the window */
         const uint64_t d = static_cast<uint64_t>(w) - static_cast<uint64_t>(key.base);
-        if (w < key.base || d >= key.slots)
+        if (w < key.base || d >= nslots)
             return false;
         *slot = static_cast<uint32_t>(d);
         return true;
@@ -303,6 +307,23 @@ __host__ __device__ __forceinline__ bool key_slot(const unsigned char *page, uin
 }
 
 /*
+ * The key's slot for the tuple (key.slots for NULL), through its remap
+ * where it has one; false: the GPU cannot place it, or the tuple is bad.
+ */
+__host__ __device__ __forceinline__ bool key_slot(const unsigned char *page, uint32_t item, const PageKey &key,
+                                                  const int64_t *table, uint32_t *slot, uint32_t *hint = nullptr)
+{
+    if (key.remap_count == 0)
+        return found_slot(page, item, key, table, key.slots, slot, hint);
+    uint32_t inner = 0;
+    if (!found_slot(page, item, key, table, key.remap_count - 1, &inner, hint))
+        return false;
+    const int64_t word = table[key.remap_first + inner];
+    *slot = static_cast<uint32_t>(word);
+    return word != kHostSlot;
+}
+
+/*
  * Evaluates one line pointer: skip (not a normal tuple, or the WHERE clause
  * fails), count (*row_cell is the group's row counter, *value_cell the
  * value's bucket cell or -1 for a NULL value, and the value aggregates'
@@ -335,10 +356,22 @@ __host__ __device__ __forceinline__ RowFate evaluate_row(const unsigned char *pa
         if (!any)
             return RowFate::skip;
     }
+    /* the clauses over keys: slot 0 passes; the host answered each slot, so nothing here raises */
+    for (int32_t k = 0; k < spec.nkeys; k++) {
+        if (spec.keys[k].filter == 0)
+            continue;
+        uint32_t slot = 0;
+        if (!key_slot(page, item, spec.keys[k], table, &slot, hints != nullptr ? &hints[k] : nullptr))
+            return RowFate::host;
+        if (slot != 0)
+            return RowFate::skip;
+    }
     if (spec.rows_to_host)
         return RowFate::host;
     int64_t group = 0;
     for (int32_t k = 0; k < spec.nkeys; k++) {
+        if (spec.keys[k].filter != 0)
+            continue;
         uint32_t slot = 0;
         if (!key_slot(page, item, spec.keys[k], table, &slot, hints != nullptr ? &hints[k] : nullptr))
             return RowFate::host;

@@ -57,8 +57,9 @@ namespace gh {
 /*
  * The GROUP BY keys and the WHERE clause's atoms the GPU evaluates.  The
  * spec is a kernel parameter, by value: four keys and six atoms keep it
- * within the 4 KB that CUDA toolkits before 12.1 take (a PageKey is 304
- * bytes, a PageQual 280: each holds a PageColumn of 232).
+ * within the 4 KB that CUDA toolkits before 12.1 take (a PageKey is 336
+ * bytes, a PageQual 280: each holds a PageColumn of 232).  A WHERE clause
+ * over a key is a PageKey too (filter), among the four.
  */
 constexpr int kMaxPageKeys = 4;
 constexpr int kMaxPageQuals = 6;
@@ -100,7 +101,33 @@ struct PageKey {
     int64_t unit;
     int32_t period;
     int32_t shift;
+    /*
+     * A key of the key (remap_count > 0): the slot found as above, among
+     * remap_count - 1 inner slots (the last entry for a NULL column),
+     * looked up in remap_count words from remap_first, each the key's
+     * slot, its NULL group's (`slots`) or kHostSlot.  Metabase's hour of
+     * the day, `CAST(extract(hour FROM ts) AS integer)`, is the local hour
+     * renumbered by the host's results for each hour rows held
+     * (extension/scan/keys/derived_key.cpp).
+     */
+    uint32_t remap_first;
+    uint32_t remap_count;
+    /*
+     * 1: not a GROUP BY key but a WHERE clause over one (`extract(hour
+     * FROM ts) BETWEEN 9 AND 17`, `host LIKE 'web%'` by value): its slot
+     * 0 passes, any other fails, and it numbers no group.  The host
+     * answered the clause for each slot (keys/key_quals.cpp); kHostSlot
+     * sends the page to the host.  Evaluated after the quals, before the
+     * keys.
+     */
+    int32_t filter;
 };
+
+/* The slots a key's kind finds (its NULL column's is this number): its own, or those its remap renumbers. */
+GH_HOST_DEVICE uint32_t page_key_found_slots(const PageKey &key)
+{
+    return key.remap_count != 0 ? key.remap_count - 1 : key.slots;
+}
 
 /* A local_period key's offsets: a zone's UTC offset is within a day (PostgreSQL allows 18 hours). */
 constexpr int64_t kMaxLocalOffset = 86400LL * 1000000;
@@ -310,7 +337,8 @@ inline int64_t grouped_page_groups(const GroupedPageSpec &s)
 {
     int64_t g = 1;
     for (int k = 0; k < s.nkeys && k < kMaxPageKeys && g <= INT32_MAX; k++)
-        g *= static_cast<int64_t>(s.keys[k].slots) + 1;
+        if (s.keys[k].filter == 0)
+            g *= static_cast<int64_t>(s.keys[k].slots) + 1;
     return g;
 }
 

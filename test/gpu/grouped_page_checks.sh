@@ -124,8 +124,19 @@ check "x BETWEEN .. OR x > .., g > 2.5 (a numeric literal), GROUP BY g" "$serial
     "SELECT g, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp WHERE (x BETWEEN 0.2 AND 0.4 OR x > 0.9) AND g > 2.5 GROUP BY g"
 check "g IS DISTINCT FROM 3 (NULL keys pass), b IS NOT DISTINCT FROM true, GROUP BY g" "$serial" \
     "SELECT g, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp WHERE g IS DISTINCT FROM 3 AND b IS NOT DISTINCT FROM true GROUP BY g"
-check "business hours of a week: the GPU leaves pages by the week, the host the hours" "$serial" \
-    "SELECT date_trunc('hour', ts) AS hour, gpu_histogram(x, 0, 1, 16) AS h FROM gh_gp WHERE ts >= '2024-03-09' AND ts < '2024-03-16' AND extract(hour FROM ts) BETWEEN 9 AND 17 GROUP BY 1" 1
+# clauses over a key (scan/keys/key_quals.cpp) as the GPU's filter keys: each slot of the local hour,
+# weekday or date answered by PostgreSQL's operator once; NULL times fail
+check "business hours of a week: the week by a qual, the hours by a filter key" "$serial" \
+    "SELECT date_trunc('hour', ts) AS hour, gpu_histogram(x, 0, 1, 16) AS h FROM gh_gp WHERE ts >= '2024-03-09' AND ts < '2024-03-16' AND extract(hour FROM ts) BETWEEN 9 AND 17 GROUP BY 1"
+check "weekdays by g, over both DST changes: the only clause a filter key" "$serial" \
+    "SELECT g, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp WHERE extract(isodow FROM ts) < 6 GROUP BY g"
+check "a week of local dates (Metabase's CAST(ts AS date) BETWEEN), hourly" "$serial" \
+    "SELECT date_trunc('hour', ts) AS hour, gpu_histogram(x, 0, 1, 16) AS h FROM gh_gp WHERE CAST(ts AS date) BETWEEN '2024-03-09' AND '2024-03-15' GROUP BY 1"
+# a key of a key (scan/keys/derived_key.cpp): the local hour renumbered by the host's results, met by a first query
+q="SELECT CAST(extract(hour FROM ts) AS integer) AS h24, gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp GROUP BY 1"
+check "Metabase's hour of the day (NULL times), its hours met by a first query" "$(warm "$q")" "$q"
+q="SELECT CAST(extract(dow FROM ts) AS integer) + 1 AS d, g, gpu_histogram(x, 0, 1, 16) AS h FROM gh_gp WHERE extract(hour FROM ts) >= 9 GROUP BY 1, 2"
+check "Metabase's day of the week and g, hours from 9 by a filter key" "$(warm "$q")" "$q"
 # the time form (numeric width_bucket over the stored timestamp), grouped and filtered on the GPU's pages
 check "the time form by g, hourly over a day (NULL times, rows outside both ends)" "$serial" \
     "SELECT g, gpu_histogram(ts, '2024-03-09 00:00-05'::timestamptz, '2024-03-10 00:00-05', 24) AS h, count(*) AS n FROM gh_gp GROUP BY g"
@@ -213,6 +224,12 @@ q="SELECT split_part(device_id, '-', 1) AS k, date_trunc('hour', time) AS hour, 
 check "the metrics table: split_part(device_id) and the hour, a week" "$(warm "$q")" "$q"
 q="SELECT nullif(lower(device_id), 'device-1') AS k, length(device_id) AS len, gpu_histogram(cpu, 0, 1, 16) AS h FROM gh_gpm GROUP BY 1, 2"
 check "the metrics table: nullif(lower(device_id)) (one value's key NULL) and length(device_id)" "$(warm "$q")" "$q"
+# a boolean clause of a text column by value (key_quals.cpp's truth): a filter key of the values a first
+# query met; NULL columns and the long name among them
+q="SELECT date_trunc('hour', time) AS hour, gpu_histogram(cpu, 0, 1, 16) AS h, count(*) AS n FROM gh_gpm WHERE device_id LIKE 'device-1%' GROUP BY 1"
+check "the metrics table: device_id LIKE 'device-1%', hourly, its values met by a first query" "$(warm "$q")" "$q"
+q="SELECT g, gpu_histogram(cpu, 0, 1, 16) AS h FROM gh_gpm WHERE g < 50 AND (lower(device_id) = 'device-42' OR cpu IS NULL) GROUP BY g"
+check "the metrics table: an OR with a clause over a key: the host's, on pages the GPU leaves by g < 50" "$(warm "$q")" "$q" 1
 q="SELECT lower(device_id) AS k, gpu_histogram(cpu, 0, 1, 16) AS h FROM gh_gpm GROUP BY 1"
 check "the metrics table: GROUP BY lower(device_id), 4 workers" "$(warm "$q") $parallel" "$q"
 # sum, avg, min and max beside the histogram on the GPU's pages (gpu/kernels/kernel_page_aggs.cuh): float

@@ -254,16 +254,18 @@ bool holds(int order, PageCmp cmp)
 }
 
 /* The key's slot for the line (key.slots for NULL); nothing where only the host can place it. */
-std::optional<uint32_t> reference_slot(const Line &line, const PageKey &key, const std::vector<int64_t> &table)
+/* The slot the key's kind finds among nslots (nslots for NULL), before any remap. */
+std::optional<uint32_t> reference_found(const Line &line, const PageKey &key, const std::vector<int64_t> &table,
+                                        uint32_t nslots)
 {
     const Seen s = seen(line, key.column);
     if (s.null)
-        return key.null_host ? std::nullopt : std::optional<uint32_t>(key.slots);
+        return key.null_host ? std::nullopt : std::optional<uint32_t>(nslots);
     switch (key.kind) {
     case PageKeyKind::column: {
         /* [base, base + slots): where base + slots passes INT64_MAX the window runs to the top */
         int64_t end = 0;
-        const bool open_above = __builtin_add_overflow(key.base, static_cast<int64_t>(key.slots), &end);
+        const bool open_above = __builtin_add_overflow(key.base, static_cast<int64_t>(nslots), &end);
         if (s.word < key.base || (!open_above && s.word >= end))
             return std::nullopt;
         return static_cast<uint32_t>(s.word - key.base);
@@ -298,6 +300,18 @@ std::optional<uint32_t> reference_slot(const Line &line, const PageKey &key, con
     }
     ADD_FAILURE() << "no such key kind";
     return std::nullopt;
+}
+
+/* The key's slot: the one found, renumbered by the remap where the key has one. */
+std::optional<uint32_t> reference_slot(const Line &line, const PageKey &key, const std::vector<int64_t> &table)
+{
+    if (key.remap_count == 0)
+        return reference_found(line, key, table, key.slots);
+    const std::optional<uint32_t> inner = reference_found(line, key, table, key.remap_count - 1);
+    if (!inner)
+        return std::nullopt;
+    const int64_t w = table[key.remap_first + *inner];
+    return w == gh::kHostSlot ? std::nullopt : std::optional<uint32_t>(static_cast<uint32_t>(w));
 }
 
 /* What one line comes to: its fate and, when counted, its cells (value_cell -1 for a NULL or NaN value). */
@@ -344,8 +358,22 @@ RowResult reference_row(const Line &line, const GroupedPageSpec &spec, const std
         if (!any)
             return r;
     }
+    /* the clauses over keys: slot 0 passes, another fails, none the host's */
+    for (int32_t k = 0; k < spec.nkeys; k++) {
+        if (spec.keys[k].filter == 0)
+            continue;
+        const std::optional<uint32_t> slot = reference_slot(line, spec.keys[k], table);
+        if (!slot) {
+            r.fate = RowFate::host;
+            return r;
+        }
+        if (*slot != 0)
+            return r;
+    }
     int64_t group = 0; /* the first key's slot the most significant */
     for (int32_t k = 0; k < spec.nkeys; k++) {
+        if (spec.keys[k].filter != 0)
+            continue;
         const std::optional<uint32_t> slot = reference_slot(line, spec.keys[k], table);
         if (!slot) {
             r.fate = RowFate::host;
@@ -697,6 +725,18 @@ GroupedPageSpec random_spec(std::mt19937_64 &rng, const Layout &layout, const Dr
                                                                      : random_bucket(-1, 1));
             break;
         }
+        }
+        /* a key of the key (derived_key.cpp), or a WHERE clause over one (key_quals.cpp): a remap of every slot */
+        const uint64_t role = rng() % 6;
+        if (role >= 2 && s.keys[k].slots <= 64) {
+            const bool filter = role == 5;
+            const uint32_t slots = filter ? 1 : 1 + static_cast<uint32_t>(rng() % 5);
+            s.keys[k].remap_first = static_cast<uint32_t>(table->size());
+            s.keys[k].remap_count = s.keys[k].slots + 1;
+            for (uint32_t i = 0; i <= s.keys[k].slots; i++)
+                table->push_back(rng() % 7 == 0 ? gh::kHostSlot : static_cast<int64_t>(rng() % (slots + 1)));
+            s.keys[k].slots = slots;
+            s.keys[k].filter = filter;
         }
     }
     s.nquals = static_cast<int32_t>(rng() % (gh::kMaxPageQuals + 1));
@@ -1512,6 +1552,22 @@ std::vector<SpecCase> refused_specs(GroupedPageSpec *good_out, std::vector<int64
         },
         words);
     bad("five keys", [](GroupedPageSpec &s) { s.nkeys = gh::kMaxPageKeys + 1; }, words);
+    /* a remap (derived_key.cpp) must hold an inner slot and the NULL entry, inside the table */
+    bad("a remap of one entry", [](GroupedPageSpec &s) { s.keys[0].remap_count = 1; }, words);
+    bad("a remap past the table",
+        [&](GroupedPageSpec &s) {
+            s.keys[0].remap_first = static_cast<uint32_t>(words) - 1;
+            s.keys[0].remap_count = 2;
+        },
+        words);
+    /* a clause over a key passes at slot 0 only, and numbers no group */
+    bad("a filter of two slots", [](GroupedPageSpec &s) { s.keys[1].filter = 1; }, words);
+    bad("filter 2",
+        [](GroupedPageSpec &s) {
+            s.keys[1].filter = 2;
+            s.keys[1].slots = 1;
+        },
+        words);
     /* 2^32 * 2^32 groups: only the cap on slots keeps the product from wrapping to 0 */
     bad("two keys of 2^32 - 1 slots",
         [](GroupedPageSpec &s) {
@@ -1874,6 +1930,57 @@ TEST_F(GroupedPages, LocalPeriodKeyAcrossOffsets)
     spec.keys[1] = local_period_key(column(layout, kStamp, PageValueType::int8), {kT0, kT0 + third, kT0 + 2 * third},
                                     {3600, -25, 120}, end, 40, 24, 5, &table);
     expect_grouped(spec, table, written, random_batches(rng, written, 0, 120), limits, "local period");
+}
+
+/*
+ * Metabase's hour of the day as a key of the local hour (a remap of its 24
+ * slots to 6 groups), and a WHERE
+ * clause over the key column (its slots remapped to pass or fail, NULL
+ * failing), on the GPU against the reference.
+ */
+TEST_F(GroupedPages, RemappedKeysAndClausesOverKeys)
+{
+    std::mt19937_64 rng(45);
+    Draw d;
+    d.key_type = PageValueType::int4;
+    d.values = BucketSpec{-5, 5, 16, BucketRule::pg16};
+    const Layout layout = table_layout(d.key_type);
+    size_t r = 0;
+    Written written = write_pages(
+        layout, 0, 120, rng,
+        [&] {
+            std::vector<Datum> row = draw_row(rng, d);
+            if (!row[kStamp - 1].null)
+                row[kStamp - 1] = heap_pages::int_datum(kT0 - 500 + static_cast<int64_t>(r * 3 + rng() % 8));
+            r++;
+            return row;
+        },
+        [&](std::vector<Datum> &row) { row.resize(kColumns); },
+        8);
+    const int64_t end = kT0 - 500 + static_cast<int64_t>(r * 3) + 700, half = (end - kT0) / 2;
+    std::vector<int64_t> table{1, 2};
+    GroupedPageSpec spec{};
+    spec.value = column(layout, kValue, PageValueType::float8);
+    spec.interval = d.values;
+    spec.nkeys = 2;
+    spec.keys[0] = local_period_key(column(layout, kStamp, PageValueType::int8), {kT0 - 1000, kT0 + half},
+                                    {3600, -25}, end, 40, 24, 5, &table);
+    spec.keys[0].remap_first = static_cast<uint32_t>(table.size());
+    spec.keys[0].remap_count = 25;
+    for (int64_t h = 0; h < 24; h++)
+        table.push_back(h / 4);
+    table.push_back(6); /* a NULL hour: the NULL group */
+    spec.keys[0].slots = 6;
+    const uint32_t window = static_cast<uint32_t>(d.key_hi - d.key_lo + 1);
+    spec.keys[1] = column_key(column(layout, kKey, PageValueType::int4), d.key_lo, window);
+    spec.keys[1].remap_first = static_cast<uint32_t>(table.size());
+    spec.keys[1].remap_count = window + 1;
+    for (uint32_t i = 0; i < window; i++)
+        table.push_back(i % 3 == 0 ? 1 : 0);
+    table.push_back(1); /* a NULL key fails, as a strict operator's clause */
+    spec.keys[1].slots = 1;
+    spec.keys[1].filter = 1;
+    expect_grouped(spec, table, written, random_batches(rng, written, 0, 120), limits, "remapped and filter keys");
 }
 
 /* Two keys, an int8 column by width_bucket over a float8: a NaN under width_bucket is the host's too. */

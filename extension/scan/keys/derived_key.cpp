@@ -15,10 +15,14 @@
  * is raised at the first row with that value, where the ordinary plan
  * raises it.  The executor used to evaluate Metabase's hour at every row.
  *
- * The GPU has no table for such a key: its pages are the host's.
+ * On the GPU's pages the inner key is found as its kind finds it there,
+ * and its slot renumbered by a table of the memo's results (the PageKey's
+ * remap): an inner value no row has shown the host yet sends its page to
+ * the host, which evaluates the key there.
  */
 #include "expression_bound.h"
 #include "expression_key.h"
+#include "key_tables.h"
 #include "value_memo.h"
 
 #include "../../pg_compat.h"
@@ -85,15 +89,17 @@ bool recognise(Expr *expr, Index relid, GroupKeyDef *out)
         return false;
     out->inner = static_cast<GroupKeyDef *>(palloc(sizeof(GroupKeyDef)));
     *out->inner = f.def;
+    out->inner->expr = reinterpret_cast<Expr *>(f.inner); /* the subexpression, for the memo (no kind of its reads it) */
     return true;
 }
 
 void init(GroupKey *key, TupleDesc desc, PlanState *parent)
 {
     expression_key_init(key, desc, parent);
-    key->memo = value_memo_open(key->def.expr);
+    key->memo = value_memo_open_over(key->def.expr, reinterpret_cast<Node *>(key->def.inner->expr));
     key->inner = static_cast<GroupKey *>(palloc(sizeof(GroupKey)));
     group_key_init(key->inner, *key->def.inner, desc, parent);
+    key->column = key->inner->column; /* the one column the key reads, for the GPU's table */
     key->value_page = static_cast<MemoPage *>(palloc0(sizeof(MemoPage)));
 }
 
@@ -178,6 +184,47 @@ bool page_may_raise(GroupKey *key, TupleDesc desc, HeapTupleData *tuples, int n,
     return false;
 }
 
+/*
+ * The GPU's table: the inner key's, each of its slots (and its NULL)
+ * renumbered by the result remembered for that inner value, kHostSlot for
+ * one the rows have not shown yet.  false where the inner key has no
+ * table, or no inner value has a result yet (every page would come back).
+ */
+bool gpu_table(GroupKey *key, const KeyRows &rows, gh::PageKey *out, KeyTables *t, int k)
+{
+    GroupKey *inner = key->inner;
+    if (inner->def.ops->gpu_table == NULL || !inner->def.ops->gpu_table(inner, rows, out, t, k) ||
+        out->remap_count != 0 || out->slots > kMaxKeySlots)
+        return false;
+    const uint32 n = out->slots; /* the inner slots; entry n is a NULL inner value's */
+    const int64 *inner_words = t->slot_words[k];
+    const MemoResult **found = static_cast<const MemoResult **>(palloc(sizeof(MemoResult *) * (n + 1)));
+    int32 *which = static_cast<int32 *>(palloc(sizeof(int32) * (n + 1)));
+    int32 m = 0;
+    for (uint32 s = 0; s <= n; s++) {
+        const MemoResult *r = s < n ? value_memo_find(key->memo, false, inner_words != NULL ? inner_words[s] : s)
+                                    : value_memo_find(key->memo, true, 0);
+        which[s] = r != NULL ? m : -1;
+        if (r != NULL)
+            found[m++] = r;
+    }
+    if (m == 0)
+        return false;
+    int64 *slot = static_cast<int64 *>(palloc(sizeof(int64) * m));
+    t->slot_words[k] = NULL;
+    const uint32 slots = key_tables_number_results(key, found, m, slot, t, k);
+    if (slots == 0)
+        return false; /* every result NULL so far: no group to count in */
+    int64 *remap = static_cast<int64 *>(palloc(sizeof(int64) * (n + 1)));
+    for (uint32 s = 0; s <= n; s++)
+        remap[s] = which[s] >= 0 ? slot[which[s]] : gh::kHostSlot;
+    out->remap_first = static_cast<uint32>(key_tables_add_list(t, remap, static_cast<int32>(n + 1)));
+    out->remap_count = n + 1;
+    out->slots = slots;
+    out->null_host = 0; /* a NULL inner value is the remap's last entry */
+    return true;
+}
+
 double group_bound(PlannerInfo *root, Index relid, const GroupKeyDef &def)
 {
     /* no more groups than the inner key's values */
@@ -194,7 +241,7 @@ const char *describe(const GroupKey *key)
 } // namespace
 
 const KeyKindOps derived_key_kind = {
-    KeyKind::derived, "derived", recognise, init, prepare, word, bytes, NULL, group_bound, false, NULL,
+    KeyKind::derived, "derived", recognise, init, prepare, word, bytes, gpu_table, group_bound, false, NULL,
     describe,         NULL,      page_may_raise,
 };
 

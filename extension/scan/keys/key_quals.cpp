@@ -5,6 +5,7 @@
 #include "key_quals.h"
 
 #include "group_keys.h"
+#include "key_tables.h"
 #include "../quals/fixed_exprs.h"
 
 extern "C" {
@@ -371,7 +372,56 @@ ComputedAtom *truth_match(Node *clause, Index relid, TupleDesc desc, PlanState *
     return &q->base;
 }
 
+/* Whether the key's value at word passes (the operator asked once a word, as passes() asks it). */
+bool word_passes(KeyQual *q, int64 word)
+{
+    if (q->truth)
+        return word != 0;
+    const Answer known = recalled(q, word);
+    if (known != kUnknown)
+        return known == kPasses;
+    const bool pass = ask(q, word);
+    remember(q, word, pass ? kPasses : kFails);
+    return pass;
+}
+
+/* Most slots a clause's GPU table answers: each is one question to the operator, once per scan. */
+constexpr uint32 kMostFilterSlots = 1u << 16;
+
 } // namespace
+
+bool key_qual_gpu_filter(ComputedAtom *a, const KeyRows &rows, TupleDesc desc, gh::PageKey *out, KeyTables *t, int k)
+{
+    if (a->ops != &kKeyQualOps)
+        return false;
+    KeyQual *q = reinterpret_cast<KeyQual *>(a);
+    if (!key_table_build(&q->key, rows.relid, desc, *rows.quals, out, t, k) || t->slot_values[k] != NULL)
+        return false;
+    /* the key's own slots, or those its remap renumbers to (a derived key's) */
+    const uint32 slots = out->slots;
+    const uint32 entries = out->remap_count != 0 ? out->remap_count : slots + 1;
+    if (entries > kMostFilterSlots)
+        return false;
+    const int64 *words = t->slot_words[k];
+    const int64 *renumbered = out->remap_count != 0 ? t->words + out->remap_first : NULL;
+    int64 *answers = static_cast<int64 *>(palloc(sizeof(int64) * entries));
+    for (uint32 i = 0; i < entries; i++) {
+        const int64 s = renumbered != NULL ? renumbered[i] : i;
+        if (s == gh::kHostSlot)
+            answers[i] = gh::kHostSlot;
+        else if (s == slots) /* a NULL key */
+            answers[i] = q->null_key_passes ? 0 : 1;
+        else
+            answers[i] = word_passes(q, words != NULL ? words[s] : s) ? 0 : 1;
+    }
+    out->remap_first = static_cast<uint32>(key_tables_add_list(t, answers, static_cast<int32>(entries)));
+    out->remap_count = entries;
+    out->slots = 1;
+    out->filter = 1;
+    t->slot_words[k] = NULL;
+    pfree(answers);
+    return true;
+}
 
 ComputedAtom *key_qual_match(Node *clause, Index relid, TupleDesc desc, PlanState *parent, MemoryContext cxt)
 {

@@ -23,12 +23,25 @@
 #ifndef GH_SCAN_KEY_QUALS_H
 #define GH_SCAN_KEY_QUALS_H
 
+#include "key_tables.h"
 #include "../quals/computed_atom.h"
 
 namespace gpu_histogram {
 
 /* computed_atom.h's match for the keys' expressions. */
 ComputedAtom *key_qual_match(Node *clause, Index relid, TupleDesc desc, PlanState *parent, MemoryContext cxt);
+
+/*
+ * An atom key_qual_match made, as a WHERE clause of the GPU's pages
+ * (grouped_page_spec.h's PageKey with filter): its key's table, as the
+ * key's kind builds it, with each slot's answer, asked of the operator
+ * once (a quiet one: asking of a value no row holds raises and shows
+ * nothing); a slot no row has shown the host yet (a key by value's) is
+ * the host's.  In the current memory context, never under a buffer lock.
+ * false where the key has no GPU table.
+ */
+bool key_qual_gpu_filter(ComputedAtom *a, const KeyRows &rows, TupleDesc desc, gh::PageKey *out, KeyTables *t,
+                         int k);
 
 } // namespace gpu_histogram
 

@@ -3,6 +3,8 @@
  * (key_tables.h).
  */
 #include "key_tables.h"
+#include "text_memo.h"
+#include "value_memo.h"
 
 #include "../heap/page_layout.h"
 
@@ -286,6 +288,43 @@ bool key_table_build(GroupKey *key, Oid relid, TupleDesc desc, const NativeQuals
         return false;
     }
     return key->def.ops->gpu_table(key, KeyRows{relid, &quals}, out, t, k);
+}
+
+uint32 key_tables_number_results(GroupKey *key, const MemoResult *const *results, int32 n, int64 *slot, KeyTables *t,
+                                 int k)
+{
+    int32 *order = static_cast<int32 *>(palloc(sizeof(int32) * n));
+    int32 live = 0;
+    for (int32 i = 0; i < n; i++)
+        if (!results[i]->isnull)
+            order[live++] = i;
+    const bool text = group_key_is_text(key);
+    auto less = [&](int32 a, int32 b) {
+        return text ? text_key_order(results[a]->bytes, results[b]->bytes) < 0 : results[a]->word < results[b]->word;
+    };
+    std::sort(order, order + live, less);
+    uint32 slots = 0;
+    int64 *words = text ? NULL : static_cast<int64 *>(palloc(sizeof(int64) * Max(live, 1)));
+    struct varlena **values =
+        text ? static_cast<struct varlena **>(palloc(sizeof(struct varlena *) * Max(live, 1))) : NULL;
+    for (int32 j = 0; j < live; j++) {
+        const int32 i = order[j];
+        if (j == 0 || less(order[j - 1], i)) {
+            if (text)
+                values[slots] = results[i]->bytes;
+            else
+                words[slots] = results[i]->word;
+            slots++;
+        }
+        slot[i] = slots - 1;
+    }
+    for (int32 i = 0; i < n; i++)
+        if (results[i]->isnull)
+            slot[i] = slots; /* the NULL group */
+    t->slot_words[k] = words;
+    t->slot_values[k] = values;
+    pfree(order);
+    return slots;
 }
 
 } // namespace gpu_histogram

@@ -73,6 +73,15 @@ void key_tables_add_intervals(KeyTables *t, const int64 *starts, const int64 *sl
 bool key_tables_add_dictionary(KeyTables *t, struct varlena *const *values, const int64 *slots, int32 n,
                                gh::PageKey *out);
 
+/*
+ * The slots of a key's remembered results (value_memo.h), n of them: each
+ * distinct non-NULL result one, in the key's order, its word or value
+ * for slot s as key k's in t; slot[i] is result i's, the NULL group's
+ * (the count returned) for a NULL result.
+ */
+uint32 key_tables_number_results(GroupKey *key, const struct MemoResult *const *results, int32 n, int64 *slot,
+                                 KeyTables *t, int k);
+
 /* Most slots a key may have on the GPU: its groups' cells stay in device memory a scan can take. */
 constexpr int64 kMaxKeySlots = 1 << 20;
 /*

@@ -202,43 +202,6 @@ bool page_may_raise(GroupKey *key, TupleDesc desc, HeapTupleData *tuples, int n,
     return false;
 }
 
-/* The slots of the results remembered: each distinct key one, in order; slot[i] is result i's. */
-uint32 number_slots(GroupKey *key, const MemoResult **results, int32 n, int64 *slot, KeyTables *t, int k)
-{
-    int32 *order = static_cast<int32 *>(palloc(sizeof(int32) * n));
-    int32 live = 0;
-    for (int32 i = 0; i < n; i++)
-        if (!results[i]->isnull)
-            order[live++] = i;
-    const bool text = group_key_is_text(key);
-    auto less = [&](int32 a, int32 b) {
-        return text ? text_key_order(results[a]->bytes, results[b]->bytes) < 0 : results[a]->word < results[b]->word;
-    };
-    std::sort(order, order + live, less);
-    uint32 slots = 0;
-    int64 *words = text ? NULL : static_cast<int64 *>(palloc(sizeof(int64) * Max(live, 1)));
-    struct varlena **values =
-        text ? static_cast<struct varlena **>(palloc(sizeof(struct varlena *) * Max(live, 1))) : NULL;
-    for (int32 j = 0; j < live; j++) {
-        const int32 i = order[j];
-        if (j == 0 || less(order[j - 1], i)) {
-            if (text)
-                values[slots] = results[i]->bytes;
-            else
-                words[slots] = results[i]->word;
-            slots++;
-        }
-        slot[i] = slots - 1;
-    }
-    for (int32 i = 0; i < n; i++)
-        if (results[i]->isnull)
-            slot[i] = slots; /* the NULL group */
-    t->slot_words[k] = words;
-    t->slot_values[k] = values;
-    pfree(order);
-    return slots;
-}
-
 /*
  * A text column's key: the values remembered, as a text column's
  * dictionary, each with the group of its key's result.  A value longer
@@ -282,7 +245,7 @@ bool gpu_table(GroupKey *key, const KeyRows &, gh::PageKey *out, KeyTables *t, i
     if (n == 0)
         return false; /* nothing met yet: every page would come back */
     int64 *slot = static_cast<int64 *>(palloc(sizeof(int64) * n));
-    const uint32 slots = number_slots(key, results, n, slot, t, k);
+    const uint32 slots = key_tables_number_results(key, results, n, slot, t, k);
     if (slots == 0)
         return false; /* every key NULL so far: no group for the GPU to count in */
     const MemoResult *null_result = value_memo_null(key->memo);

@@ -11,6 +11,7 @@
 
 extern "C" {
 #include "access/xact.h"
+#include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "utils/guc.h"
@@ -186,10 +187,30 @@ MemoResult copied(ValueMemo *m, const MemoResult &r)
 
 } // namespace
 
+/* expr with the subexpression `inner` replaced by a NULL constant of its type: what a derived key computes of it */
+Node *without_inner(Node *node, Node *inner)
+{
+    if (node == NULL)
+        return NULL;
+    if (node == inner)
+        return reinterpret_cast<Node *>(makeNullConst(exprType(inner), exprTypmod(inner), exprCollation(inner)));
+    return expression_tree_mutator(node, GH_MUTATOR(without_inner), inner);
+}
+
 ValueMemo *value_memo_open(Expr *expr)
 {
-    /* a parameter is fixed for one execution of a generic plan only */
-    if (contain_mutable_functions(reinterpret_cast<Node *>(expr)) || has_param(reinterpret_cast<Node *>(expr), NULL))
+    return value_memo_open_over(expr, NULL);
+}
+
+ValueMemo *value_memo_open_over(Expr *expr, Node *inner)
+{
+    /*
+     * a parameter is fixed for one execution of a generic plan only; a
+     * derived key's results depend on its inner key's value through the
+     * rest of the expression alone
+     */
+    Node *outer = inner != NULL ? without_inner(reinterpret_cast<Node *>(expr), inner) : reinterpret_cast<Node *>(expr);
+    if (contain_mutable_functions(outer) || has_param(reinterpret_cast<Node *>(expr), NULL))
         return memo_create(CurrentMemoryContext, NULL);
     if (!callback_registered) {
         CacheRegisterSyscacheCallback(PROCOID, functions_changed, 0);

@@ -48,6 +48,14 @@ struct ValueMemo;
 ValueMemo *value_memo_open(Expr *expr);
 
 /*
+ * The same for a key remembered by the value of a subexpression, inner
+ * (derived_key.cpp's inner key): its results are the backend's where the
+ * rest of expr is immutable, since the inner key's word names the same
+ * inner value under any setting (an hour of the day, a bucket's instant).
+ */
+ValueMemo *value_memo_open_over(Expr *expr, Node *inner);
+
+/*
  * The numbers of a text column's values (text_ids.h), which are the
  * values this memo remembers results by: made on the first call, they
  * last as long as the memo.

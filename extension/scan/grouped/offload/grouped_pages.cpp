@@ -9,6 +9,7 @@
 
 #include "../../heap/page_layout.h"
 #include "../../keys/key_kind.h"
+#include "../../keys/key_quals.h"
 #include "../../keys/text_memo.h"
 #include "../../keys/value_memo.h"
 
@@ -305,6 +306,9 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
      * every page to the host.
      */
     bool host_clauses = false;
+    /* clauses of one atom over a key (computed_atom.h), which may become filter keys after the GROUP BY keys */
+    ComputedAtom *over_keys[gh::kMaxPageKeys];
+    int nover = 0;
     if (host.quals != NULL) {
         const NativeQuals &quals = *host.quals;
         for (int i = 0; i < quals.count;) {
@@ -339,6 +343,11 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
                     spec.quals[spec.nquals++].clause = clause;
                 }
             }
+            if (!always && end == i + 1 && quals.quals[i].computed != NULL && nover < gh::kMaxPageKeys) {
+                over_keys[nover++] = quals.quals[i].computed;
+                i = end;
+                continue;
+            }
             i = end;
             if (!fits) {
                 spec.nquals = first;
@@ -348,13 +357,6 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
             if (!always && spec.nquals == first) /* no row passes: the host counts nothing, quickly */
                 return refuse(gp, "no row can pass the WHERE clause");
         }
-    }
-    if (host_clauses) {
-        if (spec.nquals == 0)
-            return refuse(gp, "WHERE clauses the GPU does not hold (over an expression only the host computes, past "
-                              "six comparisons, or of a column it does not read), and no other for it to leave "
-                              "pages by");
-        spec.rows_to_host = 1;
     }
     for (int a = 0; a < ga->naggs; a++) {
         if (a != h && ga->aggs[a].kind == AggKind::histogram) {
@@ -389,9 +391,6 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
          * host's work, not the table's.  Without a native clause every page
          * would come back.
          */
-        if (spec.nquals == 0)
-            return refuse(gp, "a GROUP BY key the executor computes row by row, and no native WHERE clause for "
-                              "the GPU to leave pages by");
         spec.rows_to_host = 1;
     } else {
         for (int k = 0; k < nkeys; k++) {
@@ -405,6 +404,35 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
                                            k + 1, keys[k].def.ops->describe(&keys[k])));
             spec.nkeys++;
         }
+    }
+    /*
+     * A clause over a key (the local hour, a date, `host LIKE ...` by
+     * value) as a filter key after the GROUP BY keys, where the four
+     * leave room and its key has a table; else it is the host's, as
+     * above.
+     */
+    for (int i = 0; i < nover; i++) {
+        if (spec.nkeys == gh::kMaxPageKeys ||
+            !key_qual_gpu_filter(over_keys[i], KeyRows{RelationGetRelid(host.rel), host.quals}, desc,
+                                 &spec.keys[spec.nkeys], &gp->tables, spec.nkeys)) {
+            spec.keys[spec.nkeys] = gh::PageKey{};
+            host_clauses = true;
+            continue;
+        }
+        spec.nkeys++;
+    }
+    bool filters = false;
+    for (int k = 0; k < spec.nkeys; k++)
+        filters = filters || spec.keys[k].filter != 0;
+    if (gp->keys_by_rows && spec.nquals == 0 && !filters)
+        return refuse(gp, "a GROUP BY key the executor computes row by row, and no native WHERE clause for "
+                          "the GPU to leave pages by");
+    if (host_clauses) {
+        if (spec.nquals == 0 && !filters)
+            return refuse(gp, "WHERE clauses the GPU does not hold (over an expression only the host computes, past "
+                              "six comparisons, or of a column it does not read), and no other for it to leave "
+                              "pages by");
+        spec.rows_to_host = 1;
     }
     /*
      * The GPU's groups join the host's table: where it cannot flush (the
@@ -561,7 +589,8 @@ bool key_unmet(const HostPages &host)
         if (key.def.ops == &column_key_kind && key.def.as_bytes &&
             text_memo_values(RelationGetRelid(host.rel), key.def.attno, &values) == 0)
             return true;
-        if (key.def.ops == &value_key_kind && key.memo != NULL && value_memo_count(key.memo) == 0)
+        if ((key.def.ops == &value_key_kind || key.def.ops == &derived_key_kind) && key.memo != NULL &&
+            value_memo_count(key.memo) == 0)
             return true;
     }
     return false;
@@ -725,6 +754,8 @@ bool next_counted_group(GroupedPages *gp, HeapReader *reader, CountedKey *key, c
         /* the group's number back into each key's slot: the last key varies fastest */
         *key = CountedKey{};
         for (int k = spec.nkeys - 1; k >= 0; k--) {
+            if (spec.keys[k].filter != 0) /* a WHERE clause's key, after the GROUP BY keys: no group */
+                continue;
             const int64 radix = static_cast<int64>(spec.keys[k].slots) + 1;
             const int64 slot = g % radix;
             g /= radix;
