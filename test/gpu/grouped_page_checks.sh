@@ -194,10 +194,10 @@ check "the metrics table: device_id IN (two devices and the long name), the hour
     "SELECT date_trunc('hour', time) AS hour, gpu_histogram(cpu, 0, 1, 16) AS h, count(*) AS n FROM gh_gpm WHERE device_id IN ('device-1', 'device-2', repeat('long device name ', 12)) AND time >= '2024-03-09' AND time < '2024-03-16' GROUP BY 1"
 check "the metrics table: device_id NOT IN and <>, GROUP BY g" "$serial" \
     "SELECT g, gpu_histogram(cpu, 0, 1, 16) AS h, count(*) AS n FROM gh_gpm WHERE device_id NOT IN ('device-7', 'device-70') AND device_id <> 'device-8' GROUP BY g"
-# a clause only the executor evaluates (LIKE) beside native ones: the GPU applies the time range and
-# hands the host the pages with rows in it
-check "the metrics table: device_id LIKE beside a day's range, the hourly heatmap: the range's pages the host's" "$serial" \
-    "SELECT date_trunc('hour', time) AS hour, gpu_histogram(cpu, 0, 1, 16) AS h, count(*) AS n FROM gh_gpm WHERE time >= '2024-03-09' AND time < '2024-03-10' AND device_id LIKE 'device-1%' GROUP BY 1" 1
+# a clause only the executor evaluates (a LIKE over two columns) beside native ones: the GPU applies the
+# time range and hands the host the pages with rows in it
+check "the metrics table: a LIKE of two columns beside a day's range, the hourly heatmap: the range's pages the host's" "$serial" \
+    "SELECT date_trunc('hour', time) AS hour, gpu_histogram(cpu, 0, 1, 16) AS h, count(*) AS n FROM gh_gpm WHERE time >= '2024-03-09' AND time < '2024-03-10' AND device_id || g LIKE 'device-1%' GROUP BY 1" 1
 # keys by value (scan/keys/value_key.cpp): a first query in the same session meets each value of g,
 # and the answer compared is the second's, whose GPU table holds them all
 q="SELECT g % 10 AS k, gpu_histogram(cpu, 0, 1, 16) AS h, count(*) AS n FROM gh_gpm GROUP BY 1"
