@@ -150,12 +150,9 @@ Answer recalled(const KeyQual *q, int64 word)
     }
 }
 
-bool passes(ComputedAtom *a, TupleDesc desc, HeapTupleData *t)
+/* Whether the key's value at word passes (the operator asked once a word, as passes() asks it). */
+bool word_passes(KeyQual *q, int64 word)
 {
-    KeyQual *q = reinterpret_cast<KeyQual *>(a);
-    int64 word;
-    if (!group_key_word(&q->key, desc, t, &word))
-        return q->null_key_passes;
     if (q->truth)
         return word != 0;
     const Answer known = recalled(q, word);
@@ -164,6 +161,15 @@ bool passes(ComputedAtom *a, TupleDesc desc, HeapTupleData *t)
     const bool pass = ask(q, word);
     remember(q, word, pass ? kPasses : kFails);
     return pass;
+}
+
+bool passes(ComputedAtom *a, TupleDesc desc, HeapTupleData *t)
+{
+    KeyQual *q = reinterpret_cast<KeyQual *>(a);
+    int64 word;
+    if (!group_key_word(&q->key, desc, t, &word))
+        return q->null_key_passes;
+    return word_passes(q, word);
 }
 
 void set_list(KeyQual *q, Datum array)
@@ -370,19 +376,6 @@ ComputedAtom *truth_match(Node *clause, Index relid, TupleDesc desc, PlanState *
     KeyQual *q = new_key_qual(def, desc, parent, cxt);
     q->truth = true;
     return &q->base;
-}
-
-/* Whether the key's value at word passes (the operator asked once a word, as passes() asks it). */
-bool word_passes(KeyQual *q, int64 word)
-{
-    if (q->truth)
-        return word != 0;
-    const Answer known = recalled(q, word);
-    if (known != kUnknown)
-        return known == kPasses;
-    const bool pass = ask(q, word);
-    remember(q, word, pass ? kPasses : kFails);
-    return pass;
 }
 
 /* Most slots a clause's GPU table answers: each is one question to the operator, once per scan. */

@@ -577,8 +577,8 @@ void remember_text_keys(const GroupedPages *gp, const HostPages &host)
 
 /*
  * A plain text column among the keys that this backend has never met
- * (text_memo.h), or a key by value whose memo holds no value yet
- * (value_memo.h).
+ * (text_memo.h), or a key by value or derived key whose memo holds no
+ * value yet (value_memo.h).
  */
 bool key_unmet(const HostPages &host)
 {

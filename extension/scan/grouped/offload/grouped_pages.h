@@ -19,9 +19,11 @@
  * further histograms (the first is the spec's own), counts of other
  * columns, sums, means, minimums and maximums (value_aggs.h) in all; at
  * most four keys, each a
- * plain integer or date column, a time bucket of a timestamp column, or a
- * width_bucket; a WHERE clause the scan evaluates natively, of at most
- * six comparisons.  The spec is built at the first page after the first
+ * plain integer or date column, a time bucket of a timestamp column, a
+ * width_bucket, a key by value or a key of one of these (derived_key.cpp);
+ * a WHERE clause the scan evaluates natively, of at most six comparisons,
+ * and clauses over keys (key_quals.h), each one of the four keys (a
+ * PageKey filter).  The spec is built at the first page after the first
  * row was counted on the host, which evaluated the arguments as the
  * aggregate does; pages before it, pages that are not all-visible, pages
  * the GPU leaves (a key it cannot place), and batches the service has no
