@@ -81,10 +81,12 @@ RESET parallel_setup_cost;
 SET max_parallel_workers_per_gather = 0;
 VACUUM dk_t;
 SET gpu_histogram.debug_pages_on_cpu = on;
+SET gpu_histogram.debug_pages_per_batch = 8;
 SET client_min_messages = debug1;
 SELECT CAST(extract(hour FROM ts) AS integer) AS k, gpu_histogram(x, 0, 1, 8) FROM dk_t GROUP BY 1 ORDER BY 1 LIMIT 2;
 RESET client_min_messages;
 SELECT c.* FROM rt_compare($$SELECT CAST(extract(hour FROM ts) AS integer) AS k, gpu_histogram(x, 0, 1, 8) AS h FROM dk_t GROUP BY 1$$) c;
+RESET gpu_histogram.debug_pages_per_batch;
 RESET gpu_histogram.debug_pages_on_cpu;
 
 -- a reading a second: most pages lie in one hour, whose inner key the
