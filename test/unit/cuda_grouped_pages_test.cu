@@ -1894,6 +1894,29 @@ TEST_F(GroupedPages, IntervalsKeyInGlobalCounters)
 }
 
 /*
+ * 120 pages of rows in time order, with jitter, from before kT0, and eight
+ * planted rows a page; *end is where a key's table of their times ends:
+ * the last rows lie past it, so their pages are the host's.
+ */
+Written time_ordered_pages(std::mt19937_64 &rng, const Draw &d, const Layout &layout, int64_t *end)
+{
+    size_t r = 0;
+    Written written = write_pages(
+        layout, 0, 120, rng,
+        [&] {
+            std::vector<Datum> row = draw_row(rng, d);
+            if (!row[kStamp - 1].null)
+                row[kStamp - 1] = heap_pages::int_datum(kT0 - 500 + static_cast<int64_t>(r * 3 + rng() % 8));
+            r++;
+            return row;
+        },
+        [&](std::vector<Datum> &row) { row.resize(kColumns); },
+        8);
+    *end = kT0 - 500 + static_cast<int64_t>(r * 3) - 700;
+    return written;
+}
+
+/*
  * A periodic field of the local time (date_field_key.cpp's hour of the
  * day): 24 slots of units of 40 µs, over three intervals of different
  * offsets, one of them negative and one not a whole unit, with rows before,
@@ -1906,19 +1929,9 @@ TEST_F(GroupedPages, LocalPeriodKeyAcrossOffsets)
     d.key_type = PageValueType::int4;
     d.values = BucketSpec{-5, 5, 16, BucketRule::pg16};
     const Layout layout = table_layout(d.key_type);
-    size_t r = 0;
-    Written written = write_pages(
-        layout, 0, 120, rng,
-        [&] {
-            std::vector<Datum> row = draw_row(rng, d);
-            if (!row[kStamp - 1].null) /* time order, with jitter, from before the table */
-                row[kStamp - 1] = heap_pages::int_datum(kT0 - 500 + static_cast<int64_t>(r * 3 + rng() % 8));
-            r++;
-            return row;
-        },
-        [&](std::vector<Datum> &row) { row.resize(kColumns); },
-        8);
-    const int64_t end = kT0 - 500 + static_cast<int64_t>(r * 3) - 700, third = (end - kT0) / 3;
+    int64_t end = 0;
+    const Written written = time_ordered_pages(rng, d, layout, &end);
+    const int64_t third = (end - kT0) / 3;
     ASSERT_GT(third, 2000) << "rows in every interval";
     std::vector<int64_t> table{1, 2};
     GroupedPageSpec spec{};
@@ -1945,20 +1958,9 @@ TEST_F(GroupedPages, RemappedKeysAndClausesOverKeys)
     d.key_type = PageValueType::int4;
     d.values = BucketSpec{-5, 5, 16, BucketRule::pg16};
     const Layout layout = table_layout(d.key_type);
-    size_t r = 0;
-    Written written = write_pages(
-        layout, 0, 120, rng,
-        [&] {
-            std::vector<Datum> row = draw_row(rng, d);
-            if (!row[kStamp - 1].null)
-                row[kStamp - 1] = heap_pages::int_datum(kT0 - 500 + static_cast<int64_t>(r * 3 + rng() % 8));
-            r++;
-            return row;
-        },
-        [&](std::vector<Datum> &row) { row.resize(kColumns); },
-        8);
-    /* the last rows lie past the table's end: their pages are the host's */
-    const int64_t end = kT0 - 500 + static_cast<int64_t>(r * 3) - 700, half = (end - kT0) / 2;
+    int64_t end = 0;
+    const Written written = time_ordered_pages(rng, d, layout, &end);
+    const int64_t half = (end - kT0) / 2;
     std::vector<int64_t> table{1, 2};
     GroupedPageSpec spec{};
     spec.value = column(layout, kValue, PageValueType::float8);

@@ -211,7 +211,6 @@ bool gpu_table(GroupKey *key, const KeyRows &rows, gh::PageKey *out, KeyTables *
     if (m == 0)
         return false;
     int64 *slot = static_cast<int64 *>(palloc(sizeof(int64) * m));
-    t->slot_words[k] = NULL;
     const uint32 slots = key_tables_number_results(key, found, m, slot, t, k);
     if (slots == 0)
         return false; /* every result NULL so far: no group to count in */

@@ -411,6 +411,7 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
      * leave room and its key has a table; else it is the host's, as
      * above.
      */
+    int filters = 0;
     for (int i = 0; i < nover; i++) {
         if (spec.nkeys == gh::kMaxPageKeys ||
             !key_qual_gpu_filter(over_keys[i], KeyRows{RelationGetRelid(host.rel), host.quals}, desc,
@@ -420,15 +421,13 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
             continue;
         }
         spec.nkeys++;
+        filters++;
     }
-    bool filters = false;
-    for (int k = 0; k < spec.nkeys; k++)
-        filters = filters || spec.keys[k].filter != 0;
-    if (gp->keys_by_rows && spec.nquals == 0 && !filters)
+    if (gp->keys_by_rows && spec.nquals == 0 && filters == 0)
         return refuse(gp, "a GROUP BY key the executor computes row by row, and no native WHERE clause for "
                           "the GPU to leave pages by");
     if (host_clauses) {
-        if (spec.nquals == 0 && !filters)
+        if (spec.nquals == 0 && filters == 0)
             return refuse(gp, "WHERE clauses the GPU does not hold (over an expression only the host computes, past "
                               "six comparisons, or of a column it does not read), and no other for it to leave "
                               "pages by");
