@@ -61,6 +61,9 @@ SHAPES = {
     "15 min, a week, g IN (1, 2, 3) (+)": ([("int", FIFTEEN)], BUCKET, f"{GRAFANA_WEEK} AND g IN (1, 2, 3)", ()),
     "15 min, a week, host IN (+)": ([("int", FIFTEEN)], BUCKET,
                                     f"{GRAFANA_WEEK} AND host IN ('host-1', 'host-2', 'host-3')", ()),
+    "15 min, a week": ([("int", FIFTEEN)], BUCKET, GRAFANA_WEEK, ()),
+    # New York's whole-hour offsets: the local quarter hour is the UTC one
+    "quarter hours by hand, a week (+)": ([("epoch", f"to_timestamp({FIFTEEN})")], BUCKET, GRAFANA_WEEK, ()),
     "histogram, one host": ([], BUCKET, "host = 'host-7'", ()),
     "Grafana 1 minute, 2 days": ([("int", "floor(epoch(ts) / 60) * 60")], BUCKET, DAYS_2, ()),
     "Grafana epoch ms, 1 minute, a day (+)": ([("int", "(floor(epoch(ts) * 1000 / 60000) * 60000)::BIGINT")],

@@ -134,4 +134,23 @@ bool builtin_time_shift(const OpExpr *op, bool *minus)
     return false;
 }
 
+bool builtin_interval_times(const OpExpr *op, const Node **interval, const Node **factor)
+{
+    if (list_length(op->args) != 2)
+        return false;
+    const Node *l = static_cast<const Node *>(linitial(op->args));
+    const Node *r = static_cast<const Node *>(lsecond(op->args));
+    switch (operator_function(op)) {
+    case F_INTERVAL_MUL:
+        *interval = l;
+        *factor = r;
+        return true;
+    case F_MUL_D_INTERVAL:
+        *interval = r;
+        *factor = l;
+        return true;
+    }
+    return false;
+}
+
 } // namespace gpu_histogram

@@ -54,6 +54,13 @@ bool builtin_time_zone_cast(const FuncExpr *f);
 /* Whether op is the built-in timestamp or timestamptz plus or minus an interval; *minus for the latter. */
 bool builtin_time_shift(const OpExpr *op, bool *minus);
 
+/*
+ * Whether op is the built-in interval times float8 (interval_mul, or
+ * mul_d_interval with the operands the other way round): *interval and
+ * *factor are its two operands.
+ */
+bool builtin_interval_times(const OpExpr *op, const Node **interval, const Node **factor);
+
 } // namespace gpu_histogram
 
 #endif /* GH_SCAN_BUILTIN_OPS_H */

@@ -62,6 +62,14 @@ struct Walk {
     List *divisions;
     bool zoned;       /* a step through a zone's local time (MonotoneShape.zoned) ... */
     List *zone_steps; /* ... and each such step (MonotoneShape.zone_steps) */
+    /*
+     * Inside the factor of a unit's part (unit_part): the time truncated,
+     * whose field below the unit is the factor's one input in place of the
+     * column, and that field (DTK_SECOND, DTK_MINUTE or DTK_HOUR); NULL
+     * elsewhere.
+     */
+    const Node *part_of;
+    int part_field;
 };
 
 /* Seconds from 1970-01-01 to PostgreSQL's epoch, 2000-01-01: extract(epoch) counts from the first. */
@@ -131,6 +139,7 @@ bool fits(Oid type, const Span &s)
 
 bool step(const Node *n, Walk *w, Span *out);
 bool date_epoch(const FuncExpr *f, Walk *w, Span *out);
+bool part_field_division(const Node *dividend, double divisor, const Walk *w);
 
 /*
  * x + c, x - c, c + x, x * c, c * x, x / c for a constant c (c > 0 for * and /):
@@ -195,7 +204,10 @@ bool arithmetic(const OpExpr *op, Walk *w, Span *out)
         *out = {s.lo / c, s.hi / c, s.tiny / c, s.minus_zero};
         if (integer_type(type))
             *out = {std::trunc(out->lo), std::trunc(out->hi), 1, false};
-        if (type == NUMERICOID) {
+        if (type == NUMERICOID && w->part_of != NULL) {
+            if (!part_field_division(x, c, w))
+                return false;
+        } else if (type == NUMERICOID) {
             if (!expression_fixed_scale(x))
                 return false; /* the dividend's own scale enters the quotient's: it must be one */
             w->divisions = lappend(w->divisions, const_cast<OpExpr *>(op));
@@ -549,12 +561,144 @@ bool local_time(const FuncExpr *f, Walk *w, Span *out)
     return out->lo > MIN_TIMESTAMP + day && out->hi < END_TIMESTAMP - day;
 }
 
+/* The field of a unit's part as the walk meets it: extract(field FROM x) or date_part(field, x) of its x. */
+bool is_part_field(const Node *n, const Walk *w)
+{
+    while (IsA(n, RelabelType))
+        n = reinterpret_cast<const Node *>(reinterpret_cast<const RelabelType *>(n)->arg);
+    if (!IsA(n, FuncExpr))
+        return false;
+    const FuncExpr *f = reinterpret_cast<const FuncExpr *>(n);
+    switch (f->funcid) {
+    case F_EXTRACT_TEXT_TIMESTAMPTZ:
+    case F_EXTRACT_TEXT_TIMESTAMP:
+    case F_DATE_PART_TEXT_TIMESTAMPTZ:
+    case F_DATE_PART_TEXT_TIMESTAMP: break;
+    default: return false;
+    }
+    const char *name = field_name(static_cast<const Node *>(linitial(f->args)));
+    int field;
+    return name != NULL && DecodeUnits(0, const_cast<char *>(name), &field) == UNITS && field == w->part_field &&
+           equal(lsecond(f->args), w->part_of);
+}
+
+/*
+ * The field's values: the hour of the day, the minute of the hour, whole
+ * numbers from 0 (extract's numeric of scale 0, date_part's float8), and
+ * the second of the minute with its microseconds (scale 6), below 60: a
+ * timestamp has no leap second.
+ */
+Span part_field_span(const Walk *w)
+{
+    switch (w->part_field) {
+    case DTK_HOUR: return {0, 23, 1, false};
+    case DTK_MINUTE: return {0, 59, 1, false};
+    }
+    return {0, 59.999999, 1e-6, false};
+}
+
+/*
+ * numeric_div of the field by a constant c from 1 to a million: the
+ * quotient is rounded to a scale that depends on the dividend
+ * (monotone_key.cpp checks one scale over a table, which a field that
+ * starts again at 0 each unit never keeps), but never to fewer than 16
+ * digits: select_div_scale takes 16 less 4 per NBASE digit the quotient's
+ * integer part has, and it has at most one (a field below 60, c >= 1).
+ * The field's values lie a microsecond apart at least, so distinct
+ * quotients lie 1e-12 apart, farther than two roundings at 16 digits
+ * can move them: order is kept.  Zero divided is exactly zero.
+ */
+bool part_field_division(const Node *dividend, double divisor, const Walk *w)
+{
+    return is_part_field(dividend, w) && divisor >= 1 && divisor <= 1e6;
+}
+
+/*
+ * A part of a unit: date_trunc(unit, x) + interval * factor, where the
+ * unit is a day, an hour or a minute, the interval a constant of time
+ * only, and the factor a float8 built of this file's steps from the field
+ * just below the unit (the hour of the day, the minute of the hour, the
+ * second of the minute) of the same x: Superset's and hand-written
+ * sub-hour groups, date_trunc('hour', ts) + interval '15 minutes' *
+ * floor(extract(minute FROM ts) / 15).  Within one unit of x's local time
+ * the truncation is one value and the field grows with x, so the sum does
+ * not decrease there; from one unit to the next it may (interval '15
+ * minutes' * extract(minute FROM ts) reaches past the next hour's start),
+ * so a key table's intervals are cut where the unit changes (zone_steps.h's
+ * same_unit).  interval_mul of a time-only interval is its microseconds
+ * times the factor, rounded (rint), which keeps order for a positive
+ * interval and raises only past int64, which the factor's span keeps far
+ * from; the sum adds those microseconds, and raises only outside the
+ * timestamp range, which the span keeps clear of.
+ */
+bool unit_part(const OpExpr *op, Walk *w, Span *out)
+{
+    bool minus;
+    const Node *interval, *factor;
+    if (w->part_of != NULL || !builtin_time_shift(op, &minus) || minus)
+        return false;
+    const Node *l = static_cast<const Node *>(linitial(op->args));
+    const Node *r = static_cast<const Node *>(lsecond(op->args));
+    if (!IsA(l, FuncExpr) || !IsA(r, OpExpr) ||
+        !builtin_interval_times(reinterpret_cast<const OpExpr *>(r), &interval, &factor))
+        return false;
+    const FuncExpr *trunc = reinterpret_cast<const FuncExpr *>(l);
+    if ((trunc->funcid != F_DATE_TRUNC_TEXT_TIMESTAMPTZ && trunc->funcid != F_DATE_TRUNC_TEXT_TIMESTAMP) ||
+        list_length(trunc->args) != 2 || !IsA(linitial(trunc->args), Const) ||
+        static_cast<const Const *>(linitial(trunc->args))->constisnull || !IsA(interval, Const) ||
+        reinterpret_cast<const Const *>(interval)->constisnull || exprType(factor) != FLOAT8OID)
+        return false;
+    const Interval *iv = DatumGetIntervalP(reinterpret_cast<const Const *>(interval)->constvalue);
+    if (iv->month != 0 || iv->day != 0 || iv->time <= 0) /* an infinite interval (PostgreSQL 17) has months */
+        return false;
+    int field;
+    int64 unit_usecs;
+    switch (time_key_trunc_unit(TextDatumGetCString(static_cast<const Const *>(linitial(trunc->args))->constvalue))) {
+    case DTK_DAY:
+        field = DTK_HOUR;
+        unit_usecs = USECS_PER_DAY;
+        break;
+    case DTK_HOUR:
+        field = DTK_MINUTE;
+        unit_usecs = USECS_PER_HOUR;
+        break;
+    case DTK_MINUTE:
+        field = DTK_SECOND;
+        unit_usecs = USECS_PER_MINUTE;
+        break;
+    default: return false;
+    }
+    const Node *x = static_cast<const Node *>(lsecond(trunc->args));
+    Span t, f;
+    if (!truncation(trunc, w, &t))
+        return false;
+    w->part_of = x;
+    w->part_field = field;
+    const bool stepped = step(factor, w, &f);
+    w->part_of = NULL;
+    const double usecs = static_cast<double>(iv->time);
+    if (!stepped || !(std::fabs(usecs * f.lo) < 1e18 && std::fabs(usecs * f.hi) < 1e18))
+        return false;
+    ZoneStep z{};
+    z.unit_usecs = unit_usecs;
+    z.zoned_input = exprType(x) == TIMESTAMPTZOID;
+    add_zone_step(w, ZoneStepKind::same_unit, x, z);
+    const double day = static_cast<double>(USECS_PER_DAY);
+    *out = {t.lo + std::min(0.0, usecs * f.lo), t.hi + std::max(0.0, usecs * f.hi), 1, false};
+    return out->lo > MIN_TIMESTAMP + day && out->hi < END_TIMESTAMP - day;
+}
 
 bool step(const Node *n, Walk *w, Span *out)
 {
+    if (w->part_of != NULL && is_part_field(n, w)) {
+        *out = part_field_span(w);
+        return true;
+    }
     if (IsA(n, RelabelType))
         return step(reinterpret_cast<const Node *>(reinterpret_cast<const RelabelType *>(n)->arg), w, out);
     if (IsA(n, Var)) {
+        if (w->part_of != NULL)
+            return false; /* a unit's part reads its field, not the column */
         const Var *v = reinterpret_cast<const Var *>(n);
         if ((w->relid != 0 && v->varno != static_cast<int>(w->relid)) || v->varlevelsup != 0 ||
             v->varattno <= 0 ||
@@ -575,7 +719,7 @@ bool step(const Node *n, Walk *w, Span *out)
     }
     if (IsA(n, OpExpr)) {
         const OpExpr *op = reinterpret_cast<const OpExpr *>(n);
-        return shift(op, w, out) || arithmetic(op, w, out);
+        return shift(op, w, out) || unit_part(op, w, out) || arithmetic(op, w, out);
     }
     if (IsA(n, FuncExpr)) {
         const FuncExpr *f = reinterpret_cast<const FuncExpr *>(n);
@@ -589,7 +733,7 @@ bool step(const Node *n, Walk *w, Span *out)
 
 bool monotone_shape(const Expr *expr, Index relid, MonotoneShape *out)
 {
-    Walk w{relid, NULL, NIL, false, NIL};
+    Walk w{relid, NULL, NIL, false, NIL, NULL, 0};
     Span s;
     if (!step(reinterpret_cast<const Node *>(expr), &w, &s) || w.column == NULL)
         return false;

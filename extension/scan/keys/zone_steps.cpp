@@ -126,6 +126,12 @@ bool zone_step_holds(const ZoneStep &step, pg_tz *tz, int64 lo, int64 hi)
         const Datum b = DirectFunctionCall2(timestamp_trunc, step.unit->constvalue, TimestampGetDatum(hi + offset));
         return out_of_local(tz, DatumGetTimestamp(a), DatumGetTimestamp(b));
     }
+    case ZoneStepKind::same_unit:
+        /* a timestamp's fields are its own; local time's units start at multiples of their length */
+        offset = 0;
+        if (step.zoned_input && !into_local(tz, lo, hi, &offset))
+            return false;
+        return floor_div(lo + offset, step.unit_usecs) == floor_div(hi + offset, step.unit_usecs);
     }
     return false;
 }

@@ -24,7 +24,13 @@
  *     for the first transition after the local time less a day);
  *   - ts + interval of days (timestamptz_pl_interval: into local time, the
  *     days added, out again) and date_trunc(unit, ts) in the session's
- *     zone (into local time, truncated, and from a day up out again).
+ *     zone (into local time, truncated, and from a day up out again);
+ *   - a part of a unit, date_trunc('hour', ts) + interval '15 minutes' *
+ *     floor(extract(minute FROM ts) / 15): the local times at the two ends
+ *     lie in one unit (one hour), into local time for a timestamptz.  The
+ *     part grows with the field inside a unit but may reach past the next
+ *     unit's start (interval '15 minutes' * extract(minute FROM ts)), so
+ *     order is argued only within one.
  * Those cut the table's intervals at the exact instants where an order
  * could break, so a transition costs a few more intervals, not rows sent to
  * the host.
@@ -45,7 +51,8 @@ enum class ZoneStepKind {
     to_local,   /* a timestamptz into local time (a timestamp or a date) */
     from_local, /* a timestamp or date's local time into a timestamptz */
     shift_days, /* a timestamptz plus days, in local time */
-    trunc_local /* date_trunc(unit, ts) of a timestamptz in the session's zone */
+    trunc_local, /* date_trunc(unit, ts) of a timestamptz in the session's zone */
+    same_unit    /* a part of a unit: both ends in one unit of the local time */
 };
 
 /* One such step of a key, as monotone_steps.cpp finds it. */
@@ -57,6 +64,8 @@ struct ZoneStep {
     Const *unit;     /* trunc_local: date_trunc's unit */
     bool redo_zone;  /* trunc_local: from a day up the truncated local time goes back through the zone */
     bool from_date;  /* from_local: the input is a date (days), not a timestamp */
+    int64 unit_usecs; /* same_unit: the unit's length in local time (a second, a minute, an hour, a day) */
+    bool zoned_input; /* same_unit: the input is a timestamptz, whose fields are its local time's */
 };
 
 /*
