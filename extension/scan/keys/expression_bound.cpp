@@ -266,14 +266,93 @@ bool is_integer_cast(Oid funcid)
     return false;
 }
 
-/* x rounded to a whole number (floor, ceil, trunc, round, a cast to an integer), x linear in a column. */
-bool rounded_linear(const Context &c, const Node *n, const Var **col, double *scale)
+/* Whether n is a cast of a number to an integer. */
+bool rounding_cast(const Node *n)
+{
+    return IsA(n, FuncExpr) && is_integer_cast(reinterpret_cast<const FuncExpr *>(n)->funcid) &&
+           list_length(reinterpret_cast<const FuncExpr *>(n)->args) == 1;
+}
+
+/*
+ * The decimal places n rounds its one argument to: 0 for floor, ceil, a
+ * cast to an integer and the like; s for round(x, s) and trunc(x, s) of a
+ * constant s, which is what round(x) and trunc(x) of a numeric become once
+ * the planner inlines them (SQL functions calling round($1, 0)); false
+ * where n is no rounding.
+ */
+bool rounding_places(const Node *n, int *places)
 {
     if (!IsA(n, FuncExpr))
         return false;
     const FuncExpr *f = reinterpret_cast<const FuncExpr *>(n);
-    return (is_rounding(f->funcid) || is_integer_cast(f->funcid)) && list_length(f->args) == 1 &&
-           linear(c, static_cast<const Node *>(linitial(f->args)), col, scale);
+    double s;
+    if ((is_rounding(f->funcid) || is_integer_cast(f->funcid)) && list_length(f->args) == 1) {
+        *places = 0;
+        return true;
+    }
+    if ((f->funcid == F_ROUND_NUMERIC_INT4 || f->funcid == F_TRUNC_NUMERIC_INT4) && list_length(f->args) == 2 &&
+        number(static_cast<const Node *>(lsecond(f->args)), &s) && std::fabs(s) <= 15) {
+        *places = static_cast<int>(s);
+        return true;
+    }
+    return false;
+}
+
+/* x rounded (floor, ceil, trunc, round, a cast to an integer), x linear in a column: one value per 1/scale. */
+bool rounded_linear(const Context &c, const Node *n, const Var **col, double *scale)
+{
+    int places;
+    if (!rounding_places(n, &places) ||
+        !linear(c, static_cast<const Node *>(linitial(reinterpret_cast<const FuncExpr *>(n)->args)), col, scale))
+        return false;
+    *scale *= std::pow(10.0, places);
+    return true;
+}
+
+/*
+ * Whether n is a periodic field as whole numbers (extract(minute FROM ts),
+ * its cast to an integer or a float8): *top, its values' count, is above
+ * the largest of them.
+ */
+bool whole_field(const Node *n, double *top)
+{
+    for (;;) {
+        const Node *a = cast_argument(n);
+        if (a == NULL && rounding_cast(n))
+            a = static_cast<const Node *>(linitial(reinterpret_cast<const FuncExpr *>(n)->args));
+        if (a == NULL)
+            break;
+        n = a;
+    }
+    if (!IsA(n, FuncExpr))
+        return false;
+    const FuncExpr *f = reinterpret_cast<const FuncExpr *>(n);
+    const Const *field = list_length(f->args) == 2 ? constant(static_cast<const Node *>(linitial(f->args))) : NULL;
+    if (!is_extract(f->funcid) || field == NULL || field->consttype != TEXTOID)
+        return false;
+    *top = field_values(TextDatumGetCString(field->constvalue));
+    return *top > 0;
+}
+
+/*
+ * A field divided by a constant k > 0 and rounded, floor(extract(minute
+ * FROM ts) / 15) or extract(minute FROM ts)::int / 15, as a part of a
+ * unit's factor has it: a value per k of the field's, and one more for
+ * the rounding; 0 where n is not such.
+ */
+double divided_field(const Node *n)
+{
+    int places = 0;
+    const bool rounded = rounding_places(n, &places);
+    if (rounded)
+        n = static_cast<const Node *>(linitial(reinterpret_cast<const FuncExpr *>(n)->args));
+    const Node *l, *r;
+    double k, top;
+    const Arithmetic op = binary(n, &l, &r);
+    const bool integer = exprType(n) == INT2OID || exprType(n) == INT4OID || exprType(n) == INT8OID;
+    if (op != Arithmetic::div || !(rounded || integer) || !number(r, &k) || !(k > 0) || !whole_field(l, &top))
+        return 0;
+    return std::floor(top / k * std::pow(10.0, places)) + 2;
 }
 
 double bound(const Context &c, const Node *n);
@@ -424,11 +503,17 @@ double bound(const Context &c, const Node *n)
         /* floor(x), ceil(x), trunc(x), round(x), x::bigint of x linear in the column: one value per 1/scale */
         if (rounded_linear(c, n, &col, &scale))
             return steps(c, col, 1 / std::fabs(scale));
+        const double part = divided_field(n);
+        if (part > 0)
+            return part;
         return product(c, f->args);
     }
     const Node *l, *r;
     const Arithmetic op = binary(n, &l, &r);
     double k;
+    const double part = divided_field(n);
+    if (part > 0)
+        return part;
     /* col / k in integers, or a rounded x / k (Grafana's extract(epoch FROM ts)::bigint / 300): one value per k */
     if (op == Arithmetic::div && number(r, &k) && k != 0 &&
         (exprType(n) == INT2OID || exprType(n) == INT4OID || exprType(n) == INT8OID) &&
