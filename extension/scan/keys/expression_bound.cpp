@@ -310,11 +310,12 @@ bool rounded_linear(const Context &c, const Node *n, const Var **col, double *sc
 }
 
 /*
- * Whether n is a periodic field as whole numbers (extract(minute FROM ts),
- * its cast to an integer or a float8): *top, its values' count, is above
- * the largest of them.
+ * Whether n is a periodic field (extract(minute FROM ts), its cast to an
+ * integer or a float8), whose values lie in [0, *top]: a field of whole
+ * numbers below its count of values, the second below 60 with its
+ * microseconds (which a cast to an integer may round up to 60).
  */
-bool whole_field(const Node *n, double *top)
+bool bounded_field(const Node *n, double *top)
 {
     for (;;) {
         const Node *a = cast_argument(n);
@@ -330,15 +331,17 @@ bool whole_field(const Node *n, double *top)
     const Const *field = list_length(f->args) == 2 ? constant(static_cast<const Node *>(linitial(f->args))) : NULL;
     if (!is_extract(f->funcid) || field == NULL || field->consttype != TEXTOID)
         return false;
-    *top = field_values(TextDatumGetCString(field->constvalue));
+    const char *name = TextDatumGetCString(field->constvalue);
+    *top = pg_strcasecmp(name, "second") == 0 ? 60 : field_values(name);
     return *top > 0;
 }
 
 /*
  * A field divided by a constant k > 0 and rounded, floor(extract(minute
  * FROM ts) / 15) or extract(minute FROM ts)::int / 15, as a part of a
- * unit's factor has it: a value per k of the field's, and one more for
- * the rounding; 0 where n is not such.
+ * unit's factor has it: values in [0, top / k] on a grid of 1 (or of
+ * 10^-places), one per k of the field's and one more; 0 where n is not
+ * such.
  */
 double divided_field(const Node *n)
 {
@@ -350,9 +353,9 @@ double divided_field(const Node *n)
     double k, top;
     const Arithmetic op = binary(n, &l, &r);
     const bool integer = exprType(n) == INT2OID || exprType(n) == INT4OID || exprType(n) == INT8OID;
-    if (op != Arithmetic::div || !(rounded || integer) || !number(r, &k) || !(k > 0) || !whole_field(l, &top))
+    if (op != Arithmetic::div || !(rounded || integer) || !number(r, &k) || !(k > 0) || !bounded_field(l, &top))
         return 0;
-    return std::floor(top / k * std::pow(10.0, places)) + 2;
+    return std::floor(top / k * std::pow(10.0, places)) + 1;
 }
 
 double bound(const Context &c, const Node *n);
