@@ -93,6 +93,11 @@ FROM (VALUES ('UTC'), ('Europe/Berlin'), ('America/New_York'), ('Asia/Kathmandu'
   -- minute buckets over a range
   ($$SELECT date_trunc('minute', ts), gpu_histogram(x, 0, 1, 8) FROM dash
      WHERE ts >= '2026-03-29 00:00+00' AND ts < '2026-03-30 00:00+00' GROUP BY 1$$),
+  -- quarter hours written by hand, of the time with a zone and of one without, through the changes
+  ($$SELECT date_trunc('hour', ts) + interval '15 minutes' * floor(extract(minute FROM ts) / 15) AS "time", count(*),
+            gpu_histogram(x, 0, 1, 8) FROM dash WHERE ts >= '2026-03-27' AND ts < '2026-04-08' GROUP BY 1$$),
+  ($$SELECT date_trunc('hour', lts) + (date_part('minute', lts)::int / 15) * interval '15 minutes', gpu_histogram(x, 0, 1, 8)
+     FROM dash GROUP BY 1$$),
   -- any other key
   ($$SELECT lower(s), gpu_histogram(x, 0, 1, 8) FROM dash GROUP BY 1$$),
   ($$SELECT to_char(ts, 'YYYY-MM'), gpu_histogram(x, 0, 1, 8) FROM dash WHERE ts < '2026-06-01' GROUP BY 1$$),
