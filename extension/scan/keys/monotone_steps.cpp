@@ -280,6 +280,18 @@ const char *field_name(const Node *field)
     return downcase_truncate_identifier(name, strlen(name), false);
 }
 
+/* The constant field of extract() or date_part() of a timestamp or timestamptz, lower-cased; NULL for any other. */
+const char *time_field_name(const FuncExpr *f)
+{
+    switch (f->funcid) {
+    case F_EXTRACT_TEXT_TIMESTAMPTZ:
+    case F_EXTRACT_TEXT_TIMESTAMP:
+    case F_DATE_PART_TEXT_TIMESTAMPTZ:
+    case F_DATE_PART_TEXT_TIMESTAMP: return field_name(static_cast<const Node *>(linitial(f->args)));
+    }
+    return NULL;
+}
+
 /*
  * extract(epoch FROM ts) and date_part('epoch', ts): the seconds since
  * 1970-01-01 of the stored time, exact in numeric (microseconds over a
@@ -290,14 +302,7 @@ bool epoch(const FuncExpr *f, Walk *w, Span *out)
 {
     if (f->funcid == F_EXTRACT_TEXT_DATE)
         return date_epoch(f, w, out);
-    switch (f->funcid) {
-    case F_EXTRACT_TEXT_TIMESTAMPTZ:
-    case F_EXTRACT_TEXT_TIMESTAMP:
-    case F_DATE_PART_TEXT_TIMESTAMPTZ:
-    case F_DATE_PART_TEXT_TIMESTAMP: break;
-    default: return false;
-    }
-    const char *name = field_name(static_cast<const Node *>(linitial(f->args)));
+    const char *name = time_field_name(f);
     if (name == NULL || strcmp(name, "epoch") != 0)
         return false;
     Span s;
@@ -569,14 +574,7 @@ bool is_part_field(const Node *n, const Walk *w)
     if (!IsA(n, FuncExpr))
         return false;
     const FuncExpr *f = reinterpret_cast<const FuncExpr *>(n);
-    switch (f->funcid) {
-    case F_EXTRACT_TEXT_TIMESTAMPTZ:
-    case F_EXTRACT_TEXT_TIMESTAMP:
-    case F_DATE_PART_TEXT_TIMESTAMPTZ:
-    case F_DATE_PART_TEXT_TIMESTAMP: break;
-    default: return false;
-    }
-    const char *name = field_name(static_cast<const Node *>(linitial(f->args)));
+    const char *name = time_field_name(f);
     int field;
     return name != NULL && DecodeUnits(0, const_cast<char *>(name), &field) == UNITS && field == w->part_field &&
            equal(lsecond(f->args), w->part_of);
