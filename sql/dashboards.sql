@@ -343,8 +343,9 @@ DROP TABLE days;
 
 -- The groups' estimate of finer grains than a unit: quarter hours written
 -- by hand (the hours times a value per 15 minutes of the minute, not 60
--- each), ten minutes in integers, six hours of a day, and an hour rounded
--- by round(), which the planner inlines as round(x, 0).  At or above the
+-- each), ten minutes in integers, six hours of a day, an hour rounded by
+-- round(), which the planner inlines as round(x, 0), and twenty minutes as
+-- a minute less its remainder.  At or above the
 -- groups there are, and close to them, so that the default work_mem keeps
 -- the scan whole where the groups fit.
 SET TimeZone = 'America/New_York';
@@ -368,7 +369,8 @@ SELECT k, e >= g AS covers, e <= 3 * g AS close
 FROM (VALUES ($$date_trunc('hour', ts) + interval '15 minutes' * floor(extract(minute FROM ts) / 15)$$),
              ($$date_trunc('hour', ts) + (date_part('minute', ts)::int / 10) * interval '10 minutes'$$),
              ($$date_trunc('day', ts) + interval '6 hours' * floor(date_part('hour', ts) / 6)$$),
-             ($$to_timestamp(round(extract(epoch FROM ts) / 3600) * 3600)$$)) v(k),
+             ($$to_timestamp(round(extract(epoch FROM ts) / 3600) * 3600)$$),
+             ($$date_trunc('minute', ts) - (extract(minute FROM ts)::int % 20) * interval '1 minute'$$)) v(k),
      LATERAL format('SELECT %s, gpu_histogram(x, 0, 1, 8) FROM dash WHERE ts >= %L AND ts < %L GROUP BY 1',
                     k, '2026-03-20', '2026-03-27') q,
      LATERAL (SELECT pg_temp.estimated(q) AS e, pg_temp.groups(q) AS g) n;

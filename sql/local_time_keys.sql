@@ -4,9 +4,11 @@
 -- weeks from Sunday that Metabase and Superset write,
 -- date_trunc('week', ts + interval '1 day') - interval '1 day', a day
 -- shifted by hours then cast to a date, to_timestamp(...) AT TIME ZONE
--- 'UTC', round trips through local time, and parts of a unit,
+-- 'UTC', round trips through local time, parts of a unit,
 -- date_trunc('hour', ts) + interval '15 minutes' * floor(extract(minute
--- FROM ts) / 15), which keep order only within the unit.  Such a step keeps order only
+-- FROM ts) / 15), which keep order only within the unit, and a unit less
+-- its remainder, date_trunc('minute', ts) - (extract(minute FROM ts)::int
+-- % 5) * interval '1 minute'.  Such a step keeps order only
 -- between the zone's transitions; the key tables' intervals are cut where
 -- one could break it.  The rows: one every 7 minutes 13 seconds through
 -- 2011 and 2026, and around every transition of the zones below (found
@@ -84,7 +86,10 @@ INSERT INTO lt_keys (k) VALUES
     ($$date_trunc('minute', ts) + interval '30 seconds' * floor(extract(second FROM ts) / 30)$$),
     ($$date_trunc('hour', ts::timestamp) + interval '20 minutes' * floor(date_part('minute', ts::timestamp) / 20)$$),
     -- one whose part reaches past the next hour's start: order holds only within an hour
-    ($$date_trunc('hour', ts) + interval '3 minutes' * extract(minute FROM ts)$$);
+    ($$date_trunc('hour', ts) + interval '3 minutes' * extract(minute FROM ts)$$),
+    -- a unit less its remainder: five minutes as often written by hand, and hours in sevens of a day
+    ($$date_trunc('minute', ts) - (extract(minute FROM ts)::int % 5) * interval '1 minute'$$),
+    ($$date_trunc('hour', ts) - interval '1 hour' * mod(date_part('hour', ts)::int, 7)$$);
 
 -- The plan: a monotone key, whose table the GPU (here the CPU's page parse) uses
 SET TimeZone = 'America/New_York';
@@ -136,7 +141,9 @@ RESET work_mem;
 -- of such steps (its slots are numbered as its values come, which the
 -- transitions could reorder); a unit's part of another field than the one
 -- below the unit, of another time than the one truncated, of an interval
--- with days, or divided by a constant below 1
+-- with days, or divided by a constant below 1; a unit less the remainder
+-- of a second (its cast rounds 59.6 up to 60), of two units, or of another
+-- field
 SELECT k, coalesce(substring(rt_plan(format('SELECT %s, gpu_histogram(x, 0, 1, 8) FROM lt GROUP BY 1', k))
                              FROM 'Key Computation: ([^\n]*)'), 'the ordinary plan') AS computed
 FROM (VALUES ($$date_trunc('day', ts + interval '1 month')$$), ($$date_trunc('hour', ts AT TIME ZONE 'msk')$$),
@@ -145,7 +152,10 @@ FROM (VALUES ($$date_trunc('day', ts + interval '1 month')$$), ($$date_trunc('ho
              ($$date_trunc('hour', ts) + interval '15 seconds' * floor(extract(second FROM ts) / 15)$$),
              ($$date_trunc('hour', ts) + interval '15 minutes' * floor(extract(minute FROM ts + interval '1 hour') / 15)$$),
              ($$date_trunc('day', ts) + interval '1 day 1 hour' * floor(extract(hour FROM ts) / 4)$$),
-             ($$date_trunc('hour', ts) + interval '1 minute' * floor(extract(minute FROM ts) / 0.5)$$)) v(k);
+             ($$date_trunc('hour', ts) + interval '1 minute' * floor(extract(minute FROM ts) / 0.5)$$),
+             ($$date_trunc('second', ts) - (extract(second FROM ts)::int % 5) * interval '1 second'$$),
+             ($$date_trunc('minute', ts) - (extract(minute FROM ts)::int % 5) * interval '2 minutes'$$),
+             ($$date_trunc('minute', ts) - (extract(hour FROM ts)::int % 5) * interval '1 minute'$$)) v(k);
 
 -- Periodic fields of the local time (the hour and minute of the day, the
 -- day of the week), which the GPU computes from the zone's offset over each

@@ -153,4 +153,35 @@ bool builtin_interval_times(const OpExpr *op, const Node **interval, const Node 
     return false;
 }
 
+bool builtin_remainder(const Node *n, const Node **dividend, const Node **divisor)
+{
+    Oid fn;
+    List *args;
+    if (IsA(n, OpExpr)) {
+        fn = operator_function(reinterpret_cast<const OpExpr *>(n));
+        args = reinterpret_cast<const OpExpr *>(n)->args;
+    } else if (IsA(n, FuncExpr)) {
+        fn = reinterpret_cast<const FuncExpr *>(n)->funcid;
+        args = reinterpret_cast<const FuncExpr *>(n)->args;
+    } else {
+        return false;
+    }
+    if (list_length(args) != 2)
+        return false;
+    switch (fn) {
+    case F_INT2MOD:
+    case F_INT4MOD:
+    case F_INT8MOD:
+    case F_NUMERIC_MOD:
+    case F_MOD_INT2_INT2:
+    case F_MOD_INT4_INT4:
+    case F_MOD_INT8_INT8:
+    case F_MOD_NUMERIC_NUMERIC:
+        *dividend = static_cast<const Node *>(linitial(args));
+        *divisor = static_cast<const Node *>(lsecond(args));
+        return true;
+    }
+    return false;
+}
+
 } // namespace gpu_histogram

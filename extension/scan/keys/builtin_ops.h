@@ -61,6 +61,12 @@ bool builtin_time_shift(const OpExpr *op, bool *minus);
  */
 bool builtin_interval_times(const OpExpr *op, const Node **interval, const Node **factor);
 
+/*
+ * Whether n is the built-in remainder of an integer or a numeric, as the
+ * operator % or the function mod(): *dividend and *divisor its operands.
+ */
+bool builtin_remainder(const Node *n, const Node **dividend, const Node **divisor);
+
 } // namespace gpu_histogram
 
 #endif /* GH_SCAN_BUILTIN_OPS_H */

@@ -13,6 +13,7 @@ extern "C" {
 #include "catalog/pg_type.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/builtins.h"
+#include "utils/datetime.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/timestamp.h"
@@ -361,6 +362,34 @@ double divided_field(const Node *n)
 double bound(const Context &c, const Node *n);
 
 /*
+ * A unit less its remainder, date_trunc('minute', ts) - (extract(minute
+ * FROM ts)::int % 5) * interval '1 minute': the truncation's values, a
+ * value per k of them and one more per unit above (an hour's minutes need
+ * not divide by k); 0 where n is not such.
+ */
+double remainder_bound(const Context &c, const Node *n)
+{
+    const Node *l, *r, *interval, *factor, *dividend, *divisor;
+    double k;
+    if (binary(n, &l, &r) != Arithmetic::sub || !IsA(l, FuncExpr) || !IsA(r, OpExpr) ||
+        !builtin_interval_times(reinterpret_cast<const OpExpr *>(r), &interval, &factor))
+        return 0;
+    const FuncExpr *trunc = reinterpret_cast<const FuncExpr *>(l);
+    const Const *unit = list_length(trunc->args) == 2 ? constant(static_cast<const Node *>(linitial(trunc->args))) : NULL;
+    if ((trunc->funcid != F_DATE_TRUNC_TEXT_TIMESTAMPTZ && trunc->funcid != F_DATE_TRUNC_TEXT_TIMESTAMP) ||
+        unit == NULL || unit->consttype != TEXTOID)
+        return 0;
+    const int u = time_key_trunc_unit(TextDatumGetCString(unit->constvalue));
+    for (const Node *a; (a = cast_argument(factor)) != NULL;)
+        factor = a;
+    if ((u != DTK_MINUTE && u != DTK_HOUR) || !builtin_remainder(factor, &dividend, &divisor) || !number(divisor, &k) ||
+        !(k >= 1))
+        return 0;
+    const double units = bound(c, l);
+    return units > 0 ? units / k + units / (u == DTK_MINUTE ? 60 : 24) + 2 : 0;
+}
+
+/*
  * The shortest span of time over which to_char(ts, format) cannot change:
  * the finest field its format names, read from its patterns outside
  * double quotes (a pattern the check misreads as finer only loosens the
@@ -517,6 +546,9 @@ double bound(const Context &c, const Node *n)
     const double part = divided_field(n);
     if (part > 0)
         return part;
+    const double blocks = remainder_bound(c, n);
+    if (blocks > 0)
+        return blocks;
     /* col / k in integers, or a rounded x / k (Grafana's extract(epoch FROM ts)::bigint / 300): one value per k */
     if (op == Arithmetic::div && number(r, &k) && k != 0 &&
         (exprType(n) == INT2OID || exprType(n) == INT4OID || exprType(n) == INT8OID) &&

@@ -566,8 +566,8 @@ bool local_time(const FuncExpr *f, Walk *w, Span *out)
     return out->lo > MIN_TIMESTAMP + day && out->hi < END_TIMESTAMP - day;
 }
 
-/* The field of a unit's part as the walk meets it: extract(field FROM x) or date_part(field, x) of its x. */
-bool is_part_field(const Node *n, const Walk *w)
+/* extract(field FROM x) or date_part(field, x): the given field of the given time. */
+bool is_field_of(const Node *n, const Node *x, int field)
 {
     while (IsA(n, RelabelType))
         n = reinterpret_cast<const Node *>(reinterpret_cast<const RelabelType *>(n)->arg);
@@ -575,9 +575,15 @@ bool is_part_field(const Node *n, const Walk *w)
         return false;
     const FuncExpr *f = reinterpret_cast<const FuncExpr *>(n);
     const char *name = time_field_name(f);
-    int field;
-    return name != NULL && DecodeUnits(0, const_cast<char *>(name), &field) == UNITS && field == w->part_field &&
-           equal(lsecond(f->args), w->part_of);
+    int found;
+    return name != NULL && DecodeUnits(0, const_cast<char *>(name), &found) == UNITS && found == field &&
+           equal(lsecond(f->args), x);
+}
+
+/* The field of a unit's part as the walk meets it, its one input. */
+bool is_part_field(const Node *n, const Walk *w)
+{
+    return is_field_of(n, w->part_of, w->part_field);
 }
 
 /*
@@ -611,29 +617,20 @@ bool part_field_division(const Node *dividend, double divisor, const Walk *w)
     return is_part_field(dividend, w) && divisor >= 1 && divisor <= 1e6;
 }
 
-/*
- * A part of a unit: date_trunc(unit, x) + interval * factor, where the
- * unit is a day, an hour or a minute, the interval a constant of time
- * only, and the factor a float8 built of this file's steps from the field
- * just below the unit (the hour of the day, the minute of the hour, the
- * second of the minute) of the same x: Superset's and hand-written
- * sub-hour groups, date_trunc('hour', ts) + interval '15 minutes' *
- * floor(extract(minute FROM ts) / 15).  Within one unit of x's local time
- * the truncation is one value and the field grows with x, so the sum does
- * not decrease there; from one unit to the next it may (interval '15
- * minutes' * extract(minute FROM ts) reaches past the next hour's start),
- * so a key table's intervals are cut where the unit changes (zone_steps.h's
- * same_unit).  interval_mul of a time-only interval is its microseconds
- * times the factor, rounded (rint), which keeps order for a positive
- * interval and raises only past int64, which the factor's span keeps far
- * from; the sum adds those microseconds, and raises only outside the
- * timestamp range, which the span keeps clear of.
- */
-bool unit_part(const OpExpr *op, Walk *w, Span *out)
-{
+/* date_trunc(unit, x) plus or minus a constant interval of time only times a float8 factor, in its parts. */
+struct UnitSum {
+    const FuncExpr *trunc;
+    int unit; /* the truncation's DTK_ unit */
+    const Node *x;
+    int64 usecs; /* the interval's */
+    const Node *factor;
     bool minus;
+};
+
+bool unit_sum(const OpExpr *op, UnitSum *out)
+{
     const Node *interval, *factor;
-    if (w->part_of != NULL || !builtin_time_shift(op, &minus) || minus)
+    if (!builtin_time_shift(op, &out->minus))
         return false;
     const Node *l = static_cast<const Node *>(linitial(op->args));
     const Node *r = static_cast<const Node *>(lsecond(op->args));
@@ -649,40 +646,110 @@ bool unit_part(const OpExpr *op, Walk *w, Span *out)
     const Interval *iv = DatumGetIntervalP(reinterpret_cast<const Const *>(interval)->constvalue);
     if (iv->month != 0 || iv->day != 0 || iv->time <= 0) /* an infinite interval (PostgreSQL 17) has months */
         return false;
-    int field;
-    int64 unit_usecs;
-    switch (time_key_trunc_unit(TextDatumGetCString(static_cast<const Const *>(linitial(trunc->args))->constvalue))) {
-    case DTK_DAY:
-        field = DTK_HOUR;
-        unit_usecs = USECS_PER_DAY;
-        break;
-    case DTK_HOUR:
-        field = DTK_MINUTE;
-        unit_usecs = USECS_PER_HOUR;
-        break;
-    case DTK_MINUTE:
-        field = DTK_SECOND;
-        unit_usecs = USECS_PER_MINUTE;
-        break;
-    default: return false;
+    out->trunc = trunc;
+    out->unit = time_key_trunc_unit(TextDatumGetCString(static_cast<const Const *>(linitial(trunc->args))->constvalue));
+    out->x = static_cast<const Node *>(lsecond(trunc->args));
+    out->usecs = iv->time;
+    out->factor = factor;
+    return true;
+}
+
+/* The unit's length in local time; 0 for a unit of no fixed length. */
+int64 unit_usecs(int unit)
+{
+    switch (unit) {
+    case DTK_DAY: return USECS_PER_DAY;
+    case DTK_HOUR: return USECS_PER_HOUR;
+    case DTK_MINUTE: return USECS_PER_MINUTE;
+    case DTK_SECOND: return USECS_PER_SEC;
     }
-    const Node *x = static_cast<const Node *>(lsecond(trunc->args));
-    Span t, f;
-    if (!truncation(trunc, w, &t))
-        return false;
-    w->part_of = x;
-    w->part_field = field;
-    const bool stepped = step(factor, w, &f);
-    w->part_of = NULL;
-    const double usecs = static_cast<double>(iv->time);
-    if (!stepped || !(std::fabs(usecs * f.lo) < 1e18 && std::fabs(usecs * f.hi) < 1e18))
-        return false;
+    return 0;
+}
+
+/* Records that intervals are cut where x's local time leaves a unit of the given length (zone_steps.h's same_unit). */
+void add_same_unit(Walk *w, const Node *x, int64 usecs)
+{
     ZoneStep z{};
-    z.unit_usecs = unit_usecs;
+    z.unit_usecs = usecs;
     z.zoned_input = exprType(x) == TIMESTAMPTZOID;
     add_zone_step(w, ZoneStepKind::same_unit, x, z);
+}
+
+/*
+ * A part of a unit: date_trunc(unit, x) + interval * factor, where the
+ * unit is a day, an hour or a minute, the interval a constant of time
+ * only, and the factor a float8 built of this file's steps from the field
+ * just below the unit (the hour of the day, the minute of the hour, the
+ * second of the minute) of the same x: Superset's and hand-written
+ * sub-hour groups, date_trunc('hour', ts) + interval '15 minutes' *
+ * floor(extract(minute FROM ts) / 15).  Within one unit of x's local time
+ * the truncation is one value and the field grows with x, so the sum does
+ * not decrease there; from one unit to the next it may (interval '15
+ * minutes' * extract(minute FROM ts) reaches past the next hour's start),
+ * so a key table's intervals are cut where the unit changes.  interval_mul
+ * of a time-only interval is its microseconds times the factor, rounded
+ * (rint), which keeps order for a positive interval and raises only past
+ * int64, which the factor's span keeps far from; the sum adds those
+ * microseconds, and raises only outside the timestamp range, which the
+ * span keeps clear of.
+ */
+bool unit_part(const OpExpr *op, Walk *w, Span *out)
+{
+    UnitSum u;
+    if (w->part_of != NULL || !unit_sum(op, &u) || u.minus)
+        return false;
+    const int field = u.unit == DTK_DAY ? DTK_HOUR : u.unit == DTK_HOUR ? DTK_MINUTE : u.unit == DTK_MINUTE ? DTK_SECOND : -1;
+    Span t, f;
+    if (field < 0 || !truncation(u.trunc, w, &t))
+        return false;
+    w->part_of = u.x;
+    w->part_field = field;
+    const bool stepped = step(u.factor, w, &f);
+    w->part_of = NULL;
+    const double usecs = static_cast<double>(u.usecs);
+    if (!stepped || !(std::fabs(usecs * f.lo) < 1e18 && std::fabs(usecs * f.hi) < 1e18))
+        return false;
+    add_same_unit(w, u.x, unit_usecs(u.unit));
     const double day = static_cast<double>(USECS_PER_DAY);
     *out = {t.lo + std::min(0.0, usecs * f.lo), t.hi + std::max(0.0, usecs * f.hi), 1, false};
+    return out->lo > MIN_TIMESTAMP + day && out->hi < END_TIMESTAMP - day;
+}
+
+/*
+ * A unit less its remainder: date_trunc(unit, x) - (extract(unit FROM
+ * x)::int % k) * interval '1 unit', for a minute or an hour and a constant
+ * k >= 1, as five-minute groups are often written by hand.  Within one
+ * unit above it (an hour of minutes, a day of hours) of x's local time at
+ * one offset, the truncation is that unit's start plus the field's count
+ * of units, so the difference is the start plus k * floor(field / k)
+ * units: it does not decrease there, and intervals are cut where the unit
+ * above changes.  The field is a whole number (a minute, an hour; not a
+ * second, whose cast rounds 59.6 up to 60), so its cast is exact, its
+ * remainder by k >= 1 raises nothing and is below k; the product is k - 1
+ * units at most, and the difference raises only outside the range the
+ * span keeps clear of.
+ */
+bool unit_remainder(const OpExpr *op, Walk *w, Span *out)
+{
+    UnitSum u;
+    if (w->part_of != NULL || !unit_sum(op, &u) || !u.minus || (u.unit != DTK_MINUTE && u.unit != DTK_HOUR) ||
+        u.usecs != unit_usecs(u.unit))
+        return false;
+    const Node *n = u.factor, *dividend, *divisor;
+    if (IsA(n, FuncExpr) && builtin_number_widening(reinterpret_cast<const FuncExpr *>(n)))
+        n = static_cast<const Node *>(linitial(reinterpret_cast<const FuncExpr *>(n)->args));
+    double k;
+    if (!builtin_remainder(n, &dividend, &divisor) || !constant_number(divisor, &k) || k < 1 || k != std::floor(k) ||
+        k > 1e6)
+        return false;
+    if (IsA(dividend, FuncExpr) && builtin_number_narrowing(reinterpret_cast<const FuncExpr *>(dividend)))
+        dividend = static_cast<const Node *>(linitial(reinterpret_cast<const FuncExpr *>(dividend)->args));
+    Span t;
+    if (!is_field_of(dividend, u.x, u.unit) || !truncation(u.trunc, w, &t))
+        return false;
+    add_same_unit(w, u.x, unit_usecs(u.unit == DTK_MINUTE ? DTK_HOUR : DTK_DAY));
+    const double day = static_cast<double>(USECS_PER_DAY);
+    *out = {t.lo - static_cast<double>(u.usecs) * k, t.hi, 1, false};
     return out->lo > MIN_TIMESTAMP + day && out->hi < END_TIMESTAMP - day;
 }
 
@@ -717,7 +784,7 @@ bool step(const Node *n, Walk *w, Span *out)
     }
     if (IsA(n, OpExpr)) {
         const OpExpr *op = reinterpret_cast<const OpExpr *>(n);
-        return shift(op, w, out) || unit_part(op, w, out) || arithmetic(op, w, out);
+        return shift(op, w, out) || unit_part(op, w, out) || unit_remainder(op, w, out) || arithmetic(op, w, out);
     }
     if (IsA(n, FuncExpr)) {
         const FuncExpr *f = reinterpret_cast<const FuncExpr *>(n);
