@@ -160,6 +160,8 @@ check "Grafana's one-minute group over two days (a numeric key), count(*)" "$ser
     "SELECT floor(extract(epoch FROM ts) / 60) * 60 AS time, gpu_histogram(x, 0, 1, 64) AS h, count(*) AS n FROM gh_gp WHERE ts BETWEEN '2024-03-09T00:00:00Z' AND '2024-03-11T00:00:00Z' GROUP BY 1"
 check "quarter hours written by hand over New York's spring change, count(*)" "$serial" \
     "SELECT date_trunc('hour', ts) + interval '15 minutes' * floor(extract(minute FROM ts) / 15) AS q, gpu_histogram(x, 0, 1, 64) AS h, count(*) AS n FROM gh_gp WHERE ts >= '2024-03-09' AND ts < '2024-03-12' GROUP BY 1"
+check "five minutes as a minute less its remainder, over New York's spring change" "$serial" \
+    "SELECT date_trunc('minute', ts) - (extract(minute FROM ts)::int % 5) * interval '1 minute' AS f, gpu_histogram(x, 0, 1, 64) AS h FROM gh_gp WHERE ts >= '2024-03-09' AND ts < '2024-03-12' GROUP BY 1"
 check "Grafana's hourly group, to_timestamp(), and a boolean" "$serial" \
     "SELECT to_timestamp(floor(extract(epoch FROM ts) / 3600) * 3600) AS time, b, gpu_histogram(x, 0, 1, 16) AS h FROM gh_gp GROUP BY 1, 2"
 check "a float8 monotone key, floor(date_part('epoch', ts) / 3600) * 3600" "$serial" \
