@@ -8,7 +8,8 @@
 # integer range, Grafana's epoch in milliseconds, to_timestamp ... AT TIME
 # ZONE 'UTC', Metabase's Sunday weeks, quarter hours written by hand
 # (date_trunc('hour', ts) + interval '15 minutes' * floor(extract(minute
-# FROM ts) / 15)) beside Grafana's, a WHERE clause and a key on the
+# FROM ts) / 15)) and five minutes as a minute less its remainder beside
+# Grafana's, a WHERE clause and a key on the
 # time form, a key on the thresholds form and a field of a named zone,
 # each beside its neighbour without the addition.
 #
@@ -77,6 +78,8 @@ shapes=(
     "15 min, a week, host IN (+)|SELECT floor(extract(epoch FROM ts) / 900) * 900 AS \"time\", $h64 FROM $t WHERE $grafana_week AND host IN ('host-1', 'host-2', 'host-3') GROUP BY 1"
     "15 min, a week|SELECT floor(extract(epoch FROM ts) / 900) * 900 AS \"time\", $h64 FROM $t WHERE $grafana_week GROUP BY 1"
     "quarter hours by hand, a week (+)|SELECT date_trunc('hour', ts) + interval '15 minutes' * floor(extract(minute FROM ts) / 15), $h64 FROM $t WHERE $grafana_week GROUP BY 1"
+    "Grafana 5 min, 30 days|SELECT floor(extract(epoch FROM ts) / 300) * 300 AS \"time\", $h64 FROM $t WHERE ts >= '2026-02-01 00:00:00+00' AND ts < '2026-03-03 00:00:00+00' GROUP BY 1"
+    "5 min as a minute less its remainder, 30 days (+)|SELECT date_trunc('minute', ts) - (extract(minute FROM ts)::int % 5) * interval '1 minute', $h64 FROM $t WHERE ts >= '2026-02-01 00:00:00+00' AND ts < '2026-03-03 00:00:00+00' GROUP BY 1"
     "histogram, one host|SELECT $h64 FROM $t WHERE host = 'host-7'"
     "Grafana 1 minute, 2 days|SELECT floor(extract(epoch FROM ts) / 60) * 60 AS \"time\", $h64 FROM $t WHERE ts BETWEEN '2026-02-01T00:00:00Z' AND '2026-02-03T00:00:00Z' GROUP BY 1"
     "Grafana epoch ms, 1 minute, a day (+)|SELECT (floor(extract(epoch FROM ts) * 1000 / 60000) * 60000)::bigint AS \"time\", $h64 FROM $t WHERE ts BETWEEN '2026-02-01T00:00:00Z' AND '2026-02-02T00:00:00Z' GROUP BY 1"

@@ -64,6 +64,8 @@ SHAPES = {
     "15 min, a week": ([("int", FIFTEEN)], BUCKET, GRAFANA_WEEK, ()),
     # New York's whole-hour offsets: the local quarter hour is the UTC one
     "quarter hours by hand, a week (+)": ([("epoch", f"to_timestamp({FIFTEEN})")], BUCKET, GRAFANA_WEEK, ()),
+    "Grafana 5 min, 30 days": ([("int", "floor(epoch(ts) / 300) * 300")], BUCKET, DAYS_30, ()),
+    "5 min as a minute less its remainder, 30 days (+)": ([("epoch", FIVE)], BUCKET, DAYS_30, ()),
     "histogram, one host": ([], BUCKET, "host = 'host-7'", ()),
     "Grafana 1 minute, 2 days": ([("int", "floor(epoch(ts) / 60) * 60")], BUCKET, DAYS_2, ()),
     "Grafana epoch ms, 1 minute, a day (+)": ([("int", "(floor(epoch(ts) * 1000 / 60000) * 60000)::BIGINT")],
