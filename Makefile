@@ -24,7 +24,7 @@ OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/scan/keys/group_keys.o extension/scan/keys/time_keys.o extension/scan/keys/tsdb_bucket.o extension/scan/keys/key_tables.o \
        extension/scan/keys/column_span.o extension/scan/keys/column_key.o extension/scan/keys/time_key.o \
        extension/scan/keys/width_bucket_key.o extension/scan/keys/tsdb_key.o extension/scan/keys/expression_key.o extension/scan/keys/expression_bound.o extension/scan/keys/date_field_key.o extension/scan/keys/monotone_key.o extension/scan/keys/monotone_steps.o extension/scan/keys/zone_steps.o extension/scan/keys/value_key.o extension/scan/keys/key_quals.o extension/scan/keys/derived_key.o extension/scan/keys/value_memo.o extension/scan/keys/text_memo.o extension/scan/keys/text_ids.o extension/scan/keys/builtin_ops.o extension/scan/quals/qual_order.o \
-       extension/scan/grouped/table/group_table.o extension/scan/grouped/table/group_agg.o extension/scan/grouped/table/group_checks.o extension/scan/grouped/merge/shared_groups.o \
+       extension/scan/grouped/table/group_table.o extension/scan/grouped/table/group_agg.o extension/scan/grouped/table/group_checks.o extension/scan/grouped/table/group_page.o extension/scan/grouped/merge/shared_groups.o \
        extension/scan/grouped/table/tuple_spill.o \
        extension/scan/grouped/table/group_find.o extension/scan/grouped/table/group_rows.o extension/scan/grouped/table/value_aggs.o \
        extension/scan/offload/page_gpu.o extension/scan/grouped/table/group_gpu.o \

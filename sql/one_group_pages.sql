@@ -111,8 +111,98 @@ SELECT c.* FROM rt_compare($$SELECT date_trunc('hour', ts), count(*), gpu_histog
 SELECT line AS spilled
 FROM rt_explain($$SELECT date_trunc('hour', ts), count(*), gpu_histogram(x, 0, 1, 12000) FROM og_stale GROUP BY 1$$, true) line
 WHERE line ~ 'Spill';
+-- the same table all-visible: its pages come whole, and a page whose one
+-- group the closed table refuses is listed and spilled as above
+VACUUM og_stale;
+SET work_mem = '1MB';
+SELECT c.* FROM rt_compare($$SELECT date_trunc('hour', ts), count(*), gpu_histogram(x, 0, 1, 12000) FROM og_stale GROUP BY 1$$,
+                           false, 'America/New_York') c;
 RESET work_mem;
 RESET TimeZone;
 DROP TABLE og_stale;
+
+-- all-visible pages read whole in one pass (group_page.cpp): a page of
+-- one group is read once, for its times' span and its values; a page of
+-- two groups, or with a NULL or infinite time, or whose values two
+-- histograms may raise for, is listed and goes the general way.  Rows
+-- seven seconds apart over New York's spring change, a float4 and a
+-- float8 column after a text column, NULL times and values, infinite
+-- values and signed zeros; the keys of one column (date_trunc, date
+-- fields, date_bin, Metabase's Sunday weeks), histograms, counts and
+-- float value aggregates of one value column.  The means and sums are
+-- exactly rounded (value_aggs): compared to ten and eight places.
+CREATE TABLE og_pass (ts timestamptz, host text, f float4, x float8);
+INSERT INTO og_pass
+SELECT CASE WHEN i % 10007 = 0 THEN NULL ELSE timestamptz '2026-03-05 00:00+00' + i * interval '7 seconds' END,
+       'host-' || (i % 13),
+       CASE WHEN i % 997 = 0 THEN NULL ELSE ((i * 37) % 101 / 101.0)::float4 END,
+       CASE WHEN i % 991 = 0 THEN NULL
+            WHEN i % 4001 = 0 THEN 'infinity'::float8
+            WHEN i % 4003 = 0 THEN '-infinity'::float8
+            WHEN i % 1009 = 0 THEN '-0'::float8
+            WHEN i % 1013 = 0 THEN 0::float8
+            ELSE ((i * 53) % 211) / 105.0 - 1 END
+FROM generate_series(0, 149999) i;
+SELECT rt_await_snapshots() AS settled;
+VACUUM ANALYZE og_pass;
+CREATE TEMP TABLE og_pass_queries (n int, q text);
+INSERT INTO og_pass_queries VALUES
+  (1, $$SELECT date_trunc('hour', ts), count(*), round(avg(x)::numeric, 10), max(x), min(x), round(sum(x)::numeric, 8),
+               gpu_histogram(x, -1, 1, 8)
+        FROM og_pass GROUP BY 1$$),
+  (2, $$SELECT extract(hour FROM ts), gpu_histogram(f, '{0.1,0.5,0.9}'::float8[]), max(f), round(avg(f)::numeric, 10)
+        FROM og_pass GROUP BY 1$$),
+  (3, $$SELECT date_trunc('day', ts), extract(hour FROM ts),
+               gpu_histogram(ts, timestamptz '2026-03-05 00:00+00', timestamptz '2026-03-18 00:00+00', 312)
+        FROM og_pass GROUP BY 1, 2$$),
+  (4, $$SELECT date_trunc('week', ts + interval '1 day') - interval '1 day', count(*), gpu_histogram(x, -1, 1, 4)
+        FROM og_pass GROUP BY 1$$),
+  (5, $$SELECT date_bin('30 minutes', ts, timestamptz '2026-01-01 00:00+00'), min(x), gpu_histogram(x, '{-0.5,0,0.5}'::float8[])
+        FROM og_pass GROUP BY 1$$),
+  -- not read in one pass: two value columns, count(col)
+  (6, $$SELECT date_trunc('hour', ts), gpu_histogram(x, -1, 1, 4), gpu_histogram(f, 0, 1, 4) FROM og_pass GROUP BY 1$$),
+  (7, $$SELECT extract(hour FROM ts), count(x), gpu_histogram(x, -1, 1, 4) FROM og_pass GROUP BY 1$$);
+SELECT n, z, c.scan_planned, c.same, c.rows
+FROM og_pass_queries, og_zones, LATERAL rt_compare(q, false, z) c
+WHERE z IN ('America/New_York', 'UTC')
+ORDER BY n, z;
+-- which of them read pages in one pass
+SET TimeZone = 'America/New_York';
+SELECT n, EXISTS (SELECT FROM rt_explain(q, true) line WHERE line ~ 'Pages Read in One Pass') AS one_pass
+FROM og_pass_queries ORDER BY n;
+-- in parallel workers
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SELECT n, c.scan_planned, c.same, c.rows
+FROM og_pass_queries, LATERAL rt_compare(q, false, 'America/New_York') c
+WHERE n IN (1, 3)
+ORDER BY n;
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+SET max_parallel_workers_per_gather = 0;
+
+-- errors: a NaN value raises for the first row that has it in both
+-- plans; two histograms that may raise take the page's rows in their
+-- order; invalid arguments raise at the first value
+CREATE TABLE og_nan (ts timestamptz, host text, x float8);
+INSERT INTO og_nan
+SELECT timestamptz '2026-03-05 00:00+00' + i * interval '7 seconds', 'h',
+       CASE WHEN i = 31337 THEN 'NaN'::float8 ELSE (i % 100) / 100.0 END
+FROM generate_series(0, 59999) i;
+SELECT rt_await_snapshots() AS settled;
+VACUUM ANALYZE og_nan;
+SELECT c.* FROM rt_try($$SELECT date_trunc('hour', ts), max(x), gpu_histogram(x, 0, 1, 8) FROM og_nan GROUP BY 1$$) c;
+SELECT c.* FROM rt_try($$SELECT date_trunc('hour', ts), gpu_histogram(x, 0, 1, 8), gpu_histogram(x, 0, 2, 4)
+                        FROM og_nan GROUP BY 1$$) c;
+SELECT c.* FROM rt_try($$SELECT extract(minute FROM ts), gpu_histogram(x, 1, 1, 8) FROM og_nan GROUP BY 1$$) c;
+SELECT c.* FROM rt_try($$SELECT date_trunc('hour', ts), round(avg(x)::numeric, 10), gpu_histogram(x, '{0.5}'::float8[])
+                        FROM og_nan GROUP BY 1$$) c;
+RESET TimeZone;
+DROP TABLE og_nan;
+DROP TABLE og_pass;
 
 DROP TABLE og;

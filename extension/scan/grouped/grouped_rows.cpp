@@ -159,8 +159,12 @@ void grouped_begin_read(ScanExec *s)
 {
     GroupedRows *g = s->grouped;
     s->reader.prefetch_lines = prefetch_lines(g);
-    if (!g->pages.wanted)
+    if (!g->pages.wanted) {
+        /* all-visible pages come whole, for one pass where their rows are of one group (group_page.cpp) */
+        if (s->qual == NULL && !s->native && group_agg_reads_whole_pages(&g->table))
+            s->reader.list_all_visible = false;
         return;
+    }
     /* all-visible pages come whole, for the GPU; the host lists those it keeps (grouped_pages_take) */
     s->reader.list_all_visible = false;
     if (g->pages.tried || !arguments_are_constants(s))
@@ -233,6 +237,25 @@ bool grouped_add_tuples(ScanExec *s, HeapReader *r, int n)
 {
     GroupedRows *g = s->grouped;
     GroupingPolicy *p = g->policy;
+    if (r->whole_page && !g->pages.wanted) {
+        /*
+         * An all-visible page read whole (grouped_begin_read): read in one
+         * pass under its lock, counted unlocked where its rows are of one
+         * group; else listed, and added as any other.  Every policy counts
+         * the host's rows into the table (grouping_policy.h).
+         */
+        const OffsetNumber lines = PageGetMaxOffsetNumber(r->page);
+        const int read = group_agg_page_pass(&g->table, RelationGetDescr(s->css.ss.ss_currentRelation), r->page, lines);
+        heap_reader_unlock(r);
+        if (read >= 0 && group_agg_add_page_pass(&g->table, read)) {
+            heap_reader_count_tuples(r, read);
+            heap_reader_release(r);
+            g->pages_one_pass++;
+            return p->should_emit(p);
+        }
+        heap_reader_list_lines(r, lines);
+        n = r->ntuples;
+    }
     heap_reader_unlock(r);
     if (s->qual != NULL) {
         /* the WHERE clause, row by row with each row's keys and values (group_agg.h) */
@@ -338,6 +361,8 @@ void grouped_explain_analyze(ScanExec *s, ExplainState *es)
     if (g->nkeys == 0 || s->totals_from_shared)
         return;
     ExplainPropertyUInteger("Groups", NULL, g->table.groups_emitted, es);
+    if (g->pages_one_pass > 0) /* pages of one group, read once (group_page.cpp) */
+        ExplainPropertyUInteger("Pages Read in One Pass", NULL, g->pages_one_pass, es);
     if (g->flushes > 0) /* the GPU's groups outgrew work_mem x hash_mem_multiplier */
         ExplainPropertyUInteger("Group Flushes", NULL, g->flushes, es);
     const TupleSpill &spill = g->table.spill;

@@ -252,6 +252,47 @@ int page_column_values(const HeapColumn &col, TupleDesc desc, Page page, OffsetN
     return static_cast<int>(buf + MaxHeapTuplesPerPage - out);
 }
 
+/*
+ * heap_page_span_values() for a value column of C type T, or none
+ * (col NULL).  From the last line pointer to the first, as above, and
+ * each value stored at its tuple's place in the page's order.
+ */
+template <typename T>
+int page_span_values(const HeapColumn &word, const HeapColumn *col, TupleDesc desc, Page page, OffsetNumber lines,
+                     double *values, bool *isnull, PageWordSpan *span)
+{
+    heap_page_prefetch(page); /* first: asked for after the count below, the rows came 1.6x slower on the dev VM */
+    int i = 0;
+    for (OffsetNumber off = FirstOffsetNumber; off <= lines; off++)
+        i += ItemIdIsNormal(PageGetItemId(page, off)) ? 1 : 0;
+    const int n = i;
+    int64 least = PG_INT64_MAX, most = PG_INT64_MIN;
+    bool nulls = false;
+    for (OffsetNumber off = lines; off >= FirstOffsetNumber; off--) {
+        ItemId item = PageGetItemId(page, off);
+        if (!ItemIdIsNormal(item))
+            continue;
+        i--;
+        HeapTupleData t;
+        t.t_data = reinterpret_cast<HeapTupleHeader>(PageGetItem(page, item));
+        t.t_len = ItemIdGetLength(item);
+        int64 w;
+        if (heap_column_word(word, desc, &t, &w)) {
+            least = Min(least, w);
+            most = Max(most, w);
+        } else {
+            nulls = true;
+        }
+        if (col != NULL) {
+            double v = 0;
+            isnull[i] = !tuple_value<T>(*col, desc, &t, &v);
+            values[i] = v;
+        }
+    }
+    *span = PageWordSpan{nulls, least, most};
+    return n;
+}
+
 /* Calls fn with a value of the C type the column's SQL type stores. */
 template <typename Fn> int by_column_type(Oid type, Fn &&fn)
 {
@@ -298,6 +339,17 @@ bool heap_column_numeric_units(const HeapColumn &col, TupleDesc desc, const Heap
     if (!ok) /* the plan takes a column whose typmod rules this out */
         elog(ERROR, "gpu_histogram scan: a numeric value outside its column's typmod");
     return true;
+}
+
+int heap_page_span_values(const HeapColumn &word, const HeapColumn *col, TupleDesc desc, Page page, OffsetNumber lines,
+                          double *values, bool *isnull, PageWordSpan *span)
+{
+    if (col == NULL)
+        return page_span_values<double>(word, NULL, desc, page, lines, values, isnull, span);
+    Assert(col->type != NUMERICOID); /* its values may need detoasting: never under the page's lock */
+    return by_column_type(col->type, [&](auto v) {
+        return page_span_values<decltype(v)>(word, col, desc, page, lines, values, isnull, span);
+    });
 }
 
 void heap_column_values_each(const HeapColumn &col, TupleDesc desc, const HeapTupleData *tuples, int n,

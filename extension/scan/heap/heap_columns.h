@@ -168,6 +168,26 @@ static inline void heap_page_prefetch_start(Page page, uint32 lines)
 int heap_page_column_values(const HeapColumn &col, TupleDesc desc, Page page, OffsetNumber lines, double *buf,
                             int *ntuples);
 
+/* A word column's least and most values over a page, and whether any was NULL. */
+struct PageWordSpan {
+    bool nulls;
+    int64 least;
+    int64 most;
+};
+
+/*
+ * One pass over every normal tuple among the first `lines` line pointers
+ * of an all-visible page read whole: the fixed-width column word's span
+ * (heap_column_word()), and the value of col, unless NULL, in each
+ * (heap_column_values_each(): values[i] and isnull[i], i in the page's
+ * order).  Returns how many tuples.  col is never numeric, whose values
+ * may lie in the TOAST table.  A grouped scan's page whose rows are all of
+ * one hour is read once, instead of listed, then read for its keys, then
+ * for its values (group_page.cpp).
+ */
+int heap_page_span_values(const HeapColumn &word, const HeapColumn *col, TupleDesc desc, Page page, OffsetNumber lines,
+                          double *values, bool *isnull, PageWordSpan *span);
+
 } // namespace gpu_histogram
 
 #endif /* GH_SCAN_HEAP_COLUMNS_H */

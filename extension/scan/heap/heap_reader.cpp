@@ -226,9 +226,14 @@ int heap_page_tuples(Relation rel, Buffer buffer, OffsetNumber lines, HeapTupleD
 
 void heap_reader_list_page(HeapReader *r)
 {
-    if (!r->whole_page)
-        return;
-    r->ntuples = heap_page_tuples(r->rel, r->buffer, PageGetMaxOffsetNumber(r->page), r->tuples);
+    if (r->whole_page)
+        heap_reader_list_lines(r, PageGetMaxOffsetNumber(r->page));
+}
+
+void heap_reader_list_lines(HeapReader *r, OffsetNumber lines)
+{
+    Assert(r->whole_page);
+    r->ntuples = heap_page_tuples(r->rel, r->buffer, lines, r->tuples);
     r->whole_page = false;
     heap_reader_count_tuples(r, r->ntuples);
 }

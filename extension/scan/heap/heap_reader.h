@@ -125,6 +125,12 @@ Buffer heap_reader_take_page(HeapReader *r, OffsetNumber *lines, XLogRecPtr *lsn
  */
 void heap_reader_list_page(HeapReader *r);
 /*
+ * The same once the page is unlocked: of its first `lines` line pointers,
+ * as many as it had under the lock (a tuple inserted since is not in the
+ * snapshot; the pin keeps those listed where they are).
+ */
+void heap_reader_list_lines(HeapReader *r, OffsetNumber lines);
+/*
  * The normal tuples among the first `lines` line pointers of an
  * all-visible page that `buffer` holds pinned, into out[]; how many.
  */

@@ -158,42 +158,62 @@ bool group_key_span_word(GroupKey *key, const KeySpan &span, int64 *word)
     return span.known && key->def.ops->span_word != NULL && key->def.ops->span_word(key, span.lo, span.hi, word);
 }
 
+namespace {
+
+/*
+ * The words of the key's column in [*lo, *hi) whose keys are computed
+ * without raising, and whether a NULL column's is (*null_quiet); false
+ * where the kind knows no such range.
+ */
+bool quiet_range(GroupKey *key, int64 *lo, int64 *hi, bool *null_quiet)
+{
+    *null_quiet = true;
+    switch (key->def.kind) {
+    case KeyKind::time:
+        if (!time_key_quiet(&key->time))
+            return false;
+        *lo = time_key_quiet_min; /* infinities too lie outside: PostgreSQL's functions take them */
+        *hi = time_key_quiet_max;
+        return true;
+    case KeyKind::date_field:
+        /* the cached offset's fast path holds inside the tables' range; infinities are NULL or an infinity */
+        *lo = kKeyTableMin;
+        *hi = kKeyTableMax;
+        return true;
+    default:
+        return key->def.ops->quiet_range != NULL && key->def.ops->quiet_range(key, lo, hi, null_quiet);
+    }
+}
+
+} // namespace
+
 bool group_key_page_may_raise(GroupKey *key, TupleDesc desc, HeapTupleData *tuples, int n, KeySpan *span)
 {
     span->known = false;
     if (key->def.ops->page_may_raise != NULL)
         return key->def.ops->page_may_raise(key, desc, tuples, n, span);
+    if (key->def.kind == KeyKind::column || (key->def.kind == KeyKind::time && time_key_always_null(&key->time)))
+        return false;
     int64 lo, hi;
-    switch (key->def.kind) {
-    case KeyKind::column: return false;
-    case KeyKind::time:
-        if (time_key_always_null(&key->time))
-            return false;
-        if (!time_key_quiet(&key->time))
-            return true;
-        lo = time_key_quiet_min; /* infinities too lie outside: PostgreSQL's functions take them */
-        hi = time_key_quiet_max;
-        break;
-    case KeyKind::date_field:
-        /* the cached offset's fast path holds inside the tables' range; infinities are NULL or an infinity */
-        lo = kKeyTableMin;
-        hi = kKeyTableMax;
-        break;
-    default: return true;
-    }
+    bool null_quiet;
+    if (!quiet_range(key, &lo, &hi, &null_quiet))
+        return true;
     /*
      * from the last: the page's first touch of its tuples, at rising
      * addresses (value_key.cpp's page_may_raise); the span comes free with it
      */
+    const bool infinities = key->def.kind == KeyKind::date_field;
     int64 least = PG_INT64_MAX, most = PG_INT64_MIN;
     bool nulls = false;
     for (int i = n - 1; i >= 0; i--) {
         int64 ts;
         if (!heap_column_word(key->column, desc, &tuples[i], &ts)) {
+            if (!null_quiet)
+                return true;
             nulls = true;
             continue;
         }
-        if ((ts < lo || ts >= hi) && !(key->def.kind == KeyKind::date_field && TIMESTAMP_NOT_FINITE(ts)))
+        if ((ts < lo || ts >= hi) && !(infinities && TIMESTAMP_NOT_FINITE(ts)))
             return true;
         least = Min(least, ts);
         most = Max(most, ts);
@@ -202,6 +222,14 @@ bool group_key_page_may_raise(GroupKey *key, TupleDesc desc, HeapTupleData *tupl
     span->lo = least;
     span->hi = most;
     return false;
+}
+
+bool group_key_span_quiet(GroupKey *key, int64 least, int64 most)
+{
+    int64 lo, hi;
+    bool null_quiet;
+    return key->def.ops->page_may_raise == NULL && key->def.ops->span_word != NULL &&
+           quiet_range(key, &lo, &hi, &null_quiet) && least >= lo && most < hi;
 }
 
 } // namespace gpu_histogram

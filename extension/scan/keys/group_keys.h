@@ -145,6 +145,15 @@ bool group_key_page_may_raise(GroupKey *key, TupleDesc desc, HeapTupleData *tupl
  */
 bool group_key_span_word(GroupKey *key, const KeySpan &span, int64 *word);
 
+/*
+ * What group_key_page_may_raise() finds of a page whose column's values,
+ * none NULL, span exactly [least, most], without its tuples: true where
+ * no key of theirs may raise, and group_key_span_word() may then find
+ * their one key.  False where only the tuples could tell (a key by value,
+ * an expression).  For a page read whole in one pass (group_page.cpp).
+ */
+bool group_key_span_quiet(GroupKey *key, int64 least, int64 most);
+
 /* Whether the key may have one value over a span (a time or date field key). */
 static inline bool group_key_has_spans(const GroupKey *key)
 {

@@ -99,6 +99,14 @@ struct KeyKindOps {
      * rows all lie in one hour of a time-ordered table.  NULL: never known.
      */
     bool (*span_word)(GroupKey *key, int64 lo, int64 hi, int64 *word);
+    /*
+     * Where page_may_raise is NULL: the words of the key's column in
+     * [*lo, *hi) whose keys are computed without raising, and whether a
+     * NULL column's is too (*null_quiet); false where no such range is
+     * known yet.  NULL: group_keys.cpp knows the kind's (a time or date
+     * field key), or every row may raise.
+     */
+    bool (*quiet_range)(GroupKey *key, int64 *lo, int64 *hi, bool *null_quiet);
 };
 
 /* The kinds, one file each. */

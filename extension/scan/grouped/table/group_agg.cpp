@@ -225,6 +225,7 @@ void group_agg_init(GroupAgg *ga, ScanAggregate *aggs, int naggs, GroupKey *keys
     ga->page_nulls = static_cast<bool *>(palloc(sizeof(bool) * MaxHeapTuplesPerPage * Max(naggs, 1)));
     ga->values_read = static_cast<bool *>(palloc0(sizeof(bool) * Max(naggs, 1)));
     group_agg_find_init(ga);
+    ga->page_pass = group_agg_page_pass_shape(ga);
     ga->gpu = static_cast<GroupGpu *>(palloc(sizeof(GroupGpu) * naggs));
     for (int a = 0; a < naggs; a++)
         group_gpu_none(&ga->gpu[a]);
@@ -260,6 +261,38 @@ int spill_refused(GroupAgg *ga, HeapTupleData *tuples, int n)
 }
 
 } // namespace
+
+void group_agg_count_page(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, bool reversed)
+{
+    /* the value aggregates first: a histogram of the same column then copies their read of it */
+    for (int a = 0; a < ga->naggs; a++)
+        if (value_aggregate_kind(ga->aggs[a].kind))
+            count_value_agg(ga, a, desc, tuples, n, reversed);
+    for (int a = 0; a < ga->naggs; a++) {
+        const ScanAggregate &agg = ga->aggs[a];
+        const int32 off = ga->offsets[a];
+        switch (agg.kind) {
+        case AggKind::histogram: count_histogram(ga, a, desc, tuples, n, reversed); break;
+        case AggKind::count_star:
+            if (ga->page_one) {
+                ga->page_cells[0][off] += n;
+                break;
+            }
+            for (int i = 0; i < n; i++)
+                ga->page_cells[i][off]++;
+            break;
+        case AggKind::count_column:
+            for (int i = 0; i < n; i++)
+                if (!heap_attisnull(&tuples[i], agg.count_attno, desc))
+                    ga->page_cells[i][off]++;
+            break;
+        case AggKind::sum:
+        case AggKind::avg:
+        case AggKind::min:
+        case AggKind::max: break; /* above */
+        }
+    }
+}
 
 void group_agg_add(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, const HistogramArgs *args,
                    const RowGate *gate)
@@ -328,34 +361,7 @@ void group_agg_add(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, c
     }
     if (unlikely(ga->table.closed))
         n = spill_refused(ga, tuples, n);
-    /* the value aggregates first: a histogram of the same column then copies their read of it */
-    for (int a = 0; a < ga->naggs; a++)
-        if (value_aggregate_kind(ga->aggs[a].kind))
-            count_value_agg(ga, a, desc, tuples, n, reversed);
-    for (int a = 0; a < ga->naggs; a++) {
-        const ScanAggregate &agg = ga->aggs[a];
-        const int32 off = ga->offsets[a];
-        switch (agg.kind) {
-        case AggKind::histogram: count_histogram(ga, a, desc, tuples, n, reversed); break;
-        case AggKind::count_star:
-            if (ga->page_one) {
-                ga->page_cells[0][off] += n;
-                break;
-            }
-            for (int i = 0; i < n; i++)
-                ga->page_cells[i][off]++;
-            break;
-        case AggKind::count_column:
-            for (int i = 0; i < n; i++)
-                if (!heap_attisnull(&tuples[i], agg.count_attno, desc))
-                    ga->page_cells[i][off]++;
-            break;
-        case AggKind::sum:
-        case AggKind::avg:
-        case AggKind::min:
-        case AggKind::max: break; /* above */
-        }
-    }
+    group_agg_count_page(ga, desc, tuples, n, reversed);
     memset(ga->values_read, 0, sizeof(bool) * ga->naggs);
     MemoryContextSwitchTo(old);
     MemoryContextReset(ga->page_cxt); /* detoasted keys, PostgreSQL's functions' garbage */

@@ -75,6 +75,8 @@ struct GroupAgg {
     int32 *page_numbers;       /* ... and each tuple's number, for one page */
     KeySpan *page_spans;       /* each key's column's span over the page (group_agg_keys_may_raise) ... */
     bool page_one;             /* ... by which all its tuples have one group, page_cells[0] (group_agg_find_one_group) */
+    int page_pass;             /* pages read whole in one pass: kNoPagePass, or the aggregate whose column is read
+                                  (-1: none), group_page.cpp */
     uint32 next;               /* the next group to emit */
     bool emitted_empty;        /* no keys and no rows: the one row was emitted */
     bool can_flush;            /* partial states: emit the groups when they fill the memory bound */
@@ -86,6 +88,9 @@ struct GroupAgg {
     uint64 values_binned;      /* on the CPU */
     uint64 values_gpu;
 };
+
+/* GroupAgg.page_pass where the keys or aggregates need each page's tuples listed. */
+constexpr int kNoPagePass = -2;
 
 /* A tuple's group number when the closed table refused its key (it waits in the spill). */
 constexpr uint32 kNoGroup = PG_UINT32_MAX;
@@ -147,6 +152,38 @@ struct RowGate {
  */
 void group_agg_add(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, const HistogramArgs *args,
                    const RowGate *gate = NULL);
+
+/*
+ * A page's rows may come in one pass over an all-visible page read whole,
+ * without its tuples listed (group_page.cpp): where the scan has no WHERE
+ * clause the executor or the native quals evaluate, its keys are of one
+ * time column (a time, date field or interval-table key) and its
+ * aggregates are histograms, count(*), and float value aggregates, of one
+ * value column.  A table in time order grouped by the hour has one group
+ * on most pages: those are read once, not listed, then read for their
+ * keys, then for their values.
+ */
+static inline bool group_agg_reads_whole_pages(const GroupAgg *ga)
+{
+    return ga->page_pass != kNoPagePass;
+}
+
+/*
+ * The pass over an all-visible page read whole (under its lock: it only
+ * reads), lines its line pointers under that lock: the key column's span
+ * and the value column of each row.  Returns the page's row count, or -1
+ * where it was not read (the table is not laid out yet: its first rows
+ * come listed).
+ */
+int group_agg_page_pass(GroupAgg *ga, TupleDesc desc, Page page, OffsetNumber lines);
+
+/*
+ * The n rows group_agg_page_pass read, counted as group_agg_add would,
+ * where they are all of one group and nothing of theirs may raise but what
+ * their values raise in order; true if counted.  false, nothing counted,
+ * where the caller lists the page's tuples and adds them.
+ */
+bool group_agg_add_page_pass(GroupAgg *ga, int n);
 
 /*
  * Lays the groups' cells out for these arguments before the first row

@@ -132,6 +132,18 @@ static inline void group_agg_reverse(GroupAgg *ga, HeapTupleData *tuples, int n)
  * read already; a float column another aggregate read is copied from it.
  */
 void group_agg_read_page_values(GroupAgg *ga, int a, TupleDesc desc, HeapTupleData *tuples, int n);
+/*
+ * Each aggregate over the page's n rows, their groups found and their
+ * values checked as their order requires (reversed: tuples[] and the
+ * values read run from the page's last row to its first).  tuples may be
+ * NULL where every aggregate's values were read (group_page.cpp): none of
+ * count(col), a numeric or an integer value aggregate.
+ */
+void group_agg_count_page(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, bool reversed);
+
+/* ---- group_page.cpp ---- */
+/* What group_agg_init records of the keys and aggregates for group_agg_page_pass (GroupAgg.page_pass). */
+int group_agg_page_pass_shape(const GroupAgg *ga);
 
 
 /* ---- group_checks.cpp: the rows' order, and the checks of the aggregates' values ---- */
