@@ -161,7 +161,17 @@ INSERT INTO og_pass_queries VALUES
         FROM og_pass GROUP BY 1$$),
   -- not read in one pass: two value columns, count(col)
   (6, $$SELECT date_trunc('hour', ts), gpu_histogram(x, -1, 1, 4), gpu_histogram(f, 0, 1, 4) FROM og_pass GROUP BY 1$$),
-  (7, $$SELECT extract(hour FROM ts), count(x), gpu_histogram(x, -1, 1, 4) FROM og_pass GROUP BY 1$$);
+  (7, $$SELECT extract(hour FROM ts), count(x), gpu_histogram(x, -1, 1, 4) FROM og_pass GROUP BY 1$$),
+  -- a dashboard's time range: pages inside it pass whole, pages across its ends are listed and filtered
+  (8, $$SELECT date_trunc('hour', ts), count(*), max(x), gpu_histogram(x, -1, 1, 8) FROM og_pass
+        WHERE ts >= '2026-03-07 10:20:13+00' AND ts < '2026-03-10 00:00:00+00' GROUP BY 1$$),
+  (9, $$SELECT extract(hour FROM ts), gpu_histogram(f, 0, 1, 8) FROM og_pass WHERE ts > date '2026-03-08' GROUP BY 1$$),
+  (10, $$SELECT date_trunc('day', ts), count(*), gpu_histogram(x, -1, 1, 8) FROM og_pass
+         WHERE ts BETWEEN '2026-03-06 00:00:00+00' AND now() AND ts <> '2026-03-09 12:00:00+00' GROUP BY 1$$),
+  -- not in one pass: a clause of another column, a list
+  (11, $$SELECT date_trunc('hour', ts), gpu_histogram(x, -1, 1, 8) FROM og_pass WHERE host = 'host-1' GROUP BY 1$$),
+  (12, $$SELECT date_trunc('hour', ts), gpu_histogram(x, -1, 1, 8) FROM og_pass
+         WHERE ts IN ('2026-03-06 00:00:08+00', '2026-03-07 00:00:09+00') GROUP BY 1$$);
 SELECT n, z, c.scan_planned, c.same, c.rows
 FROM og_pass_queries, og_zones, LATERAL rt_compare(q, false, z) c
 WHERE z IN ('America/New_York', 'UTC')

@@ -161,7 +161,8 @@ void grouped_begin_read(ScanExec *s)
     s->reader.prefetch_lines = prefetch_lines(g);
     if (!g->pages.wanted) {
         /* all-visible pages come whole, for one pass where their rows are of one group (group_page.cpp) */
-        if (s->qual == NULL && !s->native && group_agg_reads_whole_pages(&g->table))
+        if (s->qual == NULL && group_agg_reads_whole_pages(&g->table) &&
+            (!s->native || native_quals_of_column(s->native_quals, group_agg_page_pass_attno(&g->table))))
             s->reader.list_all_visible = false;
         return;
     }
@@ -244,10 +245,14 @@ bool grouped_add_tuples(ScanExec *s, HeapReader *r, int n)
          * group; else listed, and added as any other.  Every policy counts
          * the host's rows into the table (grouping_policy.h).
          */
+        TupleDesc desc = RelationGetDescr(s->css.ss.ss_currentRelation);
         const OffsetNumber lines = PageGetMaxOffsetNumber(r->page);
-        const int read = group_agg_page_pass(&g->table, RelationGetDescr(s->css.ss.ss_currentRelation), r->page, lines);
+        int64 lo = PG_INT64_MIN, hi = PG_INT64_MAX;
+        const bool ranged =
+            !s->native || native_quals_exact_range(s->native_quals, group_agg_page_pass_attno(&g->table), &lo, &hi);
+        const int read = ranged ? group_agg_page_pass(&g->table, desc, r->page, lines) : -1;
         heap_reader_unlock(r);
-        if (read >= 0 && group_agg_add_page_pass(&g->table, read)) {
+        if (read >= 0 && group_agg_add_page_pass(&g->table, read, lo, hi)) {
             heap_reader_count_tuples(r, read);
             heap_reader_release(r);
             g->pages_one_pass++;
@@ -255,6 +260,12 @@ bool grouped_add_tuples(ScanExec *s, HeapReader *r, int n)
         }
         heap_reader_list_lines(r, lines);
         n = r->ntuples;
+        if (s->native) {
+            /* as read_pages() filters a listed page: the values may be user code, run unlocked */
+            if (!s->native_quals.prepared && n > 0)
+                native_quals_prepare(&s->native_quals, s->css.ss.ps.ps_ExprContext);
+            n = native_quals_filter(s->native_quals, desc, r->tuples, n);
+        }
     }
     heap_reader_unlock(r);
     if (s->qual != NULL) {

@@ -295,6 +295,38 @@ const HeapColumn *native_quals_range_column(const NativeQuals &q)
     return found;
 }
 
+bool native_quals_of_column(const NativeQuals &q, AttrNumber attno)
+{
+    for (int k = 0; k < q.count; k++) {
+        const NativeQual &a = q.quals[k];
+        if (a.computed != NULL || a.column.attno != attno || !native_qual_alone(q, k) || a.is_float || a.is_text ||
+            a.null_safe || a.column.len <= 0)
+            return false;
+    }
+    return q.count > 0;
+}
+
+bool native_quals_exact_range(const NativeQuals &q, AttrNumber attno, int64 *lo, int64 *hi)
+{
+    if (!q.prepared || !native_quals_of_column(q, attno))
+        return false;
+    *lo = PG_INT64_MIN;
+    *hi = PG_INT64_MAX;
+    for (int k = 0; k < q.count; k++) {
+        IntRange r;
+        if (q.quals[k].never) { /* a NULL value: the clause passes no row */
+            *lo = 1;
+            *hi = 0;
+            continue;
+        }
+        if (!int_range(q.quals[k], &r))
+            return false;
+        *lo = Max(*lo, r.lo);
+        *hi = Min(*hi, r.hi);
+    }
+    return true;
+}
+
 void native_quals_column_range(const NativeQuals &q, AttrNumber attno, int64 *lo, int64 *hi)
 {
     Assert(q.prepared);

@@ -123,6 +123,24 @@ const HeapColumn *native_quals_range_column(const NativeQuals &q);
  */
 void native_quals_column_range(const NativeQuals &q, AttrNumber attno, int64 *lo, int64 *hi);
 
+/*
+ * Whether every clause is a comparison of column attno of its own, of a
+ * kind that may be one integer comparison once prepared (not in an OR,
+ * not of floats or text, not computed, not IS [NOT] DISTINCT FROM).
+ * Known before the values are.
+ */
+bool native_quals_of_column(const NativeQuals &q, AttrNumber attno);
+
+/*
+ * Once prepared: whether every clause is one integer comparison of attno
+ * of its own, and then the closed range [*lo, *hi] of the column's stored
+ * words that a row must lie in to pass them all (*lo > *hi: none does; a
+ * NULL fails).  Unlike native_quals_column_range, false where any clause
+ * is anything else: a page whose values all lie inside the range then
+ * passes whole, and one whose values all lie outside passes no row.
+ */
+bool native_quals_exact_range(const NativeQuals &q, AttrNumber attno, int64 *lo, int64 *hi);
+
 /* Keeps the tuples of tuples[0 .. n) that pass every clause; returns how many. */
 int native_quals_filter(const NativeQuals &q, TupleDesc desc, HeapTupleData *tuples, int n);
 

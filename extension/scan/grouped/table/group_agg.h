@@ -155,17 +155,23 @@ void group_agg_add(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, c
 
 /*
  * A page's rows may come in one pass over an all-visible page read whole,
- * without its tuples listed (group_page.cpp): where the scan has no WHERE
- * clause the executor or the native quals evaluate, its keys are of one
- * time column (a time, date field or interval-table key) and its
+ * without its tuples listed (group_page.cpp): where the scan's keys are of
+ * one time column (a time, date field or interval-table key) and its
  * aggregates are histograms, count(*), and float value aggregates, of one
- * value column.  A table in time order grouped by the hour has one group
- * on most pages: those are read once, not listed, then read for their
- * keys, then for their values.
+ * value column, and its WHERE clause, if any, is a range of the keys'
+ * column (the caller's to say).  A table in time order grouped by the
+ * hour has one group on most pages: those are read once, not listed, then
+ * read for their keys, then for their values.
  */
 static inline bool group_agg_reads_whole_pages(const GroupAgg *ga)
 {
     return ga->page_pass != kNoPagePass;
+}
+
+/* The column of the keys' span that such a pass reads. */
+static inline AttrNumber group_agg_page_pass_attno(const GroupAgg *ga)
+{
+    return ga->keys[0].column.attno;
 }
 
 /*
@@ -178,12 +184,15 @@ static inline bool group_agg_reads_whole_pages(const GroupAgg *ga)
 int group_agg_page_pass(GroupAgg *ga, TupleDesc desc, Page page, OffsetNumber lines);
 
 /*
- * The n rows group_agg_page_pass read, counted as group_agg_add would,
- * where they are all of one group and nothing of theirs may raise but what
- * their values raise in order; true if counted.  false, nothing counted,
- * where the caller lists the page's tuples and adds them.
+ * The n rows group_agg_page_pass read, of which those whose key column
+ * lies in [lo, hi] pass the WHERE clause (the whole int64 range without
+ * one): counted as group_agg_add would where every row passes, they are
+ * all of one group and nothing of theirs may raise but what their values
+ * raise in order; true if counted, or if no row passes.  false, nothing
+ * counted, where the caller lists the page's tuples, filters and adds
+ * them.
  */
-bool group_agg_add_page_pass(GroupAgg *ga, int n);
+bool group_agg_add_page_pass(GroupAgg *ga, int n, int64 lo, int64 hi);
 
 /*
  * Lays the groups' cells out for these arguments before the first row

@@ -10,6 +10,9 @@
  * both, as the ungrouped scan reads its values; a page of more than one
  * group, or with a row whose key may raise, is listed after all and goes
  * the general way, which then decides what it would have decided for it.
+ * A WHERE clause that is a range of the keys' column (a dashboard's time
+ * range) lets a page inside it pass whole, and one outside it pass no row;
+ * a page across its end is listed and filtered.
  */
 #include "group_agg_parts.h"
 
@@ -90,13 +93,14 @@ int group_agg_page_pass(GroupAgg *ga, TupleDesc desc, Page page, OffsetNumber li
     return n;
 }
 
-bool group_agg_add_page_pass(GroupAgg *ga, int n)
+bool group_agg_add_page_pass(GroupAgg *ga, int n, int64 lo, int64 hi)
 {
     ga->page_one = false;
-    bool counted = false;
     MemoryContext old = MemoryContextSwitchTo(ga->page_cxt);
     const KeySpan &span = ga->page_spans[0];
-    bool quiet = n > 0 && span.known;
+    /* every row outside the WHERE clause's range (none NULL): nothing of theirs is computed, as none passes */
+    bool counted = n > 0 && span.known && (span.hi < lo || span.lo > hi);
+    bool quiet = !counted && n > 0 && span.known && span.lo >= lo && span.hi <= hi;
     for (int k = 0; quiet && k < ga->nkeys; k++)
         quiet = group_key_span_quiet(&ga->keys[k], span.lo, span.hi);
     /*
