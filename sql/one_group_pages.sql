@@ -171,7 +171,13 @@ INSERT INTO og_pass_queries VALUES
   -- not in one pass: a clause of another column, a list
   (11, $$SELECT date_trunc('hour', ts), gpu_histogram(x, -1, 1, 8) FROM og_pass WHERE host = 'host-1' GROUP BY 1$$),
   (12, $$SELECT date_trunc('hour', ts), gpu_histogram(x, -1, 1, 8) FROM og_pass
-         WHERE ts IN ('2026-03-06 00:00:08+00', '2026-03-07 00:00:09+00') GROUP BY 1$$);
+         WHERE ts IN ('2026-03-06 00:00:08+00', '2026-03-07 00:00:09+00') GROUP BY 1$$),
+  -- Grafana's epoch key, a numeric kept as bytes: a page inside one of its intervals is one group
+  (13, $$SELECT floor(extract(epoch FROM ts) / 1800) * 1800 AS "time", count(*), gpu_histogram(x, -1, 1, 8) FROM og_pass
+         WHERE ts BETWEEN '2026-03-06T00:00:00Z' AND '2026-03-12T00:00:00Z' GROUP BY 1$$),
+  (14, $$SELECT floor(extract(epoch FROM ts) / 3600) * 3600 AS "time", round(avg(x)::numeric, 10), max(x),
+                gpu_histogram(x, -1, 1, 8)
+         FROM og_pass GROUP BY 1$$);
 SELECT n, z, c.scan_planned, c.same, c.rows
 FROM og_pass_queries, og_zones, LATERAL rt_compare(q, false, z) c
 WHERE z IN ('America/New_York', 'UTC')
@@ -180,14 +186,14 @@ ORDER BY n, z;
 SET TimeZone = 'America/New_York';
 SELECT n, EXISTS (SELECT FROM rt_explain(q, true) line WHERE line ~ 'Pages Read in One Pass') AS one_pass
 FROM og_pass_queries ORDER BY n;
--- in parallel workers
+-- in parallel workers: the whole table, and under time ranges
 SET max_parallel_workers_per_gather = 2;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SELECT n, c.scan_planned, c.same, c.rows
 FROM og_pass_queries, LATERAL rt_compare(q, false, 'America/New_York') c
-WHERE n IN (1, 3)
+WHERE n IN (1, 3, 8, 9, 13)
 ORDER BY n;
 RESET max_parallel_workers_per_gather;
 RESET parallel_setup_cost;

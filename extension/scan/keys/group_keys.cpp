@@ -158,6 +158,11 @@ bool group_key_span_word(GroupKey *key, const KeySpan &span, int64 *word)
     return span.known && key->def.ops->span_word != NULL && key->def.ops->span_word(key, span.lo, span.hi, word);
 }
 
+bool group_key_span_bytes(GroupKey *key, const KeySpan &span, const char **data, int32 *len)
+{
+    return span.known && key->def.ops->span_bytes != NULL && key->def.ops->span_bytes(key, span.lo, span.hi, data, len);
+}
+
 namespace {
 
 /*

@@ -145,6 +145,9 @@ bool group_key_page_may_raise(GroupKey *key, TupleDesc desc, HeapTupleData *tupl
  */
 bool group_key_span_word(GroupKey *key, const KeySpan &span, int64 *word);
 
+/* group_key_span_word() for a key kept as bytes; *data stays valid for the scan's life. */
+bool group_key_span_bytes(GroupKey *key, const KeySpan &span, const char **data, int32 *len);
+
 /*
  * What group_key_page_may_raise() finds of a page whose column's values,
  * none NULL, span exactly [least, most], without its tuples: true where

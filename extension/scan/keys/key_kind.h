@@ -107,6 +107,12 @@ struct KeyKindOps {
      * field key), or every row may raise.
      */
     bool (*quiet_range)(GroupKey *key, int64 *lo, int64 *hi, bool *null_quiet);
+    /*
+     * span_word for a key kept as bytes (Grafana's numeric
+     * floor(extract(epoch FROM ts)/300)*300): *data and *len are the one
+     * key, valid for the scan's life.  NULL: never known.
+     */
+    bool (*span_bytes)(GroupKey *key, int64 lo, int64 hi, const char **data, int32 *len);
 };
 
 /* The kinds, one file each. */

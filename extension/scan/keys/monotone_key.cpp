@@ -548,11 +548,11 @@ bool quiet_range(GroupKey *key, int64 *lo, int64 *hi, bool *null_quiet)
     return true;
 }
 
-/* The key of a span that one interval of the host's table holds whole (a page of one week, say). */
-bool span_word(GroupKey *key, int64 lo, int64 hi, int64 *word)
+/* The slot of a span that one interval of the host's table holds whole (a page of one week, say). */
+bool span_slot(GroupKey *key, int64 lo, int64 hi, int32 *slot)
 {
     MonotoneState *m = key->monotone;
-    if (m->host_n == 0 || group_key_is_text(key) || lo < m->host_starts[0] || hi >= m->host_end)
+    if (m->host_n == 0 || lo < m->host_starts[0] || hi >= m->host_end)
         return false;
     int32 i = m->host_last;
     if (lo < m->host_starts[i] || (i + 1 < m->host_n && lo >= m->host_starts[i + 1])) {
@@ -561,7 +561,28 @@ bool span_word(GroupKey *key, int64 lo, int64 hi, int64 *word)
     }
     if (i + 1 < m->host_n && hi >= m->host_starts[i + 1])
         return false;
-    *word = m->host_words[m->host_slots[i]];
+    *slot = static_cast<int32>(m->host_slots[i]);
+    return true;
+}
+
+bool span_word(GroupKey *key, int64 lo, int64 hi, int64 *word)
+{
+    int32 slot;
+    if (group_key_is_text(key) || !span_slot(key, lo, hi, &slot))
+        return false;
+    *word = key->monotone->host_words[slot];
+    return true;
+}
+
+/* As bytes() reads a row of the slot: a numeric key is the interval's value. */
+bool span_bytes(GroupKey *key, int64 lo, int64 hi, const char **data, int32 *len)
+{
+    int32 slot;
+    if (!group_key_is_text(key) || !span_slot(key, lo, hi, &slot))
+        return false;
+    const struct varlena *v = key->monotone->host_values[slot];
+    *data = VARDATA_ANY(v);
+    *len = VARSIZE_ANY_EXHDR(v);
     return true;
 }
 
@@ -607,6 +628,7 @@ const char *describe(const GroupKey *key)
 const KeyKindOps monotone_key_kind = {
     KeyKind::monotone, "monotone expression", recognise, init, NULL, word, bytes, gpu_table, group_bound,
     true /* its groups come in the column's order */, NULL, describe, host_table, NULL, span_word, quiet_range,
+    span_bytes,
 };
 
 } // namespace gpu_histogram

@@ -248,8 +248,20 @@ bool find_groups_by_value(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, i
 
 bool group_agg_find_one_group(GroupAgg *ga, int n)
 {
-    if (ga->nkeys == 0 || ga->has_text_key)
+    if (ga->nkeys == 0)
         return false;
+    if (ga->has_text_key) {
+        /* one key kept as bytes (Grafana's numeric epoch): one_key_group()'s text group of the span's key */
+        const char *data;
+        int32 len;
+        if (ga->nkeys != 1 || !group_key_span_bytes(&ga->keys[0], ga->page_spans[0], &data, &len))
+            return false;
+        const ScanGroup *g = text_group(ga, data, len);
+        for (int i = 0; i < n; i++)
+            set_group(ga, i, g);
+        ga->page_one = true;
+        return true;
+    }
     /* build_key()'s layout: no NULL, then each key's word */
     memset(ga->keybuf, 0, group_agg_key_bytes(ga));
     for (int k = 0; k < ga->nkeys; k++) {

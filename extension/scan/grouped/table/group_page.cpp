@@ -42,8 +42,8 @@ const HeapColumn *word_column(const GroupAgg *ga)
 
 int group_agg_page_pass_shape(const GroupAgg *ga)
 {
-    if (ga->nkeys == 0 || ga->has_text_key)
-        return kNoPagePass;
+    if (ga->nkeys == 0 || (ga->has_text_key && (ga->nkeys != 1 || ga->keys[0].def.ops->span_bytes == NULL)))
+        return kNoPagePass; /* a key kept as bytes: only one whose span may name it (group_key_span_bytes) */
     for (int k = 0; k < ga->nkeys; k++) {
         const GroupKey &key = ga->keys[k];
         /* keys whose span over the page says whether they raise (group_key_span_quiet), of one column */
