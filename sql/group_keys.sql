@@ -487,6 +487,9 @@ $$;
 -- are computed by the scan too, also where the target has no aggregate.
 SELECT rt_explain($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY g4 HAVING count(*) > 396$$);
 SELECT rt_explain($$SELECT * FROM (SELECT date_trunc('second', tz) AS second, gpu_histogram(x, 0, 1, 8) AS h FROM gk_t GROUP BY 1) s WHERE h IS NOT NULL$$);
+SET work_mem = '64kB'; -- groups past the memory bound: partial states
+SELECT rt_explain($$SELECT * FROM (SELECT date_trunc('second', tz) AS second, gpu_histogram(x, 0, 1, 8) AS h FROM gk_t GROUP BY 1) s WHERE h IS NOT NULL$$);
+RESET work_mem;
 SELECT q, c.* FROM (VALUES
     ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY g4 HAVING count(*) > 396$$),
     ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY g4 HAVING gpu_histogram(x, 0, 1, 8) IS NOT NULL$$),
