@@ -13,6 +13,30 @@ namespace {
 
 constexpr uint32 kFirstCapacity = 256;
 
+/*
+ * Groups are carved from blocks of this size: an entry, its key and its
+ * cells in one piece.  Allocated one by one, a histogram of 64 bins' cells
+ * (552 bytes with its counts) took a chunk of 1,024, beside two more
+ * chunks for the entry and the key, and the pages all that touched were
+ * a fifth of Grafana's five minutes over 30 days (8,640 groups) on the
+ * development machine.  Groups are never freed one at a time: the table's
+ * context is reset whole.
+ */
+constexpr Size kSlabBytes = 64 * 1024;
+
+char *carve(GroupTable *t, Size bytes)
+{
+    if (bytes > t->slab_left) {
+        const Size block = Max(bytes, kSlabBytes);
+        t->slab = static_cast<char *>(MemoryContextAlloc(t->cxt, block));
+        t->slab_left = block;
+    }
+    char *p = t->slab;
+    t->slab += bytes;
+    t->slab_left -= bytes;
+    return p;
+}
+
 inline uint64 mix(uint64 h)
 {
     h ^= h >> 33;
@@ -124,12 +148,15 @@ ScanGroup *group_table_insert(GroupTable *t, const char *key, uint32 len, uint64
     }
     Size cells = sizeof(int64) * static_cast<Size>(t->ncells);
     charge(t, group_table_bytes_per_group(t->ncells, static_cast<int32>(len)) - 2 * sizeof(ScanGroup *));
-    ScanGroup *g = static_cast<ScanGroup *>(MemoryContextAlloc(t->cxt, sizeof(ScanGroup)));
+    const Size key_at = MAXALIGN(sizeof(ScanGroup)), cells_at = key_at + MAXALIGN(len > 0 ? len : 1);
+    char *piece = carve(t, cells_at + (cells > 0 ? cells : sizeof(int64)));
+    ScanGroup *g = reinterpret_cast<ScanGroup *>(piece);
     g->hash = hash;
     g->keylen = len;
-    g->key = static_cast<char *>(MemoryContextAlloc(t->cxt, len > 0 ? len : 1));
+    g->key = piece + key_at;
     memcpy(g->key, key, len);
-    g->cells = static_cast<int64 *>(MemoryContextAllocZero(t->cxt, cells > 0 ? cells : sizeof(int64)));
+    g->cells = reinterpret_cast<int64 *>(piece + cells_at);
+    memset(g->cells, 0, cells > 0 ? cells : sizeof(int64));
     t->slots[pos] = g;
     if (t->ngroups == t->groups_cap) {
         t->groups_cap *= 2;

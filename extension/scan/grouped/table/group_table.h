@@ -47,6 +47,8 @@ struct GroupTable {
     bool can_flush;    /* ... or set full (the caller emits the groups and starts again) ... */
     bool full;         /* ... rather than raise an error */
     ScanGroup *last;
+    char *slab;        /* where the next group is carved (carve()), slab_left bytes on */
+    Size slab_left;
     /*
      * How another part's cells of a group join its cells here (a parallel
      * scan's processes, shared_groups.h): each cell added, or where set,
