@@ -244,22 +244,16 @@ bool find_groups_by_value(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, i
     return true;
 }
 
-} // namespace
-
-bool group_agg_find_one_group(GroupAgg *ga, int n)
+/* The one group of a page whose keys' spans each name one key; false where one does not. */
+bool span_group(GroupAgg *ga, const ScanGroup **g)
 {
-    if (ga->nkeys == 0)
-        return false;
     if (ga->has_text_key) {
         /* one key kept as bytes (Grafana's numeric epoch): one_key_group()'s text group of the span's key */
         const char *data;
         int32 len;
         if (ga->nkeys != 1 || !group_key_span_bytes(&ga->keys[0], ga->page_spans[0], &data, &len))
             return false;
-        const ScanGroup *g = text_group(ga, data, len);
-        for (int i = 0; i < n; i++)
-            set_group(ga, i, g);
-        ga->page_one = true;
+        *g = text_group(ga, data, len);
         return true;
     }
     /* build_key()'s layout: no NULL, then each key's word */
@@ -270,14 +264,23 @@ bool group_agg_find_one_group(GroupAgg *ga, int n)
             return false;
         memcpy(ga->keybuf + sizeof(int64) * (1 + k), &word, sizeof word);
     }
-    const ScanGroup *g;
     if (ga->nkeys == 1) {
         int64 word;
         memcpy(&word, ga->keybuf + sizeof(int64), sizeof word);
-        g = word_group(ga, word);
+        *g = word_group(ga, word);
     } else {
-        g = group_table_lookup(&ga->table, ga->keybuf, group_agg_key_bytes(ga));
+        *g = group_table_lookup(&ga->table, ga->keybuf, group_agg_key_bytes(ga));
     }
+    return true;
+}
+
+} // namespace
+
+bool group_agg_find_one_group(GroupAgg *ga, int n)
+{
+    const ScanGroup *g;
+    if (ga->nkeys == 0 || !span_group(ga, &g))
+        return false;
     for (int i = 0; i < n; i++)
         set_group(ga, i, g);
     ga->page_one = true;
