@@ -23,7 +23,7 @@ OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/scan/quals/native_quals.o extension/scan/quals/native_match.o extension/scan/quals/native_values.o extension/scan/quals/fixed_exprs.o extension/scan/quals/heap_tuple_exprs.o extension/scan/quals/brin_ranges.o \
        extension/scan/keys/group_keys.o extension/scan/keys/time_keys.o extension/scan/keys/tsdb_bucket.o extension/scan/keys/key_tables.o \
        extension/scan/keys/column_span.o extension/scan/keys/column_key.o extension/scan/keys/time_key.o \
-       extension/scan/keys/width_bucket_key.o extension/scan/keys/tsdb_key.o extension/scan/keys/expression_key.o extension/scan/keys/expression_bound.o extension/scan/keys/date_field_key.o extension/scan/keys/monotone_key.o extension/scan/keys/monotone_steps.o extension/scan/keys/zone_steps.o extension/scan/keys/value_key.o extension/scan/keys/key_quals.o extension/scan/keys/derived_key.o extension/scan/keys/value_memo.o extension/scan/keys/text_memo.o extension/scan/keys/text_ids.o extension/scan/keys/builtin_ops.o extension/scan/quals/qual_order.o \
+       extension/scan/keys/width_bucket_key.o extension/scan/keys/tsdb_key.o extension/scan/keys/expression_key.o extension/scan/keys/expression_bound.o extension/scan/keys/date_field_key.o extension/scan/keys/monotone_key.o extension/scan/keys/monotone_steps.o extension/scan/keys/zone_steps.o extension/scan/keys/value_key.o extension/scan/keys/key_quals.o extension/scan/keys/derived_key.o extension/scan/keys/value_memo.o extension/scan/keys/interval_memo.o extension/scan/keys/text_memo.o extension/scan/keys/text_ids.o extension/scan/keys/builtin_ops.o extension/scan/quals/qual_order.o \
        extension/scan/grouped/table/group_table.o extension/scan/grouped/table/group_agg.o extension/scan/grouped/table/group_checks.o extension/scan/grouped/table/group_page.o extension/scan/grouped/merge/shared_groups.o \
        extension/scan/grouped/table/tuple_spill.o \
        extension/scan/grouped/table/group_find.o extension/scan/grouped/table/group_rows.o extension/scan/grouped/table/value_aggs.o \
@@ -39,7 +39,7 @@ DATA = extension/sql/gpu_histogram--1.0.sql extension/sql/gpu_histogram--1.0--1.
        extension/sql/gpu_histogram--1.1--1.2.sql extension/sql/gpu_histogram--1.2--1.3.sql
 PGFILEDESC = "gpu_histogram - width_bucket histograms binned on the GPU"
 
-REGRESS = upgrade basic errors equality edges types nulls_empty merge buckets parallel grouping window moving_window device scan time thresholds time_range brin_ranges plan_args group_keys partitions spill grouped_pages dashboards scan_forms look_alikes error_order wide_rows where_lists where_text where_mixed value_keys value_aggs quantiles where_or where_convert where_computed derived_keys local_time_keys matrix page_ranges one_group_pages
+REGRESS = upgrade basic errors equality edges types nulls_empty merge buckets parallel grouping window moving_window device scan time thresholds time_range brin_ranges plan_args group_keys partitions spill grouped_pages dashboards scan_forms look_alikes error_order wide_rows where_lists where_text where_mixed value_keys value_aggs quantiles where_or where_convert where_computed derived_keys local_time_keys matrix page_ranges one_group_pages interval_memo
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CONFIG ?= pg_config

@@ -31,8 +31,10 @@
  */
 #include "expression_bound.h"
 #include "expression_key.h"
+#include "interval_memo.h"
 #include "key_tables.h"
 #include "monotone_steps.h"
+#include "value_memo.h"
 #include "zone_steps.h"
 
 #include "../quals/heap_tuple_exprs.h"
@@ -82,6 +84,11 @@ struct MonotoneState {
     int64 host_end;
     const int64 *host_words;             /* a word key's value of each slot */
     struct varlena *const *host_values;  /* a bytes key's */
+    /* the intervals earlier tables of this key found (interval_memo.h): open while a table is made */
+    const char *memo_name;
+    IntervalMemo *memo;
+    int64 evaluations; /* of the key, by the table being made: for DEBUG2 */
+    int64 remembered;  /* its intervals the memo gave */
 };
 
 namespace {
@@ -140,6 +147,7 @@ void init(GroupKey *key, TupleDesc desc, PlanState *parent)
     nulls[key->def.attno - 1] = false;
     m->probe = heap_form_tuple(desc, values, nulls);
     m->probe_value = reinterpret_cast<char *>(m->probe->t_data) + m->probe->t_data->t_hoff;
+    m->memo_name = memo_expression_name(key->def.expr);
     key->monotone = m;
 }
 
@@ -171,6 +179,7 @@ struct Value {
 
 bool evaluate_at(GroupKey *key, int64 ts, Value *out)
 {
+    key->monotone->evaluations++;
     set_probe(key, ts);
     bool isnull;
     Datum d = expression_key_evaluate(key, key->monotone->probe, &isnull);
@@ -283,6 +292,8 @@ int same_through(GroupKey *key, int64 from, int64 ts, const Value &v)
     return s;
 }
 
+bool interval_found(GroupKey *key, int64 ts, int64 end, const Value &v, int64 *result, int64 *from, int64 *to);
+
 /*
  * The key of stored value ts and the interval [ts, *to) that has it, for
  * the GPU's table (key_tables.h's VerifiedKey).  The expression is equal at
@@ -297,6 +308,14 @@ bool verified_interval(GroupKey *key, int64 ts, int64 *result, int64 *from, int6
     if (ts > m->limit)
         return false;
     Value v;
+    int64 known_from, known_to;
+    const struct varlena *known_bytes;
+    if (m->memo != NULL && interval_memo_find(m->memo, ts, &known_from, &known_to, &v.word, &known_bytes)) {
+        /* an earlier table's interval: the key is one value over all of it */
+        v.bytes = known_bytes != NULL ? copy_bytes(known_bytes) : NULL;
+        m->remembered++;
+        return interval_found(key, ts, known_to > m->limit ? m->limit + 1 : known_to, v, result, from, to);
+    }
     if (m->have_next && m->next_at == ts) {
         v.word = m->next_word;
         v.bytes = m->next_bytes;
@@ -375,10 +394,22 @@ bool verified_interval(GroupKey *key, int64 ts, int64 *result, int64 *from, int6
                 bad = mid; /* its value is the one kept as next */
         }
     }
+    if (m->memo != NULL)
+        interval_memo_add(m->memo, ts, to_end ? m->limit + 1 : bad, v.word, v.bytes);
+    return interval_found(key, ts, to_end ? m->limit + 1 : bad, v, result, from, to);
+}
+
+/*
+ * The end of verified_interval: [ts, end) has key v, whose result is its
+ * word, or for a bytes key its number among the values met.
+ */
+bool interval_found(GroupKey *key, int64 ts, int64 end, const Value &v, int64 *result, int64 *from, int64 *to)
+{
+    MonotoneState *m = key->monotone;
     *from = ts;
-    *to = to_end ? m->limit + 1 : bad;
-    m->width = *to - ts;
-    if (to_end)
+    *to = end;
+    m->width = end - ts;
+    if (end > m->limit)
         m->have_next = false;
     if (v.bytes == NULL) {
         *result = v.word;
@@ -428,8 +459,8 @@ bool divisions_hold(GroupKey *key, int64 lo, int64 hi)
     return true;
 }
 
-/* The rows' span of the column, cut into the intervals of each key value (key_kind.h). */
-bool gpu_table(GroupKey *key, const KeyRows &rows, gh::PageKey *out, KeyTables *t, int k)
+/* The rows' span of the column, cut into the intervals of each key value (gpu_table). */
+bool make_table(GroupKey *key, const KeyRows &rows, gh::PageKey *out, KeyTables *t, int k)
 {
     MonotoneState *m = key->monotone;
     /* the values of a table that failed went with the memory it was made in (a rescan makes it again) */
@@ -472,6 +503,26 @@ bool gpu_table(GroupKey *key, const KeyRows &rows, gh::PageKey *out, KeyTables *
         m->capacity = m->nvalues = 0;
     }
     return true;
+}
+
+/*
+ * The table of key_kind.h, made with the intervals earlier tables of the
+ * key verified, which it adds to (interval_memo.h): a dashboard's next
+ * refresh evaluates the key only where its range moved.
+ */
+bool gpu_table(GroupKey *key, const KeyRows &rows, gh::PageKey *out, KeyTables *t, int k)
+{
+    MonotoneState *m = key->monotone;
+    m->memo = interval_memo_open(m->memo_name);
+    m->evaluations = m->remembered = 0;
+    const bool made = make_table(key, rows, out, t, k);
+    interval_memo_commit(m->memo);
+    m->memo = NULL;
+    elog(DEBUG2, "gpu_histogram scan: a table of %s: %s, %lld intervals remembered, %lld evaluations",
+         NameStr(TupleDescAttr(key->slot->tts_tupleDescriptor, key->def.attno - 1)->attname),
+         made ? psprintf("%u intervals", out->intervals) : "not made", static_cast<long long>(m->remembered),
+         static_cast<long long>(m->evaluations));
+    return made;
 }
 
 /*

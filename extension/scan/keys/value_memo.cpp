@@ -145,13 +145,26 @@ bool has_param(Node *node, void *)
     return expression_tree_walker(node, GH_WALKER(has_param), NULL);
 }
 
+MemoResult copied(ValueMemo *m, const MemoResult &r)
+{
+    MemoResult c = r;
+    if (!r.isnull && r.bytes != NULL) {
+        const Size size = VARSIZE_ANY(r.bytes);
+        c.bytes = static_cast<struct varlena *>(MemoryContextAlloc(m->cxt, size));
+        memcpy(c.bytes, r.bytes, size);
+    }
+    return c;
+}
+
+} // namespace
+
 /*
  * The expression as a string that does not depend on the query it came
  * from (its range table, its text), with the settings under which
  * immutable output functions still answer differently: float8out's
  * extra_float_digits, byteaout's bytea_output.
  */
-char *normalized(Expr *expr)
+char *memo_expression_name(Expr *expr)
 {
     Node *copy = static_cast<Node *>(copyObjectImpl(expr));
     reset_var(copy, NULL);
@@ -173,19 +186,6 @@ char *normalized(Expr *expr)
                      GetConfigOption("bytea_output", false, false));
     return out.data;
 }
-
-MemoResult copied(ValueMemo *m, const MemoResult &r)
-{
-    MemoResult c = r;
-    if (!r.isnull && r.bytes != NULL) {
-        const Size size = VARSIZE_ANY(r.bytes);
-        c.bytes = static_cast<struct varlena *>(MemoryContextAlloc(m->cxt, size));
-        memcpy(c.bytes, r.bytes, size);
-    }
-    return c;
-}
-
-} // namespace
 
 /* expr with the subexpression `inner` replaced by a NULL constant of its type: what a derived key computes of it */
 Node *without_inner(Node *node, Node *inner)
@@ -222,7 +222,7 @@ ValueMemo *value_memo_open_over(Expr *expr, Node *inner)
             retire(backend_memos);
         memos_stale = false;
     }
-    char *name = normalized(expr);
+    char *name = memo_expression_name(expr);
     ValueMemo *found = NULL;
     for (ValueMemo *m = backend_memos; m != NULL; m = m->next)
         if (strcmp(m->name, name) == 0)

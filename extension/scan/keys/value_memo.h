@@ -41,6 +41,14 @@ struct MemoResult {
 struct ValueMemo;
 
 /*
+ * The expression as the backend's memos name it: its nodes without the
+ * query's range table positions and text locations, with the settings
+ * under which immutable output functions still answer differently
+ * (palloc'd).  Also interval_memo.h's.
+ */
+char *memo_expression_name(Expr *expr);
+
+/*
  * The memo of key expression expr (of one column): the backend's, where
  * expr is immutable, else a new one in the current memory context.  Once
  * per scan, outside any buffer lock.

@@ -49,6 +49,15 @@ constexpr int64 kMaxFlushedGroups = 1 << 20;
  */
 constexpr int kFirstScanPages = 128;
 
+/* Milliseconds since start, for the DEBUG3 lines that say where a scan's time went. */
+double ms_since(instr_time start)
+{
+    instr_time now;
+    INSTR_TIME_SET_CURRENT(now);
+    INSTR_TIME_SUBTRACT(now, start);
+    return INSTR_TIME_GET_MILLISEC(now);
+}
+
 /*
  * The first histogram of a shape grouped_pages_init() accepted: the
  * spec's own; any other is a PageAgg (page_hist).
@@ -617,16 +626,19 @@ void grouped_pages_prepare(GroupedPages *gp, const HostPages &host, GroupKey *ke
     }
     gp->tried = true;
     MemoryContext old = MemoryContextSwitchTo(gp->cxt);
-    instr_time start, took;
+    instr_time start;
     INSTR_TIME_SET_CURRENT(start);
     bool built = build_spec(gp, host, keys, nkeys);
-    INSTR_TIME_SET_CURRENT(took);
-    INSTR_TIME_SUBTRACT(took, start);
+    const double took = ms_since(start);
     MemoryContextSwitchTo(old);
     if (built) {
+        instr_time begun;
+        INSTR_TIME_SET_CURRENT(begun);
         page_gpu_begin_grouped(&gp->pages, host.reader, &gp->spec, gp->tables.words, gp->tables.nwords, parallel,
                                gp->cxt);
         gp->active = gp->pages.possible;
+        gp->begin_ms = ms_since(begun);
+        INSTR_TIME_SET_CURRENT(gp->built_at);
     }
     if (built)
         elog(DEBUG1, "gpu_histogram scan: grouped pages %s (%lld groups, %d table words)",
@@ -634,8 +646,8 @@ void grouped_pages_prepare(GroupedPages *gp, const HostPages &host, GroupKey *ke
              gp->tables.nwords);
     else
         elog(DEBUG1, "gpu_histogram scan: grouped pages on the CPU: %s", gp->refused);
-    elog(DEBUG2, "gpu_histogram scan: the grouped pages' spec and key tables took %.3f ms",
-         INSTR_TIME_GET_MILLISEC(took));
+    elog(DEBUG3, "gpu_histogram scan: the grouped pages' spec and key tables took %.3f ms",
+         took);
 }
 
 bool grouped_pages_take(GroupedPages *gp, const HostPages &host)
@@ -678,8 +690,12 @@ bool grouped_pages_drain(GroupedPages *gp, const HostPages &host)
 void grouped_pages_end_read(GroupedPages *gp, const HostPages &host)
 {
     if (gp->active) {
+        gp->pages_ms = ms_since(gp->built_at);
+        instr_time start;
+        INSTR_TIME_SET_CURRENT(start);
         flush_last_batch(gp, host);
         heap_reader_count_tuples(host.reader, page_gpu_finish(&gp->pages, NULL));
+        gp->finish_ms = ms_since(start);
         grouped_pages_parse_left(gp, host);
     }
     if (gp->wanted)
@@ -687,6 +703,16 @@ void grouped_pages_end_read(GroupedPages *gp, const HostPages &host)
 }
 
 namespace {
+
+/* Cells [first, first + n) of the GPU's groups into out, timed for DEBUG3. */
+void read_cells(GroupedPages *gp, int32 first, int32 n, int64 *out)
+{
+    instr_time start;
+    INSTR_TIME_SET_CURRENT(start);
+    gpu_service_read_range(&gp->pages.hist[0], first, n, out, &gp->pages.read_slot);
+    gp->read_ms += ms_since(start);
+    gp->reads++;
+}
 
 /*
  * Once a scan: the tuples the GPU's kernel counted go into the reader, and
@@ -712,13 +738,11 @@ void begin_collect(GroupedPages *gp, HeapReader *reader)
     if (groups <= per_read) {
         const int64 cells = groups * slots;
         memset(gp->chunk, 0, sizeof(int64) * (cells + 1));
-        gpu_service_read_range(&gp->pages.hist[0], 0, static_cast<int32>(cells + 1), gp->chunk,
-                               &gp->pages.read_slot);
+        read_cells(gp, 0, static_cast<int32>(cells + 1), gp->chunk);
         gp->chunk_n = groups;
         tuples = gp->chunk[cells];
     } else {
-        gpu_service_read_range(&gp->pages.hist[0], static_cast<int32>(groups * slots), 1, &tuples,
-                               &gp->pages.read_slot);
+        read_cells(gp, static_cast<int32>(groups * slots), 1, &tuples);
     }
     heap_reader_count_tuples(reader, static_cast<uint64>(tuples));
 }
@@ -743,8 +767,8 @@ bool next_counted_group(GroupedPages *gp, HeapReader *reader, CountedKey *key, c
             gp->chunk_first = gp->next_group;
             gp->chunk_n = Min(per_read, groups - gp->chunk_first);
             memset(gp->chunk, 0, sizeof(int64) * gp->chunk_n * slots);
-            gpu_service_read_range(&gp->pages.hist[0], static_cast<int32>(gp->chunk_first * slots),
-                                   static_cast<int32>(gp->chunk_n * slots), gp->chunk, &gp->pages.read_slot);
+            read_cells(gp, static_cast<int32>(gp->chunk_first * slots), static_cast<int32>(gp->chunk_n * slots),
+                       gp->chunk);
         }
         const int64 *c = gp->chunk + (gp->next_group - gp->chunk_first) * slots;
         int64 g = gp->next_group++;
@@ -770,6 +794,10 @@ bool next_counted_group(GroupedPages *gp, HeapReader *reader, CountedKey *key, c
     }
     gp->collecting = false;
     gp->collected = true;
+    elog(DEBUG3,
+         "gpu_histogram scan: the GPU's groups: service set-up %.3f ms, pages sent %.3f ms, last batch and pass "
+         "%.3f ms, %d reads of cells %.3f ms",
+         gp->begin_ms, gp->pages_ms, gp->finish_ms, gp->reads, gp->read_ms);
     return false;
 }
 
@@ -823,6 +851,8 @@ void grouped_pages_reset(GroupedPages *gp)
     gp->chunk = NULL;
     gp->tables = KeyTables{};
     gp->spec = gh::GroupedPageSpec{};
+    gp->begin_ms = gp->pages_ms = gp->finish_ms = gp->read_ms = 0;
+    gp->reads = 0;
 }
 
 } // namespace gpu_histogram

@@ -60,6 +60,10 @@ struct GroupedPages {
     int64 chunk_n;
     bool collected;         /* every group was taken back: this scan has no more */
     uint64 pages_left;      /* pages the GPU left to the host */
+    /* where a scan's time on the GPU went, for DEBUG3: the service's set-up, the wait at the end, the reads */
+    instr_time built_at; /* the spec's end: the pages' loop runs from here to the last batch */
+    double begin_ms, pages_ms, finish_ms, read_ms;
+    int reads;
 };
 
 /* What parsing a page on the host needs: the scan's table, its native quals (or none), its groups. */
