@@ -149,6 +149,10 @@ IntervalMemo *interval_memo_open(const char *expression)
         nmemos++;
     }
     pfree(name);
+    /* what a table that an error cut short added */
+    for (int32 i = 0; i < found->npending; i++)
+        if (found->pending[i].bytes != NULL)
+            pfree(found->pending[i].bytes);
     found->npending = 0;
     found->last = 0;
     found->opened = ++open_clock;
@@ -200,7 +204,8 @@ void interval_memo_commit(IntervalMemo *m)
     if (m->npending == 0)
         return;
     if (m->npending > kIntervalMemoMax) {
-        m->npending = 0;
+        m->npending = 0; /* more than a memo keeps: none of them, and the others go with their memory */
+        restart(m);
         return;
     }
     if (m->n + m->npending > kIntervalMemoMax)
@@ -217,6 +222,8 @@ void interval_memo_commit(IntervalMemo *m)
             Interval &b = all[n - 1];
             if (same_key(a, b)) {
                 b.to = Max(b.to, a.to);
+                if (a.bytes != NULL) /* each interval's bytes are a chunk of its own */
+                    pfree(a.bytes);
                 continue;
             }
             if (a.from < b.to) {
