@@ -193,7 +193,7 @@ SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SELECT n, c.scan_planned, c.same, c.rows
 FROM og_pass_queries, LATERAL rt_compare(q, false, 'America/New_York') c
-WHERE n IN (1, 3, 8, 9, 13)
+WHERE n IN (1, 3, 8, 9, 13, 14)
 ORDER BY n;
 RESET max_parallel_workers_per_gather;
 RESET parallel_setup_cost;
