@@ -15,7 +15,9 @@
  * are as wide as the one before (a minute after a minute), and a search
  * where they are not.  A key kept as bytes (a numeric) gets each slot's
  * value for the groups the GPU counts (KeyTables.slot_values); a word key
- * (a timestamptz from to_timestamp, an integer) its word.
+ * (a timestamptz from to_timestamp, an integer) its word.  The intervals a
+ * table verified are kept for the backend's next tables of the same key
+ * (interval_memo.h), which evaluate it only where none did.
  *
  * The host makes the table for its own rows where there are at least 16
  * rows an interval, as the statistics count them (host_table): evaluating
