@@ -62,6 +62,7 @@ void drop(IntervalMemo *m)
     *p = m->next;
     nmemos--;
     MemoryContextDelete(m->cxt);
+    pfree(m);
 }
 
 bool same_key(const Interval &a, const Interval &b)
@@ -213,7 +214,7 @@ void interval_memo_commit(IntervalMemo *m)
     /* the two runs in one, by where they start, then each run of one key joined */
     Interval *all = static_cast<Interval *>(MemoryContextAlloc(m->cxt, sizeof(Interval) * (m->n + m->npending)));
     auto by_from = [](const Interval &a, const Interval &b) { return a.from < b.from; };
-    std::stable_sort(m->pending, m->pending + m->npending, by_from);
+    std::sort(m->pending, m->pending + m->npending, by_from); /* in place: no buffer of its own */
     std::merge(m->held, m->held + m->n, m->pending, m->pending + m->npending, all, by_from);
     int32 n = 0;
     for (int32 i = 0; i < m->n + m->npending; i++) {
