@@ -32,7 +32,7 @@ struct IntervalMemo {
     MemoryContext cxt;
     char *name;          /* the expression's name and the zone's */
     Interval *held;      /* sorted by from, none overlapping */
-    int32 n, cap;
+    int32 n;
     Interval *pending;   /* added since the last commit, in the order found */
     int32 npending, pending_cap;
     int32 last;          /* the interval found last: a table asks in increasing order */
@@ -73,6 +73,7 @@ bool same_key(const Interval &a, const Interval &b)
            memcmp(VARDATA_ANY(a.bytes), VARDATA_ANY(b.bytes), VARSIZE_ANY_EXHDR(a.bytes)) == 0;
 }
 
+/* a, in cxt, with room for need intervals (*cap of them now) */
 Interval *grow(MemoryContext cxt, Interval *a, int32 *cap, int32 need)
 {
     if (need <= *cap)
@@ -80,13 +81,9 @@ Interval *grow(MemoryContext cxt, Interval *a, int32 *cap, int32 need)
     int32 c = Max(64, *cap);
     while (c < need)
         c *= 2;
-    Interval *b = static_cast<Interval *>(MemoryContextAlloc(cxt, sizeof(Interval) * c));
-    if (a != NULL) {
-        memcpy(b, a, sizeof(Interval) * *cap);
-        pfree(a);
-    }
     *cap = c;
-    return b;
+    return static_cast<Interval *>(a == NULL ? MemoryContextAlloc(cxt, sizeof(Interval) * c)
+                                             : repalloc(a, sizeof(Interval) * c));
 }
 
 /* Empties the memo, its pending intervals kept (the bytes they point to live in a new context). */
@@ -107,7 +104,7 @@ void restart(IntervalMemo *m)
     m->cxt = fresh;
     m->name = name;
     m->held = NULL;
-    m->n = m->cap = 0;
+    m->n = 0;
     m->pending = pending;
     m->pending_cap = Max(1, m->npending);
     m->last = 0;
@@ -160,8 +157,7 @@ IntervalMemo *interval_memo_open(const char *expression)
     return found;
 }
 
-bool interval_memo_find(IntervalMemo *m, int64 ts, int64 *from, int64 *to, int64 *word,
-                        const struct varlena **bytes)
+bool interval_memo_find(IntervalMemo *m, int64 ts, int64 *to, int64 *word, const struct varlena **bytes)
 {
     if (m->n == 0)
         return false;
@@ -177,7 +173,6 @@ bool interval_memo_find(IntervalMemo *m, int64 ts, int64 *from, int64 *to, int64
     const Interval &a = m->held[i];
     if (ts >= a.to)
         return false;
-    *from = a.from;
     *to = a.to;
     *word = a.word;
     *bytes = a.bytes;
@@ -243,7 +238,6 @@ void interval_memo_commit(IntervalMemo *m)
         pfree(m->held);
     m->held = all;
     m->n = n;
-    m->cap = m->n + m->npending;
     m->npending = 0;
     m->last = 0;
 }

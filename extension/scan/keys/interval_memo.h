@@ -46,12 +46,11 @@ constexpr int32 kIntervalMemoMax = 1 << 18;
 IntervalMemo *interval_memo_open(const char *name);
 
 /*
- * The remembered interval that holds stored value ts: [*from, *to), and
- * its key, a word or bytes (*bytes NULL for a word key; valid until the
- * memo is next committed or opened).  false where none holds ts.
+ * Whether a remembered interval holds stored value ts: then the key is one
+ * value from ts to *to (exclusive), a word or bytes (*bytes NULL for a word
+ * key; valid until the memo is next committed or opened).
  */
-bool interval_memo_find(IntervalMemo *m, int64 ts, int64 *from, int64 *to, int64 *word,
-                        const struct varlena **bytes);
+bool interval_memo_find(IntervalMemo *m, int64 ts, int64 *to, int64 *word, const struct varlena **bytes);
 
 /* Adds a verified interval [from, to) whose key is word, or bytes (copied), to the memo's pending ones. */
 void interval_memo_add(IntervalMemo *m, int64 from, int64 to, int64 word, const struct varlena *bytes);

@@ -294,7 +294,35 @@ int same_through(GroupKey *key, int64 from, int64 ts, const Value &v)
     return s;
 }
 
-bool interval_found(GroupKey *key, int64 ts, int64 end, const Value &v, int64 *result, int64 *from, int64 *to);
+/*
+ * The end of verified_interval: [ts, end) has key v, whose result is its
+ * word, or for a bytes key its number among the values met.
+ */
+bool interval_found(GroupKey *key, int64 ts, int64 end, const Value &v, int64 *result, int64 *from, int64 *to)
+{
+    MonotoneState *m = key->monotone;
+    *from = ts;
+    *to = end;
+    m->width = end - ts;
+    if (end > m->limit)
+        m->have_next = false;
+    if (v.bytes == NULL) {
+        *result = v.word;
+        return true;
+    }
+    /* a bytes key's result is its value's number among those met, which grow with ts */
+    if (m->nvalues == 0 || !same_bytes(m->values[m->nvalues - 1], v.bytes)) {
+        if (m->nvalues == m->capacity) {
+            m->capacity = Max(64, m->capacity * 2);
+            m->values = m->values == NULL
+                            ? static_cast<struct varlena **>(palloc(sizeof(struct varlena *) * m->capacity))
+                            : static_cast<struct varlena **>(repalloc(m->values, sizeof(struct varlena *) * m->capacity));
+        }
+        m->values[m->nvalues++] = v.bytes;
+    }
+    *result = m->nvalues - 1;
+    return true;
+}
 
 /*
  * The key of stored value ts and the interval [ts, *to) that has it, for
@@ -310,9 +338,9 @@ bool verified_interval(GroupKey *key, int64 ts, int64 *result, int64 *from, int6
     if (ts > m->limit)
         return false;
     Value v;
-    int64 known_from, known_to;
+    int64 known_to;
     const struct varlena *known_bytes;
-    if (m->memo != NULL && interval_memo_find(m->memo, ts, &known_from, &known_to, &v.word, &known_bytes)) {
+    if (m->memo != NULL && interval_memo_find(m->memo, ts, &known_to, &v.word, &known_bytes)) {
         /* an earlier table's interval: the key is one value over all of it */
         v.bytes = known_bytes != NULL ? copy_bytes(known_bytes) : NULL;
         m->remembered++;
@@ -399,36 +427,6 @@ bool verified_interval(GroupKey *key, int64 ts, int64 *result, int64 *from, int6
     if (m->memo != NULL)
         interval_memo_add(m->memo, ts, to_end ? m->limit + 1 : bad, v.word, v.bytes);
     return interval_found(key, ts, to_end ? m->limit + 1 : bad, v, result, from, to);
-}
-
-/*
- * The end of verified_interval: [ts, end) has key v, whose result is its
- * word, or for a bytes key its number among the values met.
- */
-bool interval_found(GroupKey *key, int64 ts, int64 end, const Value &v, int64 *result, int64 *from, int64 *to)
-{
-    MonotoneState *m = key->monotone;
-    *from = ts;
-    *to = end;
-    m->width = end - ts;
-    if (end > m->limit)
-        m->have_next = false;
-    if (v.bytes == NULL) {
-        *result = v.word;
-        return true;
-    }
-    /* a bytes key's result is its value's number among those met, which grow with ts */
-    if (m->nvalues == 0 || !same_bytes(m->values[m->nvalues - 1], v.bytes)) {
-        if (m->nvalues == m->capacity) {
-            m->capacity = Max(64, m->capacity * 2);
-            m->values = m->values == NULL
-                            ? static_cast<struct varlena **>(palloc(sizeof(struct varlena *) * m->capacity))
-                            : static_cast<struct varlena **>(repalloc(m->values, sizeof(struct varlena *) * m->capacity));
-        }
-        m->values[m->nvalues++] = v.bytes;
-    }
-    *result = m->nvalues - 1;
-    return true;
 }
 
 /*
