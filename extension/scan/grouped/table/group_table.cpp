@@ -3,6 +3,8 @@
  */
 #include "group_table.h"
 
+#include <sys/mman.h>
+
 extern "C" {
 #include "utils/memutils.h"
 }
@@ -24,16 +26,117 @@ constexpr uint32 kFirstCapacity = 256;
  */
 constexpr Size kSlabBytes = 64 * 1024;
 
-char *carve(GroupTable *t, Size bytes)
+/*
+ * Past the first megabyte of groups, a slab is a mapping of 2 MB of its
+ * own, asked for as one huge page, where the kernel gives them.  The
+ * blocks of a context come from malloc, which gives them back to the
+ * kernel when the query ends, so each query's groups faulted their memory
+ * in 4 kB at a time and zeroed it again: on the development machine,
+ * 5-minute groups of a 10,001-row table (8,634 groups of 64 bins, 4.7 MB)
+ * spent half their time there, and took 22.5 ms against the ordinary
+ * plan's 15.1.  A fresh mapping is zero already, so its cells are not
+ * cleared.
+ */
+constexpr Size kMappedBytes = 2 * 1024 * 1024;
+constexpr Size kMappedAfter = 1024 * 1024;
+
+/* The table's mappings, in its context: unmapped when the context is reset or deleted (an ERROR's too). */
+struct Mappings {
+    MemoryContextCallback callback;
+    char *first; /* each mapping's first word names the one before */
+};
+
+void unmap_all(void *arg)
+{
+    Mappings *m = static_cast<Mappings *>(arg);
+    for (char *at = m->first; at != NULL;) {
+        char *before;
+        memcpy(&before, at, sizeof before);
+        munmap(at, kMappedBytes);
+        at = before;
+    }
+    m->first = NULL;
+}
+
+/*
+ * Whether the kernel backs a mapping that asks with huge pages
+ * (transparent_hugepage "always" or "madvise"); read once.  Without them a
+ * mapping is slower than malloc's blocks: its 4 kB pages fault again in
+ * every query.  Thirty of those 5-minute queries took 67,457 page faults
+ * with 4 kB mappings, 40,818 with malloc's blocks and 10,759 with huge
+ * pages.
+ */
+bool huge_pages_given()
+{
+    static int known = -1;
+    if (known < 0) {
+        known = 0;
+#ifdef MADV_HUGEPAGE
+        FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+        if (f != NULL) {
+            char mode[128];
+            if (fgets(mode, sizeof mode, f) != NULL && (strstr(mode, "[always]") != NULL || strstr(mode, "[madvise]") != NULL))
+                known = 1;
+            fclose(f);
+        }
+#endif
+    }
+    return known == 1;
+}
+
+/* A zeroed mapping of kMappedBytes, aligned to them, that the table's context gives back; NULL if none. */
+char *map_slab(GroupTable *t)
+{
+    if (!huge_pages_given())
+        return NULL;
+    if (t->mappings == NULL) {
+        /* before the first mapping: an error allocating this leaves nothing mapped */
+        Mappings *m = static_cast<Mappings *>(MemoryContextAllocZero(t->cxt, sizeof(Mappings)));
+        m->callback.func = unmap_all;
+        m->callback.arg = m;
+        MemoryContextRegisterResetCallback(t->cxt, &m->callback);
+        t->mappings = m;
+    }
+    /* twice the size, then the unaligned ends unmapped: a huge page needs its own alignment */
+    void *got = mmap(NULL, 2 * kMappedBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (got == MAP_FAILED)
+        return NULL;
+    char *raw = static_cast<char *>(got);
+    char *at = reinterpret_cast<char *>(TYPEALIGN(kMappedBytes, reinterpret_cast<uintptr_t>(raw)));
+    if (at > raw)
+        munmap(raw, at - raw);
+    munmap(at + kMappedBytes, raw + 2 * kMappedBytes - (at + kMappedBytes));
+#ifdef MADV_HUGEPAGE
+    (void) madvise(at, kMappedBytes, MADV_HUGEPAGE); /* where it fails, pages of 4 kB: slower, still right */
+#endif
+    Mappings *m = static_cast<Mappings *>(t->mappings);
+    memcpy(at, &m->first, sizeof m->first);
+    m->first = at;
+    return at;
+}
+
+/* bytes of a slab for a group; *zeroed where they are zero already */
+char *carve(GroupTable *t, Size bytes, bool *zeroed)
 {
     if (bytes > t->slab_left) {
-        const Size block = Max(bytes, kSlabBytes);
-        t->slab = static_cast<char *>(MemoryContextAlloc(t->cxt, block));
-        t->slab_left = block;
+        char *mapped = NULL;
+        if (t->slab_bytes >= kMappedAfter && bytes <= kMappedBytes - MAXIMUM_ALIGNOF)
+            mapped = map_slab(t);
+        if (mapped != NULL) {
+            t->slab = mapped + MAXIMUM_ALIGNOF; /* after the word that links the mappings */
+            t->slab_left = kMappedBytes - MAXIMUM_ALIGNOF;
+        } else {
+            const Size block = Max(bytes, kSlabBytes);
+            t->slab = static_cast<char *>(MemoryContextAlloc(t->cxt, block));
+            t->slab_left = block;
+        }
+        t->slab_zeroed = mapped != NULL;
+        t->slab_bytes += t->slab_left;
     }
     char *p = t->slab;
     t->slab += bytes;
     t->slab_left -= bytes;
+    *zeroed = t->slab_zeroed;
     return p;
 }
 
@@ -149,14 +252,16 @@ ScanGroup *group_table_insert(GroupTable *t, const char *key, uint32 len, uint64
     Size cells = sizeof(int64) * static_cast<Size>(t->ncells);
     charge(t, group_table_bytes_per_group(t->ncells, static_cast<int32>(len)) - 2 * sizeof(ScanGroup *));
     const Size key_at = MAXALIGN(sizeof(ScanGroup)), cells_at = key_at + MAXALIGN(len > 0 ? len : 1);
-    char *piece = carve(t, cells_at + (cells > 0 ? cells : sizeof(int64)));
+    bool zeroed;
+    char *piece = carve(t, cells_at + (cells > 0 ? cells : sizeof(int64)), &zeroed);
     ScanGroup *g = reinterpret_cast<ScanGroup *>(piece);
     g->hash = hash;
     g->keylen = len;
     g->key = piece + key_at;
     memcpy(g->key, key, len);
     g->cells = reinterpret_cast<int64 *>(piece + cells_at);
-    memset(g->cells, 0, cells > 0 ? cells : sizeof(int64));
+    if (!zeroed)
+        memset(g->cells, 0, cells > 0 ? cells : sizeof(int64));
     t->slots[pos] = g;
     if (t->ngroups == t->groups_cap) {
         t->groups_cap *= 2;

@@ -49,6 +49,9 @@ struct GroupTable {
     ScanGroup *last;
     char *slab;        /* where the next group is carved (carve()), slab_left bytes on */
     Size slab_left;
+    bool slab_zeroed;  /* the slab is a fresh mapping: zero, its cells not cleared */
+    Size slab_bytes;   /* every slab's bytes so far */
+    void *mappings;    /* the slabs mapped of their own (group_table.cpp), given back with cxt */
     /*
      * How another part's cells of a group join its cells here (a parallel
      * scan's processes, shared_groups.h): each cell added, or where set,
