@@ -155,6 +155,30 @@ TEST(ExactSum, EqualsIntegerArithmeticRoundedOnce)
     }
 }
 
+/*
+ * The bits below the round bit decide a tie wherever they lie: one set bit
+ * at every position below half an ulp of 1 (each offset within a 32-bit
+ * limb, down to the least subnormal) turns the tie 1 + 2^-53 upward, and a
+ * value one bit wide at each position is itself, float8 and float4 alike.
+ */
+TEST(ExactSum, StickyBitAtEveryPosition)
+{
+    const double half_ulp = std::ldexp(1.0, -53);
+    for (int e = -54; e >= -1074; e--) {
+        EXPECT_EQ(sum_of({1.0, half_ulp, std::ldexp(1.0, e)}), std::nextafter(1.0, 2.0)) << "2^" << e;
+        EXPECT_EQ(sum_of({1.0, half_ulp, -std::ldexp(1.0, e)}), 1.0) << "2^" << e;
+        EXPECT_EQ(sum_of({std::ldexp(1.0, e)}), std::ldexp(1.0, e)) << "2^" << e;
+    }
+    const float half_ulp4 = std::ldexp(1.0f, -24);
+    for (int e = -25; e >= -149; e--) {
+        Sum f;
+        f.add(1.0);
+        f.add(half_ulp4);
+        f.add(std::ldexp(1.0, e));
+        EXPECT_EQ(f.round4(), std::nextafter(1.0f, 2.0f)) << "2^" << e;
+    }
+}
+
 TEST(ExactSum, AnyOrderAndSplitGivesTheSameBits)
 {
     std::mt19937_64 rng(7);
