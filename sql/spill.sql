@@ -167,6 +167,57 @@ FROM sp_par_on;
 SET max_parallel_workers_per_gather = 0;
 SET temp_file_limit = '16MB';
 
+-- Keys that PostgreSQL's executor evaluates (an expression of two columns,
+-- a text expression beside a key by value): a spilled tuple keeps the key
+-- it had, as HashAggregate spills its projected input, so the executor
+-- evaluates as many keys as where nothing spills, however many passes a
+-- group waits.  NULL keys and text keys come back from the spill as they
+-- went.
+CREATE FUNCTION sp_key_evaluations(q text, mem text)
+RETURNS TABLE(spilled boolean, evaluated bigint) LANGUAGE plpgsql AS $fn$
+DECLARE
+    line text;
+BEGIN
+    PERFORM set_config('work_mem', mem, true);
+    spilled := false;
+    FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) ' || q LOOP
+        spilled := spilled OR line ~ 'Spilled Tuples: [1-9]';
+        IF line ~ 'Keys Evaluated:.* executor \d+ rows' THEN
+            evaluated := substring(line FROM 'executor (\d+) rows')::bigint;
+        END IF;
+    END LOOP;
+    PERFORM set_config('work_mem', current_setting('work_mem'), true);
+    RETURN NEXT;
+END
+$fn$;
+-- A key by value of immutable functions evaluates each value once a session
+-- (value_memo.h): a first run meets them, then the two are compared.
+CREATE FUNCTION sp_keys_once(q text) RETURNS TABLE(spilled boolean, evaluations_as_unspilled boolean)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+    whole record;
+    bounded record;
+BEGIN
+    PERFORM sp_key_evaluations(q, '256MB');
+    SELECT * INTO whole FROM sp_key_evaluations(q, '256MB');
+    SELECT * INTO bounded FROM sp_key_evaluations(q, '1MB');
+    spilled := bounded.spilled AND NOT whole.spilled;
+    evaluations_as_unspilled := bounded.evaluated = whole.evaluated;
+    RETURN NEXT;
+END
+$fn$;
+SET hash_mem_multiplier = 1;
+SELECT * FROM sp_keys_once($$SELECT g + length(s) AS k, gpu_histogram(x, 0, 100, 12000) FROM sp_stale GROUP BY 1$$);
+SELECT * FROM sp_keys_once($$SELECT lower(s) || g AS k, g % 3 AS m, gpu_histogram(x, 0, 100, 12000)
+                             FROM sp_stale GROUP BY 1, 2$$);
+SET work_mem = '1MB';
+SELECT * FROM sp_same($$SELECT g + length(s) AS k, gpu_histogram(x, 0, 100, 12000) h, count(*) c, avg(x) a
+                        FROM sp_stale GROUP BY 1$$);
+SELECT * FROM sp_same($$SELECT lower(s) || g AS k, g % 3 AS m, gpu_histogram(x, 0, 100, 12000) h, count(x) c
+                        FROM sp_stale GROUP BY 1, 2$$);
+RESET work_mem;
+RESET hash_mem_multiplier;
+
 -- An error while the spilled tuples are counted (a NaN among them, which
 -- width_bucket refuses): the same error as the ordinary plan's, and no
 -- temporary file left behind.
@@ -206,4 +257,4 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 DROP TABLE sp_many, sp_stale, sp_generic, sp_parts, sp_gen_on, sp_gen_off, sp_gen_pages, sp_par_on, sp_par_off;
-DROP FUNCTION sp_lines(text), sp_same(text), sp_temp_files();
+DROP FUNCTION sp_lines(text), sp_same(text), sp_temp_files(), sp_keys_once(text), sp_key_evaluations(text, text);

@@ -218,7 +218,6 @@ void group_agg_init(GroupAgg *ga, ScanAggregate *aggs, int naggs, GroupKey *keys
     ga->keybuf_cap = 256 + group_agg_key_bytes(ga);
     ga->keybuf = static_cast<char *>(palloc(ga->keybuf_cap));
     ga->page_groups = static_cast<uint32 *>(palloc(sizeof(uint32) * MaxHeapTuplesPerPage));
-    ga->page_hashes = static_cast<uint64 *>(palloc(sizeof(uint64) * MaxHeapTuplesPerPage));
     ga->page_cells = static_cast<int64 **>(palloc(sizeof(int64 *) * MaxHeapTuplesPerPage));
     ga->page_rows = static_cast<int64 **>(palloc(sizeof(int64 *) * MaxHeapTuplesPerPage));
     ga->page_values = static_cast<double *>(palloc(sizeof(double) * MaxHeapTuplesPerPage * Max(naggs, 1)));
@@ -248,7 +247,7 @@ int spill_refused(GroupAgg *ga, HeapTupleData *tuples, int n)
     int kept = 0;
     for (int i = 0; i < n; i++) {
         if (ga->page_groups[i] == kNoGroup) {
-            tuple_spill_write(&ga->spill, ga->page_hashes[i], &tuples[i]);
+            tuple_spill_write(&ga->spill, group_agg_refused_key(ga, i), &tuples[i]);
             continue;
         }
         tuples[kept] = tuples[i];
@@ -300,6 +299,7 @@ void group_agg_add(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, c
     ga->page_one = false;
     if (n == 0)
         return;
+    group_agg_forget_refused(ga);
     MemoryContext old = MemoryContextSwitchTo(ga->page_cxt);
     /*
      * Where a key may raise, or the WHERE clause and a value, the rows go
@@ -456,15 +456,47 @@ bool group_agg_spilled(const GroupAgg *ga)
     return tuple_spill_pending(&ga->spill);
 }
 
+namespace {
+
+/*
+ * Spilled tuples with their keys: counted as group_agg_add() counts a
+ * page whose keys cannot raise, each tuple in the group of the key it had
+ * (those that still find no room go a partition deeper).  Their keys
+ * raised nothing when they were computed, so only values may raise here,
+ * in the tuples' order as group_agg_add() checks them.
+ */
+void add_spilled(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, const SpillKey *keys, int n)
+{
+    ga->page_one = false;
+    group_agg_forget_refused(ga);
+    MemoryContext old = MemoryContextSwitchTo(ga->page_cxt);
+    group_agg_find_keyed(ga, keys, n);
+    int raising;
+    if (group_agg_values_may_raise(ga, &raising) && raising > 1 &&
+        group_agg_page_values_raising(ga, desc, tuples, n) > 1)
+        for (int i = 0; i < n; i++)
+            group_agg_check_row_values(ga, desc, &tuples[i], ga->page_groups[i]);
+    if (ga->table.closed)
+        n = spill_refused(ga, tuples, n);
+    group_agg_count_page(ga, desc, tuples, n, false);
+    memset(ga->values_read, 0, sizeof(bool) * ga->naggs);
+    MemoryContextSwitchTo(old);
+    MemoryContextReset(ga->page_cxt);
+}
+
+} // namespace
+
 bool group_agg_replay(GroupAgg *ga, TupleDesc desc, const HistogramArgs *args)
 {
     Assert(!ga->laid_out || ga->table.ngroups == 0);
     if (!tuple_spill_begin_pass(&ga->spill))
         return false;
+    group_agg_lay_out(ga, args);
     HeapTupleData tuples[MaxHeapTuplesPerPage];
-    for (int n; (n = tuple_spill_read(&ga->spill, tuples, MaxHeapTuplesPerPage)) > 0;) {
+    SpillKey keys[MaxHeapTuplesPerPage];
+    for (int n; (n = tuple_spill_read(&ga->spill, tuples, keys, MaxHeapTuplesPerPage)) > 0;) {
         CHECK_FOR_INTERRUPTS();
-        group_agg_add(ga, desc, tuples, n, args);
+        add_spilled(ga, desc, tuples, keys, n);
     }
     return true;
 }

@@ -61,8 +61,13 @@ struct GroupAgg {
     MemoryContext page_cxt;    /* detoasted keys of one page */
     MemoryContext row_cxt;     /* one output row */
     uint32 *page_groups;       /* each tuple's group number, for one page (kNoGroup: refused by the closed table) ... */
-    uint64 *page_hashes;       /* ... and then its key's hash */
+    uint32 *page_key_at;       /* ... and then where its key lies in refused_keys ... */
     int64 **page_cells;        /* ... or else its group's cells, found with the group (no second look-up per aggregate) */
+    char *refused_keys;        /* the keys the closed table refused on one page, each run of one key once: */
+    Size refused_used;         /*   at MAXALIGNed offsets, its hash, its length (uint32), its bytes */
+    Size refused_cap;
+    int64 refused_last;        /* the last one's offset (-1: none this page) ... */
+    uint64 refused_seen;       /* ... and the table's refusals then */
     TupleSpill spill;          /* tuples whose groups found no room (tuple_spill.h) */
     int64 **page_rows;         /* a histogram's first cell in each value's group, for the CPU's loop */
     double *page_values;       /* each histogram's values of the page (MaxHeapTuplesPerPage apiece) ... */

@@ -36,9 +36,30 @@ void group_agg_reserve_key(GroupAgg *ga, Size bytes);
 /*
  * Each of tuples[0 .. n)'s group number into page_groups[i]; kNoGroup if
  * the table is closed and the key is not in it: the tuple then waits in
- * the spill, under its key's hash (page_hashes[i]).
+ * the spill, with its key (group_agg_refused_key()).
  */
 void group_agg_find_groups(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n);
+
+/* The same for tuples whose keys were computed before (a spill's): no key is computed again. */
+void group_agg_find_keyed(GroupAgg *ga, const SpillKey *keys, int n);
+
+/* A new page: the keys refused on the last one are forgotten. */
+static inline void group_agg_forget_refused(GroupAgg *ga)
+{
+    ga->refused_used = 0;
+    ga->refused_last = -1;
+}
+
+/* The key of tuple i, whose group is kNoGroup, valid until the page's groups are found again. */
+static inline SpillKey group_agg_refused_key(const GroupAgg *ga, int i)
+{
+    const char *at = ga->refused_keys + ga->page_key_at[i];
+    SpillKey key;
+    memcpy(&key.hash, at, sizeof key.hash);
+    memcpy(&key.len, at + sizeof key.hash, sizeof key.len);
+    key.data = at + MAXALIGN(sizeof key.hash + sizeof key.len);
+    return key;
+}
 
 /*
  * Where every key's span over the page (group_agg_keys_may_raise) has
@@ -48,7 +69,7 @@ void group_agg_find_groups(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, 
  */
 bool group_agg_find_one_group(GroupAgg *ga, int n);
 
-/* The same for one tuple t, into page_groups[i] (and page_hashes[i]): the rows' order is the caller's. */
+/* The same for one tuple t, into page_groups[i]: the rows' order is the caller's. */
 void group_agg_find_group(GroupAgg *ga, TupleDesc desc, HeapTupleData *t, int i);
 
 /* The caches of recent groups: made at init, emptied whenever the groups are forgotten. */

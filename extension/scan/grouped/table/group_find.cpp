@@ -5,10 +5,11 @@
  * This is where a grouped scan's keys meet its table of groups: each
  * tuple's key (group_keys.h) is computed and looked up, and what the
  * counters see is only the group's number (ScanGroup.index), or kNoGroup
- * for a tuple the closed table refused.  The common shapes have loops of
- * their own, so that they inline whole: one fixed-width key through a
- * direct-mapped cache of its recent values, one text key through a cache
- * by its bytes' hash, and any other as the bytes of all its keys.
+ * for a tuple the closed table refused, whose key is kept for the spill.
+ * The common shapes have loops of their own, so that they inline whole:
+ * one fixed-width key through a direct-mapped cache of its recent values,
+ * one text key through a cache by its bytes' hash, and any other as the
+ * bytes of all its keys.
  */
 #include "group_agg_parts.h"
 
@@ -101,8 +102,32 @@ ScanGroup *null_group(GroupAgg *ga)
 }
 
 /*
+ * The closed table's last refused key, copied for the spill, once for a
+ * run of tuples of one key (a page of one hour); where it lies.
+ */
+uint32 keep_refused_key(GroupAgg *ga)
+{
+    const GroupTable &t = ga->table;
+    if (ga->refused_last >= 0 && ga->refused_seen == t.refusals)
+        return static_cast<uint32>(ga->refused_last);
+    const Size head = MAXALIGN(sizeof(uint64) + sizeof(uint32));
+    const Size at = ga->refused_used, need = at + head + MAXALIGN(t.refused_len);
+    if (need > ga->refused_cap) {
+        ga->refused_cap = Max(need, ga->refused_cap * 2);
+        ga->refused_keys = static_cast<char *>(repalloc(ga->refused_keys, ga->refused_cap));
+    }
+    memcpy(ga->refused_keys + at, &t.refused_hash, sizeof t.refused_hash);
+    memcpy(ga->refused_keys + at + sizeof t.refused_hash, &t.refused_len, sizeof t.refused_len);
+    memcpy(ga->refused_keys + at + head, t.refused_key, t.refused_len);
+    ga->refused_used = need;
+    ga->refused_last = static_cast<int64>(at);
+    ga->refused_seen = t.refusals;
+    return static_cast<uint32>(at);
+}
+
+/*
  * Tuple i's group; NULL if the table is closed and the key is not in it:
- * the tuple then waits in the spill, under its key's hash.
+ * the tuple then waits in the spill, with its key.
  */
 inline void set_group(GroupAgg *ga, int i, const ScanGroup *g)
 {
@@ -113,7 +138,7 @@ inline void set_group(GroupAgg *ga, int i, const ScanGroup *g)
     }
     ga->page_groups[i] = kNoGroup;
     ga->page_cells[i] = NULL;
-    ga->page_hashes[i] = ga->table.refused_hash;
+    ga->page_key_at[i] = keep_refused_key(ga);
 }
 
 /*
@@ -310,11 +335,27 @@ void group_agg_find_groups(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, 
         group_agg_find_group(ga, desc, &tuples[i], i);
 }
 
+void group_agg_find_keyed(GroupAgg *ga, const SpillKey *keys, int n)
+{
+    GroupTable *t = &ga->table;
+    for (int i = 0; i < n; i++) {
+        /* group_table_lookup()'s way, with the hash the key was spilled under */
+        ScanGroup *g = t->last;
+        if (g == NULL || g->keylen != keys[i].len || memcmp(g->key, keys[i].data, keys[i].len) != 0)
+            t->last = g = group_table_insert(t, keys[i].data, keys[i].len, keys[i].hash);
+        set_group(ga, i, g);
+    }
+}
+
 void group_agg_find_init(GroupAgg *ga)
 {
     ga->word_cache = static_cast<WordCacheEntry *>(palloc0(sizeof(WordCacheEntry) << kWordCacheBits));
     ga->page_numbers = static_cast<int32 *>(palloc(sizeof(int32) * MaxHeapTuplesPerPage));
     ga->page_spans = static_cast<KeySpan *>(palloc0(sizeof(KeySpan) * Max(ga->nkeys, 1)));
+    ga->page_key_at = static_cast<uint32 *>(palloc(sizeof(uint32) * MaxHeapTuplesPerPage));
+    ga->refused_cap = 1024;
+    ga->refused_keys = static_cast<char *>(palloc(ga->refused_cap));
+    group_agg_forget_refused(ga);
 }
 
 void group_agg_find_forget(GroupAgg *ga)
@@ -323,6 +364,7 @@ void group_agg_find_forget(GroupAgg *ga)
     ga->null_group = NULL;
     ga->value_groups = NULL; /* went with cxt */
     ga->value_groups_cap = 0;
+    group_agg_forget_refused(ga); /* the table's count of refusals starts again */
 }
 
 } // namespace gpu_histogram

@@ -96,6 +96,7 @@ int group_agg_page_pass(GroupAgg *ga, TupleDesc desc, Page page, OffsetNumber li
 bool group_agg_add_page_pass(GroupAgg *ga, int n, int64 lo, int64 hi)
 {
     ga->page_one = false;
+    group_agg_forget_refused(ga);
     MemoryContext old = MemoryContextSwitchTo(ga->page_cxt);
     const KeySpan &span = ga->page_spans[0];
     /* every row outside the WHERE clause's range (none NULL): nothing of theirs is computed, as none passes */

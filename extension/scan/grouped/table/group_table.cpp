@@ -246,7 +246,17 @@ ScanGroup *group_table_insert(GroupTable *t, const char *key, uint32 len, uint64
 
     /* a new group, unless the table is closed: then the key's tuples spill */
     if (t->closed) {
+        if (len > t->refused_cap) {
+            /* a few dozen bytes, within the table's context and outside its bound, like its slots' headers */
+            if (t->refused_key != NULL)
+                pfree(t->refused_key);
+            t->refused_cap = Max(len, Max(t->refused_cap * 2, 64u));
+            t->refused_key = static_cast<char *>(MemoryContextAlloc(t->cxt, t->refused_cap));
+        }
+        memcpy(t->refused_key, key, len);
+        t->refused_len = len;
         t->refused_hash = hash;
+        t->refusals++;
         return NULL;
     }
     Size cells = sizeof(int64) * static_cast<Size>(t->ncells);

@@ -43,7 +43,11 @@ struct GroupTable {
     Size limit;
     bool can_spill;    /* over the limit: close (new keys spill) ... */
     bool closed;
-    uint64 refused_hash; /* ... the hash of the last key refused */
+    uint64 refused_hash; /* ... the hash of the last key refused, ... */
+    char *refused_key;   /* ... a copy of its bytes (the caller's buffer may be gone, or reused), ... */
+    uint32 refused_len;
+    uint32 refused_cap;
+    uint64 refusals;     /* ... and how many refusals so far: unchanged, the same key */
     bool can_flush;    /* ... or set full (the caller emits the groups and starts again) ... */
     bool full;         /* ... rather than raise an error */
     ScanGroup *last;
@@ -75,7 +79,8 @@ void group_table_combine(GroupTable *t, ScanGroup *g, const int64 *other);
 
 /*
  * The group of key, created with zeroed cells if it is new; NULL if it is
- * new and the table is closed (refused_hash is then its hash).
+ * new and the table is closed (refused_hash and refused_key are then its
+ * hash and bytes, until the next refusal).
  */
 ScanGroup *group_table_insert(GroupTable *t, const char *key, uint32 len, uint64 hash);
 

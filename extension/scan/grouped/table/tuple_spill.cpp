@@ -2,9 +2,11 @@
  * tuple_spill.cpp: the partitions of tuples whose groups waited
  * (tuple_spill.h).
  *
- * A record is the tuple's length (uint32) and its bytes, the header
- * included, so that a pass hands group_agg the tuple as the heap reader
- * did: the keys and values are computed again from it, by the same code.
+ * A record is the key's hash (uint64), the key's length and the tuple's
+ * (uint32 each), the key's bytes, then the tuple's, its header included,
+ * so that a pass hands group_agg the tuple as the heap reader did: its
+ * values and counts are computed again from it, by the same code, and its
+ * group is found by the key it had.
  */
 #include "tuple_spill.h"
 
@@ -68,20 +70,23 @@ void tuple_spill_init(TupleSpill *sp, MemoryContext cxt)
     sp->cxt = cxt;
 }
 
-void tuple_spill_write(TupleSpill *sp, uint64 hash, const HeapTupleData *t)
+void tuple_spill_write(TupleSpill *sp, const SpillKey &key, const HeapTupleData *t)
 {
-    const int p = part_of(hash, sp->depth);
+    const int p = part_of(key.hash, sp->depth);
     if (sp->writing[p] == NULL) {
         MemoryContext old = MemoryContextSwitchTo(sp->cxt);
         sp->writing[p] = BufFileCreateTemp(false);
         MemoryContextSwitchTo(old);
     }
-    uint32 len = t->t_len;
-    BufFileWrite(sp->writing[p], &len, sizeof len);
-    BufFileWrite(sp->writing[p], t->t_data, len);
+    uint64 hash = key.hash;
+    uint32 lens[2] = {key.len, t->t_len};
+    BufFileWrite(sp->writing[p], &hash, sizeof hash);
+    BufFileWrite(sp->writing[p], lens, sizeof lens);
+    BufFileWrite(sp->writing[p], const_cast<char *>(key.data), key.len); /* PostgreSQL 15 takes no const */
+    BufFileWrite(sp->writing[p], t->t_data, t->t_len);
     sp->written[p]++;
     sp->tuples_written++;
-    sp->bytes_written += sizeof len + len;
+    sp->bytes_written += sizeof hash + sizeof lens + key.len + t->t_len;
 }
 
 bool tuple_spill_pending(const TupleSpill *sp)
@@ -110,7 +115,7 @@ bool tuple_spill_begin_pass(TupleSpill *sp)
     return true;
 }
 
-int tuple_spill_read(TupleSpill *sp, HeapTupleData *tuples, int max)
+int tuple_spill_read(TupleSpill *sp, HeapTupleData *tuples, SpillKey *keys, int max)
 {
     if (sp->reading == NULL)
         return 0;
@@ -119,24 +124,27 @@ int tuple_spill_read(TupleSpill *sp, HeapTupleData *tuples, int max)
         sp->reading = NULL;
         return 0;
     }
-    /* the tuples of one read lie one after another in buf, each at a MAXALIGNed offset */
+    /* the keys and tuples of one read lie one after another in buf, each at a MAXALIGNed offset */
     Size used = 0;
     int n = 0;
-    uint32 lens[MaxHeapTuplesPerPage];
+    uint32 key_lens[MaxHeapTuplesPerPage], lens[MaxHeapTuplesPerPage];
     Size at[MaxHeapTuplesPerPage];
     max = Min(max, MaxHeapTuplesPerPage);
     while (n < max && sp->left > 0) {
-        uint32 len;
-        GH_BUFFILE_READ_EXACT(sp->reading, &len, sizeof len);
-        const Size need = used + MAXALIGN(len);
+        uint32 two[2];
+        GH_BUFFILE_READ_EXACT(sp->reading, &keys[n].hash, sizeof keys[n].hash);
+        GH_BUFFILE_READ_EXACT(sp->reading, two, sizeof two);
+        const Size need = used + MAXALIGN(two[0]) + MAXALIGN(two[1]);
         if (need > sp->buf_cap) {
             Size cap = Max(sp->buf_cap * 2, Max(need, static_cast<Size>(BLCKSZ)));
             sp->buf = static_cast<char *>(sp->buf == NULL ? MemoryContextAlloc(sp->cxt, cap)
                                                           : repalloc(sp->buf, cap));
             sp->buf_cap = cap;
         }
-        GH_BUFFILE_READ_EXACT(sp->reading, sp->buf + used, len);
-        lens[n] = len;
+        GH_BUFFILE_READ_EXACT(sp->reading, sp->buf + used, two[0]);
+        GH_BUFFILE_READ_EXACT(sp->reading, sp->buf + used + MAXALIGN(two[0]), two[1]);
+        key_lens[n] = two[0];
+        lens[n] = two[1];
         at[n] = used;
         used = need;
         n++;
@@ -144,10 +152,12 @@ int tuple_spill_read(TupleSpill *sp, HeapTupleData *tuples, int max)
     }
     /* pointers only once the buffer has stopped moving */
     for (int i = 0; i < n; i++) {
+        keys[i].data = sp->buf + at[i];
+        keys[i].len = key_lens[i];
         tuples[i].t_len = lens[i];
         ItemPointerSetInvalid(&tuples[i].t_self);
         tuples[i].t_tableOid = InvalidOid;
-        tuples[i].t_data = reinterpret_cast<HeapTupleHeader>(sp->buf + at[i]);
+        tuples[i].t_data = reinterpret_cast<HeapTupleHeader>(sp->buf + at[i] + MAXALIGN(key_lens[i]));
     }
     return n;
 }

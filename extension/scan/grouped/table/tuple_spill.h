@@ -12,8 +12,11 @@
  * once and took 61 ms.  So the scan does what HashAggregate does
  * (nodeAgg.c's spill): once the table is full it takes no new group; a
  * tuple of a group already there is counted as before, and any other is
- * written here, whole, to one of 32 partitions chosen by the top bits of
- * its key's hash.  When the scan has read the table and emitted (or left)
+ * written here, whole, with its key, to one of 32 partitions chosen by the
+ * top bits of its key's hash.  The key goes with it as HashAggregate
+ * spills its projected input: a key PostgreSQL's executor evaluates
+ * (Grafana's epoch minute) cost a second evaluation of every spilled
+ * tuple's key when the key was computed again from the tuple.  When the scan has read the table and emitted (or left)
  * its groups, each partition is read back into an empty table in its turn
  * (a pass); tuples of groups that do not fit then go to
  * partitions of the next depth, split by the next bits of the hash.  A
@@ -39,6 +42,13 @@ namespace gpu_histogram {
 /* Partitions at each depth: as HashAggregate's HASHAGG_MAX_PARTITIONS is to its spill, a few 8 kB buffers. */
 constexpr int kSpillParts = 32;
 
+/* A spilled tuple's group key: the bytes the group table keeps (group_table.h) and their hash. */
+struct SpillKey {
+    uint64 hash;
+    const char *data;
+    uint32 len;
+};
+
 /* A written partition, waiting for its pass. */
 struct SpillPart {
     BufFile *file;
@@ -56,7 +66,7 @@ struct TupleSpill {
     int waiting_cap;
     BufFile *reading;         /* the partition of the pass in progress */
     uint64 left;              /* ... its tuples not yet read */
-    char *buf;                /* the tuples of the last read */
+    char *buf;                /* the keys and tuples of the last read */
     Size buf_cap;
     /* what EXPLAIN ANALYZE reports */
     uint64 tuples_written;    /* all depths: a tuple counts once per depth it reaches */
@@ -67,8 +77,8 @@ struct TupleSpill {
 /* An empty spill whose handles live in cxt. */
 void tuple_spill_init(TupleSpill *sp, MemoryContext cxt);
 
-/* Writes t to the partition of the current depth that hash (its key's) chooses. */
-void tuple_spill_write(TupleSpill *sp, uint64 hash, const HeapTupleData *t);
+/* Writes t and its key to the partition of the current depth that the key's hash chooses. */
+void tuple_spill_write(TupleSpill *sp, const SpillKey &key, const HeapTupleData *t);
 
 /* Whether tuples wait for a pass. */
 bool tuple_spill_pending(const TupleSpill *sp);
@@ -81,10 +91,11 @@ bool tuple_spill_pending(const TupleSpill *sp);
 bool tuple_spill_begin_pass(TupleSpill *sp);
 
 /*
- * Up to max tuples of the pass into tuples[], valid until the next call;
- * 0 at the partition's end, which closes (and so removes) its file.
+ * Up to max tuples of the pass into tuples[], and their keys into keys[],
+ * valid until the next call; 0 at the partition's end, which closes (and
+ * so removes) its file.
  */
-int tuple_spill_read(TupleSpill *sp, HeapTupleData *tuples, int max);
+int tuple_spill_read(TupleSpill *sp, HeapTupleData *tuples, SpillKey *keys, int max);
 
 /* Closes every file and forgets every tuple (a rescan, or the scan's end). */
 void tuple_spill_discard(TupleSpill *sp);
