@@ -68,7 +68,8 @@ struct GroupAgg {
     Size refused_cap;
     int64 refused_last;        /* the last one's offset (-1: none this page) ... */
     uint64 refused_seen;       /* ... and the table's refusals then */
-    TupleSpill spill;          /* tuples whose groups found no room (tuple_spill.h) */
+    TupleSpill spill;          /* tuples whose groups found no room (tuple_spill.h) ... */
+    bool spill_keys;           /* ... with their keys, where a key may be the executor's to evaluate */
     int64 **page_rows;         /* a histogram's first cell in each value's group, for the CPU's loop */
     double *page_values;       /* each histogram's values of the page (MaxHeapTuplesPerPage apiece) ... */
     bool *page_nulls;          /* ... and which are NULL ... */

@@ -102,8 +102,9 @@ ScanGroup *null_group(GroupAgg *ga)
 }
 
 /*
- * The closed table's last refused key, copied for the spill, once for a
- * run of tuples of one key (a page of one hour); where it lies.
+ * The closed table's last refused key's hash, and its bytes where the
+ * spill keeps keys, copied once for a run of tuples of one key (a page of
+ * one hour); where they lie.
  */
 uint32 keep_refused_key(GroupAgg *ga)
 {
@@ -111,14 +112,15 @@ uint32 keep_refused_key(GroupAgg *ga)
     if (ga->refused_last >= 0 && ga->refused_seen == t.refusals)
         return static_cast<uint32>(ga->refused_last);
     const Size head = MAXALIGN(sizeof(uint64) + sizeof(uint32));
-    const Size at = ga->refused_used, need = at + head + MAXALIGN(t.refused_len);
+    const uint32 len = ga->spill_keys ? t.refused_len : 0; /* else the hash alone, for the partition */
+    const Size at = ga->refused_used, need = at + head + MAXALIGN(len);
     if (need > ga->refused_cap) {
         ga->refused_cap = Max(need, ga->refused_cap * 2);
         ga->refused_keys = static_cast<char *>(repalloc(ga->refused_keys, ga->refused_cap));
     }
     memcpy(ga->refused_keys + at, &t.refused_hash, sizeof t.refused_hash);
-    memcpy(ga->refused_keys + at + sizeof t.refused_hash, &t.refused_len, sizeof t.refused_len);
-    memcpy(ga->refused_keys + at + head, t.refused_key, t.refused_len);
+    memcpy(ga->refused_keys + at + sizeof t.refused_hash, &len, sizeof len);
+    memcpy(ga->refused_keys + at + head, t.refused_key, len);
     ga->refused_used = need;
     ga->refused_last = static_cast<int64>(at);
     ga->refused_seen = t.refusals;

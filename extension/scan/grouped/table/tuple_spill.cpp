@@ -2,11 +2,12 @@
  * tuple_spill.cpp: the partitions of tuples whose groups waited
  * (tuple_spill.h).
  *
- * A record is the key's hash (uint64), the key's length and the tuple's
- * (uint32 each), the key's bytes, then the tuple's, its header included,
- * so that a pass hands group_agg the tuple as the heap reader did: its
- * values and counts are computed again from it, by the same code, and its
- * group is found by the key it had.
+ * A record is the key's length and the tuple's (uint32 each); where the
+ * key is kept, its hash (uint64) and bytes; then the tuple's bytes, its
+ * header included, so that a pass hands group_agg the tuple as the heap
+ * reader did: its values and counts are computed again from it, by the
+ * same code, and its group is found by the key it had, or by its key
+ * computed again.
  */
 #include "tuple_spill.h"
 
@@ -80,13 +81,15 @@ void tuple_spill_write(TupleSpill *sp, const SpillKey &key, const HeapTupleData 
     }
     uint64 hash = key.hash;
     uint32 lens[2] = {key.len, t->t_len};
-    BufFileWrite(sp->writing[p], &hash, sizeof hash);
     BufFileWrite(sp->writing[p], lens, sizeof lens);
-    BufFileWrite(sp->writing[p], const_cast<char *>(key.data), key.len); /* PostgreSQL 15 takes no const */
+    if (key.len > 0) {
+        BufFileWrite(sp->writing[p], &hash, sizeof hash);
+        BufFileWrite(sp->writing[p], const_cast<char *>(key.data), key.len); /* PostgreSQL 15 takes no const */
+    }
     BufFileWrite(sp->writing[p], t->t_data, t->t_len);
     sp->written[p]++;
     sp->tuples_written++;
-    sp->bytes_written += sizeof hash + sizeof lens + key.len + t->t_len;
+    sp->bytes_written += sizeof lens + (key.len > 0 ? sizeof hash + key.len : 0) + t->t_len;
 }
 
 bool tuple_spill_pending(const TupleSpill *sp)
@@ -132,8 +135,10 @@ int tuple_spill_read(TupleSpill *sp, HeapTupleData *tuples, SpillKey *keys, int 
     max = Min(max, MaxHeapTuplesPerPage);
     while (n < max && sp->left > 0) {
         uint32 two[2];
-        GH_BUFFILE_READ_EXACT(sp->reading, &keys[n].hash, sizeof keys[n].hash);
         GH_BUFFILE_READ_EXACT(sp->reading, two, sizeof two);
+        keys[n].hash = 0;
+        if (two[0] > 0)
+            GH_BUFFILE_READ_EXACT(sp->reading, &keys[n].hash, sizeof keys[n].hash);
         const Size need = used + MAXALIGN(two[0]) + MAXALIGN(two[1]);
         if (need > sp->buf_cap) {
             Size cap = Max(sp->buf_cap * 2, Max(need, static_cast<Size>(BLCKSZ)));

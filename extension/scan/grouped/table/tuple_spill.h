@@ -12,11 +12,11 @@
  * once and took 61 ms.  So the scan does what HashAggregate does
  * (nodeAgg.c's spill): once the table is full it takes no new group; a
  * tuple of a group already there is counted as before, and any other is
- * written here, whole, with its key, to one of 32 partitions chosen by the
- * top bits of its key's hash.  The key goes with it as HashAggregate
- * spills its projected input: a key PostgreSQL's executor evaluates
- * (Grafana's epoch minute) cost a second evaluation of every spilled
- * tuple's key when the key was computed again from the tuple.  When the scan has read the table and emitted (or left)
+ * written here, whole, to one of 32 partitions chosen by the top bits of
+ * its key's hash.  Where PostgreSQL's executor may evaluate the key
+ * (Grafana's epoch minute), the key goes with it, as HashAggregate spills
+ * its projected input, so that it is not evaluated again; other keys are
+ * computed again from the tuple, which costs less than writing them.  When the scan has read the table and emitted (or left)
  * its groups, each partition is read back into an empty table in its turn
  * (a pass); tuples of groups that do not fit then go to
  * partitions of the next depth, split by the next bits of the hash.  A
@@ -42,7 +42,7 @@ namespace gpu_histogram {
 /* Partitions at each depth: as HashAggregate's HASHAGG_MAX_PARTITIONS is to its spill, a few 8 kB buffers. */
 constexpr int kSpillParts = 32;
 
-/* A spilled tuple's group key: the bytes the group table keeps (group_table.h) and their hash. */
+/* A spilled tuple's group key: its hash, and the bytes the group table keeps (group_table.h), or none (len 0). */
 struct SpillKey {
     uint64 hash;
     const char *data;
