@@ -487,8 +487,16 @@ $$;
 -- are computed by the scan too, also where the target has no aggregate.
 SELECT rt_explain($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY g4 HAVING count(*) > 396$$);
 SELECT rt_explain($$SELECT * FROM (SELECT date_trunc('second', tz) AS second, gpu_histogram(x, 0, 1, 8) AS h FROM gk_t GROUP BY 1) s WHERE h IS NOT NULL$$);
-SET work_mem = '64kB'; -- groups past the memory bound: partial states
+-- Groups past the memory bound: serially where no GPU counts, finished rows
+-- still (the groups that do not fit spill as tuples, and each goes out once,
+-- from the table or one partition's pass); where a GPU may count, partial
+-- states under a Finalize Aggregate, since its groups would need a merge.
+SET work_mem = '64kB';
+SET gpu_histogram.device = cpu;
 SELECT rt_explain($$SELECT * FROM (SELECT date_trunc('second', tz) AS second, gpu_histogram(x, 0, 1, 8) AS h FROM gk_t GROUP BY 1) s WHERE h IS NOT NULL$$);
+SET gpu_histogram.device = gpu;
+SELECT rt_explain($$SELECT * FROM (SELECT date_trunc('second', tz) AS second, gpu_histogram(x, 0, 1, 8) AS h FROM gk_t GROUP BY 1) s WHERE h IS NOT NULL$$);
+RESET gpu_histogram.device;
 RESET work_mem;
 SELECT q, c.* FROM (VALUES
     ($$SELECT g4, gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY g4 HAVING count(*) > 396$$),

@@ -241,6 +241,19 @@ RESET hash_mem_multiplier;
 CREATE TABLE sp_many AS SELECT i % 9000 AS k, ((i % 997) / 997.0)::float8 AS x FROM generate_series(1, 27000) i;
 ANALYZE sp_many;
 SELECT * FROM rt_compare('SELECT k, gpu_histogram(x, 0, 1, 64), count(*) FROM sp_many GROUP BY k');
+-- Groups the planner knows are past the bound: where no GPU counts, a
+-- serial scan still emits finished rows, with no aggregate above it, each
+-- group once, from the table or from one partition's pass; HAVING is its
+-- Group Filter.
+SET work_mem = '1MB';
+SET hash_mem_multiplier = 1;
+SET gpu_histogram.device = cpu;
+SELECT * FROM sp_lines('SELECT k, gpu_histogram(x, 0, 1, 64), count(*) FROM sp_many GROUP BY k');
+SELECT * FROM rt_compare('SELECT k, gpu_histogram(x, 0, 1, 64), count(*), min(x), max(x) FROM sp_many GROUP BY k');
+SELECT * FROM rt_compare('SELECT k % 4500 AS k2, gpu_histogram(x, 0, 1, 64) FROM sp_many GROUP BY 1 HAVING count(*) > 4');
+RESET gpu_histogram.device;
+RESET work_mem;
+RESET hash_mem_multiplier;
 SELECT * FROM rt_compare($q$SELECT n, (SELECT sum(h[2] + h[65]) || '/' || count(*) FROM (SELECT k, gpu_histogram(x, 0, 1, 64) AS h
                                        FROM sp_many WHERE k % n = 0 GROUP BY k) s) FROM generate_series(1, 3) n$q$);
 INSERT INTO sp_many VALUES (8999, 'NaN');
