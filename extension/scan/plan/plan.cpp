@@ -150,7 +150,7 @@ bool gpu_groups_fit(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output
  * the spill).  A Finalize HashAggregate above it would hash every group
  * again, and spill them again: Grafana's minute over 200,000 rows 13
  * seconds apart, 43,334 groups of 1.1 kB at work_mem's default, took
- * 1.10-1.17x the ordinary plan's time under one and 0.72-0.75x without it
+ * 1.09-1.17x the ordinary plan's time under one and 0.72-0.76x without it
  * on the development machine (the two plans alternating in one session).
  * Where a GPU may count, its groups (which spilled tuples' keys may share)
  * would have to be merged, which costs more serially (above).
