@@ -186,7 +186,6 @@ BEGIN
             evaluated := substring(line FROM 'executor (\d+) rows')::bigint;
         END IF;
     END LOOP;
-    PERFORM set_config('work_mem', current_setting('work_mem'), true);
     RETURN NEXT;
 END
 $fn$;

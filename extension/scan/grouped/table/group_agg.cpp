@@ -272,6 +272,40 @@ int spill_refused(GroupAgg *ga, HeapTupleData *tuples, int n)
     return kept;
 }
 
+/*
+ * Where more than one histogram's values on the page may raise, which
+ * raises first is found row by row, in line-pointer order; a page where
+ * one at most may keeps each histogram's check in the page's order (two
+ * float8 histograms, one of them of a column after a text column, took 7x
+ * one histogram's time on the development machine when every such page
+ * went row by row).
+ */
+void check_raising_rows(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, bool reversed)
+{
+    int raising;
+    if (group_agg_values_may_raise(ga, &raising) && raising > 1 &&
+        group_agg_page_values_raising(ga, desc, tuples, n) > 1)
+        for (int j = 0; j < n; j++) {
+            const int i = reversed ? n - 1 - j : j;
+            group_agg_check_row_values(ga, desc, &tuples[i], ga->page_groups[i]);
+        }
+}
+
+/*
+ * The page's tuples, their groups found: those the closed table refused
+ * go to the spill, the others are counted; then the page's memory goes
+ * (detoasted keys, PostgreSQL's functions' garbage), back in old.
+ */
+void count_found(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, bool reversed, MemoryContext old)
+{
+    if (unlikely(ga->table.closed))
+        n = spill_refused(ga, tuples, n);
+    group_agg_count_page(ga, desc, tuples, n, reversed);
+    memset(ga->values_read, 0, sizeof(bool) * ga->naggs);
+    MemoryContextSwitchTo(old);
+    MemoryContextReset(ga->page_cxt);
+}
+
 } // namespace
 
 void group_agg_count_page(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, bool reversed)
@@ -356,28 +390,9 @@ void group_agg_add(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, c
             reversed = true;
             group_agg_find_groups(ga, desc, tuples, n);
         }
-        /*
-         * where more than one histogram's values on this page may raise,
-         * which raises first is found row by row; a page where one at
-         * most may keeps each histogram's check in the page's order (two
-         * float8 histograms, one of them of a column after a text column,
-         * took 7x one histogram's time on the development machine when
-         * every such page went row by row)
-         */
-        int raising;
-        if (group_agg_values_may_raise(ga, &raising) && raising > 1 &&
-            group_agg_page_values_raising(ga, desc, tuples, n) > 1)
-            for (int j = 0; j < n; j++) {
-                const int i = reversed ? n - 1 - j : j;
-                group_agg_check_row_values(ga, desc, &tuples[i], ga->page_groups[i]);
-            }
+        check_raising_rows(ga, desc, tuples, n, reversed);
     }
-    if (unlikely(ga->table.closed))
-        n = spill_refused(ga, tuples, n);
-    group_agg_count_page(ga, desc, tuples, n, reversed);
-    memset(ga->values_read, 0, sizeof(bool) * ga->naggs);
-    MemoryContextSwitchTo(old);
-    MemoryContextReset(ga->page_cxt); /* detoasted keys, PostgreSQL's functions' garbage */
+    count_found(ga, desc, tuples, n, reversed, old);
 }
 
 void group_agg_lay_out(GroupAgg *ga, const HistogramArgs *args)
@@ -484,17 +499,8 @@ void add_spilled(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, const Spil
     group_agg_forget_refused(ga);
     MemoryContext old = MemoryContextSwitchTo(ga->page_cxt);
     group_agg_find_keyed(ga, keys, n);
-    int raising;
-    if (group_agg_values_may_raise(ga, &raising) && raising > 1 &&
-        group_agg_page_values_raising(ga, desc, tuples, n) > 1)
-        for (int i = 0; i < n; i++)
-            group_agg_check_row_values(ga, desc, &tuples[i], ga->page_groups[i]);
-    if (ga->table.closed)
-        n = spill_refused(ga, tuples, n);
-    group_agg_count_page(ga, desc, tuples, n, false);
-    memset(ga->values_read, 0, sizeof(bool) * ga->naggs);
-    MemoryContextSwitchTo(old);
-    MemoryContextReset(ga->page_cxt);
+    check_raising_rows(ga, desc, tuples, n, false);
+    count_found(ga, desc, tuples, n, false, old);
 }
 
 } // namespace
