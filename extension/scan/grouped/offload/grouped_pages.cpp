@@ -469,7 +469,7 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
             held = Min(held, static_cast<double>(host.rel->rd_rel->reltuples));
         const double cells = held * static_cast<double>(per_group);
         const double table = static_cast<double>(RelationGetNumberOfBlocks(host.rel)) * BLCKSZ;
-        if (cells > static_cast<double>(ga->table.limit) && 2 * cells > table)
+        if (group_cells_outgrow_table(cells, ga->table.limit, table))
             return refuse(gp, psprintf("%lld groups, whose cells past work_mem would write more to temporary "
                                        "files than the table holds",
                                        static_cast<long long>(groups)));

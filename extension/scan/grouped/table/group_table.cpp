@@ -301,4 +301,10 @@ Size group_table_bytes_per_group(int32 ncells, int32 keylen)
     return sizeof(ScanGroup) + MAXALIGN(keylen) + sizeof(int64) * ncells + 3 * 16 + 2 * sizeof(ScanGroup *);
 }
 
+bool group_cells_outgrow_table(double cells, Size limit, double table_bytes)
+{
+    /* each flushed group is written once, then again by part (grouping_shared.cpp) */
+    return cells > static_cast<double>(limit) && 2 * cells > table_bytes;
+}
+
 } // namespace gpu_histogram

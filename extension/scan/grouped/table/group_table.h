@@ -104,6 +104,15 @@ static inline ScanGroup *group_table_lookup(GroupTable *t, const char *key, uint
 /* Estimated bytes one group takes, for the planner's check against the limit. */
 Size group_table_bytes_per_group(int32 ncells, int32 keylen);
 
+/*
+ * Whether groups whose cells take `cells` bytes in all, counted on the GPU
+ * and flushed past the memory bound `limit`, would write more to temporary
+ * files than a table of `table_bytes` holds.  The host then takes the
+ * pages (grouped_pages.cpp) and the planner emits finished rows rather
+ * than states for a Finalize Aggregate (plan.cpp): one rule for both.
+ */
+bool group_cells_outgrow_table(double cells, Size limit, double table_bytes);
+
 } // namespace gpu_histogram
 
 #endif /* GH_SCAN_GROUP_TABLE_H */
