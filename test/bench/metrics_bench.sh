@@ -15,7 +15,8 @@
 # prewarmed, TimeZone UTC; GH_CONFIGS lists device:workers pairs (default
 # cpu:0; the GPU host runs "gpu:0 cpu:0").  GH_USE_EXISTING=1 uses the
 # server PGHOST and PGPORT name and keeps its tables for the next run.
-# It prints; it does not assert.
+# Last, PostgreSQL's output of each answer alone (GH_OUTPUT=0 leaves it
+# out).  It prints; it does not assert.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rows=${1:-10000000}
@@ -81,3 +82,23 @@ for config in $configs; do
         done
     done
 done
+# PostgreSQL's output alone: each answer of the text-first table stored,
+# then read back as psql reads the query's (array_out's text for the
+# histograms), beside count(cpu); GH_OUTPUT=0 leaves it out.  What a
+# query's time is above this is the scan's.
+if [ "${GH_OUTPUT:-1}" = 1 ]; then
+    stored=("count(cpu)=SELECT count(cpu) FROM $tm")
+    k=0
+    for s in "${shapes[@]:1}"; do
+        sql=${s#*|}
+        psql -X -q -v ON_ERROR_STOP=1 -c "SET client_min_messages = warning" -c "SET TimeZone = 'UTC'" \
+            -c "DROP TABLE IF EXISTS ${tm}_answer_$k" -c "CREATE TABLE ${tm}_answer_$k AS ${sql//TBL/$tm}" >/dev/null
+        stored+=("${s%%|*}, output alone=SELECT * FROM ${tm}_answer_$k")
+        k=$((k + 1))
+    done
+    echo "== PostgreSQL's output alone: each answer stored, then read back"
+    python3 test/bench/sql_timing.py --rounds "$rounds" --warmup 1 --setup "SET TimeZone = 'UTC'" "${stored[@]}"
+    for ((k = 0; k < ${#shapes[@]} - 1; k++)); do
+        psql -X -q -c "DROP TABLE ${tm}_answer_$k" >/dev/null
+    done
+fi
