@@ -11,7 +11,7 @@ OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/aggregate.o extension/merge.o extension/buckets.o extension/quantiles.o \
        extension/gpu_binning.o extension/device_policy.o extension/observability.o extension/plan_args.o \
        extension/scan/plan/plan.o extension/scan/plan/partitions.o extension/scan/plan/group_estimate.o extension/scan/plan/brin_cost.o extension/scan/plan/ranges_cost.o extension/scan/plan/cached_cost.o \
-       extension/scan/plan/plan_fit.o extension/scan/plan/scan_path.o extension/scan/histogram_calls.o \
+       extension/scan/plan/plan_fit.o extension/scan/plan/scan_path.o extension/scan/plan/ordinary_order.o extension/scan/histogram_calls.o \
        extension/scan/shards/shard_plan.o extension/scan/shards/shard_exec.o extension/scan/shards/zone_explicit.o \
        extension/scan/exec/exec.o extension/scan/exec/rows_ungrouped.o extension/scan/grouped/grouped_rows.o extension/scan/grouped/grouped_state.o \
        extension/scan/exec/exec_read.o extension/scan/exec/exec_explain.o \

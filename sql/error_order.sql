@@ -123,6 +123,42 @@ FROM (VALUES
   ($$SELECT gpu_histogram(x, 0, 1, 4) FROM %s WHERE i < 2$$)
 ) v(q), (VALUES ('eo_n'), ('eo_n2')) tables(tbl), rt_try(format(q, tbl)) t;
 
+-- A GroupAggregate over a Sort, which PostgreSQL plans for GROUP BY 1
+-- ORDER BY 1 even over four rows, and for groups past work_mem, computes
+-- every row's WHERE clause and keys before its aggregates see a value:
+-- there a key or a clause that raises at a late row wins over a NaN or an
+-- invalid argument at the first, and the scan holds the values' errors
+-- back until its input's end.  Without ORDER BY, HashAggregate's order:
+-- the first row's error.  Then the same through the page path.
+CREATE TABLE eo_s (i int, ts timestamptz, x float8);
+INSERT INTO eo_s VALUES (1, '2024-01-01 00:00:01+00', 'NaN'), (0, 'infinity', 0.5), (2, '2024-01-01 00:00:05+00', 'NaN'),
+                        (3, '2024-01-01 01:00:00+00', 0.5);
+CREATE TABLE eo_s2 AS
+SELECT i, timestamptz '2024-01-01 00:00+00' + i * interval '1 minute' AS ts, CASE WHEN i = 1 THEN 'NaN' ELSE 0.5 END::float8 AS x
+FROM generate_series(1, 20000) i;
+INSERT INTO eo_s2 VALUES (0, 'infinity', 0.5);
+VACUUM ANALYZE eo_s, eo_s2;
+CREATE FUNCTION eo_sorted(pages text, mem text, tbl text) RETURNS TABLE (q text, scan_planned boolean, outcome text, same boolean)
+LANGUAGE plpgsql AS $fn$
+BEGIN
+    PERFORM set_config('gpu_histogram.debug_pages_on_cpu', pages, true);
+    PERFORM set_config('work_mem', mem, true);
+    RETURN QUERY
+    SELECT v.q, t.* FROM (VALUES
+      ($$SELECT (floor(extract(epoch FROM ts) * 1000 / 60000) * 60000)::bigint, gpu_histogram(x, 0, 1, 4) FROM %s GROUP BY 1 ORDER BY 1$$),
+      ($$SELECT (floor(extract(epoch FROM ts) * 1000 / 60000) * 60000)::bigint, gpu_histogram(x, 0, 1, 4) FROM %s GROUP BY 1$$),
+      ($$SELECT date_trunc('hour', ts), gpu_histogram(x, 0, 1, 4) FROM %s WHERE 10 / i > 0 GROUP BY 1 ORDER BY 1$$),
+      ($$SELECT date_trunc('hour', ts), gpu_histogram(x, 0, 1, 4) FROM %s WHERE 10 / i > 0 GROUP BY 1$$),
+      ($$SELECT (floor(extract(epoch FROM ts) * 1000 / 60000) * 60000)::bigint, gpu_histogram(x, 1, 1, 4) FROM %s
+         GROUP BY 1 ORDER BY 1 DESC$$),
+      ($$SELECT date_trunc('minute', ts), count(*), gpu_histogram(x, 0.5, 1, 0) FROM %s WHERE 10 / i > 0 GROUP BY 1 ORDER BY 1$$),
+      ($$SELECT date_trunc('minute', ts), count(*), gpu_histogram(x, 0.5, 1, 0) FROM %s WHERE 10 / i > 0 GROUP BY 1$$)
+    ) v(q), rt_try(format(v.q, tbl)) t;
+END
+$fn$;
+SELECT pages, mem, tbl, s.* FROM (VALUES ('off', '4MB'), ('off', '64kB'), ('on', '4MB')) c(pages, mem),
+    (VALUES ('eo_s'), ('eo_s2')) tables(tbl), eo_sorted(pages, mem, tbl) s;
+
 -- The ends of the range, for each key family.  A row at the last
 -- microsecond, behind rows an hour or a day before it, in zones ahead of
 -- UTC: its local time lies past the range, where PostgreSQL raises

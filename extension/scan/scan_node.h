@@ -7,10 +7,12 @@
  *                      then the table's Vars that the quals use;
  *   custom_exprs       the WHERE clause, as an implicit AND list, then,
  *                      where the node emits finished rows, HAVING's;
- *   custom_private     (naggs, nkeys, nquals, shape): how many of
- *                      custom_scan_tlist are Aggrefs and keys, how many
- *                      of custom_exprs are the WHERE clause's, and the
- *                      scan's shape (plan/cached_cost.h).
+ *   custom_private     (naggs, nkeys, nquals, shape, errors_after_keys):
+ *                      how many of custom_scan_tlist are Aggrefs and keys,
+ *                      how many of custom_exprs are the WHERE clause's,
+ *                      the scan's shape (plan/cached_cost.h), and whether
+ *                      the plan it replaced sorts every row before its
+ *                      aggregates (plan/ordinary_order.cpp).
  * setrefs.c rewrites the targetlist and custom_exprs to INDEX_VAR references
  * into custom_scan_tlist (a qual that repeats a key's expression refers to
  * the key); the executor maps the quals' references back to the entries'

@@ -14,6 +14,8 @@
  */
 #include "grouping_policy.h"
 
+#include "../../errors.h"
+
 extern "C" {
 #include "nodes/pg_list.h"
 #include "utils/rel.h"
@@ -58,6 +60,7 @@ void grouped_begin(ScanExec *s, CustomScan *cscan, EState *estate)
     }
     /* with keys, every policy may let the groups go (out as rows, or away for a merge) when they fill the bound */
     group_agg_init(&g->table, s->aggs, s->naggs, g->keys, g->nkeys, desc, estate->es_query_cxt, g->nkeys > 0);
+    g->table.errors_after_keys = boolVal(list_nth(cscan->custom_private, 4));
     grouped_pages_init(&g->pages, s->aggs, s->naggs, g->keys, g->nkeys, s->qual != NULL && !s->native,
                        estate->es_query_cxt);
     g->pages.planned_groups = s->css.ss.ps.plan->plan_rows;
@@ -282,6 +285,24 @@ bool grouped_add_tuples(ScanExec *s, HeapReader *r, int n)
     return p->should_emit(p);
 }
 
+/*
+ * The input's end, where the plan replaced has sorted every row (its
+ * clauses and keys computed, none raising) before its aggregates: the
+ * values' errors held back until now (group_agg.h, errors_after_keys).
+ */
+namespace {
+
+void raise_held_errors(GroupedRows *g)
+{
+    if (!g->table.errors_after_keys)
+        return;
+    group_agg_raise_held(&g->table);
+    if (g->pages.pages.nan_deferred)
+        report_engine_status(gh::Status::nan_value);
+}
+
+} // namespace
+
 /* Read, add, emit when the policy says so, end. */
 TupleTableSlot *grouped_next_row(ScanExec *s)
 {
@@ -295,7 +316,12 @@ TupleTableSlot *grouped_next_row(ScanExec *s)
             g->phase = g->policy->start(g->policy) ? GroupedPhase::reading : GroupedPhase::done;
             break;
         case GroupedPhase::reading:
-            g->phase = scan_read(s) ? GroupedPhase::emitting : GroupedPhase::emitting_end;
+            if (scan_read(s)) {
+                g->phase = GroupedPhase::emitting;
+                break;
+            }
+            raise_held_errors(g);
+            g->phase = GroupedPhase::emitting_end;
             break;
         case GroupedPhase::emitting:
         case GroupedPhase::emitting_end: {

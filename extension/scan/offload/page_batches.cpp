@@ -120,6 +120,10 @@ bool complete(PageGpu *pg, PageBatch *b, bool wait)
         if (BufferIsValid(b->buffers[i]))
             pg->tuples_uncounted += heap_page_normal_tuples(BufferGetPage(b->buffers[i]), b->lines[i]);
     page_gpu_release(b);
+    if (failure == gh::Status::nan_value && pg->defer_nan) {
+        pg->nan_deferred = true;
+        failure = gh::Status::ok;
+    }
     gpu_service_report(failure);
     return true;
 }

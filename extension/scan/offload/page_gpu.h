@@ -106,6 +106,8 @@ struct PageGpu {
     uint64 gpus_busy;           /* auto: ready batches that found the GPUs' queue full */
     uint64 no_room;             /* batches the service had no lease or slot for */
     uint64 tuples_uncounted;    /* normal tuples of batches no kernel read (no histogram took part) */
+    bool defer_nan;             /* a NaN in a batch is remembered, not raised, until every row's keys are computed ... */
+    bool nan_deferred;          /* ... and here it is (the caller raises it: group_agg.h's errors_after_keys) */
     MemoryContextCallback cleanup;
 };
 

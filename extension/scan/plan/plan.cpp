@@ -252,6 +252,7 @@ void upper_paths_hook(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *in
     Candidate c;
     if (!rel_fits(root, input_rel, shape.keys, shape.aggrefs, &c))
         return;
+    c.errors_after_keys = shape.keys != NIL && ordinary_plan_sorts_first(root, output_rel);
     if (shape.keys == NIL && having_fits(root, NIL, false)) {
         add_path(output_rel, &finished_scan_path(root, input_rel, output_rel, c, 0)->path);
     } else {

@@ -191,6 +191,7 @@ bool rel_fits(PlannerInfo *root, RelOptInfo *rel, List *keys, List *aggrefs, Can
     c->parallel_safe_args = is_parallel_safe(root, reinterpret_cast<Node *>(keys));
     c->no_partial_states = false;
     c->exact_sums = false;
+    c->errors_after_keys = false;
     int histograms = 0;
     foreach (lc, aggrefs) {
         Aggref *aggref = static_cast<Aggref *>(lfirst(lc));

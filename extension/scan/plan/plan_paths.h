@@ -45,6 +45,7 @@ struct Candidate {
     bool parallel_safe_args;
     bool no_partial_states; /* an aggregate whose partial state the scan does not emit: sum and avg of int8 */
     bool exact_sums;        /* a float sum or mean: workers' groups merge only in the scan (value_aggs.h) */
+    bool errors_after_keys; /* the ordinary plan sorts every row before its aggregates (ordinary_order.cpp) */
 };
 
 /* Whether node reads a column of the table outside the GROUP BY keys and the aggregates (plan_fit.cpp). */
@@ -98,6 +99,13 @@ PathTarget *partial_target(PlannerInfo *root, PathTarget *target);
  */
 Path *finalize_path(PlannerInfo *root, RelOptInfo *grouped_rel, Path *subpath, bool grouped, double groups,
                     const Candidate &c);
+
+/*
+ * Whether the plan the scan replaces in grouped_rel (its paths so far)
+ * computes every row's WHERE clause and keys before any aggregate's
+ * transition: a GroupAggregate over a Sort (ordinary_order.cpp).
+ */
+bool ordinary_plan_sorts_first(PlannerInfo *root, RelOptInfo *grouped_rel);
 
 /* The scan over the leaves of inheritance tree parent (partitions.cpp). */
 void add_partition_paths(PlannerInfo *root, RelOptInfo *parent, RelOptInfo *grouped_rel, const QueryShape &shape);

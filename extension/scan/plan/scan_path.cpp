@@ -140,8 +140,9 @@ Plan *plan_custom_path(PlannerInfo *root, RelOptInfo *, CustomPath *best_path, L
     cscan->flags = best_path->flags;
     cscan->custom_plans = NIL;
     cscan->custom_exprs = list_concat(list_copy(quals), having);
-    cscan->custom_private = list_make4(makeInteger(nhist), makeInteger(list_length(keys)),
-                                       makeInteger(list_length(quals)), lfourth(best_path->custom_private));
+    cscan->custom_private = list_make5(makeInteger(nhist), makeInteger(list_length(keys)),
+                                       makeInteger(list_length(quals)), lfourth(best_path->custom_private),
+                                       list_nth(best_path->custom_private, 4));
     cscan->custom_scan_tlist = entries;
     cscan->custom_relids = NULL;
     cscan->methods = &gh_scan_plan_methods;
@@ -172,7 +173,8 @@ CustomPath *make_scan_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo 
     cost_scan(root, input_rel, c, workers, scan_cached_share(root, input_rel, shape), &cpath->path);
     cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
     cpath->custom_paths = NIL;
-    cpath->custom_private = list_make4(makeInteger(c.relid), c.quals, c.keys, makeInteger(static_cast<int>(shape)));
+    cpath->custom_private = list_make5(makeInteger(c.relid), c.quals, c.keys, makeInteger(static_cast<int>(shape)),
+                                       makeBoolean(c.errors_after_keys));
     cpath->methods = &path_methods;
     return cpath;
 }

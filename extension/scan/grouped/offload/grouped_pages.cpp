@@ -636,6 +636,7 @@ void grouped_pages_prepare(GroupedPages *gp, const HostPages &host, GroupKey *ke
         INSTR_TIME_SET_CURRENT(begun);
         page_gpu_begin_grouped(&gp->pages, host.reader, &gp->spec, gp->tables.words, gp->tables.nwords, parallel,
                                gp->cxt);
+        gp->pages.defer_nan = host.ga->errors_after_keys;
         gp->active = gp->pages.possible;
         gp->begin_ms = ms_since(begun);
         INSTR_TIME_SET_CURRENT(gp->built_at);

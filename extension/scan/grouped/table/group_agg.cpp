@@ -98,7 +98,7 @@ void count_histogram(GroupAgg *ga, int a, TupleDesc desc, HeapTupleData *tuples,
         for (int j = 0; j < n; j++) {
             const int i = reversed ? n - 1 - j : j;
             if (!nulls[i])
-                histogram_first_spec(ga->aggs[a].call, arg, values[i]);
+                group_agg_spec_error(ga, a, values[i]);
         }
         return;
     }
@@ -472,6 +472,7 @@ void group_agg_reset(GroupAgg *ga)
     ga->values_binned = 0;
     ga->values_gpu = 0;
     ga->groups_emitted = 0;
+    ga->spec_error_held = false;
 }
 
 void group_agg_restart(GroupAgg *ga)

@@ -86,6 +86,18 @@ struct GroupAgg {
     uint32 next;               /* the next group to emit */
     bool emitted_empty;        /* no keys and no rows: the one row was emitted */
     bool can_flush;            /* partial states: emit the groups when they fill the memory bound */
+    /*
+     * The plan replaced sorts every row, through its WHERE clause and keys,
+     * before its aggregates see a value (plan/ordinary_order.cpp): a value's
+     * error waits until the input's end, where a key's or a clause's of any
+     * row wins over it.  A NaN at a group's first value then waits in the
+     * group's state, as a later one does; the first value that meets
+     * invalid arguments is held here.
+     */
+    bool errors_after_keys;
+    bool spec_error_held;
+    int held_agg;
+    double held_value;
     GroupGpu *gpu;             /* each histogram's share of the GPU service */
     bool gpu_ready;            /* gpu[] set up for these arguments (kept across restarts) */
     MemoryContext gpu_cxt;     /* their buffers: reset on rescan, which gives the service back its share */
@@ -128,6 +140,13 @@ void group_agg_collect(GroupAgg *ga);
 
 /* Every group was emitted and no more will come: gives the service back its share now. */
 void group_agg_done(GroupAgg *ga);
+
+/*
+ * The input ended: every row's keys are computed, so a value's error held
+ * back under errors_after_keys is raised now (a NaN waiting in a group's
+ * state raises when its row is made).
+ */
+void group_agg_raise_held(GroupAgg *ga);
 
 /* Forgets the emitted groups and goes on aggregating (partial states only). */
 void group_agg_restart(GroupAgg *ga);

@@ -178,6 +178,13 @@ int group_agg_page_pass_shape(const GroupAgg *ga);
  */
 void group_agg_check_values(GroupAgg *ga, int a, double *values, bool *nulls, int n, bool reversed);
 
+/*
+ * Value x of histogram a, whose arguments are invalid: raises the
+ * aggregate's error, or under errors_after_keys holds the first such value
+ * back for group_agg_raise_held.
+ */
+void group_agg_spec_error(GroupAgg *ga, int a, double x);
+
 /* Whether any histogram's values may raise; how many. */
 bool group_agg_values_may_raise(const GroupAgg *ga, int *how_many);
 

@@ -40,15 +40,19 @@ bool value_seen(GroupAgg *ga, int a, uint32 g)
  * What the aggregate's transition function does with value x of group g:
  * the group's first value is checked at once, and a NaN raises; a later
  * NaN waits in the group's value state (group_agg_parts.h), as in the
- * aggregate's batch, until the group's row is made.
+ * aggregate's batch, until the group's row is made.  Where the plan
+ * replaced sorts the rows first (errors_after_keys), a first NaN waits too.
  */
 void check_value(GroupAgg *ga, int a, uint32 g, double x)
 {
     int64 *state = group_agg_value_state(ga, group_agg_cells(ga, g), a);
     if (!value_seen(ga, a, g)) {
         state[0] = 1; /* the group's first value */
-        if (std::isnan(x))
-            report_engine_status(gh::Status::nan_value);
+        if (std::isnan(x)) {
+            if (!ga->errors_after_keys)
+                report_engine_status(gh::Status::nan_value);
+            state[1]++;
+        }
     } else if (unlikely(std::isnan(x))) {
         state[1]++;
     }
@@ -95,6 +99,23 @@ void group_agg_check_values(GroupAgg *ga, int a, double *values, bool *nulls, in
     }
 }
 
+void group_agg_spec_error(GroupAgg *ga, int a, double x)
+{
+    if (!ga->errors_after_keys)
+        histogram_first_spec(ga->aggs[a].call, ga->args[a], x); /* raises */
+    if (!ga->spec_error_held) {
+        ga->spec_error_held = true;
+        ga->held_agg = a;
+        ga->held_value = x;
+    }
+}
+
+void group_agg_raise_held(GroupAgg *ga)
+{
+    if (ga->spec_error_held)
+        histogram_first_spec(ga->aggs[ga->held_agg].call, ga->args[ga->held_agg], ga->held_value); /* raises */
+}
+
 /* Whether any histogram's values may raise; how many. */
 bool group_agg_values_may_raise(const GroupAgg *ga, int *how_many)
 {
@@ -124,7 +145,7 @@ void group_agg_check_row_values(GroupAgg *ga, TupleDesc desc, HeapTupleData *t, 
         if (isnull)
             continue;
         if (!ga->spec_valid[a]) {
-            histogram_first_spec(ga->aggs[a].call, ga->args[a], x); /* raises */
+            group_agg_spec_error(ga, a, x);
             continue;
         }
         if (g != kNoGroup) /* else its group waits in the spill, and so do its checks */
