@@ -13,7 +13,9 @@
 #    throwaway server
 # 4. test/gpu/run_gpu_checks.sh, with that server, when the file exists; it
 #    skips itself without a GPU (reported as skipped when it exits 77, or
-#    exits 0 having printed "SKIPPED")
+#    exits 0 having printed "SKIPPED"); then the page checks, and
+#    test/differential/run_dashboard_shapes.sh: 300 random dashboard queries,
+#    each with the scan and with the ordinary plan, the same answers or errors
 # 5. test/fdw/run_shard_checks.sh: three shard servers and a coordinator of
 #    its own, on 127.0.0.1, through postgres_fdw; skipped (exit 77) when
 #    postgres_fdw is not installed
@@ -144,6 +146,9 @@ run_checks "pages under concurrent writers" test/gpu/page_checks.sh page_checks.
 
 # -- 4c. grouped and filtered pages (batched, and parsed on the CPU without a GPU) --
 run_checks "grouped and filtered pages" test/gpu/grouped_page_checks.sh grouped_page_checks.log
+
+# -- 4d. dashboards' shapes at random, with the scan and with the ordinary plan --
+run_checks "dashboard shapes" test/differential/run_dashboard_shapes.sh dashboard_shapes.log
 
 pg_temp_stop
 trap - EXIT

@@ -1,0 +1,55 @@
+-- setup.sql: dashboard_shapes.py's table and helpers.
+--
+-- ds_metrics is a metrics table as users have it, a text column before the
+-- values: 250,000 rows 23 seconds apart from 2024-01-01 (about 67 days),
+-- 13 devices, with NULLs in every column, infinite times, infinite cpu
+-- values, NaN and infinite loads; vacuumed (its pages all-visible, read
+-- whole), then 20,000 rows more after ANALYZE: a new device, g values the
+-- statistics never saw, later times, on pages that are not all-visible.
+DROP TABLE IF EXISTS ds_metrics;
+CREATE TABLE ds_metrics (time timestamptz, device_id text, cpu float8, g int, flag bool, price numeric(10,2), load float8);
+INSERT INTO ds_metrics
+SELECT CASE WHEN i % 997 = 0 THEN NULL WHEN i % 4999 = 0 THEN 'infinity' WHEN i % 5003 = 0 THEN '-infinity'
+            ELSE timestamptz '2024-01-01 00:00+00' + i * interval '23 seconds' END,
+       CASE WHEN i % 211 = 0 THEN NULL ELSE 'dev-' || (i % 13) END,
+       CASE WHEN i % 101 = 0 THEN NULL WHEN i % 3001 = 0 THEN 'infinity' WHEN i % 3011 = 0 THEN '-infinity'
+            ELSE ((i * 0.6180339887498949) - floor(i * 0.6180339887498949)) * 110 - 5 END,
+       CASE WHEN i % 307 = 0 THEN NULL ELSE (i * 7) % 100 END,
+       CASE WHEN i % 17 = 0 THEN NULL ELSE i % 3 = 0 END,
+       CASE WHEN i % 19 = 0 THEN NULL ELSE ((i * 37) % 10000) / 100.0 END,
+       CASE WHEN i % 1009 = 0 THEN 'NaN' WHEN i % 29 = 0 THEN NULL WHEN i % 4001 = 0 THEN '-infinity'
+            ELSE (i % 1000) / 10.0 END
+FROM generate_series(1, 250000) i;
+VACUUM ANALYZE ds_metrics;
+INSERT INTO ds_metrics
+SELECT timestamptz '2024-03-05 00:00+00' + i * interval '7 seconds', 'dev-new-' || (i % 3), i % 7 * 20.0, 100 + i % 50,
+       i % 2 = 0, 99.99, i % 13
+FROM generate_series(1, 20000) i;
+
+-- Rows of ds_with and ds_without that the other lacks (EXCEPT ALL both ways),
+-- float and numeric columns rounded to 6 places.
+CREATE OR REPLACE FUNCTION ds_differing_rows() RETURNS bigint LANGUAGE plpgsql AS $f$
+DECLARE
+    cols text;
+    n bigint;
+BEGIN
+    SELECT string_agg(CASE WHEN atttypid IN ('float8'::regtype, 'float4'::regtype, 'numeric'::regtype)
+                           THEN format('round(%I::numeric, 6)', attname) ELSE format('%I', attname) END,
+                      ', ' ORDER BY attnum)
+      INTO cols FROM pg_attribute WHERE attrelid = 'pg_temp.ds_with'::regclass AND attnum > 0 AND NOT attisdropped;
+    EXECUTE format('SELECT count(*) FROM ((SELECT %1$s FROM ds_with EXCEPT ALL SELECT %1$s FROM ds_without) '
+                   'UNION ALL (SELECT %1$s FROM ds_without EXCEPT ALL SELECT %1$s FROM ds_with)) d', cols) INTO n;
+    RETURN n;
+END
+$f$;
+
+-- The plan of query q, a line a row.
+CREATE OR REPLACE FUNCTION ds_explain(q text) RETURNS SETOF text LANGUAGE plpgsql AS $f$
+DECLARE
+    line text;
+BEGIN
+    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+        RETURN NEXT line;
+    END LOOP;
+END
+$f$;
