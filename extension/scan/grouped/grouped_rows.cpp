@@ -285,13 +285,13 @@ bool grouped_add_tuples(ScanExec *s, HeapReader *r, int n)
     return p->should_emit(p);
 }
 
+namespace {
+
 /*
  * The input's end, where the plan replaced has sorted every row (its
  * clauses and keys computed, none raising) before its aggregates: the
  * values' errors held back until now (group_agg.h, errors_after_keys).
  */
-namespace {
-
 void raise_held_errors(GroupedRows *g)
 {
     if (!g->table.errors_after_keys)
