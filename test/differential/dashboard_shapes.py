@@ -156,7 +156,7 @@ SELECT 'differing rows: ' || ds_differing_rows();
             if with_scan[:1] == without[:1] and without:
                 raised += 1
                 continue
-            detail = f"with the scan: {with_scan[:1]}, without: {without[:1]}"
+            detail = f"first {errors[:2]}; serially, with the scan: {with_scan[:1]}, without: {without[:1]}"
         elif "differing rows: 0" in out:
             continue
         else:
