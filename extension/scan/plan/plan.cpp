@@ -262,18 +262,16 @@ void upper_paths_hook(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *in
          * estimate was wrong), it leaves them in memory of its own and then
          * temporary files and merges them back (scan/grouped/merge/shared_groups.h,
          * a process alone).  So it does where the GPU is expected to count
-         * every group (gpu_groups_fit).  Otherwise, and for a HAVING the
-         * scan cannot apply, it emits partial states under a Finalize
-         * Aggregate, which combines and spills as HashAggregate does.
-         */
-        /*
-         * An aggregate whose partial state the scan does not emit (sum and
-         * avg of bigint or numeric, value_aggregate_partial()) has finished
-         * rows only, however many its groups: a Finalize Aggregate would
-         * read the scan's final sum as PostgreSQL's internal state.  On the
-         * H100 host, `sum(p)` of a numeric(10, 2) over 2,500 groups at
-         * work_mem 64kB with device = gpu raised "insufficient data left in
-         * message" so.
+         * every group (gpu_groups_fit), where the host will (host_groups_spill),
+         * and, however many its groups, for an aggregate whose partial state
+         * the scan does not emit (sum and avg of bigint or numeric,
+         * value_aggregate_partial()): a Finalize Aggregate would read the
+         * scan's final sum as PostgreSQL's internal state (on the H100 host,
+         * `sum(p)` of a numeric(10, 2) over 2,500 groups at work_mem 64kB
+         * with device = gpu raised "insufficient data left in message" so).
+         * Otherwise, and for a HAVING the scan cannot apply, it emits partial
+         * states under a Finalize Aggregate, which combines and spills as
+         * HashAggregate does.
          */
         if ((c.no_partial_states && having_fits(root, c.keys, false)) || merging_fits(root, c, kSerialBounds, false) ||
             gpu_groups_fit(root, input_rel, output_rel, c) || host_groups_spill(root, input_rel, c))
