@@ -22,7 +22,7 @@
 --
 LOAD 'gpu_histogram';
 SET client_min_messages = warning;
-DROP TABLE IF EXISTS va_t, va_empty, va_parts, va_edge, va_exact, va_exact_shuffled, va_exact_by_group, va_wide, va_wide_by_group, va_num, va_num_parts;
+DROP TABLE IF EXISTS va_t, va_empty, va_parts, va_edge, va_exact, va_exact_shuffled, va_exact_by_group, va_wide, va_wide_by_group, va_num, va_num_parts, va_spill;
 RESET client_min_messages;
 \getenv abs_srcdir PG_ABS_SRCDIR
 \i :abs_srcdir/sql/include/helpers.sql
@@ -272,8 +272,46 @@ SELECT rt_plan($$SELECT date_trunc('hour', ts), g, sum(p), avg(big), gpu_histogr
        LIKE 'Custom Scan (GpuHistogramScan)%' AS finished_rows;
 SET gpu_histogram.device = cpu;
 SELECT c.* FROM rt_compare($$SELECT date_trunc('hour', ts), g, sum(p), avg(big), gpu_histogram(x, 0, 1, 8) FROM va_num GROUP BY 1, 2$$) c;
+-- The same for a float sum or mean: past the bound a group's GPU cells and
+-- its host's spilled rows may go out in different rounds, and a Finalize
+-- Aggregate would add their rounded sums, so the last bits would follow
+-- which pages the GPU took.  Finished rows merge the exact sums in the
+-- scan, rounded once.  va_spill's 1,000 groups have every value a
+-- multiple of 1/16 (so the numeric reference is exact), 1e15 beside
+-- them in some (whose float8 neighbours are 1/8 apart, so the sums
+-- round), and a third of their rows on pages added after VACUUM, which
+-- the host reads while the GPU, where there is one, reads the rest.
+CREATE TABLE va_spill (ts timestamptz, host text, g int, x float8) WITH (autovacuum_enabled = off);
+INSERT INTO va_spill
+SELECT '2024-05-01'::timestamptz + i * interval '20 seconds', 'h' || i % 7, i % 3,
+       CASE WHEN i % 50 = 1 THEN 1e15 ELSE (i % 1000) * 0.0625 END
+FROM generate_series(1, 60000) i;
+VACUUM ANALYZE va_spill;
+INSERT INTO va_spill
+SELECT '2024-05-01'::timestamptz + i * interval '1 minute', 'late', i % 3, (i % 999) * 0.0625 + 0.0625
+FROM generate_series(1, 20000) i;
+CREATE TEMP TABLE va_spill_reference AS
+SELECT date_trunc('hour', ts) AS hour, g, sum(x::numeric)::float8 AS sum_x, sum(x::numeric)::float8 / count(x) AS avg_x,
+       sum(x) AS sequential_sum_x
+FROM va_spill GROUP BY 1, 2;
+SET gpu_histogram.device = gpu;
+SELECT rt_plan($$SELECT date_trunc('hour', ts), g, sum(x), avg(x), gpu_histogram(x, 0, 1, 8) FROM va_spill GROUP BY 1, 2$$)
+       LIKE 'Custom Scan (GpuHistogramScan)%' AS finished_rows;
+-- with count(*) and max(x) beside instead, partial states still, which combine exactly
+SELECT rt_plan($$SELECT date_trunc('hour', ts), g, count(*), max(x), gpu_histogram(x, 0, 1, 8) FROM va_spill GROUP BY 1, 2$$)
+       LIKE 'Finalize HashAggregate%' AS partial_states;
+-- the answer on whatever device this server has, against the numeric sum
+RESET gpu_histogram.device;
+CREATE TEMP TABLE va_spill_answer AS
+SELECT date_trunc('hour', ts) AS hour, g, sum(x) AS sx, avg(x) AS ax, gpu_histogram(x, 0, 1, 8) AS h FROM va_spill GROUP BY 1, 2;
+SELECT rt_plan($$SELECT date_trunc('hour', ts), g, sum(x), avg(x), gpu_histogram(x, 0, 1, 8) FROM va_spill GROUP BY 1, 2$$)
+       LIKE '%GpuHistogramScan%' AS scan_planned;
+SELECT count(*) AS groups, count(*) FILTER (WHERE s.sx::text = r.sum_x::text AND s.ax::text = r.avg_x::text) AS exact,
+       count(*) FILTER (WHERE r.sequential_sum_x <> r.sum_x) AS sequential_differs
+FROM va_spill_answer s JOIN va_spill_reference r USING (hour, g);
+SET gpu_histogram.device = cpu;
 RESET work_mem;
-DROP TABLE va_num, va_num_parts;
+DROP TABLE va_num, va_num_parts, va_spill, va_spill_reference, va_spill_answer;
 
 RESET gpu_histogram.device;
 RESET TimeZone;

@@ -263,20 +263,27 @@ void upper_paths_hook(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *in
          * temporary files and merges them back (scan/grouped/merge/shared_groups.h,
          * a process alone).  So it does where the GPU is expected to count
          * every group (gpu_groups_fit), where the host will (host_groups_spill),
-         * and, however many its groups, for an aggregate whose partial state
-         * the scan does not emit (sum and avg of bigint or numeric,
-         * value_aggregate_partial()): a Finalize Aggregate would read the
-         * scan's final sum as PostgreSQL's internal state (on the H100 host,
-         * `sum(p)` of a numeric(10, 2) over 2,500 groups at work_mem 64kB
-         * with device = gpu raised "insufficient data left in message" so).
+         * and, however many its groups, for an aggregate whose partial
+         * state would not be the scan's answer:
+         *   - sum and avg of bigint or numeric (value_aggregate_partial()):
+         *     a Finalize Aggregate would read the scan's final sum as
+         *     PostgreSQL's internal state (on the H100 host, `sum(p)` of a
+         *     numeric(10, 2) over 2,500 groups at work_mem 64kB with device =
+         *     gpu raised "insufficient data left in message" so);
+         *   - a float sum or mean (exact_sums): past the bound a group may
+         *     go out more than once, its GPU cells in one round and its
+         *     host's spilled rows in another, and float8_combine would add
+         *     the rounded parts, so the last bits would follow which pages
+         *     the GPU took.  Merged in the scan, the sum is rounded once.
          * Otherwise, and for a HAVING the scan cannot apply, it emits partial
          * states under a Finalize Aggregate, which combines and spills as
          * HashAggregate does.
          */
-        if ((c.no_partial_states && having_fits(root, c.keys, false)) || merging_fits(root, c, kSerialBounds, false) ||
+        const bool finished_only = c.no_partial_states || c.exact_sums;
+        if ((finished_only && having_fits(root, c.keys, false)) || merging_fits(root, c, kSerialBounds, false) ||
             gpu_groups_fit(root, input_rel, output_rel, c) || host_groups_spill(root, input_rel, c))
             add_path(output_rel, &finished_scan_path(root, input_rel, output_rel, c, 0)->path);
-        if (!c.no_partial_states) {
+        if (!finished_only) {
             RelOptInfo *partial_rel = fetch_upper_rel(root, UPPERREL_PARTIAL_GROUP_AGG, input_rel->relids);
             CustomPath *scan =
                 make_scan_path(root, input_rel, partial_rel, partial_target(root, output_rel->reltarget), c, 0);

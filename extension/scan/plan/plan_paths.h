@@ -44,7 +44,7 @@ struct Candidate {
     double read_fraction; /* of the table's pages, after a BRIN index or the pages' ranges (brin_cost.cpp, ranges_cost.cpp) */
     bool parallel_safe_args;
     bool no_partial_states; /* an aggregate whose partial state the scan does not emit: sum and avg of int8 */
-    bool exact_sums;        /* a float sum or mean: workers' groups merge only in the scan (value_aggs.h) */
+    bool exact_sums;        /* a float sum or mean: groups merge only in the scan, never by float8_combine (value_aggs.h) */
     bool errors_after_keys; /* the ordinary plan sorts every row before its aggregates (ordinary_order.cpp) */
 };
 
