@@ -5,9 +5,10 @@ scan and with the ordinary plan, whose answers or errors must be the same.
 The regression topics check the shapes we thought of; dashboards write
 others.  This composes queries the way Grafana, Metabase, Superset and
 hand-written panels do (their time groups, keys of other columns, IN lists,
-parameters of a generic plan, aggregates beside the histogram, ORDER BY),
-over setup.sql's metrics table (NULLs, NaN, infinities, rows added after
-ANALYZE) or the same rows partitioned by month, in zones with DST and odd offsets, serially or with workers, with
+parameters of a generic plan, aggregates beside the histogram, HAVING,
+ORDER BY, top-N panels), over setup.sql's metrics table (NULLs, NaN,
+infinities, rows added after ANALYZE) or the same rows partitioned by
+month, in zones with DST and odd offsets, serially or with workers, with
 work_mem small or large and the pages read whole or row by row.  Each query
 runs once with gpu_histogram.scan on and once off, into temporary tables
 compared with EXCEPT ALL (float and numeric columns rounded to 6 places:
@@ -111,10 +112,18 @@ def compose(rng):
     query = f"SELECT {select} FROM {table}" + (" WHERE " + " AND ".join(quals) if quals else "")
     if keys:
         query += " GROUP BY " + ", ".join(str(j + 1) for j in range(len(keys)))
-        if rng.random() < 0.15:
+        having = rng.random()
+        if having < 0.1:
             query += " HAVING count(*) > 5"
-        if rng.random() < 0.5:
+        elif having < 0.2:
+            # an aggregate the query does not select, which the scan computes for the clause alone
+            query += rng.choice([" HAVING max(cpu) > 50", " HAVING avg(cpu) < 60 OR count(*) < 100"])
+        order = rng.random()
+        if order < 0.5:
             query += " ORDER BY 1" + rng.choice(["", " DESC", ", 2" if len(keys) > 1 else ""])
+        elif order < 0.6:
+            # a top-N panel: the groups with the most rows, ties broken by every key
+            query += " ORDER BY count(*) DESC, " + ", ".join(str(j + 1) for j in range(len(keys))) + " LIMIT 10"
     settings = (f"SET TimeZone = '{rng.choice(ZONES)}'; SET work_mem = '{rng.choice(['64kB', '4MB', '64MB'])}'; "
                 f"SET gpu_histogram.debug_pages_on_cpu = {rng.choice(['on', 'off'])}; ")
     workers = rng.choice([0, 0, 2])
