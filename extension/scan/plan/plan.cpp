@@ -277,7 +277,8 @@ void upper_paths_hook(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *in
          *     the GPU took.  Merged in the scan, the sum is rounded once.
          * Otherwise, and for a HAVING the scan cannot apply, it emits partial
          * states under a Finalize Aggregate, which combines and spills as
-         * HashAggregate does.
+         * HashAggregate does; with the aggregates above, such a HAVING keeps
+         * the ordinary plan.
          */
         const bool finished_only = c.no_partial_states || c.exact_sums;
         if ((finished_only && having_fits(root, c.keys, false)) || merging_fits(root, c, kSerialBounds, false) ||
