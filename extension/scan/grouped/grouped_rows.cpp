@@ -14,6 +14,7 @@
  */
 #include "grouping_policy.h"
 
+#include "table/value_aggs.h"
 #include "../../errors.h"
 
 extern "C" {
@@ -69,17 +70,39 @@ void grouped_begin(ScanExec *s, CustomScan *cscan, EState *estate)
 }
 
 /*
+ * Whether a serial scan emitting partial states (a leaf of a partitioned
+ * table) merges its groups before they go out, as finished rows are: for
+ * a float sum or mean.  From the table, past the memory bound, a group
+ * would go out once for its GPU cells and again for its spilled rows, and
+ * the Finalize Aggregate would add the rounded parts, so the last bits
+ * would follow which pages the GPU took; merged, each group goes out once,
+ * its exact sum rounded once.
+ */
+bool merges_partial_states(const GroupedRows *g)
+{
+    const ScanExec *s = g->s;
+    if (!s->partial || s->shared != NULL)
+        return false;
+    for (int a = 0; a < s->naggs; a++)
+        if (value_aggregate_kind(s->aggs[a].kind) && value_agg_exact(s->aggs[a]))
+            return true;
+    return false;
+}
+
+/*
  * The policy, once, when the scan first starts (a parallel scan's shared
  * state is known by then): finished rows with keys are merged across the
- * processes, or by a serial scan alone; partial states, and the one row of
- * a scan without keys, go out from the table.  A process alone whose pages
- * may go to the GPU may find all its groups there.
+ * processes, or by a serial scan alone, and so are a serial scan's partial
+ * states of a float sum (merges_partial_states); other partial states, and
+ * the one row of a scan without keys, go out from the table.  A process
+ * alone whose pages may go to the GPU may find all its groups there.
  */
 GroupingPolicy *choose_policy(GroupedRows *g)
 {
     ScanExec *s = g->s;
     MemoryContext old = MemoryContextSwitchTo(s->css.ss.ps.state->es_query_cxt);
-    GroupingPolicy *p = !s->partial && g->nkeys > 0 ? shared_grouping(g) : hash_grouping(g);
+    GroupingPolicy *p =
+        g->nkeys > 0 && (!s->partial || merges_partial_states(g)) ? shared_grouping(g) : hash_grouping(g);
     if (g->nkeys > 0 && s->shared == NULL && g->pages.wanted)
         p = gpu_cells_grouping(g, p);
     MemoryContextSwitchTo(old);

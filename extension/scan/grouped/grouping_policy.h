@@ -12,9 +12,11 @@
  *     whenever it fills (partial states, which the Finalize Aggregate
  *     combines, or the one row of a scan without keys), then the GPU's
  *     groups and the spilled tuples' partitions, a table at a time;
- *   - shared_grouping (grouping_shared.cpp): finished rows; the groups are
- *     left in shared memory and temporary files, and each process merges
- *     and emits a share of everyone's (merge/shared_groups.h);
+ *   - shared_grouping (grouping_shared.cpp): finished rows, and a serial
+ *     scan's partial states of a float sum (a partitioned table's leaf),
+ *     each group once; the groups are left in shared memory and temporary
+ *     files, and each process merges and emits a share of everyone's
+ *     (merge/shared_groups.h);
  *   - gpu_cells_grouping (grouping_gpu_cells.cpp): a process alone whose
  *     pages go to the GPU; when every group is in the GPU's cells, each
  *     goes out as its row straight from them, with no table; otherwise it
