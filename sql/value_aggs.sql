@@ -309,9 +309,26 @@ SELECT rt_plan($$SELECT date_trunc('hour', ts), g, sum(x), avg(x), gpu_histogram
 SELECT count(*) AS groups, count(*) FILTER (WHERE s.sx::text = r.sum_x::text AND s.ax::text = r.avg_x::text) AS exact,
        count(*) FILTER (WHERE r.sequential_sum_x <> r.sum_x) AS sequential_differs
 FROM va_spill_answer s JOIN va_spill_reference r USING (hour, g);
+-- The same rows partitioned by time, each hour in one leaf: a serial leaf
+-- merges its groups past the bound before they go to the Finalize
+-- Aggregate, so each hour's sum is rounded once.
+CREATE TABLE va_spill_parts (LIKE va_spill) PARTITION BY RANGE (ts);
+CREATE TABLE va_spill_parts_1 PARTITION OF va_spill_parts FOR VALUES FROM ('2024-05-01') TO ('2024-05-08');
+CREATE TABLE va_spill_parts_2 PARTITION OF va_spill_parts FOR VALUES FROM ('2024-05-08') TO ('2024-06-01');
+INSERT INTO va_spill_parts SELECT * FROM va_spill WHERE host <> 'late';
+VACUUM ANALYZE va_spill_parts;
+INSERT INTO va_spill_parts SELECT * FROM va_spill WHERE host = 'late';
+SET max_parallel_workers_per_gather = 0;
+SELECT rt_plan($$SELECT date_trunc('hour', ts), g, sum(x), avg(x), gpu_histogram(x, 0, 1, 8) FROM va_spill_parts GROUP BY 1, 2$$)
+       LIKE 'Finalize HashAggregate%' AS partial_states;
+CREATE TEMP TABLE va_spill_parts_answer AS
+SELECT date_trunc('hour', ts) AS hour, g, sum(x) AS sx, avg(x) AS ax, gpu_histogram(x, 0, 1, 8) AS h FROM va_spill_parts GROUP BY 1, 2;
+SELECT count(*) AS groups, count(*) FILTER (WHERE s.sx::text = r.sum_x::text AND s.ax::text = r.avg_x::text) AS exact
+FROM va_spill_parts_answer s JOIN va_spill_reference r USING (hour, g);
+RESET max_parallel_workers_per_gather;
 SET gpu_histogram.device = cpu;
 RESET work_mem;
-DROP TABLE va_num, va_num_parts, va_spill, va_spill_reference, va_spill_answer;
+DROP TABLE va_num, va_num_parts, va_spill, va_spill_reference, va_spill_answer, va_spill_parts, va_spill_parts_answer;
 
 RESET gpu_histogram.device;
 RESET TimeZone;
