@@ -22,7 +22,7 @@
 --
 LOAD 'gpu_histogram';
 SET client_min_messages = warning;
-DROP TABLE IF EXISTS va_t, va_empty, va_parts, va_edge, va_exact, va_exact_shuffled, va_exact_by_group, va_wide, va_wide_by_group, va_num, va_num_parts, va_spill;
+DROP TABLE IF EXISTS va_t, va_empty, va_parts, va_edge, va_exact, va_exact_shuffled, va_exact_by_group, va_wide, va_wide_by_group, va_num, va_num_parts, va_spill, va_spill_parts;
 RESET client_min_messages;
 \getenv abs_srcdir PG_ABS_SRCDIR
 \i :abs_srcdir/sql/include/helpers.sql
@@ -279,7 +279,7 @@ SELECT c.* FROM rt_compare($$SELECT date_trunc('hour', ts), g, sum(p), avg(big),
 -- scan, rounded once.  va_spill's 1,000 groups have every value a
 -- multiple of 1/16 (so the numeric reference is exact), 1e15 beside
 -- them in some (whose float8 neighbours are 1/8 apart, so the sums
--- round), and a third of their rows on pages added after VACUUM, which
+-- round), and a quarter of their rows on pages added after VACUUM, which
 -- the host reads while the GPU, where there is one, reads the rest.
 CREATE TABLE va_spill (ts timestamptz, host text, g int, x float8) WITH (autovacuum_enabled = off);
 INSERT INTO va_spill
