@@ -307,7 +307,7 @@ SELECT date_trunc('hour', ts) AS hour, g, sum(x) AS sx, avg(x) AS ax, gpu_histog
 SELECT rt_plan($$SELECT date_trunc('hour', ts), g, sum(x), avg(x), gpu_histogram(x, 0, 1, 8) FROM va_spill GROUP BY 1, 2$$)
        LIKE '%GpuHistogramScan%' AS scan_planned;
 SELECT count(*) AS groups, count(*) FILTER (WHERE s.sx::text = r.sum_x::text AND s.ax::text = r.avg_x::text) AS exact,
-       count(*) FILTER (WHERE r.sequential_sum_x <> r.sum_x) AS sequential_differs
+       count(*) FILTER (WHERE r.sequential_sum_x <> r.sum_x) > 100 AS sequential_differs
 FROM va_spill_answer s JOIN va_spill_reference r USING (hour, g);
 -- The same rows partitioned by time, each hour in one leaf: a serial leaf
 -- merges its groups past the bound before they go to the Finalize
