@@ -73,10 +73,11 @@ void grouped_begin(ScanExec *s, CustomScan *cscan, EState *estate)
  * Whether a serial scan emitting partial states (a leaf of a partitioned
  * table) merges its groups before they go out, as finished rows are: for
  * a float sum or mean.  From the table, past the memory bound, a group
- * would go out once for its GPU cells and again for its spilled rows, and
- * the Finalize Aggregate would add the rounded parts, so the last bits
- * would follow which pages the GPU took; merged, each group goes out once,
- * its exact sum rounded once.
+ * may go out in more than one round (the GPU's groups join the table as
+ * far as the bound allows, the tuples it refused come back a partition at
+ * a time), and the Finalize Aggregate would add the rounded parts, so the
+ * last bits would follow how the rows were split; merged, each group goes
+ * out once, its exact sum rounded once.
  */
 bool merges_partial_states(const GroupedRows *g)
 {

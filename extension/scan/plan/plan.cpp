@@ -271,10 +271,11 @@ void upper_paths_hook(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *in
          *     numeric(10, 2) over 2,500 groups at work_mem 64kB with device =
          *     gpu raised "insufficient data left in message" so);
          *   - a float sum or mean (exact_sums): past the bound a group may
-         *     go out more than once, its GPU cells in one round and its
-         *     host's spilled rows in another, and float8_combine would add
-         *     the rounded parts, so the last bits would follow which pages
-         *     the GPU took.  Merged in the scan, the sum is rounded once.
+         *     go out in more than one round (grouped/grouping_policy.h's
+         *     TableRounds), and float8_combine would add the rounded parts,
+         *     so the last bits would follow how the rows were split: on the
+         *     H100 host one group of 20,004 came out off by its last bit.
+         *     Merged in the scan, the sum is rounded once.
          * Otherwise, and for a HAVING the scan cannot apply, it emits partial
          * states under a Finalize Aggregate, which combines and spills as
          * HashAggregate does; with the aggregates above, such a HAVING keeps
