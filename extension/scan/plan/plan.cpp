@@ -282,17 +282,18 @@ void upper_paths_hook(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *in
          * the ordinary plan.
          */
         const bool finished_only = c.no_partial_states || c.exact_sums;
-        if ((finished_only && having_fits(root, c.keys, false)) || merging_fits(root, c, kSerialBounds, false) ||
+        const bool having_here = having_fits(root, c.keys, false);
+        if ((finished_only && having_here) || merging_fits(root, c, kSerialBounds, false) ||
             gpu_groups_fit(root, input_rel, output_rel, c) || host_groups_spill(root, input_rel, c))
             add_path(output_rel, &finished_scan_path(root, input_rel, output_rel, c, 0)->path);
-        if (finished_only && !having_fits(root, c.keys, false))
-            scan_declined(root, "a HAVING clause the scan cannot apply, beside a sum or mean whose partial state "
-                                "would not be the scan's answer");
         if (!finished_only) {
             RelOptInfo *partial_rel = fetch_upper_rel(root, UPPERREL_PARTIAL_GROUP_AGG, input_rel->relids);
             CustomPath *scan =
                 make_scan_path(root, input_rel, partial_rel, partial_target(root, output_rel->reltarget), c, 0);
             add_path(output_rel, finalize_path(root, output_rel, &scan->path, shape.keys != NIL, c.groups, c));
+        } else if (!having_here) {
+            scan_declined(root, "a HAVING clause the scan cannot apply, beside a sum or mean whose partial state "
+                                "would not be the scan's answer");
         }
     }
     add_parallel_path(root, input_rel, output_rel, c);
