@@ -22,7 +22,8 @@
 --
 LOAD 'gpu_histogram';
 SET client_min_messages = warning;
-DROP TABLE IF EXISTS va_t, va_empty, va_parts, va_edge, va_exact, va_exact_shuffled, va_exact_by_group, va_wide, va_wide_by_group, va_num, va_num_parts, va_spill, va_spill_parts;
+DROP TABLE IF EXISTS va_t, va_empty, va_parts, va_edge, va_exact, va_exact_shuffled, va_exact_by_group, va_wide, va_wide_by_group, va_num, va_num_parts, va_spill, va_spill_parts, va_par;
+DROP FUNCTION IF EXISTS va_rows_from_workers(text);
 RESET client_min_messages;
 \getenv abs_srcdir PG_ABS_SRCDIR
 \i :abs_srcdir/sql/include/helpers.sql
@@ -325,10 +326,50 @@ CREATE TEMP TABLE va_spill_parts_answer AS
 SELECT date_trunc('hour', ts) AS hour, g, sum(x) AS sx, avg(x) AS ax, gpu_histogram(x, 0, 1, 8) AS h FROM va_spill_parts GROUP BY 1, 2;
 SELECT count(*) AS groups, count(*) FILTER (WHERE s.sx::text = r.sum_x::text AND s.ax::text = r.avg_x::text) AS exact
 FROM va_spill_parts_answer s JOIN va_spill_reference r USING (hour, g);
-RESET max_parallel_workers_per_gather;
-SET gpu_histogram.device = cpu;
 RESET work_mem;
-DROP TABLE va_num, va_num_parts, va_spill, va_spill_reference, va_spill_answer, va_spill_parts, va_spill_parts_answer;
+-- With workers, the processes that read a leaf merge its groups before
+-- they go to the Finalize Aggregate, so each group leaves each leaf once,
+-- its exact sum rounded once, however the leaf's blocks were split among
+-- the processes.  Every row of va_par is in its first leaf, and each of
+-- its 200 groups holds 1e16 (whose float8 neighbours are 2 apart) and 499
+-- ones: sums of a group's parts rounded and then added would be off.
+CREATE TABLE va_par (g int, x float8) PARTITION BY RANGE (g);
+CREATE TABLE va_par_1 PARTITION OF va_par FOR VALUES FROM (0) TO (1000);
+CREATE TABLE va_par_2 PARTITION OF va_par FOR VALUES FROM (1000) TO (2000);
+INSERT INTO va_par SELECT i % 200, CASE WHEN i <= 200 THEN 1e16 ELSE 1 END FROM generate_series(1, 100000) i;
+VACUUM ANALYZE va_par;
+CREATE FUNCTION va_rows_from_workers(q text) RETURNS numeric LANGUAGE plpgsql AS $fn$
+DECLARE
+    line text;
+BEGIN
+    FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+        IF line ~ 'Gather \(actual rows=' THEN
+            RETURN substring(line from 'rows=([0-9.]+)')::numeric;
+        END IF;
+    END LOOP;
+    RETURN NULL;
+END
+$fn$;
+SET max_parallel_workers_per_gather = 3;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET parallel_leader_participation = off;
+SELECT rt_plan($$SELECT g, sum(x), avg(x), gpu_histogram(x, 0, 2, 4) FROM va_par GROUP BY g$$)
+       LIKE 'Finalize HashAggregate%Gather%Parallel Append%Parallel Custom Scan (GpuHistogramScan) on va_par_1%' AS parallel_partial_states;
+SELECT va_rows_from_workers($$SELECT g, sum(x), avg(x), gpu_histogram(x, 0, 2, 4) FROM va_par GROUP BY g$$) AS rows_from_workers;
+CREATE TEMP TABLE va_par_answer AS SELECT g, sum(x) AS sx, avg(x) AS ax, gpu_histogram(x, 0, 2, 4) AS h FROM va_par GROUP BY g;
+SELECT count(*) AS groups, count(*) FILTER (WHERE a.sx::text = r.sx::text AND a.ax::text = r.ax::text) AS exact
+FROM va_par_answer a JOIN (SELECT g, sum(x::numeric)::float8 AS sx, sum(x::numeric)::float8 / count(x) AS ax
+                           FROM va_par GROUP BY g) r USING (g);
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET parallel_leader_participation;
+SET gpu_histogram.device = cpu;
+DROP FUNCTION va_rows_from_workers(text);
+DROP TABLE va_num, va_num_parts, va_spill, va_spill_reference, va_spill_answer, va_spill_parts, va_spill_parts_answer, va_par, va_par_answer;
 
 RESET gpu_histogram.device;
 RESET TimeZone;

@@ -7,8 +7,9 @@ others.  This composes queries the way Grafana, Metabase, Superset and
 hand-written panels do (their time groups, keys of other columns, IN lists,
 parameters of a generic plan, aggregates beside the histogram, HAVING,
 ORDER BY, top-N panels), over setup.sql's metrics table (NULLs, NaN,
-infinities, rows added after ANALYZE) or the same rows partitioned by
-month, in zones with DST and odd offsets, serially or with workers, with
+infinities, rows added after ANALYZE), the same rows partitioned by
+month, or in a table whose varlenas, dropped and added columns the page
+path must walk, in zones with DST and odd offsets, serially or with workers, with
 work_mem small or large and the pages read whole or row by row.  Each query
 runs once with gpu_histogram.scan on and once off, into temporary tables
 compared with EXCEPT ALL (float and numeric columns rounded to 6 places:
@@ -107,8 +108,11 @@ def compose(rng):
     keys = rng.sample([k for family in KEYS.values() for k in family], rng.choice([0, 1, 1, 1, 2, 2, 3]))
     select = ", ".join([f"{k} AS k{j}" for j, k in enumerate(keys)] + [rng.choice(AGGREGATES)])
     quals = rng.sample(QUALS, rng.choice([0, 1, 1, 2, 3]))
-    # one query in four reads the same rows partitioned by month
-    table = "ds_parts" if rng.random() < 0.25 else "ds_metrics"
+    # one query in four reads the same rows partitioned by month, one in
+    # five a table of another layout (varlenas before the values, a dropped
+    # column, a column added with a default)
+    draw = rng.random()
+    table = "ds_parts" if draw < 0.25 else "ds_odd" if draw < 0.45 else "ds_metrics"
     query = f"SELECT {select} FROM {table}" + (" WHERE " + " AND ".join(quals) if quals else "")
     if keys:
         query += " GROUP BY " + ", ".join(str(j + 1) for j in range(len(keys)))

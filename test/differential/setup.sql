@@ -39,6 +39,33 @@ INSERT INTO ds_parts SELECT * FROM ds_metrics WHERE device_id IS NULL OR device_
 VACUUM ANALYZE ds_parts;
 INSERT INTO ds_parts SELECT * FROM ds_metrics WHERE device_id LIKE 'dev-new-%';
 
+-- ds_odd holds the same rows in a table whose layout the page path must
+-- walk as heap_deform_tuple does: a text and a jsonb column before every
+-- value (some of the text out of line in TOAST, some jsonb compressed
+-- inline), a dropped column between the values, device_id a varchar, and
+-- load added by ALTER TABLE with a default after the first 150,000 rows,
+-- so those rows' tuples are shorter than the table and read it from
+-- attmissingval.
+DROP TABLE IF EXISTS ds_odd;
+CREATE TABLE ds_odd (note text, tags jsonb, time timestamptz, junk int, device_id varchar(24), cpu float8,
+                     g int, flag bool, price numeric(10,2));
+ALTER TABLE ds_odd ALTER COLUMN note SET STORAGE EXTERNAL;
+INSERT INTO ds_odd
+SELECT CASE WHEN n % 41 = 0 THEN repeat(md5(n::text), 80) WHEN n % 43 = 0 THEN NULL ELSE 'n' || n % 7 END,
+       CASE WHEN n % 5 = 0 THEN NULL ELSE jsonb_build_object('rack', n % 9, 'row', repeat('r', (n % 150)::int)) END,
+       time, n, device_id, cpu, g, flag, price
+FROM (SELECT row_number() OVER () AS n, * FROM ds_metrics WHERE device_id IS NULL OR device_id NOT LIKE 'dev-new-%') m WHERE n <= 150000;
+ALTER TABLE ds_odd DROP COLUMN junk;
+ALTER TABLE ds_odd ADD COLUMN load float8 DEFAULT 42.5;
+INSERT INTO ds_odd
+SELECT CASE WHEN n % 41 = 0 THEN repeat('out of line ', 400) ELSE 'n' || n % 7 END,
+       CASE WHEN n % 37 = 0 THEN jsonb_build_object('row', repeat('compressed inline ', 200)) END,
+       time, device_id, cpu, g, flag, price, load
+FROM (SELECT row_number() OVER () AS n, * FROM ds_metrics WHERE device_id IS NULL OR device_id NOT LIKE 'dev-new-%') m WHERE n > 150000 AND n <= 250000;
+VACUUM ANALYZE ds_odd;
+INSERT INTO ds_odd (time, device_id, cpu, g, flag, price, load)
+SELECT time, device_id, cpu, g, flag, price, load FROM ds_metrics WHERE device_id LIKE 'dev-new-%';
+
 -- Rows of ds_with and ds_without that the other lacks (EXCEPT ALL both ways),
 -- float and numeric columns rounded to 6 places.
 CREATE OR REPLACE FUNCTION ds_differing_rows() RETURNS bigint LANGUAGE plpgsql AS $f$

@@ -70,19 +70,24 @@ void grouped_begin(ScanExec *s, CustomScan *cscan, EState *estate)
 }
 
 /*
- * Whether a serial scan emitting partial states (a leaf of a partitioned
- * table) merges its groups before they go out, as finished rows are: for
- * a float sum or mean.  From the table, past the memory bound, a group
- * may go out in more than one round (the GPU's groups join the table as
- * far as the bound allows, the tuples it refused come back a partition at
- * a time), and the Finalize Aggregate would add the rounded parts, so the
- * last bits would follow how the rows were split; merged, each group goes
- * out once, its exact sum rounded once.
+ * Whether a scan emitting partial states (a leaf of a partitioned table)
+ * merges its groups before they go out, as finished rows are: for a float
+ * sum or mean.  Otherwise a group could go out in several parts, each
+ * with its sum rounded, and the Finalize Aggregate would add them, so the
+ * last bits would follow how the rows were split: serially, past the
+ * memory bound (the GPU's groups join the table as far as the bound
+ * allows, the tuples it refused come back a partition at a time); with
+ * workers, a part from each process that read some of the leaf's blocks.
+ * Merged, each group leaves the leaf once, its exact sum rounded once.
+ * The processes of a Parallel Append that read a leaf wait for each other
+ * at its end, as those of a table do: none of them can be elsewhere,
+ * since a process leaves a leaf only when the leaf's node has emitted
+ * its share of the groups.
  */
 bool merges_partial_states(const GroupedRows *g)
 {
     const ScanExec *s = g->s;
-    if (!s->partial || s->shared != NULL)
+    if (!s->partial)
         return false;
     for (int a = 0; a < s->naggs; a++)
         if (value_aggregate_kind(s->aggs[a].kind) && value_agg_exact(s->aggs[a]))
@@ -93,8 +98,8 @@ bool merges_partial_states(const GroupedRows *g)
 /*
  * The policy, once, when the scan first starts (a parallel scan's shared
  * state is known by then): finished rows with keys are merged across the
- * processes, or by a serial scan alone, and so are a serial scan's partial
- * states of a float sum (merges_partial_states); other partial states, and
+ * processes, or by a serial scan alone, and so are the partial states of
+ * a float sum (merges_partial_states); other partial states, and
  * the one row of a scan without keys, go out from the table.  A process
  * alone whose pages may go to the GPU may find all its groups there.
  */

@@ -12,9 +12,9 @@
  *     whenever it fills (partial states, which the Finalize Aggregate
  *     combines, or the one row of a scan without keys), then the GPU's
  *     groups and the spilled tuples' partitions, a table at a time;
- *   - shared_grouping (grouping_shared.cpp): finished rows, and a serial
- *     scan's partial states of a float sum (a partitioned table's leaf),
- *     each group once; the groups are left in shared memory and temporary
+ *   - shared_grouping (grouping_shared.cpp): finished rows, and the
+ *     partial states of a float sum (a partitioned table's leaf), each
+ *     group once; the groups are left in shared memory and temporary
  *     files, and each process merges and emits a share of everyone's
  *     (merge/shared_groups.h);
  *   - gpu_cells_grouping (grouping_gpu_cells.cpp): a process alone whose
