@@ -138,6 +138,19 @@ SELECT i, timestamptz '2024-01-01 00:00+00' + i * interval '1 minute' AS ts, CAS
 FROM generate_series(1, 20000) i;
 INSERT INTO eo_s2 VALUES (0, 'infinity', 0.5);
 VACUUM ANALYZE eo_s, eo_s2;
+-- The same rows partitioned by time: the row that raises in a key or a
+-- clause (at infinity) is in the second leaf, the NaN in the first.  Under
+-- the Sort every leaf's keys come before any value, so the first leaf
+-- holds its error until the last has read its rows (leaf_errors.h).
+CREATE TABLE eo_sp (i int, ts timestamptz, x float8) PARTITION BY RANGE (ts);
+CREATE TABLE eo_sp_a PARTITION OF eo_sp FOR VALUES FROM ('2024-01-01') TO ('2025-01-01');
+CREATE TABLE eo_sp_b PARTITION OF eo_sp FOR VALUES FROM ('2025-01-01') TO (MAXVALUE);
+INSERT INTO eo_sp SELECT * FROM eo_s;
+CREATE TABLE eo_sp2 (LIKE eo_sp) PARTITION BY RANGE (ts);
+CREATE TABLE eo_sp2_a PARTITION OF eo_sp2 FOR VALUES FROM ('2024-01-01') TO ('2025-01-01');
+CREATE TABLE eo_sp2_b PARTITION OF eo_sp2 FOR VALUES FROM ('2025-01-01') TO (MAXVALUE);
+INSERT INTO eo_sp2 SELECT * FROM eo_s2;
+VACUUM ANALYZE eo_sp, eo_sp2;
 -- Without ORDER BY the GPU's pages are the exception of docs/errors.md (a
 -- NaN of theirs raises when their batch comes back, after the host's next
 -- rows): those queries run with device = cpu.
@@ -165,7 +178,7 @@ BEGIN
 END
 $fn$;
 SELECT pages, mem, tbl, s.* FROM (VALUES ('off', '4MB'), ('off', '64kB'), ('on', '4MB')) c(pages, mem),
-    (VALUES ('eo_s'), ('eo_s2')) tables(tbl), eo_sorted(pages, mem, tbl) s;
+    (VALUES ('eo_s'), ('eo_s2'), ('eo_sp'), ('eo_sp2')) tables(tbl), eo_sorted(pages, mem, tbl) s;
 
 -- The ends of the range, for each key family.  A row at the last
 -- microsecond, behind rows an hour or a day before it, in zones ahead of

@@ -7,12 +7,15 @@
  *                      then the table's Vars that the quals use;
  *   custom_exprs       the WHERE clause, as an implicit AND list, then,
  *                      where the node emits finished rows, HAVING's;
- *   custom_private     (naggs, nkeys, nquals, shape, errors_after_keys):
- *                      how many of custom_scan_tlist are Aggrefs and keys,
- *                      how many of custom_exprs are the WHERE clause's,
- *                      the scan's shape (plan/cached_cost.h), and whether
- *                      the plan it replaced sorts every row before its
- *                      aggregates (plan/ordinary_order.cpp).
+ *   custom_private     (naggs, nkeys, nquals, shape, errors_after_keys,
+ *                      leaf_group): how many of custom_scan_tlist are
+ *                      Aggrefs and keys, how many of custom_exprs are the
+ *                      WHERE clause's, the scan's shape
+ *                      (plan/cached_cost.h), whether the plan it replaced
+ *                      sorts every row before its aggregates
+ *                      (plan/ordinary_order.cpp), and the serial Append
+ *                      whose leaves' errors wait for its last (0: none;
+ *                      grouped/leaf_errors.h).
  * setrefs.c rewrites the targetlist and custom_exprs to INDEX_VAR references
  * into custom_scan_tlist (a qual that repeats a key's expression refers to
  * the key); the executor maps the quals' references back to the entries'

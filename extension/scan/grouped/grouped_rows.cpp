@@ -13,6 +13,7 @@
  * the scan starts.
  */
 #include "grouping_policy.h"
+#include "leaf_errors.h"
 
 #include "table/value_aggs.h"
 #include "../../errors.h"
@@ -62,6 +63,8 @@ void grouped_begin(ScanExec *s, CustomScan *cscan, EState *estate)
     /* with keys, every policy may let the groups go (out as rows, or away for a merge) when they fill the bound */
     group_agg_init(&g->table, s->aggs, s->naggs, g->keys, g->nkeys, desc, estate->es_query_cxt, g->nkeys > 0);
     g->table.errors_after_keys = boolVal(list_nth(cscan->custom_private, 4));
+    if (intVal(list_nth(cscan->custom_private, 5)) != 0)
+        leaf_errors_join(g, estate, static_cast<uint32>(intVal(list_nth(cscan->custom_private, 5))));
     grouped_pages_init(&g->pages, s->aggs, s->naggs, g->keys, g->nkeys, s->qual != NULL && !s->native,
                        estate->es_query_cxt);
     g->pages.planned_groups = s->css.ss.ps.plan->plan_rows;
@@ -323,11 +326,12 @@ namespace {
  */
 void raise_held_errors(GroupedRows *g)
 {
+    leaf_errors_input_ended(g); /* the last leaf raises an earlier one's first */
     if (!g->table.errors_after_keys)
         return;
     group_agg_raise_held(&g->table);
     if (g->pages.pages.nan_deferred)
-        report_engine_status(gh::Status::nan_value);
+        group_agg_nan(&g->table);
 }
 
 } // namespace
@@ -342,7 +346,12 @@ TupleTableSlot *grouped_next_row(ScanExec *s)
             if (g->policy == NULL)
                 g->policy = choose_policy(g);
             s->args_evaluated = false;
-            g->phase = g->policy->start(g->policy) ? GroupedPhase::reading : GroupedPhase::done;
+            if (g->policy->start(g->policy)) {
+                g->phase = GroupedPhase::reading;
+            } else {
+                leaf_errors_input_ended(g); /* nothing to read here */
+                g->phase = GroupedPhase::done;
+            }
             break;
         case GroupedPhase::reading:
             if (scan_read(s)) {
@@ -389,6 +398,7 @@ void grouped_rescan(ScanExec *s)
     if (g->policy != NULL && g->policy->reset != NULL)
         g->policy->reset(g->policy);
     g->phase = GroupedPhase::start;
+    leaf_errors_rescan(g);
     g->totals_recorded = false;
     grouped_pages_reset(&g->pages);
     group_agg_reset(&g->table);

@@ -46,6 +46,15 @@ struct Leaf {
     Candidate c;
 };
 
+/* A number for one Append's leaves, unique among this backend's plans (scan_node.h's leaf_group). */
+uint32 new_leaf_group()
+{
+    static uint32 last = 0;
+    if (++last == 0)
+        last = 1;
+    return last;
+}
+
 /* The expressions of the query's top parent, in leaf's Vars. */
 template <typename T> T *in_leaf(PlannerInfo *root, T *node, RelOptInfo *leaf, RelOptInfo *top)
 {
@@ -110,6 +119,7 @@ void add_parallel_partition_path(PlannerInfo *root, RelOptInfo *parent, RelOptIn
         Leaf *leaf = static_cast<Leaf *>(lfirst(lc));
         if (!leaf->rel->consider_parallel || !leaf->c.parallel_safe_args || leaf->rel->partial_pathlist == NIL)
             return;
+        leaf->c.leaf_group = 0; /* with workers, each leaf's own order (leaf_errors.h) */
         /* a small leaf still gets one process: a partial path of one worker's share */
         int leaf_workers =
             Max(1, compute_parallel_worker(leaf->rel, leaf->rel->pages, -1, max_parallel_workers_per_gather));
@@ -144,6 +154,19 @@ void add_partition_paths(PlannerInfo *root, RelOptInfo *parent, RelOptInfo *grou
     if (!collect_leaves(root, parent, parent->relid, shape, partial, &leaves, &foreign) ||
         (leaves == NIL && foreign == NIL))
         return;
+    /*
+     * Where the ordinary plan sorts every leaf's rows before its
+     * aggregates, each leaf holds its values' errors back until its keys
+     * are computed, as a table's scan does (ordinary_order.cpp), and
+     * serially until every leaf's are (leaf_errors.h).
+     */
+    const bool errors_after_keys = shape.keys != NIL && ordinary_plan_sorts_first(root, grouped_rel);
+    const uint32 leaf_group = errors_after_keys && list_length(leaves) > 1 ? new_leaf_group() : 0;
+    ListCell *lc;
+    foreach (lc, leaves) {
+        static_cast<Leaf *>(lfirst(lc))->c.errors_after_keys = errors_after_keys;
+        static_cast<Leaf *>(lfirst(lc))->c.leaf_group = leaf_group;
+    }
     List *subpaths = NIL;
     double groups = 0;
     Candidate sizes{}; /* what the Finalize Aggregate's memory is estimated by */
@@ -158,7 +181,6 @@ void add_partition_paths(PlannerInfo *root, RelOptInfo *parent, RelOptInfo *grou
         sizes.ncells = shards.ncells;
         sizes.nhist = list_length(shape.aggrefs);
     }
-    ListCell *lc;
     foreach (lc, leaves) {
         Leaf *leaf = static_cast<Leaf *>(lfirst(lc));
         RelOptInfo *leaf_rel = fetch_upper_rel(root, UPPERREL_PARTIAL_GROUP_AGG, leaf->rel->relids);

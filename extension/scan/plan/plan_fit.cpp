@@ -192,6 +192,7 @@ bool rel_fits(PlannerInfo *root, RelOptInfo *rel, List *keys, List *aggrefs, Can
     c->no_partial_states = false;
     c->exact_sums = false;
     c->errors_after_keys = false;
+    c->leaf_group = 0;
     int histograms = 0;
     foreach (lc, aggrefs) {
         Aggref *aggref = static_cast<Aggref *>(lfirst(lc));

@@ -143,6 +143,7 @@ Plan *plan_custom_path(PlannerInfo *root, RelOptInfo *, CustomPath *best_path, L
     cscan->custom_private = list_make5(makeInteger(nhist), makeInteger(list_length(keys)),
                                        makeInteger(list_length(quals)), lfourth(best_path->custom_private),
                                        list_nth(best_path->custom_private, 4));
+    cscan->custom_private = lappend(cscan->custom_private, list_nth(best_path->custom_private, 5));
     cscan->custom_scan_tlist = entries;
     cscan->custom_relids = NULL;
     cscan->methods = &gh_scan_plan_methods;
@@ -175,6 +176,7 @@ CustomPath *make_scan_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo 
     cpath->custom_paths = NIL;
     cpath->custom_private = list_make5(makeInteger(c.relid), c.quals, c.keys, makeInteger(static_cast<int>(shape)),
                                        makeBoolean(c.errors_after_keys));
+    cpath->custom_private = lappend(cpath->custom_private, makeInteger(static_cast<int>(c.leaf_group)));
     cpath->methods = &path_methods;
     return cpath;
 }

@@ -42,6 +42,19 @@
 
 namespace gpu_histogram {
 
+/*
+ * A value's error held back past a leaf's end (leaf_errors.h): a NaN, or
+ * the first value that met histogram agg's invalid arguments in ga.
+ */
+struct GroupAgg;
+struct HeldError {
+    bool nan;
+    bool spec;
+    const GroupAgg *ga;
+    int agg;
+    double value;
+};
+
 struct GroupAgg {
     int naggs;
     ScanAggregate *aggs;
@@ -98,6 +111,12 @@ struct GroupAgg {
     bool spec_error_held;
     int held_agg;
     double held_value;
+    /*
+     * A leaf of a partitioned table, under an ordinary plan that sorts
+     * every leaf's rows first: its values' errors wait further, for the
+     * Append's last leaf to raise (leaf_errors.h).  NULL: raised here.
+     */
+    HeldError *defer_to;
     GroupGpu *gpu;             /* each histogram's share of the GPU service */
     bool gpu_ready;            /* gpu[] set up for these arguments (kept across restarts) */
     MemoryContext gpu_cxt;     /* their buffers: reset on rescan, which gives the service back its share */
@@ -147,6 +166,12 @@ void group_agg_done(GroupAgg *ga);
  * state raises when its row is made).
  */
 void group_agg_raise_held(GroupAgg *ga);
+
+/* Raises what held records, if anything (a leaf's error, raised by the Append's last leaf). */
+void group_agg_raise_error(const HeldError *held);
+
+/* Where ga's errors are deferred (defer_to), a NaN is noted there rather than raised. */
+void group_agg_nan(GroupAgg *ga);
 
 /* Forgets the emitted groups and goes on aggregating (partial states only). */
 void group_agg_restart(GroupAgg *ga);

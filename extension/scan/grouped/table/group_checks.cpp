@@ -112,8 +112,30 @@ void group_agg_spec_error(GroupAgg *ga, int a, double x)
 
 void group_agg_raise_held(GroupAgg *ga)
 {
-    if (ga->spec_error_held)
+    if (!ga->spec_error_held)
+        return;
+    HeldError *held = ga->defer_to;
+    if (held == NULL)
         histogram_first_spec(ga->aggs[ga->held_agg].call, ga->args[ga->held_agg], ga->held_value); /* raises */
+    else if (!held->nan && !held->spec)
+        *held = HeldError{false, true, ga, ga->held_agg, ga->held_value};
+}
+
+void group_agg_raise_error(const HeldError *held)
+{
+    if (held->nan)
+        report_engine_status(gh::Status::nan_value);
+    if (held->spec)
+        histogram_first_spec(held->ga->aggs[held->agg].call, held->ga->args[held->agg], held->value); /* raises */
+}
+
+void group_agg_nan(GroupAgg *ga)
+{
+    HeldError *held = ga->defer_to;
+    if (held == NULL)
+        report_engine_status(gh::Status::nan_value);
+    else if (!held->nan && !held->spec)
+        held->nan = true;
 }
 
 /* Whether any histogram's values may raise; how many. */

@@ -50,7 +50,7 @@ void fill_row(GroupAgg *ga, const ScanGroup *g, TupleTableSlot *slot, bool parti
         /* a NaN after the group's first value raises now, when the aggregate's final function would */
         if (g != NULL && !ga->args[a].skip && ga->spec_valid[a] &&
             group_agg_value_state(ga, g->cells, a)[1] > 0)
-            report_engine_status(gh::Status::nan_value);
+            group_agg_nan(ga);
         int64 nvalues = g != NULL && !ga->args[a].skip && ga->spec_valid[a] ? group_agg_values(ga, a, c) : 0;
         slot->tts_isnull[a] = nvalues == 0; /* no value: NULL, as the aggregate gives */
         slot->tts_values[a] = nvalues == 0 ? 0 : histogram_datum(ga, a, c, nvalues, partial);
