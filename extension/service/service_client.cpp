@@ -444,6 +444,13 @@ void gpu_service_release_slot(int32 slot)
 
 void gpu_service_read_range(const ServiceHistogramRef *ref, int32 start, int32 count, int64 *counts, int32 *slot)
 {
+    gpu_service_report(gpu_service_read_range_or_nan(ref, start, count, counts, slot));
+}
+
+gh::Status gpu_service_read_range_or_nan(const ServiceHistogramRef *ref, int32 start, int32 count, int64 *counts,
+                                         int32 *slot)
+{
+    gh::Status nan = gh::Status::ok;
     /* the service puts the device histogram's flags after the counts */
     int32 capacity = gh_service->slot_values - 1;
     for (int32 first = 0; first < count; first += capacity) {
@@ -461,9 +468,12 @@ void gpu_service_read_range(const ServiceHistogramRef *ref, int32 start, int32 c
         }
         gpu_service_release_slot(*slot);
         *slot = -1;
-        if (result != gh::Status::ok)
+        if (result == gh::Status::nan_value)
+            nan = result;
+        else if (result != gh::Status::ok)
             client_report_failure(result);
     }
+    return nan;
 }
 
 void gpu_service_crash_cuda_process(void)

@@ -66,6 +66,14 @@ void gpu_service_release_slot(int32 slot);
  */
 void gpu_service_read_range(const ServiceHistogramRef *ref, int32 first, int32 n, int64 *counts, int32 *slot);
 
+/*
+ * The same, but a histogram that met a NaN value answers nan_value rather
+ * than raising it (and adds none of its counts): for a caller that holds
+ * the error back (a leaf of a partitioned table, scan/grouped/leaf_errors.h).
+ */
+gh::Status gpu_service_read_range_or_nan(const ServiceHistogramRef *ref, int32 first, int32 n, int64 *counts,
+                                         int32 *slot);
+
 /* Raises the ERROR for a request's failed gh::Status (nothing for ok). */
 void gpu_service_report(gh::Status s);
 

@@ -637,6 +637,7 @@ void grouped_pages_prepare(GroupedPages *gp, const HostPages &host, GroupKey *ke
         page_gpu_begin_grouped(&gp->pages, host.reader, &gp->spec, gp->tables.words, gp->tables.nwords, parallel,
                                gp->cxt);
         gp->pages.defer_nan = host.ga->errors_after_keys;
+        gp->errors_of = host.ga;
         gp->active = gp->pages.possible;
         gp->begin_ms = ms_since(begun);
         INSTR_TIME_SET_CURRENT(gp->built_at);
@@ -705,14 +706,21 @@ void grouped_pages_end_read(GroupedPages *gp, const HostPages &host)
 
 namespace {
 
-/* Cells [first, first + n) of the GPU's groups into out, timed for DEBUG3. */
+/*
+ * Cells [first, first + n) of the GPU's groups into out, timed for DEBUG3.
+ * The device's histogram answers with the NaN it met, if any: raised now,
+ * or by a partitioned table's last leaf where this one holds its errors
+ * (the cells then stay zero, and the query ends in the error).
+ */
 void read_cells(GroupedPages *gp, int32 first, int32 n, int64 *out)
 {
     instr_time start;
     INSTR_TIME_SET_CURRENT(start);
-    gpu_service_read_range(&gp->pages.hist[0], first, n, out, &gp->pages.read_slot);
+    const gh::Status read = gpu_service_read_range_or_nan(&gp->pages.hist[0], first, n, out, &gp->pages.read_slot);
     gp->read_ms += ms_since(start);
     gp->reads++;
+    if (read == gh::Status::nan_value)
+        group_agg_nan(gp->errors_of);
 }
 
 /*
