@@ -16,7 +16,6 @@
 #include "leaf_errors.h"
 
 #include "table/value_aggs.h"
-#include "../../errors.h"
 
 extern "C" {
 #include "nodes/pg_list.h"
