@@ -338,13 +338,13 @@ CREATE TABLE va_par_1 PARTITION OF va_par FOR VALUES FROM (0) TO (1000);
 CREATE TABLE va_par_2 PARTITION OF va_par FOR VALUES FROM (1000) TO (2000);
 INSERT INTO va_par SELECT i % 200, CASE WHEN i <= 200 THEN 1e16 ELSE 1 END FROM generate_series(1, 100000) i;
 VACUUM ANALYZE va_par;
-CREATE FUNCTION va_rows_from_workers(q text) RETURNS numeric LANGUAGE plpgsql AS $fn$
+CREATE FUNCTION va_rows_from_workers(q text) RETURNS bigint LANGUAGE plpgsql AS $fn$
 DECLARE
     line text;
 BEGIN
     FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
         IF line ~ 'Gather \(actual rows=' THEN
-            RETURN substring(line from 'rows=([0-9.]+)')::numeric;
+            RETURN substring(line from 'rows=([0-9.]+)')::numeric::bigint; -- 18 shows rows=200.00
         END IF;
     END LOOP;
     RETURN NULL;
