@@ -51,7 +51,7 @@ struct GroupedPages {
     gh::GroupedPageSpec spec;
     KeyTables tables;
     PageGpu pages;
-    GroupAgg *errors_of;    /* the groups whose values' errors a NaN the GPU met is (group_agg_nan) */
+    GroupAgg *errors_of;    /* where a NaN the GPU met goes: raised, or held by a leaf (group_agg_nan) */
     HeapTupleData *tuples;  /* a page's tuples, when one is parsed on the host */
     MemoryContext cxt;      /* the spec, tables and batches: reset on rescan, which gives everything back */
     bool collecting;        /* the groups are being taken back (grouped_pages_collect or _next_group) ... */
