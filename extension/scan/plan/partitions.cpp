@@ -119,13 +119,14 @@ void add_parallel_partition_path(PlannerInfo *root, RelOptInfo *parent, RelOptIn
         Leaf *leaf = static_cast<Leaf *>(lfirst(lc));
         if (!leaf->rel->consider_parallel || !leaf->c.parallel_safe_args || leaf->rel->partial_pathlist == NIL)
             return;
-        leaf->c.leaf_group = 0; /* with workers, each leaf's own order (leaf_errors.h) */
         /* a small leaf still gets one process: a partial path of one worker's share */
         int leaf_workers =
             Max(1, compute_parallel_worker(leaf->rel, leaf->rel->pages, -1, max_parallel_workers_per_gather));
         workers = Max(workers, leaf_workers);
         RelOptInfo *leaf_rel = fetch_upper_rel(root, UPPERREL_PARTIAL_GROUP_AGG, leaf->rel->relids);
-        subpaths = lappend(subpaths, make_scan_path(root, leaf->rel, leaf_rel, leaf->target, leaf->c, leaf_workers));
+        Candidate c = leaf->c;
+        c.leaf_group = 0; /* with workers, each leaf's own order (leaf_errors.h) */
+        subpaths = lappend(subpaths, make_scan_path(root, leaf->rel, leaf_rel, leaf->target, c, leaf_workers));
     }
     workers = Max(workers, pg_leftmost_one_pos32(list_length(leaves)) + 1);
     workers = Min(workers, max_parallel_workers_per_gather);

@@ -110,15 +110,25 @@ void group_agg_spec_error(GroupAgg *ga, int a, double x)
     }
 }
 
+namespace {
+
+/* A leaf's error into the Append's entry, unless an earlier one is there: the first is raised. */
+void hold_first(HeldError *held, const HeldError &error)
+{
+    if (!held->nan && !held->spec)
+        *held = error;
+}
+
+} // namespace
+
 void group_agg_raise_held(GroupAgg *ga)
 {
     if (!ga->spec_error_held)
         return;
-    HeldError *held = ga->defer_to;
-    if (held == NULL)
+    if (ga->defer_to == NULL)
         histogram_first_spec(ga->aggs[ga->held_agg].call, ga->args[ga->held_agg], ga->held_value); /* raises */
-    else if (!held->nan && !held->spec)
-        *held = HeldError{false, true, ga, ga->held_agg, ga->held_value};
+    else
+        hold_first(ga->defer_to, HeldError{false, true, ga, ga->held_agg, ga->held_value});
 }
 
 void group_agg_raise_error(const HeldError *held)
@@ -131,11 +141,10 @@ void group_agg_raise_error(const HeldError *held)
 
 void group_agg_nan(GroupAgg *ga)
 {
-    HeldError *held = ga->defer_to;
-    if (held == NULL)
-        report_engine_status(gh::Status::nan_value);
-    else if (!held->nan && !held->spec)
-        held->nan = true;
+    if (ga->defer_to == NULL)
+        report_engine_status(gh::Status::nan_value); /* raises */
+    else
+        hold_first(ga->defer_to, HeldError{true, false, NULL, 0, 0});
 }
 
 /* Whether any histogram's values may raise; how many. */
