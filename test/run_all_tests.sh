@@ -31,6 +31,7 @@ fi
 
 failed=0
 first=1
+rm -f build/test-logs/pg*/regression.diffs # an earlier run's
 summaries=()
 for major in "${versions[@]}"; do
     printf '\n######## PostgreSQL %s ########\n' "$major"
@@ -59,6 +60,13 @@ done
 
 printf '\n==> summary of every PostgreSQL major\n'
 printf '%s\n' "${summaries[@]}"
+# A failed pg_regress's changed lines once more, last: a CI log that keeps
+# only its head and tail still shows them.
+for diffs in build/test-logs/pg*/regression.diffs; do
+    [ -f "$diffs" ] || continue
+    printf '\n==> changed lines of %s (the first 60)\n' "$diffs"
+    grep -E '^([-+@]|diff )' "$diffs" | grep -vE '^(\+\+\+|---) ' | head -n 60 || true
+done
 if [ "$failed" = 0 ]; then
     echo "all tests passed on: ${versions[*]}"
 else

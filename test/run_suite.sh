@@ -82,7 +82,7 @@ fi
 # shellcheck disable=SC2119  # no postgres options: the defaults
 gh_start_server
 gh_step "make installcheck (pg_regress)"
-rm -f regression.diffs regression.out
+rm -f regression.diffs regression.out "$LOGS/regression.diffs"
 if make "${GH_MAKE_VARS[@]}" installcheck 2>&1 | tee "$LOGS/installcheck.log"; then
     result=ok
 else
@@ -90,6 +90,7 @@ else
     if [ -s regression.diffs ]; then
         gh_step "regression.diffs"
         cat regression.diffs
+        cp regression.diffs "$LOGS/regression.diffs" # run_all_tests.sh repeats its changed lines last
     fi
     gh_step "last lines of the server log"
     tail -n 40 "$PG_TEMP_DIR/server.log" || true
