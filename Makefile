@@ -15,7 +15,7 @@ OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/scan/shards/shard_plan.o extension/scan/shards/shard_exec.o extension/scan/shards/zone_explicit.o \
        extension/scan/exec/exec.o extension/scan/exec/rows_ungrouped.o extension/scan/grouped/grouped_rows.o extension/scan/grouped/grouped_state.o \
        extension/scan/exec/exec_read.o extension/scan/exec/exec_explain.o \
-       extension/scan/grouped/grouping_hash.o extension/scan/grouped/grouping_shared.o extension/scan/grouped/grouping_gpu_cells.o extension/scan/grouped/leaf_errors.o \
+       extension/scan/grouped/grouping_hash.o extension/scan/grouped/grouping_shared.o extension/scan/grouped/grouping_gpu_cells.o extension/scan/grouped/leaf_errors.o extension/scan/grouped/leaf_group.o extension/scan/grouped/leaf_merge.o \
        extension/scan/heap/heap_reader.o extension/scan/heap/buffer_hints.o extension/scan/heap/batch_pins.o \
        extension/scan/heap/heap_blocks.o extension/scan/heap/heap_columns.o extension/scan/heap/numeric_values.o \
        extension/scan/heap/page_layout.o \

@@ -22,8 +22,9 @@
 --
 LOAD 'gpu_histogram';
 SET client_min_messages = warning;
-DROP TABLE IF EXISTS va_t, va_empty, va_parts, va_edge, va_exact, va_exact_shuffled, va_exact_by_group, va_wide, va_wide_by_group, va_num, va_num_parts, va_spill, va_spill_parts, va_par;
+DROP TABLE IF EXISTS va_t, va_empty, va_parts, va_edge, va_exact, va_exact_shuffled, va_exact_by_group, va_wide, va_wide_by_group, va_num, va_num_parts, va_spill, va_spill_parts, va_par, va_par3;
 DROP FUNCTION IF EXISTS va_rows_from_workers(text);
+DROP FUNCTION IF EXISTS va_par3_exact(text), va_leaf_rows(text);
 RESET client_min_messages;
 \getenv abs_srcdir PG_ABS_SRCDIR
 \i :abs_srcdir/sql/include/helpers.sql
@@ -365,6 +366,76 @@ CREATE TEMP TABLE va_par_answer AS SELECT g, sum(x) AS sx, avg(x) AS ax, gpu_his
 SELECT count(*) AS groups, count(*) FILTER (WHERE a.sx::text = r.sx::text AND a.ax::text = r.ax::text) AS exact
 FROM va_par_answer a JOIN (SELECT g, sum(x::numeric)::float8 AS sx, sum(x::numeric)::float8 / count(x) AS ax
                            FROM va_par GROUP BY g) r USING (g);
+-- Over several leaves, every leaf leaves its groups for the Append's last
+-- leaf to end, which emits each group once (leaf_merge.h): a group in
+-- three leaves is rounded once, serially and with workers, with keys or
+-- without.  Each of va_par3's 200 groups holds 1e16 in the first leaf
+-- and a 1 in each of the other two: rounded per leaf and then added,
+-- 1e16 + 1 + 1 is 1e16 (a tie, to even, twice); exactly, it is 1e16 + 2.
+CREATE TABLE va_par3 (p int, g int, x float8) PARTITION BY RANGE (p);
+CREATE TABLE va_par3_1 PARTITION OF va_par3 FOR VALUES FROM (0) TO (1);
+CREATE TABLE va_par3_2 PARTITION OF va_par3 FOR VALUES FROM (1) TO (2);
+CREATE TABLE va_par3_3 PARTITION OF va_par3 FOR VALUES FROM (2) TO (3);
+INSERT INTO va_par3 SELECT 0, i % 200, CASE WHEN i <= 200 THEN 1e16 ELSE 0 END FROM generate_series(1, 20000) i;
+INSERT INTO va_par3 SELECT p, i % 200, 1 FROM generate_series(1, 2) p, generate_series(1, 200) i;
+VACUUM ANALYZE va_par3;
+CREATE TEMP TABLE va_par3_reference AS
+SELECT g, sum(x::numeric)::float8 AS sx, sum(x::numeric)::float8 / count(x) AS ax FROM va_par3 GROUP BY g;
+-- the answer of q (g, sx, ax) against the numeric reference
+CREATE FUNCTION va_par3_exact(q text) RETURNS TABLE (groups bigint, exact bigint) LANGUAGE plpgsql AS $fn$
+BEGIN
+    DROP TABLE IF EXISTS va_par3_answer;
+    EXECUTE 'CREATE TEMP TABLE va_par3_answer AS ' || q;
+    RETURN QUERY SELECT count(*), count(*) FILTER (WHERE a.sx::text = r.sx::text AND a.ax::text = r.ax::text)
+                 FROM va_par3_answer a JOIN va_par3_reference r USING (g);
+END
+$fn$;
+SET max_parallel_workers_per_gather = 0;
+SELECT line FROM rt_explain($$SELECT g, sum(x), avg(x), gpu_histogram(x, 0, 2, 4) FROM va_par3 GROUP BY g$$) line
+WHERE line ~ 'Append|Custom Scan|Groups Merged';
+SELECT * FROM va_par3_exact($$SELECT g, sum(x) AS sx, avg(x) AS ax, gpu_histogram(x, 0, 2, 4) AS h FROM va_par3 GROUP BY g$$);
+SELECT count(*) FILTER (WHERE sequential_sum::text <> sx::text) AS sequential_differs
+FROM (SELECT g, sum(x) AS sequential_sum FROM va_par3 GROUP BY g) s JOIN va_par3_reference USING (g);
+-- the last leaf alone emits rows
+CREATE FUNCTION va_leaf_rows(q text) RETURNS TABLE (leaf text, rows bigint) LANGUAGE plpgsql AS $fn$
+DECLARE
+    line text;
+BEGIN
+    FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+        IF line ~ 'Custom Scan' THEN
+            leaf := substring(line from 'on (\w+)');
+            rows := substring(line from 'actual rows=([0-9.]+)')::numeric::bigint; -- 18 shows rows=200.00
+            RETURN NEXT;
+        END IF;
+    END LOOP;
+END
+$fn$;
+SELECT * FROM va_leaf_rows($$SELECT g, sum(x), avg(x), gpu_histogram(x, 0, 2, 4) FROM va_par3 GROUP BY g$$);
+-- the GPU's grouped pages (parsed on the CPU here), each leaf's groups collected from them
+SET gpu_histogram.debug_pages_on_cpu = on;
+SELECT * FROM va_par3_exact($$SELECT g, sum(x) AS sx, avg(x) AS ax, gpu_histogram(x, 0, 2, 4) AS h FROM va_par3 GROUP BY g$$);
+RESET gpu_histogram.debug_pages_on_cpu;
+-- without keys; and each leaf scanned again for each outer row (a rescan's round)
+SELECT s.sx = r.sx AS sum_exact, s.ax = r.ax AS avg_exact, s.h
+FROM (SELECT sum(x) AS sx, avg(x) AS ax, gpu_histogram(x, 0, 2, 4) AS h FROM va_par3 WHERE g = 7) s,
+     (SELECT sum(x::numeric)::float8 AS sx, (sum(x::numeric) / count(x))::float8 AS ax FROM va_par3 WHERE g = 7) r;
+SELECT o.g, s.sx = r.sx AS sum_exact, s.ax = r.ax AS avg_exact, s.h
+FROM (VALUES (1), (2), (1)) o(g),
+     LATERAL (SELECT sum(x) AS sx, avg(x) AS ax, gpu_histogram(x, 0, 2, 4) AS h FROM va_par3 WHERE va_par3.g = o.g) s,
+     va_par3_reference r
+WHERE r.g = o.g
+ORDER BY o.g;
+-- with workers, no leader: the one process that ends the last leaf emits all 200 groups
+SET max_parallel_workers_per_gather = 3;
+SELECT rt_plan($$SELECT g, sum(x), avg(x), gpu_histogram(x, 0, 2, 4) FROM va_par3 GROUP BY g$$)
+       LIKE '%Gather%Parallel Append%' AS parallel_leaves;
+SELECT va_rows_from_workers($$SELECT g, sum(x), avg(x), gpu_histogram(x, 0, 2, 4) FROM va_par3 GROUP BY g$$) AS rows_from_workers;
+SELECT * FROM va_par3_exact($$SELECT g, sum(x) AS sx, avg(x) AS ax, gpu_histogram(x, 0, 2, 4) AS h FROM va_par3 GROUP BY g$$);
+SELECT s.sx = r.sx AS sum_exact, s.ax = r.ax AS avg_exact, s.h
+FROM (SELECT sum(x) AS sx, avg(x) AS ax, gpu_histogram(x, 0, 2, 4) AS h FROM va_par3 WHERE g = 7) s,
+     (SELECT sum(x::numeric)::float8 AS sx, (sum(x::numeric) / count(x))::float8 AS ax FROM va_par3 WHERE g = 7) r;
+DROP FUNCTION va_par3_exact(text), va_leaf_rows(text);
+DROP TABLE va_par3, va_par3_reference, va_par3_answer;
 RESET max_parallel_workers_per_gather;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;

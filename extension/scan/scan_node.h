@@ -13,9 +13,10 @@
  *                      WHERE clause's, the scan's shape
  *                      (plan/cached_cost.h), whether the plan it replaced
  *                      sorts every row before its aggregates
- *                      (plan/ordinary_order.cpp), and the serial Append
- *                      whose leaves' errors wait for its last (0: none;
- *                      grouped/leaf_errors.h).
+ *                      (plan/ordinary_order.cpp), and the Append whose
+ *                      leaves' errors (serially) or float sums wait for
+ *                      its last (0: none; grouped/leaf_errors.h,
+ *                      grouped/leaf_merge.h).
  * setrefs.c rewrites the targetlist and custom_exprs to INDEX_VAR references
  * into custom_scan_tlist (a qual that repeats a key's expression refers to
  * the key); the executor maps the quals' references back to the entries'

@@ -14,6 +14,7 @@
  */
 #include "grouping_policy.h"
 #include "leaf_errors.h"
+#include "leaf_merge.h"
 
 #include "table/value_aggs.h"
 
@@ -28,6 +29,7 @@ namespace gpu_histogram {
 namespace {
 
 void first_rows_of(void *arg);
+bool merges_partial_states(const GroupedRows *g);
 
 bool grouped_wants(const ScanExec *s, int nkeys, bool counts)
 {
@@ -62,8 +64,12 @@ void grouped_begin(ScanExec *s, CustomScan *cscan, EState *estate)
     /* with keys, every policy may let the groups go (out as rows, or away for a merge) when they fill the bound */
     group_agg_init(&g->table, s->aggs, s->naggs, g->keys, g->nkeys, desc, estate->es_query_cxt, g->nkeys > 0);
     g->table.errors_after_keys = boolVal(list_nth(cscan->custom_private, 4));
-    if (intVal(list_nth(cscan->custom_private, 5)) != 0)
-        leaf_errors_join(g, estate, static_cast<uint32>(intVal(list_nth(cscan->custom_private, 5))));
+    const uint32 leaf_group = static_cast<uint32>(intVal(list_nth(cscan->custom_private, 5)));
+    /* with workers, each leaf's errors keep its own order (leaf_errors.h) */
+    if (leaf_group != 0 && g->table.errors_after_keys && !cscan->scan.plan.parallel_aware)
+        leaf_errors_join(g, estate, leaf_group);
+    if (leaf_group != 0 && merges_partial_states(g))
+        leaf_merge_join(g, estate, leaf_group);
     grouped_pages_init(&g->pages, s->aggs, s->naggs, g->keys, g->nkeys, s->qual != NULL && !s->native,
                        estate->es_query_cxt);
     g->pages.planned_groups = s->css.ss.ps.plan->plan_rows;
@@ -81,10 +87,11 @@ void grouped_begin(ScanExec *s, CustomScan *cscan, EState *estate)
  * allows, the tuples it refused come back a partition at a time); with
  * workers, a part from each process that read some of the leaf's blocks.
  * Merged, each group leaves the leaf once, its exact sum rounded once.
- * The processes of a Parallel Append that read a leaf wait for each other
- * at its end, as those of a table do: none of them can be elsewhere,
- * since a process leaves a leaf only when the leaf's node has emitted
- * its share of the groups.
+ * Where the Append has more leaves, they all leave their groups for its
+ * last one (leaf_merge.h), so that each group leaves the Append once.  A
+ * lone leaf's processes wait for each other at its end, as those of a
+ * table do: none of them can be elsewhere, since a process leaves a leaf
+ * only when the leaf's node has emitted its share of the groups.
  */
 bool merges_partial_states(const GroupedRows *g)
 {
@@ -101,42 +108,57 @@ bool merges_partial_states(const GroupedRows *g)
  * The policy, once, when the scan first starts (a parallel scan's shared
  * state is known by then): finished rows with keys are merged across the
  * processes, or by a serial scan alone, and so are the partial states of
- * a float sum (merges_partial_states); other partial states, and
- * the one row of a scan without keys, go out from the table.  A process
- * alone whose pages may go to the GPU may find all its groups there.
+ * a float sum (merges_partial_states), across all the leaves of an Append
+ * that has several, with keys or without; other partial states, and the
+ * one row of any other scan without keys, go out from the table.  A
+ * process alone whose pages may go to the GPU may find all its groups
+ * there.
  */
 GroupingPolicy *choose_policy(GroupedRows *g)
 {
     ScanExec *s = g->s;
     MemoryContext old = MemoryContextSwitchTo(s->css.ss.ps.state->es_query_cxt);
-    GroupingPolicy *p =
-        g->nkeys > 0 && (!s->partial || merges_partial_states(g)) ? shared_grouping(g) : hash_grouping(g);
-    if (g->nkeys > 0 && s->shared == NULL && g->pages.wanted)
+    GroupingPolicy *p = g->merge != NULL || (g->nkeys > 0 && (!s->partial || merges_partial_states(g)))
+                            ? shared_grouping(g)
+                            : hash_grouping(g);
+    if (g->nkeys > 0 && s->shared == NULL && g->pages.wanted && g->merge == NULL)
         p = gpu_cells_grouping(g, p);
     MemoryContextSwitchTo(old);
     return p;
 }
 
+/* The scan's part of the DSM: its processes' groups, then, for a leaf, the Append's (leaf_merge.h). */
+struct GroupedShared {
+    SharedGroups groups;
+    LeafMergeShared leaves;
+};
+
 Size grouped_shared_size(void)
 {
-    return sizeof(SharedGroups);
+    return sizeof(GroupedShared);
 }
 
 void grouped_shared_init(ScanExec *, void *space, dsm_segment *seg)
 {
-    SharedGroups *sg = static_cast<SharedGroups *>(space);
-    shared_groups_init(sg);
-    shared_groups_init_files(sg, seg);
+    GroupedShared *shared = static_cast<GroupedShared *>(space);
+    shared_groups_init(&shared->groups);
+    shared_groups_init_files(&shared->groups, seg);
+    leaf_merge_shared_init(&shared->leaves, seg);
 }
 
 void grouped_shared_reset(ScanExec *s, void *space)
 {
-    shared_groups_reset(static_cast<SharedGroups *>(space), s->area);
+    GroupedShared *shared = static_cast<GroupedShared *>(space);
+    shared_groups_reset(&shared->groups, s->area);
+    leaf_merge_shared_reset(&shared->leaves, s->area);
 }
 
 void grouped_shared_attach(ScanExec *s, void *space)
 {
-    s->grouped->shared_groups = static_cast<SharedGroups *>(space);
+    GroupedShared *shared = static_cast<GroupedShared *>(space);
+    s->grouped->shared_groups = &shared->groups;
+    if (s->grouped->merge != NULL)
+        leaf_merge_attach(s->grouped, &shared->leaves);
 }
 
 /* What the GPU's grouped pages need to parse a page here instead. */
@@ -382,18 +404,28 @@ TupleTableSlot *grouped_next_row(ScanExec *s)
     }
 }
 
-void grouped_end(ScanExec *s)
+/* What one execution holds: its groups' memory, an area of the scan's own. */
+void end_execution(GroupedRows *g)
 {
-    GroupedRows *g = s->grouped;
     group_agg_end(&g->table);
     if (g->policy != NULL && g->policy->end != NULL)
         g->policy->end(g->policy);
 }
 
+void grouped_end(ScanExec *s)
+{
+    GroupedRows *g = s->grouped;
+    end_execution(g);
+    if (g->merge != NULL)
+        leaf_merge_end(g);
+}
+
 void grouped_rescan(ScanExec *s)
 {
     GroupedRows *g = s->grouped;
-    grouped_end(s);
+    end_execution(g);
+    if (g->merge != NULL)
+        leaf_merge_rescan(g);
     if (g->policy != NULL && g->policy->reset != NULL)
         g->policy->reset(g->policy);
     g->phase = GroupedPhase::start;
@@ -407,6 +439,8 @@ void grouped_rescan(ScanExec *s)
 void grouped_explain_plan(ScanExec *s, List *deparse_context, bool prefix, ExplainState *es)
 {
     GroupedRows *g = s->grouped;
+    if (g->merge != NULL) /* the other leaves emit no row (leaf_merge.h) */
+        ExplainPropertyText("Groups Merged", "across the leaves, emitted by the last to end", es);
     if (g->nkeys == 0)
         return;
     CustomScan *cscan = reinterpret_cast<CustomScan *>(s->css.ss.ps.plan);

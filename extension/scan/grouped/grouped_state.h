@@ -42,6 +42,7 @@ struct GroupedRows {
     uint64 flushes;           /* times the groups went out (or were put away) before the end */
     uint64 pages_one_pass;    /* all-visible pages counted in one pass (group_page.cpp), this process's */
     struct LeafState *leaf;   /* a leaf whose errors wait for the Append's last (leaf_errors.h), or NULL */
+    struct LeafMergeState *merge; /* a leaf whose groups the Append's last emits (leaf_merge.h), or NULL */
 };
 
 /* The histograms' arguments and the keys' fixed arguments, once per scan (user code: no page locked). */

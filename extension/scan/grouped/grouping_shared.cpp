@@ -15,6 +15,7 @@
  * groups fill the memory bound.
  */
 #include "grouping_policy.h"
+#include "leaf_merge.h"
 
 extern "C" {
 #include "executor/nodeHash.h"
@@ -37,7 +38,9 @@ struct SharedMerge {
         done,
     } state;
     bool last;          /* the rows going out are the last */
-    SharedGroups *sg;   /* in the scan's DSM, or local_sg */
+    SharedGroups *sg;   /* in the scan's DSM, or local_sg, or the Append's (leaves) */
+    bool leaves;        /* a leaf whose groups the Append's last leaf emits (leaf_merge.h) */
+    SharedGroups *leaf_sg; /* ... then, with workers, the leaf's own processes (in the scan's DSM) */
     dsa_area *area;     /* the query's area, or local_area once one is needed */
     SharedGroups local_sg;
     dsa_area *local_area;
@@ -64,6 +67,10 @@ const SharedMerge *merge_of(const GroupingPolicy *p)
 /* The area the groups are left in: the query's, or one of this process's own, made when first needed. */
 dsa_area *merge_area(SharedMerge *m)
 {
+    if (m->leaves) {
+        m->area = leaf_merge_area(m->policy.g); /* the Append's: the query's, or one every leaf shares */
+        return m->area;
+    }
     if (m->area == NULL) {
         m->local_area = dsa_create(LWTRANCHE_PARALLEL_QUERY_DSA);
         m->area = m->local_area;
@@ -76,6 +83,13 @@ bool shared_start(GroupingPolicy *p)
 {
     SharedMerge *m = merge_of(p);
     ScanExec *s = m->policy.g->s;
+    if (m->policy.g->merge != NULL) {
+        /* a leaf: its groups go to the Append's; with workers, its own processes are counted */
+        m->leaves = true;
+        m->sg = leaf_merge_start(m->policy.g);
+        m->leaf_sg = s->shared != NULL ? m->policy.g->shared_groups : NULL;
+        return m->leaf_sg == NULL || shared_groups_join(m->leaf_sg);
+    }
     if (s->shared != NULL) {
         m->sg = m->policy.g->shared_groups;
         m->area = s->area;
@@ -96,7 +110,7 @@ bool shared_start(GroupingPolicy *p)
 
 bool shared_alone(const SharedMerge *m)
 {
-    return m->policy.g->s->shared == NULL && !m->left_any;
+    return !m->leaves && m->policy.g->s->shared == NULL && !m->left_any;
 }
 
 /* The table's groups are left in the area (or files) for the merge, and the table starts again. */
@@ -138,14 +152,32 @@ void merge_pass(SharedMerge *m)
     g->table.collected = true; /* every cell is in the table: none is on the GPU */
 }
 
+bool merge_share(SharedMerge *m);
+
 /*
  * This process's groups are collected: a process alone emits them as they
  * are; any other leaves them, waits for the others, and merges its share
- * of everyone's groups (the first pass of it).  false if there is no row.
+ * of everyone's groups (the first pass of it).  A leaf's process leaves
+ * them for the Append's and goes on, unless it finished the last leaf:
+ * then it merges every leaf's.  false if there is no row.
  */
 bool shared_finish(SharedMerge *m)
 {
     GroupAgg *ga = &m->policy.g->table;
+    if (m->leaves) {
+        if (ga->laid_out)
+            shared_groups_leave(m->sg, merge_area(m), &ga->table, &m->spill);
+        group_agg_restart(ga);
+        shared_groups_spill_close(&m->spill); /* the last leaf's process reads it */
+        if (!leaf_merge_leaf_done(m->policy.g, m->leaf_sg))
+            return false;
+        /* every leaf is done: this process merges all their groups */
+        m->share = shared_groups_whole(m->sg);
+        if (m->share.bytes == 0)
+            return false;
+        merge_area(m);
+        return merge_share(m);
+    }
     if (shared_groups_close_alone(m->sg)) {
         /* no other process took part and none of its groups were left: they are all here */
         m->passes = 1;
@@ -158,6 +190,13 @@ bool shared_finish(SharedMerge *m)
     m->share = shared_groups_finish(m->sg, &m->spill);
     if (m->share.bytes == 0)
         return false;
+    return merge_share(m);
+}
+
+/* The share this process merges: the first pass of it, its parts written first if it outgrows the bound. */
+bool merge_share(SharedMerge *m)
+{
+    GroupAgg *ga = &m->policy.g->table;
     const uint64 mine = m->share.bytes / static_cast<uint64>(Max(m->share.shares, 1));
     const uint64 limit = Max(static_cast<uint64>(get_hash_memory_limit()), 1);
     /* as HashAggregate's spill: each part of the share fits the memory bound (up to kMaxParts) */
@@ -268,6 +307,7 @@ void shared_reset(GroupingPolicy *p)
     m->state = SharedMerge::State::collecting;
     m->last = false;
     m->sg = NULL;
+    m->leaf_sg = NULL;
     m->share = GroupShare{};
     m->pass = m->passes = 0;
     m->left_any = false;

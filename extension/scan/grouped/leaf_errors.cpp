@@ -1,12 +1,9 @@
 /*
- * leaf_errors.cpp: the leaves' held errors, one entry per Append in a
- * query's executor state (leaf_errors.h).
- *
- * The entries are a list of this backend's, each in its query's memory
- * and unlinked when that memory goes (after the query, or an ERROR), so
- * that an executor state at an address used before never finds an old one.
+ * leaf_errors.cpp: the leaves' held errors, one entry per serial Append
+ * (leaf_errors.h, leaf_group.h).
  */
 #include "leaf_errors.h"
+#include "leaf_group.h"
 
 #include "table/group_agg.h"
 
@@ -17,13 +14,9 @@ extern "C" {
 namespace gpu_histogram {
 
 struct LeafErrors {
-    LeafErrors *next;
-    EState *estate;
-    uint32 group;
     int registered; /* leaves begun */
     int ended;      /* ... and whose input ended */
     HeldError held; /* the first error an earlier leaf held */
-    MemoryContextCallback unlink;
 };
 
 struct LeafState {
@@ -31,37 +24,9 @@ struct LeafState {
     bool ended;
 };
 
-namespace {
-
-LeafErrors *entries = NULL;
-
-void unlink_entry(void *arg)
-{
-    LeafErrors *e = static_cast<LeafErrors *>(arg);
-    for (LeafErrors **p = &entries; *p != NULL; p = &(*p)->next)
-        if (*p == e) {
-            *p = e->next;
-            return;
-        }
-}
-
-} // namespace
-
 void leaf_errors_join(GroupedRows *g, EState *estate, uint32 group)
 {
-    LeafErrors *e = entries;
-    while (e != NULL && !(e->estate == estate && e->group == group))
-        e = e->next;
-    if (e == NULL) {
-        e = static_cast<LeafErrors *>(MemoryContextAllocZero(estate->es_query_cxt, sizeof(LeafErrors)));
-        e->estate = estate;
-        e->group = group;
-        e->unlink.func = unlink_entry;
-        e->unlink.arg = e;
-        MemoryContextRegisterResetCallback(estate->es_query_cxt, &e->unlink);
-        e->next = entries;
-        entries = e;
-    }
+    LeafErrors *e = static_cast<LeafErrors *>(leaf_group_entry(estate, group, LeafGroupKind::errors, sizeof(LeafErrors)));
     e->registered++;
     g->leaf = static_cast<LeafState *>(MemoryContextAllocZero(estate->es_query_cxt, sizeof(LeafState)));
     g->leaf->entry = e;

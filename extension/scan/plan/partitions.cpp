@@ -124,9 +124,7 @@ void add_parallel_partition_path(PlannerInfo *root, RelOptInfo *parent, RelOptIn
             Max(1, compute_parallel_worker(leaf->rel, leaf->rel->pages, -1, max_parallel_workers_per_gather));
         workers = Max(workers, leaf_workers);
         RelOptInfo *leaf_rel = fetch_upper_rel(root, UPPERREL_PARTIAL_GROUP_AGG, leaf->rel->relids);
-        Candidate c = leaf->c;
-        c.leaf_group = 0; /* with workers, each leaf's own order (leaf_errors.h) */
-        subpaths = lappend(subpaths, make_scan_path(root, leaf->rel, leaf_rel, leaf->target, c, leaf_workers));
+        subpaths = lappend(subpaths, make_scan_path(root, leaf->rel, leaf_rel, leaf->target, leaf->c, leaf_workers));
     }
     workers = Max(workers, pg_leftmost_one_pos32(list_length(leaves)) + 1);
     workers = Min(workers, max_parallel_workers_per_gather);
@@ -159,11 +157,16 @@ void add_partition_paths(PlannerInfo *root, RelOptInfo *parent, RelOptInfo *grou
      * Where the ordinary plan sorts every leaf's rows before its
      * aggregates, each leaf holds its values' errors back until its keys
      * are computed, as a table's scan does (ordinary_order.cpp), and
-     * serially until every leaf's are (leaf_errors.h).
+     * serially until every leaf's are (leaf_errors.h).  A float sum's
+     * groups go out from the Append's last leaf, each merged once
+     * (leaf_merge.h).  Both need the leaves to know their Append.
      */
     const bool errors_after_keys = shape.keys != NIL && ordinary_plan_sorts_first(root, grouped_rel);
-    const uint32 leaf_group = errors_after_keys && list_length(leaves) > 1 ? new_leaf_group() : 0;
+    bool exact_sums = false;
     ListCell *lc;
+    foreach (lc, leaves)
+        exact_sums |= static_cast<Leaf *>(lfirst(lc))->c.exact_sums;
+    const uint32 leaf_group = (errors_after_keys || exact_sums) && list_length(leaves) > 1 ? new_leaf_group() : 0;
     foreach (lc, leaves) {
         static_cast<Leaf *>(lfirst(lc))->c.errors_after_keys = errors_after_keys;
         static_cast<Leaf *>(lfirst(lc))->c.leaf_group = leaf_group;

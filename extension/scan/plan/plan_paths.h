@@ -46,7 +46,7 @@ struct Candidate {
     bool no_partial_states; /* an aggregate whose partial state the scan does not emit: sum and avg of int8 */
     bool exact_sums;        /* a float sum or mean: groups merge only in the scan, never by float8_combine (value_aggs.h) */
     bool errors_after_keys; /* the ordinary plan sorts every row before its aggregates (ordinary_order.cpp) */
-    uint32 leaf_group;      /* a serial Append's leaves, whose errors wait for its last (leaf_errors.h); 0: none */
+    uint32 leaf_group;      /* an Append's leaves, whose errors or float sums wait for its last (leaf_errors.h, leaf_merge.h); 0: none */
 };
 
 /* Whether node reads a column of the table outside the GROUP BY keys and the aggregates (plan_fit.cpp). */

@@ -373,6 +373,27 @@ GroupShare shared_groups_finish(SharedGroups *sg, GroupSpill *spill)
     return share;
 }
 
+bool shared_groups_done(SharedGroups *sg)
+{
+    SpinLockAcquire(&sg->mutex);
+    bool last = ++sg->finished == sg->joined;
+    if (last)
+        sg->closed = true;
+    SpinLockRelease(&sg->mutex);
+    return last;
+}
+
+GroupShare shared_groups_whole(SharedGroups *sg)
+{
+    GroupShare share{};
+    share.index = 0;
+    share.shares = 1;
+    SpinLockAcquire(&sg->mutex);
+    share.bytes = sg->dump_bytes;
+    SpinLockRelease(&sg->mutex);
+    return share;
+}
+
 void shared_groups_merge(SharedGroups *sg, dsa_area *area, GroupTable *t, const GroupShare &share)
 {
     RecordSink sink{t, NULL, NULL, 0};

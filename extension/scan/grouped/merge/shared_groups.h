@@ -122,6 +122,15 @@ bool shared_groups_close_alone(SharedGroups *sg);
  */
 GroupShare shared_groups_finish(SharedGroups *sg, GroupSpill *spill);
 
+/*
+ * The process read its share and left its groups elsewhere (leaf_merge.h):
+ * counts it finished, without waiting; true if it was the last that joined.
+ */
+bool shared_groups_done(SharedGroups *sg);
+
+/* Every group left, as one share: for one process to merge (leaf_merge.h). */
+GroupShare shared_groups_whole(SharedGroups *sg);
+
 /* Adds into t every group left (in the area or the files) that is in the share. */
 void shared_groups_merge(SharedGroups *sg, dsa_area *area, GroupTable *t, const GroupShare &share);
 
