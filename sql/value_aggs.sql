@@ -366,6 +366,12 @@ CREATE TEMP TABLE va_par_answer AS SELECT g, sum(x) AS sx, avg(x) AS ax, gpu_his
 SELECT count(*) AS groups, count(*) FILTER (WHERE a.sx::text = r.sx::text AND a.ax::text = r.ax::text) AS exact
 FROM va_par_answer a JOIN (SELECT g, sum(x::numeric)::float8 AS sx, sum(x::numeric)::float8 / count(x) AS ax
                            FROM va_par GROUP BY g) r USING (g);
+-- Without keys, on the one leaf pruning leaves: each process leaves its
+-- part for the last to end, which emits the one row.
+SELECT va_rows_from_workers($$SELECT sum(x), avg(x), gpu_histogram(x, 0, 2, 4) FROM va_par WHERE g = 7$$) AS rows_from_workers;
+SELECT s.sx = r.sx AS sum_exact, s.ax = r.ax AS avg_exact, s.h
+FROM (SELECT sum(x) AS sx, avg(x) AS ax, gpu_histogram(x, 0, 2, 4) AS h FROM va_par WHERE g = 7) s,
+     (SELECT sum(x::numeric)::float8 AS sx, sum(x::numeric)::float8 / count(x) AS ax FROM va_par WHERE g = 7) r;
 -- Over several leaves, every leaf leaves its groups for the Append's last
 -- leaf to end, which emits each group once (leaf_merge.h): a group in
 -- three leaves is rounded once, serially and with workers, with keys or

@@ -440,7 +440,7 @@ void grouped_explain_plan(ScanExec *s, List *deparse_context, bool prefix, Expla
 {
     GroupedRows *g = s->grouped;
     if (g->merge != NULL) /* the other leaves emit no row (leaf_merge.h) */
-        ExplainPropertyText("Groups Merged", "across the leaves, emitted by the last to end", es);
+        ExplainPropertyText("Groups Merged", "every leaf's and process's, emitted once by the last to end", es);
     if (g->nkeys == 0)
         return;
     CustomScan *cscan = reinterpret_cast<CustomScan *>(s->css.ss.ps.plan);

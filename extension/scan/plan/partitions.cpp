@@ -159,14 +159,19 @@ void add_partition_paths(PlannerInfo *root, RelOptInfo *parent, RelOptInfo *grou
      * are computed, as a table's scan does (ordinary_order.cpp), and
      * serially until every leaf's are (leaf_errors.h).  A float sum's
      * groups go out from the Append's last leaf, each merged once
-     * (leaf_merge.h).  Both need the leaves to know their Append.
+     * (leaf_merge.h); so does the one group without keys of a lone leaf,
+     * whose processes would each send theirs (with keys, a lone leaf's
+     * processes merge their groups themselves).  Both need the leaves to
+     * know their Append.
      */
     const bool errors_after_keys = shape.keys != NIL && ordinary_plan_sorts_first(root, grouped_rel);
     bool exact_sums = false;
     ListCell *lc;
     foreach (lc, leaves)
         exact_sums |= static_cast<Leaf *>(lfirst(lc))->c.exact_sums;
-    const uint32 leaf_group = (errors_after_keys || exact_sums) && list_length(leaves) > 1 ? new_leaf_group() : 0;
+    const bool several = list_length(leaves) > 1;
+    const uint32 leaf_group =
+        (errors_after_keys && several) || (exact_sums && (several || shape.keys == NIL)) ? new_leaf_group() : 0;
     foreach (lc, leaves) {
         static_cast<Leaf *>(lfirst(lc))->c.errors_after_keys = errors_after_keys;
         static_cast<Leaf *>(lfirst(lc))->c.leaf_group = leaf_group;
