@@ -275,6 +275,45 @@ SELECT q, c.* FROM (VALUES
 SELECT histogram(x, 0, 1, 4) AS timescaledb, gpu_histogram(x, 0, 1, 4) AS ours
 FROM (VALUES (0.1::float8), (NULL), (0.9)) v(x);
 
+-- A float sum and mean beside the histogram, each device's rows in every
+-- chunk: every chunk leaves its groups for the last, which emits each
+-- group once, its exact sum rounded once (against numeric), serially and
+-- with workers.  A chunk's devices hold about eight 1e16 and 424 ones a
+-- day, so sums rounded chunk by chunk and then added would be off.
+CREATE TABLE ts_sums (ts timestamptz NOT NULL, device int, x float8);
+SELECT create_hypertable('ts_sums', 'ts', chunk_time_interval => interval '1 day') IS NOT NULL AS created;
+INSERT INTO ts_sums
+SELECT '2026-03-01'::timestamptz + i * interval '10 seconds', i % 20, CASE WHEN i % 1000 < 20 THEN 1e16 ELSE 1 END
+FROM generate_series(0, 60479) i;
+VACUUM ANALYZE ts_sums;
+CREATE TEMP TABLE ts_sums_reference AS
+SELECT device, sum(x::numeric)::float8 AS sx, sum(x::numeric)::float8 / count(x) AS ax FROM ts_sums GROUP BY device;
+SELECT ts_plan($$SELECT device, sum(x), avg(x), gpu_histogram(x, 0, 2, 4) FROM ts_sums GROUP BY device$$)
+       ~ 'Groups Merged' AS merged;
+SELECT count(*) AS groups, count(*) FILTER (WHERE s.sx::text = r.sx::text AND s.ax::text = r.ax::text) AS exact
+FROM (SELECT device, sum(x) AS sx, avg(x) AS ax, gpu_histogram(x, 0, 2, 4) AS h FROM ts_sums GROUP BY device) s
+JOIN ts_sums_reference r USING (device) WHERE s.h IS NOT NULL;
+SELECT count(*) FILTER (WHERE s.sx::text <> r.sx::text) > 0 AS sequential_differs
+FROM (SELECT device, sum(x) AS sx FROM ts_sums GROUP BY device) s JOIN ts_sums_reference r USING (device);
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SELECT ts_plan($$SELECT device, sum(x), avg(x), gpu_histogram(x, 0, 2, 4) FROM ts_sums GROUP BY device$$)
+       ~ 'Gather(.|\n)*Groups Merged' AS parallel_merged;
+SELECT count(*) AS groups, count(*) FILTER (WHERE s.sx::text = r.sx::text AND s.ax::text = r.ax::text) AS exact
+FROM (SELECT device, sum(x) AS sx, avg(x) AS ax, gpu_histogram(x, 0, 2, 4) AS h FROM ts_sums GROUP BY device) s
+JOIN ts_sums_reference r USING (device) WHERE s.h IS NOT NULL;
+SELECT s.sx = r.sx AS sum_exact, s.ax = r.ax AS avg_exact
+FROM (SELECT sum(x) AS sx, avg(x) AS ax, gpu_histogram(x, 0, 2, 4) AS h FROM ts_sums WHERE device = 3) s,
+     (SELECT sum(x::numeric)::float8 AS sx, sum(x::numeric)::float8 / count(x) AS ax FROM ts_sums WHERE device = 3) r
+WHERE s.h IS NOT NULL;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+SET max_parallel_workers_per_gather = 0;
+DROP TABLE ts_sums;
+
 DROP VIEW ts_hourly;
 DROP TABLE ts_m;
 DROP TABLE ts_dense;
