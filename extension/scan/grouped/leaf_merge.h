@@ -10,17 +10,20 @@
  * (table/value_aggs.h), so instead each leaf leaves its groups (their
  * exact accumulators) for the Append's last leaf, which merges every
  * leaf's groups and emits each group once, rounded once; the others emit
- * no row.  The Finalize then combines one partial state per group.
+ * no row.  The Finalize then combines one partial state per group.  A
+ * lone leaf without keys does the same across its workers, each of which
+ * would otherwise send its own row.
  *
  * Serially the groups wait in this process's own area and files; the
- * leaves run one after another, and the last to end is the last
- * registered.  With workers they wait in the query's area and shared
- * files, in the space of the Append's first leaf (the lowest plan node
- * id, which every process finds alike); a leaf is done when every process
- * that joined it has left its groups (merge/shared_groups.h), and the
- * process that finishes the last leaf merges and emits all the groups.
- * No process waits for another: a Parallel Append process leaves a leaf
- * when its node returns no row, and moves on.
+ * leaves run one after another, and the one that ends when every other
+ * registered leaf has is the last.  With workers they wait in the query's
+ * area and shared files, in the space of the Append's first leaf (the
+ * lowest plan node id, which every process finds alike); a leaf is done
+ * when every process that joined it has left its groups
+ * (merge/shared_groups.h), and the process that completes the last leaf
+ * to be done merges and emits all the groups.  No process waits for
+ * another: a Parallel Append process leaves a leaf when its node returns
+ * no row, and moves on.
  */
 #ifndef GH_SCAN_LEAF_MERGE_H
 #define GH_SCAN_LEAF_MERGE_H
