@@ -152,8 +152,6 @@ void merge_pass(SharedMerge *m)
     g->table.collected = true; /* every cell is in the table: none is on the GPU */
 }
 
-bool merge_share(SharedMerge *m);
-
 /*
  * This process's groups are collected: a process alone emits them as they
  * are; any other leaves them, waits for the others, and merges its share
@@ -164,21 +162,7 @@ bool merge_share(SharedMerge *m);
 bool shared_finish(SharedMerge *m)
 {
     GroupAgg *ga = &m->policy.g->table;
-    if (m->leaves) {
-        if (ga->laid_out)
-            shared_groups_leave(m->sg, merge_area(m), &ga->table, &m->spill);
-        group_agg_restart(ga);
-        shared_groups_spill_close(&m->spill); /* the last leaf's process reads it */
-        if (!leaf_merge_leaf_done(m->policy.g, m->leaf_sg))
-            return false;
-        /* every leaf is done: this process merges all their groups */
-        m->share = shared_groups_whole(m->sg);
-        if (m->share.bytes == 0)
-            return false;
-        merge_area(m);
-        return merge_share(m);
-    }
-    if (shared_groups_close_alone(m->sg)) {
+    if (!m->leaves && shared_groups_close_alone(m->sg)) {
         /* no other process took part and none of its groups were left: they are all here */
         m->passes = 1;
         m->pass = 0;
@@ -187,16 +171,18 @@ bool shared_finish(SharedMerge *m)
     if (ga->laid_out)
         shared_groups_leave(m->sg, merge_area(m), &ga->table, &m->spill);
     group_agg_restart(ga);
-    m->share = shared_groups_finish(m->sg, &m->spill);
+    if (m->leaves) {
+        shared_groups_spill_close(&m->spill); /* the last leaf's process reads it */
+        if (!leaf_merge_leaf_done(m->policy.g, m->leaf_sg))
+            return false;
+        /* every leaf is done: this process merges all their groups, in the Append's area */
+        m->share = shared_groups_whole(m->sg);
+        merge_area(m);
+    } else {
+        m->share = shared_groups_finish(m->sg, &m->spill);
+    }
     if (m->share.bytes == 0)
         return false;
-    return merge_share(m);
-}
-
-/* The share this process merges: the first pass of it, its parts written first if it outgrows the bound. */
-bool merge_share(SharedMerge *m)
-{
-    GroupAgg *ga = &m->policy.g->table;
     const uint64 mine = m->share.bytes / static_cast<uint64>(Max(m->share.shares, 1));
     const uint64 limit = Max(static_cast<uint64>(get_hash_memory_limit()), 1);
     /* as HashAggregate's spill: each part of the share fits the memory bound (up to kMaxParts) */

@@ -340,17 +340,28 @@ void shared_groups_spill_close(GroupSpill *spill)
     spill->file = NULL;
 }
 
+namespace {
+
+/* Counts the process finished (its number among them in *index): true if it was the last that joined, which closes. */
+bool count_finished(SharedGroups *sg, int32 *index)
+{
+    SpinLockAcquire(&sg->mutex);
+    *index = sg->finished++;
+    bool last = sg->finished == sg->joined;
+    if (last)
+        sg->closed = true;
+    SpinLockRelease(&sg->mutex);
+    return last;
+}
+
+} // namespace
+
 GroupShare shared_groups_finish(SharedGroups *sg, GroupSpill *spill)
 {
     /* others read the file once this process counts itself finished */
     shared_groups_spill_close(spill);
     GroupShare share{};
-    SpinLockAcquire(&sg->mutex);
-    share.index = sg->finished++;
-    bool last = sg->finished == sg->joined;
-    if (last)
-        sg->closed = true;
-    SpinLockRelease(&sg->mutex);
+    const bool last = count_finished(sg, &share.index);
     if (last) {
         ConditionVariableBroadcast(&sg->cv);
     } else {
@@ -375,12 +386,8 @@ GroupShare shared_groups_finish(SharedGroups *sg, GroupSpill *spill)
 
 bool shared_groups_done(SharedGroups *sg)
 {
-    SpinLockAcquire(&sg->mutex);
-    bool last = ++sg->finished == sg->joined;
-    if (last)
-        sg->closed = true;
-    SpinLockRelease(&sg->mutex);
-    return last;
+    int32 index;
+    return count_finished(sg, &index);
 }
 
 GroupShare shared_groups_whole(SharedGroups *sg)
