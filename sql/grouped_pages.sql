@@ -192,8 +192,8 @@ RESET client_min_messages;
 -- form and column; with count(*), a mean and a maximum beside them, a
 -- NULL argument (that histogram is NULL), a WHERE clause without keys.
 -- Six histograms are more than the spec holds: the host reads the pages.
--- So does a further histogram of a single threshold, which made the GPU
--- service's CUDA process restart on the GPU host; first, it runs there.
+-- A further histogram of a single threshold (two cells a group) runs
+-- there too, as it does first.
 -- A NaN under width_bucket raises in both plans.
 TRUNCATE gp_times;
 INSERT INTO gp_times (q) VALUES

@@ -347,8 +347,13 @@ namespace {
 Status open_grouped_pages(const GroupedPageSpec &spec, const int64_t *table, int32_t table_words, int device,
                           DeviceHistogram **out)
 {
-    if (table_words < 0 || !grouped_page_spec_fits(spec, table, table_words) || (table_words > 0 && table == nullptr))
+    if (table_words < 0 || !grouped_page_spec_fits(spec, table, table_words) || (table_words > 0 && table == nullptr)) {
+        /* the extension checks what it builds: a refusal here means the two disagree, so say which spec it was */
+        snprintf(g.last_error, sizeof g.last_error,
+                 "a grouped page spec the engine refuses (%d keys, %d aggregates, %d table words)",
+                 static_cast<int>(spec.nkeys), static_cast<int>(spec.naggs), static_cast<int>(table_words));
         return Status::internal_error;
+    }
     /* the kernel trusts the tables: sorted starts, and every slot one of the key's, its NULL group's or the host's */
     for (int k = 0; k < spec.nkeys; k++) {
         const PageKey &key = spec.keys[k];

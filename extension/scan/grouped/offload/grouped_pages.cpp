@@ -374,15 +374,6 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
                 continue;
             if (!ga->spec_valid[a])
                 return refuse(gp, "a histogram's arguments (invalid)");
-            /*
-             * On the H200 host such a histogram beside another made the
-             * CUDA process restart through the GPU service (runs 255, 256, 258),
-             * while the engine's own test of the same spec, through its
-             * entry points, counts it right: until the cause is found,
-             * the host counts these pages.
-             */
-            if (ga->specs[a].kind == gh::SpecKind::thresholds && ga->specs[a].thresholds.count == 1)
-                return refuse(gp, "a further histogram of a single threshold");
             if (!page_hist(gp, desc, ga, a))
                 return refuse(gp, "a histogram's column, of a type or a place the GPU does not read");
         }
