@@ -348,7 +348,7 @@ Status open_grouped_pages(const GroupedPageSpec &spec, const int64_t *table, int
                           DeviceHistogram **out)
 {
     if (table_words < 0 || !grouped_page_spec_fits(spec, table, table_words) || (table_words > 0 && table == nullptr)) {
-        /* the extension checks what it builds: a refusal here means the two disagree, so say which spec it was */
+        /* the extension sends only specs it expects to pass: a refusal means the two disagree, so name the spec */
         snprintf(g.last_error, sizeof g.last_error,
                  "a grouped page spec the engine refuses (%d keys, %d aggregates, %d table words)",
                  static_cast<int>(spec.nkeys), static_cast<int>(spec.naggs), static_cast<int>(table_words));
