@@ -631,6 +631,46 @@ DEALLOCATE gk_bin;
 DEALLOCATE gk_bin_ts;
 DEALLOCATE gk_bounds;
 
+-- A generic plan with parameters inside a key, as a driver's prepared
+-- statement has them: Grafana's epoch group by $1 seconds, $1 of an
+-- integer's remainder, date_trunc's unit.  When the scan starts, each
+-- parameter is its value, so the key is the one a custom plan computes
+-- ("non-decreasing in tz", not "host expression"); NULL, zero, a
+-- negative step and an infinite time (whose epoch cannot be a bigint)
+-- answer, or raise, as the ordinary plan does.
+PREPARE gk_epoch(int, timestamptz, timestamptz) AS
+    SELECT floor(extract(epoch FROM tz) / $1) * $1 AS t, count(*), gpu_histogram(x, 0, 1, 8)
+    FROM gk_tz WHERE tz >= $2 AND tz < $3 GROUP BY 1;
+PREPARE gk_epoch_ms(bigint) AS
+    SELECT (floor(extract(epoch FROM tz) * 1000 / $1) * $1)::bigint AS t, gpu_histogram(x, 0, 1, 8) FROM gk_tz GROUP BY 1;
+PREPARE gk_rem(int) AS SELECT g4 % $1 AS r, count(*), gpu_histogram(x, 0, 1, 8) FROM gk_t GROUP BY 1;
+PREPARE gk_unit(text) AS SELECT date_trunc($1, tz) AS u, gpu_histogram(x, 0, 1, 8) FROM gk_tz GROUP BY 1;
+SET plan_cache_mode = force_generic_plan;
+SELECT line FROM rt_explain($$EXECUTE gk_epoch(300, '2026-03-07', '2026-03-10')$$) line WHERE line ~ 'Group Key|Key Computation';
+SELECT line FROM rt_explain($$EXECUTE gk_rem(10)$$) line WHERE line ~ 'Group Key|Key Computation';
+SELECT q, c.* FROM (VALUES
+    ($$EXECUTE gk_epoch(300, '2026-03-07', '2026-03-10')$$),
+    ($$EXECUTE gk_epoch(3600, '-infinity', 'infinity')$$),
+    ($$EXECUTE gk_epoch(-900, '2026-10-30', '2026-11-03')$$),
+    ($$EXECUTE gk_epoch(NULL, '2026-03-07', '2026-03-10')$$),
+    ($$EXECUTE gk_rem(10)$$),
+    ($$EXECUTE gk_rem(-3)$$),
+    ($$EXECUTE gk_unit('hour')$$),
+    ($$EXECUTE gk_unit('week')$$)
+) v(q), LATERAL rt_compare(q) c;
+SELECT q, c.* FROM (VALUES
+    ($$EXECUTE gk_epoch(0, '2026-03-07', '2026-03-10')$$),
+    ($$EXECUTE gk_epoch(0, '2030-01-01', '2030-01-02')$$),
+    ($$EXECUTE gk_rem(0)$$),
+    ($$EXECUTE gk_unit('fortnight')$$),
+    ($$EXECUTE gk_epoch_ms(60000)$$)
+) v(q), LATERAL rt_try(q) c;
+RESET plan_cache_mode;
+DEALLOCATE gk_epoch;
+DEALLOCATE gk_epoch_ms;
+DEALLOCATE gk_rem;
+DEALLOCATE gk_unit;
+
 -- Parallel plans: a Gather over the grouped work on 300,000 rows, and the
 -- leader alone when no worker can start.
 SET parallel_setup_cost = 0;

@@ -129,14 +129,40 @@ INSERT INTO types_num VALUES (11, 'NaN', 'NaN', 'NaN', 'NaN', 'NaN'), (11, 99999
 VACUUM ANALYZE types_num;
 SELECT array_agg(v ORDER BY v)::text AS q_thresholds
 FROM (SELECT DISTINCT q::float8 AS v FROM types_num WHERE q <> 'NaN' ORDER BY 1 LIMIT 600) s \gset
-SELECT n, c.* FROM (VALUES
+CREATE TEMP TABLE types_num_q (n int, q text);
+INSERT INTO types_num_q VALUES
     (1, $$SELECT g, gpu_histogram(p, -10000, 10000, 50) AS h FROM types_num WHERE g < 10 GROUP BY g$$),
     (2, $$SELECT gpu_histogram(q, 0, 1e17, 64) AS hq, gpu_histogram(s, 0, 1e251, 16) AS hs,
                  gpu_histogram(t, -4e6, 5e6, 9) AS ht FROM types_num WHERE g < 10$$),
     (3, $$SELECT g, gpu_histogram(q, '$$ || :'q_thresholds' || $$'::float8[]) AS h FROM types_num GROUP BY g$$),
     (4, $$SELECT g, gpu_histogram(p, '{-5000, 0, 0.01, 9999999999.99}'::float8[]) AS h FROM types_num GROUP BY g$$),
-    (5, $$SELECT gpu_histogram(u, 0, 3000, 10) AS h FROM types_num WHERE g < 10$$)
-) v(n, q), LATERAL rt_compare(q) c ORDER BY n;
+    (5, $$SELECT gpu_histogram(u, 0, 3000, 10) AS h FROM types_num WHERE g < 10$$),
+    (6, $$SELECT gpu_histogram(q, '$$ || :'q_thresholds' || $$'::float8[]) AS h FROM types_num$$),
+    (7, $$SELECT gpu_histogram(p, -10000, 10000, 50) AS h FROM types_num WHERE g < 10 OR p IS NULL$$),
+    (8, $$SELECT gpu_histogram(t, -4e6, 5e6, 9) AS h FROM types_num WHERE g < 10$$);
+SELECT n, c.* FROM types_num_q, LATERAL rt_compare(q) c ORDER BY n;
+-- The same on the GPU's page path: debug_pages_on_cpu pins the pages in
+-- batches as for the GPU and parses each as if the GPU had handed it back.
+-- A histogram of a numeric column takes the grouped page path with or
+-- without keys, since the GPU converts a value as numeric_float8 does only
+-- where numeric_float8.h's fast path reaches it (every value of p and t,
+-- some of q and s) and hands the page of any other back; on a GPU host
+-- (device = gpu) these queries run there.  A column added later with a
+-- default gives the tuples stored before it the default's value.
+ALTER TABLE types_num ADD COLUMN v numeric(8, 3) DEFAULT 12.345;
+INSERT INTO types_num (g, p, v) SELECT i % 10, i / 8.0, i / 1000.0 - 5 FROM generate_series(1, 3000) i;
+VACUUM ANALYZE types_num;
+INSERT INTO types_num_q VALUES
+    (9, $$SELECT gpu_histogram(v, -10, 20, 15) AS h FROM types_num$$),
+    (10, $$SELECT g, gpu_histogram(v, -10, 20, 15) AS h, gpu_histogram(p, '{-5000, 0, 0.01, 9999999999.99}'::float8[]) AS hp
+          FROM types_num WHERE g < 10 GROUP BY g$$);
+SET gpu_histogram.debug_pages_on_cpu = on;
+SELECT n, c.* FROM types_num_q, LATERAL rt_compare(q) c ORDER BY n;
+-- each numeric histogram's pages on the page path: none kept off it
+SELECT n, count(*) FILTER (WHERE line ~ 'Pages Kept off the GPU by') AS kept_off,
+       count(*) FILTER (WHERE line ~ 'Pages Parsed') AS parsed
+FROM types_num_q, LATERAL rt_explain(q, true) line WHERE n IN (6, 8, 9, 10) GROUP BY n ORDER BY n;
+RESET gpu_histogram.debug_pages_on_cpu;
 -- numerics stored out of line (TOAST), read with their page unlocked (631 digits: numeric(631, 323)
 -- is the widest whose cast to float8 cannot raise)
 CREATE TABLE types_num_toast (a numeric(631, 323), b numeric(631, 323), c numeric(631, 323), d numeric(631, 323),
@@ -159,4 +185,7 @@ SELECT n, c.* FROM (VALUES
 DROP TABLE types_num_toast;
 -- the NaN row: width_bucket's error, as the ordinary plan raises it
 SELECT c.* FROM rt_try($$SELECT gpu_histogram(p, -10000, 10000, 50) AS h FROM types_num$$) c;
+SET gpu_histogram.debug_pages_on_cpu = on;
+SELECT c.* FROM rt_try($$SELECT gpu_histogram(p, -10000, 10000, 50) AS h FROM types_num$$) c;
+RESET gpu_histogram.debug_pages_on_cpu;
 DROP TABLE types_num;

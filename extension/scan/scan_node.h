@@ -59,7 +59,7 @@ enum class HistogramForm { interval, time, date, thresholds };
 struct HistogramCall {
     HistogramForm form;
     AttrNumber attno; /* the binned column of the scanned table */
-    Oid coltype;      /* its type: float8, float4, int2, int4 or int8 (interval, thresholds);
+    Oid coltype;      /* its type: float8, float4, int2, int4, int8 or numeric (interval, thresholds);
                          timestamptz or timestamp (time); date (date) */
     Expr *lo;         /* the other arguments: no Vars, fixed for the scan */
     Expr *hi;

@@ -155,16 +155,25 @@ cudaError_t launch_grouped_pages(const uint64_t *words, size_t n, const unsigned
     });
 }
 
-/* A text qual's column: a varlena, always walked to (no fixed offset). */
-bool text_column_fits(const PageColumn &col)
+/* A varlena column of the type: always walked to (no fixed offset). */
+bool varlena_column_fits(const PageColumn &col, PageValueType type)
 {
-    if (col.type != PageValueType::text || col.attr.len != kVarlenaLen || col.fixed_offset != -1 || col.attno < 1 ||
+    if (col.type != type || col.as_word || col.attr.len != kVarlenaLen || col.fixed_offset != -1 || col.attno < 1 ||
         col.nprefix != col.attno - 1 || col.nprefix > kMaxPagePrefix || !valid_align(col.attr.align))
         return false;
     for (int32_t a = 0; a < col.nprefix; a++)
         if (!valid_align(col.prefix[a].align) || (col.prefix[a].len <= 0 && col.prefix[a].len != kVarlenaLen))
             return false;
     return true;
+}
+
+/* A text qual's or key's column. */
+bool text_column_fits(const PageColumn &col) { return varlena_column_fits(col, PageValueType::text); }
+
+/* A column a histogram bins: one of page_column_fits(), or a numeric, which the kernel may hand back. */
+bool binned_column_fits(const PageColumn &col)
+{
+    return page_column_fits(col) || varlena_column_fits(col, PageValueType::numeric);
 }
 
 /* A key or qual column the kernel reads as an integer word (page_word). */
@@ -266,7 +275,7 @@ bool histogram_agg_fits(const PageAgg &agg, const int64_t *table, int64_t table_
     memcpy(&col, table + agg.column_first, sizeof col);
     memcpy(&h, table + agg.column_first + kPageColumnWords, sizeof h);
     int64_t nbins = 0;
-    if (!page_column_fits(col) ||
+    if (!binned_column_fits(col) ||
         !form_fits(h.form, col, h.interval, h.time, h.thresholds_first, h.thresholds_count, table_words, &nbins))
         return false;
     if (h.form == PageForm::time && !same_binning(h.binning, prepare_int64(h.time)))
@@ -284,7 +293,7 @@ bool grouped_page_spec_fits(const GroupedPageSpec &spec, int64_t table_words)
 bool grouped_page_spec_fits(const GroupedPageSpec &spec, const int64_t *table, int64_t table_words)
 {
     int64_t nbins = 0;
-    if (!page_column_fits(spec.value) ||
+    if (!binned_column_fits(spec.value) ||
         !form_fits(spec.form, spec.value, spec.interval, spec.time, spec.thresholds_first, spec.thresholds_count,
                    table_words, &nbins) ||
         spec.nkeys < 0 ||
@@ -339,7 +348,7 @@ bool grouped_page_spec_fits(const GroupedPageSpec &spec, const int64_t *table, i
         memcpy(&col, table + agg.column_first, sizeof col);
         if (agg.kind == PageAggKind::count) {
             /* only located: a column the kernel can walk to, of any type it knows */
-            if (col.as_word || !(text_column_fits(col) || word_column_fits(col) || page_column_fits(col)))
+            if (col.as_word || !(text_column_fits(col) || word_column_fits(col) || binned_column_fits(col)))
                 return false;
             continue;
         }

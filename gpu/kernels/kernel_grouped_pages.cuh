@@ -117,35 +117,6 @@ __host__ __device__ __forceinline__ bool text_listed(const PageQual &q, const in
 }
 
 /*
- * A text value stored at page + at: its bytes and their number, where it
- * lies inline without compression; false for a compressed or out-of-line
- * one, which is the host's.
- */
-__host__ __device__ __forceinline__ bool text_bytes(const unsigned char *page, uint32_t at,
-                                                   const unsigned char **bytes, uint32_t *n)
-{
-    const uint8_t first = page[at];
-    uint32_t header, size;
-    if (first == heap_layout::kVarExternal)
-        return false;
-    if (first & 1) {
-        header = 1;
-        size = first >> 1;
-    } else {
-        const uint32_t word = load_from_page<uint32_t>(page, at);
-        if ((word & 3) != 0) /* compressed inline */
-            return false;
-        header = 4;
-        size = word >> 2 & 0x3FFFFFFFu;
-    }
-    if (size < header)
-        return false;
-    *bytes = page + at + header;
-    *n = size - header;
-    return true;
-}
-
-/*
  * A text column's comparison with a qual's values: a value stored inline
  * without compression is compared as bytes, as texteq does under a
  * deterministic collation; a compressed or out-of-line one is the host's
@@ -156,7 +127,7 @@ __host__ __device__ __forceinline__ bool text_passes(const unsigned char *page, 
 {
     const unsigned char *bytes;
     uint32_t n;
-    if (!text_bytes(page, at, &bytes, &n)) {
+    if (!inline_varlena(page, at, &bytes, &n)) {
         *bad = true;
         return false;
     }
@@ -244,7 +215,7 @@ __host__ __device__ __forceinline__ bool found_slot(const unsigned char *page, u
         /* a value the dictionary lacks, a compressed or out-of-line one, or the column's missing value: the host's */
         const unsigned char *bytes;
         uint32_t n;
-        if (f != Found::present || !text_bytes(page, at, &bytes, &n))
+        if (f != Found::present || !inline_varlena(page, at, &bytes, &n))
             return false;
         const int64_t s = text_slot(key, table, bytes, n);
         if (s == kHostSlot)
@@ -387,8 +358,11 @@ __host__ __device__ __forceinline__ RowFate evaluate_row(const unsigned char *pa
     if (f == Found::present || (f == Found::missing && spec.value.has_missing)) {
         /* the time form's stored integer travels as a double's bits, as the ungrouped page kernel reads it */
         const PageColumn &v = spec.value;
-        const double x = f == Found::present ? (v.as_word ? word_bits(page_word(page, at, v.type)) : page_value(page, at, v.type))
-                                             : (v.as_word ? word_bits(v.missing_word) : v.missing_value);
+        double x = v.as_word ? word_bits(v.missing_word) : v.missing_value;
+        if (f == Found::present && v.as_word)
+            x = word_bits(page_word(page, at, v.type));
+        else if (f == Found::present && !float_value(page, at, v, &x))
+            return RowFate::host; /* a numeric the GPU does not convert */
         const int32_t b = bucket(x);
         if (b < 0)
             *errors |= -b;

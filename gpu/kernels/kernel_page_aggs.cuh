@@ -90,8 +90,10 @@ __host__ __device__ __forceinline__ bool read_agg_row(const unsigned char *page,
             int64_t w = 0;
             if (col.as_word)
                 w = f == Found::present ? page_word(page, at, col.type) : col.missing_word;
-            else
-                x = f == Found::present ? page_value(page, at, col.type) : col.missing_value;
+            else if (f != Found::present)
+                x = col.missing_value;
+            else if (!float_value(page, at, col, &x))
+                return false; /* a numeric the GPU does not convert: the page is the host's */
             const int32_t b = agg_hist_bucket(agg_hist(agg, table), table, x, w);
             if (b < 0) {
                 *errors |= -b;

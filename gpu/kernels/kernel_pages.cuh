@@ -44,6 +44,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "../formulas/numeric_float8.h"
 #include "../specs/page_cache_device.cuh"
 #include "kernel_paths.cuh"
 #include "../specs/page_spec.h"
@@ -64,8 +65,9 @@ __host__ __device__ constexpr uint32_t page_value_bytes(PageValueType type)
 {
     return type == PageValueType::float8 || type == PageValueType::int8   ? 8
            : type == PageValueType::float4 || type == PageValueType::int4 ? 4
-           : type == PageValueType::boolean || type == PageValueType::text ? 1 /* a varlena's first header byte */
-                                                                           : 2;
+           : type == PageValueType::boolean || type == PageValueType::text || type == PageValueType::numeric
+               ? 1 /* a varlena's first header byte */
+               : 2;
 }
 
 /* PostgreSQL's att_align_nominal for a fixed-width column: align is a power of two. */
@@ -124,7 +126,7 @@ __host__ __device__ __forceinline__ double page_value(const unsigned char *page,
     case PageValueType::int2: return static_cast<double>(load_from_page<int16_t>(page, at));
     case PageValueType::int4: return static_cast<double>(load_from_page<int32_t>(page, at));
     case PageValueType::int8: return static_cast<double>(load_from_page<long long>(page, at));
-    case PageValueType::boolean: break; /* never a value */
+    default: break; /* a boolean is never a value; a numeric is read by float_value() */
     }
     return 0.0;
 }
@@ -272,6 +274,55 @@ __host__ __device__ __forceinline__ double word_bits(int64_t w)
     double x;
     memcpy(&x, &w, sizeof x);
     return x;
+}
+
+/*
+ * A varlena stored at page + at: its bytes and their number, where it lies
+ * inline without compression; false for a compressed or out-of-line one,
+ * which is the host's to read.
+ */
+__host__ __device__ __forceinline__ bool inline_varlena(const unsigned char *page, uint32_t at,
+                                                       const unsigned char **bytes, uint32_t *n)
+{
+    const uint8_t first = page[at];
+    uint32_t header, size;
+    if (first == heap_layout::kVarExternal)
+        return false;
+    if (first & 1) {
+        header = 1;
+        size = first >> 1;
+    } else {
+        const uint32_t word = load_from_page<uint32_t>(page, at);
+        if ((word & 3) != 0) /* compressed inline */
+            return false;
+        header = 4;
+        size = word >> 2 & 0x3FFFFFFFu;
+    }
+    if (size < header)
+        return false;
+    *bytes = page + at + header;
+    *n = size - header;
+    return true;
+}
+
+/*
+ * The float8 a histogram bins from a column stored at byte `at` (not the
+ * time form's word): page_value()'s cast, or a numeric's numeric_float8
+ * where numeric_float8.h's fast path gives it.  false for a numeric it
+ * does not: compressed, out of line, or past the fast path (a column of
+ * more than 15 digits); its page is the host's, which converts it as
+ * PostgreSQL does.
+ */
+__host__ __device__ __forceinline__ bool float_value(const unsigned char *page, uint32_t at, const PageColumn &col,
+                                                    double *x)
+{
+    if (col.type != PageValueType::numeric) {
+        *x = page_value(page, at, col.type);
+        return true;
+    }
+    const unsigned char *bytes;
+    uint32_t n;
+    return inline_varlena(page, at, &bytes, &n) && numeric_float8_fast(bytes, n, x);
 }
 
 /*

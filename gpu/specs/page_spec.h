@@ -61,10 +61,12 @@ inline uint32_t page_word_lines(uint64_t word) { return static_cast<uint32_t>(wo
  * date is stored as an int4, timestamp and timestamptz as an int8.  A
  * boolean (one byte, 0 or 1) is only ever a grouped scan's key, read as
  * a word: page_column_fits() refuses it as a value.  A text (or varchar)
- * column is only ever a WHERE clause's, compared as bytes; its length is
- * its varlena header's.
+ * column is only ever a WHERE clause's or a key's, compared as bytes; its
+ * length is its varlena header's.  A numeric is only ever a histogram's
+ * value, converted as numeric_float8 does where the GPU can
+ * (formulas/numeric_float8.h), its page handed back where it cannot.
  */
-enum class PageValueType : int32_t { float8 = 0, float4, int2, int4, int8, boolean, text };
+enum class PageValueType : int32_t { float8 = 0, float4, int2, int4, int8, boolean, text, numeric };
 
 /*
  * A column's storage: attlen and attalign in bytes.  A column the page

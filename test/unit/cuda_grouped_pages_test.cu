@@ -1034,6 +1034,81 @@ TEST(GroupedPagesHost, TextQualsCompareBytes)
     EXPECT_TRUE(gh::grouped_page_spec_fits(spec, static_cast<int64_t>(table.size())));
 }
 
+/*
+ * A numeric column's values are binned as numeric_float8 gives them
+ * (strtod of their decimal text) wherever numeric_float8.h's fast path
+ * reaches: after a text column, with a 1-byte header or a 4-byte one
+ * (padded where its writer aligned it), zero, a negative value, a NaN
+ * (width_bucket's error), NULL, a tuple stored before ADD COLUMN (its
+ * missing value).  A compressed or out-of-line value, and one past the
+ * fast path, make the row the host's, so that its page goes back.
+ */
+TEST(GroupedPagesHost, NumericValuesConvertOrGoBack)
+{
+    ASSERT_NE(pool(), nullptr);
+    const Layout layout{{gh::kVarlenaLen, 4}, {gh::kVarlenaLen, 4}, {8, 8}};
+    const struct {
+        Datum value;
+        const char *text; /* the decimal numeric_float8 reads back: the bucket's value; NULL, the host's or NULL */
+    } rows[] = {
+        {heap_pages::numeric_datum("12.50"), "12.50"},
+        {heap_pages::numeric_datum("-0.01"), "-0.01"},
+        {heap_pages::numeric_datum("3.1400", true), "3.1400"},
+        {heap_pages::numeric_datum("0.00"), "0.00"},
+        {heap_pages::numeric_datum("19.99"), "19.99"},
+        {heap_pages::numeric_datum("999999999999.99"), "999999999999.99"},
+        {heap_pages::numeric_datum("NaN"), "NaN"},
+        {heap_pages::null_datum(), nullptr},
+        {heap_pages::varlena_datum(5000, true, 'n'), nullptr},
+        {heap_pages::toast_pointer_datum(9), nullptr},
+        {heap_pages::numeric_datum("12345678901234567.8"), nullptr},
+    };
+    const char *host_rows = "89A"; /* compressed, out of line, past the fast path */
+    PageWriter w(pool_page(0));
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++)
+        ASSERT_TRUE(w.add_tuple(layout, {text_datum(std::string(r * 41 % 150, 'd')), rows[r].value,
+                                         heap_pages::float8_datum(0.5)}));
+    ASSERT_TRUE(w.add_tuple({{gh::kVarlenaLen, 4}}, {text_datum("d")})); /* B: before ADD COLUMN */
+    const uint32_t lines = static_cast<uint32_t>(sizeof rows / sizeof rows[0]) + 1;
+    GroupedPageSpec spec{};
+    spec.value = heap_pages::page_column(layout, 2, PageValueType::numeric);
+    spec.value.fixed_offset = -1;
+    spec.interval = BucketSpec{0, 20, 4, BucketRule::pg16};
+    ASSERT_TRUE(gh::grouped_page_spec_fits(spec, 0));
+    for (const bool missing : {false, true}) {
+        spec.value.has_missing = missing;
+        spec.value.missing_value = 7.25; /* the host's numeric_float8 of the default */
+        for (uint32_t i = 0; i < lines; i++) {
+            const RowResult got = evaluated(pool_page(0), i, spec, {});
+            const bool host = i < lines - 1 && std::strchr(host_rows, "0123456789AB"[i]) != nullptr;
+            ASSERT_EQ(got.fate, host ? RowFate::host : RowFate::count) << "row " << i;
+            if (host)
+                continue;
+            const char *text = i < lines - 1 ? rows[i].text : missing ? "7.25" : nullptr;
+            if (text == nullptr) {
+                EXPECT_EQ(got.value_cell, -1) << "row " << i << ": no value";
+                continue;
+            }
+            const int32_t b = gh::width_bucket(std::strtod(text, nullptr), spec.interval);
+            if (b < 0) {
+                EXPECT_EQ(got.errors, -b) << "row " << i << ": NaN";
+                EXPECT_EQ(got.value_cell, -1) << "row " << i;
+            } else {
+                EXPECT_EQ(got.value_cell, b) << "row " << i << ", " << text;
+                EXPECT_EQ(got.errors, 0) << "row " << i;
+            }
+        }
+    }
+    /* the ungrouped page kernel has no way to hand a page back: a numeric column is not its */
+    EXPECT_FALSE(gh::page_column_fits(spec.value));
+    /* a numeric read at a fixed offset, or as the time form's word, is refused */
+    spec.value.fixed_offset = 0;
+    EXPECT_FALSE(gh::grouped_page_spec_fits(spec, 0));
+    spec.value.fixed_offset = -1;
+    spec.value.as_word = true;
+    EXPECT_FALSE(gh::grouped_page_spec_fits(spec, 0));
+}
+
 /* Integer quals compare the stored word sign-extended from its width, and older tuples take the missing value. */
 TEST(GroupedPagesHost, IntegerQualsCompareSignExtendedWords)
 {
@@ -2090,6 +2165,58 @@ TEST_F(GroupedPages, NoKeysOneGroup)
     ASSERT_EQ(grouped_on_gpu(spec, {}, batches, &got), Status::ok) << gh::gpu_last_error();
     expect_outcome(got, want, "no keys");
     EXPECT_GT(want.counts.back(), 3000) << "rows with key <= 0";
+}
+
+/*
+ * A numeric(12, 2) column after a text one, binned on the GPU: every value
+ * in the bucket of strtod of its decimal text (what numeric_float8 gives);
+ * a page with one compressed value goes back to the host whole, and none
+ * of its rows is counted.
+ */
+TEST_F(GroupedPages, NumericValuesOnTheGpu)
+{
+    std::mt19937_64 rng(57);
+    const Layout layout{{gh::kVarlenaLen, 4}, {gh::kVarlenaLen, 4}};
+    const size_t npages = 60, planted = 17;
+    GroupedPageSpec spec{};
+    spec.value = heap_pages::page_column(layout, 2, PageValueType::numeric);
+    spec.value.fixed_offset = -1;
+    spec.interval = BucketSpec{-500, 500, 40, BucketRule::pg16};
+    Outcome want;
+    want.counts.assign(static_cast<size_t>(gh::grouped_page_cells(spec)), 0);
+    want.bounced.assign(1, std::vector<uint8_t>(npages, 0));
+    Written written(npages);
+    for (size_t b = 0; b < npages; b++) {
+        PageWriter w(pool_page(b));
+        std::vector<std::string> texts;
+        for (size_t i = 0;; i++) {
+            const long cents = static_cast<long>(rng() % 140000) - 70000;
+            std::string text = (cents < 0 ? "-" : "") + std::to_string(std::labs(cents) / 100) + "." +
+                               std::to_string(std::labs(cents) % 100 / 10) + std::to_string(std::labs(cents) % 10);
+            const bool compressed = b == planted && i == 30;
+            const Datum value = rng() % 50 == 0 ? heap_pages::null_datum()
+                                : compressed    ? heap_pages::varlena_datum(400, true, 'z')
+                                                : heap_pages::numeric_datum(text, rng() % 7 == 0);
+            if (!w.add_tuple(layout, {text_datum(std::string(rng() % 30, 'h')), value}))
+                break;
+            texts.push_back(value.null ? "" : text);
+        }
+        written[b] = w.lines();
+        if (b == planted) {
+            want.bounced[0][b] = 1;
+            continue;
+        }
+        for (const std::string &t : texts) {
+            want.tuples++;
+            want.counts.back()++; /* the group's rows */
+            if (!t.empty())
+                want.counts[static_cast<size_t>(gh::width_bucket(std::strtod(t.c_str(), nullptr), spec.interval))]++;
+        }
+    }
+    const std::vector<std::vector<uint64_t>> batches{words_for(written, 0, npages)};
+    Outcome got;
+    ASSERT_EQ(grouped_on_gpu(spec, {}, batches, &got), Status::ok) << gh::gpu_last_error();
+    expect_outcome(got, want, "numeric values");
 }
 
 /* A NaN value is the drain's error, but only on a page the GPU counted, and only for a row that passed. */

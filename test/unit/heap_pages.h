@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <cstring>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "specs/page_spec.h"
@@ -87,6 +88,78 @@ inline Datum toast_pointer_datum(uint32_t value_id)
     for (uint32_t w : words)
         for (int k = 0; k < 4; k++)
             d.varlena.push_back(static_cast<unsigned char>(w >> (8 * k)));
+    return d;
+}
+
+/*
+ * A numeric's bytes after its varlena header, as numeric.c's make_result
+ * writes the decimal text `dec` ("-12.3400", "0.001", "NaN", "Infinity"):
+ * the display scale is its number of fraction digits; base-10000 digits
+ * aligned at the decimal point, without leading or trailing zero digits;
+ * the short form (one 16-bit word: sign, display scale, weight) where the
+ * scale is at most 63 and the weight within [-64, 63], else the long form
+ * (sign and scale, then a 16-bit weight).  Written from numeric.c's
+ * description, not from the engine's reader.
+ */
+inline std::vector<unsigned char> numeric_payload(const std::string &dec)
+{
+    auto word = [](std::vector<unsigned char> *out, uint16_t w) {
+        out->push_back(static_cast<unsigned char>(w & 0xFF));
+        out->push_back(static_cast<unsigned char>(w >> 8));
+    };
+    std::vector<unsigned char> out;
+    if (dec == "NaN" || dec == "Infinity" || dec == "-Infinity") {
+        word(&out, dec == "NaN" ? 0xC000 : dec == "Infinity" ? 0xD000 : 0xF000);
+        return out;
+    }
+    const bool negative = dec[0] == '-';
+    const std::string body = negative ? dec.substr(1) : dec;
+    const size_t point = body.find('.');
+    std::string ip = body.substr(0, point), fp = point == std::string::npos ? "" : body.substr(point + 1);
+    const int dscale = static_cast<int>(fp.size());
+    ip = std::string((4 - ip.size() % 4) % 4, '0') + ip;
+    fp += std::string((4 - fp.size() % 4) % 4, '0');
+    const std::string all = ip + fp;
+    std::vector<uint16_t> digits;
+    for (size_t k = 0; k < all.size(); k += 4)
+        digits.push_back(static_cast<uint16_t>(std::stoi(all.substr(k, 4))));
+    int weight = static_cast<int>(ip.size() / 4) - 1;
+    size_t first = 0, last = digits.size();
+    while (first < last && digits[first] == 0) {
+        first++;
+        weight--;
+    }
+    while (last > first && digits[last - 1] == 0)
+        last--;
+    const bool zero = first == last;
+    if (zero)
+        weight = 0;
+    const bool sign = negative && !zero;
+    if (dscale <= 63 && weight >= -64 && weight <= 63) {
+        word(&out, static_cast<uint16_t>(0x8000 | (sign ? 0x2000 : 0) | dscale << 7 |
+                                         (weight < 0 ? 0x40 : 0) | (weight & 0x3F)));
+    } else {
+        word(&out, static_cast<uint16_t>((sign ? 0x4000 : 0) | dscale));
+        word(&out, static_cast<uint16_t>(static_cast<int16_t>(weight)));
+    }
+    for (size_t k = first; k < last; k++)
+        word(&out, digits[k]);
+    return out;
+}
+
+/* The numeric `dec` as heap_fill_tuple stores it: a 1-byte header, or a 4-byte one where `long_header`. */
+inline Datum numeric_datum(const std::string &dec, bool long_header = false)
+{
+    const std::vector<unsigned char> payload = numeric_payload(dec);
+    Datum d{false, 0, {}};
+    if (!long_header) {
+        d.varlena.push_back(static_cast<unsigned char>((payload.size() + 1) << 1 | 1));
+    } else {
+        const uint32_t header = static_cast<uint32_t>(payload.size() + 4) << 2;
+        for (int k = 0; k < 4; k++)
+            d.varlena.push_back(static_cast<unsigned char>(header >> (8 * k)));
+    }
+    d.varlena.insert(d.varlena.end(), payload.begin(), payload.end());
     return d;
 }
 

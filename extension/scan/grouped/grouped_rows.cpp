@@ -18,6 +18,8 @@
 
 #include "table/value_aggs.h"
 
+#include "../keys/key_params.h"
+
 extern "C" {
 #include "nodes/pg_list.h"
 #include "utils/rel.h"
@@ -40,11 +42,15 @@ bool grouped_wants(const ScanExec *s, int nkeys, bool counts)
      * in one pass (grouped_pages.h).  The ungrouped one sends only pages
      * without a WHERE clause, a request per histogram, and asks the GPUs'
      * page cache only for one: two histograms over 10M rows took 21.4 ms
-     * there against one's 0.6 on the H200 host.
+     * there against one's 0.6 on the H200 host.  So does one histogram of
+     * a numeric column: the ungrouped page kernel cannot hand a page back,
+     * and a numeric the GPU does not convert (numeric_float8.h) sends its
+     * page back to the host.
      */
+    const bool numeric_values = s->naggs == 1 && s->aggs[0].call.coltype == NUMERICOID;
     return nkeys > 0 || counts ||
-           ((s->native || (s->naggs > 1 && s->qual == NULL)) && s->naggs <= 1 + gh::kMaxPageAggs &&
-            grouped_pages_may_run());
+           ((s->native || (s->naggs > 1 && s->qual == NULL) || (numeric_values && s->qual == NULL)) &&
+            s->naggs <= 1 + gh::kMaxPageAggs && grouped_pages_may_run());
 }
 
 void grouped_begin(ScanExec *s, CustomScan *cscan, EState *estate)
@@ -56,6 +62,8 @@ void grouped_begin(ScanExec *s, CustomScan *cscan, EState *estate)
     g->keys = static_cast<GroupKey *>(palloc0(sizeof(GroupKey) * Max(g->nkeys, 1)));
     for (int k = 0; k < g->nkeys; k++) {
         Expr *target = static_cast<TargetEntry *>(list_nth(cscan->custom_scan_tlist, s->naggs + k))->expr;
+        /* a generic plan's $1 in the key, as a custom plan would have it (key_params.h) */
+        target = key_params_bound(target, estate->es_param_list_info);
         GroupKeyDef def;
         if (!group_key_parse(target, cscan->scan.scanrelid, &def))
             elog(ERROR, "gpu_histogram scan: unexpected group key %d", k + 1);

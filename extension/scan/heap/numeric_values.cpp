@@ -4,9 +4,10 @@
  */
 #include "numeric_values.h"
 
+#include "../../../gpu/formulas/numeric_float8.h"
+
 extern "C" {
 #include "fmgr.h"
-#include "utils/float.h"
 #include "utils/fmgrprotos.h"
 }
 
@@ -71,47 +72,13 @@ inline int digit(const StoredNumeric &v, int i)
     return static_cast<uint16>(d);
 }
 
-/* The stored numeric's float8 by the fast path; false where it does not apply. */
-bool numeric_fast_value(const char *bytes, Size n, double *out)
-{
-    static const double kTens[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-                                   1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-    const StoredNumeric v = stored_numeric(bytes, n);
-    switch (v.kind) {
-    case StoredNumeric::nan: *out = get_float8_nan(); return true;
-    case StoredNumeric::pos_inf: *out = get_float8_infinity(); return true;
-    case StoredNumeric::neg_inf: *out = -get_float8_infinity(); return true;
-    case StoredNumeric::bad: return false;
-    case StoredNumeric::number: break;
-    }
-    if (v.ndigits == 0) {
-        *out = 0.0; /* numeric has no -0 */
-        return true;
-    }
-    if (v.ndigits > 5)
-        return false;
-    unsigned __int128 m = 0;
-    for (int i = 0; i < v.ndigits; i++)
-        m = m * 10000 + digit(v, i);
-    int exponent = 4 * (v.weight - v.ndigits + 1); /* the value is m * 10^exponent */
-    while (m != 0 && m % 10 == 0) {
-        m /= 10;
-        exponent++;
-    }
-    if (m > (static_cast<unsigned __int128>(1) << 53) || exponent > 22 || exponent < -22)
-        return false;
-    const double x = static_cast<double>(static_cast<uint64>(m));
-    const double r = exponent >= 0 ? x * kTens[exponent] : x / kTens[-exponent];
-    *out = v.negative ? -r : r;
-    return true;
-}
-
 } // namespace
 
 double numeric_float8_of(const char *v)
 {
     double x;
-    if (likely(numeric_fast_value(VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v), &x)))
+    if (likely(gh::numeric_float8_fast(reinterpret_cast<const unsigned char *>(VARDATA_ANY(v)),
+                                       static_cast<uint32_t>(VARSIZE_ANY_EXHDR(v)), &x)))
         return x;
     /* numeric_float8 with a 4-byte header, which it reads in place (a 1-byte one it would copy, and keep) */
     const Size n = VARSIZE_ANY_EXHDR(v);

@@ -7,7 +7,9 @@
  * rounded float8 nearest the decimal.  A value of at most 2^53 units and
  * a power of ten of at most 22 comes to the same float8 by one
  * multiplication or division of two exact float8s (Clinger's fast path),
- * without a string: most prices and measurements.  The rest go through
+ * without a string: most prices and measurements.  That path is
+ * gpu/formulas/numeric_float8.h's, which the GPU's page kernels run too,
+ * so that a value converts alike on either side.  The rest go through
  * numeric_float8 itself.  A numeric(p, s) column's sum and mean count
  * whole units of 10^-s, which every value of the column is.
  *

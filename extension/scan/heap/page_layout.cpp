@@ -4,6 +4,8 @@
  */
 #include "page_layout.h"
 
+#include "numeric_values.h"
+
 extern "C" {
 #include "access/tupdesc_details.h"
 #include "storage/bufpage.h"
@@ -136,6 +138,24 @@ bool page_text_column_for(TupleDesc desc, const HeapColumn &col, gh::PageColumn 
     if (!copy_prefix(col, out))
         return false;
     out->has_missing = missing_of(desc, col.attno, missing);
+    return true;
+}
+
+bool page_numeric_column_for(TupleDesc desc, const HeapColumn &col, gh::PageColumn *out)
+{
+    *out = gh::PageColumn{};
+    if (col.nprefix > gh::kMaxPagePrefix || col.len != gh::kVarlenaLen || col.type != NUMERICOID)
+        return false;
+    out->type = gh::PageValueType::numeric;
+    out->attr = gh::PageAttr{gh::kVarlenaLen, align_bytes(col.align)};
+    out->fixed_offset = -1; /* whether it is padded depends on its header: always walked to */
+    if (!copy_prefix(col, out))
+        return false;
+    Datum missing;
+    if (missing_of(desc, col.attno, &missing)) {
+        out->has_missing = true;
+        out->missing_value = numeric_float8_of(DatumGetPointer(missing));
+    }
     return true;
 }
 

@@ -26,6 +26,13 @@ bool page_layout_matches(void);
 bool page_column_for(TupleDesc desc, const HeapColumn &col, gh::PageColumn *out);
 
 /*
+ * The same for a numeric column a histogram bins: the kernel converts each
+ * value as numeric_float8 does where numeric_float8.h's fast path reaches
+ * it, and hands the page of any other back to the host.
+ */
+bool page_numeric_column_for(TupleDesc desc, const HeapColumn &col, gh::PageColumn *out);
+
+/*
  * The same for a text or varchar column a WHERE clause compares as bytes;
  * *missing is its missing value (has_missing: a tuple stored before ADD
  * COLUMN has it), whose answer the caller works out and stores in

@@ -188,8 +188,8 @@ bool page_agg(GroupedPages *gp, TupleDesc desc, const ScanAggregate &agg, const 
 /*
  * count() of another column than the histogram's as the spec's next
  * PageAgg: only its non-NULL values, so a column of any type the GPU can
- * walk to (a text column too, whose bytes it never reads), in the same
- * order as page_agg's.
+ * walk to (a text or numeric column too, whose bytes it never reads), in
+ * the same order as page_agg's.
  */
 bool page_count(GroupedPages *gp, TupleDesc desc, AttrNumber attno)
 {
@@ -199,7 +199,8 @@ bool page_count(GroupedPages *gp, TupleDesc desc, AttrNumber attno)
     const HeapColumn column = heap_column(desc, attno, TupleDescAttr(desc, attno - 1)->atttypid);
     gh::PageColumn col;
     Datum missing;
-    if (!page_column_for(desc, column, &col) && !page_text_column_for(desc, column, &col, &missing))
+    if (!page_column_for(desc, column, &col) && !page_text_column_for(desc, column, &col, &missing) &&
+        !page_numeric_column_for(desc, column, &col))
         return false;
     gh::PageAgg &out = spec.aggs[spec.naggs];
     out.kind = gh::PageAggKind::count;
@@ -221,7 +222,7 @@ bool histogram_binning(GroupedPages *gp, TupleDesc desc, const GroupAgg *ga, int
 {
     const gh::HistogramSpec &hs = ga->specs[a];
     *out = gh::PageHist{};
-    if (!page_column_for(desc, ga->columns[a], col))
+    if (!page_column_for(desc, ga->columns[a], col) && !page_numeric_column_for(desc, ga->columns[a], col))
         return false;
     switch (hs.kind) {
     case gh::SpecKind::float_interval:
