@@ -124,18 +124,24 @@ bool missing_of(TupleDesc desc, AttrNumber attno, Datum *value)
     return true;
 }
 
+/* A varlena column of the type as the kernel walks to it (no fixed offset: padded or not by its header). */
+bool varlena_column(const HeapColumn &col, gh::PageValueType type, gh::PageColumn *out)
+{
+    *out = gh::PageColumn{};
+    if (col.nprefix > gh::kMaxPagePrefix || col.len != gh::kVarlenaLen)
+        return false;
+    out->type = type;
+    out->attr = gh::PageAttr{gh::kVarlenaLen, align_bytes(col.align)};
+    out->fixed_offset = -1;
+    return copy_prefix(col, out);
+}
+
 } // namespace
 
 bool page_text_column_for(TupleDesc desc, const HeapColumn &col, gh::PageColumn *out, Datum *missing)
 {
-    *out = gh::PageColumn{};
     *missing = 0;
-    if (col.nprefix > gh::kMaxPagePrefix || col.len != gh::kVarlenaLen || (col.type != TEXTOID && col.type != VARCHAROID))
-        return false;
-    out->type = gh::PageValueType::text;
-    out->attr = gh::PageAttr{gh::kVarlenaLen, align_bytes(col.align)};
-    out->fixed_offset = -1; /* whether it is padded depends on its header: always walked to */
-    if (!copy_prefix(col, out))
+    if ((col.type != TEXTOID && col.type != VARCHAROID) || !varlena_column(col, gh::PageValueType::text, out))
         return false;
     out->has_missing = missing_of(desc, col.attno, missing);
     return true;
@@ -143,13 +149,7 @@ bool page_text_column_for(TupleDesc desc, const HeapColumn &col, gh::PageColumn 
 
 bool page_numeric_column_for(TupleDesc desc, const HeapColumn &col, gh::PageColumn *out)
 {
-    *out = gh::PageColumn{};
-    if (col.nprefix > gh::kMaxPagePrefix || col.len != gh::kVarlenaLen || col.type != NUMERICOID)
-        return false;
-    out->type = gh::PageValueType::numeric;
-    out->attr = gh::PageAttr{gh::kVarlenaLen, align_bytes(col.align)};
-    out->fixed_offset = -1; /* whether it is padded depends on its header: always walked to */
-    if (!copy_prefix(col, out))
+    if (col.type != NUMERICOID || !varlena_column(col, gh::PageValueType::numeric, out))
         return false;
     Datum missing;
     if (missing_of(desc, col.attno, &missing)) {
