@@ -54,6 +54,65 @@ GH_HOST_DEVICE double numeric_float8_bits(uint64_t bits)
 }
 
 /*
+ * A stored numeric taken apart (numeric.c's layout, above): a number's
+ * sign, weight and digits, or which special value it is; bad for bytes
+ * that are not a numeric.  The host's reader takes its whole units from
+ * this too (numeric_values.cpp).
+ */
+struct StoredNumeric {
+    enum Kind : int32_t { number, nan, pos_inf, neg_inf, bad } kind;
+    bool negative;
+    int32_t weight;                /* of the first digit, in powers of 10000 */
+    const unsigned char *digits;   /* uint16 each, maybe unaligned */
+    uint32_t ndigits;
+
+    GH_HOST_DEVICE uint16_t digit(uint32_t i) const
+    {
+        uint16_t d;
+        memcpy(&d, digits + 2 * i, sizeof d);
+        return d;
+    }
+};
+
+/* The numeric whose n bytes (after its varlena header) are at p, taken apart. */
+GH_HOST_DEVICE StoredNumeric stored_numeric(const unsigned char *p, uint32_t n)
+{
+    namespace nl = numeric_layout;
+    StoredNumeric out{StoredNumeric::bad, false, 0, nullptr, 0};
+    uint16_t header;
+    if (n < sizeof header)
+        return out;
+    memcpy(&header, p, sizeof header);
+    if ((header & nl::kSpecialMask) == nl::kSpecialMask) {
+        switch (header & nl::kSpecialKind) {
+        case nl::kNaN: out.kind = StoredNumeric::nan; break;
+        case nl::kPosInf: out.kind = StoredNumeric::pos_inf; break;
+        case nl::kNegInf: out.kind = StoredNumeric::neg_inf; break;
+        default: break;
+        }
+        return out;
+    }
+    uint32_t at = sizeof header;
+    if (header & nl::kShort) {
+        out.negative = (header & nl::kShortNegative) != 0;
+        out.weight = (header & nl::kShortWeightSign) ? static_cast<int32_t>(header & nl::kShortWeight) - 64
+                                                     : static_cast<int32_t>(header & nl::kShortWeight);
+    } else {
+        int16_t w;
+        if (n < at + sizeof w)
+            return out;
+        memcpy(&w, p + at, sizeof w);
+        out.negative = (header & nl::kLongNegative) != 0;
+        out.weight = w;
+        at += sizeof w;
+    }
+    out.kind = StoredNumeric::number;
+    out.digits = p + at;
+    out.ndigits = (n - at) / 2;
+    return out;
+}
+
+/*
  * The float8 of the numeric whose n bytes (after its varlena header) are at
  * p: true and *out where the fast path gives it (NaN and the infinities
  * too, as numeric_float8 gives them); false for a value it does not reach
@@ -61,37 +120,15 @@ GH_HOST_DEVICE double numeric_float8_bits(uint64_t bits)
  */
 GH_HOST_DEVICE bool numeric_float8_fast(const unsigned char *p, uint32_t n, double *out)
 {
-    namespace nl = numeric_layout;
-    uint16_t header;
-    if (n < sizeof header)
-        return false;
-    memcpy(&header, p, sizeof header);
-    if ((header & nl::kSpecialMask) == nl::kSpecialMask) {
-        switch (header & nl::kSpecialKind) {
-        case nl::kNaN: *out = numeric_float8_bits(0x7FF8000000000000ULL); return true;
-        case nl::kPosInf: *out = numeric_float8_bits(0x7FF0000000000000ULL); return true;
-        case nl::kNegInf: *out = numeric_float8_bits(0xFFF0000000000000ULL); return true;
-        default: return false;
-        }
+    const StoredNumeric v = stored_numeric(p, n);
+    switch (v.kind) {
+    case StoredNumeric::nan: *out = numeric_float8_bits(0x7FF8000000000000ULL); return true;
+    case StoredNumeric::pos_inf: *out = numeric_float8_bits(0x7FF0000000000000ULL); return true;
+    case StoredNumeric::neg_inf: *out = numeric_float8_bits(0xFFF0000000000000ULL); return true;
+    case StoredNumeric::bad: return false;
+    case StoredNumeric::number: break;
     }
-    bool negative;
-    int32_t weight;
-    uint32_t at = sizeof header;
-    if (header & nl::kShort) {
-        negative = (header & nl::kShortNegative) != 0;
-        weight = (header & nl::kShortWeightSign) ? static_cast<int32_t>(header & nl::kShortWeight) - 64
-                                                 : static_cast<int32_t>(header & nl::kShortWeight);
-    } else {
-        int16_t w;
-        if (n < at + sizeof w)
-            return false;
-        memcpy(&w, p + at, sizeof w);
-        negative = (header & nl::kLongNegative) != 0;
-        weight = w;
-        at += sizeof w;
-    }
-    const uint32_t ndigits = (n - at) / 2;
-    if (ndigits == 0) {
+    if (v.ndigits == 0) {
         *out = 0.0; /* numeric has no -0 */
         return true;
     }
@@ -103,14 +140,13 @@ GH_HOST_DEVICE bool numeric_float8_fast(const unsigned char *p, uint32_t n, doub
      */
     constexpr uint64_t kExact = uint64_t(1) << 53;
     uint64_t m = 0;
-    int32_t exponent = 4 * (weight - static_cast<int32_t>(ndigits) + 1);
-    for (uint32_t i = 0; i < ndigits; i++) {
-        uint16_t d;
-        memcpy(&d, p + at + 2 * i, sizeof d);
+    int32_t exponent = 4 * (v.weight - static_cast<int32_t>(v.ndigits) + 1);
+    for (uint32_t i = 0; i < v.ndigits; i++) {
+        uint16_t d = v.digit(i);
         if (d > 9999)
             return false;
         uint64_t scale = 10000;
-        if (i + 1 == ndigits) {
+        if (i + 1 == v.ndigits) {
             if (d == 0)
                 return false; /* numeric.c strips zero digits: not a numeric it wrote */
             while (d % 10 == 0) {
@@ -130,7 +166,7 @@ GH_HOST_DEVICE bool numeric_float8_fast(const unsigned char *p, uint32_t n, doub
         tens *= 10.0;
     const double x = static_cast<double>(m);
     const double r = exponent >= 0 ? x * tens : x / tens;
-    *out = negative ? -r : r;
+    *out = v.negative ? -r : r;
     return true;
 }
 

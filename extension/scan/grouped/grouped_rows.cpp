@@ -49,7 +49,7 @@ bool grouped_wants(const ScanExec *s, int nkeys, bool counts)
      */
     const bool numeric_values = s->naggs == 1 && s->aggs[0].call.coltype == NUMERICOID;
     return nkeys > 0 || counts ||
-           ((s->native || (s->naggs > 1 && s->qual == NULL) || (numeric_values && s->qual == NULL)) &&
+           ((s->native || ((s->naggs > 1 || numeric_values) && s->qual == NULL)) &&
             s->naggs <= 1 + gh::kMaxPageAggs && grouped_pages_may_run());
 }
 
