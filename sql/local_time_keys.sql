@@ -33,12 +33,12 @@ SET gpu_histogram.debug_pages_per_batch = 8;
 CREATE TABLE lt (ts timestamptz, host text, x float8);
 INSERT INTO lt
 SELECT t, 'host-' || (i % 7), (i % 89) / 89.0
-FROM (SELECT i, timestamptz '2011-01-01 00:00+00' + i * interval '7 minutes 13 seconds' AS t
-      FROM generate_series(0, 72800) i) a;
+FROM (SELECT i, timestamptz '2011-01-01 00:00+00' + i * interval '14 minutes 26 seconds' AS t
+      FROM generate_series(0, 36400) i) a;
 INSERT INTO lt
 SELECT t, 'host-' || (i % 7), (i % 89) / 89.0
-FROM (SELECT i, timestamptz '2026-01-01 00:00+00' + i * interval '7 minutes 13 seconds' AS t
-      FROM generate_series(0, 72800) i) a;
+FROM (SELECT i, timestamptz '2026-01-01 00:00+00' + i * interval '14 minutes 26 seconds' AS t
+      FROM generate_series(0, 36400) i) a;
 CREATE TEMP TABLE lt_zones (z text);
 INSERT INTO lt_zones VALUES ('America/New_York'), ('Australia/Lord_Howe'), ('America/Sao_Paulo'), ('Asia/Beirut'),
                             ('America/Havana'), ('Pacific/Apia'), ('Europe/Moscow'), ('EST5EDT'), ('UTC');

@@ -18,6 +18,8 @@
 #   PG_CONFIG     the pg_config of a server installed some other way; it
 #                 overrides GH_PG_MAJOR, and nothing is installed for it
 #   WITH_CUDA     yes or no, passed to make (default: yes when nvcc is found)
+#   GH_CUDA_ARCHITECTURES  the CUDA targets, passed to make (default: the
+#                 CMake list, every GPU generation CUDA 13 compiles for)
 
 GH_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 GH_PG_MAJOR=${GH_PG_MAJOR:-15}
@@ -131,6 +133,7 @@ gh_make_vars() {
     [ -z "${WITH_CUDA:-}" ] || GH_MAKE_VARS+=("WITH_CUDA=$WITH_CUDA")
     [ -z "${NVCC:-}" ] || GH_MAKE_VARS+=("NVCC=$NVCC")
     [ -z "${CUDA_HOME:-}" ] || GH_MAKE_VARS+=("CUDA_HOME=$CUDA_HOME")
+    [ -z "${GH_CUDA_ARCHITECTURES:-}" ] || GH_MAKE_VARS+=("GH_CUDA_ARCHITECTURES=$GH_CUDA_ARCHITECTURES")
 }
 
 # "yes" or "no": whether the engine was built with its CUDA backend.
