@@ -52,8 +52,9 @@ source test/lib/prepare.sh
 
 # Without a GPU the CUDA backend is only compiled here, never run: one target
 # proves it compiles, where the default six take ptxas most of the suite's
-# build (a 2-core machine spends about 15 minutes more on them).  A GPU host
-# builds them all, as `make` does for a user.
+# build (on 2 cores, 15.5 minutes for the library with six; 6 for the
+# library and the unit tests with one).  A GPU host builds them all, as
+# `make` does for a user.
 if [ -z "${GH_CUDA_ARCHITECTURES:-}" ] && ! nvidia-smi -L >/dev/null 2>&1; then
     export GH_CUDA_ARCHITECTURES=90-real
     echo "no GPU here: the CUDA backend is built for sm_90 only (GH_CUDA_ARCHITECTURES=$GH_CUDA_ARCHITECTURES)"
