@@ -54,7 +54,7 @@ source test/lib/prepare.sh
 # targets reach each of its code paths: sm_90's machine code, and
 # compute_75's PTX (no ptxas) for the branches of GPUs before sm_80 and
 # sm_90.  The default six take ptxas most of the suite's build (on 2
-# cores, 15.5 minutes for the library; 6 with sm_90 alone, the unit tests
+# cores, 15.5 minutes for the library; 7 with these two, the unit tests
 # included).  A GPU host builds them all, as `make` does for a user.
 if [ -z "${GH_CUDA_ARCHITECTURES:-}" ] && ! nvidia-smi -L >/dev/null 2>&1; then
     export GH_CUDA_ARCHITECTURES="75-virtual;90-real"
