@@ -50,13 +50,20 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source test/lib/prepare.sh
 
+# The first GPU the driver lists; fails where there is none (or no driver).
+gpu_visible() {
+    local gpus
+    gpus=$(nvidia-smi -L 2>/dev/null) && [ -n "$gpus" ] || return 1
+    echo "${gpus%%$'\n'*}"
+}
+
 # Without a GPU the CUDA backend is only compiled here, never run.  Two
 # targets reach each of its code paths: sm_90's machine code, and
 # compute_75's PTX (no ptxas) for the branches of GPUs before sm_80 and
 # sm_90.  The default six take ptxas most of the suite's build (on 2
 # cores, 15.5 minutes for the library; 7 with these two, the unit tests
 # included).  A GPU host builds them all, as `make` does for a user.
-if [ -z "${GH_CUDA_ARCHITECTURES:-}" ] && ! nvidia-smi -L >/dev/null 2>&1; then
+if [ -z "${GH_CUDA_ARCHITECTURES:-}" ] && ! gpu_visible >/dev/null; then
     export GH_CUDA_ARCHITECTURES="75-virtual;90-real"
     echo "no GPU here: the CUDA backend is compiled for sm_90 and compute_75's PTX only (GH_CUDA_ARCHITECTURES=$GH_CUDA_ARCHITECTURES)"
 fi
@@ -201,8 +208,8 @@ else
 fi
 
 gh_step "summary"
-if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
-    echo "  GPU: $(nvidia-smi -L | head -n 1)"
+if gpu=$(gpu_visible); then
+    echo "  GPU: $gpu"
 else
     echo "  GPU: none visible on this machine"
 fi
