@@ -10,6 +10,8 @@
 #include "errors.h"
 #include "histogram_state.h"
 
+#include <cmath>
+
 namespace gpu_histogram {
 
 namespace {
@@ -46,6 +48,8 @@ pg_noinline Datum transfn_slow_path(FunctionCallInfo fcinfo)
         st = histogram_state_create(aggcontext, gh::float_histogram(checked_first_row_spec(value, lo, hi, nbins)));
     else if (lo != st->spec.interval.lo || hi != st->spec.interval.hi || nbins != st->spec.interval.nbins)
         report_changed_spec(st->spec.interval, value, lo, hi, nbins);
+    else if (std::isnan(value))
+        report_engine_status(gh::Status::nan_value); /* at its row, as width_bucket raises */
     histogram_state_append(st, value);
     PG_RETURN_POINTER(st);
 }
@@ -55,19 +59,23 @@ pg_noinline Datum transfn_slow_path(FunctionCallInfo fcinfo)
 /*
  * gpu_histogram_transfn(state, value, lo, hi, nbins): appends one value.
  *
- * This runs once per row, so the common case is kept to a few loads, three
- * compares and a store.  The state pointer can only come from our own first
- * call (SQL cannot make an `internal`), so AggCheckCallContext runs once per
- * group, in the slow path, not once per row.
+ * This runs once per row, so the common case is kept to a few loads, four
+ * compares and a store.  The state pointer can only come from our own
+ * first call (SQL cannot make an `internal`), so AggCheckCallContext runs
+ * once per group, in the slow path, not once per row.  A NaN value takes
+ * the slow path and raises at its row, as width_bucket does, not when its
+ * group's batch is binned, where an error of a later row (a key, a WHERE
+ * clause) would win over it.
  */
 GH_FUNCTION(gpu_histogram_transfn)
 {
     if (likely(!PG_ARGISNULL(0) && !PG_ARGISNULL(1) && !PG_ARGISNULL(2) && !PG_ARGISNULL(3) &&
                !PG_ARGISNULL(4))) {
         HistogramState *st = (HistogramState *)PG_GETARG_POINTER(0);
+        const double value = PG_GETARG_FLOAT8(1);
         if (likely(PG_GETARG_FLOAT8(2) == st->spec.interval.lo && PG_GETARG_FLOAT8(3) == st->spec.interval.hi &&
-                   PG_GETARG_INT32(4) == st->spec.interval.nbins)) {
-            histogram_state_append(st, PG_GETARG_FLOAT8(1));
+                   PG_GETARG_INT32(4) == st->spec.interval.nbins && !std::isnan(value))) {
+            histogram_state_append(st, value);
             PG_RETURN_POINTER(st);
         }
     }

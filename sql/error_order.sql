@@ -103,9 +103,8 @@ FROM (VALUES
      WHERE i > 0 GROUP BY 1$$)
 ) v(q), (VALUES ('eo_c5'), ('eo_c6'), ('eo_c7')) tables(tbl), rt_try(format(q, tbl)) t;
 
--- A NaN: the first value of its group raises at once; a later one waits
--- in the aggregate's batch and raises when the group's row is made, after
--- every row's keys and clauses.
+-- A NaN: the first value of its group or a later one, it raises at its
+-- row, before the keys and clauses of the rows after it.
 CREATE TABLE eo_n (i int, x float8, s text);
 INSERT INTO eo_n VALUES (1, 0.5, 'a'), (1, 'NaN', 'a'), (0, 0.5, 'b'), (2, 'NaN', 'c'), (0, 0.25, 'd');
 CREATE TABLE eo_n2 (i int, x float8, s text);
@@ -122,6 +121,57 @@ FROM (VALUES
   ($$SELECT i, gpu_histogram(x, 0, 1, 4) FROM %s WHERE i < 2 GROUP BY 1$$),
   ($$SELECT gpu_histogram(x, 0, 1, 4) FROM %s WHERE i < 2$$)
 ) v(q), (VALUES ('eo_n'), ('eo_n2')) tables(tbl), rt_try(format(q, tbl)) t;
+
+-- A NaN raises at its row, as width_bucket raises it, whether it is its
+-- group's first value or not: a key, a native clause over a key by value or
+-- an executor clause that raises at a later row, on a later page (eo_late:
+-- the NaN at row 10, n = 100 at row 15,000, after the aggregate's batch of
+-- 8,192 values) or on the same page (eo_page: the NaN at row 10, k = 100 at
+-- row 15, n = 100 at row 20), does not win over it.  Each query beside
+-- width_bucket's own GROUP BY over the same rows, on the host's row path
+-- and on the page path (debug_pages_on_cpu).  With device = cpu: a page the
+-- GPU parses raises its NaN when its batch comes back (docs/errors.md).
+CREATE TABLE eo_late (n int, k int, x float8);
+INSERT INTO eo_late
+SELECT CASE WHEN i = 15000 THEN 100 ELSE i % 50 END, i % 7, CASE WHEN i = 10 THEN 'NaN' ELSE (i % 100) / 100.0 END
+FROM generate_series(1, 20000) i;
+CREATE TABLE eo_page (n int, k int, x float8);
+INSERT INTO eo_page
+SELECT CASE WHEN i = 20 THEN 100 ELSE i % 50 END, CASE WHEN i = 15 THEN 100 ELSE i % 7 END,
+       CASE WHEN i = 10 THEN 'NaN' ELSE (i % 100) / 100.0 END
+FROM generate_series(1, 20000) i;
+VACUUM ANALYZE eo_late, eo_page;
+CREATE FUNCTION eo_nan(pages text, tbl text)
+RETURNS TABLE (q text, scan_planned boolean, outcome text, same boolean, as_width_bucket boolean)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+    device text := current_setting('gpu_histogram.device');
+    pair text[];
+BEGIN
+    PERFORM set_config('gpu_histogram.debug_pages_on_cpu', pages, true);
+    PERFORM set_config('gpu_histogram.device', 'cpu', true);
+    FOREACH pair SLICE 1 IN ARRAY ARRAY[
+      [$$SELECT 1 / (n - 100), gpu_histogram(x, 0, 1, 4) FROM %s GROUP BY 1$$,
+       $$SELECT 1 / (n - 100), width_bucket(x, 0, 1, 4), count(*) FROM %s GROUP BY 1, 2$$],
+      [$$SELECT gpu_histogram(x, 0, 1, 4) FROM %s WHERE 1 / (n - 100) > -1$$,
+       $$SELECT width_bucket(x, 0, 1, 4), count(*) FROM %s WHERE 1 / (n - 100) > -1 GROUP BY 1$$],
+      [$$SELECT mod(k, 3), gpu_histogram(x, 0, 1, 4) FROM %s WHERE 1 / (n - 100) > -1 GROUP BY 1$$,
+       $$SELECT mod(k, 3), width_bucket(x, 0, 1, 4), count(*) FROM %s WHERE 1 / (n - 100) > -1 GROUP BY 1, 2$$],
+      [$$SELECT k * 30000000, gpu_histogram(x, 0, 1, 4) FROM %s WHERE 1 / (n - 100) > -1 GROUP BY 1$$,
+       $$SELECT k * 30000000, width_bucket(x, 0, 1, 4), count(*) FROM %s WHERE 1 / (n - 100) > -1 GROUP BY 1, 2$$],
+      [$$SELECT k * 30000000, gpu_histogram(x, 0, 1, 4) FROM %s WHERE 1 / (n - 100) > -1 AND x < 2 GROUP BY 1$$,
+       $$SELECT k * 30000000, width_bucket(x, 0, 1, 4), count(*) FROM %s WHERE 1 / (n - 100) > -1 AND x < 2 GROUP BY 1, 2$$],
+      [$$SELECT gpu_histogram(x, 0, 1, 4) FROM %s WHERE (10 / (n - 100))::text <> 'x'$$,
+       $$SELECT width_bucket(x, 0, 1, 4), count(*) FROM %s WHERE (10 / (n - 100))::text <> 'x' GROUP BY 1$$]]
+    LOOP
+        RETURN QUERY SELECT pair[1], t.*, t.outcome = (rt_outcome(format(pair[2], tbl))).outcome
+            FROM rt_try(format(pair[1], tbl)) t;
+    END LOOP;
+    PERFORM set_config('gpu_histogram.device', device, true);
+END
+$fn$;
+SELECT pages, tbl, s.* FROM (VALUES ('off'), ('on')) c(pages), (VALUES ('eo_late'), ('eo_page')) tables(tbl),
+    eo_nan(pages, tbl) s;
 
 -- A GroupAggregate over a Sort, which PostgreSQL plans for GROUP BY 1
 -- ORDER BY 1 even over four rows, and for groups past work_mem, computes

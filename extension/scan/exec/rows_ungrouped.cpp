@@ -19,6 +19,8 @@
 #include "../../errors.h"
 #include "../../histogram_state.h"
 
+#include <cmath>
+
 extern "C" {
 #include "executor/executor.h"
 #include "utils/memutils.h"
@@ -140,28 +142,33 @@ bool take_page(ScanExec *s, HeapReader *r)
 /*
  * What the histograms' transition functions check of row t, in their
  * order: a histogram's first value creates its state, checking the
- * arguments, and raises for a NaN.  A later NaN raises when its batch is
- * binned, as the aggregate's does (the state is the same), and the values
- * themselves are appended a page at a time.
+ * arguments, and any value of the float8 form raises for a NaN, at its
+ * row, as the transition function does.  The values themselves are
+ * appended a page at a time.
  */
 void check_row(ScanExec *s, TupleDesc desc, HeapTupleData *t)
 {
     UngroupedRows *u = s->ungrouped;
     for (int h = 0; h < s->naggs; h++) {
-        if (s->args[h].skip || u->states[h] != NULL)
+        if (s->args[h].skip || (u->states[h] != NULL && u->states[h]->spec.kind != gh::SpecKind::float_interval))
             continue;
         double x;
         bool isnull;
         heap_column_values_each(u->columns[h], desc, t, 1, &x, &isnull);
-        if (!isnull)
+        if (isnull)
+            continue;
+        if (u->states[h] == NULL)
             u->states[h] = histogram_state_create(u->states_cxt, histogram_first_spec(s->aggs[h].call, s->args[h], x));
+        else if (unlikely(std::isnan(x)))
+            report_engine_status(gh::Status::nan_value);
     }
 }
 
 /*
- * The page's tuples in line-pointer order, each through the executor's
- * WHERE clause, then the histograms' checks: what the ordinary plan does
- * to one row before the next, so that the first row's error is the one
+ * The page's tuples in line-pointer order, each through the native WHERE
+ * clauses where they may raise on the page (s->native_rows), the
+ * executor's, then the histograms' checks: what the ordinary plan does to
+ * one row before the next, so that the first row's error is the one
  * raised.  Those that pass move up; how many.
  */
 int filter_in_order(ScanExec *s, HeapReader *r, int n)
@@ -170,6 +177,8 @@ int filter_in_order(ScanExec *s, HeapReader *r, int n)
     ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
     int kept = 0;
     for (int i = 0; i < n; i++) {
+        if (s->native_rows && !native_quals_pass(s->native_quals, desc, &r->tuples[i]))
+            continue;
         if (s->qual != NULL) {
             s->filter_rows_now++;
             if (!heap_tuple_qual_passes(s->qual, s->heap_slot, econtext, &r->tuples[i]))
@@ -197,11 +206,12 @@ bool add_tuples(ScanExec *s, HeapReader *r, int n)
     UngroupedRows *u = s->ungrouped;
     TupleDesc desc = RelationGetDescr(s->css.ss.ss_currentRelation);
     /*
-     * Where the WHERE clause may raise (the executor's), or histograms'
-     * values may raise different errors (one's first value under invalid
-     * arguments, another's NaN), which row raises first decides the error:
-     * the rows go one at a time.  Otherwise every error a page's values
-     * can raise is the same from any row, and they go a page at a time.
+     * Where the WHERE clause may raise (the executor's, or a native one on
+     * this page), or histograms' values may raise different errors (one's
+     * first value under invalid arguments, another's NaN), which row
+     * raises first decides the error: the rows go one at a time.
+     * Otherwise every error a page's values can raise is the same from any
+     * row, and they go a page at a time.
      */
     bool first_values = false;
     for (int h = 0; s->naggs > 1 && h < s->naggs; h++)
@@ -214,7 +224,7 @@ bool add_tuples(ScanExec *s, HeapReader *r, int n)
     bool varlena_values = false;
     for (int h = 0; h < s->naggs; h++)
         varlena_values |= u->columns[h].len == -1;
-    if (s->qual != NULL || first_values || varlena_values) {
+    if (s->qual != NULL || s->native_rows || first_values || varlena_values) {
         if (r->whole_page) { /* an all-visible page that came whole (no WHERE clause): its tuples after all */
             heap_reader_list_page(r);
             n = r->ntuples;

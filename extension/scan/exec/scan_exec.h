@@ -96,11 +96,12 @@ struct RowStrategy {
     /* after a page taken whole: true stops reading, as add_tuples' true does (NULL: never) */
     bool (*stop_after_page)(ScanExec *s);
     /*
-     * the current page's first n tuples passed the native quals; with the
-     * executor's WHERE clause (s->qual) they have yet to pass it, which the
-     * strategy evaluates on each row in line-pointer order before the
-     * row's keys and aggregates, as the ordinary plan would.  true stops
-     * reading (called again later)
+     * the current page's first n tuples passed the native quals, or, where
+     * s->native_rows, have yet to (a clause may raise on the page); with
+     * the executor's WHERE clause (s->qual) they have yet to pass it.  The
+     * strategy evaluates what is left on each row in line-pointer order
+     * before the row's keys and aggregates, as the ordinary plan would.
+     * true stops reading (called again later)
      */
     bool (*add_tuples)(ScanExec *s, HeapReader *r, int n);
     /*
@@ -140,6 +141,7 @@ struct ScanExec {
     bool native;               /* ... or evaluated natively (native_quals.h) */
     NativeQuals native_quals;
     bool native_detoast;       /* ... some of which may detoast: the page is unlocked first */
+    bool native_rows;          /* the current page's tuples have yet to pass them (add_tuples) */
     int executor_clauses;      /* how many the executor evaluates, after the native ones */
     uint64 filter_rows_now;    /* rows they were evaluated on since the last scan_record_totals() */
     BrinRanges brin;           /* the blocks a BRIN index leaves for the WHERE clause (brin_ranges.h) */

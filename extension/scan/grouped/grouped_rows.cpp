@@ -328,13 +328,20 @@ bool grouped_add_tuples(ScanExec *s, HeapReader *r, int n)
             /* as read_pages() filters a listed page: the values may be user code, run unlocked */
             if (!s->native_quals.prepared && n > 0)
                 native_quals_prepare(&s->native_quals, s->css.ss.ps.ps_ExprContext);
-            n = native_quals_filter(s->native_quals, desc, r->tuples, n);
+            s->native_rows = native_quals_may_raise(s->native_quals, desc, r->tuples, n);
+            if (!s->native_rows)
+                n = native_quals_filter(s->native_quals, desc, r->tuples, n);
         }
     }
     heap_reader_unlock(r);
-    if (s->qual != NULL) {
+    if (s->qual != NULL || s->native_rows) {
         /* the WHERE clause, row by row with each row's keys and values (group_agg.h) */
-        p->add_rows(p, r->tuples, n, &g->gate);
+        RowGate gate = g->gate;
+        if (s->native_rows) {
+            gate.native = &s->native_quals;
+            gate.desc = RelationGetDescr(s->css.ss.ss_currentRelation);
+        }
+        p->add_rows(p, r->tuples, n, &gate);
     } else {
         if (n > 0)
             first_rows(g);

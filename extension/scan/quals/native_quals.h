@@ -144,6 +144,19 @@ bool native_quals_exact_range(const NativeQuals &q, AttrNumber attno, int64 *lo,
 /* Keeps the tuples of tuples[0 .. n) that pass every clause; returns how many. */
 int native_quals_filter(const NativeQuals &q, TupleDesc desc, HeapTupleData *tuples, int n);
 
+/*
+ * Whether a clause may raise on one of tuples[0 .. n): a computed atom
+ * (computed_atom.h) meets a value it has not answered.  Then the page's
+ * filter would raise at a later row before an earlier row's keys and
+ * values were checked, so the caller takes the rows one at a time,
+ * through native_quals_pass, each before its keys and aggregates, as the
+ * ordinary plan's Filter does.
+ */
+bool native_quals_may_raise(const NativeQuals &q, TupleDesc desc, HeapTupleData *tuples, int n);
+
+/* Whether tuple t passes every clause (native_quals_filter, of one row). */
+bool native_quals_pass(const NativeQuals &q, TupleDesc desc, HeapTupleData *t);
+
 } // namespace gpu_histogram
 
 #endif /* GH_SCAN_NATIVE_QUALS_H */

@@ -124,7 +124,6 @@ void count_histogram(GroupAgg *ga, int a, TupleDesc desc, HeapTupleData *tuples,
         int64 *cells = ga->page_cells[i];
         if (group_gpu_takes(gg, g)) {
             /* only the float8 form's batches go to the GPU (lay_out()), never a NaN (check_values) */
-            group_agg_value_state(ga, cells, a)[0] = 1; /* its counts are not in the cells */
             group_gpu_add(gg, x, g, cells + off);
             continue;
         }
@@ -355,7 +354,7 @@ void group_agg_add(GroupAgg *ga, TupleDesc desc, HeapTupleData *tuples, int n, c
      * order; where nothing may but the values, the keys go as fast as
      * they can, and the values' checks keep the page's order.
      */
-    const bool quals = gate != NULL && gate->qual != NULL;
+    const bool quals = row_gate_filters(gate);
     bool in_order = group_agg_keys_may_raise(ga, desc, tuples, n);
     if (quals && !in_order) {
         if (ga->laid_out && group_agg_page_values_raising(ga, desc, tuples, n) == 0)

@@ -47,6 +47,7 @@ namespace gpu_histogram {
  * the first value that met histogram agg's invalid arguments in ga.
  */
 struct GroupAgg;
+struct NativeQuals;
 struct HeldError {
     bool nan;
     bool spec;
@@ -184,14 +185,27 @@ void group_agg_restart(GroupAgg *ga);
  * plan's.
  */
 struct RowGate {
-    ExprState *qual;
+    ExprState *qual;            /* NULL: no clause of the executor's */
     ExprContext *econtext;      /* its per-row memory, reset after each row */
     TupleTableSlot *slot;       /* a heap-tuple slot of the table */
     /* at the first row that passes, before its keys: the histograms' arguments are evaluated */
     void (*first_row)(void *arg);
     void *arg;
     uint64 *evaluated; /* counts the rows the clause is evaluated on (EXPLAIN ANALYZE) */
+    /*
+     * The native clauses, where they may raise on the page
+     * (native_quals_may_raise): each row passes them before the
+     * executor's, as the page's filter would have, but in the rows' order.
+     */
+    const NativeQuals *native;
+    TupleDesc desc;
 };
+
+/* Whether the gate filters rows: an executor clause, or native ones left to a row at a time. */
+static inline bool row_gate_filters(const RowGate *gate)
+{
+    return gate != NULL && (gate->qual != NULL || gate->native != NULL);
+}
 
 /*
  * Adds tuples[0 .. n) of one page; args are the histograms' evaluated

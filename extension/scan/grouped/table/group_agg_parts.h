@@ -83,15 +83,15 @@ static inline int32 group_agg_slots(const GroupAgg *ga, int a)
 }
 
 /*
- * After a histogram's slots in a group's cells, two counters of what the
- * aggregate's state would know: [0] values seen (the first value of a
- * group is checked at once: its arguments, a NaN), [1] NaN values that
- * came later.  The aggregate raises for those only when it bins its
- * batch, at the latest when the group's row is finished: the scan raises
- * when it makes the group's row (group_rows.cpp).  Counters, not flags, so
- * that the processes' groups merge by adding their cells.
+ * After a histogram's slots in a group's cells, a counter of the NaN
+ * values held back.  A NaN raises at its row, as the aggregate's
+ * transition function raises it, except where the plan the scan replaces
+ * sorts every row before its aggregates (errors_after_keys): there the
+ * scan raises when it makes the group's row (group_rows.cpp), after every
+ * row's keys.  A counter, not a flag, so that the processes' groups merge
+ * by adding their cells.
  */
-constexpr int32 kValueStateCells = 2;
+constexpr int32 kValueStateCells = 1;
 
 static inline int64 *group_agg_value_state(const GroupAgg *ga, int64 *cells, int a)
 {
@@ -172,9 +172,8 @@ int group_agg_page_pass_shape(const GroupAgg *ga);
 /*
  * What the aggregate's transition function checks of a page's float8
  * values of histogram a, in the page's order (rows last to first when
- * reversed): a group's first value is checked at once and a NaN raises; a
- * later NaN waits in the group's value state.  NaN values become NULLs,
- * which no loop bins.
+ * reversed): the first NaN raises, or under errors_after_keys waits in its
+ * group's value state.  NaN values become NULLs, which no loop bins.
  */
 void group_agg_check_values(GroupAgg *ga, int a, double *values, bool *nulls, int n, bool reversed);
 

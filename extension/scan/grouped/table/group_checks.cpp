@@ -15,6 +15,7 @@
 #include "../../../errors.h"
 #include "../../heap/heap_columns.h"
 #include "../../quals/heap_tuple_exprs.h"
+#include "../../quals/native_quals.h"
 
 extern "C" {
 #include "executor/executor.h"
@@ -24,38 +25,21 @@ namespace gpu_histogram {
 
 namespace {
 
-/*
- * Whether group g has had a value of histogram a before this page's:
- * counted here, sent to the GPU (which marks the group's value state), or
- * checked by the rows before.
- */
-bool value_seen(GroupAgg *ga, int a, uint32 g)
-{
-    int64 *cells = group_agg_cells(ga, g);
-    return group_agg_value_state(ga, cells, a)[0] != 0 || group_agg_values(ga, a, cells + ga->offsets[a]) != 0;
-}
-
 
 /*
  * What the aggregate's transition function does with value x of group g:
- * the group's first value is checked at once, and a NaN raises; a later
- * NaN waits in the group's value state (group_agg_parts.h), as in the
- * aggregate's batch, until the group's row is made.  Where the plan
- * replaced sorts the rows first (errors_after_keys), a first NaN waits too.
+ * a NaN raises at its row, the group's first value or a later one.  Where
+ * the plan replaced sorts the rows first (errors_after_keys), it waits in
+ * the group's value state (group_agg_parts.h) until the group's row is
+ * made, after every row's keys.
  */
 void check_value(GroupAgg *ga, int a, uint32 g, double x)
 {
-    int64 *state = group_agg_value_state(ga, group_agg_cells(ga, g), a);
-    if (!value_seen(ga, a, g)) {
-        state[0] = 1; /* the group's first value */
-        if (std::isnan(x)) {
-            if (!ga->errors_after_keys)
-                report_engine_status(gh::Status::nan_value);
-            state[1]++;
-        }
-    } else if (unlikely(std::isnan(x))) {
-        state[1]++;
-    }
+    if (likely(!std::isnan(x)))
+        return;
+    if (!ga->errors_after_keys)
+        report_engine_status(gh::Status::nan_value);
+    group_agg_value_state(ga, group_agg_cells(ga, g), a)[0]++;
 }
 
 
@@ -67,11 +51,22 @@ bool histogram_may_raise(const GroupAgg *ga, int a)
 }
 
 
-/* Whether t passes the executor's WHERE clause. */
+/* Whether t passes the native clauses left to its row, then the executor's. */
 bool row_passes(const RowGate *gate, HeapTupleData *t)
 {
+    if (gate->native != NULL && !native_quals_pass(*gate->native, gate->desc, t))
+        return false;
+    if (gate->qual == NULL)
+        return true;
     (*gate->evaluated)++;
     return heap_tuple_qual_passes(gate->qual, gate->slot, gate->econtext, t);
+}
+
+/* After a page's rows: the slot the executor's clause used lets its tuple go. */
+void gate_done(const RowGate *gate)
+{
+    if (gate->qual != NULL)
+        ExecClearTuple(gate->slot);
 }
 
 
@@ -162,8 +157,8 @@ bool group_agg_values_may_raise(const GroupAgg *ga, int *how_many)
  * What the aggregates' transition functions check of row t, in their
  * order, the row's group being number g: a histogram's first value
  * checks its arguments (each group's first value, as the aggregate
- * creates a state per group) and raises for a NaN; a later NaN waits in
- * the group's value state (check_values).
+ * creates a state per group), and any value raises for a NaN
+ * (check_value).
  */
 void group_agg_check_row_values(GroupAgg *ga, TupleDesc desc, HeapTupleData *t, uint32 g)
 {
@@ -210,7 +205,7 @@ int group_agg_find_groups_in_order(GroupAgg *ga, TupleDesc desc, HeapTupleData *
     int kept = 0, raising = 0;
     bool check = false;
     for (int i = 0; i < n; i++) {
-        if (gate != NULL && gate->qual != NULL && !row_passes(gate, &tuples[i]))
+        if (row_gate_filters(gate) && !row_passes(gate, &tuples[i]))
             continue;
         if (unlikely(kept == 0)) { /* the page's first row that passes (its callback is cheap once done) */
             group_agg_first_row(ga, args, gate, caller);
@@ -221,8 +216,8 @@ int group_agg_find_groups_in_order(GroupAgg *ga, TupleDesc desc, HeapTupleData *
             group_agg_check_row_values(ga, desc, &tuples[i], ga->page_groups[kept]);
         tuples[kept++] = tuples[i];
     }
-    if (gate != NULL && gate->qual != NULL)
-        ExecClearTuple(gate->slot);
+    if (gate != NULL)
+        gate_done(gate);
     return kept;
 }
 
@@ -277,7 +272,7 @@ int group_agg_filter_in_order(GroupAgg *ga, HeapTupleData *tuples, int n, const 
         group_agg_move_values(ga, i, kept);
         tuples[kept++] = tuples[i];
     }
-    ExecClearTuple(gate->slot);
+    gate_done(gate);
     return kept;
 }
 

@@ -47,9 +47,9 @@ void fill_row(GroupAgg *ga, const ScanGroup *g, TupleTableSlot *slot, bool parti
             slot->tts_values[a] = Int64GetDatum(c[0]);
             continue;
         }
-        /* a NaN after the group's first value raises now, when the aggregate's final function would */
+        /* a NaN held back until every row's keys were computed (errors_after_keys) raises now */
         if (g != NULL && !ga->args[a].skip && ga->spec_valid[a] &&
-            group_agg_value_state(ga, g->cells, a)[1] > 0)
+            group_agg_value_state(ga, g->cells, a)[0] > 0)
             group_agg_nan(ga);
         int64 nvalues = g != NULL && !ga->args[a].skip && ga->spec_valid[a] ? group_agg_values(ga, a, c) : 0;
         slot->tts_isnull[a] = nvalues == 0; /* no value: NULL, as the aggregate gives */
