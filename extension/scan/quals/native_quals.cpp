@@ -419,8 +419,7 @@ bool native_quals_pass(const NativeQuals &q, TupleDesc desc, HeapTupleData *t)
 
 int native_quals_filter(const NativeQuals &q, TupleDesc desc, HeapTupleData *tuples, int n)
 {
-    if (n > 0 && computed_may_raise(q, desc, tuples, n))
-        return filter_clauses(q, desc, tuples, n, NULL);
+    /* (no clause raises here: the callers took a page where one may a row at a time, native_quals_pass) */
     IntRange ranges[kMostRanged];
     bool ranged[kMostRanged] = {};
     int nranges = 0, atoms_ranged = 0;

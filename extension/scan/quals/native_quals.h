@@ -141,7 +141,11 @@ bool native_quals_of_column(const NativeQuals &q, AttrNumber attno);
  */
 bool native_quals_exact_range(const NativeQuals &q, AttrNumber attno, int64 *lo, int64 *hi);
 
-/* Keeps the tuples of tuples[0 .. n) that pass every clause; returns how many. */
+/*
+ * Keeps the tuples of tuples[0 .. n) that pass every clause; returns how
+ * many.  Only where native_quals_may_raise said no: the clauses' ranges go
+ * first, over the whole page, in no row's order.
+ */
 int native_quals_filter(const NativeQuals &q, TupleDesc desc, HeapTupleData *tuples, int n);
 
 /*
