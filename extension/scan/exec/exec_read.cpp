@@ -69,9 +69,7 @@ static bool read_pages(ScanExec *s)
             /* only stored values are compared: no user code runs under the lock; a detoast runs without it */
             if (s->native_detoast)
                 heap_reader_unlock(r);
-            s->native_rows = native_quals_may_raise(s->native_quals, desc, r->tuples, n);
-            if (!s->native_rows)
-                n = native_quals_filter(s->native_quals, desc, r->tuples, n);
+            n = native_quals_filter(s->native_quals, desc, r->tuples, n, &s->native_rows);
         }
         /* a WHERE clause through the executor is the strategy's, row by row with the rest (add_tuples) */
         if (rows->add_tuples(s, r, n))

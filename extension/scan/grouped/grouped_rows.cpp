@@ -328,20 +328,17 @@ bool grouped_add_tuples(ScanExec *s, HeapReader *r, int n)
             /* as read_pages() filters a listed page: the values may be user code, run unlocked */
             if (!s->native_quals.prepared && n > 0)
                 native_quals_prepare(&s->native_quals, s->css.ss.ps.ps_ExprContext);
-            s->native_rows = native_quals_may_raise(s->native_quals, desc, r->tuples, n);
-            if (!s->native_rows)
-                n = native_quals_filter(s->native_quals, desc, r->tuples, n);
+            n = native_quals_filter(s->native_quals, desc, r->tuples, n, &s->native_rows);
         }
     }
     heap_reader_unlock(r);
     if (s->qual != NULL || s->native_rows) {
         /* the WHERE clause, row by row with each row's keys and values (group_agg.h) */
-        RowGate gate = g->gate;
-        if (s->native_rows) {
-            gate.native = &s->native_quals;
-            gate.desc = RelationGetDescr(s->css.ss.ss_currentRelation);
-        }
-        p->add_rows(p, r->tuples, n, &gate);
+        RowGate with_native;
+        p->add_rows(p, r->tuples, n,
+                    s->native_rows ? row_gate_with_native(&with_native, &g->gate, &s->native_quals,
+                                                          RelationGetDescr(s->css.ss.ss_currentRelation))
+                                   : &g->gate);
     } else {
         if (n > 0)
             first_rows(g);

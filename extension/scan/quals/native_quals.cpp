@@ -406,20 +406,17 @@ bool computed_may_raise(const NativeQuals &q, TupleDesc desc, HeapTupleData *tup
 
 } // namespace
 
-bool native_quals_may_raise(const NativeQuals &q, TupleDesc desc, HeapTupleData *tuples, int n)
-{
-    return n > 0 && computed_may_raise(q, desc, tuples, n);
-}
-
 bool native_quals_pass(const NativeQuals &q, TupleDesc desc, HeapTupleData *t)
 {
     /* t itself, in its page's array: a key's memo knows a tuple by its place there (memo_page_number) */
     return filter_clauses(q, desc, t, 1, NULL) == 1;
 }
 
-int native_quals_filter(const NativeQuals &q, TupleDesc desc, HeapTupleData *tuples, int n)
+int native_quals_filter(const NativeQuals &q, TupleDesc desc, HeapTupleData *tuples, int n, bool *row_by_row)
 {
-    /* (no clause raises here: the callers took a page where one may a row at a time, native_quals_pass) */
+    *row_by_row = n > 0 && computed_may_raise(q, desc, tuples, n);
+    if (*row_by_row)
+        return n;
     IntRange ranges[kMostRanged];
     bool ranged[kMostRanged] = {};
     int nranges = 0, atoms_ranged = 0;

@@ -143,20 +143,14 @@ bool native_quals_exact_range(const NativeQuals &q, AttrNumber attno, int64 *lo,
 
 /*
  * Keeps the tuples of tuples[0 .. n) that pass every clause; returns how
- * many.  Only where native_quals_may_raise said no: the clauses' ranges go
- * first, over the whole page, in no row's order.
+ * many.  Where a clause may raise on one of them (a computed atom,
+ * computed_atom.h, meets a value it has not answered), nothing is kept
+ * back and *row_by_row is set: a filter over the page would raise at a
+ * later row before an earlier row's keys and values were checked, so the
+ * caller takes the rows one at a time through native_quals_pass, each
+ * before its keys and aggregates, as the ordinary plan's Filter does.
  */
-int native_quals_filter(const NativeQuals &q, TupleDesc desc, HeapTupleData *tuples, int n);
-
-/*
- * Whether a clause may raise on one of tuples[0 .. n): a computed atom
- * (computed_atom.h) meets a value it has not answered.  Then the page's
- * filter would raise at a later row before an earlier row's keys and
- * values were checked, so the caller takes the rows one at a time,
- * through native_quals_pass, each before its keys and aggregates, as the
- * ordinary plan's Filter does.
- */
-bool native_quals_may_raise(const NativeQuals &q, TupleDesc desc, HeapTupleData *tuples, int n);
+int native_quals_filter(const NativeQuals &q, TupleDesc desc, HeapTupleData *tuples, int n, bool *row_by_row);
 
 /* Whether tuple t passes every clause (native_quals_filter, of one row). */
 bool native_quals_pass(const NativeQuals &q, TupleDesc desc, HeapTupleData *t);

@@ -478,19 +478,12 @@ void parse_pages(GroupedPages *gp, const HostPages &host, const PageBatch *b)
             continue;
         int n = heap_page_tuples(host.rel, b->buffers[i], b->lines[i], gp->tuples);
         heap_reader_count_tuples(host.reader, n);
-        const RowGate *gate = host.gate;
-        RowGate rows{};
-        if (host.quals != NULL && native_quals_may_raise(*host.quals, desc, gp->tuples, n)) {
-            /* a clause may raise here: it goes row by row with the keys and values (group_agg.h) */
-            if (host.gate != NULL)
-                rows = *host.gate;
-            rows.native = host.quals;
-            rows.desc = desc;
-            gate = &rows;
-        } else if (host.quals != NULL) {
-            n = native_quals_filter(*host.quals, desc, gp->tuples, n);
-        }
-        group_agg_add(host.ga, desc, gp->tuples, n, host.args, gate);
+        bool row_by_row = false;
+        if (host.quals != NULL)
+            n = native_quals_filter(*host.quals, desc, gp->tuples, n, &row_by_row);
+        RowGate with_native;
+        group_agg_add(host.ga, desc, gp->tuples, n, host.args,
+                      row_by_row ? row_gate_with_native(&with_native, host.gate, host.quals, desc) : host.gate);
     }
 }
 

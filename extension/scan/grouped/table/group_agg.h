@@ -194,12 +194,22 @@ struct RowGate {
     uint64 *evaluated; /* counts the rows the clause is evaluated on (EXPLAIN ANALYZE) */
     /*
      * The native clauses, where they may raise on the page
-     * (native_quals_may_raise): each row passes them before the
+     * (native_quals_filter's row_by_row): each row passes them before the
      * executor's, as the page's filter would have, but in the rows' order.
      */
     const NativeQuals *native;
     TupleDesc desc;
 };
+
+/* gate (NULL: none) with the native clauses left to a row at a time, made in *out. */
+static inline const RowGate *row_gate_with_native(RowGate *out, const RowGate *gate, const NativeQuals *native,
+                                                  TupleDesc desc)
+{
+    *out = gate != NULL ? *gate : RowGate{};
+    out->native = native;
+    out->desc = desc;
+    return out;
+}
 
 /* Whether the gate filters rows: an executor clause, or native ones left to a row at a time. */
 static inline bool row_gate_filters(const RowGate *gate)
