@@ -159,6 +159,27 @@ SELECT q, (scan_compare(q)).* FROM (VALUES
     ('SELECT gpu_histogram(x, 0, 1, 4) FROM (SELECT x FROM sc_t UNION ALL SELECT x FROM sc_t) u')
 ) v(q);
 
+-- Window functions and DISTINCT are evaluated above the grouped rows, which
+-- the scan makes: a running total, a share of the whole, a rank, the
+-- change from the previous group, a window's error, and DISTINCT over
+-- groups, each with the native page path and without.
+SELECT q, pages, (scan_compare(q)).* FROM (VALUES
+    ('SELECT k, gpu_histogram(x, 0, 1, 4), sum(count(*)) OVER (ORDER BY k ROWS UNBOUNDED PRECEDING) FROM sc_t GROUP BY k'),
+    ('SELECT k, gpu_histogram(x, 0, 1, 4), count(*) * 100.0 / sum(count(*)) OVER () FROM sc_t WHERE x < 0.5 GROUP BY k'),
+    ('SELECT k % 3, k, gpu_histogram(x, 0, 1, 4), rank() OVER (PARTITION BY k % 3 ORDER BY max(x) DESC) FROM sc_t GROUP BY k'),
+    ('SELECT k, h, h[2] - lag(h[2]) OVER (ORDER BY k) FROM (SELECT k, gpu_histogram(x, 0, 1, 4) h FROM sc_t GROUP BY k) s'),
+    ('SELECT k, lag(gpu_histogram(x, 0, 1, 4)) OVER (ORDER BY k), avg(avg(x)) OVER () FROM sc_t GROUP BY k'),
+    ('SELECT gpu_histogram(x, 0, 1, 4), count(*) OVER () FROM sc_t WHERE k > 100'),
+    ('SELECT k, gpu_histogram(x, 0, 1, 4), 1 / (count(*) OVER () - 10) FROM sc_t GROUP BY k'),
+    ('SELECT DISTINCT gpu_histogram(x, 0, 1, 2) FROM sc_t WHERE x < 0.5 GROUP BY k % 2'),
+    ('SELECT DISTINCT ON (k % 2) k % 2, k, gpu_histogram(x, 0, 1, 2) FROM sc_t GROUP BY k ORDER BY k % 2, k DESC'),
+    ('SELECT DISTINCT k % 2 FROM sc_t GROUP BY k HAVING (gpu_histogram(x, 0, 1, 2))[2] > 9000')
+) v(q), (VALUES ('off'), ('on')) p(pages)
+WHERE set_config('gpu_histogram.debug_pages_on_cpu', p.pages, false) IS NOT NULL
+ORDER BY q, pages;
+RESET gpu_histogram.debug_pages_on_cpu;
+SELECT rt_explain('SELECT k, gpu_histogram(x, 0, 1, 4), sum(count(*)) OVER (ORDER BY k) FROM sc_t GROUP BY k');
+
 -- HAVING: the scan emits its state, partial, and a Finalize Aggregate above
 -- it evaluates the clause, on an empty input too.
 SELECT q, (scan_compare(q)).* FROM (VALUES

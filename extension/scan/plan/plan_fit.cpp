@@ -126,8 +126,14 @@ bool query_shape_fits(PlannerInfo *root, RelOptInfo *input_rel, QueryShape *shap
         return scan_declined(root, "GROUPING SETS, ROLLUP or CUBE");
     if (contain_subplans(parse->havingQual))
         return scan_declined(root, "a subquery in HAVING");
-    if (parse->hasWindowFuncs || parse->hasTargetSRFs || parse->distinctClause != NIL || parse->rowMarks != NIL)
-        return scan_declined(root, "window functions, set-returning functions, DISTINCT or FOR UPDATE");
+    /*
+     * Window functions and DISTINCT are planned above the grouped rows
+     * (upper_targets[UPPERREL_GROUP_AGG] is their input), so the scan can
+     * make those rows; a set-returning function in the select list may be
+     * evaluated below them.
+     */
+    if (parse->hasTargetSRFs || parse->rowMarks != NIL)
+        return scan_declined(root, "a set-returning function in the select list, or FOR UPDATE");
     if (input_rel->reloptkind != RELOPT_BASEREL || input_rel->rtekind != RTE_RELATION)
         return scan_declined(root, "the aggregates read a join or a subquery, not one table");
     if (IS_DUMMY_REL(input_rel))
