@@ -11,7 +11,8 @@
 -- value, where_computed.sql).  Every answer is compared with PostgreSQL's ordinary plan
 -- (rt_compare), with values of every storage: short and 4-byte headers,
 -- compressed inline, out of line in the TOAST table, NULLs, the empty
--- string, and a column added after the rows with a default.
+-- string, and a column added after the rows with a default.  A uuid
+-- column is compared the same way, as its 16 bytes.
 -- test/gpu/grouped_page_checks.sh runs these clauses on the GPU's pages.
 --
 LOAD 'gpu_histogram';
@@ -149,8 +150,56 @@ DROP COLLATION wt_ci;
 DROP OPERATOR === (text, text);
 DROP FUNCTION wt_same(text, text);
 
+-- a uuid column (an IoT table's device), compared as its 16 bytes, as
+-- uuid_eq and uuid_ne compare it: NULLs, a uuid column added after the rows
+-- with a default, and a list of a prepared statement's generic plan; an
+-- ordering, a cast to text and an operator that is not PostgreSQL's own stay
+-- the executor's
+CREATE TABLE wt_u (ts timestamptz, device uuid, x float8) WITH (autovacuum_enabled = off);
+INSERT INTO wt_u
+SELECT '2024-05-01'::timestamptz + i * interval '1 minute',
+       CASE WHEN i % 29 = 0 THEN NULL ELSE md5('dev' || i % 12)::uuid END,
+       CASE WHEN i % 37 = 0 THEN NULL ELSE ((i::bigint * 7919) % 100003) / 100003.0 END
+FROM generate_series(1, 20000) i;
+ALTER TABLE wt_u ADD COLUMN site uuid DEFAULT md5('eu')::uuid;
+INSERT INTO wt_u (ts, device, site, x)
+SELECT '2024-07-01'::timestamptz + i * interval '1 minute', md5('dev' || i % 3)::uuid,
+       CASE WHEN i % 4 = 0 THEN NULL ELSE md5('us' || i % 2)::uuid END, (i % 100) / 100.0
+FROM generate_series(1, 400) i;
+SELECT rt_await_snapshots() AS settled;
+VACUUM ANALYZE wt_u;
+CREATE FUNCTION wt_same_uuid(uuid, uuid) RETURNS bool LANGUAGE internal IMMUTABLE STRICT AS 'uuid_eq';
+CREATE OPERATOR === (LEFTARG = uuid, RIGHTARG = uuid, FUNCTION = wt_same_uuid);
+SELECT q, (SELECT string_agg(line, ' ') FROM rt_explain(q) line WHERE line ~ 'Filter Evaluation') AS evaluation, c.*
+FROM (VALUES
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wt_u WHERE device = md5('dev3')::uuid$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wt_u WHERE device <> 'f0e9a6d1-5bb3-fbd2-8a4f-f8e1c8b7a5b1'$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wt_u WHERE device IN (md5('dev1')::uuid, md5('dev5')::uuid, NULL)$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wt_u WHERE device NOT IN (md5('dev1')::uuid, md5('dev5')::uuid)$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wt_u WHERE device NOT IN (md5('dev1')::uuid, NULL)$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wt_u WHERE device IS DISTINCT FROM md5('dev2')::uuid$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wt_u WHERE device IS NOT DISTINCT FROM NULL$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wt_u WHERE site = md5('eu')::uuid$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wt_u WHERE site <> md5('eu')::uuid$$),
+    ($$SELECT date_trunc('day', ts) AS d, gpu_histogram(x, 0, 1, 8) AS h FROM wt_u WHERE device = md5('dev7')::uuid AND ts < '2024-05-05' GROUP BY 1$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wt_u WHERE device > md5('dev7')::uuid$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wt_u WHERE device::text = md5('dev7')$$),
+    ($$SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wt_u WHERE device === md5('dev7')::uuid$$)
+) v(q), LATERAL rt_compare(q) c;
+SET plan_cache_mode = force_generic_plan;
+PREPARE wt_uany(uuid[]) AS SELECT gpu_histogram(x, 0, 1, 8) AS h, count(*) AS n FROM wt_u WHERE device = ANY($1);
+SELECT q, c.* FROM (VALUES
+    ($$EXECUTE wt_uany(ARRAY[md5('dev4')::uuid, md5('dev9')::uuid])$$),
+    ($$EXECUTE wt_uany('{}')$$),
+    ($$EXECUTE wt_uany(NULL)$$)
+) v(q), LATERAL rt_compare(q) c;
+DEALLOCATE wt_uany;
+RESET plan_cache_mode;
+DROP OPERATOR === (uuid, uuid);
+DROP FUNCTION wt_same_uuid(uuid, uuid);
+
 RESET gpu_histogram.debug_pages_per_batch;
 RESET gpu_histogram.debug_pages_on_cpu;
 RESET gpu_histogram.device;
 RESET TimeZone;
-DROP TABLE wt_t, wt_queries;
+DROP TABLE wt_t, wt_queries, wt_u;

@@ -170,6 +170,12 @@ bool varlena_column_fits(const PageColumn &col, PageValueType type)
 /* A text qual's or key's column. */
 bool text_column_fits(const PageColumn &col) { return varlena_column_fits(col, PageValueType::text); }
 
+/* A column a qual compares as bytes: a text, or a uuid in place. */
+bool bytes_column_fits(const PageColumn &col)
+{
+    return col.type == PageValueType::uuid ? !col.as_word && column_layout_fits(col) : text_column_fits(col);
+}
+
 /* A column a histogram bins: one of page_column_fits(), or a numeric, which the kernel may hand back. */
 bool binned_column_fits(const PageColumn &col)
 {
@@ -304,8 +310,8 @@ bool grouped_page_spec_fits(const GroupedPageSpec &spec, const int64_t *table, i
         const PageQual &qual = spec.quals[q];
         if (q > 0 && qual.clause < spec.quals[q - 1].clause)
             return false;
-        if (qual.column.type == PageValueType::text) {
-            if (!text_column_fits(qual.column))
+        if (qual.column.type == PageValueType::text || qual.column.type == PageValueType::uuid) {
+            if (!bytes_column_fits(qual.column))
                 return false;
             if (qual.cmp == PageCmp::is_null || qual.cmp == PageCmp::is_not_null)
                 continue;
@@ -348,7 +354,7 @@ bool grouped_page_spec_fits(const GroupedPageSpec &spec, const int64_t *table, i
         memcpy(&col, table + agg.column_first, sizeof col);
         if (agg.kind == PageAggKind::count) {
             /* only located: a column the kernel can walk to, of any type it knows */
-            if (col.as_word || !(text_column_fits(col) || word_column_fits(col) || binned_column_fits(col)))
+            if (col.as_word || !(bytes_column_fits(col) || word_column_fits(col) || binned_column_fits(col)))
                 return false;
             continue;
         }

@@ -116,18 +116,24 @@ __host__ __device__ __forceinline__ bool text_listed(const PageQual &q, const in
     return false;
 }
 
+/* Whether a qual compares its column's bytes: a text's, or a uuid's. */
+__host__ __device__ __forceinline__ bool bytes_qual(const PageQual &q)
+{
+    return q.column.type == PageValueType::text || q.column.type == PageValueType::uuid;
+}
+
 /*
- * A text column's comparison with a qual's values: a value stored inline
- * without compression is compared as bytes, as texteq does under a
- * deterministic collation; a compressed or out-of-line one is the host's
- * (*bad: its page goes back).
+ * A bytes column's comparison with a qual's values: a uuid's 16 bytes in
+ * place, as uuid_eq compares them, or a text value stored inline without
+ * compression, as texteq does under a deterministic collation; a
+ * compressed or out-of-line text is the host's (*bad: its page goes back).
  */
 __host__ __device__ __forceinline__ bool text_passes(const unsigned char *page, uint32_t at, const PageQual &q,
                                                     const int64_t *table, bool *bad)
 {
-    const unsigned char *bytes;
-    uint32_t n;
-    if (!inline_varlena(page, at, &bytes, &n)) {
+    const unsigned char *bytes = page + at;
+    uint32_t n = page_value_bytes(PageValueType::uuid);
+    if (q.column.type != PageValueType::uuid && !inline_varlena(page, at, &bytes, &n)) {
         *bad = true;
         return false;
     }
@@ -181,7 +187,7 @@ __host__ __device__ __forceinline__ bool passes(const unsigned char *page, uint3
         return null == (q.cmp == PageCmp::is_null);
     if (null)
         return false;
-    if (q.column.type == PageValueType::text) /* a missing text value: the host's answer for it */
+    if (bytes_qual(q)) /* a missing value: the host's answer for it */
         return f == Found::present ? text_passes(page, at, q, table, bad) : q.column.missing_word != 0;
     double x = 0;
     int64_t w = 0;

@@ -63,7 +63,8 @@ constexpr int32_t kPageSharedMaxSlots = 12288;
 /* Bytes a value of each type takes in a tuple. */
 __host__ __device__ constexpr uint32_t page_value_bytes(PageValueType type)
 {
-    return type == PageValueType::float8 || type == PageValueType::int8   ? 8
+    return type == PageValueType::uuid                                    ? 16
+           : type == PageValueType::float8 || type == PageValueType::int8 ? 8
            : type == PageValueType::float4 || type == PageValueType::int4 ? 4
            : type == PageValueType::boolean || type == PageValueType::text || type == PageValueType::numeric
                ? 1 /* a varlena's first header byte */

@@ -64,9 +64,11 @@ inline uint32_t page_word_lines(uint64_t word) { return static_cast<uint32_t>(wo
  * column is only ever a WHERE clause's or a key's, compared as bytes; its
  * length is its varlena header's.  A numeric is only ever a histogram's
  * value, converted as numeric_float8 does where the GPU can
- * (formulas/numeric_float8.h), its page handed back where it cannot.
+ * (formulas/numeric_float8.h), its page handed back where it cannot.  A
+ * uuid is only ever a WHERE clause's, compared as its 16 stored bytes, as
+ * uuid_eq does.
  */
-enum class PageValueType : int32_t { float8 = 0, float4, int2, int4, int8, boolean, text, numeric };
+enum class PageValueType : int32_t { float8 = 0, float4, int2, int4, int8, boolean, text, numeric, uuid };
 
 /*
  * A column's storage: attlen and attalign in bytes.  A column the page

@@ -2545,6 +2545,101 @@ TEST(GroupedPagesHost, TextKeysByDictionary)
     EXPECT_FALSE(gh::grouped_page_spec_fits(bad, static_cast<int64_t>(table.size())));
 }
 
+/* A uuid's 16 bytes: the byte b, then 15 more that count up from it. */
+heap_pages::Datum uuid_datum(unsigned char b)
+{
+    std::vector<unsigned char> bytes(16);
+    for (int i = 0; i < 16; i++)
+        bytes[static_cast<size_t>(i)] = static_cast<unsigned char>(b + i);
+    return heap_pages::fixed_bytes_datum(bytes);
+}
+
+std::string uuid_bytes(unsigned char b)
+{
+    const heap_pages::Datum d = uuid_datum(b);
+    return std::string(d.varlena.begin(), d.varlena.end());
+}
+
+/*
+ * A uuid column is compared as its 16 stored bytes, as uuid_eq does, read
+ * in place at its fixed offset or after a varlena: = and <> one value, IN
+ * and NOT IN a list, NULL passing neither way, a tuple stored before the
+ * column was added taking the host's answer for the missing value; no
+ * uuid row is ever the host's.  A uuid column of another width is refused.
+ */
+TEST(GroupedPagesHost, UuidQualsCompareBytes)
+{
+    ASSERT_NE(pool(), nullptr);
+    /* the uuid after a text (its offset walked to) and at a fixed offset after an int4 */
+    const Layout walked{{gh::kVarlenaLen, 4}, {16, 1}, {8, 8}};
+    const Layout fixed{{4, 4}, {16, 1}, {8, 8}};
+    for (int l = 0; l < 2; l++) {
+        const Layout &layout = l == 0 ? walked : fixed;
+        const std::vector<heap_pages::Datum> uuids{uuid_datum(1), uuid_datum(2), heap_pages::null_datum(),
+                                                   uuid_datum(3), uuid_datum(1), uuid_datum(0x81)};
+        PageWriter w(pool_page(0));
+        for (size_t r = 0; r < uuids.size(); r++)
+            ASSERT_TRUE(w.add_tuple(layout, {l == 0 ? text_datum(std::string(r * 37 % 200, 'p')) : heap_pages::int_datum(7),
+                                             uuids[r], heap_pages::float8_datum(0.5)}));
+        ASSERT_TRUE(w.add_tuple({layout[0]}, {l == 0 ? text_datum("p") : heap_pages::int_datum(7)})); /* 6: before ADD COLUMN */
+        const Written written{w.lines()};
+        gh::PageColumn u = heap_pages::page_column(layout, 2, PageValueType::uuid);
+        ASSERT_EQ(u.fixed_offset, l == 0 ? -1 : 4);
+        gh::PageColumn with_missing = u;
+        with_missing.has_missing = true;
+        with_missing.missing_word = 1; /* the host found the missing value listed */
+        std::vector<int64_t> table{42};
+        /* rows: 0 A, 1 B, 2 NULL, 3 C, 4 A, 5 a uuid whose bytes have the high bit set, 6 before ADD COLUMN */
+        const struct {
+            PageQual q;
+            const char *passing;
+        } cases[] = {
+            {text_qual(u, PageCmp::in, {uuid_bytes(1)}, &table), "04"},
+            {text_qual(u, PageCmp::not_in, {uuid_bytes(1)}, &table), "135"},
+            {text_qual(u, PageCmp::in, {uuid_bytes(3), uuid_bytes(0x81), uuid_bytes(9)}, &table), "35"},
+            {text_qual(u, PageCmp::not_in, {uuid_bytes(2), uuid_bytes(3)}, &table), "045"},
+            {text_qual(u, PageCmp::in, {uuid_bytes(1).substr(0, 15)}, &table), ""},
+            {text_qual(with_missing, PageCmp::in, {uuid_bytes(2)}, &table), "16"},
+        };
+        for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+            GroupedPageSpec spec{};
+            spec.value = heap_pages::page_column(layout, 3, PageValueType::float8);
+            spec.interval = BucketSpec{0, 1, 4, BucketRule::pg16};
+            spec.nquals = 1;
+            spec.quals[0] = cases[k].q;
+            ASSERT_TRUE(gh::grouped_page_spec_fits(spec, static_cast<int64_t>(table.size()))) << "case " << k;
+            for (uint32_t i = 0; i < written[0].size(); i++) {
+                const RowFate want = std::strchr(cases[k].passing, '0' + int(i)) ? RowFate::count : RowFate::skip;
+                EXPECT_EQ(evaluated(pool_page(0), i, spec, table).fate, want)
+                    << "layout " << l << ", case " << k << ", row " << i;
+            }
+        }
+        /* IS NULL and IS NOT NULL */
+        for (PageCmp cmp : {PageCmp::is_null, PageCmp::is_not_null}) {
+            GroupedPageSpec spec{};
+            spec.value = heap_pages::page_column(layout, 3, PageValueType::float8);
+            spec.interval = BucketSpec{0, 1, 4, BucketRule::pg16};
+            spec.nquals = 1;
+            spec.quals[0] = PageQual{};
+            spec.quals[0].column = u;
+            spec.quals[0].cmp = cmp;
+            ASSERT_TRUE(gh::grouped_page_spec_fits(spec, static_cast<int64_t>(table.size())));
+            for (uint32_t i = 0; i < 6; i++)
+                EXPECT_EQ(evaluated(pool_page(0), i, spec, table).fate,
+                          (i == 2) == (cmp == PageCmp::is_null) ? RowFate::count : RowFate::skip)
+                    << "layout " << l << ", row " << i;
+        }
+        /* a uuid column laid out as anything but 16 bytes is refused */
+        GroupedPageSpec bad{};
+        bad.value = heap_pages::page_column(layout, 3, PageValueType::float8);
+        bad.interval = BucketSpec{0, 1, 4, BucketRule::pg16};
+        bad.nquals = 1;
+        bad.quals[0] = cases[0].q;
+        bad.quals[0].column.attr.len = 8;
+        EXPECT_FALSE(gh::grouped_page_spec_fits(bad, static_cast<int64_t>(table.size())));
+    }
+}
+
 /*
  * A key of a text column that the host evaluated per value (lower(host))
  * is the same dictionary with each value's slot the key's group: values

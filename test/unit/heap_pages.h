@@ -59,6 +59,8 @@ inline Datum float4_datum(float v)
 }
 /* int2, int4, int8 and any other fixed-width filler: the low bytes are what is stored */
 inline Datum int_datum(int64_t v) { return Datum{false, static_cast<uint64_t>(v), {}}; }
+/* a fixed-width value wider than a word (a uuid's 16 bytes): its bytes as stored, in `varlena` */
+inline Datum fixed_bytes_datum(const std::vector<unsigned char> &bytes) { return Datum{false, 0, bytes}; }
 
 /*
  * A varlena as heap_fill_tuple stores it (SET_VARSIZE and its kin): with a 1-byte header
@@ -291,6 +293,8 @@ class PageWriter {
                 t[kTupleHeaderSize + a / 8] |= static_cast<unsigned char>(1u << (a % 8));
             at = place(layout[a], values[a], at);
             if (layout[a].len == gh::kVarlenaLen)
+                std::memcpy(t + hoff + at, values[a].varlena.data(), values[a].varlena.size());
+            else if (values[a].varlena.size() == static_cast<size_t>(layout[a].len))
                 std::memcpy(t + hoff + at, values[a].varlena.data(), values[a].varlena.size());
             else
                 for (int k = 0; k < layout[a].len; k++)

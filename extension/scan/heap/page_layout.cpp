@@ -10,6 +10,7 @@ extern "C" {
 #include "access/tupdesc_details.h"
 #include "storage/bufpage.h"
 #include "storage/itemid.h"
+#include "utils/uuid.h"
 }
 
 #include <cstddef>
@@ -142,6 +143,21 @@ bool page_text_column_for(TupleDesc desc, const HeapColumn &col, gh::PageColumn 
 {
     *missing = 0;
     if ((col.type != TEXTOID && col.type != VARCHAROID) || !varlena_column(col, gh::PageValueType::text, out))
+        return false;
+    out->has_missing = missing_of(desc, col.attno, missing);
+    return true;
+}
+
+bool page_uuid_column_for(TupleDesc desc, const HeapColumn &col, gh::PageColumn *out, Datum *missing)
+{
+    *missing = 0;
+    *out = gh::PageColumn{};
+    if (col.type != UUIDOID || col.len != UUID_LEN || col.nprefix > gh::kMaxPagePrefix)
+        return false;
+    out->type = gh::PageValueType::uuid;
+    out->attr = gh::PageAttr{col.len, align_bytes(col.align)};
+    out->fixed_offset = col.fixed_offset;
+    if (!copy_prefix(col, out))
         return false;
     out->has_missing = missing_of(desc, col.attno, missing);
     return true;

@@ -40,6 +40,9 @@ bool page_numeric_column_for(TupleDesc desc, const HeapColumn &col, gh::PageColu
  */
 bool page_text_column_for(TupleDesc desc, const HeapColumn &col, gh::PageColumn *out, Datum *missing);
 
+/* The same for a uuid column, whose 16 bytes the kernel compares in place. */
+bool page_uuid_column_for(TupleDesc desc, const HeapColumn &col, gh::PageColumn *out, Datum *missing);
+
 } // namespace gpu_histogram
 
 #endif /* GH_SCAN_PAGE_LAYOUT_H */

@@ -197,30 +197,52 @@ void take_value(NativeQual *out, Node *value, PlanState *parent, MemoryContext c
         native_set_value(out, cxt, c->constvalue, c->constisnull);
 }
 
-/* A text or varchar column, bare or relabeled to text as `v = 'x'` compares a varchar; NULL for anything else. */
+/*
+ * A column compared as bytes: text or varchar, bare or relabeled to text as
+ * `v = 'x'` compares a varchar, or a bare uuid; NULL for anything else.
+ */
 const Var *text_column(Node *n, TupleDesc desc)
 {
-    if (IsA(n, RelabelType))
+    const bool relabeled = IsA(n, RelabelType);
+    if (relabeled)
         n = reinterpret_cast<Node *>(reinterpret_cast<RelabelType *>(n)->arg);
     if (!IsA(n, Var))
         return NULL;
     const Var *var = reinterpret_cast<const Var *>(n);
-    if ((var->vartype != TEXTOID && var->vartype != VARCHAROID) || var->varattno <= 0 || var->varattno > desc->natts ||
+    const bool text = var->vartype == TEXTOID || var->vartype == VARCHAROID;
+    if (!(text || (var->vartype == UUIDOID && !relabeled)) || var->varattno <= 0 || var->varattno > desc->natts ||
         var->varlevelsup != 0)
         return NULL;
     return var;
 }
 
-/*
- * PostgreSQL's own text = or <> under a deterministic collation, where
- * texteq and textne compare lengths and bytes; a nondeterministic one (or
- * none, which texteq raises for) stays the executor's.
- */
-bool text_comparison(Oid opno, Oid collid, Comparison *out)
+/* The type a bytes column's values are compared as: text, or uuid. */
+Oid bytes_value_type(const Var *var)
 {
-    if (opno >= FirstGenbkiObjectId || !OidIsValid(collid) || !get_collation_isdeterministic(collid))
+    return var->vartype == UUIDOID ? UUIDOID : TEXTOID;
+}
+
+/*
+ * PostgreSQL's own = or <> of the column's values as bytes: text's under
+ * a deterministic collation, where texteq and textne compare lengths and
+ * bytes (a nondeterministic one, or none, which texteq raises for, stays
+ * the executor's); uuid's, where uuid_eq and uuid_ne compare its 16 bytes.
+ */
+bool text_comparison(const Var *var, Oid opno, Oid collid, Comparison *out)
+{
+    if (opno >= FirstGenbkiObjectId)
         return false;
-    switch (get_opcode(opno)) {
+    const RegProcedure fn = get_opcode(opno);
+    if (var->vartype == UUIDOID) {
+        switch (fn) {
+        case F_UUID_EQ: *out = Comparison::eq; return true;
+        case F_UUID_NE: *out = Comparison::ne; return true;
+        }
+        return false;
+    }
+    if (!OidIsValid(collid) || !get_collation_isdeterministic(collid))
+        return false;
+    switch (fn) {
     case F_TEXTEQ: *out = Comparison::eq; return true;
     case F_TEXTNE: *out = Comparison::ne; return true;
     }
@@ -232,7 +254,7 @@ void take_text_column(NativeQual *out, const Var *var, TupleDesc desc)
     out->column = heap_column(desc, var->varattno, var->vartype);
     out->is_text = true;
     out->is_float = false;
-    out->value_type = TEXTOID;
+    out->value_type = bytes_value_type(var);
 }
 
 /* column op ANY (array) or column op ALL (array): IN and NOT IN lists. */
@@ -248,7 +270,8 @@ bool native_list(ScalarArrayOpExpr *sa, TupleDesc desc, const NativeFamilies &fa
     const Var *text = text_column(left, desc);
     if (text != NULL) {
         Comparison cmp;
-        if (get_element_type(exprType(array)) != TEXTOID || !text_comparison(sa->opno, sa->inputcollid, &cmp))
+        if (get_element_type(exprType(array)) != bytes_value_type(text) ||
+            !text_comparison(text, sa->opno, sa->inputcollid, &cmp))
             return false;
         if (sa->useOr == (cmp == Comparison::eq)) {
             out->cmp = sa->useOr ? Comparison::any_eq : Comparison::all_ne;
@@ -412,7 +435,7 @@ bool native_comparison(OpExpr *op, TupleDesc desc, const NativeFamilies &familie
     if (text != NULL) {
         Comparison cmp;
         if (text_column(text_value, desc) != NULL || !fixed_for_scan(text_value) ||
-            !text_comparison(op->opno, op->inputcollid, &cmp))
+            !text_comparison(text, op->opno, op->inputcollid, &cmp))
             return false;
         out->cmp = cmp; /* = and <> commute */
         out->asked = cmp;

@@ -15,6 +15,7 @@ extern "C" {
 #include "utils/float.h"
 #include "utils/lsyscache.h"
 #include "utils/timestamp.h"
+#include "utils/uuid.h"
 }
 
 namespace gpu_histogram {
@@ -47,9 +48,14 @@ int order_text(const void *a, const void *b)
     return memcmp(x->data, y->data, static_cast<size_t>(x->len));
 }
 
-/* A copy in cxt of a text datum's bytes, detoasted. */
-NativeText text_copy(MemoryContext cxt, Datum d)
+/* A copy in cxt of a value's bytes: a text datum's, detoasted, or a uuid's 16. */
+NativeText text_copy(MemoryContext cxt, Oid type, Datum d)
 {
+    if (type == UUIDOID) {
+        char *data = static_cast<char *>(MemoryContextAlloc(cxt, UUID_LEN));
+        memcpy(data, DatumGetUUIDP(d)->data, UUID_LEN);
+        return NativeText{UUID_LEN, data};
+    }
     text *t = DatumGetTextPP(d);
     NativeText out;
     out.len = static_cast<int32>(VARSIZE_ANY_EXHDR(t));
@@ -229,7 +235,7 @@ void native_set_value(NativeQual *q, MemoryContext cxt, Datum d, bool isnull)
     if (q->is_text) {
         /* = and <> hold their value as a list of one */
         q->text_list = static_cast<NativeText *>(MemoryContextAlloc(cxt, sizeof(NativeText)));
-        q->text_list[0] = text_copy(cxt, d);
+        q->text_list[0] = text_copy(cxt, q->value_type, d);
         q->nlist = 1;
     } else if (q->is_float)
         q->float_value = float_of(q->value_type, d);
@@ -307,7 +313,7 @@ void native_set_list(NativeQual *q, MemoryContext cxt, Datum d, bool isnull)
         if (nulls[i])
             has_null = true;
         else if (q->is_text)
-            q->text_list[k++] = text_copy(cxt, elems[i]);
+            q->text_list[k++] = text_copy(cxt, q->value_type, elems[i]);
         else if (q->is_float)
             q->float_list[k++] = float_of(q->value_type, elems[i]);
         else if (q->order != NULL) {
@@ -393,6 +399,8 @@ bool text_listed(const NativeQual &q, TupleDesc desc, const HeapTupleData *t, bo
     Datum d = heap_getattr(const_cast<HeapTupleData *>(t), q.column.attno, desc, null);
     if (*null)
         return false;
+    if (q.value_type == UUIDOID)
+        return native_text_listed(q, reinterpret_cast<const char *>(DatumGetUUIDP(d)->data), UUID_LEN);
     struct varlena *v = reinterpret_cast<struct varlena *>(DatumGetPointer(d));
     if (!VARATT_IS_EXTERNAL(v) && !VARATT_IS_COMPRESSED(v))
         return native_text_listed(q, VARDATA_ANY(v), static_cast<int32>(VARSIZE_ANY_EXHDR(v)));

@@ -21,6 +21,7 @@ extern "C" {
 #include "portability/instr_time.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/uuid.h"
 }
 
 namespace gpu_histogram {
@@ -88,14 +89,16 @@ gh::PageCmp page_cmp(Comparison c)
 }
 
 /*
- * A text column's qual (= or <> one value, IN or NOT IN a list, IS [NOT]
- * NULL): its values into the table as the kernel reads them, and the
- * answer for a tuple stored before the column was added.
+ * A text or uuid column's qual (= or <> one value, IN or NOT IN a list,
+ * IS [NOT] NULL): its values into the table as the kernel reads them, and
+ * the answer for a tuple stored before the column was added.
  */
 bool text_qual(GroupedPages *gp, TupleDesc desc, const NativeQual &q, gh::PageQual *out)
 {
     Datum missing;
-    if (!page_text_column_for(desc, q.column, &out->column, &missing))
+    const bool uuid = q.column.type == UUIDOID;
+    if (uuid ? !page_uuid_column_for(desc, q.column, &out->column, &missing)
+             : !page_text_column_for(desc, q.column, &out->column, &missing))
         return false;
     if (native_qual_is_null_test(q)) {
         out->cmp = page_cmp(q.cmp);
@@ -103,7 +106,10 @@ bool text_qual(GroupedPages *gp, TupleDesc desc, const NativeQual &q, gh::PageQu
     }
     const bool in = q.cmp == Comparison::eq || q.cmp == Comparison::any_eq;
     out->cmp = in ? gh::PageCmp::in : gh::PageCmp::not_in;
-    if (out->column.has_missing) {
+    if (out->column.has_missing && uuid) {
+        out->column.missing_word =
+            native_text_listed(q, reinterpret_cast<const char *>(DatumGetUUIDP(missing)->data), UUID_LEN) == in;
+    } else if (out->column.has_missing) {
         text *t = reinterpret_cast<text *>(pg_detoast_datum_packed(reinterpret_cast<struct varlena *>(DatumGetPointer(missing))));
         out->column.missing_word = native_text_listed(q, VARDATA_ANY(t), static_cast<int32>(VARSIZE_ANY_EXHDR(t))) == in;
     }
@@ -129,7 +135,7 @@ bool text_qual(GroupedPages *gp, TupleDesc desc, const NativeQual &q, gh::PageQu
 /* One atom of the WHERE clause as the kernel reads it; false if it is beyond the GPU. */
 bool page_qual(GroupedPages *gp, TupleDesc desc, const NativeQual &q, gh::PageQual *out)
 {
-    if (q.column.len == -1)
+    if (q.column.len == -1 || q.column.type == UUIDOID)
         return text_qual(gp, desc, q, out);
     if (!page_column_for(desc, q.column, &out->column))
         return false;
