@@ -946,6 +946,17 @@ PageQual text_qual(const gh::PageColumn &col, PageCmp cmp, const std::vector<std
     return q;
 }
 
+/* An ungrouped spec of one WHERE atom q, binning the float8 column value_attno of layout into 4 buckets. */
+GroupedPageSpec one_qual_spec(const Layout &layout, int value_attno, const PageQual &q)
+{
+    GroupedPageSpec spec{};
+    spec.value = heap_pages::page_column(layout, value_attno, PageValueType::float8);
+    spec.interval = BucketSpec{0, 1, 4, BucketRule::pg16};
+    spec.nquals = 1;
+    spec.quals[0] = q;
+    return spec;
+}
+
 /*
  * Text quals compare lengths and bytes, as texteq does under a
  * deterministic collation, after a varlena of each header kind: 1-byte,
@@ -988,11 +999,7 @@ TEST(GroupedPagesHost, TextQualsCompareBytes)
         {text_qual(with_missing, PageCmp::in, {"host3"}, &table), "08", "67"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        GroupedPageSpec spec{};
-        spec.value = heap_pages::page_column(layout, 4, PageValueType::float8);
-        spec.interval = BucketSpec{0, 1, 4, BucketRule::pg16};
-        spec.nquals = 1;
-        spec.quals[0] = cases[k].q;
+        const GroupedPageSpec spec = one_qual_spec(layout, 4, cases[k].q);
         ASSERT_TRUE(gh::grouped_page_spec_fits(spec, static_cast<int64_t>(table.size()))) << "case " << k;
         for (uint32_t i = 0; i < written[0].size(); i++) {
             const RowFate want = std::strchr(cases[k].host, '0' + int(i))      ? RowFate::host
@@ -2602,11 +2609,7 @@ TEST(GroupedPagesHost, UuidQualsCompareBytes)
             {text_qual(with_missing, PageCmp::in, {uuid_bytes(2)}, &table), "16"},
         };
         for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-            GroupedPageSpec spec{};
-            spec.value = heap_pages::page_column(layout, 3, PageValueType::float8);
-            spec.interval = BucketSpec{0, 1, 4, BucketRule::pg16};
-            spec.nquals = 1;
-            spec.quals[0] = cases[k].q;
+            const GroupedPageSpec spec = one_qual_spec(layout, 3, cases[k].q);
             ASSERT_TRUE(gh::grouped_page_spec_fits(spec, static_cast<int64_t>(table.size()))) << "case " << k;
             for (uint32_t i = 0; i < written[0].size(); i++) {
                 const RowFate want = std::strchr(cases[k].passing, '0' + int(i)) ? RowFate::count : RowFate::skip;
@@ -2616,13 +2619,10 @@ TEST(GroupedPagesHost, UuidQualsCompareBytes)
         }
         /* IS NULL and IS NOT NULL */
         for (PageCmp cmp : {PageCmp::is_null, PageCmp::is_not_null}) {
-            GroupedPageSpec spec{};
-            spec.value = heap_pages::page_column(layout, 3, PageValueType::float8);
-            spec.interval = BucketSpec{0, 1, 4, BucketRule::pg16};
-            spec.nquals = 1;
-            spec.quals[0] = PageQual{};
-            spec.quals[0].column = u;
-            spec.quals[0].cmp = cmp;
+            PageQual test{};
+            test.column = u;
+            test.cmp = cmp;
+            const GroupedPageSpec spec = one_qual_spec(layout, 3, test);
             ASSERT_TRUE(gh::grouped_page_spec_fits(spec, static_cast<int64_t>(table.size())));
             for (uint32_t i = 0; i < 6; i++)
                 EXPECT_EQ(evaluated(pool_page(0), i, spec, table).fate,
@@ -2630,11 +2630,7 @@ TEST(GroupedPagesHost, UuidQualsCompareBytes)
                     << "layout " << l << ", row " << i;
         }
         /* a uuid column laid out as anything but 16 bytes is refused */
-        GroupedPageSpec bad{};
-        bad.value = heap_pages::page_column(layout, 3, PageValueType::float8);
-        bad.interval = BucketSpec{0, 1, 4, BucketRule::pg16};
-        bad.nquals = 1;
-        bad.quals[0] = cases[0].q;
+        GroupedPageSpec bad = one_qual_spec(layout, 3, cases[0].q);
         bad.quals[0].column.attr.len = 8;
         EXPECT_FALSE(gh::grouped_page_spec_fits(bad, static_cast<int64_t>(table.size())));
     }
