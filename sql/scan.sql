@@ -176,7 +176,7 @@ SELECT q, pages, (scan_compare(q)).* FROM (VALUES
     ('SELECT DISTINCT k % 2 FROM sc_t GROUP BY k HAVING (gpu_histogram(x, 0, 1, 2))[2] > 9000')
 ) v(q), (VALUES ('off'), ('on')) p(pages)
 WHERE set_config('gpu_histogram.debug_pages_on_cpu', p.pages, false) IS NOT NULL
-ORDER BY q, pages;
+ORDER BY q COLLATE "C", pages;
 RESET gpu_histogram.debug_pages_on_cpu;
 SELECT rt_explain('SELECT k, gpu_histogram(x, 0, 1, 4), sum(count(*)) OVER (ORDER BY k) FROM sc_t GROUP BY k');
 
