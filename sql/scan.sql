@@ -178,7 +178,9 @@ SELECT q, pages, (scan_compare(q)).* FROM (VALUES
 WHERE set_config('gpu_histogram.debug_pages_on_cpu', p.pages, false) IS NOT NULL
 ORDER BY q COLLATE "C", pages;
 RESET gpu_histogram.debug_pages_on_cpu;
-SELECT rt_explain('SELECT k, gpu_histogram(x, 0, 1, 4), sum(count(*)) OVER (ORDER BY k) FROM sc_t GROUP BY k');
+-- (PostgreSQL 18 also names the window: that line is left out)
+SELECT line AS rt_explain FROM rt_explain('SELECT k, gpu_histogram(x, 0, 1, 4), sum(count(*)) OVER (ORDER BY k) FROM sc_t GROUP BY k') line
+WHERE line !~ '^ *Window: ';
 
 -- HAVING: the scan emits its state, partial, and a Finalize Aggregate above
 -- it evaluates the clause, on an empty input too.
