@@ -39,7 +39,7 @@ DATA = extension/sql/gpu_histogram--1.0.sql extension/sql/gpu_histogram--1.0--1.
        extension/sql/gpu_histogram--1.1--1.2.sql extension/sql/gpu_histogram--1.2--1.3.sql
 PGFILEDESC = "gpu_histogram - width_bucket histograms binned on the GPU"
 
-REGRESS = upgrade basic errors equality edges types nulls_empty merge buckets parallel grouping window moving_window device scan time thresholds time_range brin_ranges plan_args group_keys partitions spill grouped_pages dashboards scan_forms look_alikes error_order wide_rows where_lists where_text where_mixed value_keys value_aggs quantiles where_or where_convert where_computed derived_keys local_time_keys matrix page_ranges one_group_pages interval_memo
+REGRESS = upgrade basic errors equality edges types nulls_empty merge buckets parallel grouping window moving_window device scan time thresholds time_range brin_ranges plan_args group_keys partitions spill grouped_pages dashboards scan_forms look_alikes error_order wide_rows where_lists where_text enums_domains where_mixed value_keys value_aggs quantiles where_or where_convert where_computed derived_keys local_time_keys matrix page_ranges one_group_pages interval_memo
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CONFIG ?= pg_config

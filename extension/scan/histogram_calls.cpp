@@ -12,11 +12,13 @@
  */
 #include "scan_node.h"
 
+#include "heap/heap_columns.h"
 #include "quals/fixed_exprs.h"
 #include "../errors.h"
 #include "../histogram_state.h"
 
 extern "C" {
+#include "access/transam.h"
 #include "catalog/dependency.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_proc.h"
@@ -69,14 +71,30 @@ bool numeric_always_converts(int32 typmod)
     return numeric_typmod(typmod, &precision, &scale) && precision - scale <= 308 && scale <= 323;
 }
 
-/* A bare column of table relid of exactly this type. */
+/* Whether the column's values are of this type: its own, or a domain's over it (an enum's OID is not an int4). */
+bool stored_as(const Var *var, Oid type)
+{
+    return heap_stored_type(var->vartype) == type && !type_is_enum(getBaseType(var->vartype));
+}
+
+/* The column's typmod: its own, or its domain's (a column of a domain type has none of its own). */
+int32 column_typmod(const Var *var)
+{
+    int32 typmod = var->vartypmod;
+    if (typmod < 0 && var->vartype >= FirstGenbkiObjectId)
+        (void) getBaseTypeAndTypmod(var->vartype, &typmod);
+    return typmod;
+}
+
+/* A bare column of table relid of exactly this type, or of a domain over it. */
 bool plain_column(const Expr *value, Index relid, Oid type, AttrNumber *attno)
 {
+    value = reinterpret_cast<const Expr *>(heap_domain_column(reinterpret_cast<const Node *>(value)));
     if (!IsA(value, Var))
         return false;
     const Var *var = reinterpret_cast<const Var *>(value);
     if (var->varno != static_cast<int>(relid) || var->varlevelsup != 0 || var->varattno <= 0 ||
-        var->vartype != type)
+        !stored_as(var, type))
         return false;
     *attno = var->varattno;
     return true;
@@ -135,7 +153,8 @@ bool float8_column(const Expr *value, Index relid, AttrNumber *attno, Oid *colty
     }
     if (!plain_column(value, relid, type, attno))
         return false;
-    if (type == NUMERICOID && !numeric_always_converts(reinterpret_cast<const Var *>(value)->vartypmod))
+    value = reinterpret_cast<const Expr *>(heap_domain_column(reinterpret_cast<const Node *>(value)));
+    if (type == NUMERICOID && !numeric_always_converts(column_typmod(reinterpret_cast<const Var *>(value))))
         return false;
     *coltype = type;
     return true;
@@ -201,10 +220,10 @@ bool beside_call_parse(const Aggref *aggref, Index relid, ScanAggregate *out)
     if ((aggref->aggfnoid != F_COUNT_ANY && !value_aggregate(aggref->aggfnoid, &kind, &type)) ||
         list_length(aggref->args) != 1 || aggref->aggstar)
         return false;
-    Expr *arg = static_cast<TargetEntry *>(linitial(aggref->args))->expr;
+    const Node *arg = heap_domain_column(reinterpret_cast<Node *>(static_cast<TargetEntry *>(linitial(aggref->args))->expr));
     if (!IsA(arg, Var))
         return false;
-    Var *var = reinterpret_cast<Var *>(arg);
+    const Var *var = reinterpret_cast<const Var *>(arg);
     if (var->varno != static_cast<int>(relid) || var->varlevelsup != 0 || var->varattno <= 0)
         return false;
     out->kind = kind;
@@ -212,15 +231,16 @@ bool beside_call_parse(const Aggref *aggref, Index relid, ScanAggregate *out)
         out->count_attno = var->varattno;
         return true;
     }
-    if (var->vartype != type)
-        return false; /* a domain over the type: its own aggregate may differ */
+    /* a domain over the aggregate's type, which the parser relabeled: sum(float8) of its values */
+    if (!stored_as(var, type))
+        return false;
     int precision = 0, scale = 0;
     /*
      * numeric: a typmod whose values are whole numbers of 10^-s below 10^18
      * of them, which an int64 holds and 128 bits sum; any other numeric
      * keeps the ordinary plan
      */
-    if (type == NUMERICOID && (!numeric_typmod(var->vartypmod, &precision, &scale) || precision > 18 || scale < 0))
+    if (type == NUMERICOID && (!numeric_typmod(column_typmod(var), &precision, &scale) || precision > 18 || scale < 0))
         return false;
     out->attno = var->varattno;
     out->coltype = type;

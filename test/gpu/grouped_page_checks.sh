@@ -215,6 +215,32 @@ check "a uuid device IN (three and NULL), NOT IN two, GROUP BY g" "$serial" \
 check "a uuid after a text column, <> one and IS NOT NULL, 4 workers" "$parallel" \
     "SELECT date_trunc('day', time) AS day, gpu_histogram(cpu, 0, 1, 16) AS h, count(*) AS n FROM gh_gpu_text WHERE device_uuid <> md5('device-8')::uuid AND device_uuid IS NOT NULL GROUP BY 1"
 psql_q -c "DROP TABLE gh_gpu, gh_gpu_text"
+# an enum status and domain columns (scan/heap/heap_columns.h's heap_stored_type): the labels' OIDs
+# compared and grouped as int4 words on the GPU, a label added later with a larger OID; a domain
+# over float8 binned, summed and compared, a domain over text matched as bytes
+psql_q <<'SQL' || exit 1
+SET client_min_messages = warning;
+DROP TABLE IF EXISTS gh_gpe;
+DROP TYPE IF EXISTS gh_level;
+DROP DOMAIN IF EXISTS gh_pct, gh_dev;
+RESET client_min_messages;
+CREATE TYPE gh_level AS ENUM ('debug', 'info', 'warn', 'error');
+ALTER TYPE gh_level ADD VALUE 'notice' BEFORE 'warn';
+CREATE DOMAIN gh_pct AS float8;
+CREATE DOMAIN gh_dev AS text;
+CREATE TABLE gh_gpe AS
+SELECT time, device_id::gh_dev AS device_id,
+       CASE WHEN g IS NULL THEN NULL ELSE (enum_range(NULL::gh_level))[1 + g % 5] END AS level,
+       cpu::gh_pct AS cpu, g FROM gh_gpm;
+VACUUM ANALYZE gh_gpe;
+SQL
+q="SELECT level, gpu_histogram(cpu, 0, 1, 16) AS h, count(*) AS n, avg(g) AS mean FROM gh_gpe GROUP BY 1"
+check "an enum status as the key (NULLs), a domain value, the mean of g beside" "$(warm "$q")" "$q"
+q="SELECT date_trunc('hour', time) AS hour, level, gpu_histogram(cpu, 0, 1, 16) AS h FROM gh_gpe WHERE level IN ('warn', 'notice', 'error') AND time >= '2024-03-09' AND time < '2024-03-16' GROUP BY 1, 2"
+check "an enum IN list and the enum and the hour as keys, a week" "$(warm "$q")" "$q"
+check "an enum <> one and a domain's text = one, a domain's value > 0.5, GROUP BY g, 4 workers" "$parallel" \
+    "SELECT g, gpu_histogram(cpu, 0, 1, 16) AS h, round(sum(cpu)::numeric, 6) AS s, max(cpu) AS m FROM gh_gpe WHERE level <> 'debug' AND device_id <> 'device-3' AND cpu > 0.5 GROUP BY g"
+psql_q -c "DROP TABLE gh_gpe" -c "DROP TYPE gh_level" -c "DROP DOMAIN gh_pct, gh_dev"
 # a clause only the executor evaluates (a LIKE over two columns) beside native ones: the GPU applies the
 # time range and hands the host the pages with rows in it
 check "the metrics table: a LIKE of two columns beside a day's range, the hourly heatmap: the range's pages the host's" "$serial" \

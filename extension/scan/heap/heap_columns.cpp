@@ -6,8 +6,11 @@
 #include "numeric_values.h"
 
 extern "C" {
+#include "access/transam.h"
 #include "access/tupdesc.h"
 #include "fmgr.h"
+#include "nodes/primnodes.h"
+#include "utils/lsyscache.h"
 #include "utils/rel.h"
 }
 
@@ -75,8 +78,30 @@ const char *heap_column_varlena(const HeapColumn &col, HeapTupleHeader h)
     return tp + off;
 }
 
+Oid heap_stored_type(Oid type)
+{
+    if (type < FirstGenbkiObjectId)
+        return type; /* a built-in type: neither a domain nor an enum */
+    const Oid base = getBaseType(type);
+    return type_is_enum(base) ? INT4OID : base;
+}
+
+const Node *heap_domain_column(const Node *e)
+{
+    if (e == NULL || !IsA(e, RelabelType))
+        return e;
+    const RelabelType *r = reinterpret_cast<const RelabelType *>(e);
+    if (!IsA(r->arg, Var))
+        return e;
+    const Oid type = reinterpret_cast<const Var *>(r->arg)->vartype;
+    if (type == r->resulttype || type < FirstGenbkiObjectId || getBaseType(type) != r->resulttype)
+        return e;
+    return reinterpret_cast<const Node *>(r->arg);
+}
+
 HeapColumn heap_column(TupleDesc desc, AttrNumber attno, Oid type)
 {
+    type = heap_stored_type(type);
     Form_pg_attribute att = TupleDescAttr(desc, attno - 1);
     HeapColumn col{attno, type, att->attlen, att->attalign, -1, attno - 1, NULL, attno - 1, 0, align_mask(att->attalign)};
     AttrLayout *prefix = static_cast<AttrLayout *>(palloc(sizeof(AttrLayout) * attno));

@@ -34,7 +34,7 @@ struct AttrLayout {
  */
 struct HeapColumn {
     AttrNumber attno;
-    Oid type;              /* the column's type */
+    Oid type;              /* the type its values are read as: a domain's base, an enum's int4 (heap_stored_type) */
     int16 len;             /* its attlen */
     char align;
     int32 fixed_offset;    /* its offset in tuples without NULLs when every earlier
@@ -45,6 +45,22 @@ struct HeapColumn {
     uint32 lead;           /* ... which the fixed-width ones before it end at, ... */
     uint8 mask;            /* ... to the column's own alignment (AttrLayout.mask) */
 };
+
+/*
+ * The type a column's stored values are read and compared as: a domain's
+ * base type (a domain stores its base type's bytes; its constraints held
+ * when the row was written), and int4 for an enum, whose label is stored
+ * as its 4-byte OID.  enum_eq and enum_ne compare those OIDs, but the
+ * enum's order is its labels' sort order, not theirs: an enum read as int4
+ * is only ever compared for equality or grouped.
+ */
+Oid heap_stored_type(Oid type);
+
+/*
+ * A column of a domain type where the parser relabeled it to its base type
+ * (`cpu > 50` of a domain over float8, avg(cpu)): the Var, else e itself.
+ */
+const Node *heap_domain_column(const Node *e);
 
 /* Where the column starts in tuple data tp, walking over earlier varlena columns. */
 const char *heap_column_walk(const HeapColumn &col, const char *tp);

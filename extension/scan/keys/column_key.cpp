@@ -27,13 +27,14 @@ namespace gpu_histogram {
 
 namespace {
 
+/* An enum is by value (value_key.cpp): its labels' OIDs are few, but far from a window's worth apart. */
 bool plain_column(const Var *v, GroupKeyDef *out)
 {
-    if (!key_type_kept_as_is(v->vartype, v->varcollid))
+    if (!key_type_kept_as_is(v->vartype, v->varcollid) || type_is_enum(getBaseType(v->vartype)))
         return false;
     out->attno = v->varattno;
-    out->coltype = out->keytype = v->vartype;
-    out->as_bytes = v->vartype == TEXTOID || v->vartype == VARCHAROID;
+    out->coltype = out->keytype = heap_stored_type(v->vartype); /* a domain's base type */
+    out->as_bytes = out->coltype == TEXTOID || out->coltype == VARCHAROID;
     return true;
 }
 

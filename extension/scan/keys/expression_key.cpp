@@ -141,7 +141,7 @@ namespace {
 /* Whether the group table can keep the values of expr: equal keys, equal words or bytes. */
 bool keepable(const Node *expr)
 {
-    const Oid type = exprType(expr), collation = exprCollation(expr);
+    const Oid type = heap_stored_type(exprType(expr)), collation = exprCollation(expr);
     if (type == NUMERICOID)
         return expression_fixed_scale(expr);
     return key_type_kept_as_is(type, collation);
@@ -155,14 +155,16 @@ bool expression_key_recognise(Expr *expr, Index relid, GroupKeyDef *out, bool fl
     walk(reinterpret_cast<Node *>(expr), &w);
     if (!w.ok || w.first == NULL || contain_volatile_functions(reinterpret_cast<Node *>(expr)))
         return false;
-    const Oid type = exprType(reinterpret_cast<Node *>(expr));
+    /* a domain's values are its base type's; an enum's label keeps its type, its word the OID */
+    const Oid exprtype = exprType(reinterpret_cast<Node *>(expr)), base = getBaseType(exprtype);
+    const Oid type = type_is_enum(base) ? base : heap_stored_type(exprtype);
     if (!keepable(reinterpret_cast<Node *>(expr)) && !(float8_ok && type == FLOAT8OID))
         return false;
     out->expr = expr;
     out->keytype = type;
     out->as_bytes = type == TEXTOID || type == VARCHAROID || type == NUMERICOID;
     out->attno = w.first->varattno; /* any column it reads: the key's own column is the expression */
-    out->coltype = w.first->vartype;
+    out->coltype = heap_stored_type(w.first->vartype);
     return true;
 }
 

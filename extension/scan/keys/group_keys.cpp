@@ -59,7 +59,7 @@ bool key_local_time(const Expr *e, Const **zone, const Expr **inner)
 
 bool key_type_kept_as_is(Oid type, Oid collation)
 {
-    switch (type) {
+    switch (heap_stored_type(type)) { /* a domain's base type; an enum's label OID, an int4 */
     case INT2OID:
     case INT4OID:
     case INT8OID:
@@ -132,7 +132,7 @@ Datum group_key_datum(const GroupKey *key, int64 word)
 {
     if (key->def.ops->datum != NULL)
         return key->def.ops->datum(key, word);
-    switch (key->def.keytype) {
+    switch (key->def.keytype) { /* never a domain; an enum's word is its label's OID */
     case BOOLOID: return BoolGetDatum(word != 0);
     case INT2OID: return Int16GetDatum(static_cast<int16>(word));
     case INT4OID:

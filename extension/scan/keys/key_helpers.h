@@ -30,8 +30,9 @@ bool key_local_time(const Expr *e, Const **zone, const Expr **inner);
 /*
  * Whether the group table keeps values of this type as they are, equal
  * keys being equal words or bytes: a word (int2, int4, int8, bool, date,
- * timestamp, timestamptz), or a text or varchar's bytes under a
- * deterministic collation (texteq is byte equality only there).
+ * timestamp, timestamptz, an enum's label OID), or a text or varchar's
+ * bytes under a deterministic collation (texteq is byte equality only
+ * there); a domain's values as its base type's.
  */
 bool key_type_kept_as_is(Oid type, Oid collation);
 

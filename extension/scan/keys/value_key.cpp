@@ -1,9 +1,10 @@
 /*
  * value_key.cpp: a GROUP BY key that is an expression of one int2, int4,
- * int8, bool or date column, such as g % 10, g / 10, g::text or
+ * int8, bool, date or enum column, such as g % 10, g / 10, g::text or
  * CASE WHEN g < 50 THEN 'low' ELSE 'high' END, or of one text or varchar
- * column, such as lower(host) or split_part(device_id, '-', 1)
- * (key_kind.h).
+ * column, such as lower(host) or split_part(device_id, '-', 1), or an
+ * enum column itself (GROUP BY status), whose labels are stored as OIDs
+ * too far apart for column_key.cpp's window (key_kind.h).
  *
  * Such a key has one result per value of its column, and the column holds
  * few values under many rows.  So PostgreSQL's executor evaluates the key
@@ -40,6 +41,7 @@ extern "C" {
 #include "fmgr.h"
 #include "nodes/bitmapset.h"
 #include "optimizer/optimizer.h"
+#include "utils/lsyscache.h"
 }
 
 #include <algorithm>
@@ -50,7 +52,9 @@ namespace {
 
 bool recognise(Expr *expr, Index relid, GroupKeyDef *out)
 {
-    if (IsA(expr, Var) || !expression_key_recognise(expr, relid, out, false))
+    /* a bare column is column_key.cpp's, but an enum's (GROUP BY status), whose labels' OIDs are few but apart */
+    if ((IsA(expr, Var) && !type_is_enum(getBaseType(reinterpret_cast<Var *>(expr)->vartype))) ||
+        !expression_key_recognise(expr, relid, out, false))
         return false;
     Bitmapset *columns = NULL;
     pull_varattnos(reinterpret_cast<Node *>(expr), relid, &columns);

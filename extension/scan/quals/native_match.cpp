@@ -108,11 +108,12 @@ const Var *compared_column(Node *n, TupleDesc desc, Oid *cast)
         *cast = f->funcid;
         n = static_cast<Node *>(linitial(f->args));
     }
+    n = const_cast<Node *>(heap_domain_column(n));
     if (!IsA(n, Var))
         return NULL;
     const Var *var = reinterpret_cast<const Var *>(n);
     if (var->varattno <= 0 || var->varattno > desc->natts || var->varlevelsup != 0 ||
-        (OidIsValid(from) && var->vartype != from))
+        (OidIsValid(from) && (var->vartype != from && heap_stored_type(var->vartype) != from)))
         return NULL;
     return var;
 }
@@ -134,6 +135,17 @@ bool comparison_for(const Var *var, Oid cast, Oid value_type, Oid opno, const Na
 {
     *conv = Conversion{InvalidOid, cast};
     *floats = false;
+    if (type_is_enum(var->vartype)) {
+        /* enum_eq and enum_ne compare the labels' OIDs, which the column stores (heap_stored_type) */
+        if (OidIsValid(cast) || value_type != var->vartype || opno >= FirstGenbkiObjectId)
+            return false;
+        switch (get_opcode(opno)) {
+        case F_ENUM_EQ: *cmp = Comparison::eq; return true;
+        case F_ENUM_NE: *cmp = Comparison::ne; return true;
+        }
+        return false;
+    }
+    const Oid coltype = heap_stored_type(var->vartype); /* a domain's base type */
     if (OidIsValid(cast)) {
         /* an integer column under a cast to numeric or float8, against a value of the cast's family */
         const bool to_numeric = cast == F_NUMERIC_INT2 || cast == F_NUMERIC_INT4 || cast == F_NUMERIC_INT8;
@@ -145,18 +157,18 @@ bool comparison_for(const Var *var, Oid cast, Oid value_type, Oid opno, const Na
         conv->order = get_opfamily_proc(family, cast_type, value_type, BTORDER_PROC);
         return OidIsValid(conv->order);
     }
-    bool ints = is_integer_type(var->vartype) && is_integer_type(value_type);
-    *floats = is_float_type(var->vartype) && is_float_type(value_type);
-    bool times = is_time_type(var->vartype) && value_type == var->vartype;
+    bool ints = is_integer_type(coltype) && is_integer_type(value_type);
+    *floats = is_float_type(coltype) && is_float_type(value_type);
+    bool times = is_time_type(coltype) && value_type == coltype;
     if ((ints && comparison_of(opno, INTEGER_BTREE_FAM_OID, cmp)) ||
         (*floats && OidIsValid(families.float_ops) && comparison_of(opno, families.float_ops, cmp)) ||
         (times && OidIsValid(families.datetime_ops) && comparison_of(opno, families.datetime_ops, cmp)))
         return true;
     /* a time column against a value of another time type, placed by the cross-type comparison */
-    if (!native_time_value_converts(var->vartype, value_type) || !OidIsValid(families.datetime_ops) ||
+    if (!native_time_value_converts(coltype, value_type) || !OidIsValid(families.datetime_ops) ||
         !comparison_of(opno, families.datetime_ops, cmp))
         return false;
-    conv->order = get_opfamily_proc(families.datetime_ops, var->vartype, value_type, BTORDER_PROC);
+    conv->order = get_opfamily_proc(families.datetime_ops, coltype, value_type, BTORDER_PROC);
     return OidIsValid(conv->order);
 }
 
@@ -168,7 +180,7 @@ void take_column(NativeQual *out, const Var *var, TupleDesc desc, Comparison cmp
     out->cmp = cmp;
     out->asked = cmp;
     out->is_float = floats;
-    out->value_type = value_type;
+    out->value_type = heap_stored_type(value_type); /* an enum's label: its OID, as the column stores it */
     out->order = NULL;
     out->cast = NULL;
     out->order_collation = collation;
@@ -203,14 +215,16 @@ void take_value(NativeQual *out, Node *value, PlanState *parent, MemoryContext c
  */
 const Var *text_column(Node *n, TupleDesc desc)
 {
+    n = const_cast<Node *>(heap_domain_column(n)); /* a domain over text or uuid is its base type here */
     const bool relabeled = IsA(n, RelabelType);
     if (relabeled)
         n = reinterpret_cast<Node *>(reinterpret_cast<RelabelType *>(n)->arg);
     if (!IsA(n, Var))
         return NULL;
     const Var *var = reinterpret_cast<const Var *>(n);
-    const bool text = var->vartype == TEXTOID || var->vartype == VARCHAROID;
-    if (!(text || (var->vartype == UUIDOID && !relabeled)) || var->varattno <= 0 || var->varattno > desc->natts ||
+    const Oid type = heap_stored_type(var->vartype);
+    const bool text = type == TEXTOID || type == VARCHAROID;
+    if (!(text || (type == UUIDOID && !relabeled)) || var->varattno <= 0 || var->varattno > desc->natts ||
         var->varlevelsup != 0)
         return NULL;
     return var;
@@ -219,7 +233,7 @@ const Var *text_column(Node *n, TupleDesc desc)
 /* The type a bytes column's values are compared as: text, or uuid. */
 Oid bytes_value_type(const Var *var)
 {
-    return var->vartype == UUIDOID ? UUIDOID : TEXTOID;
+    return heap_stored_type(var->vartype) == UUIDOID ? UUIDOID : TEXTOID;
 }
 
 /*
@@ -233,7 +247,7 @@ bool text_comparison(const Var *var, Oid opno, Oid collid, Comparison *out)
     if (opno >= FirstGenbkiObjectId)
         return false;
     const RegProcedure fn = get_opcode(opno);
-    if (var->vartype == UUIDOID) {
+    if (bytes_value_type(var) == UUIDOID) {
         switch (fn) {
         case F_UUID_EQ: *out = Comparison::eq; return true;
         case F_UUID_NE: *out = Comparison::ne; return true;
@@ -312,8 +326,8 @@ bool native_null_test(const NullTest *nt, TupleDesc desc, NativeQual *out)
         return false;
     out->column = heap_column(desc, var->varattno, var->vartype);
     out->cmp = nt->nulltesttype == IS_NULL ? Comparison::is_null : Comparison::is_not_null;
-    out->is_float = is_float_type(var->vartype);
-    out->value_type = var->vartype;
+    out->is_float = is_float_type(heap_stored_type(var->vartype));
+    out->value_type = heap_stored_type(var->vartype);
     out->value = NULL;
     return true;
 }
