@@ -11,7 +11,8 @@
 -- so ordering comparisons stay the executor's and ORDER BY level is
 -- PostgreSQL's Sort above the scan.  A domain stores its base type's
 -- values: a domain column is a value, a key, an aggregate's argument and
--- a WHERE column as its base type is (heap_stored_type).  Every answer is
+-- a WHERE column as its base type is (heap_stored_type), a time key of a
+-- domain over timestamptz too.  Every answer is
 -- compared with PostgreSQL's ordinary plan (rt_compare).
 -- test/gpu/grouped_page_checks.sh runs these shapes on the GPU's pages.
 --
@@ -19,7 +20,7 @@ LOAD 'gpu_histogram';
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS ed_t;
 DROP TYPE IF EXISTS ed_level;
-DROP DOMAIN IF EXISTS ed_pct, ed_int, ed_money, ed_tag;
+DROP DOMAIN IF EXISTS ed_pct, ed_int, ed_money, ed_tag, ed_time;
 RESET client_min_messages;
 \getenv abs_srcdir PG_ABS_SRCDIR
 \i :abs_srcdir/sql/include/helpers.sql
@@ -35,8 +36,9 @@ CREATE DOMAIN ed_pct AS float8 CHECK (VALUE >= 0);
 CREATE DOMAIN ed_int AS int4;
 CREATE DOMAIN ed_money AS numeric(10, 2);
 CREATE DOMAIN ed_tag AS varchar(16);
+CREATE DOMAIN ed_time AS timestamptz;
 -- the text column before the values, as users' tables have it
-CREATE TABLE ed_t (ts timestamptz, host text, level ed_level, n ed_int, price ed_money, tag ed_tag, cpu ed_pct)
+CREATE TABLE ed_t (ts ed_time, host text, level ed_level, n ed_int, price ed_money, tag ed_tag, cpu ed_pct)
     WITH (autovacuum_enabled = off);
 INSERT INTO ed_t
 SELECT '2024-05-01'::timestamptz + i * interval '1 minute',
@@ -105,6 +107,12 @@ FROM (VALUES
     ($$SELECT gpu_histogram(cpu, 0, 100, 4) AS h, count(*) AS n FROM ed_t WHERE n::numeric > 20.5$$),
     ($$SELECT gpu_histogram(cpu, 0, 100, 4) AS h, count(*) AS n FROM ed_t WHERE tag = 'tag-2'$$),
     ($$SELECT gpu_histogram(cpu, 0, 100, 4) AS h, count(*) AS n FROM ed_t WHERE tag IN ('tag-1', 'tag-new')$$),
+    ($$SELECT date_trunc('day', ts) AS d, gpu_histogram(cpu, 0, 100, 4) AS h FROM ed_t GROUP BY 1$$),
+    ($$SELECT extract(hour FROM ts) AS hr, ts::date AS d, gpu_histogram(cpu, 0, 100, 4) AS h FROM ed_t
+       WHERE ts >= '2024-05-02' AND ts < '2024-05-05' GROUP BY 1, 2$$),
+    ($$SELECT date_bin('15 minutes', ts, '2024-01-01') AS b, gpu_histogram(cpu, 0, 100, 4) AS h FROM ed_t
+       WHERE ts < '2024-05-02' GROUP BY 1$$),
+    ($$SELECT gpu_histogram(ts, '2024-05-01', '2024-08-01', 12) AS h, min(ts) AS lo, max(ts) AS hi FROM ed_t$$),
     ($$SELECT level, tag, min(cpu) AS lo, count(cpu) AS c, gpu_histogram(cpu, 0, 100, 4) AS h FROM ed_t
        WHERE level IN ('warn', 'error') AND n < 20 GROUP BY 1, 2$$)
 ) v(q), LATERAL rt_compare(q) c;
@@ -133,4 +141,4 @@ RESET gpu_histogram.device;
 RESET TimeZone;
 DROP TABLE ed_t;
 DROP TYPE ed_level;
-DROP DOMAIN ed_pct, ed_int, ed_money, ed_tag;
+DROP DOMAIN ed_pct, ed_int, ed_money, ed_tag, ed_time;

@@ -28,11 +28,22 @@ const KeyKindOps *const kKinds[] = {&column_key_kind,   &time_key_kind,    &widt
 
 bool key_table_var(const Expr *e, Index relid, const Var **out)
 {
-    if (e == NULL || !IsA(e, Var))
+    const Node *n = heap_domain_column(reinterpret_cast<const Node *>(e));
+    if (n == NULL || !IsA(n, Var))
         return false;
-    const Var *v = reinterpret_cast<const Var *>(e);
+    const Var *v = reinterpret_cast<const Var *>(n);
     if (v->varno != static_cast<int>(relid) || v->varlevelsup != 0 || v->varattno <= 0)
         return false;
+    if (n != reinterpret_cast<const Node *>(e)) {
+        /* a domain's column relabeled to its base type (date_trunc('hour', ts) of a domain over timestamptz): the base type's column */
+        const RelabelType *r = reinterpret_cast<const RelabelType *>(e);
+        Var *base = static_cast<Var *>(palloc(sizeof(Var)));
+        *base = *v;
+        base->vartype = r->resulttype;
+        base->vartypmod = r->resulttypmod;
+        base->varcollid = r->resultcollid;
+        v = base;
+    }
     *out = v;
     return true;
 }

@@ -17,7 +17,11 @@ extern "C" {
 
 namespace gpu_histogram {
 
-/* Whether e is a column of table relid (a user column of this query level); sets *out. */
+/*
+ * Whether e is a column of table relid (a user column of this query level),
+ * or one of a domain type relabeled to its base type; sets *out, for the
+ * latter to a copy of the column typed as the base type.
+ */
 bool key_table_var(const Expr *e, Index relid, const Var **out);
 
 /*
