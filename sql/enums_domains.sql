@@ -13,14 +13,15 @@
 -- values: a domain column is a value, a key, an aggregate's argument and
 -- a WHERE column as its base type is (heap_stored_type), a time key of a
 -- domain over timestamptz too.  Every answer is
--- compared with PostgreSQL's ordinary plan (rt_compare).
+-- compared with PostgreSQL's ordinary plan (rt_compare).  A uuid device
+-- column as a key is kept as its 16 bytes (uuid_key.cpp), on the host.
 -- test/gpu/grouped_page_checks.sh runs these shapes on the GPU's pages.
 --
 LOAD 'gpu_histogram';
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS ed_t;
 DROP TYPE IF EXISTS ed_level;
-DROP DOMAIN IF EXISTS ed_pct, ed_int, ed_money, ed_tag, ed_time;
+DROP DOMAIN IF EXISTS ed_pct, ed_int, ed_money, ed_tag, ed_time, ed_device;
 RESET client_min_messages;
 \getenv abs_srcdir PG_ABS_SRCDIR
 \i :abs_srcdir/sql/include/helpers.sql
@@ -37,8 +38,9 @@ CREATE DOMAIN ed_int AS int4;
 CREATE DOMAIN ed_money AS numeric(10, 2);
 CREATE DOMAIN ed_tag AS varchar(16);
 CREATE DOMAIN ed_time AS timestamptz;
+CREATE DOMAIN ed_device AS uuid;
 -- the text column before the values, as users' tables have it
-CREATE TABLE ed_t (ts ed_time, host text, level ed_level, n ed_int, price ed_money, tag ed_tag, cpu ed_pct)
+CREATE TABLE ed_t (ts ed_time, host text, level ed_level, n ed_int, price ed_money, tag ed_tag, cpu ed_pct, device uuid, unit ed_device)
     WITH (autovacuum_enabled = off);
 INSERT INTO ed_t
 SELECT '2024-05-01'::timestamptz + i * interval '1 minute',
@@ -47,7 +49,9 @@ SELECT '2024-05-01'::timestamptz + i * interval '1 minute',
        CASE WHEN i % 37 = 0 THEN NULL ELSE i % 25 END,
        (i % 1000) / 4.0,
        CASE WHEN i % 31 = 0 THEN NULL ELSE 'tag-' || i % 5 END,
-       CASE WHEN i % 29 = 0 THEN NULL WHEN i % 499 = 0 THEN 'Infinity' ELSE ((i::bigint * 7919) % 10007) / 100.0 END
+       CASE WHEN i % 29 = 0 THEN NULL WHEN i % 499 = 0 THEN 'Infinity' ELSE ((i::bigint * 7919) % 10007) / 100.0 END,
+       CASE WHEN i % 43 = 0 THEN NULL ELSE md5('device-' || i % 9)::uuid END,
+       md5('unit-' || i % 4)::uuid
 FROM generate_series(1, 20000) i;
 SELECT rt_await_snapshots() AS settled;
 VACUUM ANALYZE ed_t;
@@ -113,9 +117,31 @@ FROM (VALUES
     ($$SELECT date_bin('15 minutes', ts, '2024-01-01') AS b, gpu_histogram(cpu, 0, 100, 4) AS h FROM ed_t
        WHERE ts < '2024-05-02' GROUP BY 1$$),
     ($$SELECT gpu_histogram(ts, '2024-05-01', '2024-08-01', 12) AS h, min(ts) AS lo, max(ts) AS hi FROM ed_t$$),
+    -- a uuid device as the key: its 16 bytes
+    ($$SELECT device, gpu_histogram(cpu, 0, 100, 4) AS h, count(*) AS n FROM ed_t GROUP BY 1 ORDER BY 1$$),
+    ($$SELECT device, date_trunc('day', ts) AS d, gpu_histogram(cpu, 0, 100, 4) AS h, max(cpu) AS m FROM ed_t GROUP BY 1, 2$$),
+    ($$SELECT unit, device, gpu_histogram(cpu, 0, 100, 4) AS h FROM ed_t
+       WHERE device IN (md5('device-1')::uuid, md5('device-2')::uuid, NULL) OR device IS NULL GROUP BY 1, 2$$),
+    ($$SELECT device, level, gpu_histogram(cpu, 0, 100, 4) AS h FROM ed_t WHERE level <> 'debug' GROUP BY 1, 2
+       HAVING count(*) > 100$$),
     ($$SELECT level, tag, min(cpu) AS lo, count(cpu) AS c, gpu_histogram(cpu, 0, 100, 4) AS h FROM ed_t
        WHERE level IN ('warn', 'error') AND n < 20 GROUP BY 1, 2$$)
 ) v(q), LATERAL rt_compare(q) c;
+
+-- a uuid key with workers: their groups merged by the bytes
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SELECT q, c.* FROM (VALUES
+    ($$SELECT device, gpu_histogram(cpu, 0, 100, 4) AS h, count(*) AS n FROM ed_t GROUP BY 1$$),
+    ($$SELECT device, level, gpu_histogram(cpu, 0, 100, 4) AS h FROM ed_t GROUP BY 1, 2$$)
+) v(q), LATERAL rt_compare(q) c;
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+SET max_parallel_workers_per_gather = 0;
 
 -- a generic plan's list of labels
 SET plan_cache_mode = force_generic_plan;
@@ -141,4 +167,4 @@ RESET gpu_histogram.device;
 RESET TimeZone;
 DROP TABLE ed_t;
 DROP TYPE ed_level;
-DROP DOMAIN ed_pct, ed_int, ed_money, ed_tag, ed_time;
+DROP DOMAIN ed_pct, ed_int, ed_money, ed_tag, ed_time, ed_device;

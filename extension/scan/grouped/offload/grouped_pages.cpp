@@ -431,7 +431,7 @@ bool build_spec(GroupedPages *gp, const HostPages &host, GroupKey *keys, int nke
         filters++;
     }
     if (gp->keys_by_rows && spec.nquals == 0 && filters == 0)
-        return refuse(gp, "a GROUP BY key the executor computes row by row, and no native WHERE clause for "
+        return refuse(gp, "a GROUP BY key only the host computes, row by row, and no native WHERE clause for "
                           "the GPU to leave pages by");
     if (host_clauses) {
         if (spec.nquals == 0 && filters == 0)

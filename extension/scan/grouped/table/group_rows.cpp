@@ -70,7 +70,9 @@ void fill_row(GroupAgg *ga, const ScanGroup *g, TupleTableSlot *slot, bool parti
         if (group_key_is_text(&ga->keys[k])) {
             int32 n;
             memcpy(&n, g->key + text_at, sizeof n);
-            slot->tts_values[col] = PointerGetDatum(cstring_to_text_with_len(g->key + text_at + sizeof n, n));
+            slot->tts_values[col] = ga->keys[k].def.keytype == UUIDOID
+                                        ? PointerGetDatum(memcpy(palloc(n), g->key + text_at + sizeof n, n)) /* uuid_key.cpp */
+                                        : PointerGetDatum(cstring_to_text_with_len(g->key + text_at + sizeof n, n));
             text_at += sizeof n + n;
         } else {
             int64 word;
