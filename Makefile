@@ -22,7 +22,7 @@ OBJS = extension/module.o extension/errors.o extension/histogram_state.o \
        extension/scan/summaries/page_ranges.o extension/scan/summaries/page_range_scan.o \
        extension/scan/quals/native_quals.o extension/scan/quals/native_match.o extension/scan/quals/native_values.o extension/scan/quals/fixed_exprs.o extension/scan/quals/heap_tuple_exprs.o extension/scan/quals/brin_ranges.o \
        extension/scan/keys/group_keys.o extension/scan/keys/time_keys.o extension/scan/keys/tsdb_bucket.o extension/scan/keys/key_tables.o \
-       extension/scan/keys/column_span.o extension/scan/keys/column_key.o extension/scan/keys/uuid_key.o extension/scan/keys/time_key.o \
+       extension/scan/keys/column_span.o extension/scan/keys/column_key.o extension/scan/keys/time_key.o \
        extension/scan/keys/width_bucket_key.o extension/scan/keys/tsdb_key.o extension/scan/keys/expression_key.o extension/scan/keys/expression_bound.o extension/scan/keys/date_field_key.o extension/scan/keys/monotone_key.o extension/scan/keys/monotone_steps.o extension/scan/keys/zone_steps.o extension/scan/keys/value_key.o extension/scan/keys/key_quals.o extension/scan/keys/derived_key.o extension/scan/keys/value_memo.o extension/scan/keys/interval_memo.o extension/scan/keys/text_memo.o extension/scan/keys/text_ids.o extension/scan/keys/builtin_ops.o extension/scan/keys/key_params.o extension/scan/quals/qual_order.o \
        extension/scan/grouped/table/group_table.o extension/scan/grouped/table/group_agg.o extension/scan/grouped/table/group_checks.o extension/scan/grouped/table/group_page.o extension/scan/grouped/merge/shared_groups.o \
        extension/scan/grouped/table/tuple_spill.o \

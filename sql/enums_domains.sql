@@ -14,7 +14,8 @@
 -- a WHERE column as its base type is (heap_stored_type), a time key of a
 -- domain over timestamptz too.  Every answer is
 -- compared with PostgreSQL's ordinary plan (rt_compare).  A uuid device
--- column as a key is kept as its 16 bytes (uuid_key.cpp), on the host.
+-- column as a key is kept as its 16 bytes (column_key.cpp), matched on
+-- the page path against a dictionary of the values met.
 -- test/gpu/grouped_page_checks.sh runs these shapes on the GPU's pages.
 --
 LOAD 'gpu_histogram';

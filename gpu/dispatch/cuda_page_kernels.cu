@@ -396,7 +396,7 @@ bool grouped_page_spec_fits(const GroupedPageSpec &spec, const int64_t *table, i
                 return false;
             break;
         case PageKeyKind::text:
-            if (!text_column_fits(key.column) || key.entries == 0 ||
+            if (!bytes_column_fits(key.column) || key.entries == 0 ||
                 static_cast<int64_t>(key.table_first) + 2 * static_cast<int64_t>(key.entries) > table_words ||
                 (table != nullptr && !text_dictionary_fits(key, table, table_words)))
                 return false;

@@ -218,10 +218,14 @@ __host__ __device__ __forceinline__ bool found_slot(const unsigned char *page, u
         return key.null_host == 0;
     }
     if (key.kind == PageKeyKind::text) {
-        /* a value the dictionary lacks, a compressed or out-of-line one, or the column's missing value: the host's */
-        const unsigned char *bytes;
-        uint32_t n;
-        if (f != Found::present || !inline_varlena(page, at, &bytes, &n))
+        /*
+         * a value the dictionary lacks, a compressed or out-of-line one, or
+         * the column's missing value: the host's; a uuid's 16 bytes are
+         * matched in place
+         */
+        const unsigned char *bytes = page + at;
+        uint32_t n = page_value_bytes(PageValueType::uuid);
+        if (f != Found::present || (key.column.type != PageValueType::uuid && !inline_varlena(page, at, &bytes, &n)))
             return false;
         const int64_t s = text_slot(key, table, bytes, n);
         if (s == kHostSlot)

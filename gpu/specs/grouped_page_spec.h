@@ -25,7 +25,8 @@
  *     is kHostSlot, values no row has shown the host yet;
  *   - a text column is a dictionary of the values rows have shown the
  *     host (column_key.cpp), matched as bytes, which is equality under a
- *     deterministic collation; a value not in it is the host's.  A key of
+ *     deterministic collation; a value not in it is the host's.  A uuid
+ *     column is one too, its 16 bytes matched in place.  A key of
  *     a text column that the host evaluated once per value (lower(host),
  *     value_key.cpp) is the same dictionary, each value with its key's
  *     group.

@@ -65,8 +65,8 @@ inline uint32_t page_word_lines(uint64_t word) { return static_cast<uint32_t>(wo
  * length is its varlena header's.  A numeric is only ever a histogram's
  * value, converted as numeric_float8 does where the GPU can
  * (formulas/numeric_float8.h), its page handed back where it cannot.  A
- * uuid is only ever a WHERE clause's, compared as its 16 stored bytes, as
- * uuid_eq does.
+ * uuid is a WHERE clause's or a text key's dictionary's (PageKeyKind::text),
+ * compared as its 16 stored bytes, as uuid_eq does.
  */
 enum class PageValueType : int32_t { float8 = 0, float4, int2, int4, int8, boolean, text, numeric, uuid };
 

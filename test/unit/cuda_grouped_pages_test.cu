@@ -2637,6 +2637,55 @@ TEST(GroupedPagesHost, UuidQualsCompareBytes)
 }
 
 /*
+ * A uuid key places a row by its 16 bytes, read in place at its fixed
+ * offset or after a varlena, among the dictionary's values ordered by
+ * their bytes: NULL is the NULL slot; a uuid the dictionary lacks, and a
+ * tuple stored before the column was added with a missing value, are the
+ * host's.  A uuid key laid out as anything but 16 bytes is refused.
+ */
+TEST(GroupedPagesHost, UuidKeysByDictionary)
+{
+    ASSERT_NE(pool(), nullptr);
+    const Layout walked{{gh::kVarlenaLen, 4}, {16, 1}, {8, 8}};
+    const Layout fixed{{4, 4}, {16, 1}, {8, 8}};
+    for (int l = 0; l < 2; l++) {
+        const Layout &layout = l == 0 ? walked : fixed;
+        const std::vector<heap_pages::Datum> uuids{uuid_datum(1), uuid_datum(0x81), heap_pages::null_datum(),
+                                                   uuid_datum(3), uuid_datum(1),    uuid_datum(9)};
+        PageWriter w(pool_page(0));
+        for (size_t r = 0; r < uuids.size(); r++)
+            ASSERT_TRUE(w.add_tuple(layout, {l == 0 ? text_datum(std::string(r * 37 % 200, 'p')) : heap_pages::int_datum(7),
+                                             uuids[r], heap_pages::float8_datum(0.5)}));
+        ASSERT_TRUE(w.add_tuple({layout[0]}, {l == 0 ? text_datum("p") : heap_pages::int_datum(7)})); /* 6: before ADD COLUMN */
+        gh::PageColumn u = heap_pages::page_column(layout, 2, PageValueType::uuid);
+        std::vector<int64_t> table{42};
+        GroupedPageSpec spec{};
+        spec.value = heap_pages::page_column(layout, 3, PageValueType::float8);
+        spec.interval = BucketSpec{0, 1, 4, BucketRule::pg16}; /* 7 cells a group */
+        spec.nkeys = 1;
+        /* by their bytes: uuid 1 slot 0, 3 slot 1, 0x81 (the high bit set) slot 2; NULL 3 */
+        spec.keys[0] = text_key(u, {uuid_bytes(3), uuid_bytes(0x81), uuid_bytes(1)}, &table);
+        ASSERT_TRUE(gh::grouped_page_spec_fits(spec, table.data(), static_cast<int64_t>(table.size())));
+        const int64_t want_slot[] = {0, 2, 3, 1, 0, -1, 3};
+        for (uint32_t i = 0; i < 7; i++) {
+            const RowResult got = evaluated(pool_page(0), i, spec, table);
+            if (want_slot[i] < 0) {
+                EXPECT_EQ(got.fate, RowFate::host) << "layout " << l << ", row " << i;
+                continue;
+            }
+            ASSERT_EQ(got.fate, RowFate::count) << "layout " << l << ", row " << i;
+            EXPECT_EQ(got.row_cell, want_slot[i] * 7 + 6) << "layout " << l << ", row " << i;
+        }
+        spec.keys[0].column.has_missing = true;
+        EXPECT_EQ(evaluated(pool_page(0), 6, spec, table).fate, RowFate::host) << "layout " << l;
+        spec.keys[0].column.has_missing = false;
+        GroupedPageSpec bad = spec;
+        bad.keys[0].column.attr.len = 8;
+        EXPECT_FALSE(gh::grouped_page_spec_fits(bad, table.data(), static_cast<int64_t>(table.size())));
+    }
+}
+
+/*
  * A key of a text column that the host evaluated per value (lower(host))
  * is the same dictionary with each value's slot the key's group: values
  * share a slot, one may be the NULL group (a key NULL for a value that is

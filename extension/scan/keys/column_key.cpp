@@ -3,10 +3,12 @@
  *
  * int2, int4, int8, bool, date, timestamp and timestamptz are their stored
  * words; text and varchar are their bytes, only under a deterministic
- * collation, whose equality is byte equality.  On the GPU an integer-like
- * column is a window of stored values, one slot each, over the range its
- * statistics and the WHERE clause give; a text column a dictionary of the
- * values the host has met (text_memo.h) and its statistics name.
+ * collation, whose equality is byte equality; a uuid (an IoT table's
+ * device) its 16 bytes, which uuid_eq compares.  On the GPU an
+ * integer-like column is a window of stored values, one slot each, over
+ * the range its statistics and the WHERE clause give; a text or uuid
+ * column a dictionary of the values the host has met (text_memo.h) and
+ * its statistics name, a uuid's bytes matched in place.
  */
 #include "group_keys.h"
 #include "key_helpers.h"
@@ -21,6 +23,7 @@ extern "C" {
 #include "fmgr.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
+#include "utils/uuid.h"
 }
 
 namespace gpu_histogram {
@@ -30,11 +33,12 @@ namespace {
 /* An enum is by value (value_key.cpp): its labels' OIDs are few, but far from a window's worth apart. */
 bool plain_column(const Var *v, GroupKeyDef *out)
 {
-    if (!key_type_kept_as_is(v->vartype, v->varcollid) || type_is_enum(getBaseType(v->vartype)))
+    const Oid type = heap_stored_type(v->vartype); /* a domain's base type */
+    if ((type != UUIDOID && !key_type_kept_as_is(v->vartype, v->varcollid)) || type_is_enum(getBaseType(v->vartype)))
         return false;
     out->attno = v->varattno;
-    out->coltype = out->keytype = heap_stored_type(v->vartype); /* a domain's base type */
-    out->as_bytes = out->coltype == TEXTOID || out->coltype == VARCHAROID;
+    out->coltype = out->keytype = type;
+    out->as_bytes = type == TEXTOID || type == VARCHAROID || type == UUIDOID;
     return true;
 }
 
@@ -63,8 +67,12 @@ bool word(GroupKey *key, TupleDesc desc, HeapTupleData *t, int64 *word)
     return heap_column_word(key->column, desc, t, word);
 }
 
-/* The text values the column's statistics name: most common values and histogram bounds, detoasted. */
-void statistics_values(Oid relid, AttrNumber attno, struct varlena ***values, int32 *n, int32 *cap)
+/*
+ * The values the column's statistics name, most common values and
+ * histogram bounds, as varlenas: a text's detoasted, a uuid's 16 bytes
+ * (uuid, true) put under a header.
+ */
+void statistics_values(Oid relid, AttrNumber attno, bool uuid, struct varlena ***values, int32 *n, int32 *cap)
 {
     HeapTuple tuple = SearchSysCache3(STATRELATTINH, ObjectIdGetDatum(relid), Int16GetDatum(attno),
                                       BoolGetDatum(false));
@@ -79,7 +87,14 @@ void statistics_values(Oid relid, AttrNumber attno, struct varlena ***values, in
                 *cap *= 2;
                 *values = static_cast<struct varlena **>(repalloc(*values, sizeof(struct varlena *) * *cap));
             }
-            (*values)[(*n)++] = pg_detoast_datum_copy(reinterpret_cast<struct varlena *>(DatumGetPointer(slot.values[i])));
+            if (uuid) {
+                struct varlena *v = static_cast<struct varlena *>(palloc(VARHDRSZ + UUID_LEN));
+                SET_VARSIZE(v, VARHDRSZ + UUID_LEN);
+                memcpy(VARDATA(v), DatumGetPointer(slot.values[i]), UUID_LEN);
+                (*values)[(*n)++] = v;
+            } else {
+                (*values)[(*n)++] = pg_detoast_datum_copy(reinterpret_cast<struct varlena *>(DatumGetPointer(slot.values[i])));
+            }
         }
         free_attstatsslot(&slot);
     }
@@ -100,7 +115,7 @@ bool text_dictionary(GroupKey *key, const KeyRows &rows, gh::PageKey *out, KeyTa
     struct varlena **values = static_cast<struct varlena **>(palloc(sizeof(struct varlena *) * cap));
     for (int32 i = 0; i < nremembered; i++)
         values[n++] = remembered[i];
-    statistics_values(rows.relid, key->def.attno, &values, &n, &cap);
+    statistics_values(rows.relid, key->def.attno, key->def.coltype == UUIDOID, &values, &n, &cap);
     std::sort(values, values + n, [](const struct varlena *a, const struct varlena *b) { return text_key_order(a, b) < 0; });
     int32 kept = 0;
     for (int32 i = 0; i < n; i++) {
@@ -146,9 +161,22 @@ bool gpu_table(GroupKey *key, const KeyRows &rows, gh::PageKey *out, KeyTables *
     return true;
 }
 
-/* text and varchar: the stored bytes, detoasted */
+/* text and varchar: the stored bytes, detoasted; a uuid's 16, in place */
 bool bytes(GroupKey *key, TupleDesc desc, HeapTupleData *t, const char **data, int32 *len)
 {
+    if (key->def.coltype == UUIDOID) {
+        const char *p = heap_column_data(key->column, t->t_data);
+        if (p == NULL) {
+            bool isnull;
+            const Datum d = heap_getattr(t, key->def.attno, desc, &isnull);
+            if (isnull)
+                return false;
+            p = reinterpret_cast<const char *>(DatumGetPointer(d));
+        }
+        *data = p;
+        *len = UUID_LEN;
+        return true;
+    }
     /* a value stored inline and uncompressed is read in place; heap_getattr() knew no faster way to it */
     const char *p = key->column.len == -1 ? heap_column_varlena(key->column, t->t_data) : NULL;
     if (p != NULL && !VARATT_IS_EXTERNAL(p) && !VARATT_IS_COMPRESSED(p)) {

@@ -19,7 +19,7 @@ namespace gpu_histogram {
 namespace {
 
 /* Asked in this order; the first that recognises an expression has it. */
-const KeyKindOps *const kKinds[] = {&column_key_kind,   &uuid_key_kind,    &time_key_kind,    &width_bucket_key_kind,
+const KeyKindOps *const kKinds[] = {&column_key_kind,   &time_key_kind,    &width_bucket_key_kind,
                                     &tsdb_key_kind,     &date_field_key_kind, &monotone_key_kind,
                                     &value_key_kind,    &derived_key_kind,
                                     &expression_key_kind /* last: any expression the others leave */};

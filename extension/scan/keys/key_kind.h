@@ -117,7 +117,6 @@ struct KeyKindOps {
 
 /* The kinds, one file each. */
 extern const KeyKindOps column_key_kind;       /* column_key.cpp */
-extern const KeyKindOps uuid_key_kind;         /* uuid_key.cpp: a uuid column, kept as its bytes */
 extern const KeyKindOps time_key_kind;         /* time_key.cpp: date_trunc, date_bin, ::date */
 extern const KeyKindOps width_bucket_key_kind; /* width_bucket_key.cpp */
 extern const KeyKindOps tsdb_key_kind;         /* tsdb_key.cpp: TimescaleDB's time_bucket */

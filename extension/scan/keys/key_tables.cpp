@@ -284,6 +284,10 @@ bool key_table_build(GroupKey *key, Oid relid, TupleDesc desc, const NativeQuals
         Datum missing; /* an older tuple's value: the kernel leaves it to the host */
         if (!page_text_column_for(desc, key->column, &out->column, &missing))
             return false;
+    } else if (key->column.type == UUIDOID) {
+        Datum missing; /* the same */
+        if (!page_uuid_column_for(desc, key->column, &out->column, &missing))
+            return false;
     } else if (!page_column_for(desc, key->column, &out->column)) {
         return false;
     }

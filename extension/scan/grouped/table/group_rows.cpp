@@ -71,7 +71,7 @@ void fill_row(GroupAgg *ga, const ScanGroup *g, TupleTableSlot *slot, bool parti
             int32 n;
             memcpy(&n, g->key + text_at, sizeof n);
             slot->tts_values[col] = ga->keys[k].def.keytype == UUIDOID
-                                        ? PointerGetDatum(memcpy(palloc(n), g->key + text_at + sizeof n, n)) /* uuid_key.cpp */
+                                        ? PointerGetDatum(memcpy(palloc(n), g->key + text_at + sizeof n, n)) /* column_key.cpp's uuid */
                                         : PointerGetDatum(cstring_to_text_with_len(g->key + text_at + sizeof n, n));
             text_at += sizeof n + n;
         } else {
