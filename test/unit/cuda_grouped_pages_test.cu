@@ -2568,6 +2568,32 @@ std::string uuid_bytes(unsigned char b)
 }
 
 /*
+ * The two layouts a uuid column is read in: after a text (its offset
+ * walked to, l 0) or at a fixed offset after an int4 (l 1), then a float8.
+ */
+const Layout &uuid_layout(int l)
+{
+    static const Layout walked{{gh::kVarlenaLen, 4}, {16, 1}, {8, 8}};
+    static const Layout fixed{{4, 4}, {16, 1}, {8, 8}};
+    return l == 0 ? walked : fixed;
+}
+
+/*
+ * Writes pool page 0: a row of uuid_layout(l) for each of uuids, then one
+ * stored before the uuid column was added; false if a row did not fit.
+ */
+bool write_uuid_page(int l, const std::vector<heap_pages::Datum> &uuids)
+{
+    const Layout &layout = uuid_layout(l);
+    PageWriter w(pool_page(0));
+    for (size_t r = 0; r < uuids.size(); r++)
+        if (!w.add_tuple(layout, {l == 0 ? text_datum(std::string(r * 37 % 200, 'p')) : heap_pages::int_datum(7),
+                                  uuids[r], heap_pages::float8_datum(0.5)}))
+            return false;
+    return w.add_tuple({layout[0]}, {l == 0 ? text_datum("p") : heap_pages::int_datum(7)});
+}
+
+/*
  * A uuid column is compared as its 16 stored bytes, as uuid_eq does, read
  * in place at its fixed offset or after a varlena: = and <> one value, IN
  * and NOT IN a list, NULL passing neither way, a tuple stored before the
@@ -2577,19 +2603,11 @@ std::string uuid_bytes(unsigned char b)
 TEST(GroupedPagesHost, UuidQualsCompareBytes)
 {
     ASSERT_NE(pool(), nullptr);
-    /* the uuid after a text (its offset walked to) and at a fixed offset after an int4 */
-    const Layout walked{{gh::kVarlenaLen, 4}, {16, 1}, {8, 8}};
-    const Layout fixed{{4, 4}, {16, 1}, {8, 8}};
     for (int l = 0; l < 2; l++) {
-        const Layout &layout = l == 0 ? walked : fixed;
-        const std::vector<heap_pages::Datum> uuids{uuid_datum(1), uuid_datum(2), heap_pages::null_datum(),
-                                                   uuid_datum(3), uuid_datum(1), uuid_datum(0x81)};
-        PageWriter w(pool_page(0));
-        for (size_t r = 0; r < uuids.size(); r++)
-            ASSERT_TRUE(w.add_tuple(layout, {l == 0 ? text_datum(std::string(r * 37 % 200, 'p')) : heap_pages::int_datum(7),
-                                             uuids[r], heap_pages::float8_datum(0.5)}));
-        ASSERT_TRUE(w.add_tuple({layout[0]}, {l == 0 ? text_datum("p") : heap_pages::int_datum(7)})); /* 6: before ADD COLUMN */
-        const Written written{w.lines()};
+        const Layout &layout = uuid_layout(l);
+        /* rows 0-5, and 6 stored before ADD COLUMN */
+        ASSERT_TRUE(write_uuid_page(l, {uuid_datum(1), uuid_datum(2), heap_pages::null_datum(), uuid_datum(3),
+                                        uuid_datum(1), uuid_datum(0x81)}));
         gh::PageColumn u = heap_pages::page_column(layout, 2, PageValueType::uuid);
         ASSERT_EQ(u.fixed_offset, l == 0 ? -1 : 4);
         gh::PageColumn with_missing = u;
@@ -2611,7 +2629,7 @@ TEST(GroupedPagesHost, UuidQualsCompareBytes)
         for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
             const GroupedPageSpec spec = one_qual_spec(layout, 3, cases[k].q);
             ASSERT_TRUE(gh::grouped_page_spec_fits(spec, static_cast<int64_t>(table.size()))) << "case " << k;
-            for (uint32_t i = 0; i < written[0].size(); i++) {
+            for (uint32_t i = 0; i < 7; i++) {
                 const RowFate want = std::strchr(cases[k].passing, '0' + int(i)) ? RowFate::count : RowFate::skip;
                 EXPECT_EQ(evaluated(pool_page(0), i, spec, table).fate, want)
                     << "layout " << l << ", case " << k << ", row " << i;
@@ -2646,17 +2664,11 @@ TEST(GroupedPagesHost, UuidQualsCompareBytes)
 TEST(GroupedPagesHost, UuidKeysByDictionary)
 {
     ASSERT_NE(pool(), nullptr);
-    const Layout walked{{gh::kVarlenaLen, 4}, {16, 1}, {8, 8}};
-    const Layout fixed{{4, 4}, {16, 1}, {8, 8}};
     for (int l = 0; l < 2; l++) {
-        const Layout &layout = l == 0 ? walked : fixed;
-        const std::vector<heap_pages::Datum> uuids{uuid_datum(1), uuid_datum(0x81), heap_pages::null_datum(),
-                                                   uuid_datum(3), uuid_datum(1),    uuid_datum(9)};
-        PageWriter w(pool_page(0));
-        for (size_t r = 0; r < uuids.size(); r++)
-            ASSERT_TRUE(w.add_tuple(layout, {l == 0 ? text_datum(std::string(r * 37 % 200, 'p')) : heap_pages::int_datum(7),
-                                             uuids[r], heap_pages::float8_datum(0.5)}));
-        ASSERT_TRUE(w.add_tuple({layout[0]}, {l == 0 ? text_datum("p") : heap_pages::int_datum(7)})); /* 6: before ADD COLUMN */
+        const Layout &layout = uuid_layout(l);
+        /* rows 0-5, and 6 stored before ADD COLUMN */
+        ASSERT_TRUE(write_uuid_page(l, {uuid_datum(1), uuid_datum(0x81), heap_pages::null_datum(), uuid_datum(3),
+                                        uuid_datum(1), uuid_datum(9)}));
         gh::PageColumn u = heap_pages::page_column(layout, 2, PageValueType::uuid);
         std::vector<int64_t> table{42};
         GroupedPageSpec spec{};
