@@ -86,18 +86,18 @@ int32 column_typmod(const Var *var)
     return typmod;
 }
 
-/* A bare column of table relid of exactly this type, or of a domain over it. */
-bool plain_column(const Expr *value, Index relid, Oid type, AttrNumber *attno)
+/* A bare column of table relid of exactly this type, or of a domain over it: the column, else NULL. */
+const Var *plain_column(const Expr *value, Index relid, Oid type, AttrNumber *attno)
 {
-    value = reinterpret_cast<const Expr *>(heap_domain_column(reinterpret_cast<const Node *>(value)));
-    if (!IsA(value, Var))
-        return false;
-    const Var *var = reinterpret_cast<const Var *>(value);
+    const Node *n = heap_domain_column(reinterpret_cast<const Node *>(value));
+    if (!IsA(n, Var))
+        return NULL;
+    const Var *var = reinterpret_cast<const Var *>(n);
     if (var->varno != static_cast<int>(relid) || var->varlevelsup != 0 || var->varattno <= 0 ||
         !stored_as(var, type))
-        return false;
+        return NULL;
     *attno = var->varattno;
-    return true;
+    return var;
 }
 
 /* The form of gpu_histogram with these argument types, if it is one. */
@@ -151,10 +151,8 @@ bool float8_column(const Expr *value, Index relid, AttrNumber *attno, Oid *colty
             return false;
         value = static_cast<const Expr *>(linitial(cast->args));
     }
-    if (!plain_column(value, relid, type, attno))
-        return false;
-    value = reinterpret_cast<const Expr *>(heap_domain_column(reinterpret_cast<const Node *>(value)));
-    if (type == NUMERICOID && !numeric_always_converts(column_typmod(reinterpret_cast<const Var *>(value))))
+    const Var *var = plain_column(value, relid, type, attno);
+    if (var == NULL || (type == NUMERICOID && !numeric_always_converts(column_typmod(var))))
         return false;
     *coltype = type;
     return true;

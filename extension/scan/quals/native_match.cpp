@@ -113,7 +113,7 @@ const Var *compared_column(Node *n, TupleDesc desc, Oid *cast)
         return NULL;
     const Var *var = reinterpret_cast<const Var *>(n);
     if (var->varattno <= 0 || var->varattno > desc->natts || var->varlevelsup != 0 ||
-        (OidIsValid(from) && (var->vartype != from && heap_stored_type(var->vartype) != from)))
+        (OidIsValid(from) && heap_stored_type(var->vartype) != from))
         return NULL;
     return var;
 }
