@@ -375,5 +375,36 @@ FROM (VALUES ($$date_trunc('hour', ts) + interval '15 minutes' * floor(extract(m
                     k, '2026-03-20', '2026-03-27') q,
      LATERAL (SELECT pg_temp.estimated(q) AS e, pg_temp.groups(q) AS g) n;
 
+-- A bar chart wants rows, not an array: the histogram unnested in the
+-- select list (a ProjectSet above the scan's rows), its bucket numbers
+-- from generate_series beside it, per group too, and count(1) for
+-- count(*).  Serially and under a Gather, where the planner puts the
+-- projection below the Gather, on the scan.  A set-returning GROUP BY key
+-- is evaluated below the grouping, so it keeps the ordinary plan.
+SET TimeZone = 'Australia/Lord_Howe';
+SELECT w AS workers, q, c.*
+FROM (VALUES (0), (2)) v(w),
+     LATERAL set_config('max_parallel_workers_per_gather', w::text, false) s,
+     LATERAL (VALUES ($$SELECT generate_series(0, 9) AS bucket, unnest(gpu_histogram(x, 0, 1, 8)) AS n FROM dash$$),
+                     ($$SELECT count(1), count('x'), unnest(gpu_histogram(x, 0, 1, 4)) FROM dash WHERE s = 'beta'$$),
+                     ($$SELECT s, generate_series(0, 5) AS bucket, unnest(gpu_histogram(x, 0, 1, 4)) AS n FROM dash GROUP BY 1$$),
+                     ($$SELECT date_trunc('day', ts) AS day, unnest(gpu_histogram(x, '{0.25,0.5,0.75}'::float8[])) AS n, count(1)
+                        FROM dash WHERE ts < '2026-03-20' GROUP BY 1 HAVING count(1) > 10$$),
+                     ($$SELECT s, unnest(ARRAY[min(x), max(x)]), gpu_histogram(x, 0, 1, 2) FROM dash GROUP BY 1$$),
+                     ($$SELECT count(*), gpu_histogram(x, 0, 1, 4) FROM dash GROUP BY generate_series(1, 2)$$)) t(q),
+     LATERAL rt_compare(q) c
+ORDER BY 1, 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SELECT * FROM rt_explain($$SELECT s, generate_series(0, 5) AS bucket, unnest(gpu_histogram(x, 0, 1, 4)) AS n FROM dash GROUP BY 1$$);
+SELECT * FROM rt_compare($$SELECT s, generate_series(0, 5) AS bucket, unnest(gpu_histogram(x, 0, 1, 4)) AS n FROM dash GROUP BY 1$$);
+SELECT * FROM rt_compare($$SELECT unnest(gpu_histogram(x, 0, 1, 4)) AS n FROM dash GROUP BY s ORDER BY 1 DESC LIMIT 5$$, true);
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+SET max_parallel_workers_per_gather = 0;
+
 DROP TABLE dash;
 RESET TimeZone;

@@ -219,6 +219,11 @@ bool beside_call_parse(const Aggref *aggref, Index relid, ScanAggregate *out)
         list_length(aggref->args) != 1 || aggref->aggstar)
         return false;
     const Node *arg = heap_domain_column(reinterpret_cast<Node *>(static_cast<TargetEntry *>(linitial(aggref->args))->expr));
+    /* count(1), as hand-written SQL counts rows: a constant that is not NULL counts every row */
+    if (kind == AggKind::count_column && IsA(arg, Const) && !reinterpret_cast<const Const *>(arg)->constisnull) {
+        out->kind = AggKind::count_star;
+        return true;
+    }
     if (!IsA(arg, Var))
         return false;
     const Var *var = reinterpret_cast<const Var *>(arg);

@@ -127,13 +127,15 @@ bool query_shape_fits(PlannerInfo *root, RelOptInfo *input_rel, QueryShape *shap
     if (contain_subplans(parse->havingQual))
         return scan_declined(root, "a subquery in HAVING");
     /*
-     * Window functions and DISTINCT are planned above the grouped rows
-     * (upper_targets[UPPERREL_GROUP_AGG] is their input), so the scan can
-     * make those rows; a set-returning function in the select list may be
-     * evaluated below them.
+     * Window functions, DISTINCT and the select list's set-returning
+     * functions (unnest of the histogram) are planned above the grouped rows
+     * (upper_targets[UPPERREL_GROUP_AGG] is their input, ProjectSet their
+     * node), so the scan can make those rows.  A set-returning GROUP BY key
+     * is evaluated below them, once per row it multiplies, and is refused
+     * with the keys.
      */
-    if (parse->hasTargetSRFs || parse->rowMarks != NIL)
-        return scan_declined(root, "a set-returning function in the select list, or FOR UPDATE");
+    if (parse->rowMarks != NIL)
+        return scan_declined(root, "FOR UPDATE");
     if (input_rel->reloptkind != RELOPT_BASEREL || input_rel->rtekind != RTE_RELATION)
         return scan_declined(root, "the aggregates read a join or a subquery, not one table");
     if (IS_DUMMY_REL(input_rel))
@@ -153,7 +155,10 @@ bool query_shape_fits(PlannerInfo *root, RelOptInfo *input_rel, QueryShape *shap
         SortGroupClause *sgc = static_cast<SortGroupClause *>(lfirst(lc));
         if (!sgc->hashable)
             return scan_declined(root, "GROUP BY key %d has no hashable equality", list_length(shape->keys) + 1);
-        shape->keys = lappend(shape->keys, get_sortgroupclause_expr(sgc, parse->targetList));
+        Node *key = get_sortgroupclause_expr(sgc, parse->targetList);
+        if (expression_returns_set(key))
+            return scan_declined(root, "GROUP BY key %d is a set-returning function", list_length(shape->keys) + 1);
+        shape->keys = lappend(shape->keys, key);
     }
     if (list_length(shape->keys) > kMaxKeys)
         return scan_declined(root, "more than %d GROUP BY keys", kMaxKeys);

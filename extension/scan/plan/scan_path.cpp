@@ -102,7 +102,14 @@ Plan *plan_custom_path(PlannerInfo *root, RelOptInfo *, CustomPath *best_path, L
 
     List *scan_tlist = NIL;
     ListCell *lc;
-    List *aggrefs = pull_var_clause(reinterpret_cast<Node *>(tlist), PVC_INCLUDE_AGGREGATES);
+    /*
+     * The aggregates come from the path's target, not tlist: a projection
+     * the planner puts on the scan (below a Gather, where the select list's
+     * set-returning functions are split off) plans it with CP_IGNORE_TLIST,
+     * an empty tlist, and then sets the node's targetlist to its own
+     * expressions of the same aggregates.
+     */
+    List *aggrefs = pull_var_clause(reinterpret_cast<Node *>(best_path->path.pathtarget->exprs), PVC_INCLUDE_AGGREGATES);
     bool partial = false;
     foreach (lc, aggrefs)
         if (IsA(lfirst(lc), Aggref)) {
