@@ -3,11 +3,20 @@
 -- ds_metrics is a metrics table as users have it, a text column before the
 -- values: 250,000 rows 23 seconds apart from 2024-01-01 (about 67 days),
 -- 13 devices, with NULLs in every column, infinite times, infinite cpu
--- values, NaN and infinite loads; vacuumed (its pages all-visible, read
+-- values, NaN and infinite loads, an enum level (one label added BEFORE
+-- another, so the labels' order is not their OIDs'), a uuid device and a
+-- domain over float8; vacuumed (its pages all-visible, read
 -- whole), then 20,000 rows more after ANALYZE: a new device, g values the
 -- statistics never saw, later times, on pages that are not all-visible.
-DROP TABLE IF EXISTS ds_metrics;
-CREATE TABLE ds_metrics (time timestamptz, device_id text, cpu float8, g int, flag bool, price numeric(10,2), load float8);
+DROP TABLE IF EXISTS ds_metrics, ds_parts, ds_odd;
+DROP TYPE IF EXISTS ds_level;
+DROP DOMAIN IF EXISTS ds_percent;
+-- a log level whose label 'trace', added BEFORE 'debug', has the largest OID
+CREATE TYPE ds_level AS ENUM ('debug', 'info', 'warn', 'error');
+ALTER TYPE ds_level ADD VALUE 'trace' BEFORE 'debug';
+CREATE DOMAIN ds_percent AS float8;
+CREATE TABLE ds_metrics (time timestamptz, device_id text, cpu float8, g int, flag bool, price numeric(10,2), load float8,
+                         level ds_level, dev uuid, pct ds_percent);
 INSERT INTO ds_metrics
 SELECT CASE WHEN i % 997 = 0 THEN NULL WHEN i % 4999 = 0 THEN 'infinity' WHEN i % 5003 = 0 THEN '-infinity'
             ELSE timestamptz '2024-01-01 00:00+00' + i * interval '23 seconds' END,
@@ -18,12 +27,15 @@ SELECT CASE WHEN i % 997 = 0 THEN NULL WHEN i % 4999 = 0 THEN 'infinity' WHEN i 
        CASE WHEN i % 17 = 0 THEN NULL ELSE i % 3 = 0 END,
        CASE WHEN i % 19 = 0 THEN NULL ELSE ((i * 37) % 10000) / 100.0 END,
        CASE WHEN i % 1009 = 0 THEN 'NaN' WHEN i % 29 = 0 THEN NULL WHEN i % 4001 = 0 THEN '-infinity'
-            ELSE (i % 1000) / 10.0 END
+            ELSE (i % 1000) / 10.0 END,
+       CASE WHEN i % 23 = 0 THEN NULL ELSE (enum_range(NULL::ds_level))[1 + (i * 3) % 5] END,
+       CASE WHEN i % 31 = 0 THEN NULL ELSE md5('dev' || i % 17)::uuid END,
+       CASE WHEN i % 37 = 0 THEN NULL WHEN i % 4007 = 0 THEN 'NaN' ELSE (i % 997) / 9.97 END
 FROM generate_series(1, 250000) i;
 VACUUM ANALYZE ds_metrics;
 INSERT INTO ds_metrics
 SELECT timestamptz '2024-03-05 00:00+00' + i * interval '7 seconds', 'dev-new-' || (i % 3), i % 7 * 20.0, 100 + i % 50,
-       i % 2 = 0, 99.99, i % 13
+       i % 2 = 0, 99.99, i % 13, 'trace', md5('late' || i % 3)::uuid, i % 101
 FROM generate_series(1, 20000) i;
 
 -- ds_parts holds the same rows in a table partitioned by month, as
@@ -48,23 +60,23 @@ INSERT INTO ds_parts SELECT * FROM ds_metrics WHERE device_id LIKE 'dev-new-%';
 -- attmissingval.
 DROP TABLE IF EXISTS ds_odd;
 CREATE TABLE ds_odd (note text, tags jsonb, time timestamptz, junk int, device_id varchar(24), cpu float8,
-                     g int, flag bool, price numeric(10,2));
+                     g int, flag bool, price numeric(10,2), level ds_level, dev uuid, pct ds_percent);
 ALTER TABLE ds_odd ALTER COLUMN note SET STORAGE EXTERNAL;
 INSERT INTO ds_odd
 SELECT CASE WHEN n % 41 = 0 THEN repeat(md5(n::text), 80) WHEN n % 43 = 0 THEN NULL ELSE 'n' || n % 7 END,
        CASE WHEN n % 5 = 0 THEN NULL ELSE jsonb_build_object('rack', n % 9, 'row', repeat('r', (n % 150)::int)) END,
-       time, n, device_id, cpu, g, flag, price
+       time, n, device_id, cpu, g, flag, price, level, dev, pct
 FROM (SELECT row_number() OVER () AS n, * FROM ds_metrics WHERE device_id IS NULL OR device_id NOT LIKE 'dev-new-%') m WHERE n <= 150000;
 ALTER TABLE ds_odd DROP COLUMN junk;
 ALTER TABLE ds_odd ADD COLUMN load float8 DEFAULT 42.5;
 INSERT INTO ds_odd
 SELECT CASE WHEN n % 41 = 0 THEN repeat('out of line ', 400) ELSE 'n' || n % 7 END,
        CASE WHEN n % 37 = 0 THEN jsonb_build_object('row', repeat('compressed inline ', 200)) END,
-       time, device_id, cpu, g, flag, price, load
+       time, device_id, cpu, g, flag, price, level, dev, pct, load
 FROM (SELECT row_number() OVER () AS n, * FROM ds_metrics WHERE device_id IS NULL OR device_id NOT LIKE 'dev-new-%') m WHERE n > 150000 AND n <= 250000;
 VACUUM ANALYZE ds_odd;
-INSERT INTO ds_odd (time, device_id, cpu, g, flag, price, load)
-SELECT time, device_id, cpu, g, flag, price, load FROM ds_metrics WHERE device_id LIKE 'dev-new-%';
+INSERT INTO ds_odd (time, device_id, cpu, g, flag, price, load, level, dev, pct)
+SELECT time, device_id, cpu, g, flag, price, load, level, dev, pct FROM ds_metrics WHERE device_id LIKE 'dev-new-%';
 
 -- Rows of ds_with and ds_without that the other lacks (EXCEPT ALL both ways),
 -- float and numeric columns rounded to 6 places.
