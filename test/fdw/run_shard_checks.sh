@@ -18,7 +18,8 @@
 #      heatmap also in Asia/Kolkata and Australia/Lord_Howe): the
 #      ungrouped histogram, GROUP BY g with counts, the hourly heatmap,
 #      Grafana's group, days, a periodic field and a cast to date, the time
-#      form, the thresholds form, HAVING / ORDER BY / LIMIT, and a prepared
+#      form, the thresholds form, HAVING / ORDER BY / LIMIT, a bar chart's
+#      rows (unnest of the histogram in the select list), and a prepared
 #      statement's parameters, each equal to the ordinary plan over r_all;
 #   2. their EXPLAIN VERBOSE: the GpuHistogramShards node, one Remote SQL
 #      with gpu_histogram per foreign partition, no Partial Aggregate; a
@@ -270,8 +271,10 @@ declare -A QUERIES=(
     [thresholds]="SELECT device_id, gpu_histogram(x, '{0.1,0.5,0.9}'::float8[]) FROM {T} GROUP BY 1 ORDER BY 1"
     [having]="SELECT g, gpu_histogram(x, 0, 1, 8) FROM {T} GROUP BY g HAVING count(*) > $((rows / 37))
               ORDER BY count(*) DESC, g LIMIT 5"
+    [bar_rows]="SELECT g, generate_series(0, 9) AS bucket, unnest(gpu_histogram(x, 0, 1, 8)) AS n FROM {T}
+                GROUP BY g ORDER BY 1, 2"
 )
-ORDER="ungrouped by_g heatmap hours_all grafana days hour_of_day dates time_form thresholds having"
+ORDER="ungrouped by_g heatmap hours_all grafana days hour_of_day dates time_form thresholds having bar_rows"
 declare -A LEAVES=([p_range]=$nshards [p_hash]=$nshards [p_list]=$nshards [p_mixed]=2)
 for table in p_range p_hash p_list p_mixed; do
     step "1. $table: each query against the ordinary plan over r_all, in America/New_York"
