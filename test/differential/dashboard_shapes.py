@@ -99,6 +99,9 @@ QUALS = [
     "pct > 50", "pct BETWEEN 10 AND 20 OR level = 'warn'",
     "time >= TO_TIMESTAMP('2024-01-20 00:00:00.000000', 'YYYY-MM-DD HH24:MI:SS.US')",
     "time < CAST('2024-02-10T00:00:00Z' AS timestamptz)",
+    # Metabase's relative dates and date_trunc filters, which bound the time column's pages too
+    "CAST(time AS date) BETWEEN '2024-01-20' AND '2024-01-25'", "time::date = '2024-02-29'",
+    "date_trunc('day', time) >= '2024-03-01'", "date_trunc('month', time) < '2024-02-01'",
     # clauses that raise at some rows
     "10 / (g - 50) > 0", "1 / (g - 7) IS NOT NULL",
 ]

@@ -9,7 +9,12 @@
 #include "../quals/fixed_exprs.h"
 
 extern "C" {
+#include "access/stratnum.h"
 #include "access/transam.h"
+#include "datatype/timestamp.h"
+#include "utils/date.h"
+#include "utils/datetime.h"
+#include "utils/timestamp.h"
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "nodes/nodeFuncs.h"
@@ -60,6 +65,13 @@ struct KeyQual {
     uint32 count;
     MemoryContext cxt;   /* the quals': the values and the memo live here */
     MemoryContext ask;   /* the operator's own allocations, freed after each question */
+    /*
+     * A date_trunc or ::date key compared by the btree order of its own
+     * type (range_strategy, as if the key were on the left), and the
+     * longest its bucket can be: what bounds the column (column_range).
+     */
+    int range_strategy;
+    int64 bucket_usec;
 };
 
 /* The operator's answer for the key's value at word. */
@@ -230,7 +242,123 @@ bool page_may_raise(ComputedAtom *a, TupleDesc desc, HeapTupleData *tuples, int 
     return group_key_page_may_raise(&q->key, desc, tuples, n, &span);
 }
 
-const ComputedAtomOps kKeyQualOps = {prepare, passes, page_may_raise};
+/*
+ * How far a key's value lies from its column's, in microseconds of the
+ * same 2000-01-01 epoch: a date_trunc or ::date key of t lies in
+ * [t - bucket - kZoneSlack, t + kZoneSlack].  The local time is t plus the
+ * zone's offset, less than 7 days either way (tzcode takes offsets below
+ * 168 hours), and date_trunc of a timestamptz goes back through the offset
+ * of the truncated local time, which a fall-back hour may make later than
+ * t: two offsets at most, 14 days.
+ */
+constexpr int64 kZoneSlack = 15 * USECS_PER_DAY;
+/*
+ * Values whose key raises nothing: ten years inside the timestamp range,
+ * so that no bucket reaches its ends (a year at most here).  A page with
+ * a value outside is never passed over by the key's range, since the
+ * ordinary plan would raise at that row.
+ */
+constexpr int64 kEdge = 3653 * USECS_PER_DAY;
+
+/* The longest bucket of date_trunc's unit, ::date's day; 0 for units past a year. */
+int64 bucket_usec(const GroupKeyDef &def)
+{
+    if (def.time_kind == TimeKeyKind::to_date)
+        return USECS_PER_DAY;
+    switch (def.unit) {
+    case DTK_MICROSEC:
+    case DTK_MILLISEC:
+    case DTK_SECOND:
+    case DTK_MINUTE:
+    case DTK_HOUR:
+    case DTK_DAY: return USECS_PER_DAY;
+    case DTK_WEEK: return 7 * USECS_PER_DAY;
+    case DTK_MONTH: return 31 * USECS_PER_DAY;
+    case DTK_QUARTER: return 92 * USECS_PER_DAY;
+    case DTK_YEAR: return 366 * USECS_PER_DAY;
+    }
+    return 0;
+}
+
+bool is_time_type(Oid type)
+{
+    return type == TIMESTAMPTZOID || type == TIMESTAMPOID || type == DATEOID;
+}
+
+/*
+ * The btree strategy of opno between two values of type, as if the key
+ * were its left argument; 0 where it is none (<>, another type).
+ */
+int key_strategy(Oid opno, Oid type, bool key_left)
+{
+    int strategy = 0;
+    List *found = get_op_btree_interpretation(opno);
+    ListCell *lc;
+    foreach (lc, found) {
+        const OpBtreeInterpretation *i = static_cast<const OpBtreeInterpretation *>(lfirst(lc));
+        if (i->oplefttype == type && i->oprighttype == type && i->strategy >= BTLessStrategyNumber &&
+            i->strategy <= BTGreaterStrategyNumber) {
+            strategy = i->strategy;
+            break;
+        }
+    }
+    list_free_deep(found);
+    if (strategy == 0 || key_left)
+        return strategy;
+    return BTMaxStrategyNumber + 1 - strategy; /* value < key is key > value */
+}
+
+const HeapColumn *range_column(ComputedAtom *a)
+{
+    KeyQual *q = reinterpret_cast<KeyQual *>(a);
+    return q->range_strategy != 0 ? &q->key.column : NULL;
+}
+
+/* The column's stored words from microseconds: a date column's days, rounded outwards. */
+int64 column_floor(const HeapColumn &col, int64 usec)
+{
+    if (col.type != DATEOID)
+        return usec;
+    return usec / USECS_PER_DAY - (usec % USECS_PER_DAY < 0 ? 1 : 0);
+}
+
+int64 column_ceil(const HeapColumn &col, int64 usec)
+{
+    if (col.type != DATEOID)
+        return usec;
+    return usec / USECS_PER_DAY + (usec % USECS_PER_DAY > 0 ? 1 : 0);
+}
+
+bool column_range(ComputedAtom *a, AtomColumnRange *out)
+{
+    KeyQual *q = reinterpret_cast<KeyQual *>(a);
+    if (q->range_strategy == 0 || q->value_null)
+        return false;
+    const int64 safe_lo = MIN_TIMESTAMP + kEdge, safe_hi = END_TIMESTAMP - kEdge;
+    int64 v;
+    if (q->value_type == DATEOID) {
+        const DateADT d = DatumGetDateADT(q->value);
+        if (DATE_NOT_FINITE(d) || d < safe_lo / USECS_PER_DAY || d > safe_hi / USECS_PER_DAY)
+            return false;
+        v = static_cast<int64>(d) * USECS_PER_DAY;
+    } else {
+        v = DatumGetTimestamp(q->value); /* the infinities lie outside, as the ends do */
+        if (v < safe_lo || v > safe_hi)
+            return false;
+    }
+    const HeapColumn &col = q->key.column;
+    out->lo = PG_INT64_MIN;
+    out->hi = PG_INT64_MAX;
+    if (q->range_strategy != BTLessStrategyNumber && q->range_strategy != BTLessEqualStrategyNumber)
+        out->lo = column_floor(col, v - kZoneSlack);
+    if (q->range_strategy != BTGreaterStrategyNumber && q->range_strategy != BTGreaterEqualStrategyNumber)
+        out->hi = column_ceil(col, v + q->bucket_usec + kZoneSlack);
+    out->safe_lo = column_ceil(col, safe_lo);
+    out->safe_hi = column_floor(col, safe_hi);
+    return true;
+}
+
+const ComputedAtomOps kKeyQualOps = {prepare, passes, page_may_raise, range_column, column_range};
 
 /*
  * A built-in operator that answers and raises nothing, NULL for NULL:
@@ -321,6 +449,13 @@ ComputedAtom *time_key_match(Node *clause, Index relid, TupleDesc desc, PlanStat
     q->list = list;
     q->use_or = use_or;
     q->value_type = exprType(value);
+    /* a range of the column where the key is a bucket of it, compared in its own order */
+    if (!list && def.kind == KeyKind::time &&
+        (def.time_kind == TimeKeyKind::trunc || def.time_kind == TimeKeyKind::to_date) &&
+        q->value_type == def.keytype && is_time_type(def.keytype) && is_time_type(q->key.column.type)) {
+        q->bucket_usec = bucket_usec(def);
+        q->range_strategy = q->bucket_usec > 0 ? key_strategy(opno, def.keytype, key_left) : 0;
+    }
     if (IsA(value, Const))
         set_value(q, reinterpret_cast<Const *>(value)->constvalue, reinterpret_cast<Const *>(value)->constisnull);
     else

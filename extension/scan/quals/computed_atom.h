@@ -31,6 +31,18 @@ extern "C" {
 namespace gpu_histogram {
 
 struct ComputedAtom;
+struct HeapColumn;
+
+/*
+ * What an atom says about its column's values, for passing over pages by
+ * their recorded ranges (summaries/page_range_scan.h): a row whose value
+ * lies outside [lo, hi] fails the atom, where the value lies in
+ * [safe_lo, safe_hi], the values whose expression raises nothing.
+ */
+struct AtomColumnRange {
+    int64 lo, hi;
+    int64 safe_lo, safe_hi;
+};
 
 struct ComputedAtomOps {
     /* Evaluates the expression's fixed arguments and the compared value, once per scan (never under a lock). */
@@ -39,6 +51,14 @@ struct ComputedAtomOps {
     bool (*passes)(ComputedAtom *a, TupleDesc desc, HeapTupleData *t);
     /* Whether computing the expression for any of tuples[0 .. n) may raise. */
     bool (*page_may_raise)(ComputedAtom *a, TupleDesc desc, HeapTupleData *tuples, int n);
+    /*
+     * Optional (NULL: none): the column whose values bound the atom's
+     * (a time key's: `CAST(ts AS date) >= $1`), known before the values,
+     * or NULL ...
+     */
+    const HeapColumn *(*range_column)(ComputedAtom *a);
+    /* ... and, prepared, the range it lets pass there; false where it knows none. */
+    bool (*column_range)(ComputedAtom *a, AtomColumnRange *out);
 };
 
 struct ComputedAtom {

@@ -277,11 +277,70 @@ int filter_range(const IntRange &r, TupleDesc desc, HeapTupleData *tuples, int n
 
 } // namespace
 
+namespace {
+
+/*
+ * The column whose pages' ranges atom k's computed range may pass over,
+ * or NULL: the atom a clause of its own, and every atom before it a
+ * column's comparison (which raises nothing) or such an atom of the same
+ * column (which raises nothing within the safe values of the range), so
+ * that no row the range passes over is one at which the ordinary plan's
+ * Filter would have raised before reaching it.
+ */
+const HeapColumn *computed_range_column(const NativeQuals &q, int k)
+{
+    ComputedAtom *c = q.quals[k].computed;
+    if (c == NULL || c->ops->range_column == NULL || !native_qual_alone(q, k))
+        return NULL;
+    const HeapColumn *col = c->ops->range_column(c);
+    if (col == NULL)
+        return NULL;
+    for (int j = 0; j < k; j++) {
+        ComputedAtom *b = q.quals[j].computed;
+        if (b == NULL)
+            continue;
+        const HeapColumn *other = native_qual_alone(q, j) && b->ops->range_column != NULL ? b->ops->range_column(b)
+                                                                                          : NULL;
+        if (other == NULL || other->attno != col->attno)
+            return NULL;
+    }
+    return col;
+}
+
+} // namespace
+
+bool native_quals_computed_range(const NativeQuals &q, AttrNumber attno, AtomColumnRange *out)
+{
+    Assert(q.prepared);
+    bool any = false;
+    for (int k = 0; k < q.count; k++) {
+        const HeapColumn *col = computed_range_column(q, k);
+        AtomColumnRange r;
+        if (col == NULL || col->attno != attno || !q.quals[k].computed->ops->column_range(q.quals[k].computed, &r))
+            continue;
+        if (!any) {
+            *out = r;
+            any = true;
+            continue;
+        }
+        out->lo = Max(out->lo, r.lo);
+        out->hi = Min(out->hi, r.hi);
+        out->safe_lo = Max(out->safe_lo, r.safe_lo);
+        out->safe_hi = Min(out->safe_hi, r.safe_hi);
+    }
+    return any;
+}
+
 const HeapColumn *native_quals_range_column(const NativeQuals &q)
 {
-    const HeapColumn *found = NULL;
+    const HeapColumn *found = NULL, *computed = NULL;
     for (int k = 0; k < q.count; k++) {
         const NativeQual &a = q.quals[k];
+        if (a.computed != NULL) {
+            if (computed == NULL)
+                computed = computed_range_column(q, k);
+            continue;
+        }
         if (!native_qual_alone(q, k) || a.is_float || a.is_text || a.column.len <= 0 ||
             !(a.cmp == Comparison::lt || a.cmp == Comparison::le || a.cmp == Comparison::eq ||
               a.cmp == Comparison::ge || a.cmp == Comparison::gt))
@@ -292,7 +351,7 @@ const HeapColumn *native_quals_range_column(const NativeQuals &q)
         if (found == NULL)
             found = &a.column;
     }
-    return found;
+    return computed != NULL ? computed : found;
 }
 
 bool native_quals_of_column(const NativeQuals &q, AttrNumber attno)

@@ -109,11 +109,21 @@ static inline bool native_qual_alone(const NativeQuals &q, int i)
 /*
  * The column of the first clause that is one date or timestamp comparison
  * of its own (`ts >= $1`, not in an OR, not a list), else of the first
- * such integer comparison, or NULL: what a page's range of values can rule
- * out (page_range_scan.h; a time column is the one that follows the
- * table's order).  Known before the values are.
+ * computed atom that bounds its column (`CAST(ts AS date) >= $1`,
+ * computed_atom.h's range_column), else of the first integer comparison,
+ * or NULL: what a page's range of values can rule out
+ * (page_range_scan.h; a time column is the one that follows the table's
+ * order).  Known before the values are.
  */
 const HeapColumn *native_quals_range_column(const NativeQuals &q);
+
+/*
+ * The quals prepared: the range of column attno's stored words that the
+ * computed atoms of their own over it let pass, and the values within
+ * which that holds (AtomColumnRange), where the atoms before each raise
+ * nothing first; false where none bounds the column.
+ */
+bool native_quals_computed_range(const NativeQuals &q, AttrNumber attno, AtomColumnRange *out);
 
 /*
  * The closed range [*lo, *hi] of the column's stored values (as

@@ -62,9 +62,14 @@ bool ruled_out(PageRangeScan *p, int64 lo, int64 hi)
         if (!p->quals->prepared)
             native_quals_prepare(p->quals, p->econtext);
         native_quals_column_range(*p->quals, p->column.attno, &p->lo, &p->hi);
+        p->have_computed = native_quals_computed_range(*p->quals, p->column.attno, &p->computed);
         p->have_range = true;
     }
-    return lo > hi || hi < p->lo || lo > p->hi || p->lo > p->hi;
+    if (lo > hi || hi < p->lo || lo > p->hi || p->lo > p->hi)
+        return true;
+    /* a computed atom's range, over pages none of whose values would raise computing it */
+    const AtomColumnRange &c = p->computed;
+    return p->have_computed && c.safe_lo <= lo && hi <= c.safe_hi && (hi < c.lo || lo > c.hi || c.lo > c.hi);
 }
 
 /*
@@ -104,7 +109,9 @@ SpanVerdict check_span(void *arg, BlockNumber first, XLogRecPtr *vm)
     *vm = head.vm;
     if (!head.rows || ruled_out(p, head.lo, head.hi))
         return SpanVerdict::skip;
-    return p->lo <= head.lo && head.hi <= p->hi ? SpanVerdict::read : SpanVerdict::each;
+    const bool inside = p->lo <= head.lo && head.hi <= p->hi &&
+                        (!p->have_computed || (p->computed.lo <= head.lo && head.hi <= p->computed.hi));
+    return inside ? SpanVerdict::read : SpanVerdict::each;
 }
 
 /* Whether the range of block chunk * kRangeBlocks + at under vm is known, as last read. */

@@ -31,6 +31,8 @@ struct PageRangeScan {
     ExprContext *econtext; /* ... in this context */
     bool have_range;       /* lo, hi are the prepared quals' */
     int64 lo, hi;
+    bool have_computed;    /* computed: their computed atoms' range of the column (native_quals_computed_range) */
+    AtomColumnRange computed;
     uint32 read_chunk;     /* the chunk `read` holds (UINT32_MAX: none) */
     bool read_found;
     RangeChunk read;
