@@ -103,6 +103,11 @@ check "nothing in the range: one row, as the aggregate gives" "$serial" \
     "SELECT gpu_histogram(x, 0, 1, 64) AS h, count(*) AS n FROM gh_gp WHERE ts >= '2030-03-20' AND ts < '2030-04-03'"
 check "two weeks, heatmap" "$serial" \
     "SELECT date_trunc('hour', ts) AS hour, gpu_histogram(x, 0, 1, 64) AS h FROM gh_gp WHERE ts >= '2024-03-20' AND ts < '2024-04-03' GROUP BY 1"
+# a time key's clause bounds the pages read by their ranges (page_range_scan.h), the key evaluated on the GPU's pages
+check "Metabase's relative dates, CAST(ts AS date) BETWEEN, hourly" "$serial" \
+    "SELECT date_trunc('hour', ts) AS hour, gpu_histogram(x, 0, 1, 16) AS h FROM gh_gp WHERE CAST(ts AS date) BETWEEN '2024-04-10' AND '2024-04-12' GROUP BY 1"
+check "date_trunc('day', ts) >= a day, with a count" "$serial" \
+    "SELECT gpu_histogram(x, 0, 1, 16) AS h, count(*) AS n FROM gh_gp WHERE date_trunc('day', ts) >= '2024-09-20'"
 check "float and integer quals, NaN-aware, GROUP BY g" "$serial" \
     "SELECT g, gpu_histogram(x, 0, 1, 10) AS h, count(*) AS n FROM gh_gp WHERE x > 0.25 AND x <> 0.5 AND g <= 70 GROUP BY g"
 # monotone keys (scan/keys/monotone_key.cpp): Grafana's numeric group, kept as bytes, and to_timestamp() around it
