@@ -252,6 +252,8 @@ bool page_may_raise(ComputedAtom *a, TupleDesc desc, HeapTupleData *tuples, int 
  * t: two offsets at most, 14 days.
  */
 constexpr int64 kZoneSlack = 15 * USECS_PER_DAY;
+/* A date column read as a timestamptz is its local midnight: one offset more. */
+constexpr int64 kDateColumnSlack = 8 * USECS_PER_DAY;
 /*
  * Values whose key raises nothing: ten years inside the timestamp range,
  * so that no bucket reaches its ends (a year at most here).  A page with
@@ -347,12 +349,13 @@ bool column_range(ComputedAtom *a, AtomColumnRange *out)
             return false;
     }
     const HeapColumn &col = q->key.column;
+    const int64 slack = kZoneSlack + (col.type == DATEOID ? kDateColumnSlack : 0);
     out->lo = PG_INT64_MIN;
     out->hi = PG_INT64_MAX;
     if (q->range_strategy != BTLessStrategyNumber && q->range_strategy != BTLessEqualStrategyNumber)
-        out->lo = column_floor(col, v - kZoneSlack);
+        out->lo = column_floor(col, v - slack);
     if (q->range_strategy != BTGreaterStrategyNumber && q->range_strategy != BTGreaterEqualStrategyNumber)
-        out->hi = column_ceil(col, v + q->bucket_usec + kZoneSlack);
+        out->hi = column_ceil(col, v + q->bucket_usec + slack);
     out->safe_lo = column_ceil(col, safe_lo);
     out->safe_hi = column_floor(col, safe_hi);
     return true;
