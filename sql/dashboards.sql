@@ -393,7 +393,7 @@ FROM (VALUES (0), (2)) v(w),
                      ($$SELECT s, unnest(ARRAY[min(x), max(x)]), gpu_histogram(x, 0, 1, 2) FROM dash GROUP BY 1$$),
                      ($$SELECT count(*), gpu_histogram(x, 0, 1, 4) FROM dash GROUP BY generate_series(1, 2)$$)) t(q),
      LATERAL rt_compare(q) c
-ORDER BY 1, 2;
+ORDER BY 1, q COLLATE "C";
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
