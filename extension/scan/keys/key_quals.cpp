@@ -11,6 +11,8 @@
 extern "C" {
 #include "access/stratnum.h"
 #include "access/transam.h"
+#include "catalog/pg_am.h"
+#include "commands/defrem.h"
 #include "datatype/timestamp.h"
 #include "utils/date.h"
 #include "utils/datetime.h"
@@ -293,19 +295,19 @@ bool is_time_type(Oid type)
  */
 int key_strategy(Oid opno, Oid type, bool key_left)
 {
-    int strategy = 0;
-    List *found = get_op_btree_interpretation(opno);
-    ListCell *lc;
-    foreach (lc, found) {
-        const OpBtreeInterpretation *i = static_cast<const OpBtreeInterpretation *>(lfirst(lc));
-        if (i->oplefttype == type && i->oprighttype == type && i->strategy >= BTLessStrategyNumber &&
-            i->strategy <= BTGreaterStrategyNumber) {
-            strategy = i->strategy;
-            break;
-        }
-    }
-    list_free_deep(found);
-    if (strategy == 0 || key_left)
+    /* the type's default btree family (18 renamed get_op_btree_interpretation; these stayed) */
+    const Oid opclass = GetDefaultOpClass(type, BTREE_AM_OID);
+    if (!OidIsValid(opclass))
+        return 0;
+    const Oid family = get_opclass_family(opclass);
+    if (!op_in_opfamily(opno, family))
+        return 0;
+    int strategy;
+    Oid left, right;
+    get_op_opfamily_properties(opno, family, false, &strategy, &left, &right);
+    if (left != type || right != type || strategy < BTLessStrategyNumber || strategy > BTGreaterStrategyNumber)
+        return 0;
+    if (key_left)
         return strategy;
     return BTMaxStrategyNumber + 1 - strategy; /* value < key is key > value */
 }
