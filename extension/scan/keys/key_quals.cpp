@@ -290,26 +290,17 @@ bool is_time_type(Oid type)
 }
 
 /*
- * The btree strategy of opno between two values of type, as if the key
- * were its left argument; 0 where it is none (<>, another type).
+ * The btree strategy of opno in type's default btree family (the value is
+ * of the key's type, so it is the family's same-type operator), as if the
+ * key were its left argument; 0 where it is none (<>).
  */
 int key_strategy(Oid opno, Oid type, bool key_left)
 {
-    /* the type's default btree family (18 renamed get_op_btree_interpretation; these stayed) */
     const Oid opclass = GetDefaultOpClass(type, BTREE_AM_OID);
-    if (!OidIsValid(opclass))
+    const int strategy = OidIsValid(opclass) ? get_op_opfamily_strategy(opno, get_opclass_family(opclass)) : 0;
+    if (strategy < BTLessStrategyNumber || strategy > BTGreaterStrategyNumber)
         return 0;
-    const Oid family = get_opclass_family(opclass);
-    if (!op_in_opfamily(opno, family))
-        return 0;
-    int strategy;
-    Oid left, right;
-    get_op_opfamily_properties(opno, family, false, &strategy, &left, &right);
-    if (left != type || right != type || strategy < BTLessStrategyNumber || strategy > BTGreaterStrategyNumber)
-        return 0;
-    if (key_left)
-        return strategy;
-    return BTMaxStrategyNumber + 1 - strategy; /* value < key is key > value */
+    return key_left ? strategy : BTMaxStrategyNumber + 1 - strategy; /* value < key is key > value */
 }
 
 const HeapColumn *range_column(ComputedAtom *a)

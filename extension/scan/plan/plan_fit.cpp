@@ -132,10 +132,8 @@ bool query_shape_fits(PlannerInfo *root, RelOptInfo *input_rel, QueryShape *shap
      * (upper_targets[UPPERREL_GROUP_AGG] is their input, ProjectSet their
      * node), so the scan can make those rows.  A set-returning GROUP BY key
      * is evaluated below them, once per row it multiplies, and is refused
-     * with the keys.
+     * with the keys.  (FOR UPDATE the parser refuses with aggregates.)
      */
-    if (parse->rowMarks != NIL)
-        return scan_declined(root, "FOR UPDATE");
     if (input_rel->reloptkind != RELOPT_BASEREL || input_rel->rtekind != RTE_RELATION)
         return scan_declined(root, "the aggregates read a join or a subquery, not one table");
     if (IS_DUMMY_REL(input_rel))

@@ -144,6 +144,7 @@ void page_range_scan_begin(PageRangeScan *p, HeapReader *r, NativeQuals *quals, 
     p->quals = quals;
     p->econtext = econtext;
     p->have_range = false;
+    p->have_computed = false;
     p->read_chunk = kNoChunk;
     p->read_found = false;
     p->last_chunk = kNoChunk;
