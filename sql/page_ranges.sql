@@ -187,9 +187,10 @@ SELECT * FROM pr_pages($$SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pr_t WH
 
 -- A time key compared with a value (Metabase's relative dates, `CAST(ts AS date) BETWEEN ...`, and
 -- date_trunc's) bounds its column too: a date_trunc or ::date of ts lies within its bucket and the zone's
--- offset of ts, so ts lies within 15 days and a bucket of the value, in any zone.  Four months of a row
--- every 45 seconds, so that a few days' pages are passed over and the rest read; every answer the
--- ordinary plan's, in zones with daylight saving and odd offsets.
+-- offset of ts, so ts lies within 15 days and a bucket of the value, in any zone, and within a day more
+-- than the offsets of the zones it passes through near the value.  Four months of a row every 45
+-- seconds, so that a few days' pages are passed over and the rest read; every answer the ordinary
+-- plan's, in zones with daylight saving, odd offsets and offsets of days.
 CREATE TABLE pr_days (i int, ts timestamptz, d date, x float8) WITH (autovacuum_enabled = off);
 INSERT INTO pr_days SELECT i, t, (t AT TIME ZONE 'UTC')::date, (i % 1000) / 1000.0
 FROM (SELECT i, '2024-01-01 00:00+00'::timestamptz + i * interval '45 seconds' AS t FROM generate_series(0, 230399) i) g;
@@ -203,6 +204,12 @@ FROM (VALUES ($$CAST(ts AS date) BETWEEN '2024-02-10' AND '2024-02-12'$$),
              ($$date_trunc('week', ts AT TIME ZONE 'Asia/Kolkata') < '2024-01-08'$$),
              ($$date_trunc('hour', ts, 'Australia/Lord_Howe') > '2024-04-29 03:00'$$)) v(q),
      LATERAL pr_pages('SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pr_days WHERE ' || q) p;
+-- the zone's own offsets: New York's five hours and its hour of daylight saving, a POSIX zone's 150 hours
+SET TimeZone = 'America/New_York';
+SELECT * FROM pr_pages($$SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pr_days WHERE ts::date = '2024-03-01'$$);
+SET TimeZone = '<-150>+150';
+SELECT * FROM pr_pages($$SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pr_days WHERE ts::date = '2024-03-01'$$);
+SET TimeZone = 'UTC';
 -- a date column, which date_trunc reads as its local midnight: not a key that bounds its column, every page read
 SELECT * FROM pr_pages($$SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pr_days WHERE d < '2024-01-02'$$);
 SELECT * FROM pr_pages($$SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pr_days WHERE date_trunc('month', d) = '2024-03-01'$$);
@@ -220,6 +227,21 @@ FROM (VALUES ('America/New_York'), ('Australia/Lord_Howe'), ('Asia/Kathmandu')) 
              ($$ts::date > 'infinity'$$),
              ($$date_trunc('month', d) = '2024-03-01'$$),
              ($$date_trunc('week', d) < '2024-01-15'$$)) v(q),
+     LATERAL rt_compare('SELECT date_trunc(''day'', ts), count(*), gpu_histogram(x, 0, 1, 8) FROM pr_days WHERE ' || q ||
+                        ' GROUP BY 1', zone => z) c
+ORDER BY z COLLATE "C", q COLLATE "C";
+-- offsets at the ends of what zones have: fourteen hours ahead, twelve behind, 150 hours either way (a
+-- POSIX zone's), and Newfoundland's half hour with daylight saving
+SELECT z, q, c.*
+FROM (VALUES ('Pacific/Kiritimati'), ('Etc/GMT+12'), ('<-150>+150'), ('<+150>-150'), ('America/St_Johns')) zone(z),
+     (VALUES ($$CAST(ts AS date) BETWEEN '2024-02-10' AND '2024-02-12'$$),
+             ($$ts::date = '2024-03-10'$$),
+             ($$ts::date <= '2024-01-03'$$),
+             ($$date_trunc('day', ts) >= '2024-04-20'$$),
+             ($$date_trunc('week', ts) = '2024-02-05'$$),
+             ($$(ts AT TIME ZONE 'Pacific/Kiritimati')::date = '2024-03-01'$$),
+             ($$date_trunc('day', ts, 'Etc/GMT+12') < '2024-01-05'$$),
+             ($$date_trunc('month', d) = '2024-03-01'$$)) v(q),
      LATERAL rt_compare('SELECT date_trunc(''day'', ts), count(*), gpu_histogram(x, 0, 1, 8) FROM pr_days WHERE ' || q ||
                         ' GROUP BY 1', zone => z) c
 ORDER BY z COLLATE "C", q COLLATE "C";

@@ -251,11 +251,21 @@ bool page_may_raise(ComputedAtom *a, TupleDesc desc, HeapTupleData *tuples, int 
  * zone's offset, less than 7 days either way (tzcode takes offsets below
  * 168 hours), and date_trunc of a timestamptz goes back through the offset
  * of the truncated local time, which a fall-back hour may make later than
- * t: two offsets at most, 14 days.
+ * t: two offsets at most, 14 days.  That holds in any zone; zone_reach()
+ * narrows it to the zones' own offsets near the value.
  */
 constexpr int64 kZoneSlack = 15 * USECS_PER_DAY;
 /* A date column read as a timestamptz is its local midnight: one offset more. */
 constexpr int64 kDateColumnSlack = 8 * USECS_PER_DAY;
+/*
+ * Where every time the 15-day bound admits and every instant whose offset
+ * PostgreSQL may take for its truncated local time lie: the bucket and the
+ * slack about the value, and the day DetermineTimeZoneOffset looks back,
+ * with room to spare.
+ */
+constexpr int64 kReachWindow = 32 * USECS_PER_DAY;
+/* Added to the zones' own reach: the bound does not rest on its last hour. */
+constexpr int64 kReachMargin = USECS_PER_DAY;
 /*
  * Values whose key raises nothing: ten years inside the timestamp range,
  * so that no bucket reaches its ends (a year at most here).  A page with
@@ -324,6 +334,40 @@ int64 column_ceil(const HeapColumn &col, int64 usec)
     return usec / USECS_PER_DAY + (usec % USECS_PER_DAY > 0 ? 1 : 0);
 }
 
+/*
+ * The zones' own reach about value v: how far from t its key can lie
+ * beyond its bucket, where every offset of the zones the key may pass
+ * through (the session's, and date_trunc's or AT TIME ZONE's) over the
+ * window about v lies in [least, most].  A local time (::date, AT TIME
+ * ZONE) is t plus one offset, at most the largest's size from t; a
+ * timestamptz truncated in a zone is the local time less the offset of its
+ * truncated local time, at most the offsets' spread from t.  Either is
+ * within size + spread; a date column's midnight is one offset more
+ * (*date_reach).  False where a zone gives no such bounds: then the
+ * 15-day bound, which holds in any zone.
+ */
+bool zone_reach(const KeyQual *q, int64 v, int64 *reach, int64 *date_reach)
+{
+    const TimeKey &k = q->key.time;
+    if (k.zone_unknown)
+        return false;
+    const int64 lo = v - q->bucket_usec - kReachWindow, hi = v + 2 * q->bucket_usec + kReachWindow;
+    int64 least, most;
+    if (!tz_offset_bounds(session_timezone, lo, hi, &least, &most))
+        return false;
+    if (k.zone_text != 0) {
+        int64 zone_least, zone_most;
+        if (!tz_offset_bounds(k.tzc.tz, lo, hi, &zone_least, &zone_most))
+            return false;
+        least = Min(least, zone_least);
+        most = Max(most, zone_most);
+    }
+    const int64 size = Max(Abs(least), Abs(most));
+    *reach = size + (most - least) + kReachMargin;
+    *date_reach = size;
+    return *reach < kZoneSlack;
+}
+
 bool column_range(ComputedAtom *a, AtomColumnRange *out)
 {
     KeyQual *q = reinterpret_cast<KeyQual *>(a);
@@ -342,7 +386,10 @@ bool column_range(ComputedAtom *a, AtomColumnRange *out)
             return false;
     }
     const HeapColumn &col = q->key.column;
-    const int64 slack = kZoneSlack + (col.type == DATEOID ? kDateColumnSlack : 0);
+    int64 reach, date_reach;
+    int64 slack = kZoneSlack + (col.type == DATEOID ? kDateColumnSlack : 0);
+    if (zone_reach(q, v, &reach, &date_reach))
+        slack = reach + (col.type == DATEOID ? date_reach : 0);
     out->lo = PG_INT64_MIN;
     out->hi = PG_INT64_MAX;
     if (q->range_strategy != BTLessStrategyNumber && q->range_strategy != BTLessEqualStrategyNumber)

@@ -168,6 +168,39 @@ bool tz_offset_refill(TzOffsetCache *c, int64 ts)
     return true;
 }
 
+bool tz_offset_bounds(pg_tz *tz, int64 lo, int64 hi, int64 *least, int64 *most)
+{
+    TzOffsetCache c{};
+    c.tz = tz;
+    if (tz == NULL || lo > hi || !tz_offset_refill(&c, lo))
+        return false;
+    int64 low = c.offset, high = c.offset;
+    auto widen = [&](long gmtoff) {
+        low = Min(low, static_cast<int64>(gmtoff) * USECS_PER_SEC);
+        high = Max(high, static_cast<int64>(gmtoff) * USECS_PER_SEC);
+    };
+    pg_time_t t = floor_div(lo, USECS_PER_SEC) + kEpochShiftSecs;
+    const pg_time_t last = floor_div(hi, USECS_PER_SEC) + kEpochShiftSecs;
+    /* a zone changes its offset a few times a year; a range this bound never needs more */
+    for (int i = 0; i < 1024; i++) {
+        long before, after;
+        int before_dst, after_dst;
+        pg_time_t boundary;
+        const int found = pg_next_dst_boundary(&t, &before, &before_dst, &boundary, &after, &after_dst, tz);
+        if (found < 0)
+            return false;
+        widen(before);
+        if (found == 0 || boundary > last) {
+            *least = low;
+            *most = high;
+            return true;
+        }
+        widen(after);
+        t = boundary; /* the next transition is strictly after it */
+    }
+    return false;
+}
+
 pg_tz *time_key_zone(Datum zone_text, bool *dynamic)
 {
     /* as timestamptz_trunc_zone: the name cut to TZ_STRLEN_MAX, an abbreviation first */

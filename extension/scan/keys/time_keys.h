@@ -70,6 +70,15 @@ struct TzOffsetCache {
  */
 bool tz_offset_refill(TzOffsetCache *c, int64 ts);
 
+/*
+ * The least and the most of the zone's UTC offsets over [lo, hi], in
+ * microseconds: the offset at lo and each transition's before and after
+ * up to hi (pg_next_dst_boundary, the table date_trunc and ::date read).
+ * False for a zone whose local fields are not ts plus an offset (leap
+ * seconds), or with more transitions there than are worth walking.
+ */
+bool tz_offset_bounds(pg_tz *tz, int64 lo, int64 hi, int64 *least, int64 *most);
+
 /* One verified date_bin interval: every ts in [lo, hi] bins to result. */
 struct BinInterval {
     int64 lo;
