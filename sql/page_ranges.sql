@@ -210,6 +210,15 @@ SELECT * FROM pr_pages($$SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pr_days
 SET TimeZone = '<-150>+150';
 SELECT * FROM pr_pages($$SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pr_days WHERE ts::date = '2024-03-01'$$);
 SET TimeZone = 'UTC';
+-- a list of dates (= ANY) bounds it between its least and greatest; NOT IN, a NULL or an infinity among them
+-- does not bound it more than they allow
+SELECT q, p.*
+FROM (VALUES ($$ts::date IN ('2024-02-10', '2024-02-12')$$),
+             ($$date_trunc('day', ts) = ANY (ARRAY['2024-03-01', '2024-03-03']::timestamptz[])$$),
+             ($$ts::date IN ('2024-02-10', NULL)$$),
+             ($$ts::date NOT IN ('2024-02-10', '2024-02-12')$$),
+             ($$ts::date IN ('2024-02-10', 'infinity')$$)) v(q),
+     LATERAL pr_pages('SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pr_days WHERE ' || q) p;
 -- a date column, which date_trunc reads as its local midnight: not a key that bounds its column, every page read
 SELECT * FROM pr_pages($$SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pr_days WHERE d < '2024-01-02'$$);
 SELECT * FROM pr_pages($$SELECT count(*), gpu_histogram(x, 0, 1, 8) FROM pr_days WHERE date_trunc('month', d) = '2024-03-01'$$);
@@ -241,7 +250,10 @@ FROM (VALUES ('Pacific/Kiritimati'), ('Etc/GMT+12'), ('<-150>+150'), ('<+150>-15
              ($$date_trunc('week', ts) = '2024-02-05'$$),
              ($$(ts AT TIME ZONE 'Pacific/Kiritimati')::date = '2024-03-01'$$),
              ($$date_trunc('day', ts, 'Etc/GMT+12') < '2024-01-05'$$),
-             ($$date_trunc('month', d) = '2024-03-01'$$)) v(q),
+             ($$date_trunc('month', d) = '2024-03-01'$$),
+             ($$ts::date IN ('2024-02-10', '2024-03-31', NULL)$$),
+             ($$date_trunc('day', ts) = ANY (ARRAY['2024-03-01', '2024-03-03']::timestamptz[])$$),
+             ($$ts::date NOT IN ('2024-02-10', '2024-02-12') AND ts < '2024-01-03'$$)) v(q),
      LATERAL rt_compare('SELECT date_trunc(''day'', ts), count(*), gpu_histogram(x, 0, 1, 8) FROM pr_days WHERE ' || q ||
                         ' GROUP BY 1', zone => z) c
 ORDER BY z COLLATE "C", q COLLATE "C";

@@ -102,10 +102,12 @@ QUALS = [
     # Metabase's relative dates and date_trunc filters, which bound the time column's pages too
     "CAST(time AS date) BETWEEN '2024-01-20' AND '2024-01-25'", "time::date = '2024-02-29'",
     "date_trunc('day', time) >= '2024-03-01'", "date_trunc('month', time) < '2024-02-01'",
+    "date_trunc('day', time, 'Pacific/Kiritimati') = '2024-01-31'", "(time AT TIME ZONE 'Etc/GMT+12')::date <= '2024-01-04'",
     # clauses that raise at some rows
     "10 / (g - 50) > 0", "1 / (g - 7) IS NOT NULL",
 ]
-ZONES = ["UTC", "America/New_York", "Asia/Kolkata", "Australia/Lord_Howe", "Asia/Kathmandu", "Europe/London"]
+ZONES = ["UTC", "America/New_York", "Asia/Kolkata", "Australia/Lord_Howe", "Asia/Kathmandu", "Europe/London",
+         "Pacific/Kiritimati", "Etc/GMT+12", "America/St_Johns"]
 # a generic plan's parameters in place of the constants they stand for
 PARAMETERS = [("'2024-01-10'", "$1"), ("'2024-01-17'", "$2"), ("'2024-01-05T00:00:00Z'", "$1"),
               ("'2024-02-05T00:00:00Z'", "$2"), ("g IN (1, 2, 3)", "g = ANY($3)"), ("device_id = 'dev-4'", "device_id = $4"),

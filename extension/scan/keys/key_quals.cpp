@@ -335,10 +335,10 @@ int64 column_ceil(const HeapColumn &col, int64 usec)
 }
 
 /*
- * The zones' own reach about value v: how far from t its key can lie
+ * The zones' own reach about values [v_lo, v_hi]: how far from t its key can lie
  * beyond its bucket, where every offset of the zones the key may pass
  * through (the session's, and date_trunc's or AT TIME ZONE's) over the
- * window about v lies in [least, most].  A local time (::date, AT TIME
+ * window about the values lies in [least, most].  A local time (::date, AT TIME
  * ZONE) is t plus one offset, at most the largest's size from t; a
  * timestamptz truncated in a zone is the local time less the offset of its
  * truncated local time, at most the offsets' spread from t.  Either is
@@ -346,12 +346,12 @@ int64 column_ceil(const HeapColumn &col, int64 usec)
  * (*date_reach).  False where a zone gives no such bounds: then the
  * 15-day bound, which holds in any zone.
  */
-bool zone_reach(const KeyQual *q, int64 v, int64 *reach, int64 *date_reach)
+bool zone_reach(const KeyQual *q, int64 v_lo, int64 v_hi, int64 *reach, int64 *date_reach)
 {
     const TimeKey &k = q->key.time;
     if (k.zone_unknown)
         return false;
-    const int64 lo = v - q->bucket_usec - kReachWindow, hi = v + 2 * q->bucket_usec + kReachWindow;
+    const int64 lo = v_lo - q->bucket_usec - kReachWindow, hi = v_hi + 2 * q->bucket_usec + kReachWindow;
     int64 least, most;
     if (!tz_offset_bounds(session_timezone, lo, hi, &least, &most))
         return false;
@@ -368,34 +368,59 @@ bool zone_reach(const KeyQual *q, int64 v, int64 *reach, int64 *date_reach)
     return *reach < kZoneSlack;
 }
 
+/* A value of the key's type in microseconds, if it lies where no key raises (the infinities lie outside). */
+bool safe_usec(Oid type, Datum value, int64 *usec)
+{
+    const int64 safe_lo = MIN_TIMESTAMP + kEdge, safe_hi = END_TIMESTAMP - kEdge;
+    if (type == DATEOID) {
+        const DateADT d = DatumGetDateADT(value);
+        if (DATE_NOT_FINITE(d) || d < safe_lo / USECS_PER_DAY || d > safe_hi / USECS_PER_DAY)
+            return false;
+        *usec = static_cast<int64>(d) * USECS_PER_DAY;
+        return true;
+    }
+    *usec = DatumGetTimestamp(value);
+    return *usec >= safe_lo && *usec <= safe_hi;
+}
+
 bool column_range(ComputedAtom *a, AtomColumnRange *out)
 {
     KeyQual *q = reinterpret_cast<KeyQual *>(a);
     if (q->range_strategy == 0 || q->value_null)
         return false;
     const int64 safe_lo = MIN_TIMESTAMP + kEdge, safe_hi = END_TIMESTAMP - kEdge;
-    int64 v;
-    if (q->value_type == DATEOID) {
-        const DateADT d = DatumGetDateADT(q->value);
-        if (DATE_NOT_FINITE(d) || d < safe_lo / USECS_PER_DAY || d > safe_hi / USECS_PER_DAY)
+    int64 v_lo, v_hi;
+    if (!q->list) {
+        if (!safe_usec(q->value_type, q->value, &v_lo))
             return false;
-        v = static_cast<int64>(d) * USECS_PER_DAY;
+        v_hi = v_lo;
     } else {
-        v = DatumGetTimestamp(q->value); /* the infinities lie outside, as the ends do */
-        if (v < safe_lo || v > safe_hi)
+        /* = ANY: a key passes only where it equals one of the values; a NULL one matches nothing */
+        bool any = false;
+        for (int i = 0; i < q->nelems; i++) {
+            int64 v;
+            if (q->elem_nulls[i])
+                continue;
+            if (!safe_usec(q->key.def.keytype, q->elems[i], &v))
+                return false;
+            v_lo = any ? Min(v_lo, v) : v;
+            v_hi = any ? Max(v_hi, v) : v;
+            any = true;
+        }
+        if (!any)
             return false;
     }
     const HeapColumn &col = q->key.column;
     int64 reach, date_reach;
     int64 slack = kZoneSlack + (col.type == DATEOID ? kDateColumnSlack : 0);
-    if (zone_reach(q, v, &reach, &date_reach))
+    if (zone_reach(q, v_lo, v_hi, &reach, &date_reach))
         slack = reach + (col.type == DATEOID ? date_reach : 0);
     out->lo = PG_INT64_MIN;
     out->hi = PG_INT64_MAX;
     if (q->range_strategy != BTLessStrategyNumber && q->range_strategy != BTLessEqualStrategyNumber)
-        out->lo = column_floor(col, v - slack);
+        out->lo = column_floor(col, v_lo - slack);
     if (q->range_strategy != BTGreaterStrategyNumber && q->range_strategy != BTGreaterEqualStrategyNumber)
-        out->hi = column_ceil(col, v + q->bucket_usec + slack);
+        out->hi = column_ceil(col, v_hi + q->bucket_usec + slack);
     out->safe_lo = column_ceil(col, safe_lo);
     out->safe_hi = column_floor(col, safe_hi);
     return true;
@@ -493,11 +518,14 @@ ComputedAtom *time_key_match(Node *clause, Index relid, TupleDesc desc, PlanStat
     q->use_or = use_or;
     q->value_type = exprType(value);
     /* a range of the column where the key is a bucket of it, compared in its own order */
-    if (!list && def.kind == KeyKind::time &&
-        (def.time_kind == TimeKeyKind::trunc || def.time_kind == TimeKeyKind::to_date) &&
-        q->value_type == def.keytype && is_time_type(def.keytype) && is_time_type(q->key.column.type)) {
+    if (def.kind == KeyKind::time && (def.time_kind == TimeKeyKind::trunc || def.time_kind == TimeKeyKind::to_date) &&
+        (list ? get_element_type(q->value_type) : q->value_type) == def.keytype && is_time_type(def.keytype) &&
+        is_time_type(q->key.column.type)) {
         q->bucket_usec = bucket_usec(def);
         q->range_strategy = q->bucket_usec > 0 ? key_strategy(opno, def.keytype, key_left) : 0;
+        /* a list bounds its column only as = ANY: between its least and its greatest value */
+        if (list && (!use_or || q->range_strategy != BTEqualStrategyNumber))
+            q->range_strategy = 0;
     }
     if (IsA(value, Const))
         set_value(q, reinterpret_cast<Const *>(value)->constvalue, reinterpret_cast<Const *>(value)->constisnull);
