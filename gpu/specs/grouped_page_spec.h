@@ -242,8 +242,8 @@ constexpr uint32_t kPageHistWords = (sizeof(PageHist) + 7) / 8;
  * An order key of a value: unsigned, in the order of the column's type's
  * btree.  Integers by their sign bit flipped; floats by their bits, as
  * float8's order sorts them but for -0, which sorts below 0 here (float8's
- * min and max keep whichever of two equal values came first, which no
- * atomic can), and NaN, every NaN one key above +Infinity.
+ * min and max keep the later of two equal values in the rows' order, which
+ * no atomic can), and NaN, every NaN one key above +Infinity.
  */
 GH_HOST_DEVICE uint64_t page_agg_key(int64_t word, bool is_float)
 {
