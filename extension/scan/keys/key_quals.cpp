@@ -362,7 +362,7 @@ bool zone_reach(const KeyQual *q, int64 v_lo, int64 v_hi, int64 *reach, int64 *d
         least = Min(least, zone_least);
         most = Max(most, zone_most);
     }
-    const int64 size = Max(Abs(least), Abs(most));
+    const int64 size = Max(least < 0 ? -least : least, most < 0 ? -most : most); /* 17 has no Abs() */
     *reach = size + (most - least) + kReachMargin;
     *date_reach = size;
     return *reach < kZoneSlack;
