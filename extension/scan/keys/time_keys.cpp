@@ -168,6 +168,14 @@ bool tz_offset_refill(TzOffsetCache *c, int64 ts)
     return true;
 }
 
+ZoneTransition zone_transition_after(pg_tz *tz, pg_time_t t)
+{
+    ZoneTransition z;
+    int before_dst, after_dst;
+    z.found = pg_next_dst_boundary(&t, &z.before, &before_dst, &z.at, &z.after, &after_dst, tz);
+    return z;
+}
+
 bool tz_offset_bounds(pg_tz *tz, int64 lo, int64 hi, int64 *least, int64 *most)
 {
     TzOffsetCache c{};
@@ -183,20 +191,17 @@ bool tz_offset_bounds(pg_tz *tz, int64 lo, int64 hi, int64 *least, int64 *most)
     const pg_time_t last = floor_div(hi, USECS_PER_SEC) + kEpochShiftSecs;
     /* a zone changes its offset a few times a year; a range this bound never needs more */
     for (int i = 0; i < 1024; i++) {
-        long before, after;
-        int before_dst, after_dst;
-        pg_time_t boundary;
-        const int found = pg_next_dst_boundary(&t, &before, &before_dst, &boundary, &after, &after_dst, tz);
-        if (found < 0)
+        const ZoneTransition z = zone_transition_after(tz, t);
+        if (z.found < 0)
             return false;
-        widen(before);
-        if (found == 0 || boundary > last) {
+        widen(z.before);
+        if (z.found == 0 || z.at > last) {
             *least = low;
             *most = high;
             return true;
         }
-        widen(after);
-        t = boundary; /* the next transition is strictly after it */
+        widen(z.after);
+        t = z.at; /* the next transition is strictly after it */
     }
     return false;
 }

@@ -70,6 +70,15 @@ struct TzOffsetCache {
  */
 bool tz_offset_refill(TzOffsetCache *c, int64 ts);
 
+/* The zone's first transition after second t: pg_next_dst_boundary's answer, read once. */
+struct ZoneTransition {
+    int found;    /* 1: one follows; 0: none does (before is the offset from t on); -1: failure */
+    long before;  /* the UTC offset before it, in seconds */
+    long after;   /* ... and after it */
+    pg_time_t at; /* its second */
+};
+ZoneTransition zone_transition_after(pg_tz *tz, pg_time_t t);
+
 /*
  * The least and the most of the zone's UTC offsets over [lo, hi], in
  * microseconds: the offset at lo and each transition's before and after

@@ -64,21 +64,18 @@ bool out_of_local(pg_tz *tz, int64 lo, int64 hi)
         return true;
     pg_time_t t = first - kReachSecs;
     for (int i = 0; i < kMaxTransitions; i++) {
-        long before, after;
-        int before_dst, after_dst;
-        pg_time_t boundary;
-        const int found = pg_next_dst_boundary(&t, &before, &before_dst, &boundary, &after, &after_dst, tz);
-        if (found < 0)
+        const ZoneTransition z = zone_transition_after(tz, t);
+        if (z.found < 0)
             return false;
-        if (found == 0)
+        if (z.found == 0)
             return true; /* no transition after t: one offset from here on */
-        const int64 edges[3] = {boundary + before, boundary + after, boundary + SECS_PER_DAY};
+        const int64 edges[3] = {z.at + z.before, z.at + z.after, z.at + SECS_PER_DAY};
         for (int64 e : edges)
             if (first < e && e <= last)
                 return false;
-        if (boundary > last + kReachSecs)
+        if (z.at > last + kReachSecs)
             return true;
-        t = boundary;
+        t = z.at;
     }
     return false;
 }
