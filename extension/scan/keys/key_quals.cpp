@@ -273,6 +273,8 @@ constexpr int64 kReachMargin = USECS_PER_DAY;
  * ordinary plan would raise at that row.
  */
 constexpr int64 kEdge = 3653 * USECS_PER_DAY;
+constexpr int64 kSafeLo = MIN_TIMESTAMP + kEdge;
+constexpr int64 kSafeHi = END_TIMESTAMP - kEdge;
 
 /* The longest bucket of date_trunc's unit, ::date's day; 0 for units past a year. */
 int64 bucket_usec(const GroupKeyDef &def)
@@ -371,16 +373,15 @@ bool zone_reach(const KeyQual *q, int64 v_lo, int64 v_hi, int64 *reach, int64 *d
 /* A value of the key's type in microseconds, if it lies where no key raises (the infinities lie outside). */
 bool safe_usec(Oid type, Datum value, int64 *usec)
 {
-    const int64 safe_lo = MIN_TIMESTAMP + kEdge, safe_hi = END_TIMESTAMP - kEdge;
     if (type == DATEOID) {
         const DateADT d = DatumGetDateADT(value);
-        if (DATE_NOT_FINITE(d) || d < safe_lo / USECS_PER_DAY || d > safe_hi / USECS_PER_DAY)
+        if (DATE_NOT_FINITE(d) || d < kSafeLo / USECS_PER_DAY || d > kSafeHi / USECS_PER_DAY)
             return false;
         *usec = static_cast<int64>(d) * USECS_PER_DAY;
         return true;
     }
     *usec = DatumGetTimestamp(value);
-    return *usec >= safe_lo && *usec <= safe_hi;
+    return *usec >= kSafeLo && *usec <= kSafeHi;
 }
 
 bool column_range(ComputedAtom *a, AtomColumnRange *out)
@@ -388,7 +389,6 @@ bool column_range(ComputedAtom *a, AtomColumnRange *out)
     KeyQual *q = reinterpret_cast<KeyQual *>(a);
     if (q->range_strategy == 0 || q->value_null)
         return false;
-    const int64 safe_lo = MIN_TIMESTAMP + kEdge, safe_hi = END_TIMESTAMP - kEdge;
     int64 v_lo, v_hi;
     if (!q->list) {
         if (!safe_usec(q->value_type, q->value, &v_lo))
@@ -421,8 +421,8 @@ bool column_range(ComputedAtom *a, AtomColumnRange *out)
         out->lo = column_floor(col, v_lo - slack);
     if (q->range_strategy != BTGreaterStrategyNumber && q->range_strategy != BTGreaterEqualStrategyNumber)
         out->hi = column_ceil(col, v_hi + q->bucket_usec + slack);
-    out->safe_lo = column_ceil(col, safe_lo);
-    out->safe_hi = column_floor(col, safe_hi);
+    out->safe_lo = column_ceil(col, kSafeLo);
+    out->safe_hi = column_floor(col, kSafeHi);
     return true;
 }
 

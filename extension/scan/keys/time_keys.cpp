@@ -150,20 +150,16 @@ bool tz_offset_refill(TzOffsetCache *c, int64 ts)
     Timestamp local;
     if (tm2timestamp(&tm, fsec, NULL, &local) != 0 || local != ts + offset)
         return false; /* local fields are not ts + offset: never cache */
-    pg_time_t second = floor_div(ts, USECS_PER_SEC) + kEpochShiftSecs;
-    long before_gmtoff, after_gmtoff;
-    int before_isdst, after_isdst;
-    pg_time_t boundary;
-    int found = pg_next_dst_boundary(&second, &before_gmtoff, &before_isdst, &boundary, &after_gmtoff,
-                                     &after_isdst, c->tz);
+    const pg_time_t second = floor_div(ts, USECS_PER_SEC) + kEpochShiftSecs;
+    const ZoneTransition z = zone_transition_after(c->tz, second);
     c->offset = offset;
     c->lo = (second - kEpochShiftSecs) * USECS_PER_SEC;
     c->hi = c->lo + USECS_PER_SEC; /* at least ts's own second */
-    if (found >= 0 && before_gmtoff * USECS_PER_SEC == offset) {
-        if (found == 0)
+    if (z.found >= 0 && z.before * USECS_PER_SEC == offset) {
+        if (z.found == 0)
             c->hi = PG_INT64_MAX;
-        else if (boundary - kEpochShiftSecs < kSafeMax / USECS_PER_SEC)
-            c->hi = (boundary - kEpochShiftSecs) * USECS_PER_SEC;
+        else if (z.at - kEpochShiftSecs < kSafeMax / USECS_PER_SEC)
+            c->hi = (z.at - kEpochShiftSecs) * USECS_PER_SEC;
     }
     return true;
 }
